@@ -1,0 +1,47 @@
+# Dagscope: `make run` serves the app, `make test` runs the whole suite.
+# Both install whatever is missing first (a .venv with the Python packages, Debian's graphviz,
+# and for tests Debian's chromium) and are fast when everything is already there.
+SHELL := /bin/bash
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+PYTEST_ARGS ?=
+
+.PHONY: run test install install-test system-deps system-test-deps bench clean
+
+run: install
+	$(PY) -m app --host $(HOST) --port $(PORT)
+
+test: install-test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+install: system-deps $(RUN_STAMP)
+install-test: install system-test-deps $(TEST_STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Stamps depend on pyproject.toml, so a changed dependency list reinstalls and nothing else does.
+$(RUN_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --disable-pip-version-check -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(RUN_STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+system-deps:
+	@scripts/ensure-debian-packages.sh dot:graphviz cc:gcc
+
+system-test-deps:
+	@scripts/ensure-debian-packages.sh chromium:chromium
+
+bench: install
+	$(PY) bench/eager.py
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

@@ -1,0 +1,1 @@
+"""Dagscope web application: pages, JSON API, sandboxed runs and graph rendering."""

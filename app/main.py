@@ -1,0 +1,18 @@
+"""Assembles the FastAPI application from its routers; no logic lives here."""
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.config import ROOT
+from app.routes import health, pages, render, run
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(title="Dagscope", version="0.1.0")
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.include_router(health.router)
+    app.include_router(run.router)
+    app.include_router(render.router)
+    app.include_router(pages.router)
+    return app

@@ -1,0 +1,4 @@
+"""Runs untrusted code in a child process under limits and returns its run record."""
+from app.sandbox.runner import Limits, run_code
+
+__all__ = ["Limits", "run_code"]

@@ -1,0 +1,46 @@
+"""Pydantic schemas of the JSON API (the run record itself is documented in DESIGN.md)."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class RunRequest(BaseModel):
+    code: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphNode(BaseModel):
+    id: str
+    op: str = ""
+    label: str = ""
+    shape: list[int] | None = None
+    dtype: str | None = None
+    module: str | None = None
+    kind: str | None = None
+    line: int | None = None
+    group: str | None = None
+
+    model_config = {"extra": "allow"}
+
+
+class GraphEdge(BaseModel):
+    src: str
+    dst: str
+    shape: list[int] | None = None
+
+    model_config = {"extra": "allow"}
+
+
+class Graph(BaseModel):
+    nodes: list[GraphNode] = Field(default_factory=list, max_length=20_000)
+    edges: list[GraphEdge] = Field(default_factory=list, max_length=60_000)
+
+    model_config = {"extra": "allow"}
+
+
+class RenderRequest(BaseModel):
+    graph: Graph
+    format: Literal["svg", "png", "dot"] = "svg"
+    direction: Literal["TB", "LR", "BT", "RL"] = "TB"

@@ -1,0 +1,1 @@
+"""Services: the only modules that call the engine and external programs."""

@@ -1,0 +1,300 @@
+"""Define-by-run autograd, as PyTorch's: every op on a tensor that requires grad records a Node
+(its grad_fn); `backward()` orders the nodes and walks them in reverse, sending gradients on.
+
+Read `run_backward` first: it is a dependency count, a ready queue and a loop — the whole engine.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+from typing import Callable
+
+import numpy as np
+
+from engine.ops.builder import NUMPY
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+_seq = itertools.count()
+
+
+# ---- grad mode --------------------------------------------------------------------------------
+
+class _GradMode:
+    enabled = True
+
+
+def is_grad_enabled() -> bool:
+    return _GradMode.enabled
+
+
+class _SetGrad:
+    """Context manager and decorator that sets grad mode, restoring the previous one on exit."""
+    mode = True
+
+    def __enter__(self):
+        self._prev = _GradMode.enabled
+        _GradMode.enabled = self.mode
+        return self
+
+    def __exit__(self, *exc):
+        _GradMode.enabled = self._prev
+        return False
+
+    def __call__(self, fn: Callable):
+        cls = type(self)
+
+        def wrapper(*args, **kwargs):
+            with cls():
+                return fn(*args, **kwargs)
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class no_grad(_SetGrad):
+    mode = False
+
+
+class enable_grad(_SetGrad):
+    mode = True
+
+
+class set_grad_enabled(_SetGrad):
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self._prev = _GradMode.enabled
+        _GradMode.enabled = self.mode   # like PyTorch, it also works as a plain function call
+
+    def __enter__(self):
+        return self
+
+
+# ---- graph nodes --------------------------------------------------------------------------------
+
+class Node:
+    """A backward function (PyTorch's grad_fn): the op that made a tensor, its saved inputs, and
+    `next_functions`, the nodes its gradients flow on to."""
+
+    __slots__ = ("op", "name", "attrs", "saved", "out_data", "out_ref", "next_functions", "seq",
+                 "freed", "line", "module", "input_shapes", "__weakref__")
+
+    def __init__(self, op, inputs: tuple, attrs: dict, out):
+        self.op = op
+        self.name = op.grad_fn_name(*inputs, **attrs)
+        self.attrs = attrs
+        self.saved = inputs                  # the input Tensors (kept alive until backward frees them)
+        self.out_data = out.data
+        self.out_ref = weakref.ref(out)
+        self.next_functions = tuple((gradient_edge(t), 0) for t in inputs)
+        self.input_shapes = tuple(t.shape for t in inputs)
+        self.seq = next(_seq)
+        self.freed = False
+        self.line = None
+        self.module = None
+
+    def __repr__(self) -> str:
+        return f"<{self.name} object>"
+
+    def name_(self) -> str:
+        return self.name
+
+    def has_saved_tensors(self) -> bool:
+        saves = self.op.saves
+        if saves is None:
+            saves = range(len(self.saved))
+        return any(s == "out" or not getattr(self.saved[s], "_is_scalar", False) for s in saves)
+
+    def apply(self, builder, grad, create_graph: bool) -> tuple:
+        """Gradients for each input, from the op's vjp rule."""
+        if self.freed and self.has_saved_tensors():
+            raise RuntimeError(SECOND_BACKWARD)
+        if create_graph:
+            inputs = self.saved
+            out = self.out_ref() if self.out_ref() is not None else self.out_data
+        else:
+            inputs = tuple(t.data for t in self.saved)
+            out = self.out_data
+        return self.op.vjp(builder, grad, *inputs, out, **self.attrs)
+
+    def release(self) -> None:
+        """Free what backward no longer needs, as PyTorch does unless retain_graph=True."""
+        if self.has_saved_tensors():
+            self.freed = True
+
+
+class AccumulateGrad:
+    """The sink node of a leaf tensor: adds the arriving gradient into `variable.grad`."""
+
+    __slots__ = ("variable", "seq", "next_functions", "__weakref__", "line", "module")
+    name = "AccumulateGrad"
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.seq = float("inf")              # PyTorch runs these as soon as they are ready
+        self.next_functions = ()
+        self.line = None
+        self.module = None
+
+    def name_(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad object>"
+
+
+def gradient_edge(t):
+    """The node a gradient for tensor `t` flows into: its grad_fn, or its leaf accumulator."""
+    if not t.requires_grad:
+        return None
+    if t.grad_fn is not None:
+        return t.grad_fn
+    acc = t._accumulator() if t._accumulator is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accumulator = weakref.ref(acc)
+    return acc
+
+
+# ---- the backward pass ----------------------------------------------------------------------------
+
+class _StepObservers:
+    """Callbacks told of each executed node (the recorder uses this to capture backprop steps)."""
+    callbacks: list = []
+
+
+def _dependencies(roots) -> dict:
+    """How many consumers each reachable node has (iterative: graphs may be 200,000 nodes deep)."""
+    deps: dict = {}
+    seen = set()
+    stack = [r for r in roots if r is not None]
+    for r in stack:
+        seen.add(r)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def run_backward(roots: list, grads: list, retain_graph: bool = False, create_graph: bool = False,
+                 inputs: list | None = None, allow_unused: bool = False):
+    """Send `grads` back from `roots` (Tensors). With `inputs`, return their gradients instead of
+    accumulating into `.grad` (this is `autograd.grad`)."""
+    from engine.tensor import Tensor, TensorBuilder
+
+    builder = TensorBuilder() if create_graph else NUMPY
+    capture = {}
+    if inputs is not None:
+        capture = {id(gradient_edge(t)): i for i, t in enumerate(inputs) if t.requires_grad}
+    root_nodes = [gradient_edge(r) for r in roots]
+    pending: dict = {}
+    for node, g in zip(root_nodes, grads):
+        if node is not None:
+            pending[node] = _accumulate(builder, pending.get(node), g)
+    deps = _dependencies(root_nodes)
+    ready = [(-n.seq, id(n), n) for n in dict.fromkeys(root_nodes) if n is not None and deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+    results: list = [None] * (len(inputs) if inputs is not None else 0)
+    observers = _StepObservers.callbacks
+    prev_mode = is_grad_enabled()
+    _GradMode.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grad = pending.pop(node, None)
+            if id(node) in capture:
+                results[capture[id(node)]] = grad
+            if isinstance(node, AccumulateGrad):
+                if inputs is None and grad is not None:
+                    _accumulate_into_leaf(node.variable, grad, create_graph)
+                    for cb in observers:
+                        cb(node, grad, ())
+                continue
+            if grad is None:
+                in_grads = (None,) * len(node.next_functions)
+            else:
+                out = node.out_ref()
+                if out is not None:
+                    grad = _run_tensor_hooks(out, grad, builder)
+                    if out._retains_grad and inputs is None:
+                        out.grad = _as_leaf_grad(grad)
+                in_grads = _reduce_to_inputs(builder, node, node.apply(builder, grad, create_graph))
+                for cb in observers:
+                    cb(node, grad, in_grads)
+            if not retain_graph:
+                node.release()
+            for (nxt, _), g in zip(node.next_functions, in_grads):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    pending[nxt] = _accumulate(builder, pending.get(nxt), g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+    finally:
+        _GradMode.enabled = prev_mode
+    if inputs is not None:
+        for i, (t, r) in enumerate(zip(inputs, results)):
+            if r is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+            if r is not None and not isinstance(r, Tensor):
+                results[i] = Tensor(r)
+        return tuple(results)
+    return None
+
+
+def _reduce_to_inputs(builder, node, in_grads) -> tuple:
+    """Undo broadcasting: each input's gradient is summed down to that input's shape."""
+    out = []
+    for g, shape, (nxt, _) in zip(in_grads, node.input_shapes, node.next_functions):
+        if g is None or nxt is None:
+            out.append(None)
+            continue
+        if tuple(g.shape) != tuple(shape):
+            g = builder.sum_to_size(g, shape=tuple(shape))
+        out.append(g)
+    return tuple(out)
+
+
+def _accumulate(builder, old, new):
+    return new if old is None else builder.add(old, new)
+
+
+def _run_tensor_hooks(t, grad, builder):
+    for hook in t._hooks:
+        from engine.tensor import Tensor
+        result = hook(grad if isinstance(grad, Tensor) else Tensor(grad))
+        if result is not None:
+            grad = result if builder is not NUMPY else np.asarray(result.data)
+    return grad
+
+
+def _as_leaf_grad(grad):
+    from engine.tensor import Tensor
+    return grad if isinstance(grad, Tensor) else Tensor(np.array(grad, copy=True))
+
+
+def _accumulate_into_leaf(t, grad, create_graph: bool) -> None:
+    from engine.tensor import Tensor
+    grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
+    if isinstance(grad, Tensor) and not create_graph:
+        grad = grad.data
+    if t.grad is None:
+        t.grad = grad if isinstance(grad, Tensor) else Tensor(np.array(grad, dtype=t.data.dtype, copy=True))
+    elif create_graph:
+        t.grad = t.grad + grad
+    else:
+        # In place, as PyTorch accumulates: a reference to x.grad taken earlier sees the sum.
+        t.grad.data += grad

@@ -1,0 +1,71 @@
+"""Compatibility facades: inside a run, `import torch` / `import tensorflow` / `import dagscope`
+resolve to Dagscope's engine. An unknown submodule fails with a clear `unsupported` error."""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+from engine.errors import UnsupportedError
+
+ALIASES = {
+    "torch": "engine.compat.torch",
+    "tensorflow": "engine.compat.tensorflow",
+    "dagscope": "engine",
+}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, real: str):
+        self.real = real
+
+    def create_module(self, spec):
+        return importlib.import_module(self.real)
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        top, _, rest = fullname.partition(".")
+        if top not in ALIASES:
+            return None
+        real = ALIASES[top] + ("." + rest if rest else "")
+        try:
+            found = importlib.util.find_spec(real)
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            raise UnsupportedError(
+                f"`import {fullname}`: Dagscope runs a subset of {top} and has no module {fullname}. "
+                f"Supported modules: {', '.join(supported_modules(top))}.")
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
+
+
+def supported_modules(top: str) -> list[str]:
+    import pkgutil
+    base = importlib.import_module(ALIASES[top])
+    names = [top]
+    if hasattr(base, "__path__"):
+        for info in pkgutil.walk_packages(base.__path__, prefix=top + "."):
+            if not info.name.split(".")[-1].startswith("_"):
+                names.append(info.name)
+    return names
+
+
+_FINDER = _AliasFinder()
+
+
+@contextlib.contextmanager
+def installed():
+    """Make the aliases importable for the duration of a run, then remove every trace of them."""
+    sys.meta_path.insert(0, _FINDER)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(_FINDER)
+        for name in [n for n in sys.modules if n.partition(".")[0] in ALIASES]:
+            del sys.modules[name]

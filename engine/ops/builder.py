@@ -1,0 +1,45 @@
+"""Builders: what a vjp rule's `F` is. `F.mul(a, b)` applies the registered op `mul` to whatever
+values the builder works on — numpy arrays here, Tensors in `engine.tensor`, IR values in
+`engine.autodiff` — so one rule serves eager backward, double backward and graph autodiff."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.dtypes import promote_with_scalar
+from engine.ops.registry import OPS
+
+
+class Builder:
+    """Base: `F.<op>(*inputs, **attrs)` calls `self.apply(op_name, inputs, attrs)`."""
+
+    def apply(self, name: str, inputs: tuple, attrs: dict):
+        raise NotImplementedError
+
+    def __getattr__(self, name: str):
+        if name not in OPS:
+            raise AttributeError(f"no op named {name!r}")
+
+        def call(*inputs, **attrs):
+            return self.apply(name, inputs, attrs)
+        call.__name__ = name
+        return call
+
+
+def scalar_dtype(inputs: tuple, scalar) -> np.dtype:
+    """The dtype a Python scalar takes beside these inputs (weak, as PyTorch treats it)."""
+    for x in inputs:
+        if hasattr(x, "dtype") and not isinstance(x, (int, float, bool)):
+            return promote_with_scalar(x.dtype, scalar)
+    return np.dtype(np.float32) if isinstance(scalar, float) else np.dtype(np.int64)
+
+
+class NumpyBuilder(Builder):
+    """Runs rules straight on numpy arrays: the fast path of eager backward."""
+
+    def apply(self, name, inputs, attrs):
+        arrays = tuple(x if isinstance(x, np.ndarray) else np.asarray(x, dtype=scalar_dtype(inputs, x))
+                       for x in inputs)
+        return OPS[name].run(*arrays, **attrs)
+
+
+NUMPY = NumpyBuilder()

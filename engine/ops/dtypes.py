@@ -1,0 +1,40 @@
+"""dtype rules as PyTorch's: float32 by default, Python scalars are weak (they do not promote)."""
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_FLOAT = np.dtype(np.float32)
+FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+_RANK = {np.dtype(np.bool_): 0, np.dtype(np.uint8): 1, np.dtype(np.int8): 1, np.dtype(np.int16): 2,
+         np.dtype(np.int32): 3, np.dtype(np.int64): 4, np.dtype(np.float16): 5,
+         np.dtype(np.float32): 6, np.dtype(np.float64): 7}
+
+
+def is_float(dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+def promote(*dtypes) -> np.dtype:
+    """Result dtype of tensors of these dtypes (bool < ints < floats, the widest wins)."""
+    return max((np.dtype(d) for d in dtypes), key=lambda d: _RANK.get(d, 7))
+
+
+def promote_with_scalar(dtype, scalar) -> np.dtype:
+    """A Python scalar only lifts the category: int tensor * 2.5 -> float32 (the default float)."""
+    dtype = np.dtype(dtype)
+    if isinstance(scalar, bool):
+        return dtype
+    if isinstance(scalar, float) and not is_float(dtype):
+        return DEFAULT_FLOAT
+    if isinstance(scalar, int) and dtype == np.bool_:
+        return np.dtype(np.int64)
+    return dtype
+
+
+def to_float(dtype) -> np.dtype:
+    """The dtype of an op that always returns floats (exp, mean, division)."""
+    return np.dtype(dtype) if is_float(dtype) else DEFAULT_FLOAT
+
+
+SHORT_NAMES = {"float32": "f32", "float64": "f64", "float16": "f16", "int64": "i64", "int32": "i32",
+               "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}

@@ -1,0 +1,85 @@
+"""Matrix products: matmul (1-D, 2-D, batched, broadcast) and addmm (what nn.Linear records)."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.dtypes import promote
+from engine.ops.registry import MATMUL, OpDef, Spec, register
+
+
+def _matmul_shape(a: tuple, b: tuple) -> tuple:
+    if not a or not b:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{len(a)}D and {len(b)}D")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, a2[-2:]))} and {'x'.join(map(str, b2[-2:]))})")
+    batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+    out = batch + (a2[-2], b2[-1])
+    if len(a) == 1:
+        out = out[:-2] + out[-1:]
+    if len(b) == 1:
+        out = out[:-1]
+    return out
+
+
+def _matmul_forward(a, b):
+    _matmul_shape(a.shape, b.shape)  # PyTorch's error message rather than numpy's
+    if a.dtype != b.dtype:
+        dt = promote(a.dtype, b.dtype)
+        a, b = a.astype(dt), b.astype(dt)
+    return np.matmul(a, b)
+
+
+def _matmul_vjp(F, g, a, b, out):
+    if len(a.shape) == 1 and len(b.shape) == 1:       # dot product: out is a scalar
+        return F.mul(g, b), F.mul(g, a)
+    a2 = F.reshape(a, shape=(1,) + tuple(a.shape)) if len(a.shape) == 1 else a
+    b2 = F.reshape(b, shape=tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
+    g2 = g
+    if len(a.shape) == 1:
+        g2 = F.reshape(g2, shape=tuple(g2.shape[:-1]) + (1, g2.shape[-1]))
+    if len(b.shape) == 1:
+        g2 = F.reshape(g2, shape=tuple(g2.shape) + (1,))
+    ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2))
+    gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2), g2)
+    ga = F.sum_to_size(ga, shape=tuple(a2.shape)) if tuple(ga.shape) != tuple(a2.shape) else ga
+    gb = F.sum_to_size(gb, shape=tuple(b2.shape)) if tuple(gb.shape) != tuple(b2.shape) else gb
+    if len(a.shape) == 1:
+        ga = F.reshape(ga, shape=tuple(a.shape))
+    if len(b.shape) == 1:
+        gb = F.reshape(gb, shape=tuple(b.shape))
+    return ga, gb
+
+
+def _matmul_name(a, b) -> str:
+    na, nb = len(a.shape), len(b.shape)
+    if na == 1 and nb == 1:
+        return "DotBackward0"
+    if na == 2 and nb == 1:
+        return "MvBackward0"
+    if na == 2 and nb == 2:
+        return "MmBackward0"
+    return "BmmBackward0" if na == nb == 3 else "UnsafeViewBackward0"
+
+
+register(OpDef(
+    "matmul", MATMUL, _matmul_forward,
+    lambda a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
+    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad"))
+
+
+def _addmm_forward(bias, a, b):
+    out = np.matmul(a, b)
+    out += bias
+    return out
+
+
+register(OpDef(
+    "addmm", MATMUL, _addmm_forward,
+    lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
+    lambda F, g, bias, a, b, out: (g, F.matmul(g, F.transpose(b, dim0=0, dim1=1)),
+                                   F.matmul(F.transpose(a, dim0=0, dim1=1), g)),
+    "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad"))

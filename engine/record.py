@@ -1,0 +1,316 @@
+"""The recorder: turns what ran into the run record's graphs (DESIGN.md's contract).
+
+Recording is bounded: the first `max_graphs` backward calls are recorded in full, later ones
+are counted and only the last is kept (serialized when the run finishes), so a 10,000-step
+training loop costs the same to record as a 4-step one.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from engine import autograd
+
+USER_FILENAME = "<dagscope>"
+MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
+PREVIEW_ELEMENTS = 16
+MAX_STEPS = 4000
+
+_current: "Recorder | None" = None
+
+
+def current() -> "Recorder | None":
+    return _current
+
+
+@contextlib.contextmanager
+def use_recorder(recorder: "Recorder"):
+    global _current
+    prev, _current = _current, recorder
+    from engine.tensor import OP_OBSERVERS
+    OP_OBSERVERS.append(recorder.annotate)
+    try:
+        yield recorder
+    finally:
+        OP_OBSERVERS.remove(recorder.annotate)
+        _current = prev
+
+
+@contextlib.contextmanager
+def backward_call(root, retain_graph: bool):
+    """Wraps one `.backward()`: the recorder, if any, captures its graphs and steps."""
+    rec = _current
+    if rec is None:
+        yield
+        return
+    with rec.recording_backward(root, sys._getframe()):
+        yield
+
+
+# ---- values ----------------------------------------------------------------------------------
+
+def _finite(x: float) -> Any:
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _clean(data):
+    if isinstance(data, list):
+        return [_clean(d) for d in data]
+    if isinstance(data, float):
+        return _finite(data)
+    return data
+
+
+def tensor_json(arr) -> dict | None:
+    """A Tensor of the run record: shape, dtype, stats, and the data itself when small."""
+    if arr is None:
+        return None
+    arr = np.asarray(getattr(arr, "data", arr))
+    out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
+    if arr.size and arr.dtype.kind in "fiub":
+        a = arr.astype(np.float64)
+        finite = a[np.isfinite(a)]
+        if finite.size:
+            out["stats"] = {"min": float(finite.min()), "max": float(finite.max()),
+                            "mean": float(finite.mean()), "std": float(finite.std())}
+    if arr.size <= MAX_DATA_ELEMENTS:
+        out["data"] = _clean(arr.tolist())
+    else:
+        out["preview"] = _clean(arr.reshape(-1)[:PREVIEW_ELEMENTS].tolist())
+    return out
+
+
+# ---- the recorder --------------------------------------------------------------------------------
+
+class Recorder:
+    def __init__(self, options: dict | None = None):
+        options = options or {}
+        self.max_graphs = int(options.get("max_graphs", 3))
+        self.graphs: list[dict] = []          # finished graphs, in order
+        self.warnings: list[str] = []
+        self.backward_calls = 0
+        self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
+        self._ids = 0
+
+    # Called for every eager op while this recorder is active: where in the user's code, in which module.
+    def annotate(self, op, inputs, attrs, out) -> None:
+        node = out.grad_fn
+        if node is None:
+            return
+        node.line = user_line()
+        from engine.nn_context import current_module_path
+        node.module = current_module_path()
+
+    def new_graph_id(self) -> str:
+        self._ids += 1
+        return f"g{self._ids}"
+
+    def add_graph(self, graph: dict) -> dict:
+        """Static captures and other producers add finished graphs here."""
+        graph.setdefault("id", self.new_graph_id())
+        self.graphs.append(graph)
+        return graph
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    @contextlib.contextmanager
+    def recording_backward(self, root, caller_frame):
+        self.backward_calls += 1
+        n = self.backward_calls
+        full = n <= self.max_graphs
+        names = _tensor_names(caller_frame)
+        root_name = names.get(id(root), "tensor")
+        builder = DynamicGraphBuilder(root, names)
+        builder.snapshot_forward()
+        steps: list = []
+
+        def on_step(node, grad, in_grads):
+            if len(steps) < MAX_STEPS:
+                steps.append((node, grad, in_grads))
+        autograd._StepObservers.callbacks.append(on_step)
+        try:
+            yield
+        finally:
+            autograd._StepObservers.callbacks.remove(on_step)
+        builder.snapshot_grads()
+        title = f"{root_name}.backward() #{n}"
+        if full:
+            self.add_graph(builder.finish(title, steps))
+        else:
+            self._pending_last = (builder, title, steps)
+
+    def finish(self) -> list[dict]:
+        if self._pending_last is not None:
+            builder, title, steps = self._pending_last
+            graph = builder.finish(title, steps)
+            graph["title"] += f" (last of {self.backward_calls}; {self.backward_calls - self.max_graphs - 1} not recorded)"
+            self.add_graph(graph)
+            self._pending_last = None
+        return self.graphs
+
+
+def user_line() -> int | None:
+    """The line of the user's code running now (the innermost frame of the pasted program)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == USER_FILENAME:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _tensor_names(frame) -> dict[int, str]:
+    """Variable names of the user's tensors (from the calling frames), for readable labels."""
+    from engine.tensor import Tensor
+    names: dict[int, str] = {}
+    while frame is not None:
+        if frame.f_code.co_filename == USER_FILENAME:
+            for scope in (frame.f_locals, frame.f_globals):
+                for k, v in list(scope.items()):
+                    if isinstance(v, Tensor) and not k.startswith("_"):
+                        names.setdefault(id(v), k)
+        frame = frame.f_back
+    return names
+
+
+class DynamicGraphBuilder:
+    """Walks the grad_fn DAG of one backward call and builds its forward and backward Graphs."""
+
+    def __init__(self, root, names: dict[int, str]):
+        self.root = root
+        self.names = names
+        self.fwd_nodes: list[dict] = []
+        self.fwd_edges: list[dict] = []
+        self.bwd_nodes: list[dict] = []
+        self.bwd_edges: list[dict] = []
+        self.fwd_id: dict[int, str] = {}      # id(Node or leaf Tensor) -> forward node id
+        self.bwd_id: dict[int, str] = {}      # id(Node or AccumulateGrad) -> backward node id
+        self.leaves: list = []                # (forward id, Tensor) whose grads are read at finish
+
+    def _tensor_node(self, t, nid: str) -> dict:
+        if t.requires_grad:
+            kind = "param" if t._name else "input"
+        else:
+            kind = "const"
+        name = t._name or self.names.get(id(t))
+        if t._is_scalar:
+            label = repr(t.data.item())
+        else:
+            label = name or ("const" if kind == "const" else "leaf")
+        return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.data.shape),
+                # leaves are copied: an optimizer step will change them in place afterwards
+                "dtype": str(t.data.dtype), "module": t._module,
+                "value": t.data.copy() if t.requires_grad else t.data,
+                "grad": None, "line": None, "name": name}
+
+    def snapshot_forward(self) -> None:
+        """Forward DAG, taken before backward frees the graph (values as they were)."""
+        order = _topo_nodes(self.root.grad_fn)
+        for node in order:
+            fid = f"n{len(self.fwd_id) + 1}"
+            self.fwd_id[id(node)] = fid
+            for t in node.saved:
+                src = self._source_of(t)
+                self.fwd_edges.append({"src": src, "dst": fid, "shape": list(t.data.shape)})
+            out = node.out_ref()
+            self.fwd_nodes.append({
+                "id": fid, "op": node.op.name, "label": node.op.name, "kind": "op",
+                "shape": list(node.out_data.shape), "dtype": str(node.out_data.dtype),
+                "module": node.module, "line": node.line, "value": node.out_data,
+                "grad": None, "name": self.names.get(id(out)) if out is not None else None,
+                "grad_fn": node.name, "formula": node.op.formula})
+        if self.fwd_nodes:
+            self.fwd_nodes[-1]["kind"] = "output"
+        self.order = order
+
+    def _source_of(self, t) -> str:
+        if t.grad_fn is not None and id(t.grad_fn) in self.fwd_id:
+            return self.fwd_id[id(t.grad_fn)]
+        key = id(t)
+        if key not in self.fwd_id:
+            fid = f"n{len(self.fwd_id) + 1}"
+            self.fwd_id[key] = fid
+            self.fwd_nodes.append(self._tensor_node(t, fid))
+            if t.requires_grad:
+                self.leaves.append((fid, t))
+        return self.fwd_id[key]
+
+    def _backward_graph(self) -> None:
+        for node in reversed(self.order):
+            bid = f"b{len(self.bwd_id) + 1}"
+            self.bwd_id[id(node)] = bid
+            self.bwd_nodes.append({"id": bid, "op": node.name, "label": node.name, "kind": "grad",
+                                   "shape": list(node.out_data.shape), "dtype": str(node.out_data.dtype),
+                                   "module": node.module, "line": node.line, "rule": node.op.rule,
+                                   "forward_node": self.fwd_id[id(node)], "value": None, "grad": None})
+        for fid, t in self.leaves:
+            acc = autograd.gradient_edge(t)
+            bid = f"b{len(self.bwd_id) + 1}"
+            self.bwd_id[id(acc)] = bid
+            self.bwd_nodes.append({"id": bid, "op": "AccumulateGrad", "kind": "accumulate",
+                                   "label": f"AccumulateGrad\n{t._name or self.names.get(id(t)) or 'leaf'}",
+                                   "shape": list(t.data.shape), "dtype": str(t.data.dtype),
+                                   "module": t._module, "line": None, "forward_node": fid,
+                                   "rule": "leaf.grad += grad", "value": None, "grad": None})
+        for node in self.order:
+            for (nxt, _), t in zip(node.next_functions, node.saved):
+                if nxt is not None and id(nxt) in self.bwd_id:
+                    self.bwd_edges.append({"src": self.bwd_id[id(node)], "dst": self.bwd_id[id(nxt)],
+                                           "shape": list(t.data.shape)})
+
+    def snapshot_grads(self) -> None:
+        self.leaf_grads = {fid: (None if t.grad is None else t.grad.data.copy()) for fid, t in self.leaves}
+
+    def finish(self, title: str, steps: list) -> dict:
+        """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""
+        self._backward_graph()
+        for n in self.fwd_nodes:
+            n["value"] = tensor_json(n["value"])
+            if n["id"] in self.leaf_grads:
+                n["grad"] = tensor_json(self.leaf_grads[n["id"]])
+        step_json = []
+        for i, (node, grad, in_grads) in enumerate(steps):
+            bid = self.bwd_id.get(id(node))
+            if bid is None:
+                continue
+            step_json.append({
+                "index": len(step_json), "node": bid, "forward_node": self._forward_of(node),
+                "op": node.name, "rule": getattr(getattr(node, "op", None), "rule", "leaf.grad += grad"),
+                "grad_in": [tensor_json(grad)],
+                "grad_out": [tensor_json(g) for g in in_grads],
+                "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
+        return {"kind": "dynamic", "title": title, "capture": None,
+                "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
+                "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},
+                "steps": step_json, "passes": [], "kernels": [], "timings": None, "warnings": []}
+
+    def _forward_of(self, node) -> str | None:
+        if isinstance(node, autograd.AccumulateGrad):
+            return self.fwd_id.get(id(node.variable))
+        return self.fwd_id.get(id(node))
+
+
+def _topo_nodes(root) -> list:
+    """Op nodes reachable from `root`, inputs before their users (iterative post-order)."""
+    if root is None or isinstance(root, autograd.AccumulateGrad):
+        return []
+    order, seen = [], {id(root)}
+    stack = [(root, iter(root.next_functions))]
+    while stack:
+        node, it = stack[-1]
+        for nxt, _ in it:
+            if nxt is not None and not isinstance(nxt, autograd.AccumulateGrad) and id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append((nxt, iter(nxt.next_functions)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order

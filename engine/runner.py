@@ -1,0 +1,105 @@
+"""Runs pasted code in this process and returns its run record (called inside the sandbox child)."""
+from __future__ import annotations
+
+import io
+import linecache
+import sys
+import time
+import traceback
+
+from engine import compat
+from engine.errors import UnsupportedError
+from engine.record import Recorder, use_recorder
+
+USER_FILENAME = "<dagscope>"
+
+
+class BoundedStdout(io.TextIOBase):
+    """A stdout that keeps at most `limit` characters and notes that the rest was cut."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.truncated = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = self.limit - self.size
+        if room <= 0:
+            self.truncated = True
+            return len(text)
+        if len(text) > room:
+            self.truncated = True
+        self.parts.append(text[:room])
+        self.size += min(len(text), room)
+        return len(text)
+
+    def getvalue(self) -> str:
+        text = "".join(self.parts)
+        if self.truncated:
+            text += f"\n[output truncated: more than {self.limit} characters]\n"
+        return text
+
+
+def register_source(code: str, filename: str = USER_FILENAME) -> None:
+    """Give the pasted code a stable pseudo-file so inspect, tracebacks and warnings find its lines."""
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+
+
+def _syntax_error(exc: SyntaxError) -> dict:
+    return {"kind": "syntax_error", "type": type(exc).__name__, "message": exc.msg,
+            "line": exc.lineno, "column": exc.offset,
+            "traceback": "".join(traceback.format_exception_only(type(exc), exc))}
+
+
+def _runtime_error(exc: BaseException) -> dict:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == USER_FILENAME]
+    line = frames[-1].lineno if frames else None
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+    text += "".join(traceback.format_exception_only(type(exc), exc))
+    kind = "runtime_error"
+    if isinstance(exc, UnsupportedError):
+        kind = "unsupported"
+    elif isinstance(exc, MemoryError):
+        kind = "memory_limit"
+    elif isinstance(exc, RecursionError):
+        kind = "runtime_error"
+    return {"kind": kind, "type": type(exc).__name__, "message": str(exc), "line": line, "traceback": text}
+
+
+def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000) -> dict:
+    """Execute `code` as a script and return the run record of DESIGN.md (without limits/elapsed)."""
+    started = time.perf_counter()
+    options = options or {}
+    stdout = BoundedStdout(max_stdout_bytes)
+    recorder = Recorder(options)
+    error = None
+    try:
+        compiled = compile(code, USER_FILENAME, "exec")
+    except SyntaxError as exc:
+        error = _syntax_error(exc)
+    else:
+        register_source(code)
+        namespace = {"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__}
+        saved_out, saved_err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = stdout
+        try:
+            with compat.installed(), use_recorder(recorder):
+                exec(compiled, namespace)
+        except SystemExit:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - every user failure becomes a record
+            error = _runtime_error(exc)
+        finally:
+            sys.stdout, sys.stderr = saved_out, saved_err
+    if error is None and stdout.truncated:
+        error = {"kind": "output_limit", "type": None, "line": None, "traceback": "",
+                 "message": f"the program printed more than {max_stdout_bytes} characters; the rest was cut"}
+    return {"ok": error is None, "stdout": stdout.getvalue(), "error": error,
+            "graphs": recorder.finish(), "warnings": recorder.warnings,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}
