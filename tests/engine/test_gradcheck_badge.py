@@ -1,0 +1,31 @@
+"""The per-leaf numerical gradient check that the recorder attaches to the first backward."""
+import dataclasses
+
+from engine.ops import OPS
+
+CODE = """import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]], requires_grad=True)
+y = (w @ x).tanh()
+z = (y * y).sum()
+z.backward()
+"""
+
+
+def _checks(record):
+    return {n["label"]: n.get("gradcheck") for n in record["graphs"][0]["forward"]["nodes"]
+            if n["kind"] in ("input", "param")}
+
+
+def test_correct_gradients_pass(run):
+    checks = _checks(run(CODE))
+    assert checks["x"]["ok"] and checks["w"]["ok"]
+    assert checks["w"]["max_rel_err"] < 1e-3
+
+
+def test_a_wrong_vjp_is_caught(run, monkeypatch):
+    tanh = OPS["tanh"]
+    wrong = dataclasses.replace(tanh, vjp=lambda F, g, x, out: (F.mul(g, out),))  # not 1 - tanh^2
+    monkeypatch.setitem(OPS, "tanh", wrong)
+    checks = _checks(run(CODE))
+    assert not checks["x"]["ok"] and not checks["w"]["ok"]
