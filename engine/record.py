@@ -19,6 +19,7 @@ USER_FILENAME = "<dagscope>"
 MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
 PREVIEW_ELEMENTS = 16
 MAX_STEPS = 4000
+MAX_GRAPH_NODES = 5000         # a larger autograd graph is counted, not drawn
 
 _current: "Recorder | None" = None
 
@@ -216,6 +217,10 @@ class DynamicGraphBuilder:
     def snapshot_forward(self) -> None:
         """Forward DAG, taken before backward frees the graph (values as they were)."""
         order = _topo_nodes(self.root.grad_fn)
+        self.too_large = len(order) > MAX_GRAPH_NODES
+        if self.too_large:
+            self.order, self.total_nodes = [], len(order)
+            return
         for node in order:
             fid = f"n{len(self.fwd_id) + 1}"
             self.fwd_id[id(node)] = fid
@@ -296,6 +301,12 @@ class DynamicGraphBuilder:
                 n["grad"] = tensor_json(self.leaf_grads[n["id"]])
             if n["id"] in self.gradcheck:
                 n["gradcheck"] = self.gradcheck[n["id"]]
+        if self.too_large:
+            note = (f"This backward went through {self.total_nodes} operations, more than the "
+                    f"{MAX_GRAPH_NODES} Dagscope draws; it ran, but its graph is not recorded.")
+            return {"kind": "dynamic", "title": title, "capture": None, "forward": {"nodes": [], "edges": []},
+                    "backward": {"nodes": [], "edges": []}, "steps": [], "passes": [], "kernels": [],
+                    "timings": None, "warnings": [note], "too_large": True}
         step_json = []
         for i, (node, grad, in_grads) in enumerate(steps):
             bid = self.bwd_id.get(id(node))

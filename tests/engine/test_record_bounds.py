@@ -1,0 +1,40 @@
+"""Recording stays bounded: long training loops and huge graphs cost little and say what was left out."""
+from engine import record
+
+LOOP = """import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+for step in range(50):
+    loss = (w * w).sum()
+    loss.backward()
+    with torch.no_grad():
+        w.sub_(0.1 * w.grad)
+    w.grad = None
+print(round(w.sum().item(), 4))
+"""
+
+
+def test_a_training_loop_records_the_first_graphs_and_the_last(run):
+    rec = run(LOOP, max_graphs=3)
+    assert rec["ok"], rec["error"]
+    titles = [g["title"] for g in rec["graphs"]]
+    assert titles[:3] == ["loss.backward() #1", "loss.backward() #2", "loss.backward() #3"]
+    assert titles[3].startswith("loss.backward() #50 (last of 50; 46 not recorded)")
+    last_w = next(n for n in rec["graphs"][3]["forward"]["nodes"] if n["label"] == "w")
+    # the value recorded is w as it was in step 50's forward pass, before that step's update
+    assert abs(sum(last_w["value"]["data"]) - (-1.0 * 0.8 ** 49)) < 1e-4
+
+
+def test_a_graph_too_large_to_draw_is_counted(run, monkeypatch):
+    monkeypatch.setattr(record, "MAX_GRAPH_NODES", 10)
+    rec = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+              "for _ in range(20):\n    y = y * 1.5\ny.sum().backward()\n")
+    g = rec["graphs"][0]
+    assert g["too_large"] and g["forward"]["nodes"] == [] and "21 operations" in g["warnings"][0]
+
+
+def test_large_tensors_are_summarized():
+    import numpy as np
+    t = record.tensor_json(np.arange(1000, dtype=np.float32))
+    assert t["data"] is None and len(t["preview"]) == record.PREVIEW_ELEMENTS
+    assert t["stats"]["max"] == 999.0
+    assert record.tensor_json(np.array([np.nan, np.inf], dtype=np.float32))["data"] == ["nan", "inf"]
