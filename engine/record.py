@@ -149,7 +149,15 @@ class Recorder:
         else:
             self._pending_last = (builder, title, steps)
 
-    def finish(self) -> list[dict]:
+    def finish(self, namespace: dict | None = None) -> list[dict]:
+        """The run's graphs. A program that built a graph but never called backward() still
+        shows it: the forward DAG and the backward DAG that backward() would walk."""
+        if self.backward_calls == 0 and namespace:
+            for name, t in _graph_roots(namespace)[:2]:
+                builder = DynamicGraphBuilder(t, {id(t): name})
+                builder.snapshot_forward()
+                builder.snapshot_grads()
+                self.add_graph(builder.finish(f"{name} (forward only: backward() not called)", []))
         if self._pending_last is not None:
             builder, title, steps = self._pending_last
             graph = builder.finish(title, steps)
@@ -327,6 +335,19 @@ class DynamicGraphBuilder:
         if isinstance(node, autograd.AccumulateGrad):
             return self.fwd_id.get(id(node.variable))
         return self.fwd_id.get(id(node))
+
+
+def _graph_roots(namespace: dict) -> list[tuple[str, object]]:
+    """User tensors with a grad_fn that no other such tensor's graph contains (the graph tops)."""
+    from engine.tensor import Tensor
+    candidates = [(k, v) for k, v in namespace.items()
+                  if isinstance(v, Tensor) and v.grad_fn is not None and not k.startswith("_")]
+    inner = set()
+    for _, t in candidates:
+        for node in _topo_nodes(t.grad_fn)[:-1]:
+            inner.add(id(node))
+    roots = [(k, t) for k, t in candidates if id(t.grad_fn) not in inner]
+    return roots[::-1]          # the last one the program made first
 
 
 def _topo_nodes(root) -> list:

@@ -85,7 +85,9 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         error = _syntax_error(exc)
     else:
         register_source(code)
-        namespace = {"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__}
+    namespace: dict = {}
+    if error is None:
+        namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
         saved_out, saved_err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = stdout
         try:
@@ -100,6 +102,11 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     if error is None and stdout.truncated:
         error = {"kind": "output_limit", "type": None, "line": None, "traceback": "",
                  "message": f"the program printed more than {max_stdout_bytes} characters; the rest was cut"}
+    try:
+        graphs = recorder.finish(namespace)
+    except Exception as exc:  # noqa: BLE001 - a recording bug must not hide the user's output
+        graphs = recorder.graphs
+        recorder.warn(f"Dagscope could not record every graph of this run ({type(exc).__name__}: {exc}).")
     return {"ok": error is None, "stdout": stdout.getvalue(), "error": error,
-            "graphs": recorder.finish(), "warnings": recorder.warnings,
+            "graphs": graphs, "warnings": recorder.warnings,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}

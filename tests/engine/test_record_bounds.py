@@ -38,3 +38,11 @@ def test_large_tensors_are_summarized():
     assert t["data"] is None and len(t["preview"]) == record.PREVIEW_ELEMENTS
     assert t["stats"]["max"] == 999.0
     assert record.tensor_json(np.array([np.nan, np.inf], dtype=np.float32))["data"] == ["nan", "inf"]
+
+
+def test_a_graph_without_backward_is_still_shown(run):
+    rec = run("import torch\nx = torch.ones(3, requires_grad=True)\ny = x * 2\nz = y.sum()\n")
+    (g,) = rec["graphs"]
+    assert g["title"] == "z (forward only: backward() not called)"
+    assert [n["op"] for n in g["backward"]["nodes"]] == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
+    assert g["steps"] == []
