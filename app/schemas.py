@@ -44,3 +44,7 @@ class RenderRequest(BaseModel):
     graph: Graph
     format: Literal["svg", "png", "dot"] = "svg"
     direction: Literal["TB", "LR", "BT", "RL"] = "TB"
+    collapse: list[str] = Field(default_factory=list, max_length=1000)   # module paths drawn as one box
+    expanded: list[str] = Field(default_factory=list, max_length=1000)   # module paths the user opened
+    auto_collapse: bool = False      # collapse top-level modules when the graph is large
+    fold_repeats: bool = True        # identical collapsed blocks layers.0…11 -> "Block ×12"

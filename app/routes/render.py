@@ -5,6 +5,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.config import get_settings
 from app.schemas import RenderRequest
+from app.services import graph_view
 from app.services import render as render_service
 
 router = APIRouter()
@@ -12,7 +13,9 @@ router = APIRouter()
 
 @router.post("/api/render")
 async def render_graph(req: RenderRequest) -> Response:
-    graph = req.graph.model_dump()
+    graph = graph_view.collapse(req.graph.model_dump(), req.collapse, req.expanded, req.auto_collapse)
+    if req.fold_repeats:
+        graph = graph_view.fold_repeats(graph)
     try:
         out = await run_in_threadpool(render_service.render, graph, req.format, req.direction,
                                       get_settings().render_timeout_s)

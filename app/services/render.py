@@ -18,6 +18,7 @@ _STYLE = {
     "output": {"shape": "box", "style": "rounded,filled,bold", "fillcolor": "#dcfce7", "color": "#16a34a"},
     "grad": {"shape": "box", "style": "rounded,filled", "fillcolor": "#fce7f3", "color": "#db2777"},
     "accumulate": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ede9fe", "color": "#7c3aed"},
+    "module": {"shape": "box3d", "style": "filled", "fillcolor": "#e0f2fe", "color": "#0369a1"},
     "control": {"shape": "diamond", "style": "filled", "fillcolor": "#fff7ed", "color": "#ea580c"},
 }
 _CACHE_SIZE = 256
