@@ -1,0 +1,191 @@
+"""Graph autodiff: the backward of a graph is a graph, built from the registry's vjp rules.
+
+`joint_graph(fwd)` appends, after a copy of the forward nodes, one placeholder per forward output
+(its incoming gradient, "grad_<i>") and the vjp nodes in reverse order; it returns the forward
+outputs followed by the gradients of the chosen inputs. `backward_graph(fwd)` cuts that joint
+graph in two: the backward part alone, whose inputs are the forward values it reads ("saved"
+values, as autograd saves tensors) and the incoming gradients. A `cond` is differentiated by a
+`cond` on the same predicate whose branches recompute their forward and apply its vjp.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.errors import UnsupportedError
+from engine.ir.builder import IRBuilder
+from engine.ir.graph import CALL, COND, OUTPUT, PLACEHOLDER, WHILE, Graph, Node, Value
+from engine.ops.registry import OPS
+
+
+def differentiable_value(v: Value) -> bool:
+    return np.dtype(v.dtype).kind == "f"
+
+
+def zeros_like(g: Graph, v: Value) -> Value:
+    """A zero gradient: a scalar constant expanded (no large constant in the graph)."""
+    zero = g.constant(np.zeros((), dtype=v.dtype))
+    return g.call("expand", zero, shape=tuple(v.shape)) if v.shape else zero
+
+
+def depends_on(graph: Graph, sources: set[str]) -> set[str]:
+    """Ids of the values computed from `sources` (only these need gradients)."""
+    live = set(sources)
+    for n in graph.nodes:
+        if n.kind in (CALL, COND, WHILE) and any(v.id in live for v in n.inputs):
+            live.update(v.id for v in n.outputs)
+    return live
+
+
+def _accumulate(g: Graph, grads: dict, v: Value, grad: Value | None, needs: set | None = None) -> None:
+    if grad is None or not differentiable_value(v) or (needs is not None and v.id not in needs):
+        return
+    if tuple(grad.shape) != tuple(v.shape):      # undo broadcasting, as eager autograd does
+        grad = g.call("sum_to_size", grad, shape=tuple(v.shape))
+    if grad.dtype != v.dtype:
+        raise UnsupportedError(f"gradient dtype {grad.dtype} differs from {v.id}'s dtype {v.dtype}")
+    old = grads.get(v.id)
+    grads[v.id] = grad if old is None else g.call("add", old, grad)
+
+
+def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set) -> None:
+    """Append the vjp of each forward node (in reverse) to `g`, filling `grads` (value id -> grad)
+    for the values in `needs` (those that depend on a differentiated input)."""
+    F = IRBuilder(g)
+    for node in reversed(forward_nodes):
+        if node.kind not in (CALL, COND, WHILE):
+            continue
+        outs = [grads.get(v.id) for v in node.outputs]
+        if all(o is None for o in outs):
+            continue
+        g.current_line, g.current_module = node.source_line, node.module
+        if node.kind == CALL:
+            op = OPS[node.op]
+            if not op.differentiable:
+                continue
+            in_grads = op.vjp(F, outs[0], *node.inputs, node.out, **node.attrs)
+            for v, gv in zip(node.inputs, in_grads):
+                _accumulate(g, grads, v, gv, needs)
+        elif node.kind == COND:
+            _cond_vjp(g, node, outs, grads, needs)
+        else:
+            raise UnsupportedError(f"graph autodiff through while_loop ({node.id}, line {node.source_line}) "
+                                   "is not supported; use a for loop over range(n) (unrolled) instead")
+    g.current_line = g.current_module = None
+
+
+def vjp_graph(fwd: Graph) -> Graph:
+    """A closed graph (inputs..., grad_outputs...) -> (grad of each input): a sub-graph's backward."""
+    g = fwd.copy()
+    g.name = fwd.name + ".vjp"
+    g.nodes.remove(g.output_node)
+    g.output_node = None
+    forward_nodes = list(g.nodes)
+    primals = list(g.inputs)
+    grads: dict = {}
+    for i, out in enumerate(list(g.outputs)):
+        seed = g.placeholder(f"grad_{i}", out.shape, out.dtype)
+        _accumulate(g, grads, out, seed)
+    _emit_vjps(g, forward_nodes, grads, depends_on(g, {v.id for v in primals}))
+    g.output([grads.get(v.id) or zeros_like(g, v) for v in primals])
+    return g
+
+
+def _cond_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> None:
+    pred, operands = node.inputs[0], node.inputs[1:]
+    seeds = [o if o is not None else zeros_like(g, v) for o, v in zip(outs, node.outputs)]
+    then_b = _rehome(vjp_graph(node.subgraphs["then"]), g, "then_vjp")
+    else_b = _rehome(vjp_graph(node.subgraphs["else"]), g, "else_vjp")
+    results = g.cond(pred, then_b, else_b, list(operands) + seeds)
+    for v, gv in zip(operands, results):
+        _accumulate(g, grads, v, gv, needs)
+
+
+def _rehome(sub: Graph, parent: Graph, name: str) -> Graph:
+    """Give a sub-graph fresh ids from `parent`'s counter (SSA ids stay unique across the capture)."""
+    out = parent.subgraph(name)
+    mapping: dict[str, Value] = {}
+    for n in sub.nodes:
+        if n.kind == OUTPUT:
+            continue
+        if n.kind == PLACEHOLDER:
+            mapping[n.id] = out.placeholder(n.out.name, n.out.shape, n.out.dtype, role=n.role)
+            continue
+        nid = out.fresh_id()
+        m = Node(nid, n.kind, inputs=[mapping[v.id] for v in n.inputs], op=n.op, attrs=dict(n.attrs),
+                 value=n.value, role=n.role, source_line=n.source_line, module=n.module,
+                 subgraphs={k: _rehome(s, parent, k) for k, s in n.subgraphs.items()})
+        m.outputs = [Value(nid if i == 0 else f"{nid}.{i}", v.spec, m, v.name) for i, v in enumerate(n.outputs)]
+        for old, new in zip(n.outputs, m.outputs):
+            mapping[old.id] = new
+        out._add(m)
+    out.output([mapping[v.id] for v in sub.outputs])
+    return out
+
+
+@dataclass
+class Joint:
+    graph: Graph                 # (inputs..., grad_0..grad_k) -> (outputs..., grads of wrt...)
+    num_outputs: int             # how many leading outputs are forward outputs
+    wrt: list[str]               # forward placeholder ids whose gradients follow, in order
+    forward_ids: set             # node ids of the forward part (the rest is backward)
+
+
+def joint_graph(fwd: Graph, wrt: list[str] | None = None) -> Joint:
+    """Forward and backward in one graph. `wrt`: placeholder ids to differentiate (default: all float ones)."""
+    g = fwd.copy()
+    g.name = fwd.name + ".joint"
+    outputs = list(g.outputs)
+    g.nodes.remove(g.output_node)
+    g.output_node = None
+    forward_nodes = list(g.nodes)
+    forward_ids = {n.id for n in forward_nodes}
+    if wrt is None:
+        wrt = [v.id for v in g.inputs if differentiable_value(v)]
+    grads: dict = {}
+    for i, out in enumerate(outputs):
+        seed = g.placeholder(f"grad_{i}", out.shape, out.dtype, role="grad")
+        _accumulate(g, grads, out, seed)
+    _emit_vjps(g, forward_nodes, grads, depends_on(g, set(wrt)))
+    by_id = {v.id: v for v in g.inputs}
+    g.output(outputs + [grads.get(w) or zeros_like(g, by_id[w]) for w in wrt])
+    return Joint(g, len(outputs), list(wrt), forward_ids)
+
+
+@dataclass
+class Backward:
+    graph: Graph                 # (saved..., grad_0..grad_k) -> grads of wrt
+    saved: list[str]             # forward value ids the backward reads, in its placeholder order
+    wrt: list[str]
+
+
+def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
+    """The backward part of the joint graph on its own: forward values it reads become inputs."""
+    joint = joint_graph(fwd, wrt)
+    jg = joint.graph
+    bwd = Graph(fwd.name + ".backward")
+    bwd._counter = jg._counter
+    mapping: dict[str, Value] = {}
+    saved: list[str] = []
+    seeds = [n for n in jg.placeholders if n.role == "grad"]
+    backward_nodes = [n for n in jg.nodes if n.id not in joint.forward_ids and n.kind not in (PLACEHOLDER, OUTPUT)]
+
+    def source(v: Value) -> Value:
+        if v.id not in mapping:   # a forward value (or input) read by backward: saved for it
+            saved.append(v.id)
+            mapping[v.id] = bwd.placeholder(f"saved {v.id}", v.shape, v.dtype, role="saved")
+        return mapping[v.id]
+
+    for s in seeds:
+        mapping[s.id] = bwd.placeholder(s.out.name, s.out.shape, s.out.dtype, role="grad")
+    for n in backward_nodes:
+        m = Node(n.id, n.kind, inputs=[source(v) for v in n.inputs], op=n.op, attrs=dict(n.attrs),
+                 value=n.value, role=n.role, source_line=n.source_line, module=n.module, subgraphs=n.subgraphs)
+        m.outputs = [Value(v.id, v.spec, m, v.name) for v in n.outputs]
+        for v in m.outputs:
+            mapping[v.id] = v
+        bwd._add(m)
+    bwd.output([source(v) for v in jg.outputs[joint.num_outputs:]])
+    # placeholders: seeds first, then saved values in first-use order (the _add rule keeps them first)
+    return Backward(bwd, saved, joint.wrt)

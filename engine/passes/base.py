@@ -1,0 +1,41 @@
+"""What every pass returns, and small helpers the passes share."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from engine.ir.graph import CONSTANT, Graph, Node, Value
+
+
+@dataclass
+class PassResult:
+    graph: Graph
+    changed: bool
+    notes: list[dict] = field(default_factory=list)   # [{"node": "%5", "reason": "folded: all inputs constant"}]
+    extra: dict = field(default_factory=dict)         # pass-specific data for the page (e.g. the memory plan)
+
+    def note(self, node_id: str, reason: str) -> None:
+        self.notes.append({"node": node_id, "reason": reason})
+        self.changed = True
+
+
+def all_graphs(graph: Graph) -> Iterator[Graph]:
+    """The graph and, recursively, the sub-graphs of its cond/while nodes."""
+    yield graph
+    for n in list(graph.nodes):
+        for sub in n.subgraphs.values():
+            yield from all_graphs(sub)
+
+
+def constant_of(v: Value) -> np.ndarray | None:
+    p = v.producer
+    return p.value if p is not None and p.kind == CONSTANT else None
+
+
+def is_pure(node: Node) -> bool:
+    """Ops marked random or stateful in the registry must not be folded or merged."""
+    from engine.ops.registry import OPS
+    extra = OPS[node.op].extra if node.op in OPS else {}
+    return not (extra.get("random") or extra.get("impure"))
