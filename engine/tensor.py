@@ -11,6 +11,9 @@ from engine.ops.registry import OPS
 # Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
 # the hot path pays one truthiness test.
 OP_OBSERVERS: list = []
+# Observers told when Python reads a tensor's value (bool(t), t.item(), float(t), int(t)): tracing
+# uses this to warn that the trace froze a data-dependent branch. Called as observer(tensor, kind).
+VALUE_READ_OBSERVERS: list = []
 
 
 class Tensor:
@@ -65,6 +68,8 @@ class Tensor:
     def item(self):
         if self.data.size != 1:
             raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
+        for observer in VALUE_READ_OBSERVERS:
+            observer(self, "item")
         return self.data.reshape(()).item()
 
     def tolist(self):
@@ -83,6 +88,8 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        for observer in VALUE_READ_OBSERVERS:
+            observer(self, "bool")
         return bool(self.data.reshape(()))
 
     def __float__(self) -> float:
