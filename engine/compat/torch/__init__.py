@@ -1,23 +1,128 @@
-"""`import torch` inside a run: Dagscope's PyTorch-compatible surface. Names outside it fail loudly."""
+"""`import torch` inside a run: Dagscope's PyTorch-compatible surface. Names outside it fail loudly
+(UnsupportedError naming the attribute and listing what exists), never with a wrong result."""
 from __future__ import annotations
 
+import importlib.util as _importlib_util
+
+import numpy as _np
+
+from engine.compat.torch._surface import functional_module as _functional_module
 from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
                                         int8, int16, int32, int64, long, short, uint8)
 from engine.compat.torch_size import Size
-from engine.creation import (arange, from_numpy, full, manual_seed, ones, rand, randint, randn, tensor,
-                             zeros)
-from engine.errors import UnsupportedError
+from engine.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                             logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
+                             randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from engine.tensor import Tensor
-
-from engine.compat.torch import autograd  # noqa: E402  (submodule, as torch.autograd)
 
 __version__ = "2.13.0+dagscope"
 
+# torch.<op>(tensor, ...) is tensor.<op>(...) in PyTorch for every name here. Each is taken from
+# engine.functional when it defines it, otherwise forwarded to the Tensor method of that name;
+# a name neither provides is left out (and so fails as unsupported).
+_TENSOR_FUNCTIONS = (
+    "abs", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative",
+    "pow", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "sin", "cos",
+    "tan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "sign", "reciprocal", "floor", "ceil", "round",
+    "trunc", "frac", "clamp", "clip", "maximum", "minimum", "fmax", "fmin", "softmax", "log_softmax",
+    "logsumexp", "matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "sum", "mean", "prod", "max", "min",
+    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "where", "reshape", "flatten",
+    "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
+    "masked_fill", "broadcast_to", "flip", "roll", "chunk", "split", "tril", "triu", "diag", "trace",
+    "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+    "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "nonzero", "count_nonzero",
+    "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
+    "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
+    "unique", "meshgrid", "atleast_1d", "atleast_2d")
+# Functions on lists of tensors (no Tensor method form): only from engine.functional.
+_LIST_FUNCTIONS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "broadcast_tensors",
+                   "block_diag", "cartesian_prod")
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    public = sorted(n for n in globals() if not n.startswith("_"))
-    raise UnsupportedError(f"torch.{name} is not supported by Dagscope. Supported names in torch: "
-                           f"{', '.join(public)}.")
+
+def _method_forwarder(name: str):
+    def call(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"torch.{name}(input, ...) = input.{name}(...)"
+    return call
+
+
+def _export_functions() -> None:
+    namespace = globals()
+    _functional = _functional_module()
+    for name in _TENSOR_FUNCTIONS + _LIST_FUNCTIONS:
+        if hasattr(_functional, name):
+            namespace[name] = getattr(_functional, name)
+        elif name in _TENSOR_FUNCTIONS and hasattr(Tensor, name):
+            namespace[name] = _method_forwarder(name)
+
+
+_export_functions()
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.data.dtype.kind == "f"
+
+
+def get_default_dtype():
+    return float32
+
+
+def set_default_dtype(d) -> None:
+    if d != float32:
+        from engine.errors import UnsupportedError
+        raise UnsupportedError("torch.set_default_dtype: Dagscope's default float is torch.float32 and cannot be "
+                               "changed; pass dtype=torch.float64 to the tensors that need it.")
+
+
+def seed() -> int:
+    value = int(_np.random.SeedSequence().entropy % (2 ** 63))
+    manual_seed(value)
+    return value
+
+
+def inference_mode(mode: bool = True):
+    """Like no_grad (Dagscope has no separate inference tensors)."""
+    return no_grad() if mode else enable_grad()
+
+
+class device:
+    """torch.device: Dagscope computes on the CPU only, so only 'cpu' devices can be used."""
+
+    def __init__(self, type: str = "cpu", index=None):
+        text = type.type if isinstance(type, device) else str(type)
+        self.type, _, idx = text.partition(":")
+        self.index = int(idx) if idx else index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")
+
+    def __str__(self) -> str:
+        return self.type + (f":{self.index}" if self.index is not None else "")
+
+    def __eq__(self, other) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+# Submodules, as `import torch` makes them attributes in PyTorch.
+from engine.compat.torch import autograd, backends, cuda, nn, optim, utils  # noqa: E402,F401
+from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F401
+
+if _importlib_util.find_spec("engine.capture") is not None:
+    def compile(model=None, *args, **kwargs):
+        """torch.compile belongs to engine.capture (static capture, passes and compiled kernels)."""
+        from engine.capture import compile as capture_compile
+        return capture_compile(model, *args, **kwargs)
+
+__getattr__ = _unsupported_getattr("torch", globals())

@@ -1,0 +1,34 @@
+"""The facades' loud edge: a module `__getattr__` that names the missing attribute and lists what
+the facade does support, raised as UnsupportedError (error kind "unsupported" in the run record)."""
+from __future__ import annotations
+
+import __future__
+import types
+
+from engine.errors import UnsupportedError
+
+
+def unsupported_getattr(module_name: str, namespace: dict):
+    def __getattr__(name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        public = sorted(n for n, v in namespace.items() if n in _SUBMODULES or not n.startswith("_")
+                        and not isinstance(v, (types.ModuleType, __future__._Feature)))
+        raise UnsupportedError(f"{module_name}.{name} is not supported by Dagscope. "
+                               f"Supported names in {module_name}: {', '.join(public)}.")
+    return __getattr__
+
+
+# Submodules worth listing among a facade's names (helper imports such as `np` are not).
+_SUBMODULES = {"nn", "functional", "init", "utils", "optim", "autograd", "data", "lr_scheduler", "cuda",
+               "backends", "jit", "function"}
+
+
+def functional_module():
+    """engine.functional (PyTorch-named functional ops); an empty namespace until it exists, so the
+    facade imports while that module is being written (its names are then simply unsupported)."""
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec("engine.functional") is None:
+        return types.SimpleNamespace()
+    return importlib.import_module("engine.functional")

@@ -1,0 +1,201 @@
+"""Custom autograd Functions (`torch.autograd.Function`): a user-written forward and backward that
+plug into the engine's backward pass as one node, shown as `<SquareBackward>` as PyTorch does.
+
+`Function.apply` runs `forward` without recording, then gives the output a `CustomNode`; the
+node follows the same protocol as `engine.autograd.Node`, so `run_backward` and the recorder
+treat it like any built-in op.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import autograd
+from engine.errors import UnsupportedError
+from engine.tensor import Tensor
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    """What the recorder reads from `node.op` (name, forward formula, backward rule)."""
+    name: str
+    formula: str
+    rule: str
+
+
+class FunctionCtx:
+    """The `ctx` passed to forward and backward: saved tensors and which inputs need a gradient."""
+
+    def __init__(self, needs_input_grad: tuple):
+        self.needs_input_grad = needs_input_grad
+        self.materialize_grads = True
+        self._saved: tuple = ()
+        self._freed = False
+        self._non_differentiable: set = set()
+
+    def save_for_backward(self, *tensors) -> None:
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(autograd.SECOND_BACKWARD)
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_differentiable.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    def mark_dirty(self, *tensors) -> None:
+        """In-place outputs need version tracking, which the engine does not model."""
+        raise UnsupportedError("ctx.mark_dirty (in-place custom Functions) is not supported by Dagscope; "
+                               "return a new tensor from forward instead.")
+
+
+class CustomNode:
+    """The grad_fn of a custom Function's output (same protocol as engine.autograd.Node)."""
+
+    __slots__ = ("op", "name", "fn_cls", "ctx", "saved", "out_data", "out_ref", "next_functions",
+                 "seq", "freed", "line", "module", "input_shapes", "arg_positions", "n_args",
+                 "__weakref__")
+
+    def __init__(self, fn_cls, ctx: FunctionCtx, args: tuple, out: Tensor):
+        self.fn_cls = fn_cls
+        self.name = f"{fn_cls.__name__}Backward"
+        self.op = CustomOp(fn_cls.__name__, f"{fn_cls.__name__}.forward(ctx, ...) (custom autograd.Function)",
+                           f"{fn_cls.__name__}.backward(ctx, grad) (user-written)")
+        self.ctx = ctx
+        self.n_args = len(args)
+        self.arg_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        self.saved = tuple(args[i] for i in self.arg_positions)   # the tensor inputs (graph edges)
+        self.input_shapes = tuple(t.shape for t in self.saved)
+        self.next_functions = tuple((autograd.gradient_edge(t), 0) for t in self.saved)
+        self.out_data = out.data
+        self.out_ref = weakref.ref(out)
+        self.seq = next(autograd._seq)
+        self.freed = False
+        self.line = None
+        self.module = None
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{self.name} object>"
+
+    def has_saved_tensors(self) -> bool:
+        return bool(self.ctx._saved)
+
+    def release(self) -> None:
+        self.freed = True
+        self.ctx._freed = True
+
+    def apply(self, builder, grad, create_graph: bool) -> tuple:
+        grad_t = grad if isinstance(grad, Tensor) else Tensor(grad)
+        result = self.fn_cls.backward(self.ctx, grad_t)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != self.n_args:
+            # PyTorch tolerates trailing Nones beyond the inputs; anything else is this error.
+            extra = result[self.n_args:]
+            if len(result) < self.n_args or any(g is not None for g in extra):
+                raise RuntimeError(f"function {self.name} returned an incorrect number of gradients "
+                                   f"(expected {self.n_args}, got {len(result)})")
+        grads = []
+        for k, pos in enumerate(self.arg_positions):
+            g = result[pos]
+            if g is None:
+                grads.append(None)
+                continue
+            g = g if isinstance(g, Tensor) else Tensor(np.asarray(g, dtype=self.saved[k].data.dtype))
+            if not _broadcastable(g.data.shape, self.input_shapes[k]):
+                raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {pos} - "
+                                   f"got {list(g.data.shape)} but expected shape compatible with "
+                                   f"{list(self.input_shapes[k])}")
+            grads.append(g if create_graph else g.data)
+        return tuple(grads)
+
+
+def _broadcastable(shape, target) -> bool:
+    try:
+        return tuple(np.broadcast_shapes(shape, target)) == tuple(target)
+    except ValueError:
+        return False
+
+
+class Function:
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply(...)`."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx = FunctionCtx(needs)
+        with autograd.no_grad():
+            if "setup_context" in _overridden(cls):
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        if not (autograd.is_grad_enabled() and any(needs)):
+            return output
+        return _attach_node(cls, ctx, args, output)
+
+
+def _overridden(cls) -> set:
+    names = set()
+    for klass in cls.__mro__:
+        if klass is Function:
+            break
+        names.update(klass.__dict__)
+    return names
+
+
+def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):
+    """Give the differentiable output its CustomNode (one differentiable output is supported)."""
+    outputs = output if isinstance(output, tuple) else (output,)
+    arg_ids = {id(a) for a in args}
+    fresh = []
+    for o in outputs:
+        if isinstance(o, Tensor) and id(o) in arg_ids:
+            o = Tensor(o.data)        # an input returned as-is: the output is a new tensor over its data
+        fresh.append(o)
+    differentiable = [i for i, o in enumerate(fresh) if isinstance(o, Tensor)
+                      and o.data.dtype.kind == "f" and id(outputs[i]) not in ctx._non_differentiable]
+    if len(differentiable) > 1:
+        raise UnsupportedError(f"{cls.__name__}.forward returned {len(differentiable)} differentiable tensors; "
+                               "Dagscope supports custom Functions with one differentiable output "
+                               "(mark the others with ctx.mark_non_differentiable).")
+    if differentiable:
+        out = fresh[differentiable[0]]
+        node = CustomNode(cls, ctx, args, out)
+        from engine import record
+        if record.current() is not None:
+            from engine.nn_context import current_module_path
+            node.line = record.user_line()
+            node.module = current_module_path()
+        out.requires_grad = True
+        out.grad_fn = node
+    return tuple(fresh) if isinstance(output, tuple) else fresh[0]
+
+
+def once_differentiable(fn):
+    """PyTorch's decorator for backwards that are not themselves differentiable: here a no-op."""
+    return fn

@@ -1,0 +1,73 @@
+"""Activation modules: ReLU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax (forward = engine.functional)."""
+from __future__ import annotations
+
+import warnings
+
+from engine.nn._functional import F
+from engine.nn.module import Module
+
+
+class ReLU(Module):
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class GELU(Module):
+    def __init__(self, approximate: str = "none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+def _implicit_dim(name: str, ndim: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        dim = _implicit_dim("softmax", input.ndim) if self.dim is None else self.dim
+        return F.softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        dim = _implicit_dim("log_softmax", input.ndim) if self.dim is None else self.dim
+        return F.log_softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

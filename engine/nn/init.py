@@ -1,0 +1,131 @@
+"""nn.init: in-place initializers with PyTorch's formulas (gains, fans, bounds), drawn from the
+engine's seeded RNG (`manual_seed`) — so runs are repeatable, though the numbers differ from
+real PyTorch's, whose random generator is a different algorithm."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine import creation
+from engine.tensor import Tensor
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d")
+    if nonlinearity in linear or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    shape = tensor.data.shape
+    if len(shape) < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
+    # In place, like PyTorch's `with torch.no_grad(): tensor.uniform_(...)`: views of it see the change.
+    np.copyto(tensor.data, values.astype(tensor.data.dtype, copy=False))
+    return tensor
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    return _fill(tensor, creation.rng().uniform(a, b, size=tensor.data.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    return _fill(tensor, creation.rng().normal(mean, std, size=tensor.data.shape))
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None) -> Tensor:
+    """Normal values redrawn until they fall inside [a, b] (the distribution PyTorch samples)."""
+    rng = creation.rng()
+    values = rng.normal(mean, std, size=tensor.data.shape)
+    bad = (values < a) | (values > b)
+    while bad.any():
+        values[bad] = rng.normal(mean, std, size=int(bad.sum()))
+        bad = (values < a) | (values > b)
+    return _fill(tensor, values)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    tensor.data[...] = val
+    return tensor
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 1)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    if tensor.data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(tensor, np.eye(*tensor.data.shape))
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator=None) -> Tensor:
+    if 0 in tensor.data.shape:
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator=None) -> Tensor:
+    if 0 in tensor.data.shape:
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std)
+
+
+def default_linear_init(weight: Tensor, bias: Tensor | None) -> None:
+    """What nn.Linear and nn.Conv2d do in reset_parameters: kaiming_uniform(a=sqrt(5)) weights,
+    biases uniform in +-1/sqrt(fan_in)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

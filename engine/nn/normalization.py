@@ -1,0 +1,81 @@
+"""LayerNorm and BatchNorm1d: learnable affine parameters; BatchNorm keeps running statistics
+(updated without gradient, as PyTorch does: the running variance uses the unbiased estimate)."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.nn._functional import F
+from engine.nn.module import Module
+from engine.nn.parameter import Parameter
+from engine.tensor import Tensor
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
+            if bias:
+                self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class BatchNorm1d(Module):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(np.ones(num_features, np.float32))
+            self.bias = Parameter(np.zeros(num_features, np.float32))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features, np.float32)))
+            self.register_buffer("running_var", Tensor(np.ones(num_features, np.float32)))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def forward(self, input):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        use_batch_stats = self.training or not self.track_running_stats
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.data[...] += 1
+            if self.momentum is None:       # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.data)
+        return F.batch_norm(input, self.running_mean if not self.training or self.track_running_stats else None,
+                            self.running_var if not self.training or self.track_running_stats else None,
+                            self.weight, self.bias, use_batch_stats, momentum, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")

@@ -1,0 +1,36 @@
+"""nn.Parameter: a leaf tensor that a Module registers as trainable, printed as PyTorch prints it."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.tensor import Tensor
+
+
+class Parameter(Tensor):
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad: bool = True):
+        if data is None:
+            data = np.empty((0,), dtype=np.float32)
+        # Shares the array with `data`, as PyTorch's Parameter shares the tensor's storage.
+        Tensor.__init__(self, data.data if isinstance(data, Tensor) else np.asarray(data))
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def __repr__(self) -> str:
+        from engine.format import tensor_repr
+        return "Parameter containing:\n" + tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (Parameter, (Tensor(self.data), self.requires_grad))
+
+
+class Buffer(Tensor):
+    """nn.Buffer (PyTorch 2.5+): a tensor a Module saves in its state_dict but does not train."""
+    __slots__ = ("persistent",)
+
+    def __init__(self, data, persistent: bool = True):
+        Tensor.__init__(self, data.data if isinstance(data, Tensor) else np.asarray(data))
+        self.persistent = persistent

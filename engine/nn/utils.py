@@ -1,0 +1,52 @@
+"""nn.utils: gradient clipping (clip_grad_norm_, clip_grad_value_) and parameters_to_vector."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.tensor import Tensor
+
+
+def _with_grads(parameters) -> list:
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    return [p for p in params if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:
+    """Scale all gradients together so their joint norm is at most max_norm; returns the norm before."""
+    params = _with_grads(parameters)
+    if not params:
+        return Tensor(np.array(0.0, dtype=np.float32))
+    grads = [p.grad.data for p in params]
+    if norm_type == math.inf:
+        total = max(float(np.abs(g).max()) if g.size else 0.0 for g in grads)
+    else:
+        total = float(sum(float(np.sum(np.abs(g.astype(np.float64)) ** norm_type)) for g in grads)) ** (1.0 / norm_type)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
+                           "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+                           "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    # As PyTorch: clip_coef = max_norm / (total + 1e-6), clamped to at most 1, multiplied in place.
+    coef = min(max_norm / (total + 1e-6), 1.0)
+    for g in grads:
+        g *= g.dtype.type(coef)
+    return Tensor(np.array(total, dtype=grads[0].dtype))
+
+
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    for p in _with_grads(parameters):
+        np.clip(p.grad.data, -clip_value, clip_value, out=p.grad.data)
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    return Tensor(np.concatenate([p.data.reshape(-1) for p in parameters]))
+
+
+def vector_to_parameters(vec: Tensor, parameters) -> None:
+    offset = 0
+    for p in parameters:
+        n = p.data.size
+        p.data[...] = vec.data[offset:offset + n].reshape(p.data.shape)
+        offset += n

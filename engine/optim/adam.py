@@ -1,0 +1,72 @@
+"""Adam and AdamW, exactly PyTorch's update (single-tensor path):
+m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g*g;  denom = sqrt(v)/sqrt(1-b2^t) + eps;
+p -= lr/(1-b1^t) * m/denom.  Adam adds wd*p to g; AdamW first decays p *= 1 - lr*wd."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.optim.optimizer import Optimizer
+from engine.tensor import Tensor
+
+
+class Adam(Optimizer):
+    decoupled = False
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
+                 amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                                  "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                                  "decoupled_weight_decay": decoupled_weight_decay or self.decoupled})
+
+    def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        if not state:
+            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
+            state["exp_avg"] = Tensor(np.zeros_like(p.data))
+            state["exp_avg_sq"] = Tensor(np.zeros_like(p.data))
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = Tensor(np.zeros_like(p.data))
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        g = -grad if group["maximize"] else grad
+        state["step"].data += 1
+        step = float(state["step"].data)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.data *= 1 - lr * wd
+            else:
+                g = g + wd * p.data
+        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m += (g - m) * (1 - beta1)           # torch's lerp_(grad, 1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * g * g
+        if group["amsgrad"]:
+            np.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
+            v = state["max_exp_avg_sq"].data
+        step_size = lr / (1 - beta1 ** step)
+        denom = np.sqrt(v) / math.sqrt(1 - beta2 ** step) + group["eps"]
+        p.data -= step_size * (m / denom)
+
+
+class AdamW(Adam):
+    decoupled = True
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
+                 amsgrad: bool = False, *, maximize: bool = False, foreach=None, capturable: bool = False,
+                 differentiable: bool = False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

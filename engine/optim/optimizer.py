@@ -1,0 +1,114 @@
+"""Optimizer base: param_groups, per-parameter state, zero_grad, state_dict, and PyTorch's repr.
+Updates change parameters in place (as PyTorch does), so views such as `w.detach()` see them."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from engine import autograd
+from engine.nn.module import _zero_grad
+from engine.tensor import Tensor
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    def __init__(self, params, defaults: dict):
+        self.defaults = defaults
+        self.state: dict = defaultdict(dict)      # keyed by the parameter tensor (hashed by identity)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got torch.FloatTensor")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict) -> None:
+        group = dict(group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for key, default in self.defaults.items():
+            if default is required and key not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {key}")
+            group.setdefault(key, default)
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in existing for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                _zero_grad(p, set_to_none)
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with autograd.enable_grad():
+                loss = closure()
+        with autograd.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, p.grad.data, group, self.state[p])
+        return loss
+
+    def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
+        raise NotImplementedError
+
+    def state_dict(self) -> dict:
+        index: dict = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = []
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+                packed["params"].append(index[id(p)])
+            groups.append(packed)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        by_index = {}
+        for group, saved_group in zip(self.param_groups, saved):
+            if len(group["params"]) != len(saved_group["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size "
+                                 "of optimizer's group")
+            for p, i in zip(group["params"], saved_group["params"]):
+                by_index[i] = p
+            group.update({k: v for k, v in saved_group.items() if k != "params"})
+        self.state = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            self.state[by_index[i]] = {k: (Tensor(v.data.copy()) if isinstance(v, Tensor) else v)
+                                       for k, v in s.items()}
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += "\n" + f"Parameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def __getstate__(self):
+        return self.__dict__

@@ -1,0 +1,123 @@
+"""Custom autograd.Function: ctx.save_for_backward, saved_tensors, needs_input_grad, apply, and how
+the node joins the engine's backward pass (retain_graph, the second-backward error, recording)."""
+import numpy as np
+import pytest
+
+from engine import creation
+from engine.errors import UnsupportedError
+from engine.function import Function
+
+
+class Square(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
+
+
+class ScaleBy(Function):
+    """A non-tensor argument: its gradient slot must be None."""
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        ctx.flags = ctx.needs_input_grad
+        return x * k
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.k, None
+
+
+def test_square_forward_backward_and_name():
+    x = creation.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = Square.apply(x)
+    assert repr(y) == "tensor([1., 4., 9.], grad_fn=<SquareBackward>)"
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, 2 * np.array([1.0, -2.0, 3.0], np.float32))
+
+
+def test_chain_with_builtin_ops_and_upstream_gradient():
+    x = creation.tensor([0.5, 1.5], requires_grad=True)
+    z = (Square.apply(x * 3) * 2).sum()            # z = 2 (3x)^2 -> dz/dx = 36 x
+    z.backward()
+    np.testing.assert_allclose(x.grad.data, 36 * np.array([0.5, 1.5]), rtol=1e-6)
+
+
+def test_second_backward_needs_retain_graph():
+    x = creation.tensor([2.0], requires_grad=True)
+    y = Square.apply(x)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.data.tolist() == [8.0]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_non_tensor_argument_and_needs_input_grad():
+    x = creation.tensor([1.0, 2.0], requires_grad=True)
+    y = ScaleBy.apply(x, 3.0)
+    y.sum().backward()
+    assert x.grad.data.tolist() == [3.0, 3.0]
+    assert y.grad_fn.ctx.flags == (True, False)
+
+
+def test_no_node_without_grad():
+    y = Square.apply(creation.tensor([3.0]))
+    assert y.grad_fn is None and not y.requires_grad
+
+
+def test_wrong_number_of_gradients():
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    a = creation.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"function BadBackward returned an incorrect number of gradients "
+                                           r"\(expected 2, got 1\)"):
+        Bad.apply(a, a).backward()
+
+
+def test_several_differentiable_outputs_are_unsupported():
+    class Two(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+    with pytest.raises(UnsupportedError):
+        Two.apply(creation.tensor([1.0], requires_grad=True))
+
+
+def test_custom_function_is_recorded_with_its_name(run):
+    record = run(
+        "import torch\n"
+        "class Square(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        ctx.save_for_backward(x)\n"
+        "        return x ** 2 if False else x * x\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        x, = ctx.saved_tensors\n"
+        "        return grad * 2 * x\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "y = Square.apply(x)\n"
+        "y.sum().backward()\n"
+        "print(x.grad)\n")
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "tensor([2., 4.])\n"
+    graph = record["graphs"][0]
+    ops = [n["op"] for n in graph["backward"]["nodes"]]
+    assert ops == ["SumBackward0", "SquareBackward", "AccumulateGrad"]
+    square = next(n for n in graph["forward"]["nodes"] if n["op"] == "Square")
+    assert square["line"] == 12
+    assert [s["op"] for s in graph["steps"]] == ops

@@ -1,0 +1,134 @@
+"""Autograd behaves as PyTorch's: retain_graph, the second-backward error, grad modes, detach,
+leaf/non-leaf, hooks, accumulation, autograd.grad (expected values worked out by hand)."""
+import numpy as np
+import pytest
+
+from engine import autograd, creation
+from engine.compat.torch import autograd as torch_autograd
+from engine.tensor import Tensor
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+def _x():
+    return creation.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+
+def test_second_backward_raises_pytorchs_message():
+    x = _x()
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError) as err:
+        y.backward()
+    assert str(err.value) == SECOND_BACKWARD
+
+
+def test_retain_graph_allows_second_backward_and_grads_accumulate():
+    x = _x()
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    assert x.grad.data.tolist() == [2.0, 4.0, 6.0]
+    y.backward()
+    assert x.grad.data.tolist() == [4.0, 8.0, 12.0]
+
+
+def test_no_grad_and_enable_grad():
+    x = _x()
+    with autograd.no_grad():
+        y = x * 2
+        with autograd.enable_grad():
+            z = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert z.requires_grad and z.grad_fn.name == "MulBackward0"
+
+    @autograd.no_grad()
+    def f(t):
+        return t * 3
+    assert not f(x).requires_grad and autograd.is_grad_enabled()
+
+
+def test_detach_shares_data_and_cuts_the_graph():
+    x = _x()
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.grad_fn is None and d.is_leaf
+    w = x.detach()
+    w.data[0] = 10.0
+    assert x.data[0] == 10.0
+
+
+def test_leaf_and_non_leaf_grads():
+    x = _x()
+    y = x * 2
+    y.retain_grad()
+    z = x * 3
+    (y.sum() + z.sum()).backward()
+    assert x.is_leaf and not y.is_leaf
+    assert y.grad.data.tolist() == [1.0, 1.0, 1.0]
+    assert z.grad is None
+    assert x.grad.data.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_requires_grad_rules():
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        creation.tensor([1, 2]).requires_grad_()
+    y = _x() * 2
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        creation.ones(2).sum().backward()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (_x() * 2).backward()
+
+
+def test_register_hook_changes_the_gradient():
+    x = _x()
+    seen = []
+    x.register_hook(lambda g: seen.append(g.data.tolist()))
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert seen == [[20.0, 20.0, 20.0]] and x.grad.data.tolist() == [20.0, 20.0, 20.0]
+
+
+def test_backward_with_explicit_gradient():
+    x = _x()
+    (x * x).backward(creation.tensor([1.0, 0.0, 2.0]))
+    assert x.grad.data.tolist() == [2.0, 0.0, 12.0]
+
+
+def test_autograd_grad_returns_without_accumulating():
+    x = _x()
+    y = (x * x * x).sum()
+    (g,) = torch_autograd.grad(y, x, create_graph=True)
+    assert g.data.tolist() == [3.0, 12.0, 27.0] and x.grad is None
+    (gg,) = torch_autograd.grad(g.sum(), x)       # second derivative: 6x
+    assert gg.data.tolist() == [6.0, 12.0, 18.0]
+
+
+def test_autograd_grad_unused_input():
+    x, w = _x(), _x()
+    y = (x * 2).sum()
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        torch_autograd.grad(y, [x, w], retain_graph=True)
+    gx, gw = torch_autograd.grad(y, [x, w], allow_unused=True)
+    assert gx.data.tolist() == [2.0, 2.0, 2.0] and gw is None
+
+
+def test_grad_of_broadcast_reduces_to_input_shape():
+    a = Tensor(np.ones((2, 3), np.float32), requires_grad=True)
+    b = Tensor(np.ones((3,), np.float32), requires_grad=True)
+    (a * b).sum().backward()
+    assert b.grad.shape == (3,) and b.grad.data.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_grad_fn_names_and_next_functions():
+    x = _x()
+    y = (x * 2).sum()
+    assert y.grad_fn.name == "SumBackward0"
+    mul = y.grad_fn.next_functions[0][0]
+    assert mul.name == "MulBackward0"
+    assert mul.next_functions[0][0].name == "AccumulateGrad"

@@ -1,0 +1,200 @@
+"""nn.Module: registration, names for the recorder, iteration, state_dict, hooks, repr as PyTorch's."""
+import math
+
+import numpy as np
+import pytest
+
+from engine import creation, nn
+from engine.nn import init
+from engine.tensor import Tensor
+
+
+class MLP(nn.Module):
+    def __init__(self, d_in, d_hid, d_out):
+        super().__init__()
+        self.fc1 = nn.Linear(d_in, d_hid)
+        self.fc2 = nn.Linear(d_hid, d_out)
+
+    def forward(self, x):
+        return self.fc2(self.fc1(x))
+
+
+def test_repr_matches_pytorch():
+    assert repr(MLP(100, 128, 10)) == (
+        "MLP(\n"
+        "  (fc1): Linear(in_features=100, out_features=128, bias=True)\n"
+        "  (fc2): Linear(in_features=128, out_features=10, bias=True)\n"
+        ")")
+    seq = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Flatten(), nn.Dropout(0.25),
+                        nn.Linear(4, 2, bias=False), nn.LogSoftmax(dim=1))
+    assert repr(seq) == (
+        "Sequential(\n"
+        "  (0): Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))\n"
+        "  (1): ReLU()\n"
+        "  (2): Flatten(start_dim=1, end_dim=-1)\n"
+        "  (3): Dropout(p=0.25, inplace=False)\n"
+        "  (4): Linear(in_features=4, out_features=2, bias=False)\n"
+        "  (5): LogSoftmax(dim=1)\n"
+        ")")
+
+
+def test_repr_of_each_layer():
+    assert repr(nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=1, bias=False)) == \
+        "Conv2d(3, 16, kernel_size=(5, 5), stride=(2, 2), padding=(1, 1), bias=False)"
+    assert repr(nn.LayerNorm(10)) == "LayerNorm((10,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.BatchNorm1d(8)) == "BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+    assert repr(nn.Embedding(10, 3, padding_idx=0)) == "Embedding(10, 3, padding_idx=0)"
+    assert repr(nn.GELU()) == "GELU(approximate='none')"
+    assert repr(nn.Softmax(dim=-1)) == "Softmax(dim=-1)"
+    assert [repr(m) for m in (nn.Tanh(), nn.Sigmoid(), nn.Identity(), nn.MSELoss(), nn.CrossEntropyLoss())] == \
+        ["Tanh()", "Sigmoid()", "Identity()", "MSELoss()", "CrossEntropyLoss()"]
+
+
+def test_module_list_folds_repeated_blocks_like_pytorch():
+    blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU()])
+    assert repr(blocks) == ("ModuleList(\n"
+                            "  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
+                            "  (3): ReLU()\n"
+                            ")")
+
+
+def test_parameter_repr_and_registration():
+    p = nn.Parameter(creation.ones(2))
+    assert repr(p) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert p.is_leaf and p.requires_grad
+
+
+def test_parameters_carry_qualified_names_and_module_paths():
+    outer = nn.Sequential()
+    outer.add_module("mlp", MLP(3, 4, 2))
+    names = [n for n, _ in outer.named_parameters()]
+    assert names == ["mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"]
+    w = outer.mlp.fc1.weight
+    assert (w._name, w._module) == ("mlp.fc1.weight", "mlp.fc1")
+    assert outer.mlp.fc2._qualname == "mlp.fc2"
+
+
+def test_iteration_helpers():
+    m = MLP(3, 4, 2)
+    assert [n for n, _ in m.named_children()] == ["fc1", "fc2"]
+    assert [n for n, _ in m.named_modules()] == ["", "fc1", "fc2"]
+    assert len(list(m.parameters())) == 4
+    bn = nn.BatchNorm1d(3)
+    assert [n for n, _ in bn.named_buffers()] == ["running_mean", "running_var", "num_batches_tracked"]
+    assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+
+
+def test_shared_parameter_listed_once():
+    m = MLP(2, 2, 2)
+    m.fc2.weight = m.fc1.weight
+    assert len(list(m.parameters())) == 3
+
+
+def test_train_eval_propagates():
+    m = nn.Sequential(nn.Linear(2, 2), nn.Dropout())
+    m.eval()
+    assert not m.training and not m[1].training
+    m.train()
+    assert m[1].training
+
+
+def test_state_dict_roundtrip_and_errors():
+    a, b = MLP(3, 4, 2), MLP(3, 4, 2)
+    result = b.load_state_dict(a.state_dict())
+    assert repr(result) == "<All keys matched successfully>"
+    assert np.array_equal(a.fc1.weight.data, b.fc1.weight.data)
+    state = a.state_dict()
+    assert not state["fc1.weight"].requires_grad          # detached, like PyTorch's
+    del state["fc2.bias"]
+    state["extra"] = creation.zeros(1)
+    with pytest.raises(RuntimeError) as err:
+        b.load_state_dict(state)
+    assert str(err.value) == ('Error(s) in loading state_dict for MLP:\n\tMissing key(s) in state_dict: '
+                              '"fc2.bias". \n\tUnexpected key(s) in state_dict: "extra". ')
+    keys = b.load_state_dict(state, strict=False)
+    assert keys.missing_keys == ["fc2.bias"] and keys.unexpected_keys == ["extra"]
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc1.weight: copying a param with shape "
+                                           r"torch.Size\(\[4, 4\]\) from checkpoint, the shape in current "
+                                           r"model is torch.Size\(\[4, 3\]\)."):
+        b.load_state_dict({**a.state_dict(), "fc1.weight": creation.zeros(4, 4)})
+
+
+def test_attribute_errors_like_pytorch():
+    m = MLP(2, 2, 2)
+    with pytest.raises(AttributeError, match="'MLP' object has no attribute 'fc3'"):
+        m.fc3
+
+    class Forgot(nn.Module):
+        def __init__(self):
+            self.fc = nn.Linear(2, 2)
+    with pytest.raises(AttributeError, match=r"cannot assign module before Module.__init__\(\) call"):
+        Forgot()
+
+
+def test_forward_hooks_and_pre_hooks():
+    class Double(nn.Module):
+        def forward(self, x):
+            return x * 2
+    m = Double()
+    seen = []
+    handle = m.register_forward_hook(lambda mod, inp, out: seen.append(out.data.tolist()))
+    pre = m.register_forward_pre_hook(lambda mod, inp: (inp[0] + 1,))
+    out = m(creation.tensor([1.0]))
+    assert out.data.tolist() == [4.0] and seen == [[4.0]]
+    handle.remove()
+    pre.remove()
+    m(creation.tensor([1.0]))
+    assert seen == [[4.0]]
+
+
+def test_call_pushes_module_path():
+    from engine import nn_context
+    paths = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            paths.append(nn_context.current_module_path())
+            return x
+
+    outer = nn.Sequential(Probe(), nn.Sequential(Probe()))
+    outer(creation.zeros(1))
+    assert paths == ["0", "1.0"] and nn_context.current_module_path() is None
+
+
+def test_zero_grad_and_apply():
+    m = MLP(2, 2, 2)
+    for p in m.parameters():
+        p.grad = Tensor(np.ones(p.data.shape, np.float32))
+    m.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.data.any() for p in m.parameters())
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+    m.apply(lambda mod: isinstance(mod, nn.Linear) and init.zeros_(mod.weight))
+    assert not m.fc1.weight.data.any()
+
+
+def test_linear_default_init_bounds_follow_pytorch():
+    creation.manual_seed(0)
+    lin = nn.Linear(400, 300)
+    bound = 1 / math.sqrt(400)            # kaiming_uniform(a=sqrt(5)) gives the same bound as the bias
+    for p in (lin.weight, lin.bias):
+        assert p.data.dtype == np.float32
+        assert -bound <= p.data.min() and p.data.max() <= bound
+        assert p.data.max() > 0.95 * bound and p.data.min() < -0.95 * bound
+    creation.manual_seed(0)
+    assert np.array_equal(nn.Linear(400, 300).weight.data, lin.weight.data)   # seeded: repeatable
+
+
+def test_init_functions():
+    creation.manual_seed(1)
+    w = nn.Parameter(creation.zeros(200, 100))
+    init.xavier_uniform_(w)
+    a = math.sqrt(6 / 300)
+    assert -a <= w.data.min() and w.data.max() <= a
+    init.kaiming_normal_(w, nonlinearity="relu")
+    assert abs(w.data.std() - math.sqrt(2 / 100)) < 0.01
+    init.constant_(w, 0.5)
+    assert (w.data == 0.5).all()
+    assert init.calculate_gain("tanh") == 5 / 3 and init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
+    with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+        init.xavier_uniform_(creation.zeros(3))
