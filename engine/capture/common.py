@@ -1,0 +1,105 @@
+"""What every capture shares: running a captured graph eagerly (op by op through the registry, so
+autograd and outer captures see it), module parameters as graph inputs, and recording."""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
+from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
+
+
+def is_module(obj) -> bool:
+    return hasattr(obj, "named_parameters") and hasattr(obj, "forward")
+
+
+def module_state(module) -> list[tuple[str, Any]]:
+    """(dotted name, tensor) of a module's parameters then buffers: the graph's "param" inputs."""
+    state = list(module.named_parameters())
+    if hasattr(module, "named_buffers"):
+        state += [(n, b) for n, b in module.named_buffers() if b is not None]
+    return state
+
+
+def param_names(fn) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def run_eager(graph: Graph, inputs: list) -> list:
+    """Run `graph` op by op on Tensors (inputs in placeholder order); returns output Tensors.
+
+    Each call goes through `engine.tensor.apply`, so the result carries an ordinary eager autograd
+    graph (backward through a traced or scripted function equals eager backward) and an enclosing
+    trace records the ops as if they were written inline."""
+    from engine.tensor import Tensor, apply
+    env: dict[str, Any] = {}
+    for node, x in zip(graph.placeholders, inputs):
+        env[node.id] = x if isinstance(x, Tensor) else Tensor(np.asarray(x, dtype=node.out.dtype))
+    for node in graph.nodes:
+        if node.kind in (PLACEHOLDER, OUTPUT):
+            continue
+        if node.kind == CONSTANT:
+            env[node.id] = Tensor(node.value)
+        elif node.kind == CALL:
+            env[node.id] = apply(node.op, *(env[v.id] for v in node.inputs), **node.attrs)
+        elif node.kind == COND:
+            pred, operands = env[node.inputs[0].id], [env[v.id] for v in node.inputs[1:]]
+            branch = node.subgraphs["then" if truth(pred.data) else "else"]
+            for v, r in zip(node.outputs, run_eager(branch, operands)):
+                env[v.id] = r
+        elif node.kind == WHILE:
+            carried = [env[v.id] for v in node.inputs]
+            for _ in range(MAX_LOOP_ITERATIONS):
+                if not truth(run_eager(node.subgraphs["cond"], carried)[0].data):
+                    break
+                carried = run_eager(node.subgraphs["body"], carried)
+            for v, r in zip(node.outputs, carried):
+                env[v.id] = r
+    return [env[v.id] for v in graph.outputs]
+
+
+def pack_outputs(outputs: list, structure):
+    """Outputs in the shape the Python function returned them (one value, tuple or list)."""
+    if structure == "single":
+        return outputs[0]
+    if structure == "list":
+        return list(outputs)
+    return tuple(outputs)
+
+
+def record_static(graph: Graph, capture: str, title: str, *, warnings: list | None = None,
+                  values: dict | None = None, backward: bool = True, extra: dict | None = None,
+                  pipeline=None) -> dict | None:
+    """Add a static graph (captured IR, its backward, the pass snapshots) to the active run record."""
+    from engine import record
+    rec = record.current()
+    if rec is None:
+        return None
+    from engine.autodiff import backward_graph
+    from engine.ir.printer import format_graph
+    from engine.ir.record import graph_to_record
+    from engine.passes import run_pipeline
+    notes = list(warnings or [])
+    bwd = None
+    if backward and any(v.dtype.kind == "f" for v in graph.inputs):
+        try:
+            bwd = graph_to_record(backward_graph(graph).graph)
+        except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
+            notes.append(f"no backward graph: {exc}")
+    passes = []
+    try:
+        result = pipeline if pipeline is not None else run_pipeline(graph)
+        passes = result.snapshots
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"pass pipeline failed: {type(exc).__name__}: {exc}")
+    entry = {"kind": "static", "title": title, "capture": capture,
+             "forward": graph_to_record(graph, values), "backward": bwd, "steps": [],
+             "passes": passes, "kernels": [], "timings": None, "warnings": notes, "ir": format_graph(graph)}
+    entry.update(extra or {})
+    return rec.add_graph(entry)

@@ -1,0 +1,183 @@
+"""Capture by tracing (`torch.jit.trace`): run the function once on example inputs and record every
+op it executes. Python control flow is not recorded — only the path the example took — so when a
+branch depends on a tensor's value the trace warns (as PyTorch's TracerWarning) and the captured
+graph keeps that branch frozen for every later input."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from engine import nn_context, record
+from engine.capture.common import is_module, module_state, pack_outputs, param_names, record_static, run_eager
+from engine.ir.graph import Graph, Value
+from engine.ir.printer import format_graph
+
+_CONSTANT_NOTE = ("We can't record the data flow of Python values, so this value will be treated as a "
+                  "constant in the future. This means that the trace might not generalize to other inputs!")
+TRACER_MESSAGES = {
+    "bool": "Converting a tensor to a Python boolean might cause the trace to be incorrect. " + _CONSTANT_NOTE,
+    "item": "Converting a tensor to a Python number might cause the trace to be incorrect. " + _CONSTANT_NOTE,
+}
+
+
+class TracerWarning(UserWarning):
+    """PyTorch's category for 'this trace may not generalize'."""
+
+
+class Tracer:
+    """An op observer that mirrors every eager op as a call node of `graph`."""
+
+    def __init__(self, name: str):
+        self.graph = Graph(name)
+        self.values: dict[int, Value] = {}        # id(Tensor) -> its Value
+        self.arrays: dict[str, np.ndarray] = {}   # value id -> the array it had (shown on the record's nodes)
+        self._alive: list = []                    # keeps traced tensors alive so ids are not reused
+        self.warnings: list[str] = []
+        self.frozen: list[dict] = []              # where Python read a tensor's value: the frozen branches
+
+    def bind(self, tensor, value: Value) -> None:
+        self.values[id(tensor)] = value
+        self._alive.append(tensor)
+        self.arrays[value.id] = tensor.data
+
+    def value_of(self, tensor) -> Value:
+        v = self.values.get(id(tensor))
+        if v is None:
+            # A tensor the trace did not produce (a global, a closure, a Python scalar): a constant.
+            v = self.graph.constant(np.array(tensor.data, copy=True), name=tensor._name)
+            self.bind(tensor, v)
+        return v
+
+    def observe(self, op, tensors, attrs, out) -> None:
+        self.graph.current_line = record.user_line()
+        self.graph.current_module = nn_context.current_module_path()
+        v = self.graph.call(op.name, *(self.value_of(t) for t in tensors), **attrs)
+        self.bind(out, v)
+
+    def on_value_read(self, tensor, kind: str) -> None:
+        if id(tensor) not in self.values:
+            return                                # not computed from the trace's inputs
+        line = record.user_line()
+        message = TRACER_MESSAGES[kind]
+        value = tensor.data.reshape(()).item()
+        self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id})
+        where = f"line {line}" if line is not None else "an unknown line"
+        self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
+        rec = record.current()
+        if rec is not None:
+            rec.warn(f"TracerWarning at line {line}: {message}")
+        if line is not None:
+            warnings.warn_explicit(message, TracerWarning, record.USER_FILENAME, line)
+        else:
+            warnings.warn(message, TracerWarning, stacklevel=3)
+
+    def __enter__(self):
+        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
+        OP_OBSERVERS.append(self.observe)
+        VALUE_READ_OBSERVERS.append(self.on_value_read)
+        return self
+
+    def __exit__(self, *exc):
+        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
+        OP_OBSERVERS.remove(self.observe)
+        VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        return False
+
+
+def _as_tuple(example_inputs) -> tuple:
+    from engine.tensor import Tensor
+    if isinstance(example_inputs, Tensor):
+        return (example_inputs,)
+    return tuple(example_inputs)
+
+
+def _structure(out) -> str:
+    return "list" if isinstance(out, list) else "tuple" if isinstance(out, tuple) else "single"
+
+
+def trace_graph(fn, example_inputs, name: str | None = None) -> tuple[Graph, Tracer, str, list]:
+    """Trace `fn` (a function or a Module) once; returns (graph, tracer, output structure, state names)."""
+    from engine.tensor import Tensor
+    args = _as_tuple(example_inputs)
+    target = fn.forward if is_module(fn) else fn
+    name = name or getattr(target, "__qualname__", getattr(target, "__name__", "traced"))
+    if is_module(fn):
+        name = type(fn).__name__
+    tracer = Tracer(name)
+    g = tracer.graph
+    arg_names = [n for n in param_names(target) if n != "self"]
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"torch.jit.trace: example input {i} is a {type(a).__name__}; "
+                            "tracing takes Tensors (Python values would be frozen into the graph)")
+        label = arg_names[i] if i < len(arg_names) else f"input_{i}"
+        tracer.bind(a, g.placeholder(label, a.data.shape, a.data.dtype))
+    state = module_state(fn) if is_module(fn) else []
+    for pname, t in state:
+        tracer.bind(t, g.placeholder(pname, t.data.shape, t.data.dtype, role="param"))
+    with tracer:
+        out = fn(*args)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise TypeError(f"torch.jit.trace: the traced function returned a {type(o).__name__}; "
+                            "only Tensors (or tuples of Tensors) can be traced outputs")
+    g.current_line = g.current_module = None
+    g.output([tracer.value_of(o) for o in outs])
+    return g, tracer, _structure(out), [n for n, _ in state]
+
+
+class TracedFunction:
+    """What `torch.jit.trace` returns: calling it replays the recorded graph (branches frozen)."""
+
+    def __init__(self, fn, graph: Graph, structure: str, warnings_: list[str], state_names: list[str]):
+        self._fn = fn
+        self.graph = graph
+        self._structure = structure
+        self.warnings = warnings_
+        self._state_names = state_names
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    @property
+    def code(self) -> str:
+        return format_graph(self.graph)
+
+    def _inputs(self, args) -> list:
+        if is_module(self._fn):
+            state = dict(module_state(self._fn))
+            return list(args) + [state[n] for n in self._state_names]
+        return list(args)
+
+    def __call__(self, *args):
+        n = len(self.graph.placeholders) - len(self._state_names)
+        if len(args) != n:
+            raise TypeError(f"{self.__name__}() expected {n} arguments but got {len(args)}")
+        return pack_outputs(run_eager(self.graph, self._inputs(args)), self._structure)
+
+    forward = __call__
+
+    def save(self, path) -> None:
+        """Writes the captured IR as text (Dagscope's stand-in for TorchScript's archive)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.code)
+
+    def __getattr__(self, name):
+        # parameters/submodules of a traced module stay reachable (traced.fc1.weight, .parameters())
+        fn = self.__dict__.get("_fn")
+        if fn is None or not is_module(fn):
+            raise AttributeError(name)
+        return getattr(fn, name)
+
+    def __repr__(self) -> str:
+        return f"<traced {self.__name__}>\n{self.code}"
+
+
+def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
+    """`torch.jit.trace(fn_or_module, example_inputs)`."""
+    graph, tracer, structure, state_names = trace_graph(fn, example_inputs)
+    traced = TracedFunction(fn, graph, structure, tracer.warnings, state_names)
+    record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
+                  values=tracer.arrays, extra={"frozen": tracer.frozen})
+    return traced
