@@ -168,7 +168,7 @@ class Tensor:
                     self._hooks.remove(hook)
         return _Handle()
 
-    # ---- arithmetic (the rest of the surface lives in engine.tensor_methods) ----
+    # ---- operators ------------------------------------------------------------------------------
     def __add__(self, other): return apply("add", self, other)
     def __radd__(self, other): return apply("add", other, self)
     def __sub__(self, other): return apply("sub", self, other)
@@ -180,40 +180,379 @@ class Tensor:
     def __matmul__(self, other): return apply("matmul", self, other)
     def __rmatmul__(self, other): return apply("matmul", other, self)
     def __neg__(self): return apply("neg", self)
+    def __pos__(self): return self
+    def __abs__(self): return apply("abs", self)
     def __gt__(self, other): return apply("gt", self, other)
     def __lt__(self, other): return apply("lt", self, other)
     def __ge__(self, other): return apply("ge", self, other)
     def __le__(self, other): return apply("le", self, other)
     def __eq__(self, other): return apply("eq", self, other)
     def __ne__(self, other): return apply("ne", self, other)
+    def __and__(self, other): return apply("bitwise_and", self, other)
+    def __rand__(self, other): return apply("bitwise_and", other, self)
+    def __or__(self, other): return apply("bitwise_or", self, other)
+    def __ror__(self, other): return apply("bitwise_or", other, self)
+    def __xor__(self, other): return apply("bitwise_xor", self, other)
+    def __invert__(self): return apply("bitwise_not", self)
 
-    def sum(self, dim=None, keepdim: bool = False, dtype=None):
-        return apply("sum", self, dim=_dims(dim), keepdim=keepdim)
+    def __pow__(self, exponent):
+        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+            return apply("pow_scalar", self, exponent=exponent)
+        return apply("pow", self, exponent)
 
-    def mean(self, dim=None, keepdim: bool = False):
-        return apply("mean", self, dim=_dims(dim), keepdim=keepdim)
+    def __rpow__(self, base):
+        return apply("pow", base, self)
 
+    def __iadd__(self, other): return self.add_(other)
+    def __isub__(self, other): return self.sub_(other)
+    def __imul__(self, other): return self.mul_(other)
+    def __itruediv__(self, other): return self.div_(other)
+
+    def __getitem__(self, key):
+        if type(key) is int:          # the common x[i]: one select op
+            size = self.data.shape[0] if self.data.ndim else 0
+            if not -size <= key < size:
+                if not self.data.ndim:
+                    raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+            return apply("select", self, dim=0, index=key % size)
+        return _F.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _F.setitem(self, key, value)
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    # ---- math methods (each is the engine.functional function of the same name) --------------------
+    def add(self, other, *, alpha=1): return _F.add(self, other, alpha=alpha)
+    def sub(self, other, *, alpha=1): return _F.sub(self, other, alpha=alpha)
+    def mul(self, other): return apply("mul", self, other)
+    def div(self, other, *, rounding_mode=None): return _F.div(self, other, rounding_mode=rounding_mode)
+    def neg(self): return apply("neg", self)
+    def pow(self, exponent): return self.__pow__(exponent)
+    def square(self): return apply("pow_scalar", self, exponent=2)
+    def reciprocal(self): return apply("pow_scalar", self, exponent=-1)
+    def rsqrt(self): return apply("pow_scalar", self, exponent=-0.5)
     def exp(self): return apply("exp", self)
     def log(self): return apply("log", self)
+    def sqrt(self): return apply("sqrt", self)
+    def abs(self): return apply("abs", self)
+    def sign(self): return apply("sign", self)
     def tanh(self): return apply("tanh", self)
+    def sigmoid(self): return apply("sigmoid", self)
     def relu(self): return apply("relu", self)
+    def erf(self): return apply("erf", self)
+    def isnan(self): return apply("isnan", self)
+    def maximum(self, other): return apply("maximum", self, other)
+    def minimum(self, other): return apply("minimum", self, other)
+    def clamp(self, min=None, max=None): return _F.clamp(self, min, max)
+    clip = clamp
+    def clamp_min(self, min): return _F.clamp(self, min=min)
+    def clamp_max(self, max): return _F.clamp(self, max=max)
+    def masked_fill(self, mask, value): return _F.masked_fill(self, mask, value)
+    def where(self, condition, other): return _F.where(condition, self, other)
+    def matmul(self, other): return apply("matmul", self, other)
+    def mm(self, other): return _F.mm(self, other)
+    def bmm(self, other): return _F.bmm(self, other)
+    def eq(self, other): return apply("eq", self, other)
+    def ne(self, other): return apply("ne", self, other)
+    def gt(self, other): return apply("gt", self, other)
+    def lt(self, other): return apply("lt", self, other)
+    def ge(self, other): return apply("ge", self, other)
+    def le(self, other): return apply("le", self, other)
+    def logical_not(self): return apply("eq", self, 0) if self.data.dtype != np.bool_ else apply("bitwise_not", self)
 
+    # ---- reductions ----
+    def sum(self, dim=None, keepdim: bool = False, dtype=None): return _F.sum(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim: bool = False, dtype=None): return _F.mean(self, dim, keepdim, dtype=dtype)
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _F.var(self, dim, unbiased, keepdim, correction=correction)
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _F.std(self, dim, unbiased, keepdim, correction=correction)
+    def max(self, dim=None, keepdim: bool = False): return _F.max(self, dim, keepdim)
+    def min(self, dim=None, keepdim: bool = False): return _F.min(self, dim, keepdim)
+    def amax(self, dim=(), keepdim: bool = False): return _F.amax(self, dim, keepdim)
+    def amin(self, dim=(), keepdim: bool = False): return _F.amin(self, dim, keepdim)
+    def argmax(self, dim=None, keepdim: bool = False): return _F.argmax(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim: bool = False): return _F.argmin(self, dim, keepdim)
+    def logsumexp(self, dim, keepdim: bool = False): return _F.logsumexp(self, dim, keepdim)
+    def softmax(self, dim, dtype=None): return _F.softmax(self, dim, dtype=dtype)
+    def log_softmax(self, dim, dtype=None): return _F.log_softmax(self, dim, dtype=dtype)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False):
+        if p not in ("fro", 2, 2.0):
+            raise _unsupported(f"Tensor.norm(p={p!r}) (only the 2-norm)")
+        return _F.sqrt(_F.sum(self * self, dim, keepdim))
+
+    def all(self, dim=None, keepdim: bool = False):
+        return Tensor(np.asarray(np.all(self.data, axis=dim, keepdims=keepdim)))
+
+    def any(self, dim=None, keepdim: bool = False):
+        return Tensor(np.asarray(np.any(self.data, axis=dim, keepdims=keepdim)))
+
+    def nonzero(self):
+        return Tensor(np.argwhere(self.data).astype(np.int64))
+
+    def equal(self, other) -> bool:
+        return self.data.shape == other.data.shape and bool(np.all(self.data == other.data))
+
+    # ---- shapes ----
     def reshape(self, *shape):
         return apply("reshape", self, shape=_shape_arg(shape))
 
-    view = reshape
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):   # view(dtype)
+            raise _unsupported("Tensor.view(dtype)")
+        return apply("reshape", self, shape=_shape_arg(shape))
+
+    def view_as(self, other): return self.view(other.data.shape)
+    def reshape_as(self, other): return self.reshape(other.data.shape)
 
     def expand(self, *shape):
         return apply("expand", self, shape=_shape_arg(shape))
 
+    def expand_as(self, other): return self.expand(other.data.shape)
+    def broadcast_to(self, shape): return self.expand(shape)
+
     def permute(self, *dims):
         return apply("permute", self, dims=tuple(d % max(self.ndim, 1) for d in _shape_arg(dims)))
 
-    def transpose(self, dim0: int, dim1: int):
-        return apply("transpose", self, dim0=dim0, dim1=dim1)
+    def transpose(self, dim0: int, dim1: int): return _F.transpose(self, dim0, dim1)
+    def swapaxes(self, dim0: int, dim1: int): return _F.transpose(self, dim0, dim1)
 
     def t(self):
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
         return self if self.ndim < 2 else self.transpose(0, 1)
+
+    @property
+    def mT(self): return self.transpose(-2, -1)
+
+    def squeeze(self, dim=None): return _F.squeeze(self, dim)
+    def unsqueeze(self, dim: int): return _F.unsqueeze(self, dim)
+    def flatten(self, start_dim: int = 0, end_dim: int = -1): return _F.flatten(self, start_dim, end_dim)
+    def gather(self, dim: int, index): return _F.gather(self, dim, index)
+    def index_select(self, dim: int, index): return _F.index_select(self, dim, index)
+    def narrow(self, dim: int, start: int, length: int): return _F.narrow(self, dim, start, length)
+    def split(self, split_size, dim: int = 0): return _F.split(self, split_size, dim)
+    def chunk(self, chunks: int, dim: int = 0): return _F.chunk(self, chunks, dim)
+    def contiguous(self, memory_format=None): return self
+    def is_contiguous(self, memory_format=None) -> bool: return True
+    def clone(self, memory_format=None): return apply("clone", self)
+
+    # ---- dtype and device ----
+    def to(self, *args, **kwargs):
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif _is_dtype(a):
+                dtype = a
+            else:
+                _check_device(a)
+        if "device" in kwargs:
+            _check_device(kwargs["device"])
+        if dtype is None:
+            return self
+        from engine.compat.torch_dtypes import to_numpy
+        target = to_numpy(dtype)
+        if target == self.data.dtype:
+            return self
+        return apply("to_dtype", self, dtype=target.name)
+
+    def type_as(self, other): return self.to(other.dtype)
+    def float(self): return self.to(np.dtype(np.float32))
+    def double(self): return self.to(np.dtype(np.float64))
+    def half(self): return self.to(np.dtype(np.float16))
+    def long(self): return self.to(np.dtype(np.int64))
+    def int(self): return self.to(np.dtype(np.int32))
+    def short(self): return self.to(np.dtype(np.int16))
+    def bool(self): return self.to(np.dtype(np.bool_))
+    def byte(self): return self.to(np.dtype(np.uint8))
+
+    def type(self, dtype=None):
+        if dtype is None:
+            names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+            return f"torch.{names[self.data.dtype.name]}Tensor"
+        return self.to(dtype)
+
+    def is_floating_point(self) -> bool: return self.data.dtype.kind == "f"
+    def cpu(self): return self
+    def cuda(self, *args, **kwargs): raise _unsupported("Tensor.cuda() (Dagscope runs on the CPU only)")
+    def element_size(self) -> int: return self.data.dtype.itemsize
+
+    @property
+    def device(self):
+        try:
+            from engine.compat.torch import device
+            return device("cpu")
+        except ImportError:
+            return "cpu"
+
+    @property
+    def is_cuda(self) -> bool: return False
+
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        from engine.creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        return self._new(np.zeros, size, dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        return self._new(np.ones, size, dtype, requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False):
+        return self._new(np.zeros, size, dtype, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+        out = self._new(np.zeros, (size,), dtype, requires_grad)
+        out.data.fill(fill_value)
+        return out
+
+    def _new(self, make, size, dtype, requires_grad):
+        from engine.compat.torch_dtypes import to_numpy
+        t = Tensor(make(_shape_arg(size), dtype=self.data.dtype if dtype is None else to_numpy(dtype)))
+        return t.requires_grad_(True) if requires_grad else t
+
+    # ---- in-place ops --------------------------------------------------------------------------------
+    # Without a gradient to track they write into the array (so numpy views, like PyTorch views, see
+    # the change). With one, they run the out-of-place op and the tensor takes on its result and grad_fn.
+
+    def _check_inplace(self) -> None:
+        if self.requires_grad and self.grad_fn is None and autograd._GradMode.enabled:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+    def _alias(self) -> "Tensor":
+        """A new Tensor object for this tensor's current value and graph position (the op's input)."""
+        t = Tensor(self.data)
+        t.requires_grad, t.grad_fn = self.requires_grad, self.grad_fn
+        if self.grad_fn is None and self.requires_grad:
+            t._accumulator = self._accumulator
+        return t
+
+    def _become(self, out: "Tensor", node_name: str | None = None) -> "Tensor":
+        self.data, self.grad_fn, self.requires_grad = out.data, out.grad_fn, out.requires_grad
+        if out.grad_fn is not None:
+            import weakref
+            out.grad_fn.out_ref = weakref.ref(self)
+            if node_name:
+                out.grad_fn.name = node_name
+        return self
+
+    def _needs_graph(self, *others) -> bool:
+        return autograd._GradMode.enabled and (
+            self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
+
+    def _inplace(self, name: str, *others, **attrs) -> "Tensor":
+        if self._needs_graph(*others):
+            self._check_inplace()
+            return self._become(apply(name, self._alias(), *others, **attrs))
+        ufunc = _INPLACE_UFUNCS.get(name)
+        if ufunc is not None and not attrs:
+            other = others[0].data if isinstance(others[0], Tensor) else others[0]
+            try:
+                ufunc(self.data, other, out=self.data, casting="same_kind")
+            except TypeError:
+                raise RuntimeError(f"result type {_kind_word(np.result_type(self.data, other))} can't be cast to "
+                                   f"the desired output type {_kind_word(self.data.dtype)}") from None
+            return self
+        result = OPS[name].run(self.data, *(o.data if isinstance(o, Tensor) else
+                                            np.asarray(o, dtype=scalar_dtype((self.data,), o)) for o in others), **attrs)
+        self.data[...] = result
+        return self
+
+    def add_(self, other, *, alpha=1):
+        return self._inplace("add", other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace("sub", other if alpha == 1 else other * alpha)
+
+    def mul_(self, other): return self._inplace("mul", other)
+    def div_(self, other): return self._inplace("div", other)
+    def pow_(self, exponent): return self._inplace("pow_scalar", exponent=exponent)
+    def neg_(self): return self._inplace("neg")
+    def exp_(self): return self._inplace("exp")
+    def sqrt_(self): return self._inplace("sqrt")
+    def relu_(self): return self._inplace("relu")
+    def sigmoid_(self): return self._inplace("sigmoid")
+    def tanh_(self): return self._inplace("tanh")
+    def clamp_(self, min=None, max=None): return self._inplace("clamp", min=min, max=max)
+    def clamp_min_(self, min): return self._inplace("clamp", min=min, max=None)
+
+    def masked_fill_(self, mask, value):
+        value = value.item() if isinstance(value, Tensor) else value
+        return self._inplace("masked_fill", mask, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return self.add_(tensor1 * tensor2 * value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return self.add_(tensor1 / tensor2 * value)
+
+    def copy_(self, src, non_blocking: bool = False):
+        if self._needs_graph(src):
+            self._check_inplace()
+            value = src if isinstance(src, Tensor) else Tensor(np.asarray(src))
+            if value.data.dtype != self.data.dtype:
+                value = apply("to_dtype", value, dtype=self.data.dtype.name)
+            if value.data.shape != self.data.shape:
+                value = value.expand(*self.data.shape)
+            return self._become(apply("clone", value), "CopyBackwards")
+        self.data[...] = src.data if isinstance(src, Tensor) else src
+        return self
+
+    def _fill_raw(self, values) -> "Tensor":
+        """zero_/fill_/uniform_/normal_: these overwrite every element, so no gradient flows from before."""
+        self._check_inplace()
+        self.data[...] = values
+        if self.grad_fn is not None and autograd._GradMode.enabled:
+            self._become(Tensor(self.data))
+        return self
+
+    def zero_(self): return self._fill_raw(0)
+
+    def fill_(self, value):
+        return self._fill_raw(value.item() if isinstance(value, Tensor) else value)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
+        from engine.creation import rng
+        return self._fill_raw(rng().uniform(a, b, self.data.shape))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
+        from engine.creation import rng
+        return self._fill_raw(rng().normal(mean, std, self.data.shape))
+
+
+_INPLACE_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _kind_word(dtype) -> str:
+    return {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}[np.dtype(dtype).kind]
+
+
+def _is_dtype(x) -> bool:
+    from engine.compat.torch_dtypes import dtype as torch_dtype
+    return isinstance(x, (torch_dtype, np.dtype)) or x in (float, int, bool)
+
+
+def _check_device(device) -> None:
+    name = str(getattr(device, "type", device))
+    if not name.startswith("cpu"):
+        raise _unsupported(f"device {name!r} (Dagscope runs on the CPU only; use 'cpu')")
+
+
+def _unsupported(what: str):
+    from engine.errors import UnsupportedError
+    return UnsupportedError(f"{what} is not supported by Dagscope")
 
 
 def _dims(dim):
@@ -264,3 +603,6 @@ class TensorBuilder(Builder):
 
     def apply(self, name, inputs, attrs):
         return apply(name, *(Tensor(x) if isinstance(x, np.ndarray) else x for x in inputs), **attrs)
+
+
+from engine import functional as _F  # noqa: E402  (functional imports this module: bind it last)

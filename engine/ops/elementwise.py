@@ -1,11 +1,18 @@
-"""Elementwise ops: arithmetic, activations and comparisons, each with its forward and vjp side by side."""
+"""Elementwise ops: arithmetic, activations, casts and comparisons, each with its forward and vjp side by side.
+
+Every op here is a pure per-element function of its (broadcast) inputs, so fusion may put any
+chain of them into one loop nest. Rules are written with `F.<op>` so they run on any builder.
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
-from engine.ops.dtypes import promote, to_float
+from engine.ops.dtypes import promote, promote_with_scalar, to_float
 from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 from engine.ops.shapes import broadcast, broadcast_bool, broadcast_float, same, same_float
+from engine.ops.special import erf
 
 
 def _binary(ufunc, floats: bool = False):
@@ -25,54 +32,270 @@ def _unary_float(ufunc):
     return forward
 
 
-def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast):
-    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule))
+def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None):
+    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves))
 
 
-def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float):
-    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule))
+def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=()):
+    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves, attrs=attrs))
 
 
-def compare(name, ufunc, symbol):
-    register(OpDef(name, ELEMENTWISE, _binary(ufunc), broadcast_bool, None, "", f"a {symbol} b",
-                   "comparisons have no gradient", differentiable=False))
+def no_grad_op(name, forward, infer, formula, attrs=()):
+    register(OpDef(name, ELEMENTWISE, forward, infer, None, "", formula,
+                   "no gradient flows through this op", differentiable=False, attrs=attrs, saves=()))
 
+
+# ---- arithmetic ---------------------------------------------------------------------------------
 
 binary("add", _binary(np.add), lambda F, g, a, b, out: (g, g),
-       "AddBackward0", "a + b", "grad_a = grad; grad_b = grad")
+       "AddBackward0", "a + b", "grad_a = grad; grad_b = grad", saves=())
 binary("sub", _binary(np.subtract), lambda F, g, a, b, out: (g, F.neg(g)),
-       "SubBackward0", "a - b", "grad_a = grad; grad_b = -grad")
+       "SubBackward0", "a - b", "grad_a = grad; grad_b = -grad", saves=())
 binary("mul", _binary(np.multiply), lambda F, g, a, b, out: (F.mul(g, b), F.mul(g, a)),
-       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a")
+       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a", saves=(0, 1))
 binary("div", _binary(np.true_divide, floats=True),
        lambda F, g, a, b, out: (F.div(g, b), F.neg(F.div(F.mul(g, out), b))),
-       "DivBackward0", "a / b", "grad_a = grad / b; grad_b = -grad * out / b", infer=broadcast_float)
-binary("maximum", _binary(np.maximum),
-       lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.gt(a, b)),
-       "MaximumBackward0", "max(a, b)", "grad goes to the larger input (split evenly on ties)")
-binary("minimum", _binary(np.minimum),
-       lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.lt(a, b)),
-       "MinimumBackward0", "min(a, b)", "grad goes to the smaller input (split evenly on ties)")
+       "DivBackward0", "a / b", "grad_a = grad / b; grad_b = -grad * out / b", infer=broadcast_float,
+       saves=(1, "out"))
 
 
 def _minmax_vjp(F, g, a, b, a_wins):
     # PyTorch splits the gradient evenly where a == b.
-    tie = F.eq(a, b)
-    share_a = F.add(F.where(a_wins, 1.0, 0.0), F.where(tie, 0.5, 0.0))
+    share_a = F.add(F.where(a_wins, 1.0, 0.0), F.where(F.eq(a, b), 0.5, 0.0))
     return F.mul(g, share_a), F.mul(g, F.sub(1.0, share_a))
 
 
+binary("maximum", _binary(np.maximum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.gt(a, b)),
+       "MaximumBackward0", "max(a, b)", "grad goes to the larger input (split evenly on ties)")
+binary("minimum", _binary(np.minimum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.lt(a, b)),
+       "MinimumBackward0", "min(a, b)", "grad goes to the smaller input (split evenly on ties)")
+
+
+def _pow_forward(a, b):
+    if a.dtype != b.dtype:
+        dt = promote(a.dtype, b.dtype)
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    return np.power(a, b)
+
+
+def _pow_vjp(F, g, a, b, out):
+    grad_a = F.mul(g, F.mul(b, F.pow(a, F.sub(b, 1.0))))
+    # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0 (log would give nan/inf).
+    grad_b = F.mul(g, F.where(F.eq(a, 0.0), 0.0, F.mul(out, F.log(a))))
+    return grad_a, grad_b
+
+
+binary("pow", _pow_forward, _pow_vjp,
+       lambda a, b: "PowBackward2" if getattr(a, "_is_scalar", False) else "PowBackward1",
+       "a ^ b", "grad_a = grad * b * a^(b-1); grad_b = grad * a^b * log(a)")
+
+
+def pow_scalar_dtype(dtype, exponent) -> np.dtype:
+    return promote_with_scalar(dtype, exponent)
+
+
+def _pow_scalar_forward(x, exponent):
+    dt = pow_scalar_dtype(x.dtype, exponent)
+    if x.dtype != dt:
+        x = x.astype(dt)
+    # numpy's power on float32 is ~100x slower than repeated multiplies (DESIGN.md): lower small powers.
+    if exponent == 2:
+        return x * x
+    if exponent == 3:
+        return x * x * x
+    if exponent == 4:
+        sq = x * x
+        return sq * sq
+    if exponent == 1:
+        return x.copy()
+    if exponent == 0:
+        return np.ones_like(x)
+    if exponent == 0.5 and dt.kind == "f":
+        return np.sqrt(x)
+    if exponent == -1 and dt.kind == "f":
+        return np.reciprocal(x)
+    if dt.kind != "f" and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(x, dt.type(exponent))
+
+
+def _pow_scalar_vjp(F, g, x, out, exponent):
+    if exponent == 0:
+        return (F.mul(g, 0.0),)
+    if exponent == 1:
+        return (g,)
+    if exponent == 2:
+        return (F.mul(g, F.mul(x, 2.0)),)
+    return (F.mul(g, F.mul(F.pow_scalar(x, exponent=exponent - 1), float(exponent))),)
+
+
+register(OpDef("pow_scalar", ELEMENTWISE, _pow_scalar_forward,
+               lambda x, exponent: Spec(x.shape, pow_scalar_dtype(x.dtype, exponent)),
+               _pow_scalar_vjp, "PowBackward0", "x ^ exponent",
+               "grad_x = grad * exponent * x^(exponent-1)", attrs=("exponent",), saves=(0,)))
+
+# ---- unary math and activations -------------------------------------------------------------------
+
+SQRT1_2 = 1.0 / math.sqrt(2.0)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+GELU_TANH_C = 0.044715
+
 unary("neg", np.negative, lambda F, g, x, out: (F.neg(g),), "NegBackward0", "-x", "grad_x = -grad",
-      infer=same)
+      infer=same, saves=())
 unary("exp", _unary_float(np.exp), lambda F, g, x, out: (F.mul(g, out),),
-      "ExpBackward0", "exp(x)", "grad_x = grad * exp(x)")
+      "ExpBackward0", "exp(x)", "grad_x = grad * exp(x)", saves=("out",))
 unary("log", _unary_float(np.log), lambda F, g, x, out: (F.div(g, x),),
-      "LogBackward0", "log(x)", "grad_x = grad / x")
+      "LogBackward0", "log(x)", "grad_x = grad / x", saves=(0,))
+unary("sqrt", _unary_float(np.sqrt), lambda F, g, x, out: (F.div(g, F.mul(out, 2.0)),),
+      "SqrtBackward0", "sqrt(x)", "grad_x = grad / (2 * sqrt(x))", saves=("out",))
+unary("abs", np.abs, lambda F, g, x, out: (F.mul(g, F.sign(x)),),
+      "AbsBackward0", "|x|", "grad_x = grad * sign(x)", infer=same, saves=(0,))
 unary("tanh", _unary_float(np.tanh), lambda F, g, x, out: (F.mul(g, F.sub(1.0, F.mul(out, out))),),
-      "TanhBackward0", "tanh(x)", "grad_x = grad * (1 - tanh(x)^2)")
+      "TanhBackward0", "tanh(x)", "grad_x = grad * (1 - tanh(x)^2)", saves=("out",))
+
+
+def _sigmoid_forward(x):
+    # 0.5 * (1 + tanh(x / 2)) is sigmoid without overflow for large |x|.
+    x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
+    out = np.tanh(x * x.dtype.type(0.5))
+    out += 1
+    out *= 0.5
+    return out
+
+
+unary("sigmoid", _sigmoid_forward, lambda F, g, x, out: (F.mul(g, F.mul(out, F.sub(1.0, out))),),
+      "SigmoidBackward0", "1 / (1 + exp(-x))", "grad_x = grad * out * (1 - out)", saves=("out",))
 unary("relu", lambda x: np.maximum(x, x.dtype.type(0)),
       lambda F, g, x, out: (F.where(F.gt(out, 0.0), g, 0.0),),
-      "ReluBackward0", "max(x, 0)", "grad_x = grad where x > 0, else 0", infer=same)
+      "ReluBackward0", "max(x, 0)", "grad_x = grad where x > 0, else 0", infer=same, saves=("out",))
+
+
+def _erf_forward(x):
+    x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
+    return erf(x)
+
+
+unary("erf", _erf_forward,
+      lambda F, g, x, out: (F.mul(g, F.mul(F.exp(F.neg(F.mul(x, x))), TWO_OVER_SQRT_PI)),),
+      "ErfBackward0", "erf(x)", "grad_x = grad * 2/sqrt(pi) * exp(-x^2)", saves=(0,))
+
+
+def _gelu_forward(x, approximate="none"):
+    x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
+    if approximate == "tanh":
+        inner = np.tanh((x + GELU_TANH_C * (x * x * x)) * SQRT_2_OVER_PI)
+        return (0.5 * x * (1.0 + inner)).astype(x.dtype, copy=False)
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return (0.5 * x * (1.0 + erf(x * SQRT1_2))).astype(x.dtype, copy=False)
+
+
+def _gelu_vjp(F, g, x, out, approximate="none"):
+    if approximate == "tanh":
+        x2 = F.mul(x, x)
+        t = F.tanh(F.mul(F.add(x, F.mul(F.mul(x2, x), GELU_TANH_C)), SQRT_2_OVER_PI))
+        dinner = F.mul(F.add(F.mul(x2, 3.0 * GELU_TANH_C), 1.0), SQRT_2_OVER_PI)
+        left = F.mul(F.add(t, 1.0), 0.5)
+        right = F.mul(F.mul(F.mul(x, 0.5), F.sub(1.0, F.mul(t, t))), dinner)
+        return (F.mul(g, F.add(left, right)),)
+    cdf = F.mul(F.add(F.erf(F.mul(x, SQRT1_2)), 1.0), 0.5)
+    pdf = F.mul(F.exp(F.mul(F.mul(x, x), -0.5)), INV_SQRT_2PI)
+    return (F.mul(g, F.add(cdf, F.mul(x, pdf))),)
+
+
+unary("gelu", _gelu_forward, _gelu_vjp, "GeluBackward0", "x * Phi(x)",
+      "grad_x = grad * (Phi(x) + x * phi(x))  (Phi, phi: the normal cdf and pdf)",
+      attrs=("approximate",), saves=(0,))
+
+
+def _softplus_forward(x, beta=1.0, threshold=20.0):
+    x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
+    z = x * x.dtype.type(beta)
+    soft = np.logaddexp(x.dtype.type(0), z) / x.dtype.type(beta)
+    return np.where(z > threshold, x, soft)
+
+
+def _softplus_vjp(F, g, x, out, beta=1.0, threshold=20.0):
+    z = F.mul(x, float(beta))
+    return (F.where(F.gt(z, float(threshold)), g, F.mul(g, F.sigmoid(z))),)
+
+
+unary("softplus", _softplus_forward, _softplus_vjp, "SoftplusBackward0", "log(1 + exp(beta x)) / beta",
+      "grad_x = grad * sigmoid(beta x) (grad where beta x > threshold)",
+      attrs=("beta", "threshold"), saves=(0,))
+
+
+def _clamp_dtype(dtype, lo, hi):
+    for bound in (lo, hi):
+        if bound is not None:
+            dtype = promote_with_scalar(dtype, bound)
+    return np.dtype(dtype)
+
+
+def _clamp_forward(x, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = _clamp_dtype(x.dtype, min, max)
+    x = x.astype(dt, copy=False)
+    if min is not None:
+        x = np.maximum(x, dt.type(min))
+    if max is not None:
+        x = np.minimum(x, dt.type(max))
+    return x
+
+
+def _clamp_vjp(F, g, x, out, min=None, max=None):
+    if min is not None:
+        g = F.where(F.ge(x, min), g, 0.0)
+    if max is not None:
+        g = F.where(F.le(x, max), g, 0.0)
+    return (g,)
+
+
+unary("clamp", _clamp_forward, _clamp_vjp, "ClampBackward1", "min(max(x, min), max)",
+      "grad_x = grad where min <= x <= max, else 0",
+      infer=lambda x, min=None, max=None: Spec(x.shape, _clamp_dtype(x.dtype, min, max)),
+      attrs=("min", "max"), saves=(0,))
+
+
+def _masked_fill_forward(x, mask, value):
+    return np.where(mask, x.dtype.type(value), x)
+
+
+register(OpDef("masked_fill", ELEMENTWISE, _masked_fill_forward,
+               lambda x, mask, value: Spec(tuple(np.broadcast_shapes(x.shape, mask.shape)), x.dtype),
+               lambda F, g, x, mask, out, value: (F.where(mask, 0.0, g), None),
+               "MaskedFillBackward0", "value where mask else x", "grad_x = grad where not mask, else 0",
+               attrs=("value",), saves=(1,)))
+
+unary("clone", lambda x: x.copy(), lambda F, g, x, out: (g,), "CloneBackward0", "a copy of x",
+      "grad_x = grad", infer=same, saves=())
+
+
+def _to_dtype_forward(x, dtype):
+    return x.astype(dtype)
+
+
+def dtype_name(value) -> str:
+    """'float32' for a numpy dtype, a torch-style dtype or an IR value's dtype."""
+    d = value.dtype if hasattr(value, "dtype") else value
+    return getattr(d, "name", None) or np.dtype(d).name
+
+
+register(OpDef("to_dtype", ELEMENTWISE, _to_dtype_forward,
+               lambda x, dtype: Spec(x.shape, np.dtype(dtype)),
+               lambda F, g, x, out, dtype: (F.to_dtype(g, dtype=dtype_name(x)),),
+               "ToCopyBackward0", "x converted to `dtype`", "grad_x = grad converted back to x's dtype",
+               attrs=("dtype",), saves=()))
+
+# ---- ops without gradient -----------------------------------------------------------------------
+
+
+def compare(name, ufunc, symbol):
+    no_grad_op(name, _binary(ufunc), broadcast_bool, f"a {symbol} b")
+
 
 compare("gt", np.greater, ">")
 compare("lt", np.less, "<")
@@ -80,6 +303,14 @@ compare("ge", np.greater_equal, ">=")
 compare("le", np.less_equal, "<=")
 compare("eq", np.equal, "==")
 compare("ne", np.not_equal, "!=")
+no_grad_op("sign", np.sign, same, "sign(x)")
+no_grad_op("bitwise_and", _binary(np.bitwise_and), broadcast, "a & b")
+no_grad_op("bitwise_or", _binary(np.bitwise_or), broadcast, "a | b")
+no_grad_op("bitwise_xor", _binary(np.bitwise_xor), broadcast, "a ^ b")
+no_grad_op("bitwise_not", np.invert, same, "~x")
+no_grad_op("isnan", np.isnan, lambda x: Spec(x.shape, np.dtype(np.bool_)), "isnan(x)")
+
+# ---- where -------------------------------------------------------------------------------------------
 
 
 def _where_infer(cond, a, b, **_):
@@ -93,4 +324,5 @@ def _where_forward(cond, a, b):
 
 register(OpDef("where", ELEMENTWISE, _where_forward, _where_infer,
                lambda F, g, cond, a, b, out: (None, F.where(cond, g, 0.0), F.where(cond, 0.0, g)),
-               "WhereBackward0", "cond ? a : b", "grad_a = grad where cond; grad_b = grad where not cond"))
+               "WhereBackward0", "cond ? a : b", "grad_a = grad where cond; grad_b = grad where not cond",
+               saves=(0,)))

@@ -68,7 +68,7 @@ def _matmul_name(a, b) -> str:
 register(OpDef(
     "matmul", MATMUL, _matmul_forward,
     lambda a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
-    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad"))
+    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", saves=(0, 1)))
 
 
 def _addmm_forward(bias, a, b):
@@ -82,4 +82,5 @@ register(OpDef(
     lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
     lambda F, g, bias, a, b, out: (g, F.matmul(g, F.transpose(b, dim0=0, dim1=1)),
                                    F.matmul(F.transpose(a, dim0=0, dim1=1), g)),
-    "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad"))
+    "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
+    saves=(1, 2)))

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import MOVEMENT, OpDef, Spec, register
+from engine.ops.dtypes import promote
+from engine.ops.registry import INDEX, MOVEMENT, OpDef, Spec, register
+from engine.ops.shapes import normalize_dims
 
 
 def _resolve_shape(shape, numel: int) -> tuple[int, ...]:
@@ -28,7 +30,7 @@ register(OpDef(
     "reshape", MOVEMENT, lambda x, shape: np.reshape(x, _resolve_shape(shape, x.size)),
     lambda x, shape: Spec(_resolve_shape(shape, _numel(x.shape)), x.dtype),
     lambda F, g, x, out, shape: (F.reshape(g, shape=tuple(x.shape)),),
-    "ViewBackward0", "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape",)))
+    "ViewBackward0", "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape",), saves=()))
 
 
 def _expand_shape(in_shape, shape) -> tuple[int, ...]:
@@ -52,13 +54,13 @@ register(OpDef(
     lambda x, shape: Spec(_expand_shape(x.shape, shape), x.dtype),
     lambda F, g, x, out, shape: (F.sum_to_size(g, shape=tuple(x.shape)),),
     "ExpandBackward0", "x broadcast to `shape`", "grad_x = grad summed over the broadcast dims",
-    attrs=("shape",)))
+    attrs=("shape",), saves=()))
 
 register(OpDef(
     "permute", MOVEMENT, lambda x, dims: np.transpose(x, dims),
     lambda x, dims: Spec(tuple(x.shape[d] for d in dims), x.dtype),
     lambda F, g, x, out, dims: (F.permute(g, dims=tuple(int(i) for i in np.argsort(dims))),),
-    "PermuteBackward0", "x with its dims reordered", "grad_x = grad permuted back", attrs=("dims",)))
+    "PermuteBackward0", "x with its dims reordered", "grad_x = grad permuted back", attrs=("dims",), saves=()))
 
 
 def _transpose_dims(ndim, dim0, dim1):
@@ -73,4 +75,177 @@ register(OpDef(
     lambda F, g, x, out, dim0, dim1: (F.transpose(g, dim0=dim0, dim1=dim1),),
     lambda x, dim0, dim1: "TBackward0" if len(x.shape) == 2 else "TransposeBackward0",
     "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
-    attrs=("dim0", "dim1")))
+    attrs=("dim0", "dim1"), saves=()))
+
+
+# ---- squeeze / unsqueeze ------------------------------------------------------------------------
+
+def _squeeze_shape(shape, dim) -> tuple[int, ...]:
+    axes = range(len(shape)) if dim is None else normalize_dims(dim, len(shape))
+    return tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
+
+
+def _squeeze_name(x, dim=None) -> str:
+    return "SqueezeBackward0" if dim is None else ("SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2")
+
+
+register(OpDef(
+    "squeeze", MOVEMENT, lambda x, dim=None: x.reshape(_squeeze_shape(x.shape, dim)),
+    lambda x, dim=None: Spec(_squeeze_shape(x.shape, dim), x.dtype),
+    lambda F, g, x, out, dim=None: (F.reshape(g, shape=tuple(x.shape)),),
+    _squeeze_name, "x without its size-1 dims", "grad_x = grad reshaped back (size-1 dims restored)",
+    attrs=("dim",), saves=()))
+
+
+def _unsqueeze_shape(shape, dim: int) -> tuple[int, ...]:
+    n = len(shape) + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    dim %= n
+    return tuple(shape[:dim]) + (1,) + tuple(shape[dim:])
+
+
+register(OpDef(
+    "unsqueeze", MOVEMENT, lambda x, dim: x.reshape(_unsqueeze_shape(x.shape, dim)),
+    lambda x, dim: Spec(_unsqueeze_shape(x.shape, dim), x.dtype),
+    lambda F, g, x, out, dim: (F.reshape(g, shape=tuple(x.shape)),),
+    "UnsqueezeBackward0", "x with a size-1 dim inserted at `dim`", "grad_x = grad with that dim removed",
+    attrs=("dim",), saves=()))
+
+
+# ---- cat / stack ------------------------------------------------------------------------------------
+
+def _cat_infer(*xs, dim=0):
+    if not xs:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    d = normalize_dims(dim, len(xs[0].shape))[0]
+    ref = xs[0].shape
+    for x in xs[1:]:
+        if len(x.shape) != len(ref) or any(a != b for i, (a, b) in enumerate(zip(x.shape, ref)) if i != d):
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                               f"{list(ref)} but got size {list(x.shape)} for a tensor in the list.")
+    shape = tuple(ref[:d]) + (sum(x.shape[d] for x in xs),) + tuple(ref[d + 1:])
+    return Spec(shape, promote(*(x.dtype for x in xs)))
+
+
+def _cat_forward(*xs, dim=0):
+    spec = _cat_infer(*xs, dim=dim)
+    return np.concatenate([x.astype(spec.dtype, copy=False) for x in xs], axis=dim)
+
+
+def _cat_vjp(F, g, *inputs_and_out, dim=0):
+    xs = inputs_and_out[:-1]
+    d = normalize_dims(dim, len(xs[0].shape))[0]
+    grads, start = [], 0
+    for x in xs:
+        stop = start + x.shape[d]
+        grads.append(F.slice(g, dim=d, start=start, end=stop, step=1))
+        start = stop
+    return tuple(grads)
+
+
+register(OpDef("cat", MOVEMENT, _cat_forward, _cat_infer, _cat_vjp, "CatBackward0",
+               "inputs joined along `dim`", "grad_i = the slice of grad that input i filled",
+               attrs=("dim",), saves=()))
+
+
+def _stack_infer(*xs, dim=0):
+    if not xs:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(xs[1:], 1):
+        if tuple(x.shape) != tuple(xs[0].shape):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(xs[0].shape)} "
+                               f"at entry 0 and {list(x.shape)} at entry {i}")
+    shape = _unsqueeze_shape(tuple(xs[0].shape), dim)
+    return Spec(shape, promote(*(x.dtype for x in xs)))
+
+
+def _stack_forward(*xs, dim=0):
+    spec = _stack_infer(*xs, dim=dim)
+    return np.stack([x.astype(spec.dtype, copy=False) for x in xs], axis=dim % len(spec.shape))
+
+
+def _stack_vjp(F, g, *inputs_and_out, dim=0):
+    xs = inputs_and_out[:-1]
+    d = dim % (len(xs[0].shape) + 1)
+    return tuple(F.select(g, dim=d, index=i) for i in range(len(xs)))
+
+
+register(OpDef("stack", MOVEMENT, _stack_forward, _stack_infer, _stack_vjp, "StackBackward0",
+               "inputs stacked along a new dim", "grad_i = grad selected at position i of that dim",
+               attrs=("dim",), saves=()))
+
+
+# ---- slice / select (what basic indexing decomposes into, as in PyTorch) -----------------------------
+
+def slice_bounds(size: int, start, end, step) -> tuple[int, int, int]:
+    """Python-style clamped bounds; PyTorch rejects non-positive steps."""
+    if step is None:
+        step = 1
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, end, _ = slice(start, end, step).indices(size)
+    return start, max(end, start), step
+
+
+def _slice_key(ndim, dim, start, end, step):
+    return (slice(None),) * dim + (slice(start, end, step),)
+
+
+def _slice_shape(shape, dim, start, end, step):
+    s, e, st = slice_bounds(shape[dim], start, end, step)
+    return tuple(shape[:dim]) + (len(range(s, e, st)),) + tuple(shape[dim + 1:])
+
+
+register(OpDef(
+    "slice", MOVEMENT,
+    lambda x, dim, start, end, step=1: x[_slice_key(x.ndim, dim, *slice_bounds(x.shape[dim], start, end, step))],
+    lambda x, dim, start, end, step=1: Spec(_slice_shape(x.shape, dim, start, end, step), x.dtype),
+    lambda F, g, x, out, dim, start, end, step=1: (
+        F.slice_backward(g, shape=tuple(x.shape), dim=dim, start=start, end=end, step=step),),
+    "SliceBackward0", "x[start:end:step] along `dim`", "grad_x = zeros with grad placed in the slice",
+    attrs=("dim", "start", "end", "step"), saves=()))
+
+
+def _slice_backward_forward(g, shape, dim, start, end, step=1):
+    out = np.zeros(shape, dtype=g.dtype)
+    out[_slice_key(len(shape), dim, *slice_bounds(shape[dim], start, end, step))] = g
+    return out
+
+
+register(OpDef(
+    "slice_backward", INDEX, _slice_backward_forward,
+    lambda g, shape, dim, start, end, step=1: Spec(tuple(shape), g.dtype),
+    lambda F, gg, g, out, shape, dim, start, end, step=1: (
+        F.slice(gg, dim=dim, start=start, end=end, step=step),),
+    "SliceBackwardBackward0", "zeros of `shape` with g placed at [start:end:step] along `dim`",
+    "grad_g = the same slice of grad", attrs=("shape", "dim", "start", "end", "step"), saves=()))
+
+
+def _select_index(size, dim, index):
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return index % size
+
+
+register(OpDef(
+    "select", MOVEMENT,
+    lambda x, dim, index: x[(slice(None),) * dim + (_select_index(x.shape[dim], dim, index),)],
+    lambda x, dim, index: Spec(tuple(x.shape[:dim]) + tuple(x.shape[dim + 1:]), x.dtype),
+    lambda F, g, x, out, dim, index: (F.select_backward(g, shape=tuple(x.shape), dim=dim, index=index),),
+    "SelectBackward0", "x[index] along `dim` (that dim removed)", "grad_x = zeros with grad placed at index",
+    attrs=("dim", "index"), saves=()))
+
+
+def _select_backward_forward(g, shape, dim, index):
+    out = np.zeros(shape, dtype=g.dtype)
+    out[(slice(None),) * dim + (index,)] = g
+    return out
+
+
+register(OpDef(
+    "select_backward", INDEX, _select_backward_forward,
+    lambda g, shape, dim, index: Spec(tuple(shape), g.dtype),
+    lambda F, gg, g, out, shape, dim, index: (F.select(gg, dim=dim, index=index),),
+    "SelectBackwardBackward0", "zeros of `shape` with g placed at `index` along `dim`",
+    "grad_g = grad selected at the same index", attrs=("shape", "dim", "index"), saves=()))

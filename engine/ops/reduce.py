@@ -16,7 +16,10 @@ def _sum_forward(x, dim=None, keepdim=False):
 
 
 def _mean_forward(x, dim=None, keepdim=False):
-    return np.mean(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim)
+    # sum / n rather than np.mean: an empty mean is nan without numpy's "Mean of empty slice" warning.
+    total = np.sum(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim,
+                   dtype=x.dtype if x.dtype.kind == "f" else np.float32)
+    return np.true_divide(total, total.dtype.type(_numel_reduced(x.shape, dim)))
 
 
 def _expand_back(F, g, x, dim, keepdim):
@@ -37,7 +40,7 @@ register(OpDef(
     lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), _sum_dtype(x.dtype)),
     lambda F, g, x, out, dim=None, keepdim=False: (_expand_back(F, g, x, dim, keepdim),),
     lambda x, dim=None, keepdim=False: "SumBackward0" if dim is None else "SumBackward1",
-    "sum(x, dim)", "grad_x = grad broadcast back over the summed dims", attrs=("dim", "keepdim")))
+    "sum(x, dim)", "grad_x = grad broadcast back over the summed dims", attrs=("dim", "keepdim"), saves=()))
 
 register(OpDef(
     "mean", REDUCE, _mean_forward,
@@ -46,7 +49,8 @@ register(OpDef(
     lambda F, g, x, out, dim=None, keepdim=False: (
         F.div(_expand_back(F, g, x, dim, keepdim), float(max(_numel_reduced(x.shape, dim), 1))),),
     lambda x, dim=None, keepdim=False: "MeanBackward0" if dim is None else "MeanBackward1",
-    "mean(x, dim)", "grad_x = grad / n broadcast back over the averaged dims", attrs=("dim", "keepdim")))
+    "mean(x, dim)", "grad_x = grad / n broadcast back over the averaged dims", attrs=("dim", "keepdim"),
+    saves=()))
 
 
 def _sum_to_forward(x, shape):
@@ -59,4 +63,151 @@ register(OpDef(
     lambda x, shape: Spec(tuple(shape), x.dtype),
     lambda F, g, x, out, shape: (F.expand(g, shape=tuple(x.shape)),),
     "SumBackward1", "sum x down to `shape` (undoes broadcasting)",
-    "grad_x = grad broadcast back to x's shape", attrs=("shape",)))
+    "grad_x = grad broadcast back to x's shape", attrs=("shape",), saves=()))
+
+
+# ---- max / min / amax / argmax ------------------------------------------------------------------
+
+def _extreme_forward(fn):
+    def forward(x, dim=None, keepdim=False):
+        if dim is None:
+            if x.size == 0:
+                raise RuntimeError(f"{fn.__name__}(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+            return fn(x)
+        return fn(x, axis=normalize_dims(dim, x.ndim)[0], keepdims=keepdim)
+    return forward
+
+
+def _extreme_vjp(arg_op):
+    def vjp(F, g, x, out, dim=None, keepdim=False):
+        if dim is None:
+            # Full reduction: PyTorch shares the gradient evenly among tied maxima.
+            hits = F.eq(x, out)
+            return (F.div(F.where(hits, g, 0.0), F.sum(hits)),)
+        # With a dim the gradient goes to the index that max/min returned.
+        index = getattr(F, arg_op)(x, dim=dim, keepdim=True)
+        g = g if keepdim else F.unsqueeze(g, dim=dim)
+        return (F.gather_backward(g, index, dim=dim, shape=tuple(x.shape)),)
+    return vjp
+
+
+def _extreme_infer(x, dim=None, keepdim=False):
+    return Spec(reduced_shape(x.shape, dim, keepdim), x.dtype)
+
+
+for _name, _fn, _arg, _word in (("max", np.max, "argmax", "largest"), ("min", np.min, "argmin", "smallest")):
+    register(OpDef(
+        _name, REDUCE, _extreme_forward(_fn), _extreme_infer, _extreme_vjp(_arg),
+        lambda x, dim=None, keepdim=False, _n=_name.capitalize(): f"{_n}Backward{1 if dim is None else 0}",
+        f"{_name}(x, dim)", f"grad goes to the {_word} element (shared evenly among ties without dim)",
+        attrs=("dim", "keepdim"), saves=(0, "out")))
+
+
+def _amax_forward(fn):
+    def forward(x, dim=None, keepdim=False):
+        return fn(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim)
+    return forward
+
+
+def _amax_vjp(F, g, x, out, dim=None, keepdim=False):
+    out_k = out if keepdim else F.reshape(out, shape=reduced_shape(x.shape, dim, True))
+    g_k = g if keepdim else F.reshape(g, shape=reduced_shape(x.shape, dim, True))
+    hits = F.eq(x, out_k)
+    return (F.div(F.where(hits, g_k, 0.0), F.sum(hits, dim=dim, keepdim=True)),)
+
+
+for _name, _fn in (("amax", np.max), ("amin", np.min)):
+    register(OpDef(
+        _name, REDUCE, _amax_forward(_fn), _extreme_infer, _amax_vjp, f"{_name.capitalize()}Backward0",
+        f"{_name}(x, dim)", "grad shared evenly among the elements equal to the result",
+        attrs=("dim", "keepdim"), saves=(0, "out")))
+
+
+def _arg_forward(fn):
+    def forward(x, dim=None, keepdim=False):
+        if dim is None:
+            out = fn(x.reshape(-1))
+            return np.asarray(out, dtype=np.int64).reshape((1,) * x.ndim if keepdim else ())
+        return fn(x, axis=normalize_dims(dim, x.ndim)[0], keepdims=keepdim).astype(np.int64, copy=False)
+    return forward
+
+
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register(OpDef(
+        _name, REDUCE, _arg_forward(_fn),
+        lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), np.dtype(np.int64)),
+        None, "", f"{_name}(x, dim)", "indices have no gradient", differentiable=False,
+        attrs=("dim", "keepdim"), saves=()))
+
+
+# ---- var / std / logsumexp ------------------------------------------------------------------------
+
+def _dof(shape, dim, correction) -> float:
+    return float(_numel_reduced(shape, dim) - correction)
+
+
+def _var_forward(x, dim=None, correction=1, keepdim=False):
+    n = _numel_reduced(x.shape, dim)
+    if n - correction <= 0:      # PyTorch returns nan (numpy would warn about degrees of freedom)
+        return np.full(reduced_shape(x.shape, dim, keepdim), np.nan, dtype=x.dtype)
+    return np.var(x, axis=normalize_dims(dim, x.ndim), ddof=correction, keepdims=keepdim)
+
+
+def _centered(F, x, dim):
+    return F.sub(x, F.mean(x, dim=dim, keepdim=True))
+
+
+def _var_vjp(F, g, x, out, dim=None, correction=1, keepdim=False):
+    dof = _dof(x.shape, dim, correction)
+    scale = 2.0 / dof if dof > 0 else float("nan")
+    return (F.mul(_expand_back(F, g, x, dim, keepdim), F.mul(_centered(F, x, dim), scale)),)
+
+
+def _std_vjp(F, g, x, out, dim=None, correction=1, keepdim=False):
+    dof = _dof(x.shape, dim, correction)
+    out_k = out if keepdim else F.reshape(out, shape=reduced_shape(x.shape, dim, True))
+    g_over = F.div(F.reshape(g, shape=reduced_shape(x.shape, dim, True)) if not keepdim else g,
+                   F.mul(out_k, dof if dof > 0 else float("nan")))
+    return (F.mul(F.expand(g_over, shape=tuple(x.shape)), _centered(F, x, dim)),)
+
+
+_float_reduced = lambda x, dim=None, correction=1, keepdim=False: Spec(  # noqa: E731
+    reduced_shape(x.shape, dim, keepdim), x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
+
+register(OpDef(
+    "var", REDUCE, _var_forward, _float_reduced, _var_vjp, "VarBackward0",
+    "sum((x - mean)^2) / (n - correction)", "grad_x = grad * 2 (x - mean) / (n - correction)",
+    attrs=("dim", "correction", "keepdim"), saves=(0,)))
+
+register(OpDef(
+    "std", REDUCE, lambda x, dim=None, correction=1, keepdim=False: np.sqrt(
+        _var_forward(x, dim, correction, keepdim)),
+    _float_reduced, _std_vjp, "StdBackward0",
+    "sqrt(var(x))", "grad_x = grad * (x - mean) / ((n - correction) * std)",
+    attrs=("dim", "correction", "keepdim"), saves=(0, "out")))
+
+
+def _logsumexp_forward(x, dim, keepdim=False):
+    axes = normalize_dims(dim, x.ndim)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float32)
+    peak = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros(reduced_shape(x.shape, dim, True), x.dtype)
+    peak = np.where(np.isfinite(peak), peak, 0)        # all -inf rows stay -inf, not nan
+    out = np.log(np.sum(np.exp(x - peak), axis=axes, keepdims=True)) + peak
+    return out if keepdim else out.reshape(reduced_shape(x.shape, dim, False))
+
+
+def _logsumexp_vjp(F, g, x, out, dim, keepdim=False):
+    keep = reduced_shape(x.shape, dim, True)
+    out_k = out if keepdim else F.reshape(out, shape=keep)
+    g_k = g if keepdim else F.reshape(g, shape=keep)
+    return (F.mul(g_k, F.exp(F.sub(x, out_k))),)
+
+
+register(OpDef(
+    "logsumexp", REDUCE, _logsumexp_forward,
+    lambda x, dim, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim),
+                                       x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)),
+    _logsumexp_vjp, "LogsumexpBackward0", "log(sum(exp(x), dim))", "grad_x = grad * exp(x - out)",
+    attrs=("dim", "keepdim"), saves=(0, "out")))

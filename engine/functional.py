@@ -1,0 +1,657 @@
+"""The functional forms of every op, named and called as torch.* / torch.nn.functional.* are.
+
+Each takes and returns engine Tensors and runs registered ops through `engine.tensor.apply`, so
+autograd, tracing and recording see every step. Losses are registered ops (so a printed loss
+shows PyTorch's grad_fn) or compositions of registered ops (so their backward graph is real).
+"""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from engine import autograd
+from engine.errors import UnsupportedError
+from engine.ops.movement import slice_bounds
+from engine.tensor import Tensor, apply
+
+__all__ = [
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "gelu",
+    "softplus", "silu", "leaky_relu", "erf", "maximum", "minimum", "clamp", "clip", "where", "masked_fill",
+    "matmul", "mm", "bmm", "linear", "sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax",
+    "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze",
+    "transpose", "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split",
+    "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss",
+    "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "eq", "ne", "gt", "lt", "ge", "le", "isnan", "broadcast_to", "expand",
+]
+
+_ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
+
+
+def _named(kind: str):
+    """PyTorch's torch.return_types.max etc.: a (values, indices) tuple that prints with its name."""
+    class ReturnType(_ValuesIndices):
+        __slots__ = ()
+
+        def __repr__(self):
+            return f"torch.return_types.{kind}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    ReturnType.__name__ = kind
+    return ReturnType
+
+
+_MAX_RESULT, _MIN_RESULT = _named("max"), _named("min")
+
+
+def _dim(dim, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _dims(dim):
+    if dim is None:
+        return None
+    return tuple(int(d) for d in dim) if isinstance(dim, (list, tuple)) else int(dim)
+
+
+def _as_tensor(x) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    from engine.tensor import as_tensor_like
+    return as_tensor_like(x, ())
+
+
+# ---- arithmetic and elementwise math --------------------------------------------------------------
+
+def add(input, other, *, alpha=1):
+    return apply("add", input, other if alpha == 1 else mul(other, alpha))
+
+
+def sub(input, other, *, alpha=1):
+    return apply("sub", input, other if alpha == 1 else mul(other, alpha))
+
+
+def mul(input, other):
+    return apply("mul", input, other)
+
+
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        raise UnsupportedError(f"div(rounding_mode={rounding_mode!r}) is not supported by Dagscope")
+    return apply("div", input, other)
+
+
+def neg(input):
+    return apply("neg", input)
+
+
+def pow(input, exponent):
+    if isinstance(input, Tensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+        return apply("pow_scalar", input, exponent=exponent)
+    return apply("pow", input, exponent)
+
+
+def exp(input): return apply("exp", input)
+def log(input): return apply("log", input)
+def sqrt(input): return apply("sqrt", input)
+def abs(input): return apply("abs", input)
+def sigmoid(input): return apply("sigmoid", input)
+def tanh(input): return apply("tanh", input)
+def erf(input): return apply("erf", input)
+def isnan(input): return apply("isnan", input)
+
+
+def relu(input, inplace: bool = False):
+    return apply("relu", input)
+
+
+def gelu(input, approximate: str = "none"):
+    return apply("gelu", input, approximate=approximate)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return apply("softplus", input, beta=float(beta), threshold=float(threshold))
+
+
+def silu(input, inplace: bool = False):
+    return mul(input, sigmoid(input))
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    return where(gt(input, 0.0), input, mul(input, negative_slope))
+
+
+def maximum(input, other): return apply("maximum", input, other)
+def minimum(input, other): return apply("minimum", input, other)
+
+
+def clamp(input, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return apply("clamp", input, min=min, max=max)
+
+
+clip = clamp
+
+
+def where(condition, input, other):
+    return apply("where", condition, input, other)
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return where(mask, value.to(input.dtype) if value.data.dtype != input.data.dtype else value, input)
+    return apply("masked_fill", input, mask, value=value)
+
+
+def eq(input, other): return apply("eq", input, other)
+def ne(input, other): return apply("ne", input, other)
+def gt(input, other): return apply("gt", input, other)
+def lt(input, other): return apply("lt", input, other)
+def ge(input, other): return apply("ge", input, other)
+def le(input, other): return apply("le", input, other)
+
+
+# ---- matrix products -------------------------------------------------------------------------------
+
+def matmul(input, other):
+    return apply("matmul", input, other)
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    return apply("matmul", input, mat2)
+
+
+def bmm(input, mat2):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    return apply("matmul", input, mat2)
+
+
+def linear(input, weight, bias=None):
+    """x @ W^T + b; for 2-D x this is addmm, so grad_fn is AddmmBackward0 with TBackward0 on W (as PyTorch)."""
+    weight_t = transpose(weight, 0, 1) if weight.ndim == 2 else weight
+    if bias is not None and input.ndim == 2:
+        return apply("addmm", bias, input, weight_t)
+    out = matmul(input, weight_t)
+    return out if bias is None else add(out, bias)
+
+
+# ---- reductions --------------------------------------------------------------------------------------
+
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
+    out = apply("sum", input, dim=_dims(dim), keepdim=keepdim)
+    return out if dtype is None else out.to(dtype)
+
+
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
+    if input.data.dtype.kind != "f" and dtype is None:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {_type_word(input)}")
+    return apply("mean", input if dtype is None else input.to(dtype), dim=_dims(dim), keepdim=keepdim)
+
+
+def _type_word(t) -> str:
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char",
+            "uint8": "Byte"}.get(t.data.dtype.name, t.data.dtype.name)
+
+
+def _correction(unbiased, correction) -> int:
+    if correction is not None:
+        return int(correction)
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, bool):         # var(x, False): the legacy positional `unbiased`
+        dim, unbiased = None, dim
+    return apply("var", input, dim=_dims(dim), correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return apply("std", input, dim=_dims(dim), correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def amax(input, dim=(), keepdim: bool = False):
+    return apply("amax", input, dim=_dims(dim) if dim != () else None, keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim: bool = False):
+    return apply("amin", input, dim=_dims(dim) if dim != () else None, keepdim=keepdim)
+
+
+def _extreme(name, result_type, input, dim, keepdim):
+    if isinstance(dim, Tensor):                       # torch.max(a, b) is the elementwise maximum
+        return apply("maximum" if name == "max" else "minimum", input, dim)
+    if dim is None:
+        return apply(name, input)
+    d = _dim(dim, input.ndim)
+    values = apply(name, input, dim=d, keepdim=keepdim)
+    indices = apply("argmax" if name == "max" else "argmin", input, dim=d, keepdim=keepdim)
+    return result_type(values, indices)
+
+
+def max(input, dim=None, keepdim: bool = False):
+    return _extreme("max", _MAX_RESULT, input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim: bool = False):
+    return _extreme("min", _MIN_RESULT, input, dim, keepdim)
+
+
+def argmax(input, dim=None, keepdim: bool = False):
+    return apply("argmax", input, dim=None if dim is None else _dim(dim, input.ndim), keepdim=keepdim)
+
+
+def argmin(input, dim=None, keepdim: bool = False):
+    return apply("argmin", input, dim=None if dim is None else _dim(dim, input.ndim), keepdim=keepdim)
+
+
+def logsumexp(input, dim, keepdim: bool = False):
+    return apply("logsumexp", input, dim=_dims(dim), keepdim=keepdim)
+
+
+def _softmax_dim(input, dim):
+    if dim is None:   # PyTorch's legacy implicit choice (it warns; so do we, quietly choosing the same)
+        return 0 if input.ndim in (0, 1, 3) else 1
+    return _dim(dim, input.ndim)
+
+
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    return apply("softmax", x, dim=_softmax_dim(x, dim))
+
+
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    return apply("log_softmax", x, dim=_softmax_dim(x, dim))
+
+
+# ---- shapes ----------------------------------------------------------------------------------------
+
+def reshape(input, shape):
+    return input.reshape(shape)
+
+
+def flatten(input, start_dim: int = 0, end_dim: int = -1):
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = _dim(start_dim, input.ndim), _dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input.data.shape
+    return reshape(input, shape[:s] + (int(np.prod(shape[s:e + 1], dtype=np.int64)),) + shape[e + 1:])
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        return apply("squeeze", input)
+    if isinstance(dim, (tuple, list)):
+        return apply("squeeze", input, dim=tuple(_dim(d, input.ndim) for d in dim))
+    return apply("squeeze", input, dim=_dim(dim, input.ndim))
+
+
+def unsqueeze(input, dim: int):
+    return apply("unsqueeze", input, dim=dim % (input.ndim + 1) if -input.ndim - 1 <= dim <= input.ndim else dim)
+
+
+def transpose(input, dim0: int, dim1: int):
+    return apply("transpose", input, dim0=_dim(dim0, input.ndim), dim1=_dim(dim1, input.ndim))
+
+
+def permute(input, dims):
+    return apply("permute", input, dims=tuple(_dim(d, input.ndim) for d in dims))
+
+
+def expand(input, *sizes):
+    return input.expand(*sizes)
+
+
+def broadcast_to(input, size):
+    return input.expand(*size)
+
+
+def cat(tensors, dim: int = 0):
+    tensors = [_as_tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    return apply("cat", *tensors, dim=_dim(dim, tensors[0].ndim))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0):
+    tensors = [_as_tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return apply("stack", *tensors, dim=_dim(dim, tensors[0].ndim + 1))
+
+
+def narrow(input, dim: int, start: int, length: int):
+    d = _dim(dim, input.ndim)
+    start = start % input.data.shape[d] if start < 0 else start
+    return apply("slice", input, dim=d, start=start, end=start + length, step=1)
+
+
+def split(tensor, split_size_or_sections, dim: int = 0):
+    d = _dim(dim, tensor.ndim)
+    size = tensor.data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        bounds = [(s, s + step) for s in range(0, size, step)] or [(0, 0)]
+    else:
+        edges = np.cumsum([0] + list(split_size_or_sections))
+        if edges[-1] != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={list(split_size_or_sections)}")
+        bounds = list(zip(edges[:-1], edges[1:]))
+    return tuple(apply("slice", tensor, dim=d, start=int(a), end=int(min(b, size)), step=1) for a, b in bounds)
+
+
+def chunk(input, chunks: int, dim: int = 0):
+    size = input.data.shape[_dim(dim, input.ndim)]
+    return split(input, max(-(-size // chunks), 1), dim)
+
+
+# ---- indexing --------------------------------------------------------------------------------------
+
+def gather(input, dim: int, index, *, sparse_grad: bool = False):
+    return apply("gather", input, index, dim=_dim(dim, input.ndim))
+
+
+def index_select(input, dim: int, index):
+    d = _dim(dim, input.ndim)
+    return apply("index", input, index, positions=(d,))
+
+
+def _key_tuple(key) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, (list, np.ndarray)) and not isinstance(k, Tensor):
+            arr = np.asarray(k)
+            k = Tensor(arr.astype(np.int64) if arr.dtype.kind in "iu" or arr.size == 0 else arr)
+        elif isinstance(k, Tensor) and k.data.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif isinstance(k, bool):
+            raise UnsupportedError("indexing with a Python bool is not supported by Dagscope")
+        elif isinstance(k, np.integer):
+            k = int(k)
+        elif not isinstance(k, (int, slice, type(None), type(Ellipsis), Tensor)):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices")
+        out.append(k)
+    consumed = builtins.sum(k.ndim if isinstance(k, Tensor) and k.data.dtype == np.bool_ else 1
+                            for k in out if k is not None and k is not Ellipsis)
+    if builtins.sum(k is Ellipsis for k in out) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return tuple(_FILL if k is Ellipsis else k for k in out), consumed
+
+
+_FILL = object()      # where the ellipsis stood: filled with full slices once the tensor's ndim is known
+
+
+def getitem(x: Tensor, key) -> Tensor:
+    """x[key] as PyTorch does it: basic parts become select/slice/unsqueeze ops applied left to right,
+    integer and boolean tensors one `index` op at the end (IndexBackward0)."""
+    parts, consumed = _key_tuple(key)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    expanded = []
+    for p in parts:
+        if p is _FILL:
+            expanded.extend([slice(None)] * (x.ndim - consumed))
+        else:
+            expanded.append(p)
+    out, dim = x, 0
+    tensors, positions = [], []
+    for p in expanded:
+        if p is None:
+            out = apply("unsqueeze", out, dim=dim)
+            dim += 1
+        elif isinstance(p, int):
+            out = apply("select", out, dim=dim, index=_check_index(p, out.data.shape[dim], dim))
+        elif isinstance(p, slice):
+            size = out.data.shape[dim]
+            start, stop, step = slice_bounds(size, p.start, p.stop, p.step)
+            if not (start == 0 and stop == size and step == 1):   # a full slice is no op (as PyTorch)
+                out = apply("slice", out, dim=dim, start=start, end=stop, step=step)
+            dim += 1
+        elif p.data.dtype == np.bool_:
+            mask = p.data
+            shape = out.data.shape[dim:dim + mask.ndim]
+            if mask.shape != shape:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does not match the "
+                                 f"shape of the indexed tensor {list(out.data.shape)} at index {dim}")
+            for axis_index in np.nonzero(mask) if mask.ndim else (np.zeros(int(mask), np.int64),):
+                tensors.append(Tensor(axis_index.astype(np.int64)))
+                positions.append(dim)
+                dim += 1
+            if mask.ndim == 0:     # x[True-tensor]: a new leading dim of size 1 (or 0)
+                out = apply("unsqueeze", out, dim=dim - 1)
+        else:
+            tensors.append(p)
+            positions.append(dim)
+            dim += 1
+    if tensors:
+        out = apply("index", out, *tensors, positions=tuple(positions))
+    elif out is x:   # x[:] / x[...]: PyTorch returns a new view (an alias) of x
+        out = apply("slice", x, dim=0, start=0, end=x.data.shape[0], step=1) if x.ndim else apply("clone", x)
+    return out
+
+
+def _check_index(i: int, size: int, dim: int) -> int:
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    return i % size
+
+
+def numpy_key(key):
+    """The same key with Tensors replaced by their arrays (for direct numpy assignment)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out = tuple(p.data if isinstance(p, Tensor) else p for p in parts)
+    return out if isinstance(key, tuple) else out[0]
+
+
+def setitem(x: Tensor, key, value) -> None:
+    """x[key] = value. Without a gradient to track, numpy assignment in place (views see it). With
+    one, an index_put op whose node becomes x's grad_fn (PyTorch's CopySlices)."""
+    needs_grad = autograd._GradMode.enabled and (x.requires_grad or
+                                                 (isinstance(value, Tensor) and value.requires_grad))
+    if not needs_grad:
+        x.data[numpy_key(key)] = value.data if isinstance(value, Tensor) else value
+        return
+    x._check_inplace()
+    flat = np.arange(x.data.size, dtype=np.int64).reshape(x.data.shape)[numpy_key(key)]
+    coords = [Tensor(c) for c in np.unravel_index(flat, x.data.shape)]
+    out = apply("index_put", x._alias(), value, *coords, positions=tuple(range(x.ndim)))
+    x._become(out, "CopySlices")
+
+
+# ---- nn ----------------------------------------------------------------------------------------------
+
+def _unsupported(name, **options):
+    bad = {k: v for k, v in options.items() if v}
+    if bad:
+        raise UnsupportedError(f"{name} with {', '.join(f'{k}={v!r}' for k, v in bad.items())} is not "
+                               "supported by Dagscope")
+
+
+def _pair(v):
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(i) for i in v)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _unsupported("conv2d", dilation=_pair(dilation) != (1, 1) and dilation, groups=groups != 1 and groups)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if _pair(stride) != (1, 1):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            kh, kw = weight.data.shape[2:]
+            if kh % 2 == 0 or kw % 2 == 0:
+                raise UnsupportedError("conv2d padding='same' with an even kernel size is not supported")
+            padding = (kh // 2, kw // 2)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    args = (x, weight) if bias is None else (x, weight, bias)
+    out = apply("conv2d", *args, stride=_pair(stride), padding=_pair(padding))
+    return squeeze(out, 0) if unbatched else out
+
+
+def _pool(name, input, kernel_size, stride, padding, **attrs):
+    stride = kernel_size if stride is None or stride == [] or stride == () else stride
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    out = apply(name, x, kernel_size=_pair(kernel_size), stride=_pair(stride), padding=_pair(padding), **attrs)
+    return squeeze(out, 0) if unbatched else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation, ceil_mode=ceil_mode,
+                 return_indices=return_indices)
+    return _pool("max_pool2d", input, kernel_size, stride, padding)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _unsupported("avg_pool2d", ceil_mode=ceil_mode, count_include_pad=not count_include_pad and "False",
+                 divisor_override=divisor_override)
+    return _pool("avg_pool2d", input, kernel_size, stride, padding)
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from engine.creation import rng
+    mask = Tensor(rng().random(input.data.shape) >= p)
+    return apply("dropout", input, mask, p=float(p))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    _unsupported("embedding", max_norm=max_norm, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    return apply("embedding", input, weight, padding_idx=padding_idx)
+
+
+def one_hot(tensor, num_classes: int = -1):
+    if num_classes == -1:
+        num_classes = int(tensor.data.max()) + 1 if tensor.data.size else 0
+    return apply("one_hot", tensor, num_classes=int(num_classes))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    dims = tuple(range(-len(tuple(normalized_shape)), 0))
+    centered = sub(input, mean(input, dim=dims, keepdim=True))
+    variance = var(input, dim=dims, keepdim=True, correction=0)
+    out = div(centered, sqrt(add(variance, eps)))
+    if weight is not None:
+        out = mul(out, weight)
+    if bias is not None:
+        out = add(out, bias)
+    return out
+
+
+# ---- losses --------------------------------------------------------------------------------------------
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return mean(loss)
+    if reduction == "sum":
+        return sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    return apply("mse_loss", input, target, reduction=_reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    return _reduce_loss(abs(sub(input, target)), _reduction(size_average, reduce, reduction))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
+    args = (input, target) if weight is None else (input, target, weight)
+    return apply("nll_loss", *args, reduction=_reduction(size_average, reduce, reduction),
+                 ignore_index=int(ignore_index))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    class_dim = 1 if input.ndim >= 2 else 0
+    logp = log_softmax(input, dim=class_dim)
+    if target.data.dtype.kind == "f":          # class probabilities instead of class indices
+        if label_smoothing:
+            n = input.data.shape[class_dim]
+            target = add(mul(target, 1.0 - label_smoothing), label_smoothing / n)
+        per = mul(logp, target) if weight is None else mul(mul(logp, target), _class_view(weight, input))
+        return _reduce_loss(neg(sum(per, dim=class_dim)), reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    if weight is not None:
+        raise UnsupportedError("cross_entropy with both weight and label_smoothing is not supported by Dagscope")
+    n_classes = input.data.shape[class_dim]
+    valid = ne(target, ignore_index)
+    smooth = mul(neg(sum(logp, dim=class_dim)), where(valid, 1.0 / n_classes, 0.0))
+    if reduction == "mean":
+        smooth = div(sum(smooth), sum(valid))
+    else:
+        smooth = _reduce_loss(smooth, reduction)
+    return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing))
+
+
+def _class_view(weight, input):
+    return reshape(weight, (1, -1) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    return apply("binary_cross_entropy", input, target, 1.0 if weight is None else weight,
+                 reduction=_reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return apply("binary_cross_entropy_with_logits", input, target, 1.0 if weight is None else weight,
+                 1.0 if pos_weight is None else pos_weight, reduction=_reduction(size_average, reduce, reduction))

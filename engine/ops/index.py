@@ -1,0 +1,172 @@
+"""Index ops: advanced indexing (integer tensors) and index-put, gather, embedding, one_hot,
+and the scatter-add ops their gradients are made of (so every vjp is itself registered ops)."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.registry import INDEX, OpDef, Spec, register
+from engine.ops.shapes import normalize_dims
+
+
+# ---- index: x[i0, i1, ...] with integer index tensors at `positions` ------------------------------
+
+def _index_key(indices, positions):
+    key = [slice(None)] * (max(positions) + 1)
+    for pos, idx in zip(positions, indices):
+        key[pos] = idx
+    return tuple(key)
+
+
+def _check_bounds(shape, indices, positions):
+    for pos, idx in zip(positions, indices):
+        if idx.dtype.kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        size = shape[pos]
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            bad = int(idx.max()) if idx.max() >= size else int(idx.min())
+            raise IndexError(f"index {bad} is out of bounds for dimension {pos} with size {size}")
+
+
+def index_shape(shape, index_shapes, positions) -> tuple[int, ...]:
+    """numpy/PyTorch advanced-indexing shape: adjacent index dims are replaced in place, others go first."""
+    bshape = tuple(np.broadcast_shapes(*index_shapes))
+    rest = [s for i, s in enumerate(shape) if i not in positions]
+    ordered = sorted(positions)
+    adjacent = ordered == list(range(ordered[0], ordered[-1] + 1))
+    if adjacent:
+        first = ordered[0]
+        before = [s for i, s in enumerate(shape) if i < first]
+        after = [s for i, s in enumerate(shape) if i > ordered[-1]]
+        return tuple(before) + bshape + tuple(after)
+    return bshape + tuple(rest)
+
+
+def _index_forward(x, *indices, positions):
+    _check_bounds(x.shape, indices, positions)
+    return x[_index_key(indices, positions)]
+
+
+register(OpDef(
+    "index", INDEX, _index_forward,
+    lambda x, *indices, positions: Spec(index_shape(x.shape, [i.shape for i in indices], positions), x.dtype),
+    lambda F, g, x, *rest, positions: (
+        F.index_backward(g, *rest[:-1], shape=tuple(x.shape), positions=positions),) + (None,) * (len(rest) - 1),
+    "IndexBackward0", "x[indices] (integer tensors at `positions`)",
+    "grad_x = zeros with grad added at the indexed places (repeats add up)",
+    attrs=("positions",), saves=None))
+
+
+def _index_backward_forward(g, *indices, shape, positions):
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, _index_key(indices, positions), g)
+    return out
+
+
+register(OpDef(
+    "index_backward", INDEX, _index_backward_forward,
+    lambda g, *indices, shape, positions: Spec(tuple(shape), g.dtype),
+    lambda F, gg, g, *rest, shape, positions: (
+        F.index(gg, *rest[:-1], positions=positions),) + (None,) * (len(rest) - 1),
+    "IndexPutBackward0", "zeros of `shape` with g added at [indices] (scatter-add)",
+    "grad_g = grad[indices]", attrs=("shape", "positions"), saves=None))
+
+
+def _index_put_forward(x, values, *indices, positions, accumulate=False):
+    _check_bounds(x.shape, indices, positions)
+    out = x.copy()
+    key = _index_key(indices, positions)
+    if accumulate:
+        np.add.at(out, key, values.astype(x.dtype, copy=False))
+    else:
+        out[key] = values
+    return out
+
+
+def _index_put_vjp(F, g, x, values, *rest, positions, accumulate=False):
+    indices = rest[:-1]
+    grad_x = g if accumulate else F.index_put(g, 0.0, *indices, positions=positions)
+    grad_values = F.index(g, *indices, positions=positions)
+    return (grad_x, grad_values) + (None,) * len(indices)
+
+
+register(OpDef(
+    "index_put", INDEX, _index_put_forward,
+    lambda x, values, *indices, positions, accumulate=False: Spec(tuple(x.shape), x.dtype),
+    _index_put_vjp, "IndexPutBackward0", "x with x[indices] = values",
+    "grad_x = grad with the overwritten places zeroed; grad_values = grad[indices]",
+    attrs=("positions", "accumulate"), saves=None))
+
+
+# ---- gather / scatter-add ------------------------------------------------------------------------------
+
+def _along_key(index, dim):
+    """The full index tuple that picks index[i, j, ..] along `dim` and i, j, .. elsewhere."""
+    grids = list(np.ogrid[tuple(slice(0, s) for s in index.shape)])
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _gather_forward(x, index, dim):
+    d = normalize_dims(dim, x.ndim)[0]
+    if index.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    _check_bounds(x.shape, (index,), (d,))
+    return x[_along_key(index, d)]
+
+
+register(OpDef(
+    "gather", INDEX, _gather_forward,
+    lambda x, index, dim: Spec(tuple(index.shape), x.dtype),
+    lambda F, g, x, index, out, dim: (F.gather_backward(g, index, dim=dim, shape=tuple(x.shape)), None),
+    "GatherBackward0", "out[i][j] = x[i][index[i][j]] (along `dim`)",
+    "grad_x = zeros with grad scatter-added back to where it was gathered from",
+    attrs=("dim",), saves=(1,)))
+
+
+def _gather_backward_forward(g, index, dim, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, _along_key(index, normalize_dims(dim, len(shape))[0]), g)
+    return out
+
+
+register(OpDef(
+    "gather_backward", INDEX, _gather_backward_forward,
+    lambda g, index, dim, shape: Spec(tuple(shape), g.dtype),
+    lambda F, gg, g, index, out, dim, shape: (F.gather(gg, index, dim=dim), None),
+    "ScatterAddBackward0", "zeros of `shape` with g scatter-added at index (along `dim`)",
+    "grad_g = grad gathered at index", attrs=("dim", "shape"), saves=(1,)))
+
+
+# ---- embedding / one_hot ------------------------------------------------------------------------------
+
+def _embedding_forward(indices, weight, padding_idx=None):
+    _check_bounds(weight.shape, (indices,), (0,))
+    return weight[indices]
+
+
+def _embedding_vjp(F, g, indices, weight, out, padding_idx=None):
+    if padding_idx is not None:   # the padding row never learns
+        g = F.where(F.unsqueeze(F.eq(indices, padding_idx % weight.shape[0]), dim=-1), 0.0, g)
+    return None, F.index_backward(g, indices, shape=tuple(weight.shape), positions=(0,))
+
+
+register(OpDef(
+    "embedding", INDEX, _embedding_forward,
+    lambda indices, weight, padding_idx=None: Spec(tuple(indices.shape) + tuple(weight.shape[1:]), weight.dtype),
+    _embedding_vjp, "EmbeddingBackward0", "weight[indices] (a row per index)",
+    "grad_weight = grad rows added into the rows they were read from", attrs=("padding_idx",), saves=(0,)))
+
+
+def _one_hot_forward(indices, num_classes):
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if indices.size and (indices.min() < 0 or indices.max() >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return (indices[..., None] == np.arange(num_classes)).astype(np.int64)
+
+
+register(OpDef(
+    "one_hot", INDEX, _one_hot_forward,
+    lambda indices, num_classes: Spec(tuple(indices.shape) + (num_classes,), np.dtype(np.int64)),
+    None, "", "out[..., c] = 1 where indices == c", "one_hot has no gradient",
+    differentiable=False, attrs=("num_classes",), saves=()))

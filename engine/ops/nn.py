@@ -1,0 +1,397 @@
+"""Neural-network ops: softmax/log_softmax, conv2d (im2col), pooling, dropout and the losses.
+
+Their backward helpers (conv2d_input_grad, conv2d_weight_grad, avg_pool2d_backward,
+max_pool2d_indices) are registered ops too, so a captured graph's backward is itself a graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.registry import ELEMENTWISE, NN, OpDef, Spec, register
+from engine.ops.shapes import normalize_dims
+
+# ---- softmax / log_softmax (numerically stable: shift by the max first) -----------------------------
+
+
+def _shifted(x, dim):
+    x = x if x.dtype.kind == "f" else x.astype(np.float32)
+    peak = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    return x - np.where(np.isfinite(peak), peak, 0)
+
+
+def _softmax_forward(x, dim):
+    e = np.exp(_shifted(x, dim))
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+def _log_softmax_forward(x, dim):
+    z = _shifted(x, dim)
+    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+
+
+def _float_same(x, dim):
+    return Spec(tuple(x.shape), x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
+
+
+register(OpDef(
+    "softmax", NN, _softmax_forward, _float_same,
+    lambda F, g, x, out, dim: (F.mul(out, F.sub(g, F.sum(F.mul(g, out), dim=dim, keepdim=True))),),
+    "SoftmaxBackward0", "exp(x) / sum(exp(x), dim)", "grad_x = out * (grad - sum(grad * out, dim))",
+    attrs=("dim",), saves=("out",)))
+
+register(OpDef(
+    "log_softmax", NN, _log_softmax_forward, _float_same,
+    lambda F, g, x, out, dim: (F.sub(g, F.mul(F.exp(out), F.sum(g, dim=dim, keepdim=True))),),
+    "LogSoftmaxBackward0", "x - log(sum(exp(x), dim))", "grad_x = grad - softmax(x) * sum(grad, dim)",
+    attrs=("dim",), saves=("out",)))
+
+
+# ---- conv2d via im2col ---------------------------------------------------------------------------------
+
+def _pair(v) -> tuple[int, int]:
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else (int(v[0]), int(v[1]))
+
+
+def conv_out_size(size: int, kernel: int, stride: int, padding: int) -> int:
+    return (size + 2 * padding - kernel) // stride + 1
+
+
+def _im2col(x, kh, kw, stride, padding):
+    """(N, C, H, W) -> (N, OH, OW, C, kh, kw): every receptive field as a row (a strided view, no copy)."""
+    (sh, sw), (ph, pw) = stride, padding
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
+    return windows.transpose(0, 2, 3, 1, 4, 5)
+
+
+def _conv_shape(x_shape, w_shape, stride, padding):
+    n, c, h, w = x_shape
+    o, cw, kh, kw = w_shape
+    if c != cw:
+        raise RuntimeError(f"Given groups=1, weight of size {list(w_shape)}, expected input{list(x_shape)} "
+                           f"to have {cw} channels, but got {c} channels instead")
+    (sh, sw), (ph, pw) = _pair(stride), _pair(padding)
+    oh, ow = conv_out_size(h, kh, sh, ph), conv_out_size(w, kw, sw, pw)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError("Calculated output size is too small: kernel size can't be greater than actual "
+                           "input size")
+    return (n, o, oh, ow)
+
+
+def _conv2d_forward(x, weight, *bias, stride=1, padding=0):
+    n, o, oh, ow = _conv_shape(x.shape, weight.shape, stride, padding)
+    kh, kw = weight.shape[2:]
+    cols = _im2col(x, kh, kw, _pair(stride), _pair(padding)).reshape(n * oh * ow, -1)
+    out = cols @ weight.reshape(o, -1).T
+    if bias:
+        out += bias[0]
+    return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
+
+
+def _conv2d_vjp(F, g, x, weight, *bias_and_out, stride=1, padding=0):
+    grad_x = F.conv2d_input_grad(g, weight, stride=stride, padding=padding, input_shape=tuple(x.shape))
+    grad_w = F.conv2d_weight_grad(x, g, stride=stride, padding=padding, weight_shape=tuple(weight.shape))
+    grads = (grad_x, grad_w)
+    if len(bias_and_out) == 2:
+        grads += (F.sum(g, dim=(0, 2, 3)),)
+    return grads
+
+
+register(OpDef(
+    "conv2d", NN, _conv2d_forward,
+    lambda x, weight, *bias, stride=1, padding=0: Spec(_conv_shape(x.shape, weight.shape, stride, padding),
+                                                       x.dtype),
+    _conv2d_vjp, "ConvolutionBackward0", "out[n,o] = bias[o] + sum_c x[n,c] (*) weight[o,c]",
+    "grad_x = full correlation of grad with the flipped weight; grad_w = x (*) grad; grad_b = sum of grad",
+    attrs=("stride", "padding"), saves=(0, 1)))
+
+
+def _conv2d_input_grad_forward(g, weight, stride, padding, input_shape):
+    n, c, h, w = input_shape
+    o, _, kh, kw = weight.shape
+    (sh, sw), (ph, pw) = _pair(stride), _pair(padding)
+    _, _, oh, ow = g.shape
+    cols = g.transpose(0, 2, 3, 1).reshape(-1, o) @ weight.reshape(o, -1)     # (N*OH*OW, C*kh*kw)
+    cols = cols.reshape(n, oh, ow, c, kh, kw)
+    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    for u in range(kh):          # col2im: each kernel offset adds its column block back in place
+        for v in range(kw):
+            padded[:, :, u:u + sh * oh:sh, v:v + sw * ow:sw] += cols[:, :, :, :, u, v].transpose(0, 3, 1, 2)
+    return padded[:, :, ph:ph + h, pw:pw + w]
+
+
+register(OpDef(
+    "conv2d_input_grad", NN, _conv2d_input_grad_forward,
+    lambda g, weight, stride, padding, input_shape: Spec(tuple(input_shape), g.dtype),
+    lambda F, gg, g, weight, out, stride, padding, input_shape: (
+        F.conv2d(gg, weight, stride=stride, padding=padding),
+        F.conv2d_weight_grad(gg, g, stride=stride, padding=padding, weight_shape=tuple(weight.shape))),
+    "ConvolutionBackwardBackward0", "the gradient of conv2d with respect to its input (a transposed conv)",
+    "grad_g = conv2d(grad, weight); grad_weight = conv2d_weight_grad(grad, g)",
+    attrs=("stride", "padding", "input_shape"), saves=(0, 1)))
+
+
+def _conv2d_weight_grad_forward(x, g, stride, padding, weight_shape):
+    o, c, kh, kw = weight_shape
+    cols = _im2col(x, kh, kw, _pair(stride), _pair(padding)).reshape(-1, c * kh * kw)
+    return (g.transpose(1, 0, 2, 3).reshape(o, -1) @ cols).reshape(weight_shape)
+
+
+register(OpDef(
+    "conv2d_weight_grad", NN, _conv2d_weight_grad_forward,
+    lambda x, g, stride, padding, weight_shape: Spec(tuple(weight_shape), g.dtype),
+    lambda F, gg, x, g, out, stride, padding, weight_shape: (
+        F.conv2d_input_grad(g, gg, stride=stride, padding=padding, input_shape=tuple(x.shape)),
+        F.conv2d(x, gg, stride=stride, padding=padding)),
+    "ConvolutionBackwardBackward0", "the gradient of conv2d with respect to its weight",
+    "grad_x = conv2d_input_grad(g, grad); grad_g = conv2d(x, grad)",
+    attrs=("stride", "padding", "weight_shape"), saves=(0, 1)))
+
+
+# ---- pooling ---------------------------------------------------------------------------------------------
+
+def _pool_shape(shape, kernel_size, stride, padding):
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    if ph > kh // 2 or pw > kw // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size")
+    oh, ow = conv_out_size(shape[-2], kh, sh, ph), conv_out_size(shape[-1], kw, sw, pw)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError("Output size is too small")
+    return tuple(shape[:-2]) + (oh, ow)
+
+
+def _pool_windows(x, kernel_size, stride, padding, fill):
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    return np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
+
+
+def _max_pool_forward(x, kernel_size, stride, padding=0):
+    _pool_shape(x.shape, kernel_size, stride, padding)
+    return _pool_windows(x, kernel_size, stride, padding, -np.inf).max(axis=(4, 5))
+
+
+def _max_pool_vjp(F, g, x, out, kernel_size, stride, padding=0):
+    n, c, h, w = x.shape
+    index = F.max_pool2d_indices(x, kernel_size=kernel_size, stride=stride, padding=padding)
+    oh, ow = out.shape[2:]
+    flat = F.gather_backward(F.reshape(g, shape=(n, c, oh * ow)), F.reshape(index, shape=(n, c, oh * ow)),
+                             dim=2, shape=(n, c, h * w))
+    return (F.reshape(flat, shape=tuple(x.shape)),)
+
+
+register(OpDef(
+    "max_pool2d", NN, _max_pool_forward,
+    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding), x.dtype),
+    _max_pool_vjp, "MaxPool2DWithIndicesBackward0", "max over each kernel window",
+    "grad_x = grad routed to the position of each window's max", attrs=("kernel_size", "stride", "padding"),
+    saves=(0, "out")))
+
+
+def _max_pool_indices_forward(x, kernel_size, stride, padding=0):
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    windows = _pool_windows(x, kernel_size, stride, padding, -np.inf)
+    n, c, oh, ow = windows.shape[:4]
+    best = windows.reshape(n, c, oh, ow, kh * kw).argmax(axis=4)
+    sh, sw = _pair(stride)
+    row = np.arange(oh)[:, None] * sh + best // kw - ph      # window origin + offset, in unpadded coords
+    col = np.arange(ow)[None, :] * sw + best % kw - pw
+    return (row * x.shape[3] + col).astype(np.int64)
+
+
+register(OpDef(
+    "max_pool2d_indices", NN, _max_pool_indices_forward,
+    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding),
+                                                   np.dtype(np.int64)),
+    None, "", "flat h*w index of each window's max", "indices have no gradient", differentiable=False,
+    attrs=("kernel_size", "stride", "padding"), saves=()))
+
+
+def _avg_pool_forward(x, kernel_size, stride, padding=0):
+    _pool_shape(x.shape, kernel_size, stride, padding)
+    return _pool_windows(x, kernel_size, stride, padding, 0).mean(axis=(4, 5)).astype(x.dtype, copy=False)
+
+
+register(OpDef(
+    "avg_pool2d", NN, _avg_pool_forward,
+    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding), x.dtype),
+    lambda F, g, x, out, kernel_size, stride, padding=0: (
+        F.avg_pool2d_backward(g, kernel_size=kernel_size, stride=stride, padding=padding,
+                              input_shape=tuple(x.shape)),),
+    "AvgPool2DBackward0", "mean over each kernel window (padding counted)",
+    "grad_x = each window's grad spread evenly over the window", attrs=("kernel_size", "stride", "padding"),
+    saves=()))
+
+
+def _avg_pool_backward_forward(g, kernel_size, stride, padding, input_shape):
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    n, c, h, w = input_shape
+    oh, ow = g.shape[2:]
+    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
+    share = g / g.dtype.type(kh * kw)
+    for u in range(kh):
+        for v in range(kw):
+            padded[:, :, u:u + sh * oh:sh, v:v + sw * ow:sw] += share
+    return padded[:, :, ph:ph + h, pw:pw + w]
+
+
+register(OpDef(
+    "avg_pool2d_backward", NN, _avg_pool_backward_forward,
+    lambda g, kernel_size, stride, padding, input_shape: Spec(tuple(input_shape), g.dtype),
+    lambda F, gg, g, out, kernel_size, stride, padding, input_shape: (
+        F.avg_pool2d(gg, kernel_size=kernel_size, stride=stride, padding=padding),),
+    "AvgPool2DBackwardBackward0", "each window's value spread evenly over the window",
+    "grad_g = avg_pool2d(grad)", attrs=("kernel_size", "stride", "padding", "input_shape"), saves=()))
+
+
+# ---- dropout: deterministic given its mask --------------------------------------------------------------
+
+def _dropout_scale(p: float) -> float:
+    return 0.0 if p >= 1 else 1.0 / (1.0 - p)
+
+
+register(OpDef(
+    "dropout", ELEMENTWISE,
+    lambda x, mask, p: x * mask.astype(x.dtype, copy=False) * x.dtype.type(_dropout_scale(p)),
+    lambda x, mask, p: Spec(tuple(np.broadcast_shapes(x.shape, mask.shape)), x.dtype),
+    lambda F, g, x, mask, out, p: (F.mul(F.mul(g, mask), _dropout_scale(p)), None),
+    "NativeDropoutBackward0", "x * mask / (1 - p)", "grad_x = grad * mask / (1 - p)",
+    attrs=("p",), saves=(1,)))
+
+
+# ---- losses: one op each (so the loss prints PyTorch's grad_fn), vjps made of registered ops -------------
+
+def _reduce(loss, reduction, denominator=None):
+    if reduction == "none":
+        return loss
+    total = np.sum(loss)
+    if reduction == "sum":
+        return total
+    if reduction == "mean":
+        return total / (loss.dtype.type(loss.size) if denominator is None else denominator)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduced_spec(shape, dtype, reduction):
+    return Spec(tuple(shape) if reduction == "none" else (), dtype)
+
+
+def _scale_grad(F, g, reduction, n):
+    """The incoming gradient per element: g itself ('none'/'sum' broadcast) or g / n for 'mean'."""
+    return F.div(g, float(max(n, 1))) if reduction == "mean" else g
+
+
+def _mse_forward(a, b, reduction="mean"):
+    d = a - b
+    return _reduce(d * d, reduction)
+
+
+def _mse_vjp(F, g, a, b, out, reduction="mean"):
+    n = int(np.prod(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)), dtype=np.int64))
+    grad = F.mul(F.sub(a, b), F.mul(_scale_grad(F, g, reduction, n), 2.0))
+    return grad, F.neg(grad)
+
+
+register(OpDef(
+    "mse_loss", NN, _mse_forward,
+    lambda a, b, reduction="mean": _reduced_spec(np.broadcast_shapes(a.shape, b.shape), a.dtype, reduction),
+    _mse_vjp, "MseLossBackward0", "mean((a - b)^2)", "grad_a = 2 (a - b) grad / n; grad_b = -grad_a",
+    attrs=("reduction",), saves=(0, 1)))
+
+
+def _nll_parts(logp, target, weight, ignore_index):
+    class_dim = 1 if logp.ndim >= 2 else 0
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    if safe.size and (safe.min() < 0 or safe.max() >= logp.shape[class_dim]):
+        raise IndexError(f"Target {int(safe.max())} is out of bounds.")
+    picked = np.take_along_axis(logp, np.expand_dims(safe, class_dim), class_dim).squeeze(class_dim)
+    w = (weight[safe] if weight is not None else np.ones_like(picked)) * valid
+    return picked, w.astype(logp.dtype, copy=False)
+
+
+def _nll_forward(logp, target, *weight, reduction="mean", ignore_index=-100):
+    picked, w = _nll_parts(logp, target, weight[0] if weight else None, ignore_index)
+    return _reduce(-w * picked, reduction, denominator=np.sum(w))
+
+
+def _nll_vjp(F, g, logp, target, *weight_and_out, reduction="mean", ignore_index=-100):
+    class_dim = 1 if len(logp.shape) >= 2 else 0
+    valid = F.ne(target, ignore_index)
+    safe = F.where(valid, target, 0)
+    w = F.index(weight_and_out[0], safe, positions=(0,)) if len(weight_and_out) == 2 else 1.0
+    w = F.where(valid, w, 0.0)
+    coeff = F.neg(w)
+    if reduction == "mean":
+        coeff = F.div(coeff, F.sum(w))
+    per_sample = F.mul(g, coeff)
+    grad = F.gather_backward(F.unsqueeze(per_sample, dim=class_dim), F.unsqueeze(safe, dim=class_dim),
+                             dim=class_dim, shape=tuple(logp.shape))
+    return (grad,) + (None,) * len(weight_and_out)
+
+
+def _nll_infer(logp, target, *weight, reduction="mean", ignore_index=-100):
+    return _reduced_spec(target.shape, logp.dtype, reduction)
+
+
+register(OpDef(
+    "nll_loss", NN, _nll_forward, _nll_infer, _nll_vjp,
+    lambda logp, target, *w, reduction="mean", ignore_index=-100:
+        "NllLoss2DBackward0" if len(logp.shape) == 4 else "NllLossBackward0",
+    "-weight[target] * logp[target] (mean over the weights)",
+    "grad_logp = -weight[target] * grad / sum(weight) at each target class, 0 elsewhere",
+    attrs=("reduction", "ignore_index"), saves=None))
+
+_LOG_FLOOR = -100.0     # PyTorch clamps log(p) at -100 so that p = 0 or 1 gives a finite loss
+
+
+def _bce_forward(p, y, weight, reduction="mean"):
+    if p.size and (p.min() < 0 or p.max() > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(y * np.maximum(np.log(p), _LOG_FLOOR) + (1 - y) * np.maximum(np.log1p(-p), _LOG_FLOOR))
+    return _reduce(loss * weight, reduction).astype(p.dtype, copy=False)
+
+
+def _bce_vjp(F, g, p, y, weight, out, reduction="mean"):
+    scale = F.mul(_scale_grad(F, g, reduction, _numel(p, y, weight)), weight)
+    denom = F.maximum(F.mul(p, F.sub(1.0, p)), 1e-12)
+    grad_p = F.mul(scale, F.div(F.sub(p, y), denom))
+    grad_y = F.mul(scale, F.sub(F.clamp(F.log(F.sub(1.0, p)), min=_LOG_FLOOR), F.clamp(F.log(p), min=_LOG_FLOOR)))
+    return grad_p, grad_y, None
+
+
+def _numel(*xs) -> int:
+    return int(np.prod(np.broadcast_shapes(*(tuple(x.shape) for x in xs)), dtype=np.int64))
+
+
+register(OpDef(
+    "binary_cross_entropy", NN, _bce_forward,
+    lambda p, y, weight, reduction="mean": _reduced_spec(p.shape, p.dtype, reduction),
+    _bce_vjp, "BinaryCrossEntropyBackward0", "-w (y log p + (1 - y) log(1 - p))",
+    "grad_p = w grad (p - y) / (p (1 - p)); grad_y = w grad (log(1 - p) - log p)",
+    attrs=("reduction",), saves=(0, 1, 2)))
+
+
+def _bce_logits_forward(x, y, weight, pos_weight, reduction="mean"):
+    softplus_neg = np.logaddexp(0, -x)                      # -log sigmoid(x), stable
+    loss = (1 - y) * x + (1 + (pos_weight - 1) * y) * softplus_neg
+    return _reduce(loss * weight, reduction).astype(x.dtype, copy=False)
+
+
+def _bce_logits_vjp(F, g, x, y, weight, pos_weight, out, reduction="mean"):
+    scale = F.mul(_scale_grad(F, g, reduction, _numel(x, y, weight, pos_weight)), weight)
+    lift = F.add(F.mul(F.sub(pos_weight, 1.0), y), 1.0)             # 1 + (pos_weight - 1) y
+    grad_x = F.mul(scale, F.sub(F.sub(1.0, y), F.mul(lift, F.sub(1.0, F.sigmoid(x)))))
+    grad_y = F.mul(scale, F.sub(F.mul(F.sub(pos_weight, 1.0), F.softplus(F.neg(x), beta=1.0, threshold=20.0)), x))
+    return grad_x, grad_y, None, None
+
+
+register(OpDef(
+    "binary_cross_entropy_with_logits", NN, _bce_logits_forward,
+    lambda x, y, weight, pos_weight, reduction="mean": _reduced_spec(x.shape, x.dtype, reduction),
+    _bce_logits_vjp, "BinaryCrossEntropyWithLogitsBackward0",
+    "w ((1 - y) x + (1 + (pw - 1) y) log(1 + exp(-x)))", "grad_x = w grad (sigmoid(x) - y) (with pos_weight pw = 1)",
+    attrs=("reduction",), saves=(0, 1, 2, 3)))
