@@ -1,8 +1,9 @@
-"""`torch.nn.functional` (usually imported as F): engine.functional's PyTorch-named functions."""
+"""`torch.nn.functional` (usually imported as F): engine.functional's PyTorch-named functions,
+plus batch_norm (which lives beside nn.BatchNorm1d)."""
 from engine.compat.torch._surface import functional_module, unsupported_getattr
+from engine.nn.normalization import batch_norm  # noqa: F401
 
-globals().update({name: value for name, value in vars(functional_module()).items()
-                  if not name.startswith("_") and callable(value) and getattr(value, "__module__", "").startswith("engine")
-                  and not isinstance(value, type)})
+_functional = functional_module()
+globals().update({name: getattr(_functional, name) for name in getattr(_functional, "__all__", ())})
 
 __getattr__ = unsupported_getattr("torch.nn.functional", globals())

@@ -1,0 +1,124 @@
+"""The `import torch` facade: the supported names resolve, printing matches PyTorch, and a name
+outside the surface fails as `unsupported`, naming itself and listing what exists."""
+import numpy as np
+import pytest
+
+
+def _stdout(run, code):
+    record = run(code)
+    assert record["ok"], record["error"]
+    return record["stdout"]
+
+
+def test_creation_and_printing(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "print(torch.zeros(2, 3).shape)\n"
+        "print(torch.ones(2, dtype=torch.float64))\n"
+        "print(torch.arange(4), torch.arange(0., 1., 0.5))\n"
+        "print(torch.linspace(0, 1, 5))\n"
+        "print(torch.eye(2))\n"
+        "print(torch.full((2,), 7))\n"
+        "print(torch.zeros_like(torch.ones(2, dtype=torch.int64)))\n"
+        "print(torch.tensor([1.0, 2.0], requires_grad=True))\n"
+        "print(torch.randint(0, 10, (32,)).shape, torch.randint(5, (2, 2)).dtype)\n"
+        "print(torch.randn(3, 4).dtype, torch.rand(size=(2,)).shape)\n"
+        "print(torch.empty(2, 2).shape, torch.float32, torch.long)\n"))
+    assert out == (
+        "torch.Size([2, 3])\n"
+        "tensor([1., 1.], dtype=torch.float64)\n"
+        "tensor([0, 1, 2, 3]) tensor([0.0000, 0.5000])\n"
+        "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n"
+        "tensor([[1., 0.],\n        [0., 1.]])\n"
+        "tensor([7, 7])\n"
+        "tensor([0, 0])\n"
+        "tensor([1., 2.], requires_grad=True)\n"
+        "torch.Size([32]) torch.int64\n"
+        "torch.float32 torch.Size([2])\n"
+        "torch.Size([2, 2]) torch.float32 torch.int64\n")
+
+
+def test_manual_seed_makes_runs_repeatable(run):
+    code = "import torch\ntorch.manual_seed(0)\nprint(torch.randn(3).tolist())\n"
+    assert _stdout(run, code) == _stdout(run, code)
+
+
+def test_from_numpy_shares_memory():
+    from engine.compat import torch
+    a = np.zeros(3, dtype=np.float32)
+    t = torch.from_numpy(a)
+    a[0] = 5
+    assert t.data[0] == 5 and t.dtype == torch.float32
+
+
+def test_unsupported_names_fail_loudly(run):
+    for code, name in [("import torch\ntorch.fft.fft(torch.ones(2))\n", "torch.fft"),
+                       ("import torch.nn as nn\nnn.LSTM(2, 2)\n", "torch.nn.LSTM"),
+                       ("import torch\ntorch.optim.RMSprop\n", "torch.optim.RMSprop"),
+                       ("import torch\ntorch.nn.init.orthogonal_\n", "torch.nn.init.orthogonal_")]:
+        record = run(code)
+        assert not record["ok"]
+        err = record["error"]
+        assert err["kind"] == "unsupported" and err["line"] == 2
+        assert err["message"].startswith(f"{name} is not supported by Dagscope. Supported names in ")
+    message = run("import torch.nn as nn\nnn.LSTM\n")["error"]["message"]
+    assert "Linear" in message and "Sequential" in message
+
+
+def test_unsupported_submodule_import(run):
+    record = run("import torch.distributions\n")
+    assert record["error"]["kind"] == "unsupported" and "torch.distributions" in record["error"]["message"]
+
+
+def test_devices_are_cpu_only(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "print(device, repr(device))\n"
+        "model = torch.nn.Linear(2, 2).to(device)\n"
+        "print(type(model).__name__)\n"))
+    assert out == "cpu device(type='cpu')\nLinear\n"
+    record = run("import torch\ntorch.nn.Linear(2, 2).cuda()\n")
+    assert record["error"]["kind"] == "unsupported"
+
+
+def test_submodules_are_attributes_after_import_torch(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "print(torch.nn.Linear, torch.optim.Adam.__name__, torch.autograd.Function.__name__)\n"
+        "from torch.utils.data import DataLoader, TensorDataset\n"
+        "from torch.autograd.function import once_differentiable\n"
+        "import torch.nn.functional as F\n"
+        "print(torch.is_tensor(torch.ones(1)), torch.get_default_dtype())\n"))
+    assert out.splitlines()[1] == "True torch.float32"
+
+
+def test_dataloader_batches_like_pytorch():
+    from engine.compat.torch import arange, manual_seed
+    from engine.compat.torch.utils.data import DataLoader, TensorDataset
+    x = arange(10).reshape(5, 2)
+    y = arange(5)
+    loader = DataLoader(TensorDataset(x, y), batch_size=2)
+    batches = list(loader)
+    assert len(loader) == 3 and len(batches) == 3
+    xb, yb = batches[0]
+    assert xb.data.tolist() == [[0, 1], [2, 3]] and yb.data.tolist() == [0, 1]
+    assert batches[2][0].shape == (1, 2)
+    assert len(DataLoader(TensorDataset(x, y), batch_size=2, drop_last=True)) == 2
+    manual_seed(0)
+    seen = sorted(v for _, yb in DataLoader(TensorDataset(x, y), batch_size=2, shuffle=True) for v in yb.tolist())
+    assert seen == [0, 1, 2, 3, 4]
+
+
+def test_dataloader_default_collate_of_custom_dataset():
+    from engine.compat.torch.utils.data import DataLoader, Dataset
+
+    class Squares(Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return float(i), i * i
+
+    xb, yb = next(iter(DataLoader(Squares(), batch_size=4)))
+    assert repr(xb) == "tensor([0., 1., 2., 3.], dtype=torch.float64)" and repr(yb) == "tensor([0, 1, 4, 9])"
