@@ -1,0 +1,1 @@
+"""Dagscope's compiled kernels: fusion groups -> C (or numpy) source -> cached shared libraries -> an executor."""

@@ -1,0 +1,48 @@
+"""Storage for one specialization: the memory plan's shared buffers, made safe for views.
+
+The memory plan (engine/passes/memory_planning.py) shares a buffer between values whose
+lifetimes over the schedule of fusion groups do not overlap. The executor also creates views
+(reshape, transpose, expand run as numpy views, not copies) which keep their source's memory
+alive. So lifetimes are recomputed here over the executor's own steps, extended through views,
+and a value shares its planned buffer only when that is still safe; otherwise it gets its own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def nbytes(shape, dtype) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def allocate(specs: dict[str, tuple], defined_at: dict[str, int], last_use: dict[str, int],
+             assignment: dict[str, str]) -> tuple[dict[str, np.ndarray], dict]:
+    """Arrays for the values in `specs` (value id -> (shape, dtype)).
+
+    `defined_at`/`last_use` are step indices (last_use already extended through views);
+    `assignment` is the memory plan's value -> buffer id. Returns (arrays, stats)."""
+    arrays: dict[str, np.ndarray] = {}
+    by_buffer: dict[str, list[str]] = {}
+    for vid in specs:
+        by_buffer.setdefault(assignment.get(vid, f"private:{vid}"), []).append(vid)
+    raw_total = 0
+    shared = 0
+    for buf_id, vids in by_buffer.items():
+        # one raw allocation per planned buffer, sized for its largest occupant
+        vids.sort(key=lambda v: defined_at[v])
+        storage: list[tuple[np.ndarray, int]] = []          # (raw bytes, busy until step)
+        for vid in vids:
+            shape, dtype = specs[vid]
+            size = nbytes(shape, dtype)
+            slot = next((i for i, (raw, busy) in enumerate(storage)
+                         if busy < defined_at[vid] and raw.nbytes >= size), None)
+            if slot is None:
+                raw = np.empty(max(1, max(nbytes(*specs[v]) for v in vids)), dtype=np.uint8)
+                storage.append((raw, last_use[vid]))
+                raw_total += raw.nbytes
+            else:
+                raw = storage[slot][0]
+                storage[slot] = (raw, last_use[vid])
+                shared += 1
+            arrays[vid] = raw[:size].view(dtype).reshape(shape)
+    return arrays, {"bytes": raw_total, "values": len(specs), "shared": shared}

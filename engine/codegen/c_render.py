@@ -1,0 +1,363 @@
+"""The C renderer (pure: Kernel -> C source text). One C function per fusion group.
+
+`C_EXPR` maps every elementwise op of the registry to its C expression and `C_REDUCE` every
+reduction to its accumulator; tests fail when an op is registered without one. Expressions are
+the numerically careful forms the numpy forwards use (sigmoid through tanh, softplus through
+log1p(exp(-|z|)), NaN propagated by max/min/relu like numpy). float32 uses the f-suffixed libm
+calls, and tanh in float32 uses a rational approximation (XLA's and Eigen's) that, unlike the
+libm call, the compiler can vectorize.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.codegen.kernel import Kernel, Literal, Step
+from engine.ops.dtypes import promote
+
+C_TYPES = {"float32": "float", "float64": "double", "bool": "uint8_t", "int8": "int8_t",
+           "uint8": "uint8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t"}
+
+PRELUDE = r"""#include <math.h>
+#include <stdint.h>
+
+/* tanh for float32 as a 13/6 rational function on [-7.9, 7.9] (Eigen's and XLA's CPU tanh):
+   pure arithmetic, so loops calling it vectorize; a few ulp from libm's tanhf. NaN stays NaN
+   because both clamps compare false for it. */
+static inline float ds_tanhf(float x) {
+  const float c = 7.90531110763549805f;
+  float ax = x < 0 ? -x : x;
+  float y = x > c ? c : (x < -c ? -c : x);
+  float y2 = y * y;
+  float p = y2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
+  p = p * y2 + -8.60467152213735e-11f;
+  p = p * y2 + 5.12229709037114e-08f;
+  p = p * y2 + 1.48572235717979e-05f;
+  p = p * y2 + 6.37261928875436e-04f;
+  p = p * y2 + 4.89352455891786e-03f;
+  p = p * y;
+  float q = y2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
+  q = q * y2 + 2.26843463243900e-03f;
+  q = q * y2 + 4.89352518554385e-03f;
+  return ax < 0.0004f ? x : p / q;
+}
+
+static inline float ds_signf(float x) { return x != x ? x : (float)((x > 0) - (x < 0)); }
+static inline double ds_sign(double x) { return x != x ? x : (double)((x > 0) - (x < 0)); }
+
+/* softplus(x) = log(1 + exp(beta x)) / beta, as log1p(exp(-|z|)) + max(z, 0): no overflow. */
+static inline float ds_softplusf(float x, float beta, float threshold) {
+  float z = x * beta, az = z < 0 ? -z : z;
+  return z > threshold ? x : ((z > 0 ? z : 0.0f) + log1pf(expf(-az))) / beta;
+}
+static inline double ds_softplus(double x, double beta, double threshold) {
+  double z = x * beta, az = z < 0 ? -z : z;
+  return z > threshold ? x : ((z > 0 ? z : 0.0) + log1p(exp(-az))) / beta;
+}
+
+static inline int64_t ds_ipow(int64_t a, int64_t b) {
+  int64_t r = 1;
+  for (; b > 0; b >>= 1, a *= a) if (b & 1) r *= a;
+  return r;
+}
+"""
+
+
+class Ctx:
+    """What an expression rule sees: the compute C type, attrs and literal operand values."""
+
+    def __init__(self, dtype: np.dtype, attrs: dict, literals: list):
+        self.dtype = np.dtype(dtype)
+        self.t = C_TYPES[self.dtype.name]
+        self.is_float = self.dtype.kind == "f"
+        self.attrs = attrs
+        self.literals = literals
+
+    def f(self, name: str) -> str:
+        """libm function for this type: expf for float, exp for double."""
+        return name + "f" if self.t == "float" else name
+
+    def c(self, value) -> str:
+        return literal(value, self.dtype)
+
+
+def literal(value, dtype: np.dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        v = float(value)
+        cast = "(float)" if dtype == np.float32 else "(double)"
+        if math.isnan(v):
+            return f"{cast}NAN"
+        if math.isinf(v):
+            return f"{cast}{'-' if v < 0 else ''}INFINITY"
+        if dtype == np.float32:
+            return repr(float(np.float32(v))) + "f"
+        return repr(v)
+    if dtype == np.bool_:
+        return "1" if value else "0"
+    return f"INT64_C({int(value)})" if dtype.itemsize == 8 else str(int(value))
+
+
+def _pow(x: Ctx, a: str, e) -> str:
+    if e == 2:
+        return f"({a} * {a})"
+    if e == 3:
+        return f"({a} * {a} * {a})"
+    if e == 4:
+        return f"(({a} * {a}) * ({a} * {a}))"
+    if e == 1:
+        return a
+    if e == 0:
+        return x.c(1)
+    if x.is_float and e == 0.5:
+        return f"{x.f('sqrt')}({a})"
+    if x.is_float and e == -1:
+        return f"({x.c(1)} / {a})"
+    return f"{x.f('pow')}({a}, {x.c(e)})" if x.is_float else f"(({x.t})ds_ipow({a}, {x.c(e)}))"
+
+
+def _pow_binary(x: Ctx, a: str, b: str) -> str:
+    if x.literals[1] is not None:
+        return _pow(x, a, x.literals[1])
+    return f"{x.f('pow')}({a}, {b})" if x.is_float else f"(({x.t})ds_ipow({a}, {b}))"
+
+
+def _tanh(x: Ctx, a: str) -> str:
+    return f"ds_tanhf({a})" if x.t == "float" else f"{x.f('tanh')}({a})"
+
+
+def _clamp(x: Ctx, a: str) -> str:
+    lo, hi = x.attrs.get("min"), x.attrs.get("max")
+    if lo is not None:       # NaN compares false both ways, so it passes through as numpy's does
+        a = f"({a} < {x.c(lo)} ? {x.c(lo)} : {a})"
+    if hi is not None:
+        a = f"({a} > {x.c(hi)} ? {x.c(hi)} : {a})"
+    return a
+
+
+def _gelu(x: Ctx, a: str) -> str:
+    if x.attrs.get("approximate", "none") == "tanh":
+        inner = f"{x.c(math.sqrt(2.0 / math.pi))} * ({a} + {x.c(0.044715)} * {a} * {a} * {a})"
+        return f"({x.c(0.5)} * {a} * ({x.c(1)} + {_tanh(x, inner)}))"
+    return f"({x.c(0.5)} * {a} * ({x.c(1)} + {x.f('erf')}({a} * {x.c(1 / math.sqrt(2.0))})))"
+
+
+def _to_dtype(x: Ctx, a: str) -> str:
+    return f"({a} != 0)" if x.dtype == np.bool_ else f"(({x.t}){a})"
+
+
+C_EXPR = {
+    "add": lambda x, a, b: f"({a} + {b})",
+    "sub": lambda x, a, b: f"({a} - {b})",
+    "mul": lambda x, a, b: f"({a} * {b})",
+    "div": lambda x, a, b: f"({a} / {b})",
+    "maximum": lambda x, a, b: f"(({a} > {b} || {a} != {a}) ? {a} : {b})",
+    "minimum": lambda x, a, b: f"(({a} < {b} || {a} != {a}) ? {a} : {b})",
+    "pow": _pow_binary,
+    "pow_scalar": lambda x, a: _pow(x, a, x.attrs["exponent"]),
+    "neg": lambda x, a: f"(-{a})",
+    "exp": lambda x, a: f"{x.f('exp')}({a})",
+    "log": lambda x, a: f"{x.f('log')}({a})",
+    "sqrt": lambda x, a: f"{x.f('sqrt')}({a})",
+    "abs": lambda x, a: f"{x.f('fabs')}({a})" if x.is_float else (a if x.dtype == np.bool_ else f"({a} < 0 ? -{a} : {a})"),
+    "tanh": _tanh,
+    # 0.5 (1 + tanh(x / 2)): the registry's overflow-free form, vectorizable through ds_tanhf
+    "sigmoid": lambda x, a: f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))",
+    "relu": lambda x, a: f"({a} < {x.c(0)} ? {x.c(0)} : {a})",
+    "erf": lambda x, a: f"{x.f('erf')}({a})",
+    "gelu": _gelu,
+    "softplus": lambda x, a: (f"{'ds_softplusf' if x.t == 'float' else 'ds_softplus'}({a}, "
+                              f"{x.c(x.attrs.get('beta', 1.0))}, {x.c(x.attrs.get('threshold', 20.0))})"),
+    "clamp": _clamp,
+    "masked_fill": lambda x, a, m: f"({m} ? {x.c(x.attrs['value'])} : {a})",
+    "clone": lambda x, a: a,
+    "to_dtype": _to_dtype,
+    "gt": lambda x, a, b: f"({a} > {b})",
+    "lt": lambda x, a, b: f"({a} < {b})",
+    "ge": lambda x, a, b: f"({a} >= {b})",
+    "le": lambda x, a, b: f"({a} <= {b})",
+    "eq": lambda x, a, b: f"({a} == {b})",
+    "ne": lambda x, a, b: f"({a} != {b})",
+    "sign": lambda x, a: (f"{'ds_signf' if x.t == 'float' else 'ds_sign'}({a})" if x.is_float
+                          else (a if x.dtype == np.bool_ else f"(({a} > 0) - ({a} < 0))")),
+    "bitwise_and": lambda x, a, b: f"({a} & {b})",
+    "bitwise_or": lambda x, a, b: f"({a} | {b})",
+    "bitwise_xor": lambda x, a, b: f"({a} ^ {b})",
+    "bitwise_not": lambda x, a: f"(!{a})" if x.dtype == np.bool_ else f"(~{a})",
+    "isnan": lambda x, a: f"({a} != {a})" if x.is_float else "0",
+    "where": lambda x, c, a, b: f"({c} ? {a} : {b})",
+}
+
+COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
+
+# Reductions: how each accumulates. "sum": acc += x; "extreme": NaN-propagating max/min;
+# "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body.
+C_REDUCE = {"sum": "sum", "sum_to_size": "sum", "mean": "sum", "max": "extreme", "amax": "extreme",
+            "min": "extreme", "amin": "extreme", "argmax": "arg", "argmin": "arg",
+            "var": "moments", "std": "moments", "logsumexp": "logsumexp"}
+_GREATER = {"max": True, "amax": True, "argmax": True, "min": False, "amin": False, "argmin": False}
+
+
+def operand_dtypes(step: Step) -> list[np.dtype]:
+    """The type each operand is converted to before the op (PyTorch's promotion, made explicit)."""
+    if step.op in COMPARISONS:
+        return [promote(*step.arg_dtypes)] * len(step.args)
+    if step.op == "where":
+        return [np.dtype(np.bool_), step.dtype, step.dtype]
+    if step.op == "masked_fill":
+        return [step.dtype, np.dtype(np.bool_)]
+    if step.op in ("isnan", "to_dtype"):
+        return list(step.arg_dtypes)
+    return [step.dtype] * len(step.args)
+
+
+def _operand(ref, have: np.dtype, want: np.dtype) -> str:
+    if isinstance(ref, Literal):
+        return literal(ref.value, want)
+    if np.dtype(have) == np.dtype(want):
+        return ref
+    if np.dtype(want) == np.bool_:
+        return f"({ref} != 0)"
+    return f"(({C_TYPES[np.dtype(want).name]}){ref})"
+
+
+def step_code(step: Step) -> str:
+    want = operand_dtypes(step)
+    args = [_operand(r, h, w) for r, h, w in zip(step.args, step.arg_dtypes, want)]
+    lits = [r.value if isinstance(r, Literal) else None for r in step.args]
+    compute = want[0] if step.op in COMPARISONS or step.op in ("isnan",) else step.dtype
+    return C_EXPR[step.op](Ctx(compute, step.attrs, lits), *args)
+
+
+def _index(strides, loop_vars) -> str:
+    terms = [f"{v}*{s}" if s != 1 else v for v, s in zip(loop_vars, strides) if s != 0]
+    return " + ".join(terms) or "0"
+
+
+def _body(kernel: Kernel, loop_vars, pad: str, stores: bool) -> list[str]:
+    lines = []
+    for ld in kernel.loads:
+        t = C_TYPES[kernel.inputs[ld.arg].dtype.name]
+        lines.append(f"{pad}const {t} {ld.var} = in{ld.arg}[{_index(ld.strides, loop_vars)}];")
+    for st in kernel.steps:
+        lines.append(f"{pad}/* {st.comment} */")
+        lines.append(f"{pad}const {C_TYPES[st.dtype.name]} {st.var} = {step_code(st)};")
+    if stores:
+        for so in kernel.stores:
+            lines.append(f"{pad}out{so.arg}[{_index(so.strides, loop_vars)}] = {so.ref};")
+    return lines
+
+
+def _signature(kernel: Kernel) -> str:
+    params = [f"const {C_TYPES[a.dtype.name]} *in{i}" for i, a in enumerate(kernel.inputs)]
+    params += [f"{C_TYPES[a.dtype.name]} *out{i}" for i, a in enumerate(kernel.outputs)]
+    return f"void {kernel.name}({', '.join(params) or 'void'})"
+
+
+def _open_loops(dims, loop_vars, pad, lines):
+    for size, var in zip(dims, loop_vars):
+        lines.append(f"{pad}for (int64_t {var} = 0; {var} < {size}; {var}++) {{")
+        pad += "  "
+    return pad
+
+
+def _close_loops(n, pad, lines):
+    for _ in range(n):
+        pad = pad[:-2]
+        lines.append(f"{pad}}}")
+    return pad
+
+
+def render_kernel(kernel: Kernel) -> str:
+    """The C function of one kernel, with its nodes (and the user's lines) as comments."""
+    loop_vars = [f"i{d}" for d in range(len(kernel.dims))]
+    head = [f"/* {kernel.name}: nodes {' '.join(kernel.node_ids)}; loops {list(kernel.dims)} */",
+            _signature(kernel) + " {"]
+    lines: list[str] = []
+    if kernel.reduction is None:
+        pad = _open_loops(kernel.dims, loop_vars, "  ", lines)
+        lines += _body(kernel, loop_vars, pad, True)
+        _close_loops(len(kernel.dims), pad, lines)
+    else:
+        lines += _render_reduction(kernel, loop_vars)
+    return "\n".join(head + lines + ["}"]) + "\n"
+
+
+def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
+    red = kernel.reduction
+    family = C_REDUCE[red.op]
+    n_kept = sum(1 for r in kernel.reduced if not r)
+    kept_vars, red_vars = loop_vars[:n_kept], loop_vars[n_kept:]
+    red_dims = kernel.dims[n_kept:]
+    in_t = C_TYPES[red.in_dtype.name]
+    out_t = C_TYPES[red.dtype.name]
+    is_float = red.in_dtype.kind == "f"
+    acc_t = "double" if is_float else "int64_t"
+    x = _operand(red.ref, red.in_dtype, red.in_dtype)
+    lines: list[str] = []
+    pad = _open_loops(kernel.dims[:n_kept], kept_vars, "  ", lines)
+    out_ix = f"out{red.out_arg}[{_index(red.out_strides[:n_kept], kept_vars)}]"
+    # a lone reduced loop whose accumulation is a plain sum may be vectorized (OpenMP simd,
+    # compiled with -fopenmp-simd: no threads); other orders keep numpy's sequential semantics
+    simd = len(red_dims) == 1
+
+    def reduce_loop(first: bool, update: list[str], pragma: str | None):
+        if pragma and simd:
+            lines.append(f"{pad}#pragma omp simd {pragma}")
+        inner = _open_loops(red_dims, red_vars, pad, lines)
+        lines.extend(_body(kernel, loop_vars, inner, first))
+        lines.extend(inner + u for u in update)
+        _close_loops(len(red_dims), inner, lines)
+
+    lines.append(f"{pad}/* {red.comment} */")
+    if family == "sum":
+        lines.append(f"{pad}{acc_t} acc = 0;")
+        reduce_loop(True, [f"acc += {x};"], "reduction(+:acc)")
+        value = f"acc / (double){red.count}" if red.op == "mean" else "acc"
+        lines.append(f"{pad}{out_ix} = ({out_t})({value});")
+    elif family == "extreme":
+        greater = _GREATER[red.op]
+        init = literal(float("-inf") if greater else float("inf"), red.in_dtype) if is_float else \
+            (f"INT64_MIN" if greater else "INT64_MAX")
+        cmp = ">" if greater else "<"
+        lines.append(f"{pad}{in_t if is_float else acc_t} acc = {init};")
+        nan = f" || {x} != {x}" if is_float else ""
+        reduce_loop(True, [f"acc = ({x} {cmp} acc{nan}) ? {x} : acc;"], None)
+        lines.append(f"{pad}{out_ix} = ({out_t})acc;")
+    elif family == "arg":
+        greater = _GREATER[red.op]
+        init = literal(float("-inf") if greater else float("inf"), red.in_dtype) if is_float else \
+            (f"INT64_MIN" if greater else "INT64_MAX")
+        cmp = ">" if greater else "<"
+        lines.append(f"{pad}{in_t if is_float else acc_t} best = {init}; int64_t best_k = 0, k = 0;")
+        nan = f" || ({x} != {x} && best == best)" if is_float else ""
+        first = "k == 0 || " if not is_float else ""
+        reduce_loop(True, [f"if ({first}{x} {cmp} best{nan}) {{ best = {x}; best_k = k; }}", "k++;"], None)
+        lines.append(f"{pad}{out_ix} = best_k;")
+    elif family == "moments":
+        correction = red.attrs.get("correction", 1)
+        lines.append(f"{pad}double acc = 0, sq = 0;")
+        reduce_loop(True, [f"acc += {x};"], "reduction(+:acc)")
+        lines.append(f"{pad}const double mean = acc / (double){red.count};")
+        reduce_loop(False, [f"sq += ((double){x} - mean) * ((double){x} - mean);"], "reduction(+:sq)")
+        dof = red.count - correction
+        var = f"sq / (double){dof}" if dof > 0 else "(double)NAN"
+        value = f"sqrt({var})" if red.op == "std" else var
+        lines.append(f"{pad}{out_ix} = ({out_t})({value});")
+    elif family == "logsumexp":
+        lines.append(f"{pad}double peak = -INFINITY, s = 0;")
+        reduce_loop(True, [f"peak = ((double){x} > peak || {x} != {x}) ? (double){x} : peak;"], None)
+        lines.append(f"{pad}if (isinf(peak)) peak = 0;   /* all -inf rows stay -inf, not nan */")
+        reduce_loop(False, [f"s += exp((double){x} - peak);"], "reduction(+:s)")
+        lines.append(f"{pad}{out_ix} = ({out_t})(log(s) + peak);")
+    else:  # pragma: no cover - C_REDUCE lists every family above
+        raise KeyError(red.op)
+    _close_loops(n_kept, pad, lines)
+    return lines
+
+
+def render_module(kernels: list[Kernel], title: str = "") -> str:
+    """One translation unit holding every kernel of a graph (one compiler run per graph)."""
+    header = f"/* Dagscope generated kernels{': ' + title if title else ''} */\n"
+    return header + PRELUDE + "\n" + "\n".join(render_kernel(k) for k in kernels)

@@ -1,0 +1,198 @@
+"""The compiler step: C source -> shared library, through a disk cache safe for concurrent processes.
+
+The cache key is sha256(source + flags + compiler identity), where the identity includes the CPU
+model because `-march=native` makes the binary CPU-specific. Entries are written to a temporary
+file in the cache directory and renamed into place (`os.replace` is atomic on POSIX), so several
+processes compiling the same kernel at once each produce a complete file and the last rename
+wins. The directory is bounded: after each insert the least recently used entries are evicted.
+
+The sandbox may forbid its child from running a compiler: `set_compiler_service(fn)` routes
+compilation through a trusted process (`fn(source, flags) -> bytes of the .so`).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+# Flags, and why:
+#   -O3               vectorizes the flat elementwise loops (the whole point of fusing them).
+#   -march=native     AVX2/AVX-512 and FMA on the machine that runs the kernel; the CPU model is
+#                     part of the cache key, so a shared cache never hands a binary to another CPU.
+#   -fno-math-errno   sqrt/exp need not set errno, so sqrtf becomes one vsqrtps. Unlike
+#                     -ffast-math it keeps NaN/inf semantics (no -ffinite-math-only: isnan and
+#                     the NaN-propagating max/min stay correct) and evaluation order (no
+#                     reassociation: sums keep their order unless we ask for `omp simd`).
+#   -fopenmp-simd     honours `#pragma omp simd reduction(+:acc)` on reduction loops (explicit,
+#                     local permission to reassociate) without linking the OpenMP runtime.
+#                     No -fopenmp: DESIGN.md measured parallel regions costing several ms on
+#                     these 2-core machines, slower than single-threaded kernels; bench/kernels.py
+#                     re-measures it.
+#   -fPIC -shared     a loadable library; -std=c11 for `restrict`-free, portable C.
+FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp-simd", "-fPIC", "-shared", "-std=c11")
+LIBS = ("-lm",)
+DEFAULT_CACHE_MB = 256
+COMPILE_TIMEOUT_S = 60
+
+
+class CompileError(RuntimeError):
+    """The C compiler rejected generated source (a Dagscope bug: the message has its stderr)."""
+
+
+def compiler() -> str | None:
+    """Path of the C compiler, or None (then the numpy backend runs the plan).
+    DAGSCOPE_BACKEND=numpy forces the fallback; DAGSCOPE_CC or CC pick the compiler."""
+    if os.environ.get("DAGSCOPE_BACKEND", "").lower() == "numpy":
+        return None
+    return shutil.which(os.environ.get("DAGSCOPE_CC") or os.environ.get("CC") or "cc")
+
+
+@functools.lru_cache(maxsize=8)
+def _identity(cc: str) -> str:
+    try:
+        version = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        version = "unknown"
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{version.splitlines()[0] if version else ''}|{platform.machine()}|{cpu.strip()}"
+
+
+def compiler_identity() -> str:
+    cc = compiler()
+    return _identity(cc) if cc else "service"
+
+
+def cache_dir() -> Path:
+    """DAGSCOPE_KERNEL_CACHE, else $XDG_CACHE_HOME/dagscope/kernels (~/.cache/dagscope/kernels)."""
+    explicit = os.environ.get("DAGSCOPE_KERNEL_CACHE")
+    if explicit:
+        path = Path(explicit)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = Path(base) / "dagscope" / "kernels"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cache_limit_bytes() -> int:
+    return int(float(os.environ.get("DAGSCOPE_KERNEL_CACHE_MB", DEFAULT_CACHE_MB)) * 1024 * 1024)
+
+
+def cache_key(source: str, flags=FLAGS) -> str:
+    h = hashlib.sha256()
+    for part in (source, " ".join(flags), compiler_identity()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def stamp(source: str, key: str) -> str:
+    """The source with its key embedded, so the loader can tell a stale or swapped file."""
+    return source + f'\nconst char dagscope_kernel_key[] = "{key}";\n'
+
+
+def _local_compile(source: str, flags) -> bytes:
+    cc = compiler()
+    if cc is None:
+        raise CompileError("no C compiler found")
+    with tempfile.TemporaryDirectory(prefix="dagscope-cc-") as tmp:
+        src, lib = os.path.join(tmp, "k.c"), os.path.join(tmp, "k.so")
+        with open(src, "w") as f:
+            f.write(source)
+        proc = subprocess.run([cc, *flags, "-o", lib, src, *LIBS], capture_output=True, text=True,
+                              timeout=COMPILE_TIMEOUT_S)
+        if proc.returncode != 0:
+            raise CompileError(f"{cc} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+        with open(lib, "rb") as f:
+            return f.read()
+
+
+_service: Callable[[str, tuple], bytes] = _local_compile
+
+
+def set_compiler_service(fn: Callable[[str, tuple], bytes] | None) -> None:
+    """Route compilation through `fn(source, flags) -> shared-library bytes` (None: run `cc` here)."""
+    global _service
+    _service = fn or _local_compile
+
+
+def have_compiler() -> bool:
+    return _service is not _local_compile or compiler() is not None
+
+
+def entry_path(key: str) -> Path:
+    return cache_dir() / f"{key}.so"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:16]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def compile_cached(source: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
+    """(library path, key, compile_ms, cache_hit). A hit refreshes the entry's LRU time."""
+    key = cache_key(source, flags)
+    path = entry_path(key)
+    if path.exists():
+        with contextlib.suppress(OSError):
+            os.utime(path)
+        return path, key, 0.0, True
+    return build(source, key, flags)
+
+
+def build(source: str, key: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
+    """Compile unconditionally (a miss, or a corrupt entry being replaced)."""
+    start = time.perf_counter()
+    data = _service(stamp(source, key), tuple(flags))
+    compile_ms = (time.perf_counter() - start) * 1000
+    path = entry_path(key)
+    write_atomic(path, data)
+    evict(keep=path)
+    return path, key, compile_ms, False
+
+
+def evict(keep: Path | None = None) -> list[Path]:
+    """Delete least recently used entries until the cache fits its size limit."""
+    limit = cache_limit_bytes()
+    entries = []
+    for p in cache_dir().glob("*.so"):
+        with contextlib.suppress(OSError):
+            st = p.stat()
+            entries.append((st.st_mtime, st.st_size, p))
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    for _, size, p in sorted(entries, key=lambda e: e[0]):
+        if total <= limit:
+            break
+        if keep is not None and p == keep:
+            continue
+        with contextlib.suppress(OSError):
+            p.unlink()
+            removed.append(p)
+        total -= size
+    return removed
+
+
+def remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()

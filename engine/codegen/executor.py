@@ -1,0 +1,406 @@
+"""The executor: runs a graph's fusion plan as compiled kernels and extern calls, over buffers
+preallocated once per input signature and reused by every call.
+
+    compiled = build(graph)              # graph after the pass pipeline (fusion_groups, memory_plan)
+    outs = compiled(x, w)                # numpy arrays in, fresh numpy arrays out
+
+Elementwise and reduction groups become generated kernels (C, or numpy when no compiler exists);
+matmul/addmm call BLAS through numpy with `out=` into the planned buffer and their elementwise
+epilogue runs as one kernel; movement ops are numpy views; control flow and library ops run the
+registry's forward. A call whose input shapes/dtypes differ from the specialization's builds (or
+reuses) another specialization and records why, as a retrace.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.codegen import buffers, cc
+from engine.codegen.c_render import render_kernel, render_module
+from engine.codegen.kernel import NotLowerable, contiguous_strides, lower
+from engine.codegen.numpy_render import render_group
+from engine.ir import interpreter
+from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph, Node
+from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP, FusionGroup
+from engine.ops.registry import ELEMENTWISE, MATMUL, MOVEMENT, OPS, REDUCE, Spec
+
+KERNEL_KINDS = (ELEMENTWISE, REDUCE)
+
+
+def choose_backend(backend: str | None = None) -> str:
+    """"c" when a compiler (or a compiler service) is available, else "numpy"."""
+    if backend in ("c", "numpy"):
+        return backend
+    return "c" if cc.have_compiler() else "numpy"
+
+
+@dataclass
+class Unit:
+    """One step of the schedule: a kernel (a group or part of one), an extern call, a view."""
+    kind: str                    # "kernel" | "matmul" | "view" | "op"
+    name: str
+    node_ids: list[str]
+    inputs: list[str]
+    outputs: list[str]
+
+
+def default_groups(graph: Graph) -> list[FusionGroup]:
+    """Without a fusion plan every op is its own group."""
+    groups = []
+    for i, n in enumerate(graph.nodes):
+        if n.kind not in (CALL, COND, WHILE):
+            continue
+        kind = OPS[n.op].kind if n.kind == CALL else None
+        gk = ELEMENTWISE_GROUP if kind == ELEMENTWISE else REDUCTION_GROUP if kind == REDUCE else EXTERN_GROUP
+        groups.append(FusionGroup(f"{n.op or n.kind}_{len(groups)}", gk, [n.id],
+                                  list(dict.fromkeys(v.id for v in n.inputs)), [v.id for v in n.outputs]))
+    return groups
+
+
+def _sub_unit(name, nodes: list[Node], users: dict, graph_outputs: set) -> Unit:
+    ids = {n.id for n in nodes}
+    inputs = list(dict.fromkeys(v.id for n in nodes for v in n.inputs
+                                if v.producer is None or v.producer.id not in ids))
+    outputs = [v.id for n in nodes for v in n.outputs
+               if v.id in graph_outputs or any(u.id not in ids for u in users.get(v.id, []))]
+    return Unit("kernel", name, [n.id for n in nodes], inputs, outputs)
+
+
+def _node_unit(node: Node) -> Unit:
+    kind = "op"
+    if node.kind == CALL:
+        k = OPS[node.op].kind
+        kind = "kernel" if k in KERNEL_KINDS else "matmul" if node.op in ("matmul", "addmm") else \
+            "view" if k == MOVEMENT else "op"
+    return Unit(kind, f"{node.op or node.kind}_{node.id.lstrip('%')}", [node.id],
+                list(dict.fromkeys(v.id for v in node.inputs)), [v.id for v in node.outputs])
+
+
+def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
+    """The fusion plan as executor steps: extern groups split into the call and its epilogue."""
+    users = graph.users()
+    graph_outputs = {v.id for v in graph.outputs}
+    units: list[Unit] = []
+    for grp in graph.fusion_groups or default_groups(graph):
+        nodes = [nodes_by_id[i] for i in grp.node_ids]
+        if grp.kind in (ELEMENTWISE_GROUP, REDUCTION_GROUP) and len(nodes) > 1:
+            units.append(Unit("kernel", grp.name, list(grp.node_ids), list(grp.inputs), list(grp.outputs)))
+            continue
+        run: list[Node] = []
+        for n in nodes + [None]:
+            if n is not None and n.kind == CALL and OPS[n.op].kind in KERNEL_KINDS:
+                run.append(n)
+                if OPS[n.op].kind == REDUCE:            # a reduction ends a loop nest
+                    units.append(_sub_unit(f"{grp.name}_epilogue" if units and units[-1].kind == "matmul"
+                                           else grp.name, run, users, graph_outputs))
+                    run = []
+                continue
+            if run:
+                name = grp.name if len(run) == len(nodes) else f"{grp.name}_epilogue"
+                units.append(_sub_unit(name, run, users, graph_outputs))
+                run = []
+            if n is not None:
+                units.append(_node_unit(n))
+    names: dict[str, int] = {}
+    for u in units:                     # C function names must be unique identifiers
+        u.name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in u.name)
+        if u.name in names:
+            names[u.name] += 1
+            u.name = f"{u.name}_{names[u.name]}"
+        else:
+            names[u.name] = 0
+    return units
+
+
+class Specialization:
+    """The graph compiled for one input signature: steps, buffers, kernels."""
+
+    def __init__(self, graph: Graph, backend: str):
+        t0 = time.perf_counter()
+        self.graph = graph
+        self.backend = backend
+        self.nodes_by_id = {n.id: n for n in graph.nodes}
+        self.placeholders = [n.id for n in graph.placeholders]
+        self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype)) for n in graph.placeholders)
+        self.output_ids = [v.id for v in graph.outputs]
+        self.kernels: list[dict] = []
+        self.compile_ms = 0.0
+        self.cache_hit = True
+        units = plan_units(graph, self.nodes_by_id)
+        units = self._compile(units)
+        self.units = units
+        self._allocate(units)
+        self._steps = [self._make_step(u) for u in units]
+        self.build_ms = (time.perf_counter() - t0) * 1000
+
+    # ---- compilation ---------------------------------------------------------------------------
+    def _layouts(self, units: list[Unit]) -> dict[str, tuple]:
+        """Element strides each value will have at run time: contiguous unless it is a view."""
+        from engine.codegen.kernel import _view
+        layout: dict[str, tuple] = {}
+        for n in self.graph.nodes:
+            for v in n.outputs:
+                layout[v.id] = contiguous_strides(v.shape)
+        for u in units:
+            if u.kind == "view":
+                n = self.nodes_by_id[u.node_ids[0]]
+                src = n.inputs[0]
+                st = _view(n, tuple(src.shape), layout[src.id])
+                layout[n.id] = st if st is not None else contiguous_strides(n.out.shape)
+        return layout
+
+    def _compile(self, units: list[Unit]) -> list[Unit]:
+        final: list[Unit] = []
+        if self.backend == "numpy":
+            for u in units:
+                if u.kind == "kernel":
+                    u.numpy = render_group(self.graph, u, self.nodes_by_id)
+                    self.kernels.append({"name": u.name, "language": "numpy", "source": u.numpy.source,
+                                         "nodes": list(u.node_ids), "compile_ms": 0.0, "cache_hit": False})
+                final.append(u)
+            self.cache_hit = False
+            return final
+        layout = self._layouts(units)
+        lowered = []
+        for u in units:
+            if u.kind != "kernel":
+                final.append(u)
+                continue
+            try:
+                u.kernel = lower(self.graph, u, {v: layout[v] for v in u.inputs}, self.nodes_by_id)
+                final.append(u)
+                lowered.append(u)
+            except NotLowerable:
+                # the group is not one loop nest: run its nodes one by one instead
+                for n in (self.nodes_by_id[i] for i in u.node_ids):
+                    single = _node_unit(n)
+                    if single.kind == "kernel":
+                        try:
+                            single.kernel = lower(self.graph, single, {v: layout[v] for v in single.inputs},
+                                                  self.nodes_by_id)
+                            lowered.append(single)
+                        except NotLowerable:
+                            single.kind = "op"
+                    final.append(single)
+        if lowered:
+            from engine.codegen.loader import load_module
+            source = render_module([u.kernel for u in lowered], self.graph.name)
+            module = load_module(source, {u.name: len(u.kernel.inputs) + len(u.kernel.outputs)
+                                          for u in lowered})
+            self.compile_ms = module.compile_ms
+            self.cache_hit = module.cache_hit
+            self.module = module
+            share = module.compile_ms / len(lowered)
+            for u in lowered:
+                u.function = module.functions[u.name]
+                self.kernels.append({"name": u.name, "language": "c", "source": render_kernel(u.kernel),
+                                     "nodes": list(u.node_ids), "compile_ms": round(share, 3),
+                                     "cache_hit": module.cache_hit})
+        self.layout = layout
+        return final
+
+    # ---- storage -------------------------------------------------------------------------------
+    def _allocate(self, units: list[Unit]) -> None:
+        """Preallocate what kernels and matmuls write; views and other ops produce their own arrays."""
+        defined_at, last_use, root = {}, {}, {}
+        for i, u in enumerate(units):
+            for v in u.outputs:
+                defined_at[v] = i
+                last_use.setdefault(v, i)
+                # views (and ops that may return views) keep their sources' memory alive
+                root[v] = [r for s in u.inputs for r in root.get(s, [s])] if u.kind in ("view", "op") else [v]
+            for v in u.inputs:
+                for r in root.get(v, [v]):
+                    last_use[r] = max(last_use.get(r, i), i)
+        end = len(units) + 1
+        for v in self.output_ids:
+            for r in root.get(v, [v]):
+                last_use[r] = end
+        specs = {}
+        for u in units:
+            if u.kind in ("kernel", "matmul"):
+                for v in u.outputs:
+                    val = self.nodes_by_id[v.split(".")[0]].out
+                    specs[v] = (tuple(val.shape), np.dtype(val.dtype))
+        plan = self.graph.memory_plan
+        assignment = plan.assignment() if plan is not None else {}
+        self.arrays, self.memory = buffers.allocate(specs, defined_at, last_use, assignment)
+        self.env: dict[str, np.ndarray] = dict(self.arrays)
+        for n in self.graph.nodes:
+            if n.kind == CONSTANT:
+                self.env[n.id] = np.ascontiguousarray(n.value)
+
+    # ---- steps ---------------------------------------------------------------------------------
+    def _make_step(self, u: Unit):
+        env = self.env
+        if u.kind == "kernel" and hasattr(u, "function"):
+            return self._c_step(u)
+        if u.kind == "kernel" and hasattr(u, "numpy"):
+            k = u.numpy
+            scratch = [np.empty(shape, dtype) for shape, dtype in k.scratch]
+            outs = [env[v] for v in k.outputs]
+            fn = k.function
+
+            def numpy_step():
+                fn(*[env[v] for v in k.inputs], *outs, *scratch)
+            return numpy_step
+        node = self.nodes_by_id[u.node_ids[0]]
+        ins = [v.id for v in node.inputs]
+        if u.kind == "matmul" and self._matmul_ok(node):
+            out = env[node.id]
+            if node.op == "matmul":
+                def matmul_step():
+                    np.matmul(env[ins[0]], env[ins[1]], out=out)
+                return matmul_step
+
+            def addmm_step():
+                np.matmul(env[ins[1]], env[ins[2]], out=out)
+                np.add(out, env[ins[0]], out=out)
+            return addmm_step
+        return self._op_step(node, u)
+
+    def _matmul_ok(self, node: Node) -> bool:
+        dts = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
+        return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:]) and \
+            node.id in self.env
+
+    def _op_step(self, node: Node, u: Unit):
+        env = self.env
+        ins = [v.id for v in node.inputs]
+        outs = [v.id for v in node.outputs]
+        planned = [self.arrays.get(v) for v in outs]
+
+        def op_step():
+            args = [env[v] for v in ins]
+            if node.kind == CALL:
+                results = [OPS[node.op].run(*args, **node.attrs)]
+            elif node.kind == COND:
+                branch = node.subgraphs["then" if interpreter.truth(args[0]) else "else"]
+                results = interpreter.run(branch, args[1:])
+            else:
+                results = args
+                for _ in range(interpreter.MAX_LOOP_ITERATIONS):
+                    if not interpreter.truth(interpreter.run(node.subgraphs["cond"], results)[0]):
+                        break
+                    results = interpreter.run(node.subgraphs["body"], results)
+            for v, r, buf in zip(outs, results, planned):
+                if buf is not None:          # a kernel that could not be compiled: keep the plan
+                    np.copyto(buf, r, casting="unsafe")
+                else:
+                    env[v] = r
+        return op_step
+
+    def _c_step(self, u: Unit):
+        env, k, fn = self.env, u.kernel, u.function
+        static: list[int | None] = []
+        dynamic = []                 # (position, value id, expected byte strides over dims > 1)
+        for pos, arg in enumerate(k.inputs):
+            if arg.value_id in self.arrays or arg.value_id in self.env and \
+                    self.nodes_by_id[arg.value_id.split(".")[0]].kind == CONSTANT:
+                static.append(env[arg.value_id].ctypes.data)
+            else:
+                static.append(None)
+                expect = tuple(s * arg.dtype.itemsize for s, n in
+                               zip(self.layout.get(arg.value_id, contiguous_strides(arg.shape)), arg.shape) if n > 1)
+                dynamic.append((pos, arg.value_id, expect, arg.shape))
+        for arg in k.outputs:
+            static.append(self.arrays[arg.value_id].ctypes.data)
+        if not dynamic:
+            args = tuple(static)
+            return lambda: fn(*args)
+
+        def c_step():
+            args = list(static)
+            for pos, vid, expect, shape in dynamic:
+                a = env[vid]
+                if tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect:
+                    a = np.ascontiguousarray(a)       # a layout the kernel was not compiled for
+                    env[vid] = a
+                args[pos] = a.ctypes.data
+            fn(*args)
+        return c_step
+
+    def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        env = self.env
+        for pid, a in zip(self.placeholders, arrays):
+            env[pid] = a
+        for step in self._steps:
+            step()
+        # buffers are reused by the next call: hand out copies
+        return [np.array(env[v], copy=True) for v in self.output_ids]
+
+
+class CompiledGraph:
+    """A callable over numpy arrays, specialized per input signature (shapes and dtypes)."""
+
+    def __init__(self, graph: Graph, backend: str | None = None):
+        self.graph = graph
+        self.backend = choose_backend(backend)
+        self.retraces: list[dict] = []
+        first = Specialization(graph, self.backend)
+        self.specializations = {first.signature: first}
+        self.current = first
+
+    # the run-record view of the latest specialization
+    @property
+    def kernels(self) -> list[dict]:
+        return self.current.kernels
+
+    @property
+    def compile_ms(self) -> float:
+        return self.current.compile_ms
+
+    @property
+    def cache_hit(self) -> bool:
+        return self.current.cache_hit
+
+    def __call__(self, *inputs) -> list[np.ndarray]:
+        arrays = [np.ascontiguousarray(getattr(a, "data", a)) for a in inputs]
+        if len(arrays) != len(self.current.placeholders):
+            raise TypeError(f"{self.graph.name} takes {len(self.current.placeholders)} inputs "
+                            f"but {len(arrays)} were given")
+        sig = tuple((a.shape, a.dtype) for a in arrays)
+        spec = self.current if sig == self.current.signature else self.specializations.get(sig)
+        if spec is None:
+            spec = self._respecialize(sig)
+        self.current = spec
+        return spec.run(arrays)
+
+    def _respecialize(self, sig) -> Specialization:
+        old = self.current.signature
+        changed = [f"input {i}: {_fmt(o)} -> {_fmt(n)}" for i, (o, n) in enumerate(zip(old, sig)) if o != n]
+        graph = respecialize_graph(self.graph, sig)
+        spec = Specialization(graph, self.backend)
+        self.specializations[sig] = spec
+        self.retraces.append({"reason": "new input signature: " + "; ".join(changed),
+                              "signature": [_fmt(s) for s in sig], "compile_ms": spec.compile_ms,
+                              "cache_hit": spec.cache_hit})
+        return spec
+
+
+def _fmt(sig) -> str:
+    shape, dtype = sig
+    return f"{np.dtype(dtype).name}[{', '.join(map(str, shape))}]"
+
+
+def respecialize_graph(graph: Graph, sig) -> Graph:
+    """A copy of `graph` with new placeholder specs, every value's spec re-inferred by the registry.
+    The fusion plan carries over (it names node ids); the memory plan does not (sizes changed)."""
+    g = graph.copy()
+    g.memory_plan = None
+    for node, (shape, dtype) in zip(g.placeholders, sig):
+        node.out.spec = Spec(tuple(shape), np.dtype(dtype))
+    for node in g.nodes:
+        if node.kind == CALL:
+            spec = OPS[node.op].infer(*(v.spec for v in node.inputs), **node.attrs)
+            node.out.spec = Spec(tuple(int(s) for s in spec.shape), np.dtype(spec.dtype))
+        elif node.kind in (COND, WHILE):
+            raise NotImplementedError("re-specializing control flow for new shapes: capture again")
+    return g
+
+
+def build(graph: Graph, backend: str | None = None) -> CompiledGraph:
+    """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes."""
+    return CompiledGraph(graph, backend)
