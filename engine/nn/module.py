@@ -226,6 +226,11 @@ class Module:
             if m is not None:
                 m._set_qualname(_join(path, name))
 
+    def __setstate__(self, state: dict) -> None:
+        """After copy.deepcopy or pickle: the new tensors get this module's names again."""
+        self.__dict__.update(state)
+        self._set_qualname(self._qualname)
+
     def _name_tensor(self, name: str, t) -> None:
         if isinstance(t, Tensor):
             t._name = _join(self._qualname, name)

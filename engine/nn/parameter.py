@@ -24,7 +24,7 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (Tensor(self.data), self.requires_grad))
+        return (Parameter, (self.data, self.requires_grad))
 
 
 class Buffer(Tensor):

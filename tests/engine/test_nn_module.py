@@ -198,3 +198,11 @@ def test_init_functions():
     assert init.calculate_gain("tanh") == 5 / 3 and init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         init.xavier_uniform_(creation.zeros(3))
+
+
+def test_deepcopy_keeps_names_and_copies_data():
+    import copy
+    m = MLP(2, 3, 1)
+    twin = copy.deepcopy(m)
+    assert twin.fc1.weight._name == "fc1.weight" and isinstance(twin.fc1.weight, nn.Parameter)
+    assert not np.shares_memory(twin.fc1.weight.data, m.fc1.weight.data)

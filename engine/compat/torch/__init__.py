@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util as _importlib_util
+from builtins import bool as _builtin_bool
 
 import numpy as _np
 
@@ -49,6 +50,16 @@ def _method_forwarder(name: str):
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"torch.{name}(input, ...) = input.{name}(...)"
     return call
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """|input - other| <= atol + rtol * |other| everywhere (a Python bool, as torch.allclose)."""
+    return _builtin_bool(_np.allclose(input.data, other.data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor):
+    """Same shape and the same values (a Python bool)."""
+    return input.data.shape == other.data.shape and _builtin_bool((input.data == other.data).all())
 
 
 def _export_functions() -> None:
