@@ -1,25 +1,124 @@
-"""Child side: read one request on stdin, run it with the engine, write the run record to stdout."""
+"""The run's child: freshly forked from the warm zygote, it locks itself down, runs the pasted
+code once with the engine, writes the run record to its pipe and exits. Never reused."""
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import tempfile
+
+from app.sandbox import kernel, policy, seccomp
+from app.sandbox.compile_broker import install_client
+from app.sandbox.limits import Limits
+
+# Folders whose files a run may read (never write): the Python installation, Dagscope's code,
+# the system's shared libraries. Everything else outside the scratch folder is refused.
+SYSTEM_LIBRARY_DIRS = ["/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/usr/share/zoneinfo"]
 
 
-def main() -> None:
-    request = json.loads(sys.stdin.buffer.read())
-    # Keep the real stdout for the record; point fd 1 at /dev/null so that anything the user's
-    # code (or a C extension) writes straight to the descriptor cannot corrupt the record.
-    record_fd = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    from engine.runner import run_user_code
-
-    record = run_user_code(request["code"], request.get("options") or {},
-                           max_stdout_bytes=request["limits"]["max_stdout_bytes"])
-    with os.fdopen(record_fd, "wb") as out:
-        out.write(json.dumps(record, allow_nan=False, default=str).encode())
+def code_dirs() -> list[str]:
+    import app
+    import engine
+    return [os.path.dirname(os.path.abspath(engine.__file__)), os.path.dirname(os.path.abspath(app.__file__))]
 
 
-if __name__ == "__main__":
-    main()
+def read_roots(kernel_cache: str | None) -> list[str]:
+    roots = [sys.prefix, sys.base_prefix, sys.exec_prefix, *code_dirs(), *SYSTEM_LIBRARY_DIRS]
+    return roots + ([kernel_cache] if kernel_cache else [])
+
+
+def lock_down(limits: Limits, scratch: str, keep_fds: list[int], kernel_cache: str | None) -> list[str]:
+    """Apply every layer, in the order that lets each one still be set up. Irreversible."""
+    os.setpgid(0, 0)
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)   # the supervisor's death ends the run
+    _close_fds_except(keep_fds)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):          # the program's prints go to the bounded stdout, not to descriptors
+        os.dup2(null, fd)
+    os.close(null)
+    os.chdir(scratch)             # relative paths land in the scratch folder
+    os.environ.update(TMPDIR=scratch, HOME=scratch)
+    tempfile.tempdir = scratch
+    kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
+                       open_files=limits.open_files, processes=limits.processes)
+    layers = ["rlimits", "network namespace" if _in_private_netns() else "shared network namespace"]
+    if os.geteuid() == 0:
+        layers.append(kernel.drop_capabilities())
+    layers.append(kernel.restrict_filesystem(read_roots(kernel_cache) + ["/dev/urandom"],
+                                             [scratch, "/dev/null"]))
+    layers.append(seccomp.install_filter())
+    return layers
+
+
+def _in_private_netns() -> bool:
+    return os.environ.get("DAGSCOPE_NETNS") == "1"
+
+
+def _close_fds_except(keep: list[int]) -> None:
+    start = 3
+    for fd in sorted(keep) + [65536]:
+        if fd >= start:
+            os.closerange(start, fd)
+            start = fd + 1
+
+
+def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
+    """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here."""
+    try:
+        limits = Limits(**request["limits"])
+        layers = lock_down(limits, scratch, [record_fd, broker_fd], request.get("kernel_cache"))
+        from engine.runner import run_user_code
+
+        guard = policy.Policy(scratch, read_roots(request.get("kernel_cache")), code_dirs())
+        install_client(broker_fd)
+        policy.install(guard)
+        record = run_user_code(request["code"], request.get("options") or {},
+                               max_stdout_bytes=limits.max_stdout_bytes)
+        record["sandbox"] = layers
+        _name_security_errors(record)
+        payload = encode_record(record, limits.max_record_bytes)
+    except BaseException as exc:  # noqa: BLE001 - the parent still needs a readable answer
+        payload = json.dumps({"ok": False, "stdout": "", "graphs": [], "error": {
+            "kind": "internal_error", "type": type(exc).__name__, "line": None, "traceback": "",
+            "message": f"the sandbox could not run the program: {exc}"}}).encode()
+    _write_all(record_fd, payload)
+    os._exit(0)
+
+
+def _name_security_errors(record: dict) -> None:
+    """A run that ended on a blocked action is a security_violation, not a runtime error."""
+    error = record.get("error")
+    if not error or error.get("kind") != "runtime_error":
+        return
+    if error.get("type") == "SecurityViolation":
+        error["kind"] = "security_violation"
+    elif error.get("type") in ("PermissionError", "OSError") and str(error.get("message", "")).startswith(
+            ("[Errno 1]", "[Errno 13]")):
+        # The kernel layers answered (seccomp says EPERM, Landlock says EACCES).
+        error["kind"] = "security_violation"
+        error["message"] = ("Blocked by the sandbox: the operating system refused an operation that "
+                            f"runs may not do (files outside the scratch folder, programs, network). "
+                            f"({error['message']})")
+
+
+def encode_record(record: dict, max_bytes: int) -> bytes:
+    """JSON of the record, leaving out whole graphs from the end when it would be too large."""
+    payload = json.dumps(record, allow_nan=False, default=str).encode()
+    graphs = record.get("graphs") or []
+    while len(payload) > max_bytes and graphs:
+        graphs.pop()
+        record.setdefault("warnings", []).append(
+            f"a graph was left out: the run record would have been larger than {max_bytes} bytes")
+        payload = json.dumps(record, allow_nan=False, default=str).encode()
+    return payload
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except OSError:
+            return
+        view = view[n:]

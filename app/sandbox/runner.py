@@ -1,77 +1,148 @@
-"""Parent side: start a child per run, enforce wall-clock and memory limits, judge the outcome."""
+"""Server side of the sandbox: keep the zygote alive, hand it runs, hold the wall clock, judge."""
 from __future__ import annotations
 
-import json
+import atexit
 import os
-import resource
 import signal
+import socket
 import subprocess
 import sys
-import tempfile
+import threading
 import time
-from dataclasses import asdict, dataclass
+from typing import Callable
 
 from app.config import ROOT
+from app.sandbox.limits import Limits
+from app.sandbox.outcome import error_record, judge
+from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
+
+STARTUP_TIMEOUT_S = 60.0
+REPORT_GRACE_S = 10.0
 
 
-@dataclass(frozen=True)
-class Limits:
-    timeout_s: float = 10.0
-    memory_mb: int = 1024
-    max_stdout_bytes: int = 200_000
+class Zygote:
+    """The one warm zygote of this server; restarted if it ever dies."""
 
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self.network = "not started"
 
-def _error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None) -> dict:
-    return {"ok": False, "stdout": "", "graphs": [], "limits": asdict(limits), "elapsed_ms": elapsed_ms,
-            "error": {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}}
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        self._proc = subprocess.Popen([sys.executable, "-m", "app.sandbox.zygote", str(theirs.fileno())],
+                                      pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                      start_new_session=True)
+        theirs.close()
+        ours.settimeout(STARTUP_TIMEOUT_S)
+        hello = recv_json(ours)
+        ours.settimeout(None)
+        self._control = ours
+        self.network = hello.get("network", "")
 
+    def ensure_started(self) -> None:
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
 
-def _child_preexec(limits: Limits) -> None:
-    mem = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    cpu = int(limits.timeout_s) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-
-
-def run_code(code: str, options: dict, limits: Limits) -> dict:
-    started = time.perf_counter()
-    request = json.dumps({"code": code, "options": options, "limits": asdict(limits)}).encode()
-    with tempfile.TemporaryDirectory(prefix="dagscope-run-") as scratch:
-        proc = subprocess.Popen([sys.executable, "-m", "app.sandbox.child"], cwd=scratch,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=lambda: _child_preexec(limits),
-                                env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
+    def connect(self) -> socket.socket:
+        """A fresh socket to a new supervisor for one run."""
+        ours, theirs = socket.socketpair()
         try:
-            out, err = proc.communicate(request, timeout=limits.timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            return _error_record("timeout", f"stopped after {limits.timeout_s:g} s", limits,
-                                 _ms(started), "TimeoutError")
-    elapsed = _ms(started)
-    if proc.returncode != 0:
-        if proc.returncode in (-signal.SIGKILL, -signal.SIGXCPU):
-            return _error_record("timeout", f"stopped after {limits.timeout_s:g} s of CPU time", limits, elapsed)
-        if b"MemoryError" in err:
-            return _error_record("memory_limit", f"the program used more than {limits.memory_mb} MB",
-                                 limits, elapsed, "MemoryError")
-        return _error_record("internal_error", f"the run ended unexpectedly (exit {proc.returncode})",
-                             limits, elapsed)
-    try:
-        record = json.loads(out)
-    except ValueError:
-        return _error_record("internal_error", "the run produced no readable record", limits, elapsed)
-    record["elapsed_ms"] = elapsed
-    record["limits"] = asdict(limits)
-    return record
+            with self._lock:
+                for attempt in range(2):
+                    if self._proc is None or self._proc.poll() is not None:
+                        self._start()
+                    try:
+                        socket.send_fds(self._control, [b"r"], [theirs.fileno()])
+                        break
+                    except OSError:
+                        self._stop_locked()
+                        if attempt:
+                            raise
+        finally:
+            theirs.close()
+        return ours
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
+        if self._control is not None:
+            self._control.close()           # the zygote sees EOF and leaves
+            self._control = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+ZYGOTE = Zygote()
+atexit.register(ZYGOTE.stop)
+
+
+def run_code(code: str, options: dict, limits: Limits, *, kernel_cache: str | None = None,
+             slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None) -> dict:
+    """Run `code` in a fresh sandboxed child and return its run record (never raises).
+
+    `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
+    scheduler uses it to move a long run to low priority)."""
+    started = time.monotonic()
+    pid = supervisor = None
+    killed_by_clock = False
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+        sock = ZYGOTE.connect()
+    except (OSError, ValueError, ChannelClosed) as exc:
+        return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started))
+    try:
+        sock.settimeout(STARTUP_TIMEOUT_S)
+        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "kernel_cache": kernel_cache})
+        hello = recv_json(sock)
+        pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
+        deadline = time.monotonic() + limits.timeout_s
+        if on_slow is not None and slow_after_s is not None and slow_after_s < limits.timeout_s:
+            if not _readable(sock, slow_after_s):
+                on_slow(pid)
+        if not _readable(sock, deadline - time.monotonic()):
+            _kill_group(pid)
+            killed_by_clock = True
+        sock.settimeout(REPORT_GRACE_S)
+        report = recv_json(sock)
+        record_bytes = recv_frame(sock, limits.max_record_bytes + 1024)
+    except (OSError, ValueError, KeyError, ChannelClosed) as exc:
+        for target in (pid, supervisor):
+            if target:
+                _kill_group(target)
+        return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
+    finally:
+        sock.close()
+    return judge(report, record_bytes, killed_by_clock, limits, _ms(started))
+
+
+def _readable(sock: socket.socket, seconds: float) -> bool:
+    """Wait until the supervisor has something to say (or hung up); False on time-out."""
+    sock.settimeout(max(seconds, 0.0))
+    try:
+        sock.recv(1, socket.MSG_PEEK)
+        return True
+    except (socket.timeout, BlockingIOError):
+        return False
+
+
+def _kill_group(pid: int) -> None:
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)
+    return round((time.monotonic() - started) * 1000, 1)

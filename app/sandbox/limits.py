@@ -1,0 +1,24 @@
+"""The limits of one run, as the server configures them and as the run record reports them."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 10.0          # wall clock, enforced by the server (kills the process group)
+    memory_mb: int = 1024            # address space of the child (RLIMIT_AS)
+    max_stdout_bytes: int = 200_000  # printed output kept; the rest is cut with a notice
+    max_record_bytes: int = 8_000_000  # the whole run record as JSON
+    file_mb: int = 16                # largest file a run may write (RLIMIT_FSIZE)
+    open_files: int = 64             # RLIMIT_NOFILE
+    processes: int = 512             # RLIMIT_NPROC (binds a non-root server only; fork is refused anyway)
+
+    @property
+    def cpu_s(self) -> int:
+        """CPU seconds before the kernel stops the child: a backstop behind the wall clock."""
+        return int(math.ceil(self.timeout_s)) + 1
+
+    def as_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,98 @@
+"""A seccomp syscall filter for the run's child, built with Debian's libseccomp through ctypes.
+
+Default allow, with a deny list: no new programs (execve), no new processes (fork, clone
+without CLONE_THREAD), no sockets, no signals or tracing aimed at other processes, no raising
+of limits or priorities, and none of the administrative calls (mount, modules, namespaces, bpf,
+io_uring, ...). Denied calls fail with EPERM, so trusted code that probes (e.g. a compiler
+fallback) sees an ordinary PermissionError instead of dying.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_NE, SCMP_CMP_MASKED_EQ = 1, 7
+CLONE_THREAD = 0x00010000
+
+
+def _act_errno(code: int) -> int:
+    return 0x00050000 | (code & 0xFFFF)
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int),
+                ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
+
+
+# Always refused (EPERM).
+DENIED = [
+    "execve", "execveat", "fork", "vfork", "socket", "socketpair", "tkill",
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_open", "pidfd_getfd",
+    "pidfd_send_signal", "setrlimit", "prlimit64", "setpriority", "sched_setscheduler",
+    "sched_setparam", "sched_setattr", "ioprio_set", "mount", "umount2", "pivot_root", "chroot",
+    "unshare", "setns", "swapon", "swapoff", "reboot", "init_module", "finit_module",
+    "delete_module", "kexec_load", "kexec_file_load", "bpf", "perf_event_open", "keyctl",
+    "add_key", "request_key", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "syslog", "quotactl", "open_by_handle_at", "name_to_handle_at", "personality", "mknod",
+    "mknodat", "ioperm", "iopl", "fanotify_init", "move_pages", "migrate_pages", "vhangup",
+    "uselib", "mount_setattr", "fsopen", "fsmount", "fsconfig", "move_mount", "open_tree",
+]
+# Allowed only when aimed at this process itself (argument 0 is its pid).
+SELF_ONLY = ["kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"]
+
+
+def _load_library():
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.POINTER(_ArgCmp)]
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def install_filter() -> str:
+    """Load the filter into this process (irreversible). Returns what was applied."""
+    lib = _load_library()
+    if lib is None:
+        return "no seccomp (libseccomp2 is not installed)"
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        return "no seccomp (init failed)"
+    deny = _act_errno(errno.EPERM)
+    me = os.getpid()
+    try:
+        for name in DENIED:
+            _rule(lib, ctx, deny, name, [])
+        for name in SELF_ONLY:
+            _rule(lib, ctx, deny, name, [_ArgCmp(0, SCMP_CMP_NE, me, 0)])
+        # clone creating a process (no CLONE_THREAD) is a fork; clone creating a thread is fine.
+        _rule(lib, ctx, deny, "clone", [_ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)])
+        # clone3 passes its flags in memory a filter cannot read: ENOSYS makes glibc fall back to clone.
+        _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3", [])
+        rc = lib.seccomp_load(ctx)   # also sets no_new_privs
+        if rc != 0:
+            return f"no seccomp (load failed: {os.strerror(-rc)})"
+    finally:
+        lib.seccomp_release(ctx)
+    return "seccomp filter"
+
+
+def _rule(lib, ctx, action: int, name: str, comparisons: list[_ArgCmp]) -> None:
+    nr = lib.seccomp_syscall_resolve_name(name.encode())
+    if nr < 0:
+        return  # not a syscall on this architecture
+    array = (_ArgCmp * max(len(comparisons), 1))(*comparisons)
+    rc = lib.seccomp_rule_add_array(ctx, action, nr, len(comparisons), array)
+    if rc != 0:
+        raise OSError(-rc, f"seccomp rule for {name}: {os.strerror(-rc)}")

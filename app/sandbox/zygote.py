@@ -1,0 +1,177 @@
+"""The warm pool: a zygote process that has imported numpy and the engine once, and forks per run.
+
+Process tree, one per run:
+    server --(socketpair, fd sent over the control socket)--> zygote
+      zygote --fork--> supervisor (trusted: no user code ever runs in it)
+        supervisor --fork--> child (locks itself down, runs the pasted code once, exits)
+The supervisor reads the child's record, compiles kernels for it on request, reaps it with
+wait4 (exit status, signal, CPU time, peak memory: the parent's view of the outcome), kills what
+is left of its process group, removes the scratch folder and reports to the server. The server
+holds the wall clock and kills the child's process group when it runs out.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import selectors
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+from app.sandbox import child, kernel
+from app.sandbox.compile_broker import serve_request
+from app.sandbox.limits import Limits
+from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
+
+PREIMPORT = [
+    "numpy", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
+    "engine.compat.tensorflow", "engine.nn", "engine.optim", "engine.functional", "engine.autodiff",
+    "engine.function", "engine.capture", "engine.ir", "engine.passes", "engine.codegen",
+    "engine.codegen.cc", "engine.codegen.loader", "engine.codegen.executor",
+    "math", "random", "collections", "itertools", "functools", "dataclasses", "typing", "copy",
+    "re", "json", "traceback", "linecache", "inspect", "ast", "textwrap", "statistics", "time",
+]
+MAX_REQUEST_BYTES = 4 << 20
+
+
+def preimport() -> list[str]:
+    loaded = []
+    for name in PREIMPORT:
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except Exception:  # noqa: BLE001 - an optional part of the engine that is not there yet
+            pass
+    try:  # compute the compiler's identity once, here, where running `cc --version` is allowed
+        from engine.codegen import cc
+        cc.compiler_identity()
+    except Exception:  # noqa: BLE001
+        pass
+    return loaded
+
+
+def main(control_fd: int) -> None:
+    network = kernel.isolate_network()
+    os.environ["DAGSCOPE_NETNS"] = "1" if network.startswith("network namespace") else "0"
+    preimport()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # supervisors are reaped by the kernel
+    control = socket.socket(fileno=control_fd)
+    scratch_base = tempfile.mkdtemp(prefix="dagscope-scratch-")
+    send_json(control, {"ready": True, "pid": os.getpid(), "network": network})
+    try:
+        while True:
+            try:
+                message, fds, _, _ = socket.recv_fds(control, 16, 4)
+            except OSError:
+                break
+            if not message:
+                break                                # the server is gone: so are we
+            for fd in fds:
+                if os.fork() == 0:
+                    control.close()
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    try:
+                        supervise(fd, scratch_base)
+                    finally:
+                        os._exit(0)
+                os.close(fd)
+    finally:
+        shutil.rmtree(scratch_base, ignore_errors=True)
+
+
+def supervise(conn_fd: int, scratch_base: str) -> None:
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    conn = socket.socket(fileno=conn_fd)
+    request = recv_json(conn, MAX_REQUEST_BYTES)
+    limits = Limits(**request["limits"])
+    scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
+    record_r, record_w = os.pipe()
+    broker, broker_child = socket.socketpair()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        broker.close()
+        os.close(record_r)
+        child.run(request, scratch, record_w, broker_child.fileno())   # never returns
+    try:
+        os.setpgid(pid, pid)          # also done by the child: whichever runs first wins the race
+    except OSError:
+        pass
+    os.close(record_w)
+    broker_child.close()
+    try:
+        send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid()})
+        record, oversize = _collect(pid, record_r, broker, conn, limits, started)
+    except (OSError, ChannelClosed):
+        record, oversize = b"", False        # the server went away: clean up and leave
+    # Wait for the child's exit without reaping it, so its pid still names its process group
+    # while we kill anything left in that group; then reap it for the exit status and usage.
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    _kill_group(pid)
+    _, status, usage = os.wait4(pid, 0)
+    shutil.rmtree(scratch, ignore_errors=True)
+    report = {"event": "finished", "exit_code": os.waitstatus_to_exitcode(status),
+              "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "maxrss_kb": usage.ru_maxrss,
+              "wall_s": round(time.monotonic() - started, 3), "oversize": oversize}
+    try:
+        send_json(conn, report)
+        send_frame(conn, record)
+    except OSError:
+        pass
+
+
+def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket,
+             limits: Limits, started: float) -> tuple[bytes, bool]:
+    """Read the record while serving compile requests; stop the child if the server leaves,
+    the record grows past its limit, or a generous backstop behind the server's clock passes."""
+    backstop = started + limits.timeout_s + 5
+    chunks, size = [], 0
+    sel = selectors.DefaultSelector()
+    sel.register(record_r, selectors.EVENT_READ, "record")
+    sel.register(broker, selectors.EVENT_READ, "broker")
+    sel.register(conn, selectors.EVENT_READ, "server")
+    try:
+        while True:
+            remaining = backstop - time.monotonic()
+            if remaining <= 0:
+                _kill_group(pid)
+                return b"".join(chunks), False
+            for key, _ in sel.select(remaining):
+                if key.data == "record":
+                    data = os.read(record_r, 1 << 16)
+                    if not data:
+                        return b"".join(chunks), False
+                    size += len(data)
+                    if size > limits.max_record_bytes:
+                        _kill_group(pid)
+                        return b"", True
+                    chunks.append(data)
+                elif key.data == "broker":
+                    try:
+                        serve_request(broker, backstop - time.monotonic())
+                    except (OSError, ChannelClosed, ValueError):
+                        sel.unregister(broker)    # the child broke the protocol: no more compiling
+                else:
+                    if not conn.recv(1, socket.MSG_PEEK):
+                        _kill_group(pid)          # the server gave up on this run
+                        raise ChannelClosed("server left")
+                    sel.unregister(conn)
+    finally:
+        sel.close()
+        os.close(record_r)
+
+
+def _kill_group(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
