@@ -5,7 +5,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import ROOT
-from app.routes import health, pages, render, run
+from app.routes import examples, health, ops, pages, render, run, snippets
 
 
 def create_app() -> FastAPI:
@@ -14,5 +14,8 @@ def create_app() -> FastAPI:
     app.include_router(health.router)
     app.include_router(run.router)
     app.include_router(render.router)
+    app.include_router(examples.router)
+    app.include_router(ops.router)
+    app.include_router(snippets.router)
     app.include_router(pages.router)
     return app

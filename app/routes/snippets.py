@@ -1,0 +1,53 @@
+"""POST /api/snippets and GET /api/snippets/{id}: share links that restore code and view state."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from app.config import get_settings
+from app.services import snippets
+
+
+
+def _open_store_on_start() -> None:
+    """Create the data folder and the database when the app starts, not on the first share."""
+    snippets.store_for(get_settings().data_dir)
+
+
+router = APIRouter(on_startup=[_open_store_on_start])
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{4,32}$")
+
+
+class SnippetRequest(BaseModel):
+    code: str
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+def load_snippet(snippet_id: str) -> dict | None:
+    """The stored snippet, or None for an unknown or malformed id (shared with the page route)."""
+    if not ID_PATTERN.match(snippet_id):
+        return None
+    return snippets.store_for(get_settings().data_dir).load(snippet_id)
+
+
+@router.post("/api/snippets", status_code=201)
+async def create_snippet(req: SnippetRequest):
+    store = snippets.store_for(get_settings().data_dir)
+    try:
+        snippet_id = await run_in_threadpool(store.save, req.code, req.state)
+    except snippets.SnippetTooLarge as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=413)
+    return {"id": snippet_id, "url": f"/s/{snippet_id}"}
+
+
+@router.get("/api/snippets/{snippet_id}")
+async def get_snippet(snippet_id: str):
+    found = await run_in_threadpool(load_snippet, snippet_id)
+    if found is None:
+        raise HTTPException(status_code=404, detail="no snippet with this id")
+    return found

@@ -1,0 +1,48 @@
+// Thin wrappers over the JSON API (every request goes to this same server).
+
+async function postJSON(url, body) {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+async function detail(r) {
+  try { return (await r.json()).detail || r.statusText; } catch { return r.statusText; }
+}
+
+export async function runCode(code, options = {}) {
+  const r = await postJSON("/api/run", { code, options });
+  if (!r.ok) throw new Error(await detail(r));
+  return r.json();
+}
+
+const svgCache = new Map();   // the same drawing asked twice (tab switches, stepper) costs nothing
+
+/** A Graph drawn by Graphviz: SVG text, or a Blob for png/dot. Throws with the server's reason. */
+export async function render(graph, format = "svg", direction = "TB") {
+  const body = { graph, format, direction };
+  const key = format === "svg" ? JSON.stringify(body) : null;
+  if (key && svgCache.has(key)) return svgCache.get(key);
+  const r = await postJSON("/api/render", body);
+  if (!r.ok) throw new Error(await detail(r));
+  const out = format === "svg" ? await r.text() : await r.blob();
+  if (key) {
+    if (svgCache.size > 64) svgCache.delete(svgCache.keys().next().value);
+    svgCache.set(key, out);
+  }
+  return out;
+}
+
+export async function examples() {
+  const r = await fetch("/api/examples");
+  return r.ok ? (await r.json()).examples : [];
+}
+
+export async function opCards() {
+  const r = await fetch("/api/ops");
+  return r.ok ? r.json() : { ops: {}, grad_fns: {} };
+}
+
+export async function share(code, state) {
+  const r = await postJSON("/api/snippets", { code, state });
+  if (!r.ok) throw new Error(await detail(r));
+  return r.json();
+}

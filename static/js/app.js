@@ -1,0 +1,355 @@
+// The page: wires the editor, the gallery, the tabs and their views to the run record, keeps the
+// view state in the URL, and exposes window.dagscope (setCode, run, load, select, step).
+import * as api from "./api.js";
+import { CodeEditor } from "./editor.js";
+import { GraphView } from "./graphview.js";
+import { setLang, t, lang, applyTo } from "./i18n.js";
+import { inspect, setOpCards } from "./inspector.js";
+import { KernelsPanel } from "./kernels.js";
+import { showMemory } from "./memory.js";
+import { showOutput } from "./output.js";
+import { PassesPanel } from "./passes.js";
+import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
+import { StaticPanel, warningLine } from "./staticview.js";
+import { Stepper } from "./stepper.js";
+
+const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
+const $ = (s) => document.querySelector(s);
+
+const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {} };
+let editor, views, stepper, passes, kernels, statics, examples = [];
+
+// ---- status and toasts -----------------------------------------------------------------------
+
+function setStatus(text, kind = "") {
+  const el = $("#status");
+  el.textContent = text;
+  el.className = `status ${kind}`;
+}
+
+function toast(html, ms = 6000) {
+  const el = $("#toast");
+  el.innerHTML = html;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, ms);
+}
+
+// ---- graphs of the record ----------------------------------------------------------------------
+
+const graphById = (id) => state.record?.graphs?.find((g) => g.id === id) || null;
+
+/** The graph a tab shows: the picked one when it has what the tab needs, else the first that does. */
+function graphFor(tab) {
+  const gs = state.record?.graphs || [];
+  const has = {
+    forward: (g) => g.forward, backward: (g) => g.backward, step: (g) => g.steps?.length,
+    static: (g) => g.kind === "static", passes: (g) => g.passes?.length, kernels: (g) => g.kernels?.length,
+    memory: (g) => g.passes?.length,
+  }[tab];
+  if (!has) return state.graph;
+  if (state.graph && has(state.graph)) return state.graph;
+  return gs.find(has) || null;
+}
+
+function fillGraphPicker() {
+  const sel = $("#graph-pick");
+  const gs = state.record?.graphs || [];
+  sel.innerHTML = gs.map((g) => `<option value="${g.id}">${g.title || g.id}</option>`).join("");
+  sel.parentElement.hidden = gs.length < 2;
+  if (state.graph) sel.value = state.graph.id;
+}
+
+function explain(kind) {
+  const key = state.record ? `empty.${kind}` : "empty.not_run";
+  return `<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(key)}</p></div>`;
+}
+
+/** Draw what the tab shows, once per graph (a redraw happens only when the record changes). */
+async function drawTab(tab) {
+  const g = graphFor(tab);
+  const key = `${tab}:${g?.id ?? "-"}`;
+  if (state.drawn[tab] === key) return;
+  state.drawn[tab] = key;
+  switch (tab) {
+    case "forward":
+      if (g?.forward) await views.forward.show(g.forward); else views.forward.showMessage(explain("forward"));
+      break;
+    case "backward":
+      if (g?.backward) await views.backward.show(g.backward); else views.backward.showMessage(explain("backward"));
+      break;
+    case "step": await stepper.load(g, state.step || 0); break;
+    case "static": await statics.show(state.record, g); break;
+    case "passes": await passes.show(g, state.pass); break;
+    case "kernels": await kernels.show(g); break;
+    case "memory": showMemory($("#panel-memory"), g); break;
+    case "output": showOutput($("#panel-output"), state.record, { onLine: (n) => editor.jumpTo(n) }); break;
+  }
+}
+
+// ---- tabs, selection and linking -----------------------------------------------------------------
+
+async function select(tab, { push = true } = {}) {
+  if (!TABS.includes(tab)) throw new Error(`unknown tab ${tab}`);
+  state.tab = tab;
+  document.querySelectorAll("[data-tab]").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
+  document.querySelectorAll("[data-panel]").forEach((p) => { p.hidden = p.dataset.panel !== tab; });
+  saveHash(push);
+  await drawTab(tab);
+}
+
+function forwardNode(g, id) { return g?.forward?.nodes.find((n) => n.id === id) || null; }
+function backwardNode(g, id) { return g?.backward?.nodes.find((n) => n.id === id) || null; }
+
+/** Select a node in either DAG and light its partners in the other one. */
+function selectNode(id, { push = true } = {}) {
+  const g = graphFor("forward");
+  state.node = id;
+  const fwd = forwardNode(g, id);
+  const bwd = backwardNode(g, id);
+  const fid = fwd ? id : bwd?.forward_node ?? null;
+  const bids = (g?.backward?.nodes || []).filter((n) => fid && n.forward_node === fid).map((n) => n.id);
+  const saved = (g?.forward?.edges || []).filter((e) => e.dst === fid).map((e) => e.src);
+  views.forward.setClass("sel", fwd ? [id] : []);
+  views.forward.setClass("linked", !fwd && fid ? [fid] : []);
+  views.forward.setClass("saved", saved);
+  views.backward.setClass("sel", bwd ? [id] : []);
+  views.backward.setClass("linked", fwd ? bids : bids.filter((b) => b !== id));
+  const common = { onLine: (n) => editor.jumpTo(n), onLinked: (other) => selectNode(other) };
+  inspect($("#inspector-forward"), fwd || forwardNode(g, fid), { ...common, role: "forward", linked: bids });
+  inspect($("#inspector-backward"), bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null,
+          { ...common, role: "backward", linked: fid ? [fid] : [] });
+  const line = (fwd || bwd)?.line;
+  editor.mark("hover", line ? [line] : []);
+  saveHash(push);
+}
+
+function clearSelection() {
+  state.node = null;
+  for (const v of [views.forward, views.backward]) for (const c of ["sel", "linked", "saved"]) v.setClass(c, []);
+  inspect($("#inspector-forward"), null, {});
+  inspect($("#inspector-backward"), null, {});
+  editor.mark("hover", []);
+}
+
+// ---- URL state ------------------------------------------------------------------------------------
+
+function viewState() {
+  return { tab: state.tab, g: state.graph?.id, node: state.node, step: state.tab === "step" ? state.step : undefined,
+           pass: state.tab === "passes" ? passes.index : undefined };
+}
+
+function saveHash(push) { if (!saveHash.muted) writeHash(viewState(), { push }); }
+
+async function applyState(s) {
+  saveHash.muted = true;
+  try {
+    if (s.g && graphById(s.g) && state.graph?.id !== s.g) { state.graph = graphById(s.g); state.drawn = {}; fillGraphPicker(); }
+    if (typeof s.step === "number") state.step = s.step;
+    if (typeof s.pass === "number") state.pass = s.pass;
+    await select(s.tab && TABS.includes(s.tab) ? s.tab : state.tab, { push: false });
+    if (s.tab === "step" && typeof s.step === "number") stepper.go(s.step, { silent: true });
+    if (s.tab === "passes" && typeof s.pass === "number" && passes.graph && passes.index !== s.pass) await passes.select(s.pass, { silent: true });
+    if (s.node) {
+      await Promise.all([drawTab("forward"), drawTab("backward")]);
+      selectNode(s.node, { push: false });
+    }
+  } finally {
+    saveHash.muted = false;
+  }
+}
+
+// ---- running ---------------------------------------------------------------------------------------
+
+/** Show a run record: every tab redraws from it; resolves once the current tab (and both DAGs) are drawn. */
+async function load(record) {
+  state.record = record;
+  state.graph = (record.graphs || []).find((g) => g.backward) || record.graphs?.[0] || null;
+  state.drawn = {};
+  state.node = null;
+  state.step = 0;
+  state.pass = null;
+  fillGraphPicker();
+  clearSelection();
+  const err = record.error;
+  editor.mark("error", err?.line ? [err.line] : []);
+  const warnLines = [...(record.warnings || []), ...(record.graphs || []).flatMap((g) => g.warnings || [])].map(warningLine).filter(Boolean);
+  editor.mark("warn", warnLines);
+  $("#output-dot").hidden = !err;
+  if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
+  else setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
+  if (err && !record.graphs?.length) state.tab = "output";
+  else if (!record.graphs?.length) state.tab = "output";
+  else if (state.tab === "output" || !graphFor(state.tab)) state.tab = "forward";
+  await Promise.all([drawTab("forward"), drawTab("backward"), select(state.tab, { push: false })]);
+  return record;
+}
+
+let running = null;
+async function run() {
+  if (running) await running.catch(() => {});   // one run at a time; the newest code wins
+  const btn = $("#run");
+  btn.disabled = true;
+  setStatus(t("status.running"), "busy");
+  running = (async () => {
+    try {
+      const record = await api.runCode(editor.code);
+      return await load(record);
+    } catch (e) {
+      setStatus(t("status.request_failed", { message: e.message }), "bad");
+      throw e;
+    } finally {
+      btn.disabled = false;
+      running = null;
+    }
+  })();
+  return running;
+}
+
+// ---- gallery, share, export, presenter --------------------------------------------------------------
+
+function renderGallery() {
+  $("#gallery").innerHTML = examples.map((ex) => `<li><button class="example" data-id="${ex.id}" title="${(ex.summary || "").replace(/"/g, "&quot;")}">
+      <span class="ex-title">${lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title}</span>
+      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${c}</span>`).join("")}</span></button></li>`).join("");
+  document.querySelectorAll(".example").forEach((b) => {
+    b.onclick = () => {
+      const ex = examples.find((e) => e.id === b.dataset.id);
+      editor.setCode(ex.code);
+      run().catch(() => {});
+    };
+  });
+}
+
+async function share() {
+  try {
+    const { url } = await api.share(editor.code, viewState());
+    const full = `${location.origin}${url}${location.hash}`;
+    window.dagscope.lastShareUrl = full;
+    try { await navigator.clipboard.writeText(full); } catch { /* clipboard may be unavailable; the link is shown */ }
+    toast(`${t("share.done")} <a href="${url}${location.hash}">${full}</a>`);
+  } catch (e) {
+    toast(t("share.failed", { message: e.message }));
+  }
+}
+
+/** The drawing the current tab shows (what Export takes). */
+function currentView() {
+  return { forward: views.forward, backward: views.backward, step: views.stepBackward, static: statics.currentView(),
+           passes: passes.currentView(), kernels: kernels.currentView() }[state.tab] || null;
+}
+
+async function exportGraph(format) {
+  const view = currentView();
+  if (!view?.shown) { toast(t("export.nothing")); return; }
+  try {
+    const out = await api.render(view.shown.graph, format);
+    download(out, `dagscope-${state.tab}.${format}`, format === "svg" ? "image/svg+xml" : "text/plain");
+  } catch (e) {
+    toast(t("export.failed", { message: e.message }));
+  }
+}
+
+function applyPresenter(on) {
+  document.body.classList.toggle("present", on);
+  $("#present").setAttribute("aria-pressed", String(on));
+}
+
+function onKey(e) {
+  const target = e.target;
+  if (target.closest?.(".cm-editor, input, textarea, select")) return;
+  if (state.tab === "step" && stepper.count) {
+    if (e.key === "ArrowRight") { stepper.pause(); stepper.go(stepper.index + 1); e.preventDefault(); }
+    if (e.key === "ArrowLeft") { stepper.pause(); stepper.go(stepper.index - 1); e.preventDefault(); }
+    if (e.key === " ") { stepper.timer ? stepper.pause() : stepper.play(); e.preventDefault(); }
+  }
+  if (state.tab === "passes") {
+    if (e.key === "ArrowDown" || e.key === "ArrowRight") { passes.move(1); e.preventDefault(); }
+    if (e.key === "ArrowUp" || e.key === "ArrowLeft") { passes.move(-1); e.preventDefault(); }
+  }
+  if (e.key === "Escape" && document.body.classList.contains("present") && !flags().present) applyPresenter(false);
+}
+
+// ---- start ------------------------------------------------------------------------------------------
+
+async function start() {
+  const f = flags();
+  await setLang(f.lang || localStorage.getItem("dagscope.lang") || (navigator.language?.startsWith("zh") ? "zh-CN" : "en"));
+  $("#lang").value = lang;
+  applyPresenter(f.present);
+  for (const part of f.hide) document.body.classList.add(`hide-${part}`);
+
+  editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}) });
+  const onSelect = (id) => (id ? selectNode(id) : clearSelection());
+  views = {
+    forward: new GraphView($("#view-forward"), { onSelect }),
+    backward: new GraphView($("#view-backward"), { onSelect }),
+    stepBackward: new GraphView($("#view-step-backward"), { compact: true, onSelect: (id) => {
+      const i = stepper.graph?.steps?.findIndex((s) => s.node === id);
+      if (i >= 0) stepper.go(i);
+    } }),
+    stepForward: new GraphView($("#view-step-forward"), { compact: true }),
+  };
+  stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
+                          forwardView: views.stepForward,
+                          onChange: (i, { playing }) => { state.step = i; saveHash(!playing); } });
+  passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); } });
+  kernels = new KernelsPanel($("#panel-kernels"), { onHoverLines: (lines) => editor.mark("hover", lines) });
+  statics = new StaticPanel($("#panel-static"), {
+    onLine: (n) => editor.jumpTo(n),
+    onPick: (id) => { state.graph = graphById(id); fillGraphPicker(); state.drawn.static = null; drawTab("static"); saveHash(true); },
+  });
+
+  document.querySelectorAll("[data-tab]").forEach((b) => { b.onclick = () => select(b.dataset.tab); });
+  $("#run").onclick = () => run().catch(() => {});
+  $("#share").onclick = share;
+  document.querySelectorAll(".export").forEach((b) => { b.onclick = () => exportGraph(b.dataset.format); });
+  $("#present").onclick = () => {
+    const on = !document.body.classList.contains("present");
+    applyPresenter(on);
+    setQueryFlag("present", on ? "1" : null);
+  };
+  $("#graph-pick").onchange = (e) => { state.graph = graphById(e.target.value); state.drawn = {}; clearSelection(); select(state.tab); };
+  $("#lang").onchange = async (e) => {
+    localStorage.setItem("dagscope.lang", e.target.value);
+    await setLang(e.target.value);
+    renderGallery();
+    // views and panels build their text when drawn: rebuild them in the new language
+    const keep = { ...viewState() };
+    stepper.buildControls();
+    if (state.record) { await load(state.record); await applyState(keep); }
+  };
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("popstate", () => { if (state.record) applyState(readHash()); });
+
+  window.dagscope = {
+    setCode: (text) => editor.setCode(text),
+    getCode: () => editor.code,
+    run,
+    load,
+    select: (tab) => select(tab),
+    step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
+    selectNode: (id) => selectNode(id),
+    state,
+    lastShareUrl: null,
+  };
+
+  const [cards, exs] = await Promise.all([api.opCards(), api.examples()]);
+  setOpCards(cards);
+  examples = exs;
+  renderGallery();
+  const snippet = JSON.parse($("#dagscope-snippet").textContent || "null");
+  const hashState = readHash();
+  if (snippet) {
+    editor.setCode(snippet.code);
+    await run().catch(() => {});
+    await applyState({ ...snippet.state, ...hashState });
+  } else {
+    editor.setCode(examples[0]?.code || "");
+    select(hashState.tab || "forward", { push: false });
+  }
+  applyTo(document);
+  document.body.classList.add("ready");
+}
+
+start();

@@ -1,0 +1,64 @@
+// The code editor: CodeMirror 6 (vendored bundle) with Python, Run on Ctrl/Cmd+Enter, marked lines.
+import {
+  EditorView, EditorState, basicSetup, python, keymap, Decoration, StateField, StateEffect, indentWithTab,
+} from "/static/vendor/codemirror.js";
+
+const setMarks = StateEffect.define();
+
+// Line marks by kind: "error" (the failing line), "warn" (trace warnings), "hover" (linked highlight).
+const marksField = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const e of tr.effects) if (e.is(setMarks)) marks = e.value;
+    return marks;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+export class CodeEditor {
+  constructor(parent, { onRun }) {
+    this.kinds = { error: [], warn: [], hover: [] };
+    this.view = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: "",
+        extensions: [
+          keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }, indentWithTab]),
+          basicSetup, python(), marksField,
+          EditorView.updateListener.of((u) => { if (u.docChanged && this.kinds.error.length) this.mark("error", []); }),
+        ],
+      }),
+    });
+  }
+
+  get code() { return this.view.state.doc.toString(); }
+
+  setCode(text) {
+    this.kinds = { error: [], warn: [], hover: [] };
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text }, effects: setMarks.of(Decoration.none) });
+  }
+
+  /** Replace the marked lines of one kind (1-based line numbers; out-of-range lines are ignored). */
+  mark(kind, lines) {
+    this.kinds[kind] = lines;
+    const doc = this.view.state.doc;
+    const ranges = [];
+    for (const k of ["warn", "hover", "error"]) {
+      for (const n of new Set(this.kinds[k])) {
+        if (n >= 1 && n <= doc.lines) ranges.push(Decoration.line({ class: `cm-mark-${k}` }).range(doc.line(n).from));
+      }
+    }
+    ranges.sort((a, b) => a.from - b.from);
+    this.view.dispatch({ effects: setMarks.of(Decoration.set(ranges, true)) });
+  }
+
+  /** Move the cursor to a line and scroll it into view (clicking a node's source line). */
+  jumpTo(line) {
+    const doc = this.view.state.doc;
+    if (!line || line < 1 || line > doc.lines) return;
+    const pos = doc.line(line).from;
+    this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    this.view.focus();
+  }
+}

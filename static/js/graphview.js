@@ -1,0 +1,250 @@
+// One drawn graph: Graphviz SVG from /api/render, zoom/pan/fit, search, classes for linked
+// highlighting, clusters collapsed when large and expanded by clicking them.
+import { render } from "./api.js";
+import { displayGraph, shouldCollapse } from "./collapse.js";
+import { t } from "./i18n.js";
+
+const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen"];
+
+export class GraphView {
+  /** el: the container; onSelect(nodeId|null, view); onDrawn(view) after each drawing. */
+  constructor(el, { onSelect = () => {}, onDrawn = () => {}, compact = false } = {}) {
+    this.el = el;
+    this.onSelect = onSelect;
+    this.onDrawn = onDrawn;
+    this.graph = null;
+    this.expanded = null;
+    this.token = 0;
+    this.classes = new Map();   // class -> Set of node ids (original ids), re-applied after redraws
+    el.classList.add("gv");
+    el.innerHTML = `
+      <div class="gv-toolbar">
+        <input class="gv-search" type="search" placeholder="${t("graph.search")}" aria-label="${t("graph.search")}">
+        <button class="gv-fit" title="${t("graph.fit")}">⤢</button>
+        <button class="gv-zoom-in" title="${t("graph.zoom_in")}">+</button>
+        <button class="gv-zoom-out" title="${t("graph.zoom_out")}">−</button>
+        <button class="gv-collapse" hidden></button>
+        <span class="gv-count muted"></span>
+      </div>
+      <div class="gv-notice" hidden></div>
+      <div class="gv-canvas" tabindex="0"></div>
+      <div class="gv-message" hidden></div>`;
+    if (compact) el.querySelector(".gv-search").hidden = true;
+    this.canvas = el.querySelector(".gv-canvas");
+    this.notice = el.querySelector(".gv-notice");
+    this.message = el.querySelector(".gv-message");
+    this.bindToolbar();
+    this.bindPanZoom();
+  }
+
+  bindToolbar() {
+    const q = (s) => this.el.querySelector(s);
+    q(".gv-fit").onclick = () => this.fit();
+    q(".gv-zoom-in").onclick = () => this.zoomBy(0.8);
+    q(".gv-zoom-out").onclick = () => this.zoomBy(1.25);
+    q(".gv-search").addEventListener("input", (e) => this.search(e.target.value));
+    q(".gv-search").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { const hit = [...(this.classes.get("hit") || [])][0]; if (hit) this.onSelect(hit, this); }
+    });
+    q(".gv-collapse").onclick = () => {
+      this.expanded = this.expanded === null ? new Set() : null;
+      this.draw();
+    };
+  }
+
+  /** Show a friendly explanation instead of a drawing (no graph of this kind in the run). */
+  showMessage(html) {
+    this.token++;
+    this.graph = null;
+    this.svg = null;
+    this.canvas.innerHTML = "";
+    this.notice.hidden = true;
+    this.message.innerHTML = html;
+    this.message.hidden = false;
+    this.el.querySelector(".gv-toolbar").hidden = true;
+  }
+
+  /** Draw a run-record Graph; large graphs open collapsed by module. Resolves when drawn. */
+  async show(graph, { keepExpanded = false } = {}) {
+    if (!keepExpanded || graph !== this.graph) this.expanded = shouldCollapse(graph) ? new Set() : null;
+    this.graph = graph;
+    this.force = false;
+    return this.draw();
+  }
+
+  async draw() {
+    const my = ++this.token;
+    const shown = displayGraph(this.graph, this.expanded);
+    this.shown = shown;
+    this.message.hidden = true;
+    this.el.querySelector(".gv-toolbar").hidden = false;
+    const collapseBtn = this.el.querySelector(".gv-collapse");
+    collapseBtn.hidden = !shouldCollapse(this.graph);
+    collapseBtn.textContent = this.expanded === null ? t("graph.collapse_all") : t("graph.expand_all");
+    const total = this.graph.nodes.length;
+    this.el.querySelector(".gv-count").textContent = shown.graph.nodes.length === total
+      ? t("graph.count", { n: total }) : t("graph.count_folded", { n: shown.graph.nodes.length, total });
+    if (shown.tooLarge && !this.force) {
+      this.setNotice(t("graph.too_large", { n: shown.graph.nodes.length }), t("graph.draw_anyway"), () => { this.force = true; this.draw(); });
+      this.canvas.innerHTML = "";
+      return null;
+    }
+    this.setNotice(this.expanded !== null ? t("graph.collapsed_notice") : "");
+    let svgText;
+    try {
+      svgText = await render(shown.graph);
+    } catch (err) {
+      if (my !== this.token) return null;
+      this.canvas.innerHTML = "";
+      this.setNotice(t("graph.render_failed", { reason: err.message }));
+      return null;
+    }
+    if (my !== this.token) return null;   // a newer drawing was asked for meanwhile
+    this.insertSvg(svgText);
+    this.onDrawn(this);
+    return this.svg;
+  }
+
+  setNotice(text, actionLabel, action) {
+    this.notice.hidden = !text;
+    this.notice.textContent = text;
+    if (actionLabel) {
+      const b = document.createElement("button");
+      b.textContent = actionLabel;
+      b.onclick = action;
+      this.notice.append(" ", b);
+    }
+  }
+
+  insertSvg(svgText) {
+    this.canvas.innerHTML = svgText.slice(svgText.indexOf("<svg"));
+    const svg = this.canvas.querySelector("svg");
+    this.svg = svg;
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    svg.querySelectorAll("title").forEach((el) => el.remove());   // native tooltips hide the inspector
+    this.nodeEls = new Map();
+    svg.querySelectorAll("g.node").forEach((g) => {
+      this.nodeEls.set(g.id, g);
+      if (g.id.startsWith("fold:")) g.classList.add("folded");
+    });
+    const kinds = new Map(this.shown.graph.nodes.map((n) => [n.id, n.kind]));
+    for (const [id, g] of this.nodeEls) g.classList.add(`k-${kinds.get(id) || "op"}`);
+    const vb = svg.viewBox.baseVal;
+    this.full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+    this.fit();
+    for (const [cls, ids] of this.classes) this.paint(cls, ids);
+  }
+
+  /** Mark nodes (original ids; folded ones light their cluster) with a highlight class. */
+  setClass(cls, ids) {
+    const set = new Set((ids || []).filter(Boolean));
+    this.classes.set(cls, set);
+    this.paint(cls, set);
+  }
+
+  paint(cls, ids) {
+    if (!this.svg) return;
+    this.svg.querySelectorAll(`g.node.${cls}`).forEach((g) => g.classList.remove(cls));
+    for (const id of ids) {
+      const g = this.nodeEls.get(this.shown.displayOf.get(id) ?? id);
+      if (g) g.classList.add(cls);
+    }
+  }
+
+  clearHighlights() { for (const c of HIGHLIGHTS) this.setClass(c, []); }
+
+  /** Drawn element of a node (or of the folded cluster holding it). */
+  nodeEl(id) { return this.nodeEls?.get(this.shown.displayOf.get(id) ?? id) || null; }
+
+  search(text) {
+    const q = text.trim().toLowerCase();
+    if (!q || !this.graph) { this.setClass("hit", []); return []; }
+    const hits = this.graph.nodes.filter((n) =>
+      [n.id, n.label, n.op, n.name, n.module].some((v) => v && String(v).toLowerCase().includes(q))).map((n) => n.id);
+    this.setClass("hit", hits);
+    if (hits.length) this.centerOn(hits[0]);
+    return hits;
+  }
+
+  // ---- zoom and pan (on the SVG viewBox, so text stays crisp) --------------------------------
+
+  setViewBox(v) {
+    this.vb = v;
+    this.svg?.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
+  }
+
+  fit() {
+    if (!this.full) return;
+    const pad = 12;
+    this.setViewBox({ x: this.full.x - pad, y: this.full.y - pad, w: this.full.w + 2 * pad, h: this.full.h + 2 * pad });
+  }
+
+  zoomBy(f, cx = 0.5, cy = 0.5) {
+    if (!this.vb) return;
+    const v = this.vb;
+    const w = Math.max(20, Math.min(v.w * f, this.full.w * 8));
+    const h = v.h * (w / v.w);
+    this.setViewBox({ x: v.x + (v.w - w) * cx, y: v.y + (v.h - h) * cy, w, h });
+  }
+
+  centerOn(id) {
+    const g = this.nodeEl(id);
+    if (!g || !this.vb) return;
+    const b = g.getBBox();
+    const v = this.vb;
+    if (b.x > v.x && b.y > v.y && b.x + b.width < v.x + v.w && b.y + b.height < v.y + v.h) return;
+    this.setViewBox({ ...v, x: b.x + b.width / 2 - v.w / 2, y: b.y + b.height / 2 - v.h / 2 });
+  }
+
+  bindPanZoom() {
+    const c = this.canvas;
+    c.addEventListener("wheel", (e) => {
+      if (!this.svg) return;
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      this.zoomBy(e.deltaY > 0 ? 1.15 : 1 / 1.15, (e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height);
+    }, { passive: false });
+    let drag = null;
+    c.addEventListener("pointerdown", (e) => {
+      if (!this.svg || e.button !== 0) return;
+      drag = { x: e.clientX, y: e.clientY, vb: { ...this.vb }, moved: false };
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) c.setPointerCapture(e.pointerId);
+      drag.moved = true;
+      c.classList.add("panning");
+      const r = c.getBoundingClientRect();
+      // the SVG keeps its aspect ratio: one screen pixel is max(w/width, h/height) units
+      const s = Math.max(drag.vb.w / r.width, drag.vb.h / r.height);
+      this.setViewBox({ ...drag.vb, x: drag.vb.x - dx * s, y: drag.vb.y - dy * s });
+    });
+    const end = (e) => {
+      if (!drag) return;
+      const wasClick = !drag.moved;
+      drag = null;
+      c.classList.remove("panning");
+      if (wasClick) this.clickAt(e.target);
+    };
+    c.addEventListener("pointerup", end);
+    c.addEventListener("pointercancel", () => { drag = null; c.classList.remove("panning"); });
+  }
+
+  clickAt(target) {
+    const g = target.closest?.("g.node");
+    if (!g) { this.onSelect(null, this); return; }
+    if (g.id.startsWith("fold:")) { this.expand(this.shown.folds.get(g.id)); return; }
+    this.onSelect(g.id, this);
+  }
+
+  /** Open a folded cluster (a repeated-block fold opens into its blocks first). */
+  expand(info) {
+    if (!info) return;
+    this.expanded = new Set(this.expanded || []);
+    this.expanded.add(info.module);   // "layers.*" unfolds a repeat, "layers.0" opens a module
+    return this.draw();
+  }
+}

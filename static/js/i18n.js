@@ -1,0 +1,41 @@
+// The message catalog: every user-facing string comes from static/i18n/<lang>.json via t().
+let messages = {};
+let fallback = {};
+export let lang = "en";
+
+export const LANGS = ["en", "zh-CN"];
+
+async function fetchCatalog(code) {
+  const r = await fetch(`/static/i18n/${code}.json`);
+  return r.ok ? r.json() : {};
+}
+
+/** Load a language (English stays loaded as the fallback for any missing key). */
+export async function setLang(code) {
+  if (!LANGS.includes(code)) code = "en";
+  if (!Object.keys(fallback).length) fallback = await fetchCatalog("en");
+  messages = code === "en" ? fallback : await fetchCatalog(code);
+  lang = code;
+  document.documentElement.lang = code;
+  applyTo(document);
+}
+
+/** Translate a key; {name} placeholders are filled from params. */
+export function t(key, params = {}) {
+  const text = messages[key] ?? fallback[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/** Fill every element marked with data-i18n (text), data-i18n-title, -placeholder and -aria. */
+export function applyTo(root) {
+  root.querySelectorAll("[data-i18n]").forEach((el) => {
+    if (el.children.length === 0) { el.textContent = t(el.dataset.i18n); return; }
+    // an element with children (the Output tab's dot): replace only its own text
+    const textNode = [...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    if (textNode) textNode.textContent = t(el.dataset.i18n);
+    else el.prepend(document.createTextNode(t(el.dataset.i18n)));
+  });
+  root.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  root.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  root.querySelectorAll("[data-i18n-aria]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nAria)); });
+}

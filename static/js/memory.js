@@ -1,0 +1,58 @@
+// The Memory tab: buffer lifetimes along the schedule (one bar per value, buffers that share
+// memory coloured alike) and the peak bytes before and after planning.
+import { t } from "./i18n.js";
+import { fmtBytes } from "./passes.js";
+import { esc } from "./tensorview.js";
+
+const PALETTE = ["#4f46e5", "#0891b2", "#d97706", "#db2777", "#16a34a", "#7c3aed", "#dc2626", "#0d9488", "#ca8a04", "#2563eb"];
+
+/** The memory plan of a graph: the memory_planning pass's snapshot, wherever the engine put it. */
+export function memoryPlan(graph) {
+  for (const p of [...(graph?.passes || [])].reverse()) {
+    for (const cand of [p.memory, p.plan, p.stats?.memory, p]) {
+      if (cand && Array.isArray(cand.intervals)) return { pass: p, plan: cand };
+    }
+  }
+  return null;
+}
+
+function lifetimes(plan) {
+  const intervals = plan.intervals;
+  const buffers = [...new Set(intervals.map((iv) => iv.buffer))];
+  const colour = new Map(buffers.map((b, i) => [b, PALETTE[i % PALETTE.length]]));
+  const rows = [...intervals].sort((a, b) => String(a.buffer).localeCompare(String(b.buffer), undefined, { numeric: true }) || a.start - b.start);
+  const end = Math.max(...intervals.map((iv) => iv.end)) + 1;
+  const start = Math.min(...intervals.map((iv) => iv.start));
+  const L = 150, W = 520, RH = 26;
+  const x = (s) => L + ((s - start) / (end - start)) * W;
+  const ticks = Array.from({ length: end - start + 1 }, (_, i) => start + i)
+    .filter((s, i, a) => a.length <= 25 || i % Math.ceil(a.length / 25) === 0);
+  const grid = ticks.map((s) => `<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/><text x="${x(s)}" y="${rows.length * RH + 16}" class="tick">${s}</text>`).join("");
+  const bars = rows.map((iv, i) => `<g class="life" data-buffer="${esc(iv.buffer)}" data-node="${esc(iv.node || "")}">
+      <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${esc(iv.value ?? iv.node ?? "")}</text>
+      <rect x="${x(iv.start)}" y="${i * RH + 4}" width="${Math.max(4, x(iv.end + 1) - x(iv.start))}" height="${RH - 8}" rx="4" fill="${colour.get(iv.buffer)}"><title>${esc(iv.buffer)} · ${fmtBytes(iv.bytes)}</title></rect>
+      <text x="${x(iv.start) + 6}" y="${i * RH + RH / 2 + 4}" class="life-buf">${esc(iv.buffer)}</text></g>`).join("");
+  const legend = buffers.map((b) => `<span class="buf-key"><span class="sw" style="background:${colour.get(b)}"></span>${esc(b)}</span>`).join(" ");
+  return `<svg class="lifetimes" viewBox="0 0 ${L + W + 20} ${rows.length * RH + 24}" role="img" aria-label="${esc(t("memory.chart"))}">${grid}${bars}</svg>
+    <div class="legend">${t("memory.legend")} ${legend}</div>`;
+}
+
+function peaks(plan) {
+  const before = plan.peak_bytes_before, after = plan.peak_bytes_after;
+  if (typeof before !== "number" || typeof after !== "number") return "";
+  const w = (b) => `${Math.max(2, (b / Math.max(before, after, 1)) * 100)}%`;
+  return `<div class="peaks">
+    <div class="peak"><span>${t("memory.before")}</span><div class="peak-bar"><i style="width:${w(before)}" class="before"></i></div><b>${fmtBytes(before)}</b></div>
+    <div class="peak"><span>${t("memory.after")}</span><div class="peak-bar"><i style="width:${w(after)}" class="after"></i></div><b>${fmtBytes(after)}</b></div>
+    <div class="muted">${t("memory.saved", { pct: before ? Math.round((1 - after / before) * 100) : 0 })}</div></div>`;
+}
+
+export function showMemory(el, graph) {
+  const found = memoryPlan(graph);
+  if (!found || !found.plan.intervals.length) {
+    el.innerHTML = `<div class="empty-state"><h3>${t("memory.none_title")}</h3><p>${t("memory.none")}</p></div>`;
+    return;
+  }
+  el.innerHTML = `<div class="memory"><h3>${t("memory.title")}</h3>${peaks(found.plan)}
+    <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan)}</div>`;
+}

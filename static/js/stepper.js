@@ -1,0 +1,177 @@
+// The backprop stepper: one backward node at a time — upstream gradient × local rule = gradients
+// sent on — lit in both DAGs, with leaf gradients accumulating and a predict-then-reveal mode.
+import { t } from "./i18n.js";
+import { esc, flatten, tensorHTML } from "./tensorview.js";
+
+const PLAY_MS = 1100;
+
+/** Does a typed guess match a tensor's data (every number, within a small tolerance)? */
+export function guessMatches(guess, tensor) {
+  if (!tensor || tensor.data === null || tensor.data === undefined) return null;
+  const want = flatten(tensor.data);
+  const got = (guess.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) || []).map(Number);
+  if (got.length === 1 && want.length > 1) return want.every((w) => close(got[0], w));
+  return got.length === want.length && got.every((g, i) => close(g, want[i]));
+}
+const close = (a, b) => Math.abs(a - b) <= 1e-3 + 1e-3 * Math.abs(b);
+
+function addInto(acc, tensor) {
+  if (!tensor || tensor.data === null || tensor.data === undefined) return tensor;
+  if (!acc || acc.data === null || acc.data === undefined) return structuredClone(tensor);
+  const add = (a, b) => (Array.isArray(a) ? a.map((x, i) => add(x, b[i])) : a + b);
+  const data = add(acc.data, tensor.data);
+  const flat = flatten(data);
+  const mean = flat.reduce((s, x) => s + x, 0) / flat.length;
+  const std = Math.sqrt(flat.reduce((s, x) => s + (x - mean) ** 2, 0) / flat.length);
+  return { ...acc, data, stats: { min: Math.min(...flat), max: Math.max(...flat), mean, std } };
+}
+
+export class Stepper {
+  constructor({ controls, detail, backwardView, forwardView, onChange }) {
+    this.controlsEl = controls;
+    this.detail = detail;
+    this.bv = backwardView;
+    this.fv = forwardView;
+    this.onChange = onChange;
+    this.graph = null;
+    this.index = 0;
+    this.timer = null;
+    this.predict = false;
+    this.revealed = new Set();
+    this.guesses = {};
+    this.buildControls();
+  }
+
+  buildControls() {
+    this.controlsEl.innerHTML = `
+      <button data-act="first" title="${t("step.first")}">⏮</button>
+      <button data-act="prev" title="${t("step.prev")}">◀</button>
+      <button data-act="play" class="primary play" title="${t("step.play")}">▶</button>
+      <button data-act="next" title="${t("step.next")}">▶|</button>
+      <button data-act="last" title="${t("step.last")}">⏭</button>
+      <input type="range" class="step-slider" min="0" max="0" value="0" aria-label="${t("step.slider")}">
+      <span class="step-label"></span>
+      <label class="predict"><input type="checkbox" class="predict-toggle"> ${t("step.predict")}</label>`;
+    const acts = { first: () => this.go(0), prev: () => this.go(this.index - 1), next: () => this.go(this.index + 1),
+                   last: () => this.go(this.count - 1), play: () => (this.timer ? this.pause() : this.play()) };
+    this.controlsEl.querySelectorAll("[data-act]").forEach((b) => { b.onclick = () => { if (b.dataset.act !== "play") this.pause(); acts[b.dataset.act](); }; });
+    this.slider = this.controlsEl.querySelector(".step-slider");
+    this.slider.oninput = () => { this.pause(); this.go(Number(this.slider.value)); };
+    this.controlsEl.querySelector(".predict-toggle").onchange = (e) => { this.predict = e.target.checked; this.renderDetail(); };
+  }
+
+  get count() { return this.graph?.steps?.length || 0; }
+
+  /** Draw both DAGs of a graph with steps; resolves when drawn. */
+  async load(graph, index = 0) {
+    this.pause();
+    this.graph = graph;
+    this.revealed = new Set();
+    this.guesses = {};
+    this.slider.max = Math.max(0, this.count - 1);
+    if (!graph || !this.count || !graph.backward) {
+      const why = !graph ? t("step.none_run") : t("step.none");
+      this.bv.showMessage(`<h3>${t("step.none_title")}</h3><p>${why}</p>`);
+      this.fv.showMessage("");
+      this.detail.innerHTML = "";
+      this.controlsEl.classList.add("disabled");
+      return;
+    }
+    this.controlsEl.classList.remove("disabled");
+    await Promise.all([this.bv.show(graph.backward), this.fv.show(graph.forward)]);
+    this.go(index, { silent: true });
+  }
+
+  go(i, { silent = false } = {}) {
+    if (!this.count) return;
+    this.index = Math.max(0, Math.min(this.count - 1, i));
+    const steps = this.graph.steps;
+    const cur = steps[this.index];
+    const done = steps.slice(0, this.index);
+    this.bv.setClass("done", done.map((s) => s.node));
+    this.bv.setClass("current", [cur.node]);
+    this.bv.setClass("linked", cur.targets || []);
+    this.fv.setClass("done", done.map((s) => s.forward_node));
+    this.fv.setClass("current", [cur.forward_node]);
+    this.bv.centerOn(cur.node);
+    this.fv.centerOn(cur.forward_node);
+    this.slider.value = this.index;
+    this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count });
+    this.renderDetail();
+    if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
+  }
+
+  play() {
+    if (!this.count) return;
+    if (this.index >= this.count - 1) this.go(0);
+    this.controlsEl.querySelector(".play").textContent = "⏸";
+    this.timer = setInterval(() => {
+      if (this.index >= this.count - 1) { this.pause(); return; }
+      this.go(this.index + 1);
+    }, PLAY_MS);
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.timer = null;
+    const b = this.controlsEl.querySelector(".play");
+    if (b) b.textContent = "▶";
+  }
+
+  nodeName(fid) {
+    const n = this.graph.forward.nodes.find((x) => x.id === fid);
+    return n ? (n.name || n.label || n.op).split("\n")[0] : fid;
+  }
+
+  backwardLabel(bid) {
+    const n = this.graph.backward.nodes.find((x) => x.id === bid);
+    return n ? n.label.split("\n").join(" ") : bid;
+  }
+
+  /** Leaf gradients after the steps up to and including the current one, by forward node id. */
+  leafGradients() {
+    const acc = new Map();
+    for (const s of this.graph.steps.slice(0, this.index + 1)) {
+      if (s.op !== "AccumulateGrad") continue;
+      acc.set(s.forward_node, addInto(acc.get(s.forward_node), s.grad_in?.[0]));
+    }
+    return acc;
+  }
+
+  renderDetail() {
+    if (!this.count) return;
+    const s = this.graph.steps[this.index];
+    const hidden = this.predict && !this.revealed.has(this.index);
+    const outs = (s.grad_out || []).map((g, j) => ({ g, target: s.targets?.[j] })).filter((o) => o.g);
+    const sends = outs.length ? outs.map((o, j) => {
+      const to = o.target ? this.backwardLabel(o.target) : t("step.no_target");
+      if (hidden) return `<div class="send"><div class="muted">→ ${esc(to)}</div>
+        <input class="guess" data-j="${j}" placeholder="${t("step.guess_placeholder")}" value="${esc(this.guesses[`${this.index}:${j}`] || "")}"></div>`;
+      const guess = this.guesses[`${this.index}:${j}`];
+      const verdict = guess ? guessMatches(guess, o.g) : null;
+      const badge = verdict === true ? `<span class="badge ok">✓ ${t("step.right")}</span>`
+        : verdict === false ? `<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>` : "";
+      return `<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${badge}</div>`;
+    }).join("") : `<div class="muted">${s.op === "AccumulateGrad" ? t("step.accumulates", { name: this.nodeName(s.forward_node) }) : t("step.sends_nothing")}</div>`;
+    const leaves = [...this.leafGradients()].map(([fid, g]) => tensorHTML(g, { label: `${this.nodeName(fid)}.grad` })).join("");
+    this.detail.innerHTML = `
+      <div class="step-title">${t("step.title", { i: this.index + 1, n: this.count })} <code>${esc(s.op)}</code></div>
+      <div class="equation">
+        <section><h4>${t("step.upstream")}</h4>${tensorHTML(s.grad_in?.[0])}</section>
+        <section><h4>${t("step.rule")}</h4><code class="rule">${esc(s.rule || "")}</code></section>
+        <section class="sends"><h4>${t("step.sends")}</h4>${sends}
+          ${hidden && outs.length ? `<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
+      </div>
+      <section class="leaves"><h4>${t("step.leaves")}</h4>${leaves || `<div class="muted">${t("step.no_leaves_yet")}</div>`}</section>`;
+    this.detail.querySelectorAll(".guess").forEach((inp) => {
+      inp.oninput = () => { this.guesses[`${this.index}:${inp.dataset.j}`] = inp.value; };
+      inp.onkeydown = (e) => { if (e.key === "Enter") this.reveal(); e.stopPropagation(); };
+    });
+    this.detail.querySelector(".reveal")?.addEventListener("click", () => this.reveal());
+  }
+
+  reveal() {
+    this.revealed.add(this.index);
+    this.renderDetail();
+  }
+}

@@ -1,0 +1,53 @@
+// A run-record Tensor shown to a student: a table (coloured like a heat-map) when its data is
+// carried, otherwise its statistics and a heat strip of the preview elements.
+import { t } from "./i18n.js";
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+
+export function fmt(x) {
+  if (typeof x !== "number") return String(x);
+  if (Number.isInteger(x) && Math.abs(x) < 1e6) return x.toFixed(Math.abs(x) < 1e4 ? 1 : 0).replace(/\.0$/, ".");
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(2);
+  return x.toFixed(4).replace(/0+$/, "").replace(/\.$/, ".");
+}
+
+/** Diverging colour: blue for negative, white at zero, red for positive, scaled by `scale`. */
+function heat(x, scale) {
+  if (typeof x !== "number" || !scale) return "transparent";
+  const s = Math.max(-1, Math.min(1, x / scale));
+  const a = Math.abs(s) * 0.55;
+  return s >= 0 ? `rgba(220, 38, 38, ${a})` : `rgba(37, 99, 235, ${a})`;
+}
+
+export function shapeText(shape) { return shape ? `[${shape.join(", ")}]` : ""; }
+
+export function flatten(data) { return Array.isArray(data) ? data.flat(Infinity) : [data]; }
+
+/** HTML for a Tensor (null -> a dash). */
+export function tensorHTML(tensor, { label = "" } = {}) {
+  if (!tensor) return `<div class="tensor muted">—</div>`;
+  const head = `<div class="tensor-head">${label ? `<b>${esc(label)}</b> ` : ""}<span class="muted">${esc(tensor.dtype || "")} ${esc(shapeText(tensor.shape))}</span></div>`;
+  const st = tensor.stats;
+  const scale = st ? Math.max(Math.abs(st.min), Math.abs(st.max)) : 0;
+  let body;
+  if (tensor.data !== null && tensor.data !== undefined) {
+    const d = tensor.data;
+    if (!Array.isArray(d)) body = `<div class="scalar" style="background:${heat(d, scale)}">${esc(fmt(d))}</div>`;
+    else {
+      const rows = Array.isArray(d[0]) ? d.map((r) => flatten(r)) : [d];
+      body = `<table class="tensor-table">${rows.map((r) => `<tr>${r.map((v) =>
+        `<td style="background:${heat(v, scale)}">${esc(fmt(v))}</td>`).join("")}</tr>`).join("")}</table>`;
+    }
+  } else {
+    const prev = tensor.preview || [];
+    body = `<div class="heat-strip" title="${esc(t("tensor.preview"))}">${prev.map((v) =>
+      `<span style="background:${heat(v, scale)}" title="${esc(fmt(v))}"></span>`).join("")}</div>
+      <div class="muted small">${esc(t("tensor.preview_note", { n: prev.length }))}</div>`;
+  }
+  const stats = st ? `<div class="stats">${["min", "max", "mean", "std"].map((k) =>
+    `<span><i>${k}</i> ${esc(fmt(st[k]))}</span>`).join("")}</div>` : "";
+  return `<div class="tensor">${head}${body}${stats}</div>`;
+}
+
+export { esc };

@@ -1,0 +1,50 @@
+"""Share links: store code + view state, restore them, refuse oversized or unknown ones."""
+import pytest
+
+
+@pytest.fixture
+def client(tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_DATA_DIR", str(tmp_path / "data"))
+    from fastapi.testclient import TestClient
+    from app.main import create_app
+    with TestClient(create_app()) as c:
+        yield c
+
+
+def test_data_folder_is_created_on_start(client, tmp_path):
+    assert (tmp_path / "data" / "snippets.sqlite3").exists()
+
+
+def test_round_trip_restores_code_and_state(client):
+    state = {"tab": "step", "node": "b2", "step": 3, "pass": 1}
+    r = client.post("/api/snippets", json={"code": "x = 1\n", "state": state})
+    assert r.status_code == 201
+    body = r.json()
+    assert body["url"] == f"/s/{body['id']}" and len(body["id"]) >= 8
+    got = client.get(f"/api/snippets/{body['id']}").json()
+    assert got["code"] == "x = 1\n" and got["state"] == state
+    page = client.get(body["url"])
+    assert page.status_code == 200 and "x = 1" in page.text and '"step": 3' in page.text
+
+
+def test_ids_are_unique_and_unguessable(client):
+    ids = {client.post("/api/snippets", json={"code": "a"}).json()["id"] for _ in range(20)}
+    assert len(ids) == 20
+
+
+def test_oversized_code_and_state_are_413(client):
+    assert client.post("/api/snippets", json={"code": "x" * 100_001}).status_code == 413
+    assert client.post("/api/snippets", json={"code": "", "state": {"k": "v" * 5000}}).status_code == 413
+
+
+def test_unknown_and_malformed_ids_are_404(client):
+    assert client.get("/api/snippets/nope1234").status_code == 404
+    assert client.get("/api/snippets/../../etc").status_code == 404
+    assert client.get("/s/doesnotexist").status_code == 404
+
+
+def test_code_in_page_cannot_break_out_of_the_script_tag(client):
+    evil = "</script><script>alert(1)</script>"
+    sid = client.post("/api/snippets", json={"code": evil}).json()["id"]
+    page = client.get(f"/s/{sid}").text
+    assert "<script>alert(1)" not in page
