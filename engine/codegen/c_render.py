@@ -187,6 +187,8 @@ C_EXPR = {
     "bitwise_not": lambda x, a: f"(!{a})" if x.dtype == np.bool_ else f"(~{a})",
     "isnan": lambda x, a: f"({a} != {a})" if x.is_float else "0",
     "where": lambda x, c, a, b: f"({c} ? {a} : {b})",
+    # dropout with its mask as an input (deterministic): x * mask / (1 - p)
+    "dropout": lambda x, a, m: f"({a} * {m} * {x.c(0.0 if x.attrs['p'] >= 1 else 1.0 / (1.0 - x.attrs['p']))})",
 }
 
 COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}

@@ -21,6 +21,9 @@ USER_FILENAME = "<dagscope>"
 C_DTYPES = {"float32", "float64", "bool", "int8", "uint8", "int16", "int32", "int64"}
 
 
+RESHAPE_LIKE = {"reshape", "squeeze", "unsqueeze"}
+
+
 class NotLowerable(Exception):
     """This group cannot be one C loop nest (the executor then runs its nodes one by one)."""
 
@@ -133,8 +136,9 @@ def _view(node: Node, shape, strides):
             a, b = node.attrs["dim0"] % nd, node.attrs["dim1"] % nd
             dims[a], dims[b] = dims[b], dims[a]
         return tuple(strides[d] for d in dims)
-    # reshape-like (reshape, view, squeeze, unsqueeze, flatten...): a contiguous source re-strides
-    # freely; otherwise only size-1 dims may come and go.
+    if node.op not in RESHAPE_LIKE:          # slice/select/cat/stack move data or offsets
+        return None
+    # a contiguous source re-strides freely; otherwise only size-1 dims may come and go.
     if tuple(strides) == contiguous_strides(shape):
         return contiguous_strides(out_shape)
     src = [(s, st) for s, st in zip(shape, strides) if s != 1]

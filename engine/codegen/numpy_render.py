@@ -53,7 +53,7 @@ NP_EXPR = {
 }
 
 # Ops computed by the registry's forward and copied into the planned buffer.
-NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "clamp", "masked_fill", "where",
+NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "clamp", "masked_fill", "where", "dropout",
                 "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp"}
 
 
