@@ -23,6 +23,21 @@ class Settings:
     max_code_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_CODE_BYTES", 100_000)))
     max_stdout_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_STDOUT_BYTES", 200_000)))
     render_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_RENDER_TIMEOUT", 10.0))
+    # The sandbox and the classroom: see "Limits" in README.md for what each one means.
+    max_record_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_RECORD_BYTES", 8_000_000)))
+    run_file_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_FILE_MB", 16)))
+    run_open_files: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_OPEN_FILES", 64)))
+    run_processes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_PROCESSES", 512)))
+    workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))
+    queue_limit: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_QUEUE_LIMIT", 32)))
+    background_runs: int = field(default_factory=lambda: int(_env_float(
+        "DAGSCOPE_BACKGROUND_RUNS", max(4, 2 * (os.cpu_count() or 1)))))
+    demote_after_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_DEMOTE_AFTER", 1.0))
+    runs_in_flight_per_client: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUNS_PER_CLIENT", 1)))
+    rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_RATE_PER_MIN", 30))
+    rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RATE_BURST", 10)))
+    max_body_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_BODY_BYTES", 8_000_000)))
+    access_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_ACCESS_TOKEN", ""))
 
 
 def get_settings() -> Settings:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from app import middleware
 from app.config import ROOT
 from app.routes import examples, health, ops, pages, render, run, snippets
 
@@ -18,4 +19,5 @@ def create_app() -> FastAPI:
     app.include_router(ops.router)
     app.include_router(snippets.router)
     app.include_router(pages.router)
+    middleware.install(app)   # access token, body size limit, per-client run rate
     return app

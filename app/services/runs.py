@@ -1,14 +1,158 @@
-"""The run service: the one place the web app asks for user code to be run."""
+"""The run service: the one place the web app asks for user code to be run, and its scheduler.
+
+Scheduling for a classroom on a small machine:
+- at most `workers` runs (one per core by default) execute at normal priority at a time;
+- up to `queue_limit` more wait their turn; beyond that the caller gets `Busy` (HTTP 429);
+- each client has at most `runs_in_flight_per_client` runs queued or running;
+- a run still going after `demote_after_s` (an infinite loop, a long training) is moved to a
+  background slot at the lowest CPU priority (nice 19) and gives its core back to the queue,
+  so that three students' infinite loops cannot hold up everyone else's short runs. When the
+  background slots are full, a long run keeps its core until it ends or times out.
+Runs execute in a thread pool of their own, never on the event loop.
+"""
 from __future__ import annotations
+
+import collections
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
 from app.sandbox import Limits, run_code
 
 
+class Busy(Exception):
+    """The server cannot take this run now; try again after `retry_after` seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
 def default_limits() -> Limits:
     s = get_settings()
-    return Limits(timeout_s=s.run_timeout_s, memory_mb=s.run_memory_mb, max_stdout_bytes=s.max_stdout_bytes)
+    return Limits(timeout_s=s.run_timeout_s, memory_mb=s.run_memory_mb, max_stdout_bytes=s.max_stdout_bytes,
+                  max_record_bytes=s.max_record_bytes, file_mb=s.run_file_mb, open_files=s.run_open_files,
+                  processes=s.run_processes)
+
+
+class Scheduler:
+    def __init__(self, workers: int, queue_limit: int, background: int, per_client: int):
+        self.workers, self.queue_limit, self.background, self.per_client = workers, queue_limit, background, per_client
+        self._cond = threading.Condition()
+        self.running = 0          # runs holding a core slot
+        self.waiting = 0          # admitted runs waiting for a core slot
+        self.demoted = 0          # long runs moved to background slots
+        self._clients: collections.Counter = collections.Counter()
+        self._durations: collections.deque = collections.deque([0.5], maxlen=32)
+        self.executor = ThreadPoolExecutor(max_workers=workers + queue_limit + background,
+                                           thread_name_prefix="dagscope-run")
+
+    def admit(self, client: str) -> None:
+        """Reserve a place for one run of `client`, or raise Busy."""
+        with self._cond:
+            if self._clients[client] >= self.per_client:
+                raise Busy("your previous run is still going; wait for it to finish", 1)
+            if self.running >= self.workers and self.waiting >= self.queue_limit:
+                raise Busy("the server is busy with other runs; try again shortly", self._retry_after())
+            self._clients[client] += 1
+            self.waiting += 1
+
+    def _retry_after(self) -> int:
+        average = sum(self._durations) / len(self._durations)
+        return max(1, min(30, math.ceil((self.waiting + 1) * average / self.workers)))
+
+    def execute(self, client: str, work) -> dict:
+        """Wait for a core slot, then call `work(on_slow)`; always releases what admit reserved."""
+        slot = "waiting"
+        try:
+            with self._cond:
+                while self.running >= self.workers:
+                    self._cond.wait()
+                self.waiting -= 1
+                self.running += 1
+                slot = "core"
+
+            def on_slow(pid: int) -> None:
+                nonlocal slot
+                with self._cond:
+                    if self.demoted >= self.background:
+                        return
+                    self.demoted += 1
+                    self.running -= 1
+                    slot = "background"
+                    self._cond.notify()
+                try:
+                    os.setpriority(os.PRIO_PROCESS, pid, 19)
+                except OSError:
+                    pass   # it already ended
+
+            return work(on_slow)
+        finally:
+            with self._cond:
+                if slot == "core":
+                    self.running -= 1
+                elif slot == "background":
+                    self.demoted -= 1
+                else:
+                    self.waiting -= 1
+                self._clients[client] -= 1
+                if self._clients[client] <= 0:
+                    del self._clients[client]
+                self._cond.notify()
+
+    def cancel(self, client: str) -> None:
+        """Give back a reservation from `admit` that will never execute."""
+        with self._cond:
+            self.waiting -= 1
+            self._clients[client] -= 1
+            if self._clients[client] <= 0:
+                del self._clients[client]
+
+    def note_duration(self, seconds: float) -> None:
+        with self._cond:
+            self._durations.append(seconds)
+
+    def status(self) -> dict:
+        with self._cond:
+            return {"workers": self.workers, "running": self.running, "waiting": self.waiting,
+                    "background": self.demoted, "queue_limit": self.queue_limit}
+
+
+_scheduler: Scheduler | None = None
+_scheduler_lock = threading.Lock()
+
+
+def scheduler() -> Scheduler:
+    global _scheduler
+    with _scheduler_lock:
+        if _scheduler is None:
+            s = get_settings()
+            _scheduler = Scheduler(s.workers, s.queue_limit, s.background_runs, s.runs_in_flight_per_client)
+        return _scheduler
+
+
+def submit(client: str, code: str, options: dict):
+    """Admit a run (raises Busy) and start it in the run pool; returns a concurrent Future."""
+    sched = scheduler()
+    sched.admit(client)
+    limits = default_limits()
+    demote_after = get_settings().demote_after_s
+
+    def work(on_slow):
+        record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow)
+        sched.note_duration(record.get("elapsed_ms", 0) / 1000)
+        return record
+
+    try:
+        return sched.executor.submit(sched.execute, client, work)
+    except RuntimeError:          # the pool is shutting down
+        sched.cancel(client)
+        raise Busy("the server is shutting down", 5) from None
 
 
 def run(code: str, options: dict) -> dict:
+    """Run synchronously outside the scheduler (scripts and tests)."""
     return run_code(code, options, default_limits())

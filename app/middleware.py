@@ -1,0 +1,160 @@
+"""ASGI middleware for serving a class: access token, request size limit, per-client run rate.
+
+Each one answers before the request body is read, so a huge or unwanted request costs nothing.
+Settings are read per request, so the environment (and tests) can change them at any time.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import math
+import threading
+import time
+from urllib.parse import parse_qs
+
+from app.config import get_settings
+
+TOKEN_COOKIE = "dagscope_token"
+OPEN_PATHS = ("/healthz", "/static/")
+
+
+def client_address(scope) -> str:
+    client = scope.get("client")
+    return client[0] if client else "unknown"
+
+
+async def _reply(send, status: int, detail: str, headers: dict | None = None) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class AccessToken:
+    """With DAGSCOPE_ACCESS_TOKEN set, every route but /healthz and /static needs the token:
+    `?token=...` once (it is then kept in a cookie), the cookie, or `Authorization: Bearer ...`."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        token = get_settings().access_token
+        if scope["type"] != "http" or not token or scope["path"].startswith(OPEN_PATHS):
+            return await self.app(scope, receive, send)
+        given_in_query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        candidates = [given_in_query, headers.get("authorization", "").removeprefix("Bearer ").strip(),
+                      _cookie(headers.get("cookie", ""), TOKEN_COOKIE)]
+        if not any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates):
+            return await _reply(send, 401, "This Dagscope server needs an access token: "
+                                "open the link your teacher gave you.")
+        if not given_in_query:
+            return await self.app(scope, receive, send)
+
+        async def send_with_cookie(message):
+            if message["type"] == "http.response.start":
+                cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())]}
+            await send(message)
+        return await self.app(scope, receive, send_with_cookie)
+
+
+def _cookie(header: str, name: str) -> str:
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return ""
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """413 for a body over DAGSCOPE_MAX_BODY_BYTES: from Content-Length before reading, or while
+    reading a body sent without one (chunked)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = get_settings().max_body_bytes
+        for key, value in scope.get("headers", []):
+            if key.lower() == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    return await _reply(send, 400, "invalid Content-Length")
+                if declared > limit:
+                    return await _reply(send, 413, f"request body larger than {limit} bytes")
+        seen = 0
+        started = False
+
+        async def counting_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise _TooLarge()
+            return message
+
+        async def tracking_send(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _reply(send, 413, f"request body larger than {limit} bytes")
+
+
+class RunRateLimit:
+    """A token bucket per client address for POST /api/run: DAGSCOPE_RATE_PER_MIN runs a minute
+    on average, bursts of DAGSCOPE_RATE_BURST; beyond it 429 with Retry-After."""
+
+    MAX_CLIENTS = 10_000
+
+    def __init__(self, app):
+        self.app = app
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == "/api/run":
+            wait = self.take(client_address(scope))
+            if wait > 0:
+                return await _reply(send, 429, "too many runs from this computer; wait a moment",
+                                    {"Retry-After": str(math.ceil(wait))})
+        return await self.app(scope, receive, send)
+
+    def take(self, client: str) -> float:
+        """Spend one token; returns 0, or the seconds until a token is available."""
+        settings = get_settings()
+        rate, burst = settings.rate_per_min / 60.0, max(1, settings.rate_burst)
+        if rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.get(client, (float(burst), now))
+            tokens = min(float(burst), tokens + (now - last) * rate)
+            if tokens < 1:
+                self._buckets[client] = (tokens, now)
+                return (1 - tokens) / rate
+            self._buckets[client] = (tokens - 1, now)
+            if len(self._buckets) > self.MAX_CLIENTS:
+                self._buckets = dict(list(self._buckets.items())[-self.MAX_CLIENTS // 2:])
+        return 0.0
+
+
+def install(app) -> None:
+    """Register the middleware (the last added runs first: token, then size, then rate)."""
+    app.add_middleware(RunRateLimit)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(AccessToken)
