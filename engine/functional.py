@@ -45,7 +45,7 @@ _MAX_RESULT, _MIN_RESULT = _named("max"), _named("min")
 
 
 def _dim(dim, ndim: int) -> int:
-    n = max(ndim, 1)
+    n = builtins.max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
@@ -363,12 +363,12 @@ def split(tensor, split_size_or_sections, dim: int = 0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={list(split_size_or_sections)}")
         bounds = list(zip(edges[:-1], edges[1:]))
-    return tuple(apply("slice", tensor, dim=d, start=int(a), end=int(min(b, size)), step=1) for a, b in bounds)
+    return tuple(apply("slice", tensor, dim=d, start=int(a), end=int(builtins.min(b, size)), step=1) for a, b in bounds)
 
 
 def chunk(input, chunks: int, dim: int = 0):
     size = input.data.shape[_dim(dim, input.ndim)]
-    return split(input, max(-(-size // chunks), 1), dim)
+    return split(input, builtins.max(-(-size // chunks), 1), dim)
 
 
 # ---- indexing --------------------------------------------------------------------------------------

@@ -156,8 +156,9 @@ def _stack_infer(*xs, dim=0):
         if tuple(x.shape) != tuple(xs[0].shape):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(xs[0].shape)} "
                                f"at entry 0 and {list(x.shape)} at entry {i}")
-    shape = _unsqueeze_shape(tuple(xs[0].shape), dim)
-    return Spec(shape, promote(*(x.dtype for x in xs)))
+    shape = list(_unsqueeze_shape(tuple(xs[0].shape), dim))
+    shape[dim % len(shape)] = len(xs)
+    return Spec(tuple(shape), promote(*(x.dtype for x in xs)))
 
 
 def _stack_forward(*xs, dim=0):

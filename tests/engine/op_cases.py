@@ -1,0 +1,220 @@
+"""Sample inputs for every registered op, shared by the gradient checks and the registry tests.
+
+CASES[op] is a list of Case: float64 inputs (integer/bool inputs where the op takes indices or
+masks), attrs, and which inputs are differentiable. Shapes cover broadcasting, size-1 dims,
+negative dims, keepdim both ways and empty reductions where they mean something. An op without
+an entry here fails the suite (tests key on OPS, not on this dict).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Case:
+    inputs: list
+    attrs: dict = field(default_factory=dict)
+    diff: tuple = ()              # indices of differentiable inputs (gradient-checked)
+    eps: float = 1e-6             # finite-difference step
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    label: str = ""
+
+    def __post_init__(self):
+        self.inputs = [np.asarray(a) for a in self.inputs]
+
+    def __repr__(self) -> str:
+        shapes = ",".join("x".join(map(str, np.shape(a))) or "()" for a in self.inputs)
+        return f"{self.label or shapes}{self.attrs}"
+
+
+R = np.random.default_rng(1234)
+
+
+def rnd(*shape):
+    return R.standard_normal(shape)
+
+
+def away(*shape, lo=0.3):
+    """Random values at least `lo` away from 0 (no kink of relu/abs/sign inside a finite difference)."""
+    v = R.uniform(lo, 1.5, shape)
+    return v * R.choice([-1.0, 1.0], shape)
+
+
+def pos(*shape, lo=0.5, hi=2.0):
+    return R.uniform(lo, hi, shape)
+
+
+def ints(high, *shape):
+    return R.integers(0, high, shape).astype(np.int64)
+
+
+def mask(*shape):
+    return R.random(shape) < 0.5
+
+
+def binary_cases(b_maker=rnd):
+    return [Case([rnd(3, 1, 4), b_maker(2, 4)], diff=(0, 1), label="broadcast"),
+            Case([rnd(5), b_maker()], diff=(0, 1), label="tensor-scalar"),
+            Case([rnd(1, 3), b_maker(4, 1)], diff=(0, 1), label="outer")]
+
+
+def _spread(*shape):
+    """Distinct values (no ties) for max/min style reductions."""
+    n = int(np.prod(shape))
+    return (R.permutation(n) * 0.37 + R.uniform(0, 0.1, n)).reshape(shape) - n * 0.15
+
+
+def _conv_g(x_shape, w_shape, stride, padding):
+    oh = (x_shape[2] + 2 * padding[0] - w_shape[2]) // stride[0] + 1
+    ow = (x_shape[3] + 2 * padding[1] - w_shape[3]) // stride[1] + 1
+    return rnd(x_shape[0], w_shape[0], oh, ow)
+
+
+CASES: dict[str, list[Case]] = {
+    "add": binary_cases(), "sub": binary_cases(), "mul": binary_cases(),
+    "div": binary_cases(away),
+    "maximum": [Case([away(3, 1, 4), away(2, 4)], diff=(0, 1)), Case([away(4), away()], diff=(0, 1))],
+    "minimum": [Case([away(3, 1, 4), away(2, 4)], diff=(0, 1)), Case([away(4), away()], diff=(0, 1))],
+    "pow": [Case([pos(3, 4), rnd(4)], diff=(0, 1)), Case([pos(), rnd(3)], diff=(0, 1), label="scalar base")],
+    "pow_scalar": [Case([away(3, 4)], {"exponent": e}, diff=(0,)) for e in (2, 3, 4, -1, 0, 1)]
+    + [Case([pos(3, 4)], {"exponent": e}, diff=(0,)) for e in (0.5, 2.5, -0.5)],
+    "neg": [Case([rnd(2, 3)], diff=(0,))],
+    "exp": [Case([rnd(2, 3)], diff=(0,))],
+    "log": [Case([pos(2, 3)], diff=(0,))],
+    "sqrt": [Case([pos(2, 3)], diff=(0,))],
+    "abs": [Case([away(2, 3)], diff=(0,))],
+    "tanh": [Case([rnd(2, 3)], diff=(0,))],
+    "sigmoid": [Case([rnd(2, 3) * 3], diff=(0,))],
+    "relu": [Case([away(2, 3)], diff=(0,))],
+    "erf": [Case([rnd(3, 4) * 1.5], diff=(0,))],
+    "gelu": [Case([rnd(3, 4) * 2], {"approximate": "none"}, diff=(0,)),
+             Case([rnd(3, 4) * 2], {"approximate": "tanh"}, diff=(0,))],
+    "softplus": [Case([rnd(3, 4) * 2], {"beta": 1.0, "threshold": 20.0}, diff=(0,)),
+                 Case([np.array([-2.0, -0.4, 0.3, 3.1, 5.0])], {"beta": 2.0, "threshold": 4.0}, diff=(0,),
+                      label="both branches")],
+    "clamp": [Case([away(3, 4)], {"min": -0.2, "max": 0.25}, diff=(0,)),
+              Case([away(3, 4)], {"min": 0.1, "max": None}, diff=(0,)),
+              Case([away(3, 4)], {"min": None, "max": -0.1}, diff=(0,))],
+    "masked_fill": [Case([rnd(3, 4), mask(3, 4)], {"value": 0.7}, diff=(0,)),
+                    Case([rnd(3, 4), mask(4)], {"value": -1.0}, diff=(0,), label="broadcast mask")],
+    "clone": [Case([rnd(2, 3)], diff=(0,))],
+    "to_dtype": [Case([rnd(2, 3)], {"dtype": "float64"}, diff=(0,)),
+                 Case([rnd(2, 3)], {"dtype": "float32"}, diff=(0,), eps=1e-3, rtol=1e-4, atol=1e-5)],
+    "where": [Case([mask(3, 4), rnd(3, 4), rnd(4)], diff=(1, 2)), Case([mask(4), rnd(2, 1), rnd()], diff=(1, 2))],
+    "matmul": [Case([rnd(3), rnd(3)], diff=(0, 1), label="dot"),
+               Case([rnd(2, 3), rnd(3, 4)], diff=(0, 1), label="mm"),
+               Case([rnd(2, 3), rnd(3)], diff=(0, 1), label="mv"),
+               Case([rnd(3), rnd(3, 2)], diff=(0, 1), label="vm"),
+               Case([rnd(2, 2, 3), rnd(2, 3, 4)], diff=(0, 1), label="bmm"),
+               Case([rnd(2, 1, 2, 3), rnd(3, 3, 2)], diff=(0, 1), label="broadcast batch")],
+    "addmm": [Case([rnd(4), rnd(2, 3), rnd(3, 4)], diff=(0, 1, 2)),
+              Case([rnd(2, 4), rnd(2, 3), rnd(3, 4)], diff=(0, 1, 2))],
+    "sum": [Case([rnd(2, 3, 4)], {"dim": None, "keepdim": False}, diff=(0,)),
+            Case([rnd(2, 3, 4)], {"dim": 1, "keepdim": True}, diff=(0,)),
+            Case([rnd(2, 3, 4)], {"dim": -1, "keepdim": False}, diff=(0,)),
+            Case([rnd(2, 3, 4)], {"dim": (0, 2), "keepdim": False}, diff=(0,)),
+            Case([rnd(2, 1, 4)], {"dim": 1, "keepdim": False}, diff=(0,), label="size-1 dim"),
+            Case([rnd(0, 3)], {"dim": 0, "keepdim": False}, diff=(0,), label="empty")],
+    "mean": [Case([rnd(2, 3, 4)], {"dim": None, "keepdim": False}, diff=(0,)),
+             Case([rnd(2, 3, 4)], {"dim": -2, "keepdim": True}, diff=(0,)),
+             Case([rnd(2, 3, 4)], {"dim": (0, 2), "keepdim": False}, diff=(0,))],
+    "sum_to_size": [Case([rnd(2, 3, 4)], {"shape": (3, 1)}, diff=(0,)),
+                    Case([rnd(2, 3)], {"shape": (1, 3)}, diff=(0,))],
+    "max": [Case([_spread(3, 4)], {}, diff=(0,)), Case([_spread(3, 4)], {"dim": 1, "keepdim": False}, diff=(0,)),
+            Case([_spread(2, 3, 4)], {"dim": -2, "keepdim": True}, diff=(0,))],
+    "min": [Case([_spread(3, 4)], {}, diff=(0,)), Case([_spread(3, 4)], {"dim": 0, "keepdim": True}, diff=(0,)),
+            Case([_spread(2, 3, 4)], {"dim": -1, "keepdim": False}, diff=(0,))],
+    "amax": [Case([_spread(2, 3, 4)], {"dim": (0, 2), "keepdim": False}, diff=(0,)),
+             Case([_spread(2, 3, 4)], {"dim": -1, "keepdim": True}, diff=(0,)),
+             Case([_spread(3, 4)], {"dim": None, "keepdim": False}, diff=(0,))],
+    "amin": [Case([_spread(2, 3, 4)], {"dim": (1,), "keepdim": True}, diff=(0,)),
+             Case([_spread(3, 4)], {"dim": None, "keepdim": False}, diff=(0,))],
+    "var": [Case([rnd(3, 4)], {"dim": None, "correction": 1, "keepdim": False}, diff=(0,)),
+            Case([rnd(3, 4)], {"dim": 1, "correction": 1, "keepdim": True}, diff=(0,)),
+            Case([rnd(2, 3, 4)], {"dim": (0, -1), "correction": 0, "keepdim": False}, diff=(0,))],
+    "std": [Case([rnd(3, 4)], {"dim": None, "correction": 1, "keepdim": False}, diff=(0,)),
+            Case([rnd(3, 4)], {"dim": -1, "correction": 0, "keepdim": True}, diff=(0,)),
+            Case([rnd(2, 3, 4)], {"dim": (0, 2), "correction": 1, "keepdim": False}, diff=(0,))],
+    "logsumexp": [Case([rnd(3, 4) * 3], {"dim": 1, "keepdim": False}, diff=(0,)),
+                  Case([rnd(2, 3, 4)], {"dim": (0, 2), "keepdim": True}, diff=(0,))],
+    "reshape": [Case([rnd(2, 3, 4)], {"shape": (4, -1)}, diff=(0,))],
+    "expand": [Case([rnd(3, 1)], {"shape": (2, 3, 4)}, diff=(0,)), Case([rnd(3, 1)], {"shape": (2, -1, 4)}, diff=(0,))],
+    "permute": [Case([rnd(2, 3, 4)], {"dims": (2, 0, 1)}, diff=(0,))],
+    "transpose": [Case([rnd(2, 3, 4)], {"dim0": 0, "dim1": 2}, diff=(0,)),
+                  Case([rnd(2, 3)], {"dim0": 0, "dim1": 1}, diff=(0,))],
+    "squeeze": [Case([rnd(2, 1, 3, 1)], {}, diff=(0,)), Case([rnd(2, 1, 3)], {"dim": 1}, diff=(0,)),
+                Case([rnd(1, 3, 1)], {"dim": (0, 2)}, diff=(0,))],
+    "unsqueeze": [Case([rnd(2, 3)], {"dim": 1}, diff=(0,)), Case([rnd(2, 3)], {"dim": -1}, diff=(0,))],
+    "cat": [Case([rnd(2, 1), rnd(2, 3), rnd(2, 2)], {"dim": 1}, diff=(0, 1, 2)),
+            Case([rnd(1, 3), rnd(2, 3)], {"dim": 0}, diff=(0, 1))],
+    "stack": [Case([rnd(2, 3), rnd(2, 3)], {"dim": 1}, diff=(0, 1)),
+              Case([rnd(3), rnd(3), rnd(3)], {"dim": 0}, diff=(0, 1, 2))],
+    "slice": [Case([rnd(3, 5)], {"dim": 1, "start": 1, "end": 4, "step": 2}, diff=(0,)),
+              Case([rnd(4, 2)], {"dim": 0, "start": 2, "end": 10, "step": 1}, diff=(0,))],
+    "slice_backward": [Case([rnd(3, 2)], {"shape": (3, 5), "dim": 1, "start": 1, "end": 4, "step": 2}, diff=(0,))],
+    "select": [Case([rnd(3, 4)], {"dim": 1, "index": 2}, diff=(0,)), Case([rnd(3, 4)], {"dim": 0, "index": -1}, diff=(0,))],
+    "select_backward": [Case([rnd(3)], {"shape": (3, 4), "dim": 1, "index": 2}, diff=(0,))],
+    "index": [Case([rnd(4, 3), np.array([[0, 2], [3, 0]])], {"positions": (0,)}, diff=(0,), label="repeats"),
+              Case([rnd(4, 3), np.array([1, 3]), np.array([0, 2])], {"positions": (0, 1)}, diff=(0,)),
+              Case([rnd(2, 4, 3), np.array([2, 2, 1])], {"positions": (1,)}, diff=(0,))],
+    "index_backward": [Case([rnd(2, 2, 3), np.array([[0, 2], [3, 0]])], {"shape": (4, 3), "positions": (0,)},
+                            diff=(0,))],
+    "index_put": [Case([rnd(4, 3), rnd(2, 3), np.array([3, 1])], {"positions": (0,), "accumulate": False},
+                       diff=(0, 1)),
+                  Case([rnd(4, 3), rnd(3), np.array([3, 1, 3])], {"positions": (0,), "accumulate": True},
+                       diff=(0, 1), label="accumulate, broadcast values"),
+                  Case([rnd(4, 3), rnd(), np.array([0, 2]), np.array([1, 1])], {"positions": (0, 1),
+                                                                               "accumulate": False}, diff=(0, 1))],
+    "gather": [Case([rnd(3, 4), ints(4, 3, 2)], {"dim": 1}, diff=(0,)),
+               Case([rnd(3, 4), ints(3, 2, 2)], {"dim": 0}, diff=(0,), label="smaller index")],
+    "gather_backward": [Case([rnd(3, 2), ints(4, 3, 2)], {"dim": 1, "shape": (3, 4)}, diff=(0,))],
+    "embedding": [Case([ints(5, 2, 3), rnd(5, 4)], {"padding_idx": None}, diff=(1,)),
+                  # padding_idx zeroes a row's gradient by definition (not the derivative): tested on its own
+                  Case([np.array([1, 0, 1, 3]), rnd(5, 2)], {"padding_idx": 1}, label="padding_idx")],
+    "softmax": [Case([rnd(3, 4) * 3], {"dim": 1}, diff=(0,)), Case([rnd(2, 3, 4)], {"dim": 0}, diff=(0,))],
+    "log_softmax": [Case([rnd(3, 4) * 3], {"dim": 1}, diff=(0,)), Case([rnd(2, 3, 4)], {"dim": 2}, diff=(0,))],
+    "conv2d": [Case([rnd(2, 3, 5, 5), rnd(4, 3, 3, 3), rnd(4)], {"stride": (1, 1), "padding": (1, 1)},
+                    diff=(0, 1, 2), label="bias, padding"),
+               Case([rnd(1, 2, 5, 6), rnd(3, 2, 2, 3)], {"stride": (2, 1), "padding": (0, 0)}, diff=(0, 1),
+                    label="strided, no bias")],
+    "conv2d_input_grad": [Case([_conv_g((1, 2, 5, 5), (3, 2, 3, 3), (2, 2), (1, 1)), rnd(3, 2, 3, 3)],
+                               {"stride": (2, 2), "padding": (1, 1), "input_shape": (1, 2, 5, 5)}, diff=(0, 1))],
+    "conv2d_weight_grad": [Case([rnd(1, 2, 5, 5), _conv_g((1, 2, 5, 5), (3, 2, 3, 3), (2, 2), (1, 1))],
+                                {"stride": (2, 2), "padding": (1, 1), "weight_shape": (3, 2, 3, 3)}, diff=(0, 1))],
+    "max_pool2d": [Case([_spread(2, 2, 4, 4)], {"kernel_size": (2, 2), "stride": (2, 2), "padding": (0, 0)}, diff=(0,)),
+                   Case([_spread(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)},
+                        diff=(0,), label="overlapping, padded")],
+    "avg_pool2d": [Case([rnd(2, 2, 4, 4)], {"kernel_size": (2, 2), "stride": (2, 2), "padding": (0, 0)}, diff=(0,)),
+                   Case([rnd(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)}, diff=(0,))],
+    "avg_pool2d_backward": [Case([rnd(1, 2, 3, 3)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1),
+                                                     "input_shape": (1, 2, 5, 5)}, diff=(0,))],
+    "dropout": [Case([rnd(3, 4), mask(3, 4)], {"p": 0.3}, diff=(0,))],
+    "mse_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r}, diff=(0, 1)) for r in ("mean", "sum", "none")],
+    "nll_loss": [Case([rnd(4, 5), np.array([1, 0, 4, 1])], {"reduction": "mean", "ignore_index": -100}, diff=(0,)),
+                 Case([rnd(4, 5), np.array([1, -100, 4, 1]), pos(5)], {"reduction": "mean", "ignore_index": -100},
+                      diff=(0,), label="weight, ignore_index"),
+                 Case([rnd(4, 5), np.array([2, 0, 4, 2])], {"reduction": "none", "ignore_index": 2}, diff=(0,)),
+                 Case([rnd(2, 3, 2, 2), ints(3, 2, 2, 2)], {"reduction": "sum", "ignore_index": -100}, diff=(0,),
+                      label="2d")],
+    "binary_cross_entropy": [
+        Case([pos(3, 4, lo=0.1, hi=0.9), R.random((3, 4)), np.array(1.0)], {"reduction": "mean"}, diff=(0, 1)),
+        Case([pos(3, 4, lo=0.1, hi=0.9), R.random((3, 4)), pos(4)], {"reduction": "none"}, diff=(0, 1))],
+    "binary_cross_entropy_with_logits": [
+        Case([rnd(3, 4) * 2, R.random((3, 4)), np.array(1.0), np.array(1.0)], {"reduction": "mean"}, diff=(0, 1)),
+        Case([rnd(3, 4) * 2, R.random((3, 4)), pos(3, 4), pos(4)], {"reduction": "sum"}, diff=(0, 1),
+             label="weight, pos_weight")],
+    # ---- ops without gradient: used by the shape/dtype rule checks only ----
+    "gt": binary_cases(), "lt": binary_cases(), "ge": binary_cases(), "le": binary_cases(),
+    "eq": binary_cases(), "ne": binary_cases(),
+    "sign": [Case([rnd(2, 3)])],
+    "isnan": [Case([np.array([1.0, np.nan])])],
+    "bitwise_and": [Case([mask(3, 4), mask(4)])], "bitwise_or": [Case([mask(3, 4), mask(4)])],
+    "bitwise_xor": [Case([ints(8, 3), ints(8, 3)])], "bitwise_not": [Case([mask(3)])],
+    "argmax": [Case([_spread(3, 4)], {}), Case([_spread(3, 4)], {"dim": 1, "keepdim": True})],
+    "argmin": [Case([_spread(3, 4)], {"dim": -1, "keepdim": False})],
+    "one_hot": [Case([ints(4, 2, 3)], {"num_classes": 5})],
+    "max_pool2d_indices": [Case([_spread(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)})],
+}

@@ -1,0 +1,151 @@
+"""The op registry is complete and self-consistent: every op has every rule, shape/dtype rules agree
+with the numpy forwards, vjps use only registered ops, and `kind` tells the truth."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.ops import KINDS, OPS
+from engine.ops.builder import NUMPY, Builder
+from engine.ops.registry import ELEMENTWISE, REDUCE, Spec
+from engine.tensor import Tensor, apply
+from op_cases import CASES
+
+ALL_OPS = sorted(OPS)
+
+
+def _cases(name):
+    return [pytest.param(name, c, id=f"{name}-{i}") for i, c in enumerate(CASES.get(name, []))]
+
+
+def _all_cases():
+    return [p for name in ALL_OPS for p in _cases(name)]
+
+
+def _spec(a) -> Spec:
+    return Spec(tuple(np.shape(a)), np.asarray(a).dtype)
+
+
+def _as_float32(case):
+    return [a.astype(np.float32) if a.dtype == np.float64 else a for a in case.inputs]
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_every_op_has_every_rule(name):
+    op = OPS[name]
+    assert op.kind in KINDS
+    assert callable(op.forward) and callable(op.infer)
+    assert op.formula and op.rule, "the explanation card needs a formula and a rule"
+    assert isinstance(op.attrs, tuple)
+    assert op.saves is None or all(s == "out" or isinstance(s, int) for s in op.saves)
+    if op.differentiable:
+        assert callable(op.vjp) and op.grad_fn, "a differentiable op needs a vjp and PyTorch's grad_fn name"
+    assert CASES.get(name), f"tests/engine/op_cases.py has no sample inputs for op {name!r}"
+
+
+@pytest.mark.parametrize("name,case", _all_cases())
+def test_infer_agrees_with_forward(name, case):
+    op = OPS[name]
+    for arrays in (case.inputs, _as_float32(case)):
+        out = op.run(*arrays, **case.attrs)
+        assert op.infer(*(_spec(a) for a in arrays), **case.attrs) == _spec(out)
+        assert set(case.attrs) <= set(op.attrs), "attrs used must be declared"
+
+
+class RecordingBuilder(Builder):
+    """NumpyBuilder that remembers which ops a vjp rule called."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+
+    def apply(self, name, inputs, attrs):
+        self.used.add(name)
+        return NUMPY.apply(name, inputs, attrs)
+
+
+@pytest.mark.parametrize("name,case", [p for p in _all_cases() if OPS[p.values[0]].differentiable])
+def test_vjps_are_made_of_registered_ops(name, case):
+    builder = RecordingBuilder()
+    out = OPS[name].run(*case.inputs, **case.attrs)
+    grads = OPS[name].vjp(builder, np.ones_like(out, dtype=np.float64), *case.inputs, out, **case.attrs)
+    assert len(grads) == len(case.inputs)
+    assert builder.used <= set(OPS)
+    for i, g in enumerate(grads):
+        if i in case.diff:
+            assert g is not None
+
+
+@pytest.mark.parametrize("name,case", [p for p in _all_cases() if OPS[p.values[0]].kind == ELEMENTWISE])
+def test_elementwise_ops_are_pure_per_element(name, case):
+    """out[i] = f(broadcast inputs[i]): so fusion may put the op into any elementwise loop nest."""
+    out = OPS[name].run(*case.inputs, **case.attrs)
+    assert out.shape == np.broadcast_shapes(*(a.shape for a in case.inputs))
+    wide = [np.broadcast_to(a, out.shape) for a in case.inputs]
+    for position in list(np.ndindex(out.shape))[:7]:
+        single = OPS[name].run(*(np.asarray(w[position]) for w in wide), **case.attrs)
+        np.testing.assert_allclose(single, out[position], rtol=1e-12, atol=0)
+
+
+def test_reductions_are_kind_reduce():
+    for name in ("sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp"):
+        assert OPS[name].kind == REDUCE, name
+
+
+@pytest.mark.parametrize("name,dtypes,attrs,expected", [
+    ("add", ("int64", "int64"), {}, "int64"),
+    ("add", ("int64", "float32"), {}, "float32"),
+    ("add", ("float32", "float64"), {}, "float64"),
+    ("mul", ("bool", "bool"), {}, "bool"),
+    ("div", ("int64", "int64"), {}, "float32"),
+    ("exp", ("int64",), {}, "float32"),
+    ("sqrt", ("float64",), {}, "float64"),
+    ("sum", ("int32",), {}, "int64"),
+    ("sum", ("bool",), {}, "int64"),
+    ("mean", ("float64",), {}, "float64"),
+    ("gt", ("float32", "int64"), {}, "bool"),
+    ("pow_scalar", ("int64",), {"exponent": 2}, "int64"),
+    ("pow_scalar", ("int64",), {"exponent": 0.5}, "float32"),
+    ("where", ("bool", "int64", "float32"), {}, "float32"),
+    ("matmul", ("int64", "int64"), {}, "int64"),
+    ("clamp", ("int64",), {"min": 0.5, "max": None}, "float32"),
+    ("argmax", ("float32",), {}, "int64"),
+    ("softmax", ("float64",), {"dim": 0}, "float64"),
+    ("to_dtype", ("float32",), {"dtype": "float64"}, "float64"),
+])
+def test_dtype_rules_follow_pytorch(name, dtypes, attrs, expected):
+    arrays = [np.ones((2, 2), dtype=d) for d in dtypes]
+    out = OPS[name].run(*arrays, **attrs)
+    assert out.dtype == np.dtype(expected)
+    assert OPS[name].infer(*(_spec(a) for a in arrays), **attrs).dtype == np.dtype(expected)
+
+
+def test_python_scalars_are_weakly_typed():
+    f32 = Tensor(np.ones(2, np.float32))
+    i64 = Tensor(np.ones(2, np.int64))
+    assert (f32 + 2.5).data.dtype == np.float32
+    assert (f32 * 2).data.dtype == np.float32
+    assert (i64 * 2).data.dtype == np.int64
+    assert (i64 * 2.5).data.dtype == np.float32
+    assert (i64 / 2).data.dtype == np.float32
+    assert (Tensor(np.ones(2)) * 3.0).data.dtype == np.float64
+
+
+def test_registering_an_op_twice_is_an_error():
+    from engine.ops.registry import register
+    with pytest.raises(ValueError, match="registered twice"):
+        register(OPS["add"])
+
+
+def test_grad_fn_names_are_pytorchs():
+    x = Tensor(np.ones((2, 3), np.float32), requires_grad=True)
+    names = {
+        "AddBackward0": x + 1, "MulBackward0": x * x, "SumBackward0": x.sum(), "SumBackward1": x.sum(1),
+        "MeanBackward0": x.mean(), "TBackward0": x.t(), "PowBackward0": x ** 3, "ViewBackward0": x.view(6),
+        "SelectBackward0": x[0], "SliceBackward0": x[:, 1:], "IndexBackward0": x[[0, 1]],
+        "UnsqueezeBackward0": x.unsqueeze(0), "SqueezeBackward1": x.unsqueeze(0).squeeze(0),
+        "MaxBackward1": x.max(), "MaxBackward0": x.max(1).values, "SoftmaxBackward0": x.softmax(1),
+        "ToCopyBackward0": x.double(), "ExpandBackward0": x.expand(2, 2, 3), "PermuteBackward0": x.permute(1, 0),
+    }
+    for expected, t in names.items():
+        assert t.grad_fn.name == expected
+    assert apply("matmul", x, x.t()).grad_fn.name == "MmBackward0"
