@@ -7,6 +7,7 @@ key differs from the one asked for, is corrupt: it is deleted and compiled again
 from __future__ import annotations
 
 import ctypes
+import _ctypes
 import threading
 import time
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ def _open(path: Path, key: str, signatures: dict[str, int]) -> dict[str, ctypes.
     # the key is a char array in the library (not a pointer): read it as one
     embedded = (ctypes.c_char * (len(key) + 1)).in_dll(lib, "dagscope_kernel_key").value
     if embedded.decode(errors="replace") != key:
+        # unload it, or dlopen would hand back this same object (matched by path) after the rebuild
+        _ctypes.dlclose(lib._handle)
         raise OSError(f"{path.name}: embedded key does not match")
     functions = {}
     for name, n_args in signatures.items():

@@ -1,0 +1,145 @@
+"""The executor: planned buffers preallocated and reused, views kept safe from buffer reuse,
+matmul epilogues, control flow, re-specialization on a new signature, backend choice."""
+import numpy as np
+import pytest
+
+from engine.codegen import cc
+from engine.codegen.executor import build, choose_backend
+from engine.ir import interpreter
+from engine.ir.graph import Graph
+from engine.passes import run_pipeline
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernel_cache(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
+    mp.delenv("DAGSCOPE_BACKEND", raising=False)
+    yield
+    mp.undo()
+
+
+BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
+
+
+def _compile(g, backend):
+    return build(run_pipeline(g).graph, backend=backend)
+
+
+def _assert_matches(g, compiled, args, rtol=1e-5):
+    for a, b in zip(compiled(*args), interpreter.run(g, args)):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-6)
+
+
+def _mlp_graph(batch=8):
+    g = Graph("mlp")
+    x = g.placeholder("x", (batch, 6), np.float32)
+    w1 = g.placeholder("w1", (6, 5), np.float32, role="param")
+    b1 = g.placeholder("b1", (5,), np.float32, role="param")
+    w2 = g.placeholder("w2", (5, 3), np.float32, role="param")
+    h = g.call("relu", g.call("addmm", b1, x, w1))
+    logits = g.call("matmul", h, w2)
+    g.output(g.call("mean", g.call("tanh", logits)), h)
+    return g
+
+
+def _mlp_args(rng, batch=8):
+    return [rng.standard_normal(s).astype(np.float32) for s in [(batch, 6), (6, 5), (5,), (5, 3)]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_epilogue_fuses_and_buffers_are_reused_across_calls(backend):
+    g = _mlp_graph()
+    compiled = _compile(g, backend)
+    rng = np.random.default_rng(0)
+    names = [k["name"] for k in compiled.kernels]
+    assert any(n.endswith("_epilogue") for n in names), names      # bias add + relu after the BLAS call
+    first_arrays = {k: v.ctypes.data for k, v in compiled.current.arrays.items()}
+    for _ in range(3):
+        args = _mlp_args(rng)
+        _assert_matches(g, compiled, args)
+    assert {k: v.ctypes.data for k, v in compiled.current.arrays.items()} == first_arrays
+    out1 = compiled(*args)
+    out1[1][...] = 123.0                                    # callers own their outputs
+    np.testing.assert_allclose(compiled(*args)[1], interpreter.run(g, args)[1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_planned_buffer_sharing_stays_correct_with_views(backend):
+    """The plan lets a later matmul reuse `a`'s buffer once the transpose has read it; the executor
+    runs the transpose as a view of `a`, so it must keep `a` alive (give the other its own memory)."""
+    g = Graph("views")
+    x = g.placeholder("x", (16, 16), np.float32)
+    w = g.placeholder("w", (16, 16), np.float32)
+    a = g.call("matmul", x, w)
+    t = g.call("transpose", a, dim0=0, dim1=1)
+    g.output(g.call("add", g.call("add", t, g.call("matmul", w, x)), g.call("matmul", x, x)))
+    optimized = run_pipeline(g).graph
+    assignment = optimized.memory_plan.assignment()
+    sharing = [v for v, buf in assignment.items() if buf == assignment[a.id] and v != a.id]
+    assert sharing, assignment                              # the plan does reuse a's buffer
+    compiled = build(optimized, backend=backend)
+    rng = np.random.default_rng(1)
+    _assert_matches(g, compiled, [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(2)])
+    for v in sharing:
+        assert compiled.current.arrays[a.id].ctypes.data != compiled.current.arrays[v].ctypes.data
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plan_reuse_happens_when_safe(backend):
+    g = Graph("chain")
+    x = g.placeholder("x", (32, 32), np.float32)
+    v = x
+    for _ in range(4):
+        v = g.call("matmul", g.call("tanh", v), x)
+    g.output(v)
+    compiled = _compile(g, backend)
+    assert compiled.current.memory["shared"] > 0
+    _assert_matches(g, compiled, [np.random.default_rng(2).standard_normal((32, 32)).astype(np.float32) * 0.2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_new_signature_respecializes_and_is_recorded_like_a_retrace(backend):
+    g = Graph("f")
+    x = g.placeholder("x", (4, 3), np.float32)
+    g.output(g.call("sum", g.call("exp", g.call("mul", x, 0.5)), dim=(1,)))
+    compiled = _compile(g, backend)
+    rng = np.random.default_rng(3)
+    small, big = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((6, 3)).astype(np.float32)
+    np.testing.assert_allclose(compiled(small)[0], np.exp(small * 0.5).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(compiled(big)[0], np.exp(big * 0.5).sum(1), rtol=1e-5)
+    assert len(compiled.retraces) == 1
+    assert "input 0: float32[4, 3] -> float32[6, 3]" in compiled.retraces[0]["reason"]
+    compiled(small)                                        # the first specialization is kept
+    compiled(big.astype(np.float64))                        # a dtype is part of the signature
+    assert len(compiled.retraces) == 2 and "float64[6, 3]" in compiled.retraces[1]["reason"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_control_flow_and_noncontiguous_user_inputs(backend):
+    g = Graph("cond")
+    x = g.placeholder("x", (3, 4), np.float32)
+    then_g, else_g = g.subgraph("then"), g.subgraph("else")
+    a = then_g.placeholder("y", (3, 4), np.float32)
+    then_g.output(then_g.call("add", a, 1.0))
+    b = else_g.placeholder("y", (3, 4), np.float32)
+    else_g.output(else_g.call("neg", b))
+    pred = g.call("gt", g.call("sum", x), 0.0)
+    (r,) = g.cond(pred, then_g, else_g, [g.call("mul", x, 2.0)])
+    g.output(g.call("tanh", r))
+    compiled = _compile(g, backend)
+    base = np.random.default_rng(4).standard_normal((4, 3)).astype(np.float32)
+    for arr in (base.T, -base.T):                          # transposed views as inputs, both branches
+        _assert_matches(g, compiled, [arr])
+
+
+def test_backend_choice(monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_BACKEND", "numpy")
+    assert choose_backend() == "numpy"
+    g = _mlp_graph()
+    compiled = build(run_pipeline(g).graph)
+    assert compiled.backend == "numpy" and {k["language"] for k in compiled.kernels} == {"numpy"}
+    _assert_matches(g, compiled, _mlp_args(np.random.default_rng(5)))
+    monkeypatch.delenv("DAGSCOPE_BACKEND")
+    monkeypatch.setenv("DAGSCOPE_CC", "/nonexistent/cc")      # a machine without a C compiler
+    assert choose_backend() == "numpy"
