@@ -1,0 +1,92 @@
+"""Per-run TensorFlow state: eager or graph mode, the default graph, active tapes, the random seed.
+
+The facade module outlives a run (it stays imported in the worker), so its state lives with the
+run's Recorder: a new run starts in a fresh state, exactly as a fresh `python script.py` would.
+
+Which mode a program starts in: TF2 programs start eager. A program written against the TF1
+session API (`tf.Session`, `tf.placeholder`, ... — names TF2 removed from its top level) is a
+TF 1.x program, so it runs as TF 1.x ran it: in graph mode from its first line. That is the lesson
+of the seed's TF1 snippet — `tf.add` only adds a node, nothing is computed until `sess.run` — so
+`print(c)` there shows a symbolic `Tensor("Add:0", ...)`, as it did in TF 1.x. (Accepting eager
+tensors as Session fetches instead would print 5 too, but would teach that the value existed
+before the session ran, which is the opposite of what the snippet is about.)
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+import weakref
+
+import numpy as np
+
+from engine import record
+
+# Names that exist only in the TF1 API (removed from TF2's top level): using one marks a TF1 program.
+TF1_SESSION_API = frozenset({"Session", "InteractiveSession", "placeholder", "global_variables_initializer",
+                             "disable_eager_execution", "disable_v2_behavior"})
+DEFAULT_SEED = 0      # unseeded runs are still reproducible, as Dagscope's torch side is
+
+
+class RunState:
+    def __init__(self, eager: bool = True):
+        self.eager = eager
+        self.graph_stack: list = []          # `with g.as_default():` graphs, innermost last
+        self._default_graph = None
+        self.tapes: list = []                # GradientTapes currently recording, innermost last
+        self.sessions: list = []             # default sessions (`with sess:` / InteractiveSession)
+        self.seed: int | None = None
+        self.rng = np.random.default_rng(DEFAULT_SEED)
+        self.recorded_session_graphs = 0
+        self.function_count = 0
+
+    @property
+    def default_graph(self):
+        if self.graph_stack:
+            return self.graph_stack[-1]
+        if self._default_graph is None:
+            from engine.compat.tensorflow.graph import Graph
+            self._default_graph = Graph()
+        return self._default_graph
+
+    def reset_default_graph(self) -> None:
+        self._default_graph = None
+
+
+_outside_runs = RunState()
+_by_recorder: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def state() -> RunState:
+    """The state of the current run (or of plain library use when no run is active)."""
+    rec = record.current()
+    if rec is None:
+        return _outside_runs
+    st = _by_recorder.get(rec)
+    if st is None:
+        st = _by_recorder[rec] = _fresh_run_state(rec)
+    return st
+
+
+def _fresh_run_state(rec) -> RunState:
+    uses = tf1_names_used(linecache.getlines(record.USER_FILENAME))
+    st = RunState(eager=not uses)
+    if uses and not uses & {"disable_eager_execution", "disable_v2_behavior"}:
+        rec.warn(f"This program uses {', '.join(sorted('tf.' + n for n in uses))} from TensorFlow 1.x, so "
+                 "Dagscope runs it in TF1 graph mode: tf.constant, tf.add ... only add nodes to a graph, "
+                 "and values are computed by Session.run. (In TensorFlow 2 you would call "
+                 "tf.compat.v1.disable_eager_execution() first.)")
+    return st
+
+
+def tf1_names_used(lines: list[str]) -> set[str]:
+    """The TF1-only session API names the program's source mentions (as attributes: `tf.Session`)."""
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return set()
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in TF1_SESSION_API}
+
+
+def executing_eagerly() -> bool:
+    st = state()
+    return st.eager and not st.graph_stack

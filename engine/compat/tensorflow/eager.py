@@ -1,0 +1,170 @@
+"""TF2 eager tensors: Dagscope Tensors that look like TensorFlow's (`tf.Tensor(5, shape=(), dtype=int32)`).
+
+An EagerTensor *is* an engine Tensor (same object layout; only the class differs), so engine ops,
+autograd and the recorder treat TF programs exactly like PyTorch-style ones. What changes is the
+surface: TF's shape/dtype objects, TF's printing, `.numpy()`, and operators with TF's dtype rules
+(no implicit promotion: int32 + float32 is an error, not a float).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.compat.tensorflow import dtypes
+from engine.tensor import Tensor
+
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def numpy_text(arr: np.ndarray, is_repr: bool = False) -> str:
+    """How TF shows a tensor's values: numpy's str (print) or repr, on a new line when multi-line."""
+    if arr.ndim == 0:
+        text = str(arr[()])          # numpy scalars: `5`, `2.5`, `True`
+    else:
+        text = repr(arr) if is_repr else str(arr)
+    return "\n" + text if "\n" in text else text
+
+
+class EagerTensor(Tensor):
+    __slots__ = ()
+
+    # ---- TensorFlow's view of the tensor ----
+    @property
+    def shape(self) -> dtypes.TensorShape:
+        return dtypes.TensorShape(self.data.shape)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.as_dtype(self.data.dtype)
+
+    @property
+    def device(self) -> str:
+        return CPU
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    def get_shape(self) -> dtypes.TensorShape:
+        return self.shape
+
+    def numpy(self):
+        """A copy of the values (a numpy scalar for a 0-d tensor, as TF returns)."""
+        return self.data[()] if self.data.ndim == 0 else self.data.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.data, dtype=dtype)
+
+    def __repr__(self) -> str:
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self.data, is_repr=True)}>")
+
+    def __str__(self) -> str:
+        return f"tf.Tensor({numpy_text(self.data)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __format__(self, spec: str) -> str:
+        if self.data.ndim == 0:
+            return format(self.data[()], spec)
+        return format(str(self), spec)
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        from engine.compat.tensorflow import ops
+        return (ops.gather_first(self, i) for i in range(self.data.shape[0]))
+
+    def __getitem__(self, key):
+        from engine.compat.tensorflow import ops
+        return ops.getitem(self, key)
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self.data.reshape(()))
+
+    __hash__ = Tensor.__hash__      # TF raises here ("use tensor.ref()"); engine internals key by tensor
+
+    # ---- operators: TF's dtype rules, defined once in ops ----
+    def __add__(self, other): return _ops().add(self, other)
+    def __radd__(self, other): return _ops().add(other, self)
+    def __sub__(self, other): return _ops().subtract(self, other)
+    def __rsub__(self, other): return _ops().subtract(other, self)
+    def __mul__(self, other): return _ops().multiply(self, other)
+    def __rmul__(self, other): return _ops().multiply(other, self)
+    def __truediv__(self, other): return _ops().truediv(self, other)
+    def __rtruediv__(self, other): return _ops().truediv(other, self)
+    def __floordiv__(self, other): return _ops().floordiv(self, other)
+    def __rfloordiv__(self, other): return _ops().floordiv(other, self)
+    def __pow__(self, other): return _ops().pow(self, other)
+    def __rpow__(self, other): return _ops().pow(other, self)
+    def __matmul__(self, other): return _ops().matmul(self, other)
+    def __rmatmul__(self, other): return _ops().matmul(other, self)
+    def __neg__(self): return _ops().negative(self)
+    def __abs__(self): return _ops().abs(self)
+    def __gt__(self, other): return _ops().greater(self, other)
+    def __ge__(self, other): return _ops().greater_equal(self, other)
+    def __lt__(self, other): return _ops().less(self, other)
+    def __le__(self, other): return _ops().less_equal(self, other)
+    def __eq__(self, other): return _ops().equal(self, other)
+    def __ne__(self, other): return _ops().not_equal(self, other)
+
+
+def _ops():
+    from engine.compat.tensorflow import ops
+    return ops
+
+
+def as_eager(t: Tensor) -> EagerTensor:
+    """View an engine Tensor (e.g. an op's output) as an EagerTensor, in place."""
+    if type(t) is not EagerTensor:
+        t.__class__ = EagerTensor
+    return t
+
+
+def from_numpy(arr: np.ndarray) -> EagerTensor:
+    return EagerTensor(np.asarray(arr))
+
+
+# ---- Python values -> arrays with TensorFlow's dtype rules -------------------------------------
+
+def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
+    """`tf.constant`'s conversion: Python ints -> int32, floats -> float32, numpy keeps its dtype.
+
+    With `dtype`, values are converted to it; a float that is not a whole number refuses to
+    become an integer (TF's "Cannot convert 1.5 to EagerTensor of dtype int32")."""
+    if isinstance(value, Tensor):
+        arr = value.data
+    elif isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+    else:
+        arr = np.asarray(_unwrap(value))
+        if arr.dtype.kind == "f":
+            arr = arr.astype(np.float32)
+        elif arr.dtype.kind in "iu":
+            info = np.iinfo(np.int32)
+            arr = arr.astype(np.int32 if arr.size == 0 or info.min <= arr.min() and arr.max() <= info.max
+                             else np.int64)
+        elif arr.dtype.kind not in "b":
+            from engine.errors import UnsupportedError
+            raise UnsupportedError(f"tensors of {arr.dtype} values (e.g. strings) are not supported by Dagscope")
+    if dtype is None:
+        return arr
+    target = dtypes.as_dtype(dtype).np
+    if target.kind in "iub" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+        raise TypeError(f"Cannot convert {_short(value)} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}")
+    return arr.astype(target, copy=False)
+
+
+def _unwrap(value):
+    if isinstance(value, Tensor):
+        return value.data
+    if isinstance(value, (list, tuple)):
+        return [_unwrap(v) for v in value]
+    if hasattr(value, "_dagscope_value"):       # tf.Variable
+        return value._dagscope_value().data
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."

@@ -1,0 +1,591 @@
+"""TensorFlow ops, each defined once as a *lowering* onto Dagscope's op registry.
+
+A lowering is a function of a builder `F` (`F.add(x, y)` applies registry op `add`): with the
+eager builder it runs now on engine Tensors (autograd and the recorder see it); with the IR
+builder it emits graph nodes (TF1 graphs, lowered by Session.run). So an op's meaning is written
+in one place for both modes, and no math is implemented here — only TensorFlow's rules on top:
+dtype conversion without implicit promotion, TF's names ("Add", "MatMul") and TF's argument names.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from engine import autograd
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array
+from engine.compat.tensorflow.errors import InvalidArgumentError
+from engine.compat.tensorflow.graph import GraphTensor
+from engine.errors import UnsupportedError
+from engine.ir.builder import IRBuilder
+from engine.ops.builder import Builder
+from engine.tensor import Tensor as EngineTensor
+from engine.tensor import apply
+
+
+class _TensorType(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, (EagerTensor, GraphTensor))
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return issubclass(sub, (EagerTensor, GraphTensor))
+
+
+class Tensor(metaclass=_TensorType):
+    """`tf.Tensor`: `isinstance(x, tf.Tensor)` holds for eager and symbolic (graph) tensors."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("tf.Tensor cannot be constructed directly; use tf.constant or tf.convert_to_tensor.")
+
+
+class EagerBuilder(Builder):
+    """Runs a lowering now: each `F.<op>` is `engine.tensor.apply`, its output an EagerTensor."""
+
+    def apply(self, name, inputs, attrs):
+        return as_eager(apply(name, *inputs, **attrs))
+
+
+EAGER = EagerBuilder()
+
+
+def typed_constant(F, arr: np.ndarray):
+    """A constant of exactly this dtype inside a lowering (Python scalars would be weakly typed)."""
+    if isinstance(F, IRBuilder):
+        return F.graph.constant(arr)
+    return EagerTensor(arr)
+
+
+# ---- conversion --------------------------------------------------------------------------------
+
+def _is_tensorish(x) -> bool:
+    return isinstance(x, (EngineTensor, GraphTensor)) or hasattr(x, "_dagscope_value")
+
+
+def _graph_mode(values) -> bool:
+    return not context.executing_eagerly() or any(isinstance(v, GraphTensor) for v in values)
+
+
+def _graph_of(values):
+    for v in values:
+        if isinstance(v, GraphTensor):
+            return v.graph
+    return context.state().default_graph
+
+
+def _to_tensor(x, dtype, graph):
+    """One value as a tensor of the current mode (`graph` None = eager)."""
+    if hasattr(x, "_dagscope_value"):                     # tf.Variable
+        x = x._dagscope_value() if graph is None else x._dagscope_graph_value(graph)
+    if isinstance(x, GraphTensor):
+        if graph is None:
+            raise TypeError(f"A symbolic graph tensor ({x.name}) cannot be used in eager execution; run it "
+                            "with a Session, or build everything in graph mode.")
+        if dtype is not None and x.dtype != dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for Tensor with "
+                             f"dtype {x.dtype.name}: {x!r}")
+        return x
+    if isinstance(x, EngineTensor):
+        if dtype is not None and x.data.dtype != dtypes.as_dtype(dtype).np:
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for Tensor with "
+                             f"dtype {dtypes.as_dtype(x.data.dtype).name}: {as_eager(x)!r}")
+        if graph is None:
+            return as_eager(x)
+        return constant(x.data, name="Const", _graph=graph)
+    arr = infer_array(x, dtype)
+    if graph is None:
+        return EagerTensor(np.array(arr, copy=True))     # the caller's array may change later
+    return constant(arr, name="Const", _graph=graph)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """`tf.convert_to_tensor`."""
+    graph = _graph_of([value]) if _graph_mode([value]) else None
+    if dtype is None and dtype_hint is not None and not _is_tensorish(value):
+        try:
+            return _to_tensor(value, dtype_hint, graph)
+        except (TypeError, ValueError):
+            pass
+    return _to_tensor(value, dtype, graph)
+
+
+def _operands(tf_type: str, values: list):
+    """Inputs of an op whose inputs share one dtype (TF's type attr `T`): the first tensor fixes
+    it and Python values are converted to it; a tensor of another dtype is an error, never a cast."""
+    graph = _graph_of(values) if _graph_mode(values) else None
+    anchor = next((v for v in values if _is_tensorish(v)), None)
+    if anchor is None:
+        first = _to_tensor(values[0], None, graph)
+        return [first] + [_to_tensor(v, first.dtype, graph) for v in values[1:]]
+    anchor = _to_tensor(anchor, None, graph)
+    out = []
+    for i, v in enumerate(values):
+        if _is_tensorish(v):
+            t = _to_tensor(v, None, graph)
+            if t.dtype != anchor.dtype:
+                _dtype_mismatch(tf_type, i, anchor.dtype, t.dtype, graph)
+            out.append(t)
+        else:
+            out.append(_to_tensor(v, anchor.dtype, graph))
+    return out
+
+
+def _dtype_mismatch(tf_type, index, expected, got, graph):
+    if graph is None:
+        raise InvalidArgumentError(
+            f"cannot compute {tf_type} as input #{index}(zero-based) was expected to be a {expected.name} tensor "
+            f"but is a {got.name} tensor [Op:{tf_type}]  (TensorFlow never converts dtypes implicitly: "
+            f"use tf.cast)")
+    raise TypeError(f"Input #{index} of '{tf_type}' Op has type {got.name} that does not match type "
+                    f"{expected.name} of the other inputs (use tf.cast).")
+
+
+# ---- running an op -------------------------------------------------------------------------------
+
+def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
+    """Run `lower(F, *inputs, **attrs)` now (eager) or add it to the graph (graph mode)."""
+    if any(isinstance(t, GraphTensor) for t in inputs) or not context.executing_eagerly():
+        graph = _graph_of(inputs)
+        return graph.add(tf_type, name, inputs, attrs, lower)
+    # Only ops run while a GradientTape records are differentiable, as in TensorFlow.
+    previous = autograd._GradMode.enabled
+    autograd._GradMode.enabled = bool(context.state().tapes)
+    try:
+        return as_eager(lower(EAGER, *inputs, **attrs))
+    finally:
+        autograd._GradMode.enabled = previous
+
+
+def _require(x, kinds: str, tf_type: str):
+    """TF kernels exist only for some dtypes (tanh of an int32 is an error, not a float)."""
+    if x.dtype.np.kind not in kinds:
+        allowed = {"f": "floating point", "fi": "numeric", "fiu": "numeric", "fiub": "any"}.get(kinds, kinds)
+        raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
+                                   f"for {tf_type} ({allowed} dtypes only) [Op:{tf_type}]")
+
+
+def _axes(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(int(a) for a in axis)
+    if isinstance(axis, (EngineTensor, np.ndarray)):
+        arr = np.asarray(getattr(axis, "data", axis))
+        return tuple(int(a) for a in arr.reshape(-1)) if arr.ndim else int(arr)
+    return int(axis)
+
+
+# ---- creation ---------------------------------------------------------------------------------------
+
+def constant(value, dtype=None, shape=None, name="Const", _graph=None):
+    """`tf.constant`: Python ints become int32, floats float32; numpy arrays keep their dtype."""
+    arr = infer_array(value, dtype)
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+        if arr.size == 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == int(np.prod(shape, dtype=np.int64)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
+                            f"(converted from {value!r}) has {arr.size} elements, but got `shape` {shape} with "
+                            f"{int(np.prod(shape))} elements).")
+    graph = _graph if _graph is not None else (None if context.executing_eagerly() else context.state().default_graph)
+    if graph is None:
+        return EagerTensor(np.array(arr, copy=True))
+    arr = np.array(arr, copy=True)
+    return graph.add("Const", name or "Const", [], {}, None, dtypes.as_dtype(arr.dtype),
+                     dtypes.TensorShape(arr.shape), value=arr)
+
+
+def _shape_tuple(shape) -> tuple:
+    if isinstance(shape, (EngineTensor, np.ndarray)):
+        return tuple(int(s) for s in np.asarray(getattr(shape, "data", shape)).reshape(-1))
+    if isinstance(shape, dtypes.TensorShape):
+        return tuple(shape.as_list())
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def zeros(shape, dtype=dtypes.float32, name="zeros"):
+    return constant(np.zeros(_shape_tuple(shape), dtypes.as_dtype(dtype).np), name=name)
+
+
+def ones(shape, dtype=dtypes.float32, name="ones"):
+    return constant(np.ones(_shape_tuple(shape), dtypes.as_dtype(dtype).np), name=name)
+
+
+def fill(dims, value, name="Fill"):
+    arr = infer_array(value)
+    return constant(np.full(_shape_tuple(dims), arr, dtype=arr.dtype), name=name)
+
+
+def eye(num_rows, num_columns=None, dtype=dtypes.float32, name="eye"):
+    return constant(np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).np), name=name)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TensorFlow's name
+    if limit is None:
+        start, limit = 0, start
+    values = [getattr(v, "data", v) for v in (start, limit, delta)]
+    is_float = any(np.asarray(v).dtype.kind == "f" for v in values)
+    target = dtypes.as_dtype(dtype).np if dtype is not None else (np.float32 if is_float else np.int32)
+    return constant(np.arange(*(np.asarray(v).item() for v in values)).astype(target), name=name)
+
+
+def _like(x, fill_value, dtype, tf_type):
+    x = convert_to_tensor(x)
+    target = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+
+    def lower(F, x):
+        return F.expand(typed_constant(F, np.asarray(fill_value, target.np)), shape=tuple(x.shape))
+    return run_op(tf_type, None, lower, [x])
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's argument name
+    return _like(input, 0, dtype, "zeros_like")
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    return _like(input, 1, dtype, "ones_like")
+
+
+def identity(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    if isinstance(x, GraphTensor):
+        return run_op("Identity", name, lambda F, x: x, [x])
+    return EagerTensor(x.data) if not x.requires_grad else run_op("Identity", name, lambda F, x: F.clone(x), [x])
+
+
+# ---- elementwise arithmetic -----------------------------------------------------------------------
+
+def _binary(tf_type, default_name, engine_op):
+    def op(x, y, name=None):
+        x, y = _operands(tf_type, [x, y])
+        return run_op(tf_type, name or default_name, lambda F, a, b: getattr(F, engine_op)(a, b), [x, y])
+    op.__name__ = default_name.lower()
+    return op
+
+
+add = _binary("AddV2", "Add", "add")
+subtract = _binary("Sub", "Sub", "sub")
+multiply = _binary("Mul", "Mul", "mul")
+pow = _binary("Pow", "Pow", "pow")  # noqa: A001
+
+
+def _truediv_lower(F, a, b):
+    # TF's truediv: int8/int16/uint8 divide as float32, int32/int64 as float64.
+    if a.dtype.kind in "iub":
+        target = "float32" if a.dtype.itemsize <= 2 else "float64"
+        a, b = F.to_dtype(a, dtype=target), F.to_dtype(b, dtype=target)
+    return F.div(a, b)
+
+
+def truediv(x, y, name=None):
+    x, y = _operands("RealDiv", [x, y])
+    return run_op("RealDiv", name or "truediv", _truediv_lower, [x, y])
+
+
+def divide(x, y, name=None):
+    return truediv(x, y, name=name or "truediv")
+
+
+def floordiv(x, y, name=None):
+    raise UnsupportedError("tf.math.floordiv (the // operator on tensors) is not supported by Dagscope: the "
+                           "op registry has no floor op. Use tf.divide and tf.cast.")
+
+
+def _extreme(tf_type, pick):
+    def op(x, y, name=None):
+        x, y = _operands(tf_type, [x, y])
+        # where(x >= y, x, y) rather than the registry's maximum: TF sends a tie's whole gradient to x.
+        return run_op(tf_type, name or tf_type, lambda F, a, b: F.where(getattr(F, pick)(a, b), a, b), [x, y])
+    return op
+
+
+maximum = _extreme("Maximum", "ge")
+minimum = _extreme("Minimum", "le")
+
+
+def _compare(tf_type, engine_op):
+    def op(x, y, name=None):
+        x, y = _operands(tf_type, [x, y])
+        return run_op(tf_type, name or tf_type, lambda F, a, b: getattr(F, engine_op)(a, b), [x, y])
+    return op
+
+
+equal = _compare("Equal", "eq")
+not_equal = _compare("NotEqual", "ne")
+greater = _compare("Greater", "gt")
+greater_equal = _compare("GreaterEqual", "ge")
+less = _compare("Less", "lt")
+less_equal = _compare("LessEqual", "le")
+
+
+def _unary(tf_type, lower, kinds="fiu"):
+    def op(x, name=None):
+        x = convert_to_tensor(x)
+        _require(x, kinds, tf_type)
+        return run_op(tf_type, name or tf_type, lower, [x])
+    return op
+
+
+negative = _unary("Neg", lambda F, x: F.neg(x))
+abs = _unary("Abs", lambda F, x: F.abs(x))  # noqa: A001
+sign = _unary("Sign", lambda F, x: F.sign(x))
+square = _unary("Square", lambda F, x: F.mul(x, x))
+exp = _unary("Exp", lambda F, x: F.exp(x), "f")
+log = _unary("Log", lambda F, x: F.log(x), "f")
+sqrt = _unary("Sqrt", lambda F, x: F.sqrt(x), "f")
+rsqrt = _unary("Rsqrt", lambda F, x: F.div(1.0, F.sqrt(x)), "f")
+reciprocal = _unary("Reciprocal", lambda F, x: F.div(1.0, x), "f")
+tanh = _unary("Tanh", lambda F, x: F.tanh(x), "f")
+sigmoid = _unary("Sigmoid", lambda F, x: F.sigmoid(x), "f")
+softplus = _unary("Softplus", lambda F, x: F.softplus(x), "f")
+logical_not = _unary("LogicalNot", lambda F, x: F.bitwise_not(x), "b")
+
+
+def squared_difference(x, y, name=None):
+    x, y = _operands("SquaredDifference", [x, y])
+    return run_op("SquaredDifference", name, lambda F, a, b: F.mul(F.sub(a, b), F.sub(a, b)), [x, y])
+
+
+def add_n(inputs, name=None):
+    values = _operands("AddN", list(inputs))
+
+    def lower(F, *xs):
+        total = xs[0]
+        for x in xs[1:]:
+            total = F.add(total, x)
+        return total
+    return run_op("AddN", name, lower, values)
+
+
+def cast(x, dtype, name=None):
+    x = convert_to_tensor(x)
+    target = dtypes.as_dtype(dtype)
+    if x.dtype == target:
+        return x
+    return run_op("Cast", name or "Cast", lambda F, x: F.to_dtype(x, dtype=target.name), [x])
+
+
+def where(condition, x=None, y=None, name=None):
+    if x is None or y is None:
+        raise UnsupportedError("tf.where(condition) without x and y (the coordinates of true elements) is not "
+                               "supported by Dagscope")
+    cond = convert_to_tensor(condition, dtype=dtypes.bool)
+    x, y = _operands("SelectV2", [x, y])
+    return run_op("SelectV2", name, lambda F, c, a, b: F.where(c, a, b), [cond, x, y])
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    t = convert_to_tensor(t)
+    lo, hi = (float(np.asarray(getattr(v, "data", v))) for v in (clip_value_min, clip_value_max))
+    if t.dtype.is_integer:
+        lo, hi = int(lo), int(hi)
+    return run_op("clip_by_value", name, lambda F, x: F.clamp(x, min=lo, max=hi), [t])
+
+
+# ---- matrix products and reductions -------------------------------------------------------------------
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    a, b = _operands("MatMul", [a, b])
+    for t in (a, b):
+        if t.shape.rank is not None and t.shape.rank < 2:
+            raise InvalidArgumentError(f"In[0] and In[1] must be at least 2-D for MatMul; got shapes {a.shape} "
+                                       f"and {b.shape} (tf.matmul does not take vectors: use tf.reshape or "
+                                       "tf.tensordot)")
+
+    def lower(F, x, y):
+        if transpose_a:
+            x = F.transpose(x, dim0=len(x.shape) - 2, dim1=len(x.shape) - 1)
+        if transpose_b:
+            y = F.transpose(y, dim0=len(y.shape) - 2, dim1=len(y.shape) - 1)
+        return F.matmul(x, y)
+    return run_op("MatMul", name or "MatMul", lower, [a, b])
+
+
+def _reduce(tf_type, lower_one):
+    def op(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        dims = _axes(axis)
+        return run_op(tf_type, name or tf_type, lambda F, x: lower_one(F, x, dims, bool(keepdims)), [x])
+    return op
+
+
+def _sum_lower(F, x, dims, keepdim):
+    out = F.sum(x, dim=dims, keepdim=keepdim)
+    # The registry sums integers as int64 (PyTorch's rule); TF keeps the input's dtype.
+    return out if out.dtype == x.dtype else F.to_dtype(out, dtype=np.dtype(x.dtype).name)
+
+
+def _mean_lower(F, x, dims, keepdim):
+    if np.dtype(x.dtype).kind == "f":
+        return F.mean(x, dim=dims, keepdim=keepdim)
+    # TF's integer mean is an integer: the sum divided by the count, truncated toward zero.
+    wide = F.mean(F.to_dtype(x, dtype="float64"), dim=dims, keepdim=keepdim)
+    return F.to_dtype(wide, dtype=np.dtype(x.dtype).name)
+
+
+reduce_sum = _reduce("Sum", _sum_lower)
+reduce_mean = _reduce("Mean", _mean_lower)
+reduce_max = _reduce("Max", lambda F, x, d, k: F.amax(x, dim=d, keepdim=k))
+reduce_min = _reduce("Min", lambda F, x, d, k: F.amin(x, dim=d, keepdim=k))
+reduce_variance = _reduce("reduce_variance", lambda F, x, d, k: F.var(x, dim=d, correction=0, keepdim=k))
+reduce_std = _reduce("reduce_std", lambda F, x, d, k: F.std(x, dim=d, correction=0, keepdim=k))
+reduce_logsumexp = _reduce("reduce_logsumexp", lambda F, x, d, k: F.logsumexp(x, dim=d, keepdim=k))
+
+
+def _arg(tf_type, engine_op):
+    def op(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+        x = convert_to_tensor(input)
+        dim = 0 if axis is None else int(axis)            # TF's default axis is 0, not "all"
+        target = dtypes.as_dtype(output_type).name
+
+        def lower(F, x):
+            out = getattr(F, engine_op)(x, dim=dim, keepdim=False)
+            return out if target == "int64" else F.to_dtype(out, dtype=target)
+        return run_op(tf_type, name or tf_type, lower, [x])
+    return op
+
+
+argmax = _arg("ArgMax", "argmax")
+argmin = _arg("ArgMin", "argmin")
+
+
+# ---- shapes -------------------------------------------------------------------------------------------
+
+def reshape(tensor, shape, name=None):
+    x = convert_to_tensor(tensor)
+    target = _shape_tuple(shape)
+    return run_op("Reshape", name or "Reshape", lambda F, x: F.reshape(x, shape=target), [x])
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    x = convert_to_tensor(a)
+
+    def lower(F, x):
+        dims = tuple(reversed(builtins.range(len(x.shape)))) if perm is None else _shape_tuple(perm)
+        return F.permute(x, dims=tuple(d % builtins.max(len(x.shape), 1) for d in dims))
+    return run_op("Transpose", name or "transpose", lower, [x])
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return run_op("ExpandDims", name, lambda F, x: F.unsqueeze(x, dim=int(axis)), [x])
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dims = _axes(axis)
+    return run_op("Squeeze", name, lambda F, x: F.squeeze(x, dim=dims), [x])
+
+
+def concat(values, axis, name="concat"):
+    xs = _operands("ConcatV2", list(values))
+    return run_op("ConcatV2", name, lambda F, *xs: F.cat(*xs, dim=int(axis)), xs)
+
+
+def stack(values, axis=0, name="stack"):
+    xs = _operands("Pack", list(values))
+    return run_op("Pack", name, lambda F, *xs: F.stack(*xs, dim=int(axis)), xs)
+
+
+def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    target = dtypes.as_dtype(out_type).np
+    return run_op("Shape", name, lambda F, x: typed_constant(F, np.asarray(x.shape, dtype=target)), [x])
+
+
+def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    target = dtypes.as_dtype(out_type).np
+    return run_op("Size", name, lambda F, x: typed_constant(F, np.asarray(int(np.prod(x.shape)), target)), [x])
+
+
+def rank(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return run_op("Rank", name, lambda F, x: typed_constant(F, np.asarray(len(x.shape), np.int32)), [x])
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=dtypes.float32, name=None):
+    if on_value is not None or off_value is not None or axis not in (None, -1):
+        raise UnsupportedError("tf.one_hot with on_value/off_value/axis is not supported by Dagscope")
+    x = convert_to_tensor(indices)
+    target = dtypes.as_dtype(dtype).name
+    return run_op("OneHot", name, lambda F, x: F.to_dtype(F.one_hot(F.to_dtype(x, dtype="int64"),
+                                                                   num_classes=int(depth)), dtype=target), [x])
+
+
+# ---- indexing (basic slicing: ints, slices, ..., tf.newaxis) ---------------------------------------
+
+def getitem(tensor, key):
+    x = convert_to_tensor(tensor)
+    keys = key if isinstance(key, tuple) else (key,)
+    for k in keys:
+        if not (k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))):
+            raise UnsupportedError(f"indexing a tensor with {type(k).__name__} is not supported by Dagscope "
+                                   "(only ints, slices, ... and tf.newaxis); use tf.gather for index tensors")
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise UnsupportedError("slices with a negative or zero step are not supported by Dagscope")
+
+    def lower(F, x):
+        ks = list(keys)
+        if Ellipsis in ks:
+            at = ks.index(Ellipsis)
+            fill = len(x.shape) - (len(ks) - 1 - ks.count(None))
+            ks[at:at + 1] = [slice(None)] * fill
+        dim = 0
+        for k in ks:
+            if k is None:
+                x = F.unsqueeze(x, dim=dim)
+                dim += 1
+            elif isinstance(k, slice):
+                if k != slice(None):
+                    x = F.slice(x, dim=dim, start=k.start, end=k.stop, step=k.step or 1)
+                dim += 1
+            else:
+                x = F.select(x, dim=dim, index=int(k))
+        return x
+    return run_op("StridedSlice", "strided_slice", lower, [x])
+
+
+def gather_first(tensor, i: int):
+    """`tensor[i]` along the first axis (what iterating over a tensor yields)."""
+    return getitem(tensor, i)
+
+
+# ---- printing -------------------------------------------------------------------------------------------
+
+def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
+    """`tf.print` in eager mode: values without the `tf.Tensor(...)` wrapper, like TF's."""
+    import sys
+    if any(isinstance(x, GraphTensor) for x in inputs):
+        raise UnsupportedError("tf.print inside a TF1 graph is not supported by Dagscope; fetch the tensor with "
+                               "sess.run and print the result")
+    text = sep.join(_print_text(x, summarize) for x in inputs)
+    stream = sys.stdout if output_stream in (None, "sys.stdout") or output_stream is sys.stdout else sys.stderr
+    stream.write(text + end)
+
+
+def _print_text(x, summarize: int) -> str:
+    if hasattr(x, "_dagscope_value"):
+        x = x._dagscope_value()
+    if not isinstance(x, EngineTensor):
+        return str(x)
+    return _format_values(x.data, summarize)
+
+
+def _format_values(arr: np.ndarray, summarize: int, indent: int = 0) -> str:
+    if arr.ndim == 0:
+        v = arr[()]
+        if arr.dtype.kind == "f":
+            return np.format_float_positional(v, trim="-")
+        return str(v).lower() if arr.dtype.kind == "b" else str(v)
+    n = arr.shape[0]
+    idx = list(builtins.range(n)) if summarize < 0 or n <= 2 * summarize else \
+        list(builtins.range(summarize)) + [None] + list(builtins.range(n - summarize, n))
+    parts = ["..." if i is None else _format_values(arr[i], summarize, indent + 1) for i in idx]
+    joiner = " " if arr.ndim == 1 else "\n" + " " * (indent + 1)
+    return "[" + joiner.join(parts) + "]"

@@ -1,0 +1,263 @@
+"""`tf.Session`: run a TF1 graph by lowering the part the fetches need to Dagscope's IR and executing it
+with the IR's reference interpreter; each new lowering is recorded as a static graph ("session").
+
+`run(fetches, feed_dict)` prunes the graph to what the fetches depend on (as TensorFlow does), turns
+fed tensors into IR placeholders with the fed values' concrete shapes, lowers every other op with
+its lowering (the same one eager mode runs), and caches the IR per (fetches, feed shapes), so a
+training loop calling `sess.run` 10,000 times lowers and records its graph once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.errors import InvalidArgumentError
+from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation
+from engine.ir import interpreter
+from engine.ir.builder import IRBuilder
+from engine.ir.graph import Graph as IRGraph
+from engine.ir.verify import verify
+
+MAX_RECORDED_SESSION_GRAPHS = 4
+
+
+class _Lowered:
+    """One lowering: the IR graph, the fed tensors in placeholder order, the random sources."""
+
+    def __init__(self, ir: IRGraph, fed: list, sources: list):
+        self.ir = ir
+        self.fed = fed              # GraphTensors whose fed values are the IR's first inputs
+        self.sources = sources      # random Operations sampled afresh on every run (the last inputs)
+
+
+class Session:
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        self.graph = graph or context.state().default_graph
+        self._cache: dict = {}
+        self._closed = False
+
+    # ---- context manager / default session ----
+    def __enter__(self) -> "Session":
+        _default_sessions().append(self)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        stack = _default_sessions()
+        if self in stack:
+            stack.remove(self)
+        self.close()
+        return False
+
+    def as_default(self):
+        return _DefaultSession(self)
+
+    def close(self) -> None:
+        self._closed = True
+
+    # ---- running ----
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat: list = []
+        structure = self._flatten_fetches(fetches, flat)
+        feeds = self._feeds(feed_dict or {})
+        tensors = [f for f in flat if isinstance(f, GraphTensor)]
+        values = self._execute(tensors, feeds) if tensors else []
+        by_tensor = dict(zip(map(id, tensors), values))
+        results = [None if isinstance(f, Operation) else by_tensor[id(f)] for f in flat]
+        return _pack(structure, iter(results))
+
+    def _flatten_fetches(self, fetches, flat: list):
+        if isinstance(fetches, dict):
+            return {k: self._flatten_fetches(v, flat) for k, v in fetches.items()}
+        if isinstance(fetches, (list, tuple)):
+            return type(fetches)(self._flatten_fetches(f, flat) for f in fetches) if not hasattr(fetches, "_fields") \
+                else type(fetches)(*(self._flatten_fetches(f, flat) for f in fetches))
+        flat.append(self._as_fetch(fetches))
+        return None
+
+    def _as_fetch(self, fetch):
+        if isinstance(fetch, str):
+            fetch = (self.graph.get_tensor_by_name(fetch) if ":" in fetch
+                     else self.graph.get_operation_by_name(fetch))
+        if isinstance(fetch, (GraphTensor, Operation)):
+            if fetch.graph is not self.graph:
+                raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. (Tensor {fetch!r} "
+                                 "is not an element of this graph.)")
+            return fetch
+        if hasattr(fetch, "data") or hasattr(fetch, "_dagscope_value"):
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}: it is an eager "
+                            "(TF2) tensor, which already holds its value. Session.run runs graph tensors: call "
+                            "tf.compat.v1.disable_eager_execution() at the start of the program so that "
+                            "tf.constant, tf.add ... build a graph.")
+        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, must be a string or "
+                        f"Tensor. (Can not convert a {type(fetch).__name__} into a Tensor or Operation.)")
+
+    def _feeds(self, feed_dict: dict) -> dict:
+        feeds = {}
+        for key, value in feed_dict.items():
+            t = self.graph.get_tensor_by_name(key) if isinstance(key, str) else key
+            if not isinstance(t, GraphTensor):
+                raise TypeError(f"The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                                f"Python scalars, strings, lists, numpy ndarrays. (key {key!r} is not a graph tensor)")
+            if hasattr(value, "_dagscope_value") or isinstance(value, GraphTensor):
+                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                                "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+            arr = np.asarray(getattr(value, "data", value), dtype=t.dtype.np)
+            if not t.shape.is_compatible_with(arr.shape):
+                raise ValueError(f"Cannot feed value of shape {dtypes.TensorShape(arr.shape)} for Tensor "
+                                 f"{t.name}, which has shape {dtypes.shape_text_v1(t.shape)}")
+            feeds[t] = arr
+        return feeds
+
+    def _execute(self, tensors: list, feeds: dict) -> list:
+        key = (tuple(id(t) for t in tensors),
+               tuple(sorted((id(t), a.shape, a.dtype.str) for t, a in feeds.items())))
+        lowered = self._cache.get(key)
+        if lowered is None:
+            lowered = lower(tensors, feeds)
+            self._cache[key] = lowered
+            fresh = True
+        else:
+            fresh = False
+        rng = context.state().rng
+        args = [feeds[t] for t in lowered.fed] + [op.attrs["sample"](rng) for op in lowered.sources]
+        env = interpreter.evaluate(lowered.ir, args)
+        if fresh:
+            self._record(lowered, env)
+        return [_as_result(env[v.id]) for v in lowered.ir.outputs]
+
+    def _record(self, lowered: _Lowered, env: dict) -> None:
+        st = context.state()
+        st.recorded_session_graphs += 1
+        if st.recorded_session_graphs > MAX_RECORDED_SESSION_GRAPHS:
+            return
+        from engine.capture.common import record_static
+        fetched = ", ".join(v.name or v.id for v in lowered.ir.outputs)
+        record_static(lowered.ir, "session", f"Session.run({fetched}) #{st.recorded_session_graphs}",
+                      values=env, backward=False)
+
+
+def _as_result(arr: np.ndarray):
+    """What TF1's run returns: numpy arrays, and numpy scalars for 0-d results (print as `5`)."""
+    arr = np.asarray(arr)
+    return arr[()] if arr.ndim == 0 else np.array(arr, copy=True)
+
+
+def _pack(structure, results):
+    if structure is None:
+        return next(results)
+    if isinstance(structure, dict):
+        return {k: _pack(v, results) for k, v in structure.items()}
+    if hasattr(structure, "_fields"):
+        return type(structure)(*(_pack(s, results) for s in structure))
+    return type(structure)(_pack(s, results) for s in structure)
+
+
+def lower(tensors: list, feeds: dict) -> _Lowered:
+    """The IR of what `tensors` need, with fed tensors as inputs (iterative: graphs may be deep)."""
+    ir = IRGraph("session_run")
+    builder = IRBuilder(ir)
+    values: dict[int, object] = {}
+    fed, sources = [], []
+    for t in feeds:
+        if _needed(t, tensors):
+            values[id(t.op)] = ir.placeholder(t.op.name, feeds[t].shape, feeds[t].dtype)
+            fed.append(t)
+    for op in _topological(tensors, values):
+        ir.current_line = op.line
+        if op.value is not None:
+            v = ir.constant(op.value, name=op.name)
+        elif op.type == "Placeholder":
+            t = op.outputs[0]
+            raise InvalidArgumentError(
+                f"You must feed a value for placeholder tensor '{op.name}' with dtype {t.dtype.name} and shape "
+                f"{_shape_list(t.shape)}\n\t [[{{{{node {op.name}}}}}]]")
+        elif "sample" in op.attrs:
+            t = op.outputs[0]
+            v = ir.placeholder(op.name, t.shape.as_list(), t.dtype.np)
+            sources.append(op)
+        else:
+            v = op.lower(builder, *(values[id(i.op)] for i in op.inputs), **op.attrs)
+        if getattr(v, "name", None) is None:
+            v.name = op.name
+        values[id(op)] = v
+    ir.output(*(values[id(t.op)] for t in tensors))
+    verify(ir)
+    return _Lowered(ir, fed, sources)
+
+
+def _needed(t: GraphTensor, fetches: list) -> bool:
+    seen, stack = set(), [f.op for f in fetches]
+    while stack:
+        op = stack.pop()
+        if op is t.op:
+            return True
+        if id(op) not in seen:
+            seen.add(id(op))
+            stack.extend(i.op for i in op.inputs)
+    return False
+
+
+def _topological(tensors: list, done: dict) -> list[Operation]:
+    """Ops the fetches depend on (stopping at fed tensors), inputs first."""
+    order, seen = [], set(done)
+    stack = [(t.op, False) for t in reversed(tensors)]
+    while stack:
+        op, expanded = stack.pop()
+        if expanded:
+            order.append(op)
+            continue
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.append((op, True))
+        stack.extend((i.op, False) for i in reversed(op.inputs) if id(i.op) not in seen)
+    return order
+
+
+def _shape_list(shape: dtypes.TensorShape) -> str:
+    if shape.rank is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.dims) + "]"
+
+
+# ---- default sessions -------------------------------------------------------------------------------
+
+def _default_sessions() -> list:
+    return context.state().sessions
+
+
+class _DefaultSession:
+    def __init__(self, session: Session):
+        self.session = session
+
+    def __enter__(self) -> Session:
+        _default_sessions().append(self.session)
+        return self.session
+
+    def __exit__(self, *exc) -> bool:
+        _default_sessions().remove(self.session)
+        return False
+
+
+def get_default_session() -> Session:
+    stack = _default_sessions()
+    if not stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+                         "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return stack[-1]
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default on construction (for `t.eval()`)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        super().__init__(target, graph, config)
+        _default_sessions().append(self)
+
+    def close(self) -> None:
+        stack = _default_sessions()
+        if self in stack:
+            stack.remove(self)
+        super().close()

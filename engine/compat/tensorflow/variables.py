@@ -1,0 +1,173 @@
+"""`tf.Variable` in eager mode: mutable state whose reads are leaf tensors of Dagscope's autograd.
+
+A variable holds one leaf Tensor (requires_grad when trainable and floating). `assign` gives it a
+new leaf rather than writing into the old array in place: an op recorded earlier keeps the value
+it actually read (as TF's tape does), and gradients with respect to the variable add up over every
+leaf it has had that a recorded graph still uses (a variable read before and after an assign
+inside one tape gets both contributions, as in TensorFlow).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from engine import autograd
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array, numpy_text
+from engine.errors import UnsupportedError
+from engine.tensor import apply
+
+
+class Variable:
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
+                 name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
+                 synchronization=None, aggregation=None, shape=None, **kwargs):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if not context.executing_eagerly():
+            raise UnsupportedError("tf.Variable in TF1 graph mode (with global_variables_initializer) is not "
+                                   "supported by Dagscope; feed values through tf.placeholder and feed_dict, or "
+                                   "use TF2 eager execution.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        if hasattr(initial_value, "_dagscope_value"):
+            initial_value = initial_value._dagscope_value()
+        arr = infer_array(initial_value, dtype)
+        self._dtype = dtypes.as_dtype(arr.dtype)
+        self._trainable = True if trainable is None else bool(trainable)
+        self._validate_shape = validate_shape
+        self._name = name or "Variable"
+        self._previous: list = []            # weakrefs to leaves replaced by assign
+        self._leaf = self._make_leaf(arr)
+
+    def _make_leaf(self, arr: np.ndarray) -> EagerTensor:
+        leaf = EagerTensor(np.array(arr, dtype=self._dtype.np, copy=True))
+        if self._trainable and self._dtype.is_floating:
+            leaf.requires_grad = True
+        leaf._name = self._name               # the recorder labels it by the variable's name
+        return leaf
+
+    # ---- reading -------------------------------------------------------------------------------------
+    def _dagscope_value(self) -> EagerTensor:
+        """The current leaf; a read inside a recording GradientTape makes the tape watch this variable."""
+        for tape in context.state().tapes:
+            tape._variable_read(self)
+        return self._leaf
+
+    def _dagscope_leaves(self) -> list[EagerTensor]:
+        """Every leaf this variable has had that something still references (for gradients)."""
+        self._previous = [r for r in self._previous if r() is not None]
+        return [self._leaf] + [r() for r in self._previous]
+
+    def value(self) -> EagerTensor:
+        return self._dagscope_value()
+
+    read_value = value
+
+    def numpy(self):
+        return self._leaf.data[()] if self._leaf.data.ndim == 0 else self._leaf.data.copy()
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> dtypes.TensorShape:
+        return dtypes.TensorShape(self._leaf.data.shape)
+
+    def get_shape(self) -> dtypes.TensorShape:
+        return self.shape
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def device(self) -> str:
+        return self._leaf.device
+
+    # ---- writing --------------------------------------------------------------------------------------
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        if hasattr(value, "_dagscope_value"):
+            value = value._dagscope_value()
+        arr = infer_array(value, self._dtype)
+        if self._validate_shape and arr.shape != self._leaf.data.shape:
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
+                             f"{self.shape}, and the assigned value shape {dtypes.TensorShape(arr.shape)} are "
+                             "incompatible.")
+        self._previous.append(weakref.ref(self._leaf))
+        self._leaf = self._make_leaf(arr)
+        return self if read_value else None
+
+    def _update(self, engine_op: str, delta, read_value: bool):
+        if hasattr(delta, "_dagscope_value"):
+            delta = delta._dagscope_value()
+        delta = EagerTensor(infer_array(delta, self._dtype))
+        with autograd.no_grad():              # a state update, not part of any gradient
+            new = apply(engine_op, EagerTensor(self._leaf.data), delta)
+        return self.assign(new.data, read_value=read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("add", delta, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("sub", delta, read_value)
+
+    # ---- Python protocol -----------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return (f"<tf.Variable {self.name!r} shape={self.shape} dtype={self._dtype.name}, "
+                f"numpy={numpy_text(self._leaf.data, is_repr=True)}>")
+
+    __str__ = __repr__
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._leaf.data, dtype=dtype)
+
+    def __float__(self):
+        return float(self._leaf.data)
+
+    def __int__(self):
+        return int(self._leaf.data)
+
+    def __bool__(self):
+        return bool(as_eager(self._leaf))
+
+    def __len__(self):
+        return len(self._leaf)
+
+    def __iter__(self):
+        return iter(self._dagscope_value())
+
+    def __getitem__(self, key):
+        return self._dagscope_value()[key]
+
+    __hash__ = object.__hash__
+
+    def __add__(self, o): return _ops().add(self, o)
+    def __radd__(self, o): return _ops().add(o, self)
+    def __sub__(self, o): return _ops().subtract(self, o)
+    def __rsub__(self, o): return _ops().subtract(o, self)
+    def __mul__(self, o): return _ops().multiply(self, o)
+    def __rmul__(self, o): return _ops().multiply(o, self)
+    def __truediv__(self, o): return _ops().truediv(self, o)
+    def __rtruediv__(self, o): return _ops().truediv(o, self)
+    def __pow__(self, o): return _ops().pow(self, o)
+    def __rpow__(self, o): return _ops().pow(o, self)
+    def __matmul__(self, o): return _ops().matmul(self, o)
+    def __rmatmul__(self, o): return _ops().matmul(o, self)
+    def __neg__(self): return _ops().negative(self)
+    def __abs__(self): return _ops().abs(self)
+    def __gt__(self, o): return _ops().greater(self, o)
+    def __ge__(self, o): return _ops().greater_equal(self, o)
+    def __lt__(self, o): return _ops().less(self, o)
+    def __le__(self, o): return _ops().less_equal(self, o)
+
+
+def _ops():
+    from engine.compat.tensorflow import ops
+    return ops
