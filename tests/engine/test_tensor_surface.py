@@ -1,0 +1,201 @@
+"""Tensor's method surface: indexing and index-put, in-place ops, dtype/device conversions, shape methods."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from engine.errors import UnsupportedError
+from engine.tensor import Tensor
+
+A = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+
+@pytest.mark.parametrize("key", [
+    1, -1, (1, 2), (slice(None), 1), slice(1, None), (slice(None, None, 2), slice(1, 4), -1), (Ellipsis, 2),
+    (None, 0), (0, None, Ellipsis, None), (slice(None), None, slice(2, 3)), [0, 2], ([0, 2], [1, 3]),
+    (slice(None), [3, 0, 3]), (slice(1, 3), [1, 2], slice(None)),
+    (Ellipsis, [0, 1]), np.array([True, False, True]), (slice(None), np.array([True, False, True, False])),
+    (0, slice(5, 10)),
+])
+def test_getitem_matches_numpy_and_routes_gradient(key):
+    x = Tensor(A.copy(), requires_grad=True)
+    tensor_key = tuple(Tensor(k) if isinstance(k, (list, np.ndarray)) and np.asarray(k).dtype != bool
+                       else k for k in key) if isinstance(key, tuple) else key
+    out = x[tensor_key]
+    expected = A[key]
+    np.testing.assert_array_equal(out.data, expected)
+    out.sum().backward()
+    counts = np.zeros_like(A)
+    np.add.at(counts, key, 1)
+    np.testing.assert_array_equal(x.grad.data, counts)
+
+
+def test_integers_are_applied_before_tensor_indices_as_in_pytorch():
+    # numpy makes A[1, :, [0, 4]] shape (2, 4) (the int joins the advanced index); PyTorch selects first.
+    x = Tensor(A.copy())
+    out = x[1, :, [0, 4]]
+    assert out.shape == (4, 2)
+    np.testing.assert_array_equal(out.data, A[1][:, [0, 4]])
+
+
+def test_getitem_with_tensor_indices_and_masks():
+    x = engine.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+    picked = x[x > 0]
+    assert picked.tolist() == [1.0, 3.0] and picked.grad_fn.name == "IndexBackward0"
+    rows = x[engine.tensor([1, 1, 0])]
+    rows.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [[1, 1], [2, 2]])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[5]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+
+
+def test_setitem_without_grad_writes_in_place():
+    x = engine.zeros(2, 3)
+    view = x[0]
+    x[0, 1:] = 5.0
+    x[engine.tensor([1])] = engine.tensor([7.0, 8.0, 9.0])
+    assert x.tolist() == [[0.0, 5.0, 5.0], [7.0, 8.0, 9.0]]
+    assert view.tolist() == [0.0, 5.0, 5.0]            # views see the write, as in PyTorch
+    w = engine.ones(3, requires_grad=True)
+    with engine.no_grad():
+        w[w > 0] = 2.0
+    assert w.tolist() == [2.0, 2.0, 2.0] and w.is_leaf
+
+
+def test_setitem_on_a_leaf_requiring_grad_raises_pytorchs_error():
+    w = engine.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        w[0] = 1.0
+
+
+def test_setitem_on_a_non_leaf_is_differentiable():
+    x = engine.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = engine.tensor(10.0, requires_grad=True)
+    y = x * 2
+    y[1] = v * 3
+    assert y.grad_fn.name == "CopySlices"
+    assert y.tolist() == [2.0, 30.0, 6.0]
+    (y * engine.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 6.0]
+    assert v.grad.item() == 6.0
+
+
+def test_inplace_ops_under_no_grad_share_memory():
+    w = engine.tensor([1.0, 2.0], requires_grad=True)
+    data = w.data
+    with engine.no_grad():
+        w.sub_(engine.tensor([0.5, 0.5]) * 2).mul_(3).add_(1, alpha=2).div_(2)
+        w -= 1
+    assert w.data is data and w.is_leaf and w.requires_grad
+    np.testing.assert_allclose(w.tolist(), [0.0, 1.5])
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.add_(1)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        engine.tensor([1, 2]).add_(0.5)
+
+
+def test_inplace_on_a_non_leaf_records_the_op():
+    x = engine.tensor([1.0, -2.0], requires_grad=True)
+    y = x * 3
+    y.relu_()
+    y.mul_(2)
+    assert y.grad_fn.name == "MulBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 0.0]
+
+
+def test_fill_zero_copy_uniform_normal():
+    engine.manual_seed(0)
+    t = engine.empty_like(engine.zeros(2, 3)) if hasattr(engine, "empty_like") else engine.zeros(2, 3)
+    t.fill_(3)
+    assert t.tolist() == [[3.0] * 3] * 2
+    t.zero_()
+    assert not t.data.any()
+    t.copy_(engine.tensor([1.0, 2.0, 3.0]))
+    assert t.tolist() == [[1.0, 2.0, 3.0]] * 2
+    t.uniform_(-1, 1)
+    assert (t.data >= -1).all() and (t.data < 1).all() and t.data.dtype == np.float32
+    t.normal_(5.0, 0.01)
+    assert abs(t.data.mean() - 5.0) < 0.1
+    w = engine.zeros(2, requires_grad=True)
+    with engine.no_grad():
+        w.normal_()
+    assert w.is_leaf and w.requires_grad
+
+
+def test_pow_lowers_small_integer_powers_and_keeps_dtypes():
+    x = engine.tensor([1.5, -2.0, 3.0])
+    assert (x ** 2).tolist() == (x * x).tolist()
+    np.testing.assert_allclose((x ** 3).data, x.data ** 3, rtol=1e-6)
+    assert (x ** 3).data.dtype == np.float32
+    assert (engine.tensor([2, 3]) ** 2).data.dtype == np.int64
+    assert (engine.tensor([4, 9]) ** 0.5).tolist() == [2.0, 3.0]
+    y = engine.tensor([1.0, 2.0], requires_grad=True)
+    assert (y ** 3).grad_fn.name == "PowBackward0"
+    assert (2 ** y).grad_fn.name == "PowBackward2"
+    assert (y ** y).grad_fn.name == "PowBackward1"
+    (2 ** y).sum().backward()
+    np.testing.assert_allclose(y.grad.data, np.log(2) * 2 ** np.array([1.0, 2.0]), rtol=1e-6)
+
+
+def test_dtype_and_device_conversions():
+    x = engine.tensor([1.5, -2.5])
+    assert x.float() is x and x.to("cpu") is x and x.cpu() is x and x.contiguous() is x
+    assert x.double().data.dtype == np.float64 and x.long().tolist() == [1, -2]
+    assert x.int().data.dtype == np.int32 and x.bool().tolist() == [True, True]
+    assert x.to(engine.tensor([1], dtype=None).dtype).data.dtype == np.int64
+    assert x.type_as(engine.zeros(1).double()).data.dtype == np.float64
+    assert x.type() == "torch.FloatTensor"
+    with pytest.raises(UnsupportedError, match="cuda"):
+        x.to("cuda")
+    g = engine.tensor([1.0, 2.0], requires_grad=True)
+    g.double().sum().backward()
+    assert g.grad.data.dtype == np.float32
+
+
+def test_reductions_and_max_min_with_dim():
+    x = engine.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    values, indices = x.max(dim=1)
+    assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]
+    assert repr(x.min(0)).startswith("torch.return_types.min(\nvalues=tensor([1., 0., 2.]),\nindices=tensor([0, 1, 0]))")
+    assert x.max().item() == 7.0 and x.argmax().item() == 3 and x.argmin(dim=1).tolist() == [0, 1]
+    assert x.amax(dim=(0, 1)).item() == 7.0
+    np.testing.assert_allclose(x.var().item(), np.var(x.data, ddof=1), rtol=1e-6)
+    np.testing.assert_allclose(x.std(1, unbiased=False).data, np.std(x.data, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(x.var(dim=0, correction=0, keepdim=True).data, np.var(x.data, 0, keepdims=True))
+    np.testing.assert_allclose(x.logsumexp(1).data, np.log(np.exp(x.data).sum(1)), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        engine.tensor([1, 2]).mean()
+
+
+def test_softmax_is_numerically_stable():
+    x = engine.tensor([[1000.0, 0.0, -1000.0]])
+    assert x.softmax(1).tolist() == [[1.0, 0.0, 0.0]]
+    logp = x.log_softmax(-1)
+    assert np.isfinite(logp.data[0, :2]).all() and logp.data[0, 0] == 0.0
+
+
+def test_shape_methods():
+    x = engine.zeros(2, 1, 3)
+    assert x.squeeze().shape == (2, 3) and x.squeeze(1).shape == (2, 3) and x.squeeze(0).shape == (2, 1, 3)
+    assert x.unsqueeze(-1).shape == (2, 1, 3, 1) and x.flatten().shape == (6,) and x.flatten(1).shape == (2, 3)
+    assert x.view(-1, 3).shape == (2, 3) and x.view_as(engine.zeros(6)).shape == (6,)
+    assert engine.zeros(3).expand_as(x).shape == (2, 1, 3) and x.permute(2, 0, 1).shape == (3, 2, 1)
+    assert x.transpose(0, -1).shape == (3, 1, 2) and engine.zeros(2, 3).T.shape == (3, 2)
+    assert [t.shape for t in engine.zeros(5, 2).split(2)] == [(2, 2), (2, 2), (1, 2)]
+    assert [t.shape for t in engine.zeros(5, 2).chunk(2)] == [(3, 2), (2, 2)]
+    assert [len(row) for row in engine.zeros(2, 3)] == [3, 3]
+    assert x.new_zeros(4).shape == (4,) and x.new_ones((2, 2)).data.sum() == 4
+
+
+def test_masked_fill_clamp_and_comparisons():
+    x = engine.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = x.masked_fill(x > 1, 0.0).clamp(min=-0.5)
+    assert y.tolist() == [-0.5, 0.5, 0.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+    assert ((x > 0) & (x < 1)).tolist() == [False, True, False]
+    assert (~(x > 0)).tolist() == [True, False, False]
