@@ -67,7 +67,7 @@ export function displayGraph(graph, expanded) {
     if (key === null) { displayOf.set(n.id, n.id); outNodes.push(n); continue; }
     const rep = repeats.get(key);
     const foldKey = rep ? rep.key : key;
-    const id = `fold:${foldKey}`;
+    const id = `fold_${foldKey.replace(/:/g, "_")}`;   // ":" would read as a DOT port
     displayOf.set(n.id, id);
     if (!folds.has(id)) {
       folds.set(id, { module: foldKey, count: 0, repeat: rep || null });
@@ -103,4 +103,18 @@ export function displayGraph(graph, expanded) {
 export function shouldCollapse(graph) {
   const nodes = graph.nodes || [];
   return nodes.length > FULL_LIMIT && nodes.some((n) => n.module);
+}
+
+/** Open single wrapper modules (a model whose everything sits in "layers") until the top level
+ *  shows real structure: several groups, or a repeat fold such as "Block ×12". */
+export function initialExpansion(graph) {
+  const expanded = new Set();
+  for (let depth = 0; depth < 6; depth++) {
+    const { folds } = displayGraph(graph, expanded);
+    if (folds.size !== 1) break;
+    const only = [...folds.values()][0];
+    if (only.repeat) break;
+    expanded.add(only.module);
+  }
+  return expanded;
 }

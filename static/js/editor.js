@@ -25,7 +25,7 @@ export class CodeEditor {
         doc: "",
         extensions: [
           keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }, indentWithTab]),
-          basicSetup, python(), marksField,
+          basicSetup, python(), marksField, EditorView.lineWrapping,
           EditorView.updateListener.of((u) => { if (u.docChanged && this.kinds.error.length) this.mark("error", []); }),
         ],
       }),

@@ -1,9 +1,10 @@
 // One drawn graph: Graphviz SVG from /api/render, zoom/pan/fit, search, classes for linked
 // highlighting, clusters collapsed when large and expanded by clicking them.
 import { render } from "./api.js";
-import { displayGraph, shouldCollapse } from "./collapse.js";
+import { displayGraph, initialExpansion, shouldCollapse } from "./collapse.js";
 import { t } from "./i18n.js";
 
+const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
 const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen"];
 
 export class GraphView {
@@ -35,6 +36,8 @@ export class GraphView {
     this.message = el.querySelector(".gv-message");
     this.bindToolbar();
     this.bindPanZoom();
+    // a view drawn while its tab was hidden has no size: fit it when it becomes visible (or resizes)
+    new ResizeObserver(() => { if (this.svg && !this.userMoved) this.fit(); }).observe(this.canvas);
   }
 
   bindToolbar() {
@@ -66,7 +69,7 @@ export class GraphView {
 
   /** Draw a run-record Graph; large graphs open collapsed by module. Resolves when drawn. */
   async show(graph, { keepExpanded = false } = {}) {
-    if (!keepExpanded || graph !== this.graph) this.expanded = shouldCollapse(graph) ? new Set() : null;
+    if (!keepExpanded || graph !== this.graph) this.expanded = shouldCollapse(graph) ? initialExpansion(graph) : null;
     this.graph = graph;
     this.force = false;
     return this.draw();
@@ -126,10 +129,14 @@ export class GraphView {
     this.nodeEls = new Map();
     svg.querySelectorAll("g.node").forEach((g) => {
       this.nodeEls.set(g.id, g);
-      if (g.id.startsWith("fold:")) g.classList.add("folded");
+      if (g.id.startsWith("fold_")) g.classList.add("folded");
     });
     const kinds = new Map(this.shown.graph.nodes.map((n) => [n.id, n.kind]));
     for (const [id, g] of this.nodeEls) g.classList.add(`k-${kinds.get(id) || "op"}`);
+    // Graphviz wraps everything in <g id="graph0" transform="... translate(tx ty)">: node boxes
+    // are in that group's coordinates, the viewBox in the SVG's
+    const tr = /translate\(([-\d.]+)[ ,]+([-\d.]+)\)/.exec(svg.querySelector("g.graph")?.getAttribute("transform") || "");
+    this.offset = tr ? { x: Number(tr[1]), y: Number(tr[2]) } : { x: 0, y: 0 };
     const vb = svg.viewBox.baseVal;
     this.full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
     this.fit();
@@ -174,27 +181,39 @@ export class GraphView {
     this.svg?.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
   }
 
+  /** Fit the whole drawing, but never blow a small graph up past MAX_SCALE screen pixels per unit. */
   fit() {
     if (!this.full) return;
+    this.userMoved = false;
     const pad = 12;
-    this.setViewBox({ x: this.full.x - pad, y: this.full.y - pad, w: this.full.w + 2 * pad, h: this.full.h + 2 * pad });
+    const f = this.full;
+    let w = f.w + 2 * pad, h = f.h + 2 * pad;
+    const r = this.canvas.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) {
+      const scale = Math.min(r.width / w, r.height / h);
+      if (scale > MAX_SCALE) { w = r.width / MAX_SCALE; h = r.height / MAX_SCALE; }
+    }
+    this.setViewBox({ x: f.x + f.w / 2 - w / 2, y: f.y + f.h / 2 - h / 2, w, h });
   }
 
   zoomBy(f, cx = 0.5, cy = 0.5) {
     if (!this.vb) return;
+    this.userMoved = true;
     const v = this.vb;
     const w = Math.max(20, Math.min(v.w * f, this.full.w * 8));
     const h = v.h * (w / v.w);
     this.setViewBox({ x: v.x + (v.w - w) * cx, y: v.y + (v.h - h) * cy, w, h });
   }
 
+  /** Bring a node into view (only when it is outside the visible region). */
   centerOn(id) {
     const g = this.nodeEl(id);
     if (!g || !this.vb) return;
     const b = g.getBBox();
+    const cx = b.x + b.width / 2 + this.offset.x, cy = b.y + b.height / 2 + this.offset.y;
     const v = this.vb;
-    if (b.x > v.x && b.y > v.y && b.x + b.width < v.x + v.w && b.y + b.height < v.y + v.h) return;
-    this.setViewBox({ ...v, x: b.x + b.width / 2 - v.w / 2, y: b.y + b.height / 2 - v.h / 2 });
+    if (cx > v.x && cy > v.y && cx < v.x + v.w && cy < v.y + v.h) return;
+    this.setViewBox({ ...v, x: cx - v.w / 2, y: cy - v.h / 2 });
   }
 
   bindPanZoom() {
@@ -216,6 +235,7 @@ export class GraphView {
       if (!drag.moved && Math.hypot(dx, dy) < 4) return;
       if (!drag.moved) c.setPointerCapture(e.pointerId);
       drag.moved = true;
+      this.userMoved = true;
       c.classList.add("panning");
       const r = c.getBoundingClientRect();
       // the SVG keeps its aspect ratio: one screen pixel is max(w/width, h/height) units
@@ -236,7 +256,7 @@ export class GraphView {
   clickAt(target) {
     const g = target.closest?.("g.node");
     if (!g) { this.onSelect(null, this); return; }
-    if (g.id.startsWith("fold:")) { this.expand(this.shown.folds.get(g.id)); return; }
+    if (g.id.startsWith("fold_")) { this.expand(this.shown.folds.get(g.id)); return; }
     this.onSelect(g.id, this);
   }
 

@@ -4,6 +4,9 @@ import { t } from "./i18n.js";
 import { esc, flatten, tensorHTML } from "./tensorview.js";
 
 const PLAY_MS = 1100;
+const svgIcon = (d) => `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`;
+const PLAY_ICON = svgIcon("M4 3v10l9-5z");
+const PAUSE_ICON = svgIcon("M4 3h3v10H4zM9 3h3v10H9z");
 
 /** Does a typed guess match a tensor's data (every number, within a small tolerance)? */
 export function guessMatches(guess, tensor) {
@@ -44,11 +47,11 @@ export class Stepper {
 
   buildControls() {
     this.controlsEl.innerHTML = `
-      <button data-act="first" title="${t("step.first")}">⏮</button>
-      <button data-act="prev" title="${t("step.prev")}">◀</button>
-      <button data-act="play" class="primary play" title="${t("step.play")}">▶</button>
-      <button data-act="next" title="${t("step.next")}">▶|</button>
-      <button data-act="last" title="${t("step.last")}">⏭</button>
+      <button data-act="first" title="${t("step.first")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 3h2v10H3zM14 3v10L6 8z" fill="currentColor"/></svg></button>
+      <button data-act="prev" title="${t("step.prev")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M12 3v10L4 8z" fill="currentColor"/></svg></button>
+      <button data-act="play" class="primary play" title="${t("step.play")}">${PLAY_ICON}</button>
+      <button data-act="next" title="${t("step.next")}"><svg viewBox="0 0 16 16" width="14" style="transform:scaleX(1)" height="14" aria-hidden="true"><path d="M4 3v10l8-5z" fill="currentColor"/></svg></button>
+      <button data-act="last" title="${t("step.last")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M11 3h2v10h-2zM2 3v10l8-5z" fill="currentColor"/></svg></button>
       <input type="range" class="step-slider" min="0" max="0" value="0" aria-label="${t("step.slider")}">
       <span class="step-label"></span>
       <label class="predict"><input type="checkbox" class="predict-toggle"> ${t("step.predict")}</label>`;
@@ -104,7 +107,7 @@ export class Stepper {
   play() {
     if (!this.count) return;
     if (this.index >= this.count - 1) this.go(0);
-    this.controlsEl.querySelector(".play").textContent = "⏸";
+    this.controlsEl.querySelector(".play").innerHTML = PAUSE_ICON;
     this.timer = setInterval(() => {
       if (this.index >= this.count - 1) { this.pause(); return; }
       this.go(this.index + 1);
@@ -115,7 +118,7 @@ export class Stepper {
     clearInterval(this.timer);
     this.timer = null;
     const b = this.controlsEl.querySelector(".play");
-    if (b) b.textContent = "▶";
+    if (b) b.innerHTML = PLAY_ICON;
   }
 
   nodeName(fid) {

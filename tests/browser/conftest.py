@@ -1,0 +1,113 @@
+"""Browser-test fixtures: the app served by uvicorn on a free port, and a headless Chromium page
+that refuses every request leaving localhost and collects console errors."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "tests" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The real app in a subprocess (as a user runs it), with its data folder in a temp dir."""
+    port = _free_port()
+    env = {**os.environ, "DAGSCOPE_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                            cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=1)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("the app did not start")
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        raise RuntimeError("the app did not answer /healthz within 30 s")
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (/usr/bin/chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class PageWatch:
+    """What a page did that a test must fail on: console errors and requests leaving localhost."""
+
+    def __init__(self):
+        self.console_errors: list[str] = []
+        self.outside_requests: list[str] = []
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    watch = PageWatch()
+
+    def guard(route):
+        url = route.request.url
+        host = url.split("/")[2] if "://" in url else ""
+        if url.startswith(("data:", "blob:")) or host.split(":")[0] in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            watch.outside_requests.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    pg = context.new_page()
+    pg.on("console", lambda m: watch.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: watch.console_errors.append(str(e)))
+    pg.watch = watch
+    pg.base = server
+    yield pg
+    context.close()
+    assert not watch.outside_requests, watch.outside_requests
+    assert not watch.console_errors, watch.console_errors
+
+
+def open_page(page, path: str = "/"):
+    page.goto(page.base + path)
+    page.wait_for_function("document.body.classList.contains('ready')", timeout=15000)
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

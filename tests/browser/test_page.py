@@ -1,0 +1,155 @@
+"""The page in headless Chromium: the seed snippet run and drawn, linked selection, the stepper,
+errors marked in the editor, share links, export, presenter mode and the language switch."""
+import json
+
+import pytest
+
+from tests.browser.conftest import open_page, shot
+
+pytestmark = pytest.mark.browser
+
+SEED = """import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+z = y.sum()
+z.backward()
+
+print(x.grad)
+"""
+
+
+def run_code(page, code):
+    page.evaluate("code => window.dagscope.setCode(code)", code)
+    return page.evaluate("() => window.dagscope.run()")
+
+
+def drawn_ids(page, view):
+    return set(page.eval_on_selector_all(f"{view} g.node", "els => els.map(e => e.id)"))
+
+
+def test_seed_snippet_pasted_and_run_draws_both_dags(page):
+    open_page(page)
+    page.evaluate("code => window.dagscope.setCode(code)", SEED)
+    page.click(".cm-content")
+    page.keyboard.press("Control+Enter")            # the keyboard shortcut runs it
+    page.wait_for_selector("#view-forward g.node")
+    page.wait_for_function("window.dagscope.state.record !== null")
+    record = page.evaluate("window.dagscope.state.record")
+    assert record["ok"] and record["stdout"] == "tensor([2., 2.])\n"
+    graph = record["graphs"][0]
+    assert drawn_ids(page, "#view-forward") == {n["id"] for n in graph["forward"]["nodes"]}
+    shot(page, "forward")
+    page.evaluate("window.dagscope.select('backward')")
+    page.wait_for_selector("#view-backward g.node")
+    assert drawn_ids(page, "#view-backward") == {n["id"] for n in graph["backward"]["nodes"]}
+    ops = page.eval_on_selector_all("#view-backward g.node text", "els => els.map(e => e.textContent)")
+    assert {"MulBackward0", "SumBackward0", "AccumulateGrad"} <= set(ops)
+    shot(page, "backward")
+
+
+def test_linked_selection_and_inspector(page):
+    open_page(page)
+    record = run_code(page, SEED)
+    g = record["graphs"][0]
+    mul = next(n for n in g["forward"]["nodes"] if n["op"] == "mul")
+    mul_back = next(n for n in g["backward"]["nodes"] if n["forward_node"] == mul["id"])
+    page.click(f"#view-forward g.node[id='{mul['id']}']")
+    assert "sel" in page.get_attribute(f"#view-forward g.node[id='{mul['id']}']", "class")
+    assert "linked" in page.get_attribute(f"#view-backward g.node[id='{mul_back['id']}']", "class")
+    inspector = page.inner_text("#inspector-forward")
+    assert "mul" in inspector and "a * b" in inspector and "4." in inspector   # value [2., 4.] and the op card
+    # the source line link jumps the editor
+    page.click("#inspector-forward .jump-line")
+    assert page.evaluate("window.dagscope.state.node") == mul["id"]
+    shot(page, "inspector")
+    # and the reverse: a backward node lights its forward node
+    page.evaluate("window.dagscope.select('backward')")
+    page.click(f"#view-backward g.node[id='{mul_back['id']}']")
+    assert "linked" in page.get_attribute(f"#view-forward g.node[id='{mul['id']}']", "class")
+    assert "grad_a = grad * b" in page.inner_text("#inspector-backward")
+
+
+def test_stepper_moves_and_values_change(page):
+    open_page(page)
+    record = run_code(page, SEED)
+    steps = record["graphs"][0]["steps"]
+    page.evaluate("window.dagscope.step(0)")
+    page.wait_for_selector("#view-step-backward g.node.current")
+    assert page.get_attribute(f"#view-step-backward g.node[id='{steps[0]['node']}']", "class").count("current")
+    assert "current" in page.get_attribute(f"#view-step-forward g.node[id='{steps[0]['forward_node']}']", "class")
+    first = page.inner_text("#step-detail")
+    page.keyboard.press("ArrowRight")
+    assert "current" in page.get_attribute(f"#view-step-backward g.node[id='{steps[1]['node']}']", "class")
+    assert "done" in page.get_attribute(f"#view-step-backward g.node[id='{steps[0]['node']}']", "class")
+    second = page.inner_text("#step-detail")
+    assert second != first and "MulBackward0" in second and "grad_a = grad * b" in second
+    assert page.evaluate("location.hash").find("step=1") > 0
+    shot(page, "step")
+    page.keyboard.press("ArrowRight")
+    assert "x.grad" in page.inner_text("#step-detail")        # the leaf gradient has accumulated
+    # predict then reveal: the gradient is hidden until a guess is typed and revealed
+    page.keyboard.press("ArrowLeft")
+    page.check(".predict-toggle")
+    assert page.locator("#step-detail .guess").count() == 1
+    page.fill("#step-detail .guess", "2, 2")
+    page.click("#step-detail .reveal")
+    assert "✓" in page.inner_text("#step-detail")
+
+
+def test_error_line_marked_in_editor_and_output(page):
+    open_page(page)
+    record = run_code(page, "import torch\nx = torch.tensor([1.0])\ny = 1 / 0\n")
+    assert not record["ok"] and record["error"]["line"] == 3
+    page.wait_for_selector(".cm-mark-error")
+    assert page.inner_text(".cm-mark-error").strip() == "y = 1 / 0"
+    page.evaluate("window.dagscope.select('output')")
+    assert "ZeroDivisionError" in page.inner_text("#panel-output")
+    shot(page, "error")
+
+
+def test_share_link_round_trip_and_back_button(page, browser):
+    open_page(page)
+    run_code(page, SEED)
+    page.evaluate("window.dagscope.step(1)")
+    page.click("#share")
+    page.wait_for_function("window.dagscope.lastShareUrl")
+    url = page.evaluate("window.dagscope.lastShareUrl")
+    assert "/s/" in url
+    other = page.context.new_page()
+    other.goto(url)
+    other.wait_for_function("document.body.classList.contains('ready')")
+    assert other.evaluate("window.dagscope.getCode()") == SEED
+    assert other.evaluate("window.dagscope.state.tab") == "step"
+    other.wait_for_selector("#view-step-backward g.node.current")
+    assert "step 2 / 3" in other.inner_text(".step-label")
+    other.close()
+    # the view state is in the URL: Back returns to the previous tab
+    page.evaluate("window.dagscope.select('output')")
+    page.go_back()
+    page.wait_for_function("window.dagscope.state.tab === 'step'")
+
+
+@pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG"), ("dot", b"digraph")])
+def test_export_current_graph(page, fmt, magic):
+    open_page(page)
+    run_code(page, SEED)
+    with page.expect_download() as info:
+        page.click(f".export[data-format='{fmt}']")
+    path = info.value.path()
+    assert magic in open(path, "rb").read(400)
+    assert info.value.suggested_filename == f"dagscope-forward.{fmt}"
+
+
+def test_presenter_mode_and_language_switch(page):
+    open_page(page, "/?present=1&hide=gallery")
+    assert page.evaluate("document.body.classList.contains('present')")
+    assert not page.is_visible("#share") and not page.is_visible(".gallery")
+    run_code(page, SEED)
+    font = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    assert font >= 18
+    shot(page, "presenter")
+    page.select_option("#lang", "zh-CN")
+    page.wait_for_function("document.querySelector('[data-tab=forward]').textContent.includes('前向图')")
+    page.wait_for_selector("#view-forward g.node")
+    assert "运行" in page.inner_text("#run")

@@ -1,0 +1,130 @@
+"""Static, Passes, Kernels and Memory tabs, built on a fixture run record that follows DESIGN.md,
+plus the friendly explanations when a run has none, and a large graph opening folded."""
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import open_page, shot
+
+pytestmark = pytest.mark.browser
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "static_record.json").read_text())
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load(page, record, code=None):
+    if code is not None:
+        page.evaluate("c => window.dagscope.setCode(c)", code)
+    page.evaluate("r => window.dagscope.load(r)", record)
+
+
+def cls(page, selector):
+    return page.get_attribute(selector, "class") or ""
+
+
+def test_static_tab_overlays_trace_and_script(page):
+    open_page(page)
+    load(page, FIXTURE, (EXAMPLES / "06_trace_vs_script.py").read_text())
+    page.evaluate("window.dagscope.select('static')")
+    page.click("#panel-static .chip[data-g='g2']")
+    page.wait_for_selector("#panel-static .ov-script g.node")
+    for frozen in ["s4", "s6", "s7", "s9"]:      # the condition and the else-branch: the trace never saw them
+        assert "frozen" in cls(page, f"#panel-static .ov-script g.node[id='{frozen}']")
+    assert "frozen" not in cls(page, "#panel-static .ov-script g.node[id='s8']")
+    assert "froze" in page.inner_text("#panel-static .warn-box")
+    assert page.inner_text(".cm-mark-warn").strip().startswith("if x.sum() > 0")   # warning on line 11
+    shot(page, "static")
+    page.click("#panel-static .chip[data-g='g5']")
+    page.wait_for_selector("#panel-static .retraces")
+    assert "new input signature" in page.inner_text("#panel-static .retraces")
+
+
+def test_passes_tab_colours_the_diff_and_moves_with_arrows(page):
+    open_page(page)
+    load(page, FIXTURE, (EXAMPLES / "11_compile_fusion.py").read_text())
+    page.evaluate("window.dagscope.select('passes')")
+    page.wait_for_selector("#panel-passes .pass-after g.node")
+    names = page.eval_on_selector_all(".pass-item", "els => els.map(e => e.textContent)")
+    assert not any("constant_folding" in n for n in names[:-1])      # unchanged passes hidden
+    page.click(".pass-item:has-text('algebraic_simplification')")
+    page.wait_for_function("document.querySelector('.pass-before g.node.removed')")
+    assert "removed" in cls(page, ".pass-before g.node[id='n10']")
+    assert "changed" in cls(page, ".pass-after g.node[id='n8']")
+    assert "0.0 * y → 0" in page.inner_text(".pass-notes")
+    assert page.locator(".ir-diff .del").count() > 0
+    shot(page, "passes")
+    page.keyboard.press("ArrowDown")                                  # next visible pass: DCE
+    page.wait_for_function("document.querySelector('.pass-item.active').textContent.includes('dead_code')")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector(".pass-after g.node[id='k0'].added")
+    assert "pass=4" in page.evaluate("location.hash")
+    page.uncheck(".hide-unchanged")
+    assert page.locator(".pass-item").count() == 6
+
+
+def test_kernel_hover_lights_nodes_and_source_lines(page):
+    open_page(page)
+    load(page, FIXTURE, (EXAMPLES / "11_compile_fusion.py").read_text())
+    page.evaluate("window.dagscope.select('kernels')")
+    page.wait_for_selector("#panel-kernels .kernel-graph g.node")
+    assert page.locator(".tok-kw").count() > 0 and "4.0" in page.inner_text(".speedup")
+    page.hover("#panel-kernels .kernel")
+    for node in ["n3", "n5", "n6", "n8"]:
+        assert "hover" in cls(page, f".kernel-graph g.node[id='{node}']")
+    assert "hover" not in cls(page, ".kernel-graph g.node[id='n10']")
+    assert page.locator(".cm-mark-hover").count() == 4               # lines 9-12 of the user's code
+    shot(page, "kernels")
+
+
+def test_memory_tab_draws_lifetimes_with_shared_colours(page):
+    open_page(page)
+    load(page, FIXTURE)
+    page.evaluate("window.dagscope.select('memory')")
+    page.wait_for_selector("svg.lifetimes")
+    fills = page.eval_on_selector_all("svg.lifetimes .life", "gs => gs.map(g => [g.dataset.buffer, g.querySelector('rect').getAttribute('fill')])")
+    assert len(fills) == 4
+    by_buffer = {}
+    for buf, fill in fills:
+        by_buffer.setdefault(buf, set()).add(fill)
+    assert all(len(f) == 1 for f in by_buffer.values()) and len({next(iter(f)) for f in by_buffer.values()}) == 2
+    assert "4.0 MB" in page.inner_text(".peaks") and "2.0 MB" in page.inner_text(".peaks")
+    shot(page, "memory")
+
+
+def test_friendly_explanations_when_a_run_has_no_static_parts(page):
+    open_page(page)
+    page.evaluate("c => window.dagscope.setCode(c)", (EXAMPLES / "01_autograd_basics.py").read_text())
+    page.evaluate("() => window.dagscope.run()")
+    for tab in ["static", "passes", "kernels", "memory"]:
+        page.evaluate(f"window.dagscope.select('{tab}')")
+        text = page.inner_text(f"#panel-{tab} .empty-state")
+        assert len(text) > 60, tab
+
+
+def synthetic_graph(blocks=12, per_block=160):
+    """A 2,000-node backward-like graph: a chain of identical blocks in layers.N modules."""
+    nodes, edges, prev = [{"id": "in", "op": "input", "label": "x", "kind": "input", "shape": [8]}], [], "in"
+    for b in range(blocks):
+        for i in range(per_block):
+            nid = f"b{b}_{i}"
+            nodes.append({"id": nid, "op": ["mul", "add", "tanh", "sum"][i % 4], "label": f"op{i}",
+                          "kind": "grad", "shape": [8], "module": f"layers.{b}.{['attn', 'mlp'][i % 2]}"})
+            edges.append({"src": prev, "dst": nid, "shape": [8]})
+            prev = nid
+    return {"nodes": nodes, "edges": edges}
+
+
+def test_large_graph_opens_folded_and_expands(page):
+    open_page(page)
+    g = synthetic_graph()
+    record = {"ok": True, "stdout": "", "error": None, "graphs": [
+        {"id": "g1", "kind": "dynamic", "title": "big", "forward": g, "backward": None, "steps": []}]}
+    load(page, record)
+    page.wait_for_selector("#view-forward g.node.folded")
+    assert page.locator("#view-forward g.node").count() < 10
+    assert "Block ×12" in page.inner_text("#view-forward .gv-canvas")
+    page.click("#view-forward g.node.folded >> nth=0")                # unfold the repeat into 12 blocks
+    page.wait_for_function("document.querySelectorAll('#view-forward g.node.folded').length >= 12")
+    page.click("#view-forward g.node[id='fold_layers.3']")            # open one block
+    page.wait_for_selector("#view-forward g.node[id='fold_layers.3.attn']")
+    shot(page, "large_graph")
