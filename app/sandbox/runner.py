@@ -28,6 +28,7 @@ class Zygote:
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self.network = "not started"
+        self.scratch_base = ""
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair()
@@ -42,6 +43,11 @@ class Zygote:
         ours.settimeout(None)
         self._control = ours
         self.network = hello.get("network", "")
+        self.scratch_base = hello.get("scratch_base", "")
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
     def ensure_started(self) -> None:
         with self._lock:

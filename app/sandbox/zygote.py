@@ -60,7 +60,7 @@ def main(control_fd: int) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # supervisors are reaped by the kernel
     control = socket.socket(fileno=control_fd)
     scratch_base = tempfile.mkdtemp(prefix="dagscope-scratch-")
-    send_json(control, {"ready": True, "pid": os.getpid(), "network": network})
+    send_json(control, {"ready": True, "pid": os.getpid(), "network": network, "scratch_base": scratch_base})
     try:
         while True:
             try:
