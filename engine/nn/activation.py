@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from engine.nn._functional import F
+from engine import functional as F
 from engine.nn.module import Module
 
 

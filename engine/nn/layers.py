@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.nn._functional import F
+from engine import functional as F
 from engine.nn import init
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter

@@ -2,7 +2,7 @@
 holds its options and calls the function of the same name in engine.functional."""
 from __future__ import annotations
 
-from engine.nn._functional import F
+from engine import functional as F
 from engine.nn.module import Module
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.nn._functional import F
+from engine import functional as F
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter
 from engine.tensor import Tensor

@@ -7,7 +7,7 @@ from builtins import bool as _builtin_bool
 
 import numpy as _np
 
-from engine.compat.torch._surface import functional_module as _functional_module
+from engine import functional as _functional
 from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
@@ -64,9 +64,8 @@ def equal(input: Tensor, other: Tensor):
 
 def _export_functions() -> None:
     namespace = globals()
-    _functional = _functional_module()
     for name in _TENSOR_FUNCTIONS + _LIST_FUNCTIONS:
-        if hasattr(_functional, name):
+        if name in _functional.__all__:
             namespace[name] = getattr(_functional, name)
         elif name in _TENSOR_FUNCTIONS and hasattr(Tensor, name):
             namespace[name] = _method_forwarder(name)
@@ -127,7 +126,7 @@ class device:
 
 
 # Submodules, as `import torch` makes them attributes in PyTorch.
-from engine.compat.torch import autograd, backends, cuda, nn, optim, utils  # noqa: E402,F401
+from engine.compat.torch import autograd, backends, cuda, jit, nn, optim, utils  # noqa: E402,F401
 from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F401
 
 if _importlib_util.find_spec("engine.capture") is not None:

@@ -23,12 +23,3 @@ def unsupported_getattr(module_name: str, namespace: dict):
 _SUBMODULES = {"nn", "functional", "init", "utils", "optim", "autograd", "data", "lr_scheduler", "cuda",
                "backends", "jit", "function"}
 
-
-def functional_module():
-    """engine.functional (PyTorch-named functional ops); an empty namespace until it exists, so the
-    facade imports while that module is being written (its names are then simply unsupported)."""
-    import importlib
-    import importlib.util
-    if importlib.util.find_spec("engine.functional") is None:
-        return types.SimpleNamespace()
-    return importlib.import_module("engine.functional")

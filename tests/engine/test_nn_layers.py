@@ -1,0 +1,178 @@
+"""nn layers and losses: forward values against numpy, gradients against finite differences
+(float64), and the grad_fn names PyTorch shows."""
+import numpy as np
+import pytest
+
+from engine import creation, nn
+from engine.nn.normalization import batch_norm
+from engine.tensor import Tensor
+
+
+def _t(a, requires_grad=False):
+    return Tensor(np.asarray(a), requires_grad=requires_grad)
+
+
+def _finite_diff(f, arrays, index, eps=1e-6):
+    """d f(arrays) / d arrays[index], central differences (f returns a float)."""
+    a = arrays[index]
+    grad = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        old = a[i]
+        a[i] = old + eps
+        up = f(*arrays)
+        a[i] = old - eps
+        down = f(*arrays)
+        a[i] = old
+        grad[i] = (up - down) / (2 * eps)
+    return grad
+
+
+def _check_grads(build, arrays, rtol=1e-5, atol=1e-7):
+    """build(*tensors) -> scalar Tensor; autograd's gradients vs finite differences for each input."""
+    tensors = [_t(a.copy(), requires_grad=True) for a in arrays]
+    build(*tensors).backward()
+    for k, t in enumerate(tensors):
+        numeric = _finite_diff(lambda *xs: float(build(*(_t(x) for x in xs)).data), [a.copy() for a in arrays], k)
+        np.testing.assert_allclose(t.grad.data, numeric, rtol=rtol, atol=atol)
+
+
+RNG = np.random.default_rng(7)
+
+
+def test_linear_forward_and_grad_fn():
+    lin = nn.Linear(4, 3)
+    x = creation.randn(5, 4)
+    out = lin(x)
+    np.testing.assert_allclose(out.data, x.data @ lin.weight.data.T + lin.bias.data, rtol=1e-6)
+    assert out.grad_fn.name == "AddmmBackward0" and out.shape == (5, 3)
+    assert nn.Linear(4, 3, bias=False)(x).shape == (5, 3)
+
+
+def test_layer_norm_matches_numpy_and_gradcheck():
+    ln = nn.LayerNorm(6)
+    x = RNG.standard_normal((3, 6)).astype(np.float32)
+    out = ln(_t(x)).data
+    ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    w = RNG.standard_normal(6)
+    _check_grads(lambda x, w, b: (_layer_norm(x, w, b) * _t(np.arange(6.0))).sum(),
+                 [RNG.standard_normal((3, 6)), w, RNG.standard_normal(6)])
+
+
+def _layer_norm(x, w, b):
+    from engine import functional as F
+    return F.layer_norm(x, (6,), w, b, 1e-5)
+
+
+def test_batch_norm_training_eval_and_running_stats():
+    bn = nn.BatchNorm1d(3)
+    x = RNG.standard_normal((8, 3)).astype(np.float32) * 2 + 1
+    out = bn(_t(x)).data
+    np.testing.assert_allclose(out, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn.running_mean.data, 0.1 * x.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(bn.running_var.data, 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
+    assert int(bn.num_batches_tracked.data) == 1
+    bn.eval()
+    out = bn(_t(x)).data
+    np.testing.assert_allclose(out, (x - bn.running_mean.data) / np.sqrt(bn.running_var.data + 1e-5), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 4D input\)"):
+        bn(creation.zeros(1, 3, 1, 1))
+    bn.train()
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        bn(creation.zeros(1, 3))
+
+
+def test_batch_norm_gradcheck_3d_input():
+    weights = np.arange(24.0).reshape(2, 3, 4)
+
+    def build(x, w, b):
+        return (batch_norm(x, None, None, w, b, training=True) * _t(weights)).sum()
+    _check_grads(build, [RNG.standard_normal((2, 3, 4)), RNG.standard_normal(3), RNG.standard_normal(3)],
+                 rtol=1e-4, atol=1e-6)
+
+
+def test_embedding_and_padding_idx():
+    emb = nn.Embedding(5, 2, padding_idx=0)
+    assert not emb.weight.data[0].any()
+    idx = creation.tensor([[0, 3], [4, 4]])
+    out = emb(idx)
+    np.testing.assert_array_equal(out.data, emb.weight.data[idx.data])
+    out.sum().backward()
+    assert emb.weight.grad.data[4].tolist() == [2.0, 2.0] and emb.weight.grad.data[0].tolist() == [0.0, 0.0]
+
+
+def test_dropout_train_and_eval():
+    drop = nn.Dropout(0.5)
+    x = creation.ones(1000)
+    y = drop(x).data
+    assert set(np.unique(y)) <= {0.0, 2.0} and 300 < (y == 0).sum() < 700
+    drop.eval()
+    assert np.array_equal(drop(x).data, x.data)
+
+
+def test_conv2d_matches_direct_convolution():
+    conv = nn.Conv2d(2, 3, kernel_size=3, padding=1)
+    x = RNG.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    out = conv(_t(x)).data
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((1, 3, 4, 5), np.float64)
+    for o in range(3):
+        for i in range(4):
+            for j in range(5):
+                ref[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * conv.weight.data[o]).sum() + conv.bias.data[o]
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_activation_modules():
+    x = creation.tensor([[-1.0, 0.5, 2.0]])
+    assert nn.ReLU()(x).data.tolist() == [[0.0, 0.5, 2.0]]
+    np.testing.assert_allclose(nn.Tanh()(x).data, np.tanh(x.data), rtol=1e-6)
+    np.testing.assert_allclose(nn.Sigmoid()(x).data, 1 / (1 + np.exp(-x.data)), rtol=1e-6)
+    e = np.exp(x.data - x.data.max())
+    np.testing.assert_allclose(nn.Softmax(dim=1)(x).data, e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(nn.LogSoftmax(dim=1)(x).data, np.log(e / e.sum()), rtol=1e-5)
+    from math import erf, sqrt
+    np.testing.assert_allclose(nn.GELU()(x).data, [[v * 0.5 * (1 + erf(v / sqrt(2))) for v in x.data[0]]], rtol=1e-5)
+    assert nn.Flatten()(creation.zeros(2, 3, 4)).shape == (2, 12)
+    assert nn.Identity()(x) is x
+
+
+def test_sequential_runs_in_order_and_indexes():
+    seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    x = creation.randn(5, 3)
+    manual = seq[2](seq[1](seq[0](x)))
+    np.testing.assert_array_equal(seq(x).data, manual.data)
+    assert len(seq) == 3 and isinstance(seq[-1], nn.Linear) and len(seq[:2]) == 2
+
+
+def test_losses_match_numpy():
+    logits = RNG.standard_normal((4, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 2])
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    ce = nn.CrossEntropyLoss()(_t(logits), _t(target))
+    assert ce.grad_fn is None and ce.item() == pytest.approx(-logp[np.arange(4), target].mean(), rel=1e-5)
+    assert nn.NLLLoss(reduction="sum")(_t(logp), _t(target)).item() == \
+        pytest.approx(-logp[np.arange(4), target].sum(), rel=1e-5)
+    a, b = RNG.standard_normal(5).astype(np.float32), RNG.standard_normal(5).astype(np.float32)
+    assert nn.MSELoss()(_t(a), _t(b)).item() == pytest.approx(((a - b) ** 2).mean(), rel=1e-5)
+    assert nn.L1Loss()(_t(a), _t(b)).item() == pytest.approx(np.abs(a - b).mean(), rel=1e-5)
+    p, y = 1 / (1 + np.exp(-a)), (b > 0).astype(np.float32)
+    bce = -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()
+    assert nn.BCELoss()(_t(p.astype(np.float32)), _t(y)).item() == pytest.approx(bce, rel=1e-4)
+    assert nn.BCEWithLogitsLoss()(_t(a), _t(y)).item() == pytest.approx(bce, rel=1e-4)
+
+
+def test_weighted_cross_entropy_option_reaches_the_function():
+    logits = RNG.standard_normal((4, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 2])
+    w = np.array([1.0, 2.0, 0.5], np.float32)
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    picked = -logp[np.arange(4), target] * w[target]
+    loss = nn.CrossEntropyLoss(weight=_t(w))(_t(logits), _t(target))
+    assert loss.item() == pytest.approx(picked.sum() / w[target].sum(), rel=1e-5)
+
+
+def test_cross_entropy_grad_fn_is_pytorchs():
+    logits = creation.randn(4, 3, requires_grad=True)
+    loss = nn.CrossEntropyLoss()(logits, creation.tensor([0, 1, 2, 0]))
+    assert loss.grad_fn.name == "NllLossBackward0"
