@@ -629,7 +629,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         raise UnsupportedError("cross_entropy with both weight and label_smoothing is not supported by Dagscope")
     n_classes = input.data.shape[class_dim]
     valid = ne(target, ignore_index)
-    smooth = mul(neg(sum(logp, dim=class_dim)), where(valid, 1.0 / n_classes, 0.0))
+    share = mul(valid.to(logp.dtype), 1.0 / n_classes)     # (a bool where() with scalars would be float32)
+    smooth = mul(neg(sum(logp, dim=class_dim)), share)
     if reduction == "mean":
         smooth = div(sum(smooth), sum(valid))
     else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.ops.elementwise import dtype_name
 from engine.ops.registry import ELEMENTWISE, NN, OpDef, Spec, register
 from engine.ops.shapes import normalize_dims
 
@@ -322,8 +323,9 @@ def _nll_vjp(F, g, logp, target, *weight_and_out, reduction="mean", ignore_index
     class_dim = 1 if len(logp.shape) >= 2 else 0
     valid = F.ne(target, ignore_index)
     safe = F.where(valid, target, 0)
-    w = F.index(weight_and_out[0], safe, positions=(0,)) if len(weight_and_out) == 2 else 1.0
-    w = F.where(valid, w, 0.0)
+    w = F.to_dtype(valid, dtype=dtype_name(logp))         # 1 for counted targets, 0 for ignored ones
+    if len(weight_and_out) == 2:
+        w = F.mul(w, F.index(weight_and_out[0], safe, positions=(0,)))
     coeff = F.neg(w)
     if reduction == "mean":
         coeff = F.div(coeff, F.sum(w))

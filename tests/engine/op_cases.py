@@ -18,8 +18,8 @@ class Case:
     attrs: dict = field(default_factory=dict)
     diff: tuple = ()              # indices of differentiable inputs (gradient-checked)
     eps: float = 1e-6             # finite-difference step
-    rtol: float = 1e-5
-    atol: float = 1e-6
+    rtol: float = 1e-6
+    atol: float = 1e-7
     label: str = ""
 
     def __post_init__(self):

@@ -1,0 +1,188 @@
+"""engine.functional: values against numpy re-derivations, PyTorch's grad_fn names, and (when real
+PyTorch is installed) differential checks against torch.nn.functional."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from engine import functional as F
+from engine.tensor import Tensor
+
+rng = np.random.default_rng(3)
+
+
+def t(a, grad=False):
+    return Tensor(np.asarray(a), requires_grad=grad)
+
+
+def _log_softmax(z, axis=1):
+    z = z - z.max(axis=axis, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
+def test_linear_is_addmm_with_a_transposed_weight():
+    x, w, b = t(rng.standard_normal((4, 3))), t(rng.standard_normal((2, 3)), True), t(rng.standard_normal(2), True)
+    out = F.linear(x, w, b)
+    assert out.grad_fn.name == "AddmmBackward0"
+    assert [n.name if n else None for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", None, "TBackward0"]
+    np.testing.assert_allclose(out.data, x.data @ w.data.T + b.data, rtol=1e-12)
+    batched = F.linear(t(rng.standard_normal((2, 4, 3))), w, b)
+    assert batched.shape == (2, 4, 2) and batched.grad_fn.name == "AddBackward0"
+
+
+def test_cross_entropy_matches_numpy_and_prints_like_pytorch():
+    logits, target = rng.standard_normal((5, 4)), np.array([0, 3, 1, 3, 2])
+    x = t(logits.astype(np.float32), True)
+    loss = F.cross_entropy(x, t(target))
+    want = -_log_softmax(logits)[np.arange(5), target].mean()
+    np.testing.assert_allclose(loss.item(), want, rtol=1e-6)
+    assert repr(loss).endswith("grad_fn=<NllLossBackward0>)")
+    loss.backward()
+    p = np.exp(_log_softmax(logits))
+    p[np.arange(5), target] -= 1
+    np.testing.assert_allclose(x.grad.data, p / 5, rtol=1e-5, atol=1e-7)
+
+
+def test_cross_entropy_options():
+    logits, target = rng.standard_normal((4, 3)), np.array([2, -100, 0, 2])
+    weight = np.array([0.2, 1.0, 3.0])
+    logp = _log_softmax(logits)
+    valid = target != -100
+    picked = -logp[np.arange(4)[valid], target[valid]] * weight[target[valid]]
+    got = F.cross_entropy(t(logits), t(target), weight=t(weight))
+    np.testing.assert_allclose(got.item(), picked.sum() / weight[target[valid]].sum(), rtol=1e-12)
+    none = F.cross_entropy(t(logits), t(target), reduction="none")
+    assert none.shape == (4,) and none.data[1] == 0
+    # label smoothing: (1 - e) * nll + e * mean over classes of -logp
+    e = 0.1
+    target = np.array([2, 1, 0, 2])
+    smooth = F.cross_entropy(t(logits), t(target), label_smoothing=e)
+    want = ((1 - e) * -logp[np.arange(4), target] + e * -logp.mean(axis=1)).mean()
+    np.testing.assert_allclose(smooth.item(), want, rtol=1e-12)
+    # class-probability targets
+    probs = np.exp(_log_softmax(rng.standard_normal((4, 3))))
+    np.testing.assert_allclose(F.cross_entropy(t(logits), t(probs)).item(), -(probs * logp).sum(1).mean(), rtol=1e-12)
+    # (N, C, d) inputs
+    logits3, target3 = rng.standard_normal((2, 3, 4)), rng.integers(0, 3, (2, 4))
+    lp3 = _log_softmax(logits3, axis=1)
+    want3 = -np.take_along_axis(lp3, target3[:, None], 1).mean()
+    np.testing.assert_allclose(F.cross_entropy(t(logits3), t(target3)).item(), want3, rtol=1e-12)
+
+
+def test_other_losses_match_numpy():
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    mse = F.mse_loss(t(a), t(b))
+    assert mse.grad_fn is None and np.isclose(mse.item(), ((a - b) ** 2).mean())
+    assert np.isclose(F.l1_loss(t(a), t(b), reduction="sum").item(), np.abs(a - b).sum())
+    p, y = 1 / (1 + np.exp(-a)), (b > 0).astype(np.float64)
+    bce = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+    assert np.isclose(F.binary_cross_entropy(t(p), t(y)).item(), bce.mean())
+    assert np.isclose(F.binary_cross_entropy_with_logits(t(a), t(y)).item(), bce.mean())
+    pw = np.array([1.0, 2.0, 0.5, 3.0])
+    weighted = -(pw * y * np.log(p) + (1 - y) * np.log(1 - p))
+    assert np.isclose(F.binary_cross_entropy_with_logits(t(a), t(y), pos_weight=t(pw), reduction="sum").item(),
+                      weighted.sum())
+    x = t(a, True)
+    for fn, name in ((lambda: F.mse_loss(x, t(b)), "MseLossBackward0"),
+                     (lambda: F.l1_loss(x, t(b)), "MeanBackward0"),
+                     (lambda: F.binary_cross_entropy_with_logits(x, t(y)), "BinaryCrossEntropyWithLogitsBackward0"),
+                     (lambda: F.binary_cross_entropy(F.sigmoid(x), t(y)), "BinaryCrossEntropyBackward0")):
+        assert fn().grad_fn.name == name
+
+
+def _conv_reference(x, w, b, stride, padding):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    oh, ow = (h + 2 * padding - kh) // stride + 1, (wd + 2 * padding - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            out[:, :, i, j] = np.tensordot(patch, w, axes=([1, 2, 3], [1, 2, 3])) + b
+    return out
+
+
+@pytest.mark.parametrize("stride,padding", [(1, 0), (1, 1), (2, 1), (3, 2)])
+def test_conv2d_matches_a_direct_loop(stride, padding):
+    x, w, b = rng.standard_normal((2, 3, 7, 6)), rng.standard_normal((4, 3, 3, 2)), rng.standard_normal(4)
+    out = F.conv2d(t(x), t(w), t(b), stride=stride, padding=padding)
+    np.testing.assert_allclose(out.data, _conv_reference(x, w, b, stride, padding), rtol=1e-10, atol=1e-12)
+    assert F.conv2d(t(x), t(w, True), t(b)).grad_fn.name == "ConvolutionBackward0"
+
+
+def test_conv2d_same_padding_and_unbatched_input():
+    x, w = rng.standard_normal((3, 5, 5)), rng.standard_normal((2, 3, 3, 3))
+    out = F.conv2d(t(x), t(w), padding="same")
+    assert out.shape == (2, 5, 5)
+    np.testing.assert_allclose(out.data, _conv_reference(x[None], w, 0, 1, 1)[0], rtol=1e-10)
+
+
+def test_pooling_matches_a_direct_loop():
+    x = rng.standard_normal((2, 3, 6, 5))
+    mx = F.max_pool2d(t(x), 2)
+    av = F.avg_pool2d(t(x), 3, stride=1, padding=1)
+    for i in range(3):
+        for j in range(2):
+            np.testing.assert_allclose(mx.data[:, :, i, j], x[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2].max(axis=(2, 3)))
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    np.testing.assert_allclose(av.data[:, :, 2, 3], xp[:, :, 2:5, 3:6].mean(axis=(2, 3)), rtol=1e-12)
+    assert mx.shape == (2, 3, 3, 2) and av.shape == (2, 3, 6, 5)
+
+
+def test_dropout_is_deterministic_given_the_seed_and_scales():
+    x = t(np.ones((100, 100), np.float32), True)
+    engine.manual_seed(3)
+    a = F.dropout(x, 0.25)
+    engine.manual_seed(3)
+    b = F.dropout(x, 0.25)
+    np.testing.assert_array_equal(a.data, b.data)
+    assert set(np.unique(a.data)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((a.data == 0).mean() - 0.25) < 0.03 and a.grad_fn.name == "NativeDropoutBackward0"
+    assert F.dropout(x, 0.5, training=False) is x
+
+
+def test_embedding_one_hot_gather_cat_stack():
+    w = t(rng.standard_normal((5, 2)), True)
+    idx = t(np.array([[0, 4], [4, 1]]))
+    e = F.embedding(idx, w)
+    np.testing.assert_array_equal(e.data, w.data[idx.data])
+    e.sum().backward()
+    np.testing.assert_array_equal(w.grad.data[:, 0], [1, 1, 0, 0, 2])
+    assert F.one_hot(t(np.array([0, 2]))).tolist() == [[1, 0, 0], [0, 0, 1]]
+    x = t(np.arange(6.0).reshape(2, 3))
+    assert F.gather(x, 1, t(np.array([[2, 0], [1, 1]]))).tolist() == [[2.0, 0.0], [4.0, 4.0]]
+    assert F.cat([x, x], dim=-1).shape == (2, 6) and F.stack([x, x], dim=-1).shape == (2, 3, 2)
+    assert F.max(x, 1).indices.tolist() == [2, 2] and F.max(x, t(np.full((2, 3), 2.5))).tolist()[0] == [2.5, 2.5, 2.5]
+
+
+def test_layer_norm_and_activations():
+    x = rng.standard_normal((2, 5))
+    w, b = rng.standard_normal(5), rng.standard_normal(5)
+    want = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(F.layer_norm(t(x), (5,), t(w), t(b)).data, want, rtol=1e-10)
+    from math import erf
+    np.testing.assert_allclose(F.gelu(t(x)).data, [[v * 0.5 * (1 + erf(v / 2 ** 0.5)) for v in row] for row in x],
+                               rtol=1e-12)
+    np.testing.assert_allclose(F.softplus(t(x)).data, np.log1p(np.exp(x)), rtol=1e-12)
+    np.testing.assert_allclose(F.sigmoid(t(x)).data, 1 / (1 + np.exp(-x)), rtol=1e-12)
+    np.testing.assert_allclose(F.leaky_relu(t(x), 0.1).data, np.where(x > 0, x, 0.1 * x))
+    np.testing.assert_allclose(F.silu(t(x)).data, x / (1 + np.exp(-x)), rtol=1e-12)
+
+
+# ---- optional: real PyTorch as the oracle -------------------------------------------------------------
+
+@pytest.mark.torch
+def test_against_real_pytorch():
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal((4, 3, 6, 6))
+    w, b = rng.standard_normal((2, 3, 3, 3)), rng.standard_normal(2)
+    target = np.array([0, 1, 1, 0])
+    ours = F.cross_entropy(F.flatten(F.max_pool2d(F.gelu(F.conv2d(t(x, True), t(w, True), t(b), 1, 1)), 2), 1)[:, :2],
+                           t(target))
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    tf = torch.nn.functional
+    theirs = tf.cross_entropy(tf.max_pool2d(tf.gelu(tf.conv2d(tx, tw, torch.tensor(b), 1, 1)), 2).flatten(1)[:, :2],
+                              torch.tensor(target))
+    np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-10)
