@@ -71,6 +71,7 @@ async function drawTab(tab) {
   const key = `${tab}:${g?.id ?? "-"}`;
   if (state.drawn[tab] === key) return;
   state.drawn[tab] = key;
+  if (g && $("#graph-pick").value !== g.id) $("#graph-pick").value = g.id;   // show which graph this tab draws
   switch (tab) {
     case "forward":
       if (g?.forward) await views.forward.show(g.forward); else views.forward.showMessage(explain("forward"));

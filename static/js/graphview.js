@@ -191,7 +191,9 @@ export class GraphView {
     const r = this.canvas.getBoundingClientRect();
     if (r.width > 0 && r.height > 0) {
       const scale = Math.min(r.width / w, r.height / h);
-      if (scale > MAX_SCALE) { w = r.width / MAX_SCALE; h = r.height / MAX_SCALE; }
+      // projected graphs may be larger: the room is far away
+      const cap = document.body.classList.contains("present") ? MAX_SCALE * 1.6 : MAX_SCALE;
+      if (scale > cap) { w = r.width / cap; h = r.height / cap; }
     }
     this.setViewBox({ x: f.x + f.w / 2 - w / 2, y: f.y + f.h / 2 - h / 2, w, h });
   }

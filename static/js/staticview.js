@@ -10,7 +10,8 @@ export function warningLine(w) {
   const m = /\bline (\d+)/.exec(String(w));
   return m ? Number(m[1]) : null;
 }
-const warningText = (w) => (w && typeof w === "object" ? w.message : String(w));
+// the line is shown as a link, so a leading "line 11:" is not repeated in the text
+const warningText = (w) => (w && typeof w === "object" ? w.message : String(w)).replace(/^line \d+:\s*/, "");
 
 // Nodes are matched across captures by what they compute and where: op name plus source line.
 const matchKey = (n) => (n.kind === "input" ? `in:${n.label}` : `${n.op}@${n.line ?? ""}`);
