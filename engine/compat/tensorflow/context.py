@@ -38,6 +38,7 @@ class RunState:
         self.rng = np.random.default_rng(DEFAULT_SEED)
         self.recorded_session_graphs = 0
         self.function_count = 0
+        self.tracing = None                  # the tf.function trace in progress (function._Tracing)
 
     @property
     def default_graph(self):
@@ -87,6 +88,14 @@ def tf1_names_used(lines: list[str]) -> set[str]:
     return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in TF1_SESSION_API}
 
 
-def executing_eagerly() -> bool:
+def building_graph() -> bool:
+    """Do TF ops add nodes to a TF1 graph now (graph mode, or inside `with g.as_default()`)?
+    Inside a tf.function trace they run on the compiler's stand-in tensors instead."""
     st = state()
-    return st.eager and not st.graph_stack
+    return (not st.eager or bool(st.graph_stack)) and st.tracing is None
+
+
+def executing_eagerly() -> bool:
+    """`tf.executing_eagerly()`: False in TF1 graph mode and while a tf.function is traced."""
+    st = state()
+    return st.eager and not st.graph_stack and st.tracing is None

@@ -80,7 +80,7 @@ class EagerTensor(Tensor):
         if self.data.size != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
-        return bool(self.data.reshape(()))
+        return Tensor.__bool__(self)      # tells capture that Python read a value (a frozen branch)
 
     __hash__ = Tensor.__hash__      # TF raises here ("use tensor.ref()"); engine internals key by tensor
 

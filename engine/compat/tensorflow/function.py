@@ -1,16 +1,395 @@
-"""tf.function, tf.cond, tf.while_loop (eager parts; graph capture pending)."""
+"""`tf.function`, `tf.cond`, `tf.while_loop`: graph capture per input signature, as TF2 does it.
+
+Calling a `tf.function` looks up its *signature* — each tensor argument's shape and dtype, each
+Python argument's value, each variable argument's identity — in a cache. A miss traces the
+function: its source is compiled by Dagscope's AST compiler (engine/capture/ast_compiler.py, the
+one `torch.jit.script` uses), so Python `if`/`while` on tensors become `cond`/`while_loop` nodes,
+as AutoGraph converts them. A new signature traces again and the run record says why
+("retraced: x was f32[2], now f32[3]"). Each trace is recorded as a static graph (capture
+"function") with its backward graph and the pass pipeline.
+
+Variables the function reads become graph inputs (role "param"), read afresh at every call, so
+`v.assign(...)` between calls is seen, and a GradientTape around the call differentiates through
+the graph to the variables: a call runs the captured graph op by op through the engine
+(`engine.capture.common.run_eager`), so the tape records it as it records eager ops.
+
+Outside a tf.function, `tf.cond` calls one branch and `tf.while_loop` loops in Python (TF2 eager).
+"""
 from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from engine import autograd
+from engine.capture.ast_compiler import Compiler, _Ctx, _Frame, is_tensor
+from engine.capture.common import record_static, run_eager
+from engine.compat.tensorflow import context
+from engine.compat.tensorflow.eager import EagerTensor, as_eager
+from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.tape import flatten, pack_like
+from engine.errors import UnsupportedError
+from engine.ir import interpreter
+from engine.ir.graph import Graph as IRGraph
+from engine.ir.graph import format_spec
+from engine.ops.registry import Spec
+
+MAX_RECORDED_TRACES = 4          # per function: later traces still run, and are counted
+RETRACE_WARNING_AFTER = 5        # TF warns when a function keeps retracing
+
+
+class _Tracing:
+    """What a tf.function trace in progress needs to find: its compiler and the variables it read."""
+
+    def __init__(self, compiler: Compiler, graph: IRGraph):
+        self.compiler = compiler
+        self.graph = graph
+        self.variables: list = []            # tf.Variables read, in order: the "param" inputs
+
+    def read_variable(self, variable) -> None:
+        leaf = variable._leaf
+        if id(leaf) in self.compiler.sym:
+            return
+        v = self.graph.placeholder(variable._name, leaf.data.shape, leaf.data.dtype, role="param")
+        self.compiler.sym[id(leaf)] = v
+        self.compiler.home[v.id] = self.graph         # defined in the top graph, whatever branch reads it
+        self.compiler._alive.append(leaf)
+        self.variables.append(variable)
+
+    def is_symbolic(self, t) -> bool:
+        return id(t) in self.compiler.sym
+
+
+def tracing() -> _Tracing | None:
+    return context.state().tracing
+
+
+def static_value(t) -> np.ndarray:
+    """The value of a tensor used as an argument (a shape, an axis, a bound): refused when it is only
+    known when the graph runs, rather than silently using the placeholder's stand-in value."""
+    tr = tracing()
+    if tr is not None and tr.is_symbolic(t):
+        raise UnsupportedError("this argument must be known when tf.function builds the graph (a Python value or "
+                               "a constant); here it is computed from the function's inputs")
+    return np.asarray(getattr(t, "data", t))
+
+
+# ---- signatures -------------------------------------------------------------------------------
+
+def _signature(args: list) -> tuple:
+    key = []
+    for a in args:
+        if hasattr(a, "_dagscope_leaves"):
+            key.append(("variable", id(a)))
+        elif isinstance(a, GraphTensor):
+            raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
+        elif is_tensor(a):
+            key.append(("tensor", tuple(a.data.shape), a.data.dtype.name))
+        else:
+            try:
+                hash(a)
+                key.append(("python", type(a).__name__, a))
+            except TypeError:
+                key.append(("python", type(a).__name__, repr(a)))
+    return tuple(key)
+
+
+def _describe(entry) -> str:
+    if entry[0] == "tensor":
+        return format_spec(Spec(entry[1], np.dtype(entry[2])))
+    if entry[0] == "variable":
+        return "a tf.Variable"
+    return f"the Python value {entry[2]!r}"
+
+
+def _retrace_reason(names: list, old: tuple, new: tuple) -> str:
+    changes = [f"{n} was {_describe(a)}, now {_describe(b)}" for n, a, b in zip(names, old, new) if a != b]
+    return "retraced: " + "; ".join(changes) + " (a new input signature makes a new graph)"
+
+
+# ---- tf.function ----------------------------------------------------------------------------------
+
+class ConcreteFunction:
+    """One trace: the captured graph for one input signature."""
+
+    def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple):
+        self.graph = graph
+        self.structure = structure           # the Python structure of the outputs
+        self.arg_positions = arg_positions   # which arguments are the graph's first inputs
+        self.variables = variables           # then these variables' current values
+        self.signature = signature
+
+    def inputs_for(self, args: list) -> list:
+        tensors = []
+        for i in self.arg_positions:
+            a = args[i]
+            tensors.append(a._dagscope_value() if hasattr(a, "_dagscope_value") else a)
+        return tensors + [v._dagscope_value() for v in self.variables]
+
+    def run(self, args: list):
+        inputs = self.inputs_for(args)
+        previous = autograd._GradMode.enabled
+        autograd._GradMode.enabled = bool(context.state().tapes)   # a tape around the call records it
+        try:
+            outputs = run_eager(self.graph, inputs)
+        finally:
+            autograd._GradMode.enabled = previous
+        return pack_like(self.structure, [as_eager(o) for o in outputs])
+
+    def __call__(self, *args):
+        return self.run(list(args))
+
+
+class Function:
+    """What `@tf.function` returns."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
+                 reduce_retracing=False, experimental_relax_shapes=None, name=None, **kwargs):
+        self.python_function = python_function
+        self.input_signature = input_signature
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self._params = list(inspect.signature(python_function).parameters.values())
+        self._cache: dict[tuple, ConcreteFunction] = {}
+        self._last_signature: tuple | None = None
+        self._traces = 0
+        functools.update_wrapper(self, python_function, updated=())
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        bound = functools.partial(self, instance)       # `self` is specialized like a Python value
+        bound.__name__ = self.__name__
+        return bound
+
+    def _bind(self, args, kwargs) -> list:
+        bound = inspect.Signature(self._params).bind(*args, **kwargs)
+        bound.apply_defaults()
+        out = []
+        for p in self._params:
+            value = bound.arguments[p.name]
+            if p.kind == p.VAR_POSITIONAL or p.kind == p.VAR_KEYWORD:
+                raise UnsupportedError(f"tf.function {self.__name__}: *args/**kwargs parameters are not supported "
+                                       "by Dagscope; name each argument")
+            out.append(value)
+        return out
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        return self._concrete(args).run(args)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        return self._concrete(self._bind(args, kwargs))
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._traces
+
+    def _concrete(self, args: list) -> ConcreteFunction:
+        signature = _signature(args)
+        concrete = self._cache.get(signature)
+        if concrete is not None:
+            return concrete
+        names = [p.name for p in self._params]
+        reason = ("first call: traced" if self._last_signature is None
+                  else _retrace_reason(names, self._last_signature, signature))
+        concrete = self._trace(args, names, signature)
+        self._cache[signature] = concrete
+        self._last_signature = signature
+        self._traces += 1
+        self._record(concrete, args, reason)
+        return concrete
+
+    def _trace(self, args: list, names: list, signature: tuple) -> ConcreteFunction:
+        graph = IRGraph(self.__name__)
+        compiler = Compiler(graph)
+        trace = _Tracing(compiler, graph)
+        values, positions = [], []
+        for i, (name, a) in enumerate(zip(names, args)):
+            if hasattr(a, "_dagscope_leaves"):
+                values.append(a)
+                trace.read_variable(a)
+                positions.append(i)
+                trace.variables.pop()          # an argument, not a captured variable
+            elif is_tensor(a):
+                v = graph.placeholder(name, a.data.shape, a.data.dtype)
+                values.append(as_eager(compiler.shadow(v)))
+                positions.append(i)
+            else:
+                values.append(a)
+        st = context.state()
+        saved, st.tracing = st.tracing, trace     # inside: tf.executing_eagerly() is False
+        try:
+            with compiler:
+                result = compiler.call_function(self.python_function, tuple(values), {})
+        finally:
+            st.tracing = saved
+        outputs = flatten(result)
+        out_values = []
+        for o in outputs:
+            if hasattr(o, "_dagscope_value"):
+                o = o._leaf
+            if not is_tensor(o):
+                if isinstance(o, (bool, int, float)):
+                    o = EagerTensor(np.asarray(o, np.float32 if isinstance(o, float) else np.int32))
+                else:
+                    raise UnsupportedError(f"tf.function {self.__name__} returns a {type(o).__name__}; Dagscope's "
+                                           "tf.function returns tensors (or lists, tuples and dicts of them)")
+            out_values.append(compiler.value_of(o))
+        graph.current_line = graph.current_module = None
+        graph.output(out_values)
+        return ConcreteFunction(graph, result, positions, list(trace.variables), signature)
+
+    def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
+        st = context.state()
+        from engine import record
+        rec = record.current()
+        warnings = [reason]
+        if self._traces >= RETRACE_WARNING_AFTER:
+            note = (f"{self._traces} traces of tf.function {self.__name__}: every new shape or Python value "
+                    "retraces; pass tensors rather than Python numbers, or give an input_signature")
+            warnings.append(note)
+            if rec is not None and self._traces == RETRACE_WARNING_AFTER:
+                rec.warn(note)
+        if self._traces > MAX_RECORDED_TRACES:
+            return
+        st.function_count += 1
+        arrays = [np.asarray(t.data) for t in concrete.inputs_for(args)]
+        values = interpreter.evaluate(concrete.graph, arrays)
+        spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
+        record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",
+                      warnings=warnings, values=values, extra={"retrace_reason": reason})
+
+    def __repr__(self) -> str:
+        return f"<tensorflow.python.eager.polymorphic_function.polymorphic_function.Function object at {id(self):#x}>"
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_relax_shapes=None, **kwargs):
+    """`@tf.function` and `tf.function(f, ...)`."""
+    if func is None:
+        return functools.partial(function, input_signature=input_signature, autograph=autograph,
+                                 jit_compile=jit_compile, reduce_retracing=reduce_retracing, **kwargs)
+    if isinstance(func, Function):
+        return func
+    return Function(func, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
+                    reduce_retracing=reduce_retracing, **kwargs)
+
+
+# ---- explicit control flow --------------------------------------------------------------------------
+
+def _symbolic_pred(pred, tr: _Tracing | None):
+    if isinstance(pred, GraphTensor):
+        raise UnsupportedError("tf.cond / tf.while_loop in a TF1 graph are not supported by Dagscope; use them "
+                               "inside a tf.function (TF2)")
+    return tr is not None and is_tensor(pred) and tr.is_symbolic(pred)
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
-    return true_fn() if bool(pred) else false_fn()
+    """`tf.cond`: inside a tf.function on a graph tensor, a `cond` node with both branches captured."""
+    if true_fn is None or false_fn is None:
+        raise TypeError("tf.cond requires both true_fn and false_fn")
+    if hasattr(pred, "_dagscope_value"):
+        pred = pred._dagscope_value()
+    tr = tracing()
+    if not _symbolic_pred(pred, tr):
+        return true_fn() if bool(pred) else false_fn()
+    comp = tr.compiler
+    return _frame(comp).c_cond(pred, [lambda: _call(comp, true_fn, ()), lambda: _call(comp, false_fn, ())], None)
 
 
-def while_loop(cond, body, loop_vars, **kwargs):
-    while bool(cond(*loop_vars)):
-        loop_vars = body(*loop_vars)
-    return loop_vars
+def _frame(comp: Compiler) -> _Frame:
+    """A compiler frame to build control flow with (its function only lends globals to error messages)."""
+    return _Frame(comp, _frame, 0, {})
 
 
-def function(func=None, **kwargs):
-    return func
+def _call(comp: Compiler, fn, args: tuple):
+    """A branch or loop function, compiled (its own `if`s converted) when it is the user's code."""
+    from engine.capture.ast_compiler import user_defined
+    if isinstance(fn, functools.partial) and inspect.isfunction(fn.func) and user_defined(fn.func):
+        return comp.call_function(fn.func, tuple(fn.args) + args, dict(fn.keywords))
+    if inspect.isfunction(fn) and user_defined(fn):
+        return comp.call_function(fn, args, {})
+    return fn(*args)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, maximum_iterations=None, name=None):
+    """`tf.while_loop`: inside a tf.function, a `while_loop` node when the condition is a graph tensor."""
+    if maximum_iterations is not None:
+        raise UnsupportedError("tf.while_loop(maximum_iterations=...) is not supported by Dagscope; put the "
+                               "bound into the condition")
+    flat = [v._dagscope_value() if hasattr(v, "_dagscope_value") else v for v in flatten(loop_vars)]
+    tr = tracing()
+    symbolic = tr is not None and any(is_tensor(v) and tr.is_symbolic(v) for v in flat)
+    if not symbolic:
+        state = pack_like(loop_vars, flat)
+        while True:
+            test = cond(*_as_args(state))
+            if tr is not None and _symbolic_pred(test, tr):
+                return _graph_while(tr, cond, body, loop_vars, flatten(state))
+            if not bool(test):
+                return state
+            state = _pack_result(loop_vars, body(*_as_args(state)))
+    return _graph_while(tr, cond, body, loop_vars, flat)
+
+
+def _as_args(state) -> tuple:
+    return tuple(state) if isinstance(state, (list, tuple)) else (state,)
+
+
+def _pack_result(loop_vars, result):
+    if isinstance(loop_vars, (list, tuple)) and not isinstance(result, (list, tuple)):
+        result = [result]
+    return pack_like(loop_vars, flatten(result))
+
+
+def _graph_while(tr: _Tracing, cond, body, loop_vars, flat: list):
+    """A while_loop node: cond and body compiled into sub-graphs over the loop variables."""
+    comp = tr.compiler
+    init = []
+    for v in flat:
+        if not is_tensor(v):
+            v = EagerTensor(np.asarray(v, np.float32 if isinstance(v, float) else np.int32))
+        init.append(comp.value_of(v))
+    subgraphs, results = [], []
+    for kind in ("cond", "body"):
+        ctx = _Ctx(comp.ctx.graph.subgraph(kind), comp.ctx)
+        subgraphs.append(ctx)
+        prev, comp.ctx = comp.ctx, ctx
+        try:
+            carried = []
+            for i, v in enumerate(init):
+                p = ctx.graph.placeholder(f"loop_var_{i}", v.shape, v.dtype)
+                comp.home[p.id] = ctx.graph
+                carried.append(as_eager(comp.shadow(p)))
+            args = _as_args(pack_like(loop_vars, carried))
+            if kind == "cond":
+                test = _call(comp, cond, args)
+                if not is_tensor(test):
+                    test = EagerTensor(np.asarray(bool(test)))
+                results.append([comp.value_of(test)])
+            else:
+                out = flatten(_pack_result(loop_vars, _call(comp, body, args)))
+                values = []
+                for i, (o, v0) in enumerate(zip(out, init)):
+                    o = o if is_tensor(o) else EagerTensor(np.asarray(o, dtype=v0.dtype))
+                    val = comp.value_of(o)
+                    if val.shape != v0.shape or val.dtype != v0.dtype:
+                        raise UnsupportedError(f"tf.while_loop: loop variable {i} enters as "
+                                               f"{format_spec(v0.spec)} and leaves the body as "
+                                               f"{format_spec(val.spec)}; it must keep its shape and dtype")
+                    values.append(val)
+                results.append(values)
+        finally:
+            comp.ctx = prev
+    extra = _frame(comp)._unify_captures(subgraphs, leading=len(init))
+    cond_ctx, body_ctx = subgraphs
+    cond_ctx.graph.output(results[0])
+    passthrough = [body_ctx.graph.placeholders[len(init) + i].out for i in range(len(extra))]
+    body_ctx.graph.output(results[1] + passthrough)
+    g = comp.ctx.graph
+    g.current_line = comp.line
+    outs = g.while_loop(cond_ctx.graph, body_ctx.graph, init + extra)
+    shadows = [as_eager(comp.shadow(v)) for v in outs[:len(init)]]
+    return pack_like(loop_vars, shadows) if isinstance(loop_vars, (list, tuple, dict)) else shadows[0]

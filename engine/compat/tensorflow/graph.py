@@ -243,7 +243,7 @@ def _lower_on_scratch(lower: Callable, inputs: list, attrs: dict, dim: Callable)
 
 def placeholder(dtype, shape=None, name=None) -> GraphTensor:
     """`tf.placeholder`: a graph input whose value each `Session.run` must feed (dims may be None)."""
-    if context.executing_eagerly():
+    if not context.building_graph():
         raise RuntimeError("tf.placeholder() is not compatible with eager execution. (Call "
                            "tf.compat.v1.disable_eager_execution() first.)")
     dtype = dtypes.as_dtype(dtype)

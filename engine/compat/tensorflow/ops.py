@@ -63,7 +63,7 @@ def _is_tensorish(x) -> bool:
 
 
 def _graph_mode(values) -> bool:
-    return not context.executing_eagerly() or any(isinstance(v, GraphTensor) for v in values)
+    return context.building_graph() or any(isinstance(v, GraphTensor) for v in values)
 
 
 def _graph_of(values):
@@ -144,7 +144,7 @@ def _dtype_mismatch(tf_type, index, expected, got, graph):
 
 def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
     """Run `lower(F, *inputs, **attrs)` now (eager) or add it to the graph (graph mode)."""
-    if any(isinstance(t, GraphTensor) for t in inputs) or not context.executing_eagerly():
+    if any(isinstance(t, GraphTensor) for t in inputs) or context.building_graph():
         graph = _graph_of(inputs)
         return graph.add(tf_type, name, inputs, attrs, lower)
     # Only ops run while a GradientTape records are differentiable, as in TensorFlow.
@@ -164,13 +164,21 @@ def _require(x, kinds: str, tf_type: str):
                                    f"for {tf_type} ({allowed} dtypes only) [Op:{tf_type}]")
 
 
+def _static(value) -> np.ndarray:
+    """A value the op needs now (a shape, an axis, a bound), refused if only the graph knows it."""
+    if isinstance(value, GraphTensor):
+        raise UnsupportedError(f"this argument must be a Python value or constant, not the graph tensor {value.name}")
+    from engine.compat.tensorflow.function import static_value
+    return static_value(value)
+
+
 def _axes(axis):
     if axis is None:
         return None
     if isinstance(axis, (list, tuple)):
         return tuple(int(a) for a in axis)
     if isinstance(axis, (EngineTensor, np.ndarray)):
-        arr = np.asarray(getattr(axis, "data", axis))
+        arr = _static(axis)
         return tuple(int(a) for a in arr.reshape(-1)) if arr.ndim else int(arr)
     return int(axis)
 
@@ -190,7 +198,7 @@ def constant(value, dtype=None, shape=None, name="Const", _graph=None):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
                             f"(converted from {value!r}) has {arr.size} elements, but got `shape` {shape} with "
                             f"{int(np.prod(shape))} elements).")
-    graph = _graph if _graph is not None else (None if context.executing_eagerly() else context.state().default_graph)
+    graph = _graph if _graph is not None else (context.state().default_graph if context.building_graph() else None)
     if graph is None:
         return EagerTensor(np.array(arr, copy=True))
     arr = np.array(arr, copy=True)
@@ -200,7 +208,7 @@ def constant(value, dtype=None, shape=None, name="Const", _graph=None):
 
 def _shape_tuple(shape) -> tuple:
     if isinstance(shape, (EngineTensor, np.ndarray)):
-        return tuple(int(s) for s in np.asarray(getattr(shape, "data", shape)).reshape(-1))
+        return tuple(int(s) for s in _static(shape).reshape(-1))
     if isinstance(shape, dtypes.TensorShape):
         return tuple(shape.as_list())
     if isinstance(shape, (int, np.integer)):
@@ -228,7 +236,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name="eye"):
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TensorFlow's name
     if limit is None:
         start, limit = 0, start
-    values = [getattr(v, "data", v) for v in (start, limit, delta)]
+    values = [_static(v) for v in (start, limit, delta)]
     is_float = any(np.asarray(v).dtype.kind == "f" for v in values)
     target = dtypes.as_dtype(dtype).np if dtype is not None else (np.float32 if is_float else np.int32)
     return constant(np.arange(*(np.asarray(v).item() for v in values)).astype(target), name=name)
@@ -381,7 +389,7 @@ def where(condition, x=None, y=None, name=None):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     t = convert_to_tensor(t)
-    lo, hi = (float(np.asarray(getattr(v, "data", v))) for v in (clip_value_min, clip_value_max))
+    lo, hi = (float(_static(v)) for v in (clip_value_min, clip_value_max))
     if t.dtype.is_integer:
         lo, hi = int(lo), int(hi)
     return run_op("clip_by_value", name, lambda F, x: F.clamp(x, min=lo, max=hi), [t])
@@ -561,6 +569,9 @@ def gather_first(tensor, i: int):
 def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
     """`tf.print` in eager mode: values without the `tf.Tensor(...)` wrapper, like TF's."""
     import sys
+    if context.state().tracing is not None:
+        raise UnsupportedError("tf.print inside a tf.function is not supported by Dagscope (the graph IR has no "
+                               "print op); return the value and print it outside")
     if any(isinstance(x, GraphTensor) for x in inputs):
         raise UnsupportedError("tf.print inside a TF1 graph is not supported by Dagscope; fetch the tensor with "
                                "sess.run and print the result")

@@ -7,6 +7,7 @@ import numpy as np
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.ops import _shape_tuple
+from engine.errors import UnsupportedError
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal"]
 
@@ -24,7 +25,10 @@ def _source(tf_type: str, name: str | None, shape, dtype, sample):
 
     def draw(rng):
         return np.asarray(sample(rng, shape), dtype=dtype.np)
-    if context.executing_eagerly():
+    if context.state().tracing is not None:
+        raise UnsupportedError(f"tf.random.* inside a tf.function is not supported by Dagscope: a traced "
+                               "graph would freeze one sample; draw it outside and pass it in")
+    if not context.building_graph():
         return EagerTensor(draw(context.state().rng))
     graph = context.state().default_graph
     return graph.add(tf_type, name or tf_type, [], {"sample": draw}, None, dtype, dtypes.TensorShape(shape))

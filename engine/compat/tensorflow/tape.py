@@ -86,7 +86,7 @@ class GradientTape:
         self._used = False
 
     def __enter__(self) -> "GradientTape":
-        if not context.executing_eagerly():
+        if context.building_graph():
             raise UnsupportedError("tf.GradientTape in TF1 graph mode is not supported by Dagscope (TF1 used "
                                    "tf.gradients); use it in eager code or inside tf.function.")
         self._start()

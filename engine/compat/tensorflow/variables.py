@@ -25,7 +25,7 @@ class Variable:
                  synchronization=None, aggregation=None, shape=None, **kwargs):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if not context.executing_eagerly():
+        if context.building_graph():
             raise UnsupportedError("tf.Variable in TF1 graph mode (with global_variables_initializer) is not "
                                    "supported by Dagscope; feed values through tf.placeholder and feed_dict, or "
                                    "use TF2 eager execution.")
@@ -51,8 +51,11 @@ class Variable:
     # ---- reading -------------------------------------------------------------------------------------
     def _dagscope_value(self) -> EagerTensor:
         """The current leaf; a read inside a recording GradientTape makes the tape watch this variable."""
-        for tape in context.state().tapes:
+        st = context.state()
+        for tape in st.tapes:
             tape._variable_read(self)
+        if st.tracing is not None:
+            st.tracing.read_variable(self)    # inside tf.function: a graph input read at every call
         return self._leaf
 
     def _dagscope_leaves(self) -> list[EagerTensor]:
@@ -93,6 +96,9 @@ class Variable:
 
     # ---- writing --------------------------------------------------------------------------------------
     def assign(self, value, use_locking=None, name=None, read_value=True):
+        if context.state().tracing is not None:
+            raise UnsupportedError("Variable.assign inside a tf.function is not supported by Dagscope (the graph "
+                                   "IR has no state updates); return the new value and assign it outside")
         if hasattr(value, "_dagscope_value"):
             value = value._dagscope_value()
         arr = infer_array(value, self._dtype)
