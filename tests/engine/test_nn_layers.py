@@ -176,3 +176,17 @@ def test_cross_entropy_grad_fn_is_pytorchs():
     logits = creation.randn(4, 3, requires_grad=True)
     loss = nn.CrossEntropyLoss()(logits, creation.tensor([0, 1, 2, 0]))
     assert loss.grad_fn.name == "NllLossBackward0"
+
+
+def test_more_activation_and_pooling_modules():
+    x = creation.tensor([[-2.0, 0.5]])
+    np.testing.assert_allclose(nn.LeakyReLU(0.1)(x).data, [[-0.2, 0.5]], rtol=1e-6)
+    np.testing.assert_allclose(nn.SiLU()(x).data, x.data / (1 + np.exp(-x.data)), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softplus()(x).data, np.log1p(np.exp(x.data)), rtol=1e-6)
+    img = Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    assert nn.MaxPool2d(2)(img).data.reshape(-1).tolist() == [5.0, 7.0, 13.0, 15.0]
+    assert nn.AvgPool2d(2)(img).data.reshape(-1).tolist() == [2.5, 4.5, 10.5, 12.5]
+    assert [repr(m) for m in (nn.MaxPool2d(2), nn.AvgPool2d(3, 1), nn.LeakyReLU(), nn.SiLU(), nn.Softplus())] == [
+        "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
+        "AvgPool2d(kernel_size=3, stride=1, padding=0)", "LeakyReLU(negative_slope=0.01)", "SiLU()",
+        "Softplus(beta=1.0, threshold=20.0)"]

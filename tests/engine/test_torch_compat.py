@@ -122,3 +122,10 @@ def test_dataloader_default_collate_of_custom_dataset():
 
     xb, yb = next(iter(DataLoader(Squares(), batch_size=4)))
     assert repr(xb) == "tensor([0., 1., 2., 3.], dtype=torch.float64)" and repr(yb) == "tensor([0, 1, 4, 9])"
+
+
+def test_hasattr_and_getattr_default_see_unsupported_names_as_missing(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "print(hasattr(torch.nn, 'LSTM'), hasattr(torch.nn, 'Linear'), getattr(torch, 'fft', None))\n"))
+    assert out == "False True None\n"

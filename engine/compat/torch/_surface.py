@@ -8,14 +8,19 @@ import types
 from engine.errors import UnsupportedError
 
 
+class UnsupportedAttributeError(UnsupportedError, AttributeError):
+    """Also an AttributeError, so `hasattr(torch.nn, "LSTM")` is False and `getattr(..., default)`
+    works as with any module, while a direct use still fails as `unsupported`."""
+
+
 def unsupported_getattr(module_name: str, namespace: dict):
     def __getattr__(name: str):
         if name.startswith("__"):
             raise AttributeError(name)
         public = sorted(n for n, v in namespace.items() if n in _SUBMODULES or not n.startswith("_")
                         and not isinstance(v, (types.ModuleType, __future__._Feature)))
-        raise UnsupportedError(f"{module_name}.{name} is not supported by Dagscope. "
-                               f"Supported names in {module_name}: {', '.join(public)}.")
+        raise UnsupportedAttributeError(f"{module_name}.{name} is not supported by Dagscope. "
+                                         f"Supported names in {module_name}: {', '.join(public)}.")
     return __getattr__
 
 

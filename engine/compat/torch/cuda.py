@@ -1,5 +1,5 @@
 """`torch.cuda`: Dagscope runs on the CPU, so CUDA is reported absent (as on a machine without a GPU)."""
-from engine.compat.torch._surface import unsupported_getattr
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 
 
 def is_available() -> bool:
@@ -18,4 +18,4 @@ def manual_seed_all(seed: int) -> None:
     """As manual_seed: no CUDA devices."""
 
 
-__getattr__ = unsupported_getattr("torch.cuda", globals())
+__getattr__ = _unsupported_getattr("torch.cuda", globals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.autograd import enable_grad, no_grad, run_backward, set_grad_enabled  # noqa: F401
-from engine.compat.torch._surface import unsupported_getattr
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch.autograd import function  # noqa: F401  (torch.autograd.function)
 from engine.function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from engine.tensor import Tensor
@@ -60,4 +60,4 @@ def Variable(data, requires_grad: bool = False, volatile: bool = False):
     return t
 
 
-__getattr__ = unsupported_getattr("torch.autograd", globals())
+__getattr__ = _unsupported_getattr("torch.autograd", globals())

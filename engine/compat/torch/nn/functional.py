@@ -1,9 +1,9 @@
 """`torch.nn.functional` (usually imported as F): engine.functional's PyTorch-named functions,
 plus batch_norm (which lives beside nn.BatchNorm1d)."""
 from engine import functional as _functional
-from engine.compat.torch._surface import unsupported_getattr
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.nn.normalization import batch_norm  # noqa: F401
 
 globals().update({name: getattr(_functional, name) for name in _functional.__all__})
 
-__getattr__ = unsupported_getattr("torch.nn.functional", globals())
+__getattr__ = _unsupported_getattr("torch.nn.functional", globals())

@@ -1,6 +1,6 @@
 """`torch.nn.utils`: gradient clipping and parameter/vector conversion."""
-from engine.compat.torch._surface import unsupported_getattr
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.nn.utils import (clip_grad_norm_, clip_grad_value_, parameters_to_vector,  # noqa: F401
                              vector_to_parameters)
 
-__getattr__ = unsupported_getattr("torch.nn.utils", globals())
+__getattr__ = _unsupported_getattr("torch.nn.utils", globals())

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from engine import creation
-from engine.compat.torch._surface import unsupported_getattr
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.tensor import Tensor
 
 
@@ -138,4 +138,4 @@ class DataLoader:
         return self.collate_fn([self.dataset[int(i)] for i in idx])
 
 
-__getattr__ = unsupported_getattr("torch.utils.data", globals())
+__getattr__ = _unsupported_getattr("torch.utils.data", globals())
