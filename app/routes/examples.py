@@ -12,23 +12,27 @@ EXAMPLES_DIR = ROOT / "examples"
 HEADER_KEYS = ("title", "title_zh", "concept")
 
 
-def parse_example(name: str, code: str) -> dict:
-    """Title, Chinese title and concepts come from the leading comment lines; the code is kept whole."""
-    meta = {"id": name, "title": name, "title_zh": None, "concepts": [], "summary": "", "code": code}
-    summary = []
-    for line in code.splitlines():
-        if not line.startswith("#"):
-            break
-        text = line[1:].strip()
-        key, sep, value = text.partition(":")
-        if sep and key in HEADER_KEYS:
+def parse_example(name: str, source: str) -> dict:
+    """Title, Chinese title and concepts come from the leading `# key: value` lines, which the
+    gallery shows and the editor does not; the explanatory comments stay in the code."""
+    meta = {"id": name, "title": name, "title_zh": None, "concepts": [], "summary": ""}
+    summary, kept = [], []
+    lines = source.splitlines(keepends=True)
+    header = True
+    for line in lines:
+        header = header and line.startswith("#")
+        key, sep, value = line[1:].strip().partition(":") if header else ("", "", "")
+        if header and sep and key in HEADER_KEYS:
             if key == "concept":
                 meta["concepts"] = [c.strip() for c in value.split(",") if c.strip()]
             else:
                 meta[key] = value.strip()
-        else:
-            summary.append(text)
+            continue
+        if header:
+            summary.append(line[1:].strip())
+        kept.append(line)
     meta["summary"] = " ".join(summary)
+    meta["code"] = "".join(kept)
     return meta
 
 

@@ -25,3 +25,11 @@ def test_seed_example_runs(run, client):
     ex = {e["id"]: e for e in client.get("/api/examples").json()["examples"]}["01_autograd_basics"]
     record = run(ex["code"])
     assert record["ok"] and record["stdout"] == "tensor([2., 2.])\n"
+
+
+def test_metadata_lines_stay_out_of_the_editor_code():
+    from app.routes.examples import parse_example
+    ex = parse_example("x", "# title: T\n# title_zh: 中\n# concept: a, b\n# Why it matters.\nimport torch\n# not header: kept\n")
+    assert (ex["title"], ex["title_zh"], ex["concepts"]) == ("T", "中", ["a", "b"])
+    assert ex["code"] == "# Why it matters.\nimport torch\n# not header: kept\n"
+    assert ex["summary"] == "Why it matters."

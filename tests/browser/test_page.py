@@ -153,3 +153,18 @@ def test_presenter_mode_and_language_switch(page):
     page.wait_for_function("document.querySelector('[data-tab=forward]').textContent.includes('前向图')")
     page.wait_for_selector("#view-forward g.node")
     assert "运行" in page.inner_text("#run")
+
+
+def test_readme_screenshot(page):
+    """The README's picture: the chain-rule example paused mid-backprop (docs/screenshot.png)."""
+    from pathlib import Path
+    open_page(page)
+    page.click(".example[data-id='02_chain_rule']")                 # the gallery loads and runs it
+    page.wait_for_function("window.dagscope.state.record && window.dagscope.state.record.ok")
+    assert "title_zh" not in page.evaluate("window.dagscope.getCode()")
+    page.evaluate("window.dagscope.step(3)")
+    page.wait_for_selector("#view-step-backward g.node.current")
+    page.wait_for_selector("#view-step-forward g.node.current")
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    docs.mkdir(exist_ok=True)
+    page.screenshot(path=str(docs / "screenshot.png"))
