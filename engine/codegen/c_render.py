@@ -40,7 +40,8 @@ static inline float ds_tanhf(float x) {
   float q = y2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
   q = q * y2 + 2.26843463243900e-03f;
   q = q * y2 + 4.89352518554385e-03f;
-  return ax < 0.0004f ? x : p / q;
+  float r = p / q;   /* computed unconditionally: a conditional division would block if-conversion */
+  return ax < 0.0004f ? x : r;
 }
 
 static inline float ds_signf(float x) { return x != x ? x : (float)((x > 0) - (x < 0)); }

@@ -31,13 +31,16 @@ from typing import Callable
 #                     -ffast-math it keeps NaN/inf semantics (no -ffinite-math-only: isnan and
 #                     the NaN-propagating max/min stay correct) and evaluation order (no
 #                     reassociation: sums keep their order unless we ask for `omp simd`).
+#   -fno-trapping-math  lets comparisons and divisions be if-converted into vector selects
+#                     (ds_tanhf's clamps): we never read FP exception flags. Results, NaN and inf
+#                     included, are unchanged; without it no loop containing a select vectorizes.
 #   -fopenmp-simd     honours `#pragma omp simd reduction(+:acc)` on reduction loops (explicit,
 #                     local permission to reassociate) without linking the OpenMP runtime.
 #                     No -fopenmp: DESIGN.md measured parallel regions costing several ms on
 #                     these 2-core machines, slower than single-threaded kernels; bench/kernels.py
 #                     re-measures it.
 #   -fPIC -shared     a loadable library; -std=c11 for `restrict`-free, portable C.
-FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp-simd", "-fPIC", "-shared", "-std=c11")
+FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fopenmp-simd", "-fPIC", "-shared", "-std=c11")
 LIBS = ("-lm",)
 DEFAULT_CACHE_MB = 256
 COMPILE_TIMEOUT_S = 60

@@ -224,6 +224,9 @@ class Specialization:
                 for v in u.outputs:
                     val = self.nodes_by_id[v.split(".")[0]].out
                     specs[v] = (tuple(val.shape), np.dtype(val.dtype))
+        # graph outputs are written straight into fresh arrays each call (the caller keeps them),
+        # so returning them costs no copy; everything else lives in preallocated buffers
+        self.fresh = {v: specs.pop(v) for v in dict.fromkeys(self.output_ids) if v in specs}
         plan = self.graph.memory_plan
         assignment = plan.assignment() if plan is not None else {}
         self.arrays, self.memory = buffers.allocate(specs, defined_at, last_use, assignment)
@@ -240,22 +243,22 @@ class Specialization:
         if u.kind == "kernel" and hasattr(u, "numpy"):
             k = u.numpy
             scratch = [np.empty(shape, dtype) for shape, dtype in k.scratch]
-            outs = [env[v] for v in k.outputs]
             fn = k.function
 
             def numpy_step():
-                fn(*[env[v] for v in k.inputs], *outs, *scratch)
+                fn(*[env[v] for v in k.inputs], *[env[v] for v in k.outputs], *scratch)
             return numpy_step
         node = self.nodes_by_id[u.node_ids[0]]
         ins = [v.id for v in node.inputs]
         if u.kind == "matmul" and self._matmul_ok(node):
-            out = env[node.id]
+            out_id = node.id
             if node.op == "matmul":
                 def matmul_step():
-                    np.matmul(env[ins[0]], env[ins[1]], out=out)
+                    np.matmul(env[ins[0]], env[ins[1]], out=env[out_id])
                 return matmul_step
 
             def addmm_step():
+                out = env[out_id]
                 np.matmul(env[ins[1]], env[ins[2]], out=out)
                 np.add(out, env[ins[0]], out=out)
             return addmm_step
@@ -264,7 +267,7 @@ class Specialization:
     def _matmul_ok(self, node: Node) -> bool:
         dts = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
         return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:]) and \
-            node.id in self.env
+            (node.id in self.arrays or node.id in self.fresh)
 
     def _op_step(self, node: Node, u: Unit):
         env = self.env
@@ -305,8 +308,12 @@ class Specialization:
                 expect = tuple(s * arg.dtype.itemsize for s, n in
                                zip(self.layout.get(arg.value_id, contiguous_strides(arg.shape)), arg.shape) if n > 1)
                 dynamic.append((pos, arg.value_id, expect, arg.shape))
-        for arg in k.outputs:
-            static.append(self.arrays[arg.value_id].ctypes.data)
+        for pos, arg in enumerate(k.outputs, start=len(k.inputs)):
+            if arg.value_id in self.fresh:
+                static.append(None)
+                dynamic.append((pos, arg.value_id, None, arg.shape))
+            else:
+                static.append(self.arrays[arg.value_id].ctypes.data)
         if not dynamic:
             args = tuple(static)
             return lambda: fn(*args)
@@ -315,7 +322,7 @@ class Specialization:
             args = list(static)
             for pos, vid, expect, shape in dynamic:
                 a = env[vid]
-                if tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect:
+                if expect is not None and tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect:
                     a = np.ascontiguousarray(a)       # a layout the kernel was not compiled for
                     env[vid] = a
                 args[pos] = a.ctypes.data
@@ -326,10 +333,12 @@ class Specialization:
         env = self.env
         for pid, a in zip(self.placeholders, arrays):
             env[pid] = a
+        for vid, (shape, dtype) in self.fresh.items():
+            env[vid] = np.empty(shape, dtype)
         for step in self._steps:
             step()
-        # buffers are reused by the next call: hand out copies
-        return [np.array(env[v], copy=True) for v in self.output_ids]
+        # fresh outputs are the caller's; anything else (inputs, views of reused buffers) is copied
+        return [env[v] if v in self.fresh else np.array(env[v], copy=True) for v in self.output_ids]
 
 
 class CompiledGraph:
