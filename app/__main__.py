@@ -1,17 +1,48 @@
-"""Command line entry: `python -m app --host 127.0.0.1 --port 8000`."""
+"""Command line entry: `python -m app --host 127.0.0.1 --port 8000 [--token SECRET]`."""
 from __future__ import annotations
 
 import argparse
+import os
+import socket
 
 import uvicorn
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (the interface the default route would use)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))   # TEST-NET-1; UDP connect sends nothing, it only picks a route
+        return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostbyname(socket.gethostname())
+    finally:
+        probe.close()
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m app", description="Serve Dagscope.")
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="127.0.0.1 (default) serves this machine only; 0.0.0.0 serves the whole network")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--token", default=os.environ.get("DAGSCOPE_ACCESS_TOKEN", ""),
+                        help="require this access token (students open the link that carries it)")
     args = parser.parse_args(argv)
-    print(f"Dagscope: open http://{'localhost' if args.host in ('127.0.0.1', 'localhost') else args.host}:{args.port}")
+    if args.token:
+        os.environ["DAGSCOPE_ACCESS_TOKEN"] = args.token
+    query = f"/?token={args.token}" if args.token else "/"
+    if args.host in LOCAL_HOSTS:
+        print(f"Dagscope: open http://localhost:{args.port}{query}")
+    else:
+        shown = lan_address() if args.host in ("0.0.0.0", "::") else args.host
+        print(f"Dagscope is serving the network. Give students this address: http://{shown}:{args.port}{query}")
+        print("WARNING: anyone who can reach this machine can run code in Dagscope's sandbox."
+              + ("" if args.token else " Add --token SECRET so that only people with the link can.")
+              + " Serve only on a network you trust (the classroom LAN), never on the internet.")
+    from app.services.runs import warm_up
+    warm_up()   # start the warm pool now, so the first student's run does not wait for it
     uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info")
 
 

@@ -36,6 +36,9 @@ class Settings:
     runs_in_flight_per_client: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUNS_PER_CLIENT", 1)))
     rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_RATE_PER_MIN", 30))
     rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RATE_BURST", 10)))
+    # The server's own machine (the teacher, the browser tests) is not rate limited; students are.
+    unlimited_clients: tuple = field(default_factory=lambda: tuple(
+        c.strip() for c in os.environ.get("DAGSCOPE_UNLIMITED_CLIENTS", "127.0.0.1,::1").split(",") if c.strip()))
     max_body_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_BODY_BYTES", 8_000_000)))
     access_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_ACCESS_TOKEN", ""))
 

@@ -92,32 +92,39 @@ class BodyLimit:
                 if declared > limit:
                     return await _reply(send, 413, f"request body larger than {limit} bytes")
         seen = 0
-        started = False
+        started = responded = False
 
         async def counting_receive():
-            nonlocal seen
+            nonlocal seen, responded
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
+                    # Answer now: the framework would turn any error raised while it parses the
+                    # body into its own 400, which the guarded `send` below then drops.
+                    if not started and not responded:
+                        responded = True
+                        await _reply(send, 413, f"request body larger than {limit} bytes")
                     raise _TooLarge()
             return message
 
-        async def tracking_send(message):
+        async def guarded_send(message):
             nonlocal started
+            if responded:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
-            await self.app(scope, counting_receive, tracking_send)
+            await self.app(scope, counting_receive, guarded_send)
         except _TooLarge:
-            if not started:
-                await _reply(send, 413, f"request body larger than {limit} bytes")
+            pass
 
 
 class RunRateLimit:
     """A token bucket per client address for POST /api/run: DAGSCOPE_RATE_PER_MIN runs a minute
-    on average, bursts of DAGSCOPE_RATE_BURST; beyond it 429 with Retry-After."""
+    on average, bursts of DAGSCOPE_RATE_BURST; beyond it 429 with Retry-After. Addresses in
+    DAGSCOPE_UNLIMITED_CLIENTS (the server's own machine by default) are not limited."""
 
     MAX_CLIENTS = 10_000
 
@@ -138,7 +145,7 @@ class RunRateLimit:
         """Spend one token; returns 0, or the seconds until a token is available."""
         settings = get_settings()
         rate, burst = settings.rate_per_min / 60.0, max(1, settings.rate_burst)
-        if rate <= 0:
+        if rate <= 0 or client in settings.unlimited_clients:
             return 0.0
         now = time.monotonic()
         with self._lock:

@@ -5,30 +5,9 @@ import time
 import pytest
 
 from app.sandbox import ZYGOTE, Limits, run_code
+from proc_tree import descendants
 
 TEST_LIMITS = Limits(timeout_s=2.0, memory_mb=768, max_stdout_bytes=10_000, max_record_bytes=2_000_000)
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live process below `pid` (zombies excluded), read from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 @pytest.fixture

@@ -1,0 +1,91 @@
+"""A real server under pressure: every core busy with infinite loops, yet /healthz answers at once,
+another student's short run gets through, and nothing is left running afterwards.
+Each simulated student connects from its own loopback address (127.0.0.N), as on a LAN."""
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from app.config import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "sandbox"))
+from proc_tree import descendants  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def student(n: int, base: str, timeout: float = 30) -> httpx.Client:
+    return httpx.Client(base_url=base, timeout=timeout,
+                        transport=httpx.HTTPTransport(local_address=f"127.0.0.{n}"))
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    env = {**os.environ, "DAGSCOPE_RUN_TIMEOUT": "3", "DAGSCOPE_WORKERS": "2", "DAGSCOPE_DEMOTE_AFTER": "0.5",
+           "DAGSCOPE_BACKGROUND_RUNS": "4", "DAGSCOPE_QUEUE_LIMIT": "8"}
+    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    yield base, proc
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_health_and_short_runs_stay_quick_while_loops_hog_the_cores(server):
+    base, proc = server
+    answers = {}
+
+    def loop(n):
+        with student(n, base) as c:
+            answers[n] = c.post("/api/run", json={"code": "while True:\n    pass"}).json()
+    threads = [threading.Thread(target=loop, args=(n,)) for n in range(11, 14)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)     # all three loops are running and have been demoted to background slots
+    with student(20, base) as c:
+        started = time.monotonic()
+        assert c.get("/healthz").json() == {"status": "ok"}
+        assert time.monotonic() - started < 0.5
+        started = time.monotonic()
+        record = c.post("/api/run", json={"code": "print(sum(range(10)))"}).json()
+        assert record["stdout"] == "45\n"
+        assert time.monotonic() - started < 2.0
+    for t in threads:
+        t.join(20)
+    assert all(answers[n]["error"]["kind"] == "timeout" for n in range(11, 14))
+
+
+def test_a_second_run_from_the_same_student_while_one_runs_is_429(server):
+    base, _ = server
+    with student(30, base) as c:
+        first = threading.Thread(target=c.post, args=("/api/run",), kwargs={"json": {"code": "import time\ntime.sleep(1)"}})
+        first.start()
+        time.sleep(0.3)
+        second = c.post("/api/run", json={"code": "print(1)"})
+        first.join()
+    assert second.status_code == 429 and int(second.headers["Retry-After"]) >= 1
+
+
+def test_nothing_is_left_running_after_the_runs(server):
+    _, proc = server
+    deadline = time.monotonic() + 5
+    while len(descendants(proc.pid)) > 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(descendants(proc.pid)) == 1     # only the zygote: no supervisor, no run
