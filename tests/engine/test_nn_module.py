@@ -206,3 +206,16 @@ def test_deepcopy_keeps_names_and_copies_data():
     twin = copy.deepcopy(m)
     assert twin.fc1.weight._name == "fc1.weight" and isinstance(twin.fc1.weight, nn.Parameter)
     assert not np.shares_memory(twin.fc1.weight.data, m.fc1.weight.data)
+
+
+def test_clip_grad_norm_scales_all_gradients_together():
+    from engine.nn.utils import clip_grad_norm_, clip_grad_value_
+    a, b = nn.Parameter(creation.zeros(2)), nn.Parameter(creation.zeros(1))
+    a.grad, b.grad = creation.tensor([3.0, 0.0]), creation.tensor([4.0])
+    total = clip_grad_norm_([a, b], max_norm=1.0)
+    assert total.item() == pytest.approx(5.0)
+    coef = 1.0 / (5.0 + 1e-6)
+    np.testing.assert_allclose(a.grad.data, [3.0 * coef, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(b.grad.data, [4.0 * coef], rtol=1e-6)
+    clip_grad_value_([a], 0.1)
+    np.testing.assert_allclose(a.grad.data, [0.1, 0.0], rtol=1e-6)

@@ -129,3 +129,11 @@ def test_hasattr_and_getattr_default_see_unsupported_names_as_missing(run):
         "import torch\n"
         "print(hasattr(torch.nn, 'LSTM'), hasattr(torch.nn, 'Linear'), getattr(torch, 'fft', None))\n"))
     assert out == "False True None\n"
+
+
+def test_facade_submodules_are_attributes_without_their_own_import(run):
+    import importlib.util
+    if importlib.util.find_spec("engine.compat.torch.jit") is None:
+        pytest.skip("torch.jit facade not present")
+    out = _stdout(run, "import torch\nprint(callable(torch.jit.trace))\n")
+    assert out == "True\n"
