@@ -82,7 +82,7 @@ class Conv2d(Module):
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0, 0):
-            s += f", padding={self.padding!r}"
+            s += f", padding={self.padding}"
         if self.dilation != (1, 1):
             s += f", dilation={self.dilation}"
         if self.groups != 1:

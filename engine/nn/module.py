@@ -315,12 +315,15 @@ class Module:
 
     # ---- device and dtype (CPU only) ----
     def to(self, *args, **kwargs) -> "Module":
+        from engine.compat.torch_dtypes import dtype as torch_dtype
         dtype = kwargs.get("dtype")
         for a in args:
-            if hasattr(a, "is_floating_point"):
+            if isinstance(a, torch_dtype):
                 dtype = a
+            elif isinstance(a, Tensor):
+                dtype = torch_dtype_of(a)
             else:
-                _check_device(kwargs.get("device", a))
+                _check_device(a)
         if "device" in kwargs:
             _check_device(kwargs["device"])
         if dtype is not None:
@@ -428,6 +431,11 @@ def _check_device(device) -> None:
     if not text.startswith("cpu"):
         raise UnsupportedError(f"device {text!r}: Dagscope runs on the CPU only; use 'cpu' "
                                "(torch.cuda.is_available() returns False here).")
+
+
+def torch_dtype_of(t: Tensor):
+    from engine.compat.torch_dtypes import from_numpy
+    return from_numpy(t.data.dtype)
 
 
 def _zero_grad(p: Tensor, set_to_none: bool) -> None:
