@@ -78,12 +78,14 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
     nodes_by_id = nodes_by_id or {n.id: n for n in graph.nodes}
     nodes = [nodes_by_id[i] for i in group.node_ids]
     names: dict[str, str] = {}
+    literal_dtypes: dict[str, str] = {}       # registry forwards take arrays, not Python scalars
     inputs, scratch = [], []
     for vid in group.inputs:
         producer = graph_value_producer(nodes_by_id, graph, vid)
         if producer.kind == CONSTANT and producer.value is not None and producer.value.size == 1 \
                 and producer.value.ndim == 0:
             names[vid] = _literal(producer.value.item())
+            literal_dtypes[vid] = producer.value.dtype.name
         else:
             names[vid] = f"in{len(inputs)}"
             inputs.append(vid)
@@ -96,12 +98,14 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
     for n in nodes:
         kind = OPS[n.op].kind
         args = [names[v.id] for v in n.inputs]
+        arrays = [f"np.asarray({names[v.id]}, dtype={literal_dtypes[v.id]!r})" if v.id in literal_dtypes
+                  else names[v.id] for v in n.inputs]
         attrs = ", ".join(f"{k}={v!r}" for k, v in n.attrs.items())
         lines.append(f"    # {describe(n)}")
         if kind == MOVEMENT:           # a view: no buffer, no copy (unless it is a group output)
             view = f"w{n_views}"
             n_views += 1
-            lines.append(f"    {view} = RUN[{n.op!r}]({', '.join(args)}{', ' + attrs if attrs else ''})")
+            lines.append(f"    {view} = RUN[{n.op!r}]({', '.join(arrays)}{', ' + attrs if attrs else ''})")
             if n.id in names:
                 lines.append(f"    np.copyto({names[n.id]}, {view})")
             else:
@@ -123,7 +127,7 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
                 fmt.update(axes=axes, out_keep=f"{out}.reshape({keep})")
             lines.append("    " + NP_EXPR[n.op].format(*args, **fmt))
         else:
-            lines.append(f"    np.copyto({out}, RUN[{n.op!r}]({', '.join(args)}"
+            lines.append(f"    np.copyto({out}, RUN[{n.op!r}]({', '.join(arrays)}"
                          f"{', ' + attrs if attrs else ''}), casting='unsafe')")
     source = f"def {group.name}({', '.join(params)}):\n" + "\n".join(lines or ["    pass"]) + "\n"
     namespace = {"np": np, "RUN": {name: op.run for name, op in OPS.items()}}

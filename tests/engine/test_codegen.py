@@ -198,3 +198,16 @@ def test_source_is_readable_with_node_ids_and_user_lines():
     assert "void fused_mul_tanh_0(const float *in0, float *out0)" in src
     assert f"{y.id} = tanh(" in src and "line 1: y = torch.tanh(x * w)" in src
     assert "for (int64_t i0 = 0; i0 < 64; i0++)" in src       # contiguous 8x8 merged into one loop
+
+
+@pytest.mark.parametrize("backend", ["c", "numpy"])
+def test_python_scalars_inlined_into_every_kind_of_op(backend):
+    g = Graph("scalars")
+    x = g.placeholder("x", (5, 3), np.float32)
+    i = g.placeholder("i", (5, 3), np.int64)
+    outs = [g.call("where", g.call("gt", x, 0.0), x, 0.0), g.call("pow", x, 2.0), g.call("maximum", x, 0.5),
+            g.call("div", i, 2), g.call("where", g.call("ne", i, 1), i, 0), g.call("mul", i, 1.5),
+            g.call("clamp", i, min=0, max=2), g.call("add", g.call("sum", i, dim=(1,)), 3)]
+    g.output(outs)
+    rng = np.random.default_rng(2)
+    _check(g, [rng.uniform(-2, 2, (5, 3)).astype(np.float32), rng.integers(-3, 4, (5, 3))], backend)

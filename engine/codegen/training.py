@@ -1,0 +1,96 @@
+"""Compiled forward and backward, joined to eager autograd (what torch.compile does for training).
+
+From a captured forward graph, graph autodiff (engine.autodiff.backward_graph) gives the backward
+graph and the forward values it reads ("saved"). The forward is compiled with those saved values
+as extra outputs, the backward on its own; `CompiledAutograd(...)(*tensors)` runs the compiled
+forward and gives its result a grad_fn (`CompiledFunctionBackward`, PyTorch's name) whose
+backward runs the compiled backward. So `loss.backward()` and `opt.step()` work unchanged, and
+parameters' `.grad` are filled by ordinary AccumulateGrad nodes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.autodiff import backward_graph, differentiable_value
+from engine.codegen.executor import CompiledGraph, build
+from engine.errors import UnsupportedError
+from engine.ir.graph import Graph
+
+
+def _optimize(graph: Graph) -> Graph:
+    from engine.passes import run_pipeline
+    return run_pipeline(graph).graph
+
+
+class CompiledAutograd:
+    """Callable on Tensors in the graph's placeholder order; returns Tensors (a list)."""
+
+    def __init__(self, graph: Graph, wrt: list[str] | None = None, backend: str | None = None):
+        self.graph = graph
+        placeholder_ids = [n.id for n in graph.placeholders]
+        self.wrt = wrt if wrt is not None else [v.id for v in graph.inputs if differentiable_value(v)]
+        self.num_outputs = len(graph.outputs)
+        self.backward = None
+        self.saved_inputs: list[int] = []          # saved values that are graph inputs: placeholder index
+        self.saved_outputs: list[int] = []         # saved values computed by forward: its extra outputs
+        forward = graph
+        if self.wrt:
+            bwd = backward_graph(graph, self.wrt)
+            values = {v.id: v for n in graph.nodes for v in n.outputs}
+            forward = graph.copy()
+            fvalues = {v.id: v for n in forward.nodes for v in n.outputs}
+            computed = [s for s in bwd.saved if s not in placeholder_ids]
+            forward.output(list(forward.outputs) + [fvalues[s] for s in computed])
+            self.saved_plan = [("input", placeholder_ids.index(s)) if s in placeholder_ids
+                               else ("output", self.num_outputs + computed.index(s)) for s in bwd.saved]
+            assert all(s in values for s in bwd.saved)
+            self.backward = build(_optimize(bwd.graph), backend)
+            self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
+        self.forward = build(_optimize(forward), backend)
+        self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]
+
+    @property
+    def compiled(self) -> list[CompiledGraph]:
+        return [c for c in (self.forward, self.backward) if c is not None]
+
+    def __call__(self, *tensors):
+        from engine import autograd
+        from engine.tensor import Tensor
+        arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
+            isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
+        if not needs_grad:
+            outs = self.forward(*arrays)[: self.num_outputs]
+            return [Tensor(o) for o in outs]
+        float_outs = [i for i, v in enumerate(self.graph.outputs) if differentiable_value(v)]
+        if len(float_outs) != 1:
+            raise UnsupportedError("compiled training supports one differentiable output "
+                                   f"(this graph returns {len(float_outs)})")
+        return self._with_grad_fn(tensors, arrays, float_outs[0])
+
+    def _with_grad_fn(self, tensors, arrays, diff_index: int):
+        from engine.function import Function
+        from engine.tensor import Tensor
+        runner = self
+
+        class CompiledFunction(Function):
+            @staticmethod
+            def forward(ctx, *args):
+                outs = runner.forward(*arrays)
+                ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
+                results = tuple(Tensor(o) for o in outs[: runner.num_outputs])
+                for i, r in enumerate(results):
+                    if i != diff_index:
+                        ctx.mark_non_differentiable(r)
+                return results
+
+            @staticmethod
+            def backward(ctx, grad):
+                seeds = [np.zeros(shape, dtype) for shape, dtype in runner.seed_specs]
+                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "data", grad), dtype=seeds[diff_index].dtype),
+                                                    seeds[diff_index].shape)
+                grads = runner.backward(*seeds, *ctx.saved_arrays)
+                by_position = dict(zip(runner.wrt_positions, grads))
+                return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(len(tensors)))
+
+        return list(CompiledFunction.apply(*tensors))
