@@ -1,6 +1,8 @@
 """What every facade module shares: a module `__getattr__` that names an unsupported name clearly."""
 from __future__ import annotations
 
+import types
+
 from engine.errors import UnsupportedError
 
 
@@ -9,12 +11,24 @@ def unsupported_names(module_path: str, namespace: dict):
     def __getattr__(name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        public = sorted(n for n, v in namespace.items() if not n.startswith("_") and not _is_import(v))
+        names = namespace.get("__all__") or [n for n, v in namespace.items()
+                                             if not n.startswith("_") and _is_public(v)]
+        public = sorted(names)
         raise UnsupportedError(f"{module_path}.{name} is not supported by Dagscope. Supported names in "
                                f"{module_path}: {', '.join(public)}.")
     return __getattr__
 
 
-def _is_import(value) -> bool:
-    # `from __future__ import annotations` leaves a feature object in the namespace
-    return type(value).__name__ == "_Feature"
+# The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
+_IMPLEMENTATION = {"context", "eager", "graph", "ops", "session", "tape", "variables", "function"}
+
+
+def _is_public(value) -> bool:
+    """Part of the facade, not a helper it imported (numpy, `annotations`, this module)."""
+    module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+    if type(value).__name__ == "_Feature" or module == __name__:
+        return False
+    if isinstance(value, types.ModuleType):
+        package, _, leaf = value.__name__.rpartition(".")
+        return value.__name__.startswith("engine.compat.tensorflow") and leaf not in _IMPLEMENTATION
+    return True

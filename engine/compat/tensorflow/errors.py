@@ -29,3 +29,8 @@ class OutOfRangeError(OpError):
 
 class UnimplementedError(OpError):
     pass
+
+
+from engine.compat.tensorflow._surface import unsupported_names  # noqa: E402
+
+__getattr__ = unsupported_names("tf.errors", globals())

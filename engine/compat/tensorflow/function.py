@@ -23,7 +23,7 @@ import inspect
 import numpy as np
 
 from engine import autograd
-from engine.capture.ast_compiler import Compiler, _Ctx, _Frame, is_tensor
+from engine.capture.ast_compiler import Compiler, ScriptError, _Ctx, _Frame, is_tensor, parse_function
 from engine.capture.common import record_static, run_eager
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
@@ -155,6 +155,14 @@ class Function:
         self._last_signature: tuple | None = None
         self._traces = 0
         functools.update_wrapper(self, python_function, updated=())
+        # AutoGraph needs the source (lambdas and library functions have none it can use); like
+        # TensorFlow, such a function is then traced as-is: ops recorded, Python `if`s not converted.
+        self._autograph_note = None
+        try:
+            parse_function(python_function)
+        except ScriptError as exc:
+            self._autograph_note = (f"AutoGraph could not transform {self.__name__} ({exc}); it was traced as-is, "
+                                    "so a Python `if` on a tensor inside it fails")
 
     def __get__(self, instance, owner):
         if instance is None:
@@ -221,7 +229,10 @@ class Function:
         saved, st.tracing = st.tracing, trace     # inside: tf.executing_eagerly() is False
         try:
             with compiler:
-                result = compiler.call_function(self.python_function, tuple(values), {})
+                if self._autograph_note is None:
+                    result = compiler.call_function(self.python_function, tuple(values), {})
+                else:
+                    result = self.python_function(*values)    # run as-is: its ops are still recorded
         finally:
             st.tracing = saved
         outputs = flatten(result)
@@ -244,7 +255,7 @@ class Function:
         st = context.state()
         from engine import record
         rec = record.current()
-        warnings = [reason]
+        warnings = [reason] + ([self._autograph_note] if self._autograph_note else [])
         if self._traces >= RETRACE_WARNING_AFTER:
             note = (f"{self._traces} traces of tf.function {self.__name__}: every new shape or Python value "
                     "retraces; pass tensors rather than Python numbers, or give an input_signature")

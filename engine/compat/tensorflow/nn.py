@@ -78,3 +78,8 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
 
 
 
+
+
+from engine.compat.tensorflow._surface import unsupported_names  # noqa: E402
+
+__getattr__ = unsupported_names("tf.nn", globals())

@@ -58,3 +58,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
             bad = np.abs(out) > 2.0
         return out * float(stddev) + float(mean)
     return _source("TruncatedNormal", name, shape, dtype, sample)
+
+
+from engine.compat.tensorflow._surface import unsupported_names  # noqa: E402
+
+__getattr__ = unsupported_names("tf.random", globals())

@@ -1,0 +1,199 @@
+"""tf.function: traces per signature, autograph-style control flow, explicit cond/while_loop."""
+import functools
+
+import numpy as np
+import pytest
+
+import engine.compat.tensorflow as tf
+from engine.errors import UnsupportedError
+from engine.ir.graph import COND, WHILE
+
+
+def node_kinds(graph) -> list:
+    return [n.kind for n in graph.nodes]
+
+
+def test_python_if_on_a_tensor_becomes_cond(run):
+    code = """import tensorflow as tf
+
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = -x
+    return y
+
+print(f(tf.constant([1.0, 2.0])).numpy())
+print(f(tf.constant([-1.0, -2.0])).numpy())
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "[2. 4.]\n[1. 2.]\n"       # one trace, both branches live in the graph
+    (graph,) = [g for g in record["graphs"] if g["capture"] == "function"]
+    assert "cond(" in graph["ir"] and graph["warnings"] == ["first call: traced"]
+    assert graph["backward"] is not None and graph["passes"]
+
+
+def test_python_while_on_tensors_becomes_while_loop():
+    @tf.function
+    def total_below(n):
+        i = tf.constant(0)
+        total = tf.constant(0)
+        while i < n:
+            total += i
+            i += 1
+        return total
+
+    assert total_below(tf.constant(5)).numpy() == 10
+    assert total_below(tf.constant(7)).numpy() == 21
+    assert total_below.experimental_get_tracing_count() == 1
+    assert WHILE in node_kinds(total_below.get_concrete_function(tf.constant(1)).graph)
+
+
+def test_retrace_on_a_new_signature_with_the_reason(run):
+    code = """import tensorflow as tf
+
+@tf.function
+def scale(x, k):
+    return x * k
+
+scale(tf.constant([1.0, 2.0]), 2.0)
+scale(tf.constant([3.0, 4.0]), 2.0)
+scale(tf.constant([1.0, 2.0, 3.0]), 2.0)
+scale(tf.constant([1.0, 2.0, 3.0]), 3.0)
+print(scale.experimental_get_tracing_count())
+"""
+    record = run(code)
+    assert record["stdout"] == "3\n"
+    reasons = [g["retrace_reason"] for g in record["graphs"] if g["capture"] == "function"]
+    assert reasons[0] == "first call: traced"
+    assert reasons[1] == "retraced: x was f32[2], now f32[3] (a new input signature makes a new graph)"
+    assert reasons[2] == ("retraced: k was the Python value 2.0, now the Python value 3.0 (a new input signature "
+                          "makes a new graph)")
+
+
+def test_dtype_change_retraces():
+    f = tf.function(lambda x: x + x)
+    f(tf.constant(1))
+    f(tf.constant(1.0))
+    assert f.experimental_get_tracing_count() == 2
+
+
+EXPLICIT_COND = """import functools
+import tensorflow as tf
+
+def double(x):
+    return x * 2.0
+
+def shrink(x):
+    if tf.reduce_sum(x) > 10.0:          # the user's branch function is converted too
+        return x - 10.0
+    return x - 1.0
+
+@tf.function
+def g(x):
+    return tf.cond(tf.reduce_sum(x) > 0, functools.partial(double, x), functools.partial(shrink, x))
+
+for v in (3.0, -3.0, 30.0):
+    print(g(tf.constant([v])).numpy())
+print(g.experimental_get_tracing_count())
+"""
+
+
+def test_explicit_cond_captures_both_branches(run):
+    record = run(EXPLICIT_COND)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "[6.]\n[-4.]\n[60.]\n1\n"
+    (graph,) = [g for g in record["graphs"] if g["capture"] == "function"]
+    assert graph["ir"].count("cond(") == 2          # tf.cond, and the if inside the else branch
+
+
+def _below_four(i, s):
+    return i < 4
+
+
+def _step(i, s):
+    return i + 1, s + i
+
+
+def test_explicit_while_loop():
+    @tf.function
+    def h(n):
+        return tf.while_loop(_below_four, _step, [tf.constant(0), n])
+
+    i, s = h(tf.constant(100))
+    assert (i.numpy(), s.numpy()) == (4, 106)
+    assert WHILE in node_kinds(h.get_concrete_function(tf.constant(1)).graph)
+
+
+def test_cond_and_while_loop_run_eagerly_outside_functions():
+    assert tf.cond(tf.constant(True), lambda: 1, lambda: 2) == 1
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0]) == [3]
+    i, s = tf.while_loop(_below_four, _step, (tf.constant(0), tf.constant(0)))
+    assert (i.numpy(), s.numpy()) == (4, 6)
+
+
+def test_variables_are_read_at_every_call_and_differentiable():
+    w = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def lin(x):
+        return tf.reduce_sum(w * x)
+
+    x = tf.constant([3.0, 4.0])
+    assert lin(x).numpy() == 11.0
+    w.assign([10.0, 0.0])
+    assert lin(x).numpy() == 30.0                       # not a constant frozen at trace time
+    with tf.GradientTape() as tape:
+        y = lin(x) * lin(x)
+    assert tape.gradient(y, w).numpy().tolist() == [180.0, 240.0]     # 2 * 30 * x
+    assert lin.experimental_get_tracing_count() == 1
+
+
+def test_function_gradient_equals_eager_gradient():
+    def body(x):
+        if tf.reduce_mean(x) > 0.0:
+            y = tf.nn.sigmoid(x) * x
+        else:
+            y = tf.square(x)
+        return tf.reduce_sum(y)
+
+    compiled = tf.function(body)
+    for values in ([0.5, 1.5], [-0.5, -1.5]):
+        grads = []
+        for fn in (body, compiled):
+            x = tf.constant(values)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x)
+            grads.append(tape.gradient(y, x).numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_side_effects_and_runtime_values_are_refused():
+    @tf.function
+    def prints(x):
+        tf.print(x)
+        return x
+
+    @tf.function
+    def reshapes_by_value(x, n):
+        return tf.reshape(x, tf.stack([n, 1]))
+
+    with pytest.raises(UnsupportedError, match="tf.print"):
+        prints(tf.constant(1.0))
+    with pytest.raises(UnsupportedError, match="known when tf.function builds the graph"):
+        reshapes_by_value(tf.constant([1.0, 2.0]), tf.constant(2))
+
+
+def test_executing_eagerly_is_false_inside_a_trace():
+    seen = []
+
+    @tf.function
+    def f(x):
+        seen.append(tf.executing_eagerly())
+        return x
+
+    f(tf.constant(1.0))
+    assert seen == [False] and tf.executing_eagerly()

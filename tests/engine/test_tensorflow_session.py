@@ -1,0 +1,132 @@
+"""TF1 graphs: symbolic tensors, placeholders and Session.run lowered to the IR and interpreted."""
+import numpy as np
+import pytest
+
+import engine.compat.tensorflow as tf
+from engine import record
+from engine.compat.tensorflow import context
+
+
+@pytest.fixture
+def graph_mode():
+    """A fresh TF1 state for library use (the runner gives each run its own state)."""
+    rec = record.Recorder()
+    with record.use_recorder(rec):
+        tf.compat.v1.disable_eager_execution()
+        yield rec
+
+
+def test_graph_tensors_are_symbolic(graph_mode):
+    a = tf.constant(2)
+    b = tf.constant(3)
+    c = tf.add(a, b)
+    d = tf.add(c, 1)
+    assert str(c) == 'Tensor("Add:0", shape=(), dtype=int32)'
+    assert d.name == "Add_1:0" and (a + b).name == "add:0"
+    assert repr(c.op) == "<tf.Operation 'Add' type=AddV2>"
+    with pytest.raises(AttributeError, match="Session"):
+        c.numpy()
+    with pytest.raises(TypeError, match="Python `bool`"):
+        bool(c)
+    with tf.compat.v1.Session() as sess:
+        assert sess.run(d) == 6
+
+
+def test_placeholders_feed_dict_and_fetch_structures(graph_mode):
+    x = tf.compat.v1.placeholder(tf.float32, shape=[None, 3], name="x")
+    w = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2))
+    h = tf.nn.relu(tf.matmul(x, w) - 4.0)
+    p = tf.nn.softmax(h)
+    total = tf.reduce_sum(p, axis=1)
+    assert str(h) == 'Tensor("Relu:0", shape=(None, 2), dtype=float32)'
+    assert total.shape.as_list() == [None]
+    feed = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 0.0]], np.float32)
+    with tf.compat.v1.Session() as sess:
+        hv, out = sess.run([h, {"p": p, "t": (total,)}], feed_dict={x: feed})
+        assert sess.run(tf.reduce_mean(h), {x: np.ones((4, 3))}) == pytest.approx(np.maximum(np.ones((4, 3)) @ np.arange(6).reshape(3, 2) - 4, 0).mean())
+    expected = np.maximum(feed @ np.arange(6).reshape(3, 2) - 4.0, 0)
+    np.testing.assert_allclose(hv, expected)
+    e = np.exp(expected - expected.max(1, keepdims=True))
+    np.testing.assert_allclose(out["p"], e / e.sum(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(out["t"][0], [1.0, 1.0], rtol=1e-6)
+
+
+def test_feeding_errors(graph_mode):
+    x = tf.compat.v1.placeholder(tf.float32, shape=[None, 3])
+    y = tf.reduce_sum(x)
+    with tf.compat.v1.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor "
+                                                                  "'Placeholder' with dtype float32 and shape"):
+            sess.run(y)
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 4\)"):
+            sess.run(y, {x: np.ones((2, 4))})
+
+
+def test_definition_time_shape_errors(graph_mode):
+    with pytest.raises(ValueError):
+        tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]))
+
+
+def test_session_graph_is_recorded_once_per_signature(graph_mode):
+    x = tf.compat.v1.placeholder(tf.float32, shape=[2])
+    y = x * 2.0
+    with tf.compat.v1.Session() as sess:
+        for i in range(5):
+            sess.run(y, {x: [i, i]})
+        sess.run(y, {x: [1.0, 2.0]})
+    graphs = [g for g in graph_mode.graphs if g["capture"] == "session"]
+    assert len(graphs) == 1
+    assert graphs[0]["kind"] == "static" and "mul" in graphs[0]["ir"]
+    assert [p["name"] for p in graphs[0]["passes"]] == ["constant_folding", "algebraic_simplification", "cse",
+                                                         "dce", "fusion", "memory_planning"]
+
+
+def test_random_ops_sample_on_every_run(graph_mode):
+    r = tf.random.normal([3])
+    with tf.compat.v1.Session() as sess:
+        a, b = sess.run(r), sess.run(r)
+    assert a.shape == (3,) and not np.array_equal(a, b)
+
+
+def test_eval_with_default_session(graph_mode):
+    c = tf.constant([1.0, 2.0]) * 3.0
+    sess = tf.compat.v1.InteractiveSession()
+    assert c.eval().tolist() == [3.0, 6.0]
+    sess.close()
+
+
+def test_graph_as_default_inside_an_eager_program():
+    g = tf.Graph()
+    with g.as_default():
+        c = tf.constant(1.0) + 2.0
+        assert not tf.executing_eagerly()
+    assert tf.executing_eagerly()
+    assert c.graph is g
+    with tf.compat.v1.Session(graph=g) as sess:
+        assert sess.run(c) == 3.0
+
+
+def test_eager_tensor_fetch_explains_the_mode():
+    with pytest.raises(TypeError, match="disable_eager_execution"):
+        tf.compat.v1.Session().run(tf.constant(1))
+
+
+def test_tf1_program_detection():
+    assert context.tf1_names_used(["import tensorflow as tf\n", "s = tf.Session()\n"]) == {"Session"}
+    assert context.tf1_names_used(["x = tf.compat.v1.placeholder(tf.float32)\n"]) == {"placeholder"}
+    assert context.tf1_names_used(["x = tf.constant(1)\n", "print(x.numpy())\n"]) == set()
+
+
+def test_tf1_program_in_a_run(run):
+    code = ("import numpy as np\nimport tensorflow as tf\n"
+            "x = tf.placeholder(tf.float32, shape=[None, 2])\n"
+            "y = tf.reduce_mean(tf.matmul(x, tf.constant([[1.0], [2.0]])))\n"
+            "with tf.Session() as sess:\n"
+            "    print(sess.run(y, feed_dict={x: np.array([[1.0, 1.0], [2.0, 2.0]])}))\n")
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "4.5\n"
+    graph = next(g for g in record["graphs"] if g["capture"] == "session")
+    assert next(n for n in graph["forward"]["nodes"] if n["op"] == "matmul")["line"] == 4
+    x_node = next(n for n in graph["forward"]["nodes"] if n["kind"] == "input")
+    assert x_node["shape"] == [2, 2] and x_node["name"] == "Placeholder"     # specialized to the fed shape
