@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 
 SCMP_ACT_ALLOW = 0x7FFF0000
@@ -45,11 +46,16 @@ DENIED = [
 SELF_ONLY = ["kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"]
 
 
-def _load_library():
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
-    try:
-        lib = ctypes.CDLL(name, use_errno=True)
-    except OSError:
+@functools.lru_cache(maxsize=1)
+def load_library():
+    """libseccomp, loaded once in the zygote (find_library runs programs: never in a run)."""
+    for name in ("libseccomp.so.2", ctypes.util.find_library("seccomp")):
+        try:
+            lib = ctypes.CDLL(name, use_errno=True)
+            break
+        except (OSError, TypeError):
+            lib = None
+    if lib is None:
         return None
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
@@ -63,7 +69,7 @@ def _load_library():
 
 def install_filter() -> str:
     """Load the filter into this process (irreversible). Returns what was applied."""
-    lib = _load_library()
+    lib = load_library()
     if lib is None:
         return "no seccomp (libseccomp2 is not installed)"
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)

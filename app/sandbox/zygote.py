@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from app.sandbox import child, kernel
+from app.sandbox import child, kernel, seccomp
 from app.sandbox.compile_broker import serve_request
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
@@ -45,6 +45,7 @@ def preimport() -> list[str]:
             loaded.append(name)
         except Exception:  # noqa: BLE001 - an optional part of the engine that is not there yet
             pass
+    seccomp.load_library()
     try:  # compute the compiler's identity once, here, where running `cc --version` is allowed
         from engine.codegen import cc
         cc.compiler_identity()
