@@ -86,13 +86,15 @@ class Node:
 
     def __init__(self, op, inputs: tuple, attrs: dict, out):
         self.op = op
-        self.name = op.grad_fn_name(*inputs, **attrs)
+        self.name = op.grad_fn if type(op.grad_fn) is str else op.grad_fn_name(*inputs, **attrs)
         self.attrs = attrs
         self.saved = inputs                  # the input Tensors (kept alive until backward frees them)
         self.out_data = out.data
         self.out_ref = weakref.ref(out)
-        self.next_functions = tuple((gradient_edge(t), 0) for t in inputs)
-        self.input_shapes = tuple(t.shape for t in inputs)
+        # gradient_edge(t), inlined: this constructor runs once per recorded op (the eager hot path)
+        self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
+                                    for t in inputs)
+        self.input_shapes = tuple(t.data.shape for t in inputs)
         self.seq = next(_seq)
         self.freed = False
         self.line = None
@@ -120,12 +122,19 @@ class Node:
         else:
             inputs = tuple(t.data for t in self.saved)
             out = self.out_data
-        return self.op.vjp(builder, grad, *inputs, out, **self.attrs)
+        op = self.op
+        if op.vjp_masked is not None:
+            # Skip gradients nobody receives (PyTorch's needs_input_grad): the input of the first
+            # Linear layer, for one, would cost a whole matmul.
+            needs = tuple(nxt is not None for nxt, _ in self.next_functions)
+            if not all(needs):
+                return op.vjp_masked(builder, needs, grad, *inputs, out, **self.attrs)
+        return op.vjp(builder, grad, *inputs, out, **self.attrs)
 
     def release(self) -> None:
-        """Free what backward no longer needs, as PyTorch does unless retain_graph=True."""
-        if self.has_saved_tensors():
-            self.freed = True
+        """Free what backward no longer needs, as PyTorch does unless retain_graph=True. (Whether
+        anything was saved is only asked if a second backward reaches this node.)"""
+        self.freed = True
 
 
 class AccumulateGrad:
@@ -226,12 +235,14 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
             else:
                 out = node.out_ref()
                 if out is not None:
-                    grad = _run_tensor_hooks(out, grad, builder)
+                    if out._hooks:
+                        grad = _run_tensor_hooks(out, grad, builder)
                     if out._retains_grad and inputs is None:
                         out.grad = _as_leaf_grad(grad)
                 in_grads = _reduce_to_inputs(builder, node, node.apply(builder, grad, create_graph))
-                for cb in observers:
-                    cb(node, grad, in_grads)
+                if observers:
+                    for cb in observers:
+                        cb(node, grad, in_grads)
             if not retain_graph:
                 node.release()
             for (nxt, _), g in zip(node.next_functions, in_grads):
@@ -257,15 +268,15 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
 
 def _reduce_to_inputs(builder, node, in_grads) -> tuple:
     """Undo broadcasting: each input's gradient is summed down to that input's shape."""
-    out = []
-    for g, shape, (nxt, _) in zip(in_grads, node.input_shapes, node.next_functions):
-        if g is None or nxt is None:
-            out.append(None)
+    out = list(in_grads)
+    for i, (g, shape, (nxt, _)) in enumerate(zip(in_grads, node.input_shapes, node.next_functions)):
+        if g is None:
             continue
-        if tuple(g.shape) != tuple(shape):
-            g = builder.sum_to_size(g, shape=tuple(shape))
-        out.append(g)
-    return tuple(out)
+        if nxt is None:
+            out[i] = None
+        elif g.shape != shape and tuple(g.shape) != tuple(shape):
+            out[i] = builder.sum_to_size(g, shape=tuple(shape))
+    return out
 
 
 def _accumulate(builder, old, new):
@@ -292,7 +303,10 @@ def _accumulate_into_leaf(t, grad, create_graph: bool) -> None:
     if isinstance(grad, Tensor) and not create_graph:
         grad = grad.data
     if t.grad is None:
-        t.grad = grad if isinstance(grad, Tensor) else Tensor(np.array(grad, dtype=t.data.dtype, copy=True))
+        # A copy (the same array may reach several leaves), in C order: a gradient that arrives as a
+        # transposed view (TBackward0 of nn.Linear's weight) would otherwise keep a layout that
+        # makes every later elementwise op on .grad (an optimizer step) several times slower.
+        t.grad = grad if isinstance(grad, Tensor) else Tensor(np.array(grad, dtype=t.data.dtype, copy=True, order="C"))
     elif create_graph:
         t.grad = t.grad + grad
     else:

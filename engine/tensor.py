@@ -7,6 +7,7 @@ from engine import autograd
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT
 from engine.ops.registry import OPS
+from engine.compat.torch_size import Size as _Size
 
 # Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
 # the hot path pays one truthiness test.
@@ -36,8 +37,7 @@ class Tensor:
     # ---- properties ----
     @property
     def shape(self):
-        from engine.compat.torch_size import Size
-        return Size(self.data.shape)
+        return _Size(self.data.shape)
 
     @property
     def dtype(self):
@@ -582,10 +582,18 @@ def as_tensor_like(x, inputs: tuple) -> Tensor:
 
 
 def apply(name: str, *inputs, **attrs) -> Tensor:
-    """Run registered op `name` eagerly; record its grad_fn when a gradient will be needed."""
+    """Run registered op `name` eagerly; record its grad_fn when a gradient will be needed.
+
+    This is the eager hot path: every op of every program runs through it, so it avoids
+    generator expressions and extra calls where a plain loop will do."""
     op = OPS[name]
-    tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
-    out = Tensor(op.run(*(t.data for t in tensors), **attrs))
+    tensors = inputs
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
+            break
+    data = op.forward(*[t.data for t in tensors], **attrs)
+    out = Tensor(data if type(data) is np.ndarray else np.asarray(data))
     if op.differentiable and autograd._GradMode.enabled:
         for t in tensors:
             if t.requires_grad:

@@ -19,9 +19,12 @@ class Builder:
         if name not in OPS:
             raise AttributeError(f"no op named {name!r}")
 
+        apply = self.apply
+
         def call(*inputs, **attrs):
-            return self.apply(name, inputs, attrs)
+            return apply(name, inputs, attrs)
         call.__name__ = name
+        self.__dict__[name] = call        # cached: later `F.<name>` lookups skip __getattr__
         return call
 
 
@@ -37,9 +40,13 @@ class NumpyBuilder(Builder):
     """Runs rules straight on numpy arrays: the fast path of eager backward."""
 
     def apply(self, name, inputs, attrs):
-        arrays = tuple(x if isinstance(x, np.ndarray) else np.asarray(x, dtype=scalar_dtype(inputs, x))
-                       for x in inputs)
-        return OPS[name].run(*arrays, **attrs)
+        for x in inputs:
+            if type(x) is not np.ndarray:
+                inputs = tuple(x if isinstance(x, np.ndarray) else np.asarray(x, dtype=scalar_dtype(inputs, x))
+                               for x in inputs)
+                break
+        out = OPS[name].forward(*inputs, **attrs)
+        return out if type(out) is np.ndarray else np.asarray(out)
 
 
 NUMPY = NumpyBuilder()

@@ -33,9 +33,9 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
-def _matmul_vjp(F, g, a, b, out):
+def _matmul_vjp_masked(F, needs, g, a, b, out):
     if len(a.shape) == 1 and len(b.shape) == 1:       # dot product: out is a scalar
-        return F.mul(g, b), F.mul(g, a)
+        return (F.mul(g, b) if needs[0] else None), (F.mul(g, a) if needs[1] else None)
     a2 = F.reshape(a, shape=(1,) + tuple(a.shape)) if len(a.shape) == 1 else a
     b2 = F.reshape(b, shape=tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
     g2 = g
@@ -43,15 +43,20 @@ def _matmul_vjp(F, g, a, b, out):
         g2 = F.reshape(g2, shape=tuple(g2.shape[:-1]) + (1, g2.shape[-1]))
     if len(b.shape) == 1:
         g2 = F.reshape(g2, shape=tuple(g2.shape) + (1,))
-    ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2))
-    gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2), g2)
-    ga = F.sum_to_size(ga, shape=tuple(a2.shape)) if tuple(ga.shape) != tuple(a2.shape) else ga
-    gb = F.sum_to_size(gb, shape=tuple(b2.shape)) if tuple(gb.shape) != tuple(b2.shape) else gb
-    if len(a.shape) == 1:
-        ga = F.reshape(ga, shape=tuple(a.shape))
-    if len(b.shape) == 1:
-        gb = F.reshape(gb, shape=tuple(b.shape))
+    ga = gb = None
+    if needs[0]:
+        ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2))
+        ga = F.sum_to_size(ga, shape=tuple(a2.shape)) if tuple(ga.shape) != tuple(a2.shape) else ga
+        ga = F.reshape(ga, shape=tuple(a.shape)) if len(a.shape) == 1 else ga
+    if needs[1]:
+        gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2), g2)
+        gb = F.sum_to_size(gb, shape=tuple(b2.shape)) if tuple(gb.shape) != tuple(b2.shape) else gb
+        gb = F.reshape(gb, shape=tuple(b.shape)) if len(b.shape) == 1 else gb
     return ga, gb
+
+
+def _matmul_vjp(F, g, a, b, out):
+    return _matmul_vjp_masked(F, (True, True), g, a, b, out)
 
 
 def _matmul_name(a, b) -> str:
@@ -68,7 +73,8 @@ def _matmul_name(a, b) -> str:
 register(OpDef(
     "matmul", MATMUL, _matmul_forward,
     lambda a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
-    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", saves=(0, 1)))
+    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", saves=(0, 1),
+    vjp_masked=_matmul_vjp_masked))
 
 
 def _addmm_forward(bias, a, b):
@@ -77,10 +83,15 @@ def _addmm_forward(bias, a, b):
     return out
 
 
+def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
+    return (g if needs[0] else None,
+            F.matmul(g, F.transpose(b, dim0=0, dim1=1)) if needs[1] else None,
+            F.matmul(F.transpose(a, dim0=0, dim1=1), g) if needs[2] else None)
+
+
 register(OpDef(
     "addmm", MATMUL, _addmm_forward,
     lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
-    lambda F, g, bias, a, b, out: (g, F.matmul(g, F.transpose(b, dim0=0, dim1=1)),
-                                   F.matmul(F.transpose(a, dim0=0, dim1=1), g)),
+    lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
-    saves=(1, 2)))
+    saves=(1, 2), vjp_masked=_addmm_vjp_masked))

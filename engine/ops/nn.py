@@ -91,13 +91,19 @@ def _conv2d_forward(x, weight, *bias, stride=1, padding=0):
     return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
 
 
-def _conv2d_vjp(F, g, x, weight, *bias_and_out, stride=1, padding=0):
-    grad_x = F.conv2d_input_grad(g, weight, stride=stride, padding=padding, input_shape=tuple(x.shape))
-    grad_w = F.conv2d_weight_grad(x, g, stride=stride, padding=padding, weight_shape=tuple(weight.shape))
-    grads = (grad_x, grad_w)
+def _conv2d_vjp_masked(F, needs, g, x, weight, *bias_and_out, stride=1, padding=0):
+    grads = (F.conv2d_input_grad(g, weight, stride=stride, padding=padding, input_shape=tuple(x.shape))
+             if needs[0] else None,
+             F.conv2d_weight_grad(x, g, stride=stride, padding=padding, weight_shape=tuple(weight.shape))
+             if needs[1] else None)
     if len(bias_and_out) == 2:
-        grads += (F.sum(g, dim=(0, 2, 3)),)
+        grads += (F.sum(g, dim=(0, 2, 3)) if needs[2] else None,)
     return grads
+
+
+def _conv2d_vjp(F, g, x, weight, *bias_and_out, stride=1, padding=0):
+    needs = (True,) * (len(bias_and_out) + 1)
+    return _conv2d_vjp_masked(F, needs, g, x, weight, *bias_and_out, stride=stride, padding=padding)
 
 
 register(OpDef(
@@ -106,7 +112,7 @@ register(OpDef(
                                                        x.dtype),
     _conv2d_vjp, "ConvolutionBackward0", "out[n,o] = bias[o] + sum_c x[n,c] (*) weight[o,c]",
     "grad_x = full correlation of grad with the flipped weight; grad_w = x (*) grad; grad_b = sum of grad",
-    attrs=("stride", "padding"), saves=(0, 1)))
+    attrs=("stride", "padding"), saves=(0, 1), vjp_masked=_conv2d_vjp_masked))
 
 
 def _conv2d_input_grad_forward(g, weight, stride, padding, input_shape):

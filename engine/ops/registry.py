@@ -51,6 +51,10 @@ class OpDef:
                                                 # backward through a freed node is an error.
     doc: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    vjp_masked: Callable[..., tuple] | None = None
+    # Optional: (F, needs, grad, *inputs, out, **attrs) -> grads, like `vjp` but computing only the
+    # gradients whose `needs` flag is True (None for the rest). Eager backward uses it to skip work
+    # (PyTorch's needs_input_grad); `vjp` stays the complete rule that graph autodiff reads.
 
 
     def run(self, *arrays: np.ndarray, **attrs) -> np.ndarray:

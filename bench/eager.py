@@ -1,0 +1,225 @@
+"""Eager-mode overhead: a chain of 1,000 tiny ops and one MLP training step, Dagscope vs numpy (and
+real PyTorch when importable), measured in one run on the same BLAS thread count.
+
+    .venv/bin/python bench/eager.py [--repeat N]
+
+The MLP is 784-512-512-10, batch 64, ReLU, cross-entropy, plain SGD. Dagscope runs it twice: with
+engine.functional + a manual SGD update under no_grad, and with engine.nn + engine.optim when
+those import. The numpy baseline is a hand-written float32 forward and backward.
+Goals (issue 3): MLP step within 1.3x of numpy; per-op overhead at most 3x numpy's per-op cost.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import engine  # noqa: E402
+from engine import functional as F  # noqa: E402
+from engine.tensor import Tensor  # noqa: E402
+
+CHAIN = 1000
+BATCH, SIZES = 64, (784, 512, 512, 10)
+LR = 0.01
+
+
+def best_of(fn, repeat: int) -> float:
+    """Best wall time of `repeat` runs, in seconds (the least disturbed by other work)."""
+    fn()                                  # warm-up: caches, lazy imports
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+# ---- 1. a chain of tiny ops --------------------------------------------------------------------
+
+def chain_numpy(x, a, b):
+    for _ in range(CHAIN // 2):
+        x = x * a
+        x = x + b
+    return x
+
+
+def chain_engine(x, a, b):
+    for _ in range(CHAIN // 2):
+        x = x * a
+        x = x + b
+    return x
+
+
+def chain_rows(repeat):
+    x, a, b = (np.full(8, v, np.float32) for v in (1.0, 0.999, 0.001))
+    numpy_s = best_of(lambda: chain_numpy(x, a, b), repeat)
+    ex, ea, eb = Tensor(x), Tensor(a), Tensor(b)
+    forward_s = best_of(lambda: chain_engine(ex, ea, eb), repeat)
+    gx = Tensor(x.copy(), requires_grad=True)
+    graph_s = best_of(lambda: chain_engine(gx, ea, eb), repeat)
+    both_s = best_of(lambda: chain_engine(gx, ea, eb).sum().backward(), repeat)
+    per_op = lambda s: s / CHAIN * 1e6  # noqa: E731
+    return [
+        ("1,000 tiny ops: numpy", per_op(numpy_s), 1.0),
+        ("1,000 tiny ops: Dagscope, no grad", per_op(forward_s), forward_s / numpy_s),
+        ("1,000 tiny ops: Dagscope, recording the graph", per_op(graph_s), graph_s / numpy_s),
+        ("1,000 tiny ops: Dagscope, forward + backward", per_op(both_s), both_s / numpy_s),
+    ]
+
+
+# ---- 2. an MLP training step ---------------------------------------------------------------------
+
+def init_params(seed=0):
+    rng = np.random.default_rng(seed)
+    params = []
+    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
+        bound = 1 / np.sqrt(fan_in)
+        params.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
+    x = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    y = rng.integers(0, SIZES[-1], BATCH)
+    return params, x, y
+
+
+def numpy_step(params, x, y):
+    """Hand-written forward + backward + SGD, float32, the way one would write it in numpy."""
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = x @ w1.T + b1
+    r1 = np.maximum(h1, 0)
+    h2 = r1 @ w2.T + b2
+    r2 = np.maximum(h2, 0)
+    z = r2 @ w3.T + b3
+    z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    n = len(y)
+    loss = -logp[np.arange(n), y].mean()
+    dz = np.exp(logp)
+    dz[np.arange(n), y] -= 1
+    dz /= n
+    dr2 = dz @ w3
+    dh2 = dr2 * (h2 > 0)
+    dr1 = dh2 @ w2
+    dh1 = dr1 * (h1 > 0)
+    grads = (dh1.T @ x, dh1.sum(0), dh2.T @ r1, dh2.sum(0), dz.T @ r2, dz.sum(0))
+    for p, g in zip(params, grads):
+        p -= LR * g
+    return loss
+
+
+def engine_functional_step(params, x, y):
+    w1, b1, w2, b2, w3, b3 = params
+    h = F.relu(F.linear(x, w1, b1))
+    h = F.relu(F.linear(h, w2, b2))
+    loss = F.cross_entropy(F.linear(h, w3, b3), y)
+    for p in params:
+        p.grad = None
+    loss.backward()
+    with engine.no_grad():
+        for p in params:
+            p.sub_(p.grad, alpha=LR)
+    return loss
+
+
+def engine_nn_setup(params):
+    try:
+        from engine import nn, optim
+    except ImportError:
+        return None
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    with engine.no_grad():
+        for p, value in zip(model.parameters(), params):
+            p.copy_(Tensor(value))
+    opt = optim.SGD(model.parameters(), lr=LR)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def torch_setup(params, threads):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not hasattr(torch, "set_num_threads") or "dagscope" in getattr(torch, "__version__", ""):
+        return None
+    torch.set_num_threads(threads)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                                torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    with torch.no_grad():
+        for p, value in zip(model.parameters(), params):
+            p.copy_(torch.from_numpy(value))
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step, torch
+
+
+def blas_threads() -> int:
+    try:
+        from threadpoolctl import threadpool_info
+        return max((p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"), default=1)
+    except ImportError:
+        return int(os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or os.cpu_count())
+
+
+def mlp_rows(repeat):
+    params, x, y = init_params()
+    np_params = [p.copy() for p in params]
+    numpy_s = best_of(lambda: numpy_step(np_params, x, y), repeat)
+    rows = [("MLP step: numpy (hand-written fwd+bwd)", numpy_s * 1e3, 1.0)]
+
+    # the two implementations agree on the loss of the first step (same parameters)
+    check_np = [p.copy() for p in params]
+    check_en = [Tensor(p.copy(), requires_grad=True) for p in params]
+    want = numpy_step(check_np, x, y)
+    got = engine_functional_step(check_en, Tensor(x), Tensor(y)).item()
+    assert abs(got - want) <= 1e-5 * abs(want), (got, want)
+
+    e_params = [Tensor(p.copy(), requires_grad=True) for p in params]
+    ex, ey = Tensor(x), Tensor(y)
+    functional_s = best_of(lambda: engine_functional_step(e_params, ex, ey), repeat)
+    rows.append(("MLP step: Dagscope functional + manual SGD", functional_s * 1e3, functional_s / numpy_s))
+    nn_step = engine_nn_setup(params)
+    if nn_step is not None:
+        nn_s = best_of(lambda: nn_step(ex, ey), repeat)
+        rows.append(("MLP step: Dagscope nn.Sequential + optim.SGD", nn_s * 1e3, nn_s / numpy_s))
+    setup = torch_setup(params, blas_threads())
+    if setup is not None:
+        step, torch = setup
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        torch_s = best_of(lambda: step(tx, ty), repeat)
+        rows.append(("MLP step: PyTorch", torch_s * 1e3, torch_s / numpy_s))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    print(f"numpy {np.__version__}, BLAS threads {blas_threads()}, best of {args.repeat} runs\n")
+    print(f"{'case':50s} {'time':>12s} {'vs numpy':>9s}")
+    for name, value, ratio in chain_rows(args.repeat):
+        print(f"{name:50s} {value:9.2f} us {ratio:8.2f}x")
+    for name, value, ratio in mlp_rows(args.repeat):
+        print(f"{name:50s} {value:9.2f} ms {ratio:8.2f}x")
+    print("\ngoals: MLP step <= 1.3x numpy; per-op overhead <= 3x numpy's per-op cost")
+
+
+if __name__ == "__main__":
+    main()
