@@ -137,3 +137,17 @@ def test_facade_submodules_are_attributes_without_their_own_import(run):
         pytest.skip("torch.jit facade not present")
     out = _stdout(run, "import torch\nprint(callable(torch.jit.trace))\n")
     assert out == "True\n"
+
+
+def test_legacy_tensor_constructors_and_isinstance(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "print(torch.Tensor([1, 2]), torch.Tensor(2, 3).shape, torch.Tensor())\n"
+        "print(torch.LongTensor([1, 2]), torch.FloatTensor([[1, 2]]))\n"
+        "x = torch.tensor([1.0])\n"
+        "print(isinstance(x, torch.Tensor), isinstance(x, torch.FloatTensor), isinstance(x, torch.LongTensor))\n"
+        "print(isinstance(torch.nn.Parameter(x), torch.Tensor), torch.Tensor)\n"))
+    assert out == ("tensor([1., 2.]) torch.Size([2, 3]) tensor([])\n"
+                   "tensor([1, 2]) tensor([[1., 2.]])\n"
+                   "True True False\n"
+                   "True <class 'torch.Tensor'>\n")

@@ -16,7 +16,9 @@ from engine.compat.torch_size import Size
 from engine.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                              logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                              randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from engine.tensor import Tensor
+from engine.compat.torch._tensor_type import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
+                                               HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
+from engine.tensor import Tensor as _EngineTensor
 
 __version__ = "2.13.0+dagscope"
 
@@ -44,7 +46,7 @@ _LIST_FUNCTIONS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", 
 
 def _method_forwarder(name: str):
     def call(input, *args, **kwargs):
-        if not isinstance(input, Tensor):
+        if not isinstance(input, _EngineTensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
@@ -67,7 +69,7 @@ def _export_functions() -> None:
     for name in _TENSOR_FUNCTIONS + _LIST_FUNCTIONS:
         if name in _functional.__all__:
             namespace[name] = getattr(_functional, name)
-        elif name in _TENSOR_FUNCTIONS and hasattr(Tensor, name):
+        elif name in _TENSOR_FUNCTIONS and hasattr(_EngineTensor, name):
             namespace[name] = _method_forwarder(name)
 
 
@@ -75,7 +77,7 @@ _export_functions()
 
 
 def is_tensor(obj) -> bool:
-    return isinstance(obj, Tensor)
+    return isinstance(obj, _EngineTensor)
 
 
 def is_floating_point(input: Tensor) -> bool:
