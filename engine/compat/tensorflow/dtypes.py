@@ -72,7 +72,7 @@ class DType:
 
     def __eq__(self, other) -> bool:
         if isinstance(other, DType):
-            return other.name == self.name
+            return other is self or other.name == self.name
         try:
             return as_dtype(other).name == self.name
         except (TypeError, UnsupportedError):
@@ -94,6 +94,7 @@ bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NAME = {d.name: d for d in ALL}
+_BY_NUMPY = {d.np: d for d in ALL}
 
 
 def as_dtype(value) -> DType:
@@ -101,6 +102,8 @@ def as_dtype(value) -> DType:
     import builtins
     if isinstance(value, DType):
         return value
+    if isinstance(value, np.dtype) and value in _BY_NUMPY:     # the hot path: a tensor's own dtype
+        return _BY_NUMPY[value]
     if value is builtins.float:
         return float32
     if value is builtins.int:

@@ -113,20 +113,17 @@ def _operands(tf_type: str, values: list):
     """Inputs of an op whose inputs share one dtype (TF's type attr `T`): the first tensor fixes
     it and Python values are converted to it; a tensor of another dtype is an error, never a cast."""
     graph = _graph_of(values) if _graph_mode(values) else None
-    anchor = next((v for v in values if _is_tensorish(v)), None)
+    tensors = [_to_tensor(v, None, graph) if _is_tensorish(v) else None for v in values]
+    anchor = next((t for t in tensors if t is not None), None)
     if anchor is None:
-        first = _to_tensor(values[0], None, graph)
-        return [first] + [_to_tensor(v, first.dtype, graph) for v in values[1:]]
-    anchor = _to_tensor(anchor, None, graph)
+        anchor = tensors[0] = _to_tensor(values[0], None, graph)
     out = []
-    for i, v in enumerate(values):
-        if _is_tensorish(v):
-            t = _to_tensor(v, None, graph)
-            if t.dtype != anchor.dtype:
-                _dtype_mismatch(tf_type, i, anchor.dtype, t.dtype, graph)
-            out.append(t)
-        else:
-            out.append(_to_tensor(v, anchor.dtype, graph))
+    for i, (value, t) in enumerate(zip(values, tensors)):
+        if t is None:
+            t = _to_tensor(value, anchor.dtype, graph)
+        elif t.dtype != anchor.dtype:
+            _dtype_mismatch(tf_type, i, anchor.dtype, t.dtype, graph)
+        out.append(t)
     return out
 
 
