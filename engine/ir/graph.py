@@ -112,6 +112,9 @@ class Graph:
         self.output_node: Node | None = None
         self.fusion_groups: list = []          # engine.ir.schedule.FusionGroup, set by the fusion pass
         self.memory_plan = None                # engine.ir.schedule.MemoryPlan, set by memory_planning
+        # Placeholder ids whose shape is nominal (a script compiled before any call knows no shapes);
+        # the printer shows values computed from them as `f32[?]`.
+        self.unknown_shapes: set[str] = set()
         self._counter = counter or _Counter()
         # Where new nodes go: None = append; otherwise insert before this node (used by passes).
         self._insert_before: Node | None = None
@@ -282,6 +285,7 @@ def _copy_graph(g: Graph, counter: _Counter, vmap: dict) -> Graph:
     if g.output_node is not None:
         new.output([local[v.id] for v in g.outputs])
     from copy import deepcopy
+    new.unknown_shapes = set(g.unknown_shapes)
     new.fusion_groups = deepcopy(g.fusion_groups)
     new.memory_plan = deepcopy(g.memory_plan)
     return new
@@ -289,10 +293,10 @@ def _copy_graph(g: Graph, counter: _Counter, vmap: dict) -> Graph:
 
 # ---- formatting helpers shared by the printer and the record ------------------------------------
 
-def format_spec(spec: Spec) -> str:
+def format_spec(spec: Spec, unknown: bool = False) -> str:
     from engine.ops.dtypes import SHORT_NAMES
     dt = SHORT_NAMES.get(str(np.dtype(spec.dtype)), str(spec.dtype))
-    return f"{dt}[{','.join(str(s) for s in spec.shape)}]"
+    return f"{dt}[?]" if unknown else f"{dt}[{','.join(str(s) for s in spec.shape)}]"
 
 
 def format_constant(value: np.ndarray) -> str:

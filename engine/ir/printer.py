@@ -1,6 +1,7 @@
 """Canonical text of a graph: one line per node, `%3 : f32[32,128] = relu(%2)`, ids as stored."""
 from __future__ import annotations
 
+from engine.ops.registry import OPS, REDUCE
 from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph, Node, format_constant, format_spec
 
 
@@ -10,11 +11,24 @@ def format_attr(value) -> str:
     return repr(value)
 
 
-def _lhs(node: Node) -> str:
-    return ", ".join(f"{v.id} : {format_spec(v.spec)}" for v in node.outputs)
+def _lhs(node: Node, unknown: set) -> str:
+    return ", ".join(f"{v.id} : {format_spec(v.spec, v.id in unknown)}" for v in node.outputs)
 
 
-def format_node(node: Node, indent: str = "") -> list[str]:
+def _unknown_values(graph: Graph, seed: set = frozenset()) -> set:
+    """Values whose shape follows from a placeholder of unknown shape (shown as `f32[?]`)."""
+    live = set(graph.unknown_shapes) | set(seed)
+    if not live:
+        return live
+    for n in graph.nodes:
+        if n.kind not in (PLACEHOLDER, CONSTANT) and any(v.id in live for v in n.inputs):
+            if n.kind == CALL and n.attrs.get("dim", 0) is None and OPS[n.op].kind == REDUCE:
+                continue       # a full reduction is a scalar whatever its input's shape
+            live.update(v.id for v in n.outputs)
+    return live
+
+
+def format_node(node: Node, indent: str = "", unknown: set = frozenset()) -> list[str]:
     args = ", ".join(v.id for v in node.inputs)
     where = f"  # line {node.source_line}" if node.source_line is not None else ""
     if node.module:
@@ -22,34 +36,38 @@ def format_node(node: Node, indent: str = "") -> list[str]:
     if node.kind == PLACEHOLDER:
         return []      # shown in the signature
     if node.kind == CONSTANT:
-        return [f"{indent}{_lhs(node)} = constant({format_constant(node.value)}){where}"]
+        return [f"{indent}{_lhs(node, unknown)} = constant({format_constant(node.value)}){where}"]
     if node.kind == CALL:
         attrs = "".join(f", {k}={format_attr(v)}" for k, v in node.attrs.items())
         if not args:
             attrs = attrs[2:]
-        return [f"{indent}{_lhs(node)} = {node.op}({args}{attrs}){where}"]
+        return [f"{indent}{_lhs(node, unknown)} = {node.op}({args}{attrs}){where}"]
     if node.kind == OUTPUT:
         return [f"{indent}return ({args})"]
-    lines = [f"{indent}{_lhs(node)} = {node.kind}({args}){where} {{"]
+    lines = [f"{indent}{_lhs(node, unknown)} = {node.kind}({args}){where} {{"]
     for name, sub in node.subgraphs.items():
-        lines.append(f"{indent}  {name}{_signature(sub)}:")
+        operands = node.inputs[1:] if node.kind == COND else node.inputs
+        inner = _unknown_values(sub, {p.id for p, o in zip(sub.inputs, operands) if o.id in unknown})
+        lines.append(f"{indent}  {name}{_signature(sub, inner)}:")
         for n in sub.nodes:
-            lines.extend(format_node(n, indent + "    "))
+            lines.extend(format_node(n, indent + "    ", inner))
     lines.append(f"{indent}}}")
     return lines
 
 
-def _signature(graph: Graph) -> str:
+def _signature(graph: Graph, unknown: set | None = None) -> str:
     parts = []
+    unknown = unknown or set()
     for n in graph.placeholders:
         tag = f" {n.out.name}" if n.out.name else ""
         role = " param" if n.role == "param" else ""
-        parts.append(f"{n.id} : {format_spec(n.out.spec)}{role}{tag}")
+        parts.append(f"{n.id} : {format_spec(n.out.spec, n.id in graph.unknown_shapes or n.id in unknown)}{role}{tag}")
     return "(" + ", ".join(parts) + ")"
 
 
 def format_graph(graph: Graph) -> str:
     lines = [f"graph {graph.name}{_signature(graph)}:"]
+    unknown = _unknown_values(graph)
     for n in graph.nodes:
-        lines.extend(format_node(n, "  "))
+        lines.extend(format_node(n, "  ", unknown))
     return "\n".join(lines) + "\n"

@@ -1,0 +1,244 @@
+"""Capture by scripting (`torch.jit.script`): compile the function's or module's source (its AST)
+into the IR, so that `if`/`while` on tensors become `cond`/`while_loop` nodes instead of being
+frozen as a trace freezes them.
+
+The IR has concrete shapes, so a scripted function is specialized per input signature when
+called (tensor shapes and dtypes, non-tensor argument values). At `script()` time, before any
+call, it is compiled once with nominal shapes (shown as `f32[?]`) for `.graph`, `.code` and
+`.save()`. A `bool` argument stays an input in every graph: `if use_bias:` becomes a `cond`, as
+TorchScript keeps both branches of a bool argument.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
+from engine.capture.common import is_module, module_state, pack_outputs, record_static, run_eager
+from engine.ir.graph import Graph
+from engine.ir.printer import format_graph
+
+_PY_DTYPES = {bool: np.bool_, int: np.int64, float: np.float32}
+
+
+def _annotation_type(param):
+    ann = param.annotation
+    if isinstance(ann, str):
+        ann = {"bool": bool, "int": int, "float": float}.get(ann, ann)
+    return ann
+
+
+def _structure(result) -> str:
+    return "list" if isinstance(result, list) else "tuple" if isinstance(result, tuple) else "single"
+
+
+def compile_graph(fn, name: str, args: list, module=None, generic: bool = False, bool_inputs: bool = True):
+    """Compile `fn` (a function, or a Module's forward when `module` is given) for these arguments.
+
+    `args`: one entry per parameter (after self): a Tensor (its shape/dtype make the placeholder),
+    a Python value (specialized), or a `type` (bool/int/float/"tensor"), which makes a placeholder
+    with a nominal shape (generic compile). Returns (graph, output structure, input kinds), where
+    input kinds lists, per placeholder in order, ("arg", index) or ("state", dotted name)."""
+    from engine.tensor import Tensor
+    g = Graph(name)
+    comp = Compiler(g)
+    values, kinds = [], []
+    names = [p.name for p in inspect.signature(fn).parameters.values()]
+    if module is not None:
+        names = names[1:]
+    for i, (pname, a) in enumerate(zip(names, args)):
+        if is_tensor(a):
+            v = g.placeholder(pname, a.data.shape, a.data.dtype)
+            values.append(comp.shadow(v))
+            kinds.append(("arg", i))
+        elif a == "tensor":
+            v = g.placeholder(pname, (), np.float32)
+            g.unknown_shapes.add(v.id)
+            values.append(comp.shadow(v))
+            kinds.append(("arg", i))
+        elif (a in (bool, int, float) and generic) or (isinstance(a, bool) and bool_inputs):
+            dtype = _PY_DTYPES[a if isinstance(a, type) else bool]
+            v = g.placeholder(pname, (), dtype)
+            values.append(comp.shadow(v))
+            kinds.append(("arg", i))
+        else:
+            values.append(a)
+    if module is not None:
+        for sname, t in module_state(module):
+            v = g.placeholder(sname, t.data.shape, t.data.dtype, role="param")
+            comp.shadow(v, t)
+            kinds.append(("state", sname))
+    with comp:
+        if module is not None:
+            from engine import nn_context
+            nn_context.push(getattr(module, "_qualname", "") or "")
+            try:
+                result = comp.call_function(fn, tuple(values), {}, self_obj=module)
+            finally:
+                nn_context.pop()
+        else:
+            result = comp.call_function(fn, tuple(values), {})
+    outs = result if isinstance(result, (tuple, list)) else [result]
+    out_values = []
+    for o in outs:
+        if not is_tensor(o):
+            if isinstance(o, (bool, int, float)):
+                o = Tensor(np.asarray(o))
+            else:
+                raise ScriptError(f"{name} returns a {type(o).__name__}; a compiled function returns tensors", None)
+        out_values.append(comp.value_of(o))
+    g.current_line = g.current_module = None
+    g.output(out_values)
+    return g, _structure(result), kinds
+
+
+class ScriptFunction:
+    """What `torch.jit.script(fn)` returns: callable, with `.graph`, `.code` and `.save(path)`."""
+
+    capture = "script"
+
+    def __init__(self, fn, module=None):
+        self._fn = fn
+        self._module = module
+        self.__name__ = type(module).__name__ if module is not None else fn.__name__
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self._params = list(inspect.signature(fn).parameters.values())[1 if module is not None else 0:]
+        self._cache: dict = {}
+        self._generic = None
+        self._generic_error = None
+        parse_function(fn)             # fails now (with the reason) if the source cannot be read
+        self._compile_generic()
+
+    # ---- compiling ---------------------------------------------------------------------------------
+    def _generic_args(self) -> list:
+        out = []
+        for p in self._params:
+            ann = _annotation_type(p)
+            if p.default is not inspect.Parameter.empty and ann not in (bool,):
+                out.append(p.default)
+            elif ann in (bool, int, float):
+                out.append(ann)
+            else:
+                out.append("tensor")
+        return out
+
+    def _compile_generic(self) -> None:
+        try:
+            graph, structure, kinds = compile_graph(self._fn, self.__name__, self._generic_args(),
+                                                    module=self._module, generic=True)
+        except ScriptError as exc:
+            if exc.construct:
+                raise                  # an unsupported construct: fail now, as TorchScript does
+            self._generic_error = str(exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - shapes unknown until called; say so on .graph
+            self._generic_error = f"{type(exc).__name__}: {exc}"
+            return
+        self._generic = (graph, structure, kinds)
+        record_static(graph, self.capture, f"scripted {self.__name__}", backward=False,
+                      warnings=["compiled before any call: tensor shapes are unknown (shown as [?])"])
+
+    def _signature(self, args) -> tuple:
+        key = []
+        for a in args:
+            if is_tensor(a):
+                key.append(("tensor", tuple(a.data.shape), str(a.data.dtype)))
+            elif isinstance(a, bool):
+                key.append(("bool",))
+            else:
+                key.append(("value", repr(a)))
+        return tuple(key)
+
+    def _specialized(self, args):
+        key = self._signature(args)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = compile_graph(self._fn, self.__name__, list(args), module=self._module)
+            self._cache[key] = hit
+            record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})")
+        return hit
+
+    def _bind(self, args, kwargs) -> list:
+        sig = inspect.Signature(self._params)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return [bound.arguments[p.name] for p in self._params]
+
+    def __call__(self, *args, **kwargs):
+        from engine.tensor import Tensor
+        args = self._bind(args, kwargs)
+        graph, structure, kinds = self._specialized(args)
+        state = dict(module_state(self._module)) if self._module is not None else {}
+        inputs = []
+        for kind, ref in kinds:
+            if kind == "state":
+                inputs.append(state[ref])
+            else:
+                a = args[ref]
+                inputs.append(a if is_tensor(a) else Tensor(np.asarray(a)))
+        return pack_outputs(run_eager(graph, inputs), structure)
+
+    # ---- what users inspect ----------------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        if self._generic is not None:
+            return self._generic[0]
+        if self._cache:
+            return next(reversed(self._cache.values()))[0]
+        raise RuntimeError(f"{self.__name__} could not be compiled without knowing its input shapes "
+                           f"({self._generic_error}); call it once, then read .graph")
+
+    @property
+    def code(self) -> str:
+        return format_graph(self.graph)
+
+    def save(self, path) -> None:
+        """Writes the IR text (Dagscope's stand-in for a TorchScript archive)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.code)
+
+    def __repr__(self) -> str:
+        return f"<torch.jit.ScriptFunction object {self.__name__}>"
+
+
+class ScriptModule(ScriptFunction):
+    """`torch.jit.script(module)`: the module's forward compiled; parameters stay the module's."""
+
+    def __init__(self, module):
+        self.__dict__["_module"] = module
+        super().__init__(type(module).forward, module=module)
+
+    forward = ScriptFunction.__call__
+
+    def __getattr__(self, name):
+        module = self.__dict__.get("_module")
+        if module is None:
+            raise AttributeError(name)
+        return getattr(module, name)
+
+    def __repr__(self) -> str:
+        return f"RecursiveScriptModule(original_name={self.__name__})"
+
+
+def _describe(args) -> str:
+    parts = []
+    for a in args:
+        if is_tensor(a):
+            from engine.ir.graph import format_spec
+            from engine.ops.registry import Spec
+            parts.append(format_spec(Spec(tuple(a.data.shape), a.data.dtype)))
+        else:
+            parts.append(repr(a))
+    return ", ".join(parts)
+
+
+def script(obj, *args, **kwargs):
+    """`torch.jit.script(fn_or_module)`; scripting something already scripted returns it."""
+    if isinstance(obj, ScriptFunction):
+        return obj
+    if is_module(obj):
+        return ScriptModule(obj)
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return ScriptFunction(obj)
+    raise ScriptError(f"torch.jit.script takes a function or an nn.Module, not a {type(obj).__name__}", None)
