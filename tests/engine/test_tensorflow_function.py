@@ -171,18 +171,34 @@ def test_function_gradient_equals_eager_gradient():
         np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
 
 
-def test_side_effects_and_runtime_values_are_refused():
+def test_tf_print_runs_at_every_call_not_at_trace(capsys):
     @tf.function
-    def prints(x):
-        tf.print(x)
+    def f(x):
+        y = x * 2.0
+        tf.print("y =", y)
+        return y + 1.0
+
+    f(tf.constant([1.0, 2.0]))
+    f(tf.constant([3.0, 4.0]))
+    assert capsys.readouterr().out == "y = [2 4]\ny = [6 8]\n"
+    assert f.experimental_get_tracing_count() == 1
+    assert f(tf.constant([0.0, 0.0])).numpy().tolist() == [1.0, 1.0]
+
+
+def test_side_effects_and_runtime_values_are_refused():
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def assigns(x):
+        v.assign(x)
         return x
 
     @tf.function
     def reshapes_by_value(x, n):
         return tf.reshape(x, tf.stack([n, 1]))
 
-    with pytest.raises(UnsupportedError, match="tf.print"):
-        prints(tf.constant(1.0))
+    with pytest.raises(UnsupportedError, match="assign inside a tf.function"):
+        assigns(tf.constant(1.0))
     with pytest.raises(UnsupportedError, match="known when tf.function builds the graph"):
         reshapes_by_value(tf.constant([1.0, 2.0]), tf.constant(2))
 

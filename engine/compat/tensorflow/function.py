@@ -46,6 +46,8 @@ class _Tracing:
         self.compiler = compiler
         self.graph = graph
         self.variables: list = []            # tf.Variables read, in order: the "param" inputs
+        self.prints: list = []               # tf.print calls: (items, sep, end, summarize, stream)
+        self.printed: list = []              # the tensors they print: extra graph outputs
 
     def read_variable(self, variable) -> None:
         leaf = variable._leaf
@@ -56,6 +58,22 @@ class _Tracing:
         self.compiler.home[v.id] = self.graph         # defined in the top graph, whatever branch reads it
         self.compiler._alive.append(leaf)
         self.variables.append(variable)
+
+    def add_print(self, inputs: list, sep: str, end: str, summarize: int, stream) -> None:
+        """A tf.print in the function: its tensors become extra outputs, printed after each call."""
+        if self.compiler.ctx.parent is not None:
+            raise UnsupportedError("tf.print inside a branch or loop of a tf.function is not supported by Dagscope; "
+                                   "print the result after the cond/while")
+        items = []
+        for x in inputs:
+            if hasattr(x, "_dagscope_value"):
+                x = x._dagscope_value()
+            if is_tensor(x):
+                items.append(("tensor", len(self.printed)))
+                self.printed.append(x)
+            else:
+                items.append(("text", str(x)))
+        self.prints.append((items, sep, end, summarize, stream))
 
     def is_symbolic(self, t) -> bool:
         return id(t) in self.compiler.sym
@@ -113,12 +131,15 @@ def _retrace_reason(names: list, old: tuple, new: tuple) -> str:
 class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
-    def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple):
+    def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple,
+                 prints: list):
         self.graph = graph
         self.structure = structure           # the Python structure of the outputs
         self.arg_positions = arg_positions   # which arguments are the graph's first inputs
         self.variables = variables           # then these variables' current values
         self.signature = signature
+        self.prints = prints                 # tf.print calls; their tensors are the graph's last outputs
+        self.n_printed = sum(kind == "tensor" for items, *_ in prints for kind, _ in items)
 
     def inputs_for(self, args: list) -> list:
         tensors = []
@@ -135,7 +156,17 @@ class ConcreteFunction:
             outputs = run_eager(self.graph, inputs)
         finally:
             autograd._GradMode.enabled = previous
+        if self.n_printed:
+            outputs, printed = outputs[:-self.n_printed], outputs[-self.n_printed:]
+            self._print(printed)
         return pack_like(self.structure, [as_eager(o) for o in outputs])
+
+    def _print(self, printed: list) -> None:
+        from engine.compat.tensorflow.ops import _format_values
+        for items, sep, end, summarize, stream in self.prints:
+            parts = [ref if kind == "text" else _format_values(printed[ref].data, summarize)
+                     for kind, ref in items]
+            stream.write(sep.join(parts) + end)
 
     def __call__(self, *args):
         return self.run(list(args))
@@ -247,9 +278,10 @@ class Function:
                     raise UnsupportedError(f"tf.function {self.__name__} returns a {type(o).__name__}; Dagscope's "
                                            "tf.function returns tensors (or lists, tuples and dicts of them)")
             out_values.append(compiler.value_of(o))
+        out_values += [compiler.value_of(t) for t in trace.printed]
         graph.current_line = graph.current_module = None
         graph.output(out_values)
-        return ConcreteFunction(graph, result, positions, list(trace.variables), signature)
+        return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints)
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
         st = context.state()

@@ -564,17 +564,18 @@ def gather_first(tensor, i: int):
 # ---- printing -------------------------------------------------------------------------------------------
 
 def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
-    """`tf.print` in eager mode: values without the `tf.Tensor(...)` wrapper, like TF's."""
+    """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function
+    it prints at every call, not at trace time (function.py keeps the values as graph outputs)."""
     import sys
-    if context.state().tracing is not None:
-        raise UnsupportedError("tf.print inside a tf.function is not supported by Dagscope (the graph IR has no "
-                               "print op); return the value and print it outside")
+    stream = sys.stdout if output_stream in (None, "sys.stdout") or output_stream is sys.stdout else sys.stderr
+    tracing = context.state().tracing
+    if tracing is not None:
+        tracing.add_print(list(inputs), sep, end, summarize, stream)
+        return None
     if any(isinstance(x, GraphTensor) for x in inputs):
         raise UnsupportedError("tf.print inside a TF1 graph is not supported by Dagscope; fetch the tensor with "
                                "sess.run and print the result")
-    text = sep.join(_print_text(x, summarize) for x in inputs)
-    stream = sys.stdout if output_stream in (None, "sys.stdout") or output_stream is sys.stdout else sys.stderr
-    stream.write(text + end)
+    stream.write(sep.join(_print_text(x, summarize) for x in inputs) + end)
 
 
 def _print_text(x, summarize: int) -> str:
