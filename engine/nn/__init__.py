@@ -1,15 +1,16 @@
-"""engine.nn: Module, Parameter, layers, activations, normalization, containers and losses."""
+"""engine.nn: Module, Parameter, layers, activations, pooling, normalization, containers and losses."""
 from engine.nn import init, utils  # noqa: F401
 from engine.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from engine.nn.container import ModuleDict, ModuleList, Sequential
 from engine.nn.layers import Conv2d, Dropout, Embedding, Flatten, Identity, Linear
 from engine.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from engine.nn.module import Module
-from engine.nn.normalization import BatchNorm1d, LayerNorm
+from engine.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from engine.nn.parameter import Buffer, Parameter
-from engine.nn.pooling import AvgPool2d, MaxPool2d
+from engine.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "Conv2d", "Embedding", "Flatten", "Identity", "Dropout",
-           "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "MaxPool2d", "AvgPool2d", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LayerNorm", "BatchNorm1d",
+           "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "init", "utils"]

@@ -1,4 +1,4 @@
-"""LayerNorm and BatchNorm1d: learnable affine parameters; BatchNorm keeps running statistics
+"""LayerNorm, BatchNorm1d and BatchNorm2d: learnable affine parameters; BatchNorm keeps running statistics
 (updated without gradient, as PyTorch does: the running variance uses the unbiased estimate)."""
 from __future__ import annotations
 
@@ -36,7 +36,11 @@ class LayerNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-class BatchNorm1d(Module):
+class _BatchNorm(Module):
+    """Shared by BatchNorm1d (N,C or N,C,L input) and BatchNorm2d (N,C,H,W)."""
+    _input_dims: tuple = ()
+    _dims_text = ""
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None):
         super().__init__()
@@ -64,8 +68,8 @@ class BatchNorm1d(Module):
             self.num_batches_tracked.data[...] = 0
 
     def forward(self, input):
-        if input.ndim not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        if input.ndim not in self._input_dims:
+            raise ValueError(f"expected {self._dims_text} input (got {input.ndim}D input)")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.data[...] += 1
@@ -78,6 +82,14 @@ class BatchNorm1d(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    _input_dims, _dims_text = (2, 3), "2D or 3D"
+
+
+class BatchNorm2d(_BatchNorm):
+    _input_dims, _dims_text = (4,), "4D"
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,

@@ -1,4 +1,4 @@
-"""Pooling modules: MaxPool2d and AvgPool2d (forward = engine.functional's max_pool2d/avg_pool2d)."""
+"""Pooling modules: MaxPool2d, AvgPool2d and AdaptiveAvgPool2d (forward = engine.functional)."""
 from __future__ import annotations
 
 from engine import functional as F
@@ -38,3 +38,31 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Output size 1 is a mean over H and W (what PyTorch itself computes, grad_fn MeanBackward1);
+    sizes that divide the input evenly are an average pool with kernel = stride = input / output."""
+    out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    h, w = input.data.shape[-2:]
+    out_h, out_w = h if out_h is None else out_h, w if out_w is None else out_w
+    if (out_h, out_w) == (1, 1):
+        return F.mean(input, dim=(-2, -1), keepdim=True)
+    if h % out_h or w % out_w:
+        from engine.errors import UnsupportedError
+        raise UnsupportedError(f"adaptive_avg_pool2d from {h}x{w} to {out_h}x{out_w}: Dagscope supports output "
+                               "sizes that divide the input size evenly.")
+    kernel = (h // out_h, w // out_w)
+    return F.avg_pool2d(input, kernel, kernel)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

@@ -190,3 +190,24 @@ def test_more_activation_and_pooling_modules():
         "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
         "AvgPool2d(kernel_size=3, stride=1, padding=0)", "LeakyReLU(negative_slope=0.01)", "SiLU()",
         "Softplus(beta=1.0, threshold=20.0)"]
+
+
+def test_batch_norm_2d_normalizes_per_channel():
+    bn = nn.BatchNorm2d(2)
+    x = RNG.standard_normal((3, 2, 4, 4)).astype(np.float32) * 3 + 2
+    out = bn(_t(x)).data
+    mean, var = x.mean((0, 2, 3), keepdims=True), x.var((0, 2, 3), keepdims=True)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(bn.running_var.data, 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"expected 4D input \(got 2D input\)"):
+        bn(creation.zeros(2, 2))
+    assert repr(bn) == "BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+
+
+def test_adaptive_avg_pool():
+    img = Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4), requires_grad=True)
+    out = nn.AdaptiveAvgPool2d(1)(img)
+    assert out.shape == (1, 2, 1, 1) and out.grad_fn.name == "MeanBackward1"
+    np.testing.assert_allclose(out.data.reshape(-1), [7.5, 23.5])
+    np.testing.assert_allclose(nn.AdaptiveAvgPool2d((2, 2))(img).data[0, 0], [[2.5, 4.5], [10.5, 12.5]])
+    assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"

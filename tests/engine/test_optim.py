@@ -168,3 +168,34 @@ def test_schedulers():
     for _ in range(2):
         cos.step()
     assert math.isclose(cos.get_last_lr()[0], 0.5)
+
+
+def _rmsprop_reference(p, grads, lr, alpha=0.99, eps=1e-8, momentum=0.0, centered=False):
+    p = p.astype(np.float64)
+    v, mean_g, buf = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)
+    for g in grads:
+        g = g.astype(np.float64)
+        v = alpha * v + (1 - alpha) * g * g
+        mean_g = alpha * mean_g + (1 - alpha) * g
+        avg = np.sqrt(v - mean_g ** 2 if centered else v) + eps
+        if momentum:
+            buf = momentum * buf + g / avg
+            p = p - lr * buf
+        else:
+            p = p - lr * g / avg
+    return p
+
+
+@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}, {"centered": True}])
+def test_rmsprop_matches_pytorch_formula(kw):
+    got = _run(lambda ps: optim.RMSprop(ps, lr=0.01, **kw), P0, _grads(P0.shape, 3))
+    np.testing.assert_allclose(got, _rmsprop_reference(P0, _grads(P0.shape, 3), 0.01, **kw), rtol=1e-5, atol=1e-6)
+
+
+def test_adagrad_matches_pytorch_formula():
+    got = _run(lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01), P0, _grads(P0.shape, 4))
+    p, s = P0.astype(np.float64), np.zeros(P0.shape)
+    for t, g in enumerate(_grads(P0.shape, 4), 1):
+        s = s + g.astype(np.float64) ** 2
+        p = p - 0.1 / (1 + (t - 1) * 0.01) * g / (np.sqrt(s) + 1e-10)
+    np.testing.assert_allclose(got, p, rtol=1e-5, atol=1e-6)
