@@ -213,3 +213,28 @@ def test_executing_eagerly_is_false_inside_a_trace():
 
     f(tf.constant(1.0))
     assert seen == [False] and tf.executing_eagerly()
+
+
+def test_input_signature_converts_and_checks_inputs():
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+    def f(x):
+        return x * 2.0
+
+    assert f([1, 2]).numpy().tolist() == [2.0, 4.0]            # converted to float32
+    with pytest.raises(ValueError, match="incompatible with input_signature"):
+        f(tf.constant([[1.0]]))
+
+
+def test_methods_are_traced_per_instance():
+    class Scale:
+        def __init__(self, k):
+            self.k = tf.Variable(k)
+
+        @tf.function
+        def __call__(self, x):
+            return x * self.k
+
+    a, b = Scale(2.0), Scale(3.0)
+    x = tf.constant([1.0])
+    assert a(x).numpy().tolist() == [2.0] and b(x).numpy().tolist() == [3.0]
+    assert a.__call__.experimental_get_tracing_count() == 2

@@ -13,10 +13,10 @@ from engine.compat.tensorflow.compat.v1 import (disable_eager_execution, enable_
                                                 executing_eagerly, get_default_graph, reset_default_graph)
 from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool, double, float16,  # noqa: F401
                                              float32, float64, half, int8, int16, int32, int64, uint8)
-from engine.compat.tensorflow.function import cond, function, while_loop  # noqa: F401
+from engine.compat.tensorflow.function import TensorSpec, cond, function, while_loop  # noqa: F401
 from engine.compat.tensorflow.graph import Graph, Operation, placeholder  # noqa: F401
 from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
-                                          concat, constant, convert_to_tensor, divide, equal, exp, expand_dims,
+                                          concat, constant, convert_to_tensor, divide, equal, exp, expand_dims, log,
                                           eye, fill, greater, greater_equal, identity, less, less_equal, matmul,
                                           maximum, minimum, multiply, negative, not_equal, one_hot, ones,
                                           ones_like, pow, range, rank, reduce_logsumexp, reduce_max,

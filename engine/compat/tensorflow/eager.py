@@ -115,9 +115,14 @@ def _ops():
 
 
 def as_eager(t: Tensor) -> EagerTensor:
-    """View an engine Tensor (e.g. an op's output) as an EagerTensor, in place."""
-    if type(t) is not EagerTensor:
+    """View an engine Tensor (an op's output, a capture's stand-in) as an EagerTensor, in place:
+    the object stays the one autograd and the recorder know, only its Python surface changes."""
+    if type(t) is Tensor:
         t.__class__ = EagerTensor
+    elif not isinstance(t, EagerTensor):
+        from engine.errors import UnsupportedError
+        raise UnsupportedError(f"a {type(t).__name__} (PyTorch-style) cannot be used in TensorFlow ops; convert it "
+                               "with tf.constant(t.detach().numpy()) first")
     return t
 
 

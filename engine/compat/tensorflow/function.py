@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -128,6 +129,37 @@ def _retrace_reason(names: list, old: tuple, new: tuple) -> str:
 
 # ---- tf.function ----------------------------------------------------------------------------------
 
+class TensorSpec:
+    """`tf.TensorSpec`: the shape (dims may be None) and dtype an input_signature accepts."""
+
+    def __init__(self, shape, dtype=None, name=None):
+        from engine.compat.tensorflow import dtypes
+        self.shape = dtypes.TensorShape(shape)
+        self.dtype = dtypes.as_dtype(dtype if dtype is not None else dtypes.float32)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+
+def _apply_input_signature(name: str, specs: list, args: list) -> list:
+    """Convert the arguments to the signature's dtypes and check their shapes, as TF does."""
+    from engine.compat.tensorflow.ops import convert_to_tensor
+    if len(args) < len(specs):
+        raise TypeError(f"{name}() missing arguments for its input_signature ({len(specs)} tensors)")
+    out = list(args)
+    for i, spec in enumerate(specs):
+        try:
+            t = convert_to_tensor(args[i], dtype=spec.dtype)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name}: argument {i} is incompatible with input_signature {spec!r}: {exc}") from None
+        if not spec.shape.is_compatible_with(t.shape):
+            raise ValueError(f"Python inputs incompatible with input_signature: argument {i} has shape {t.shape}, "
+                             f"the signature says {spec!r}")
+        out[i] = t
+    return out
+
+
 class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
@@ -198,9 +230,7 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        bound = functools.partial(self, instance)       # `self` is specialized like a Python value
-        bound.__name__ = self.__name__
-        return bound
+        return types.MethodType(self, instance)        # `self` is specialized like a Python value
 
     def _bind(self, args, kwargs) -> list:
         bound = inspect.Signature(self._params).bind(*args, **kwargs)
@@ -212,6 +242,8 @@ class Function:
                 raise UnsupportedError(f"tf.function {self.__name__}: *args/**kwargs parameters are not supported "
                                        "by Dagscope; name each argument")
             out.append(value)
+        if self.input_signature is not None:
+            out = _apply_input_signature(self.__name__, list(self.input_signature), out)
         return out
 
     def __call__(self, *args, **kwargs):
@@ -232,6 +264,9 @@ class Function:
         names = [p.name for p in self._params]
         reason = ("first call: traced" if self._last_signature is None
                   else _retrace_reason(names, self._last_signature, signature))
+        if self._last_signature is not None and self.input_signature is not None:
+            reason += ("; TensorFlow would reuse one graph for the whole input_signature, but Dagscope's graphs "
+                       "have concrete shapes, so it makes one per shape")
         concrete = self._trace(args, names, signature)
         self._cache[signature] = concrete
         self._last_signature = signature
