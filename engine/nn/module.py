@@ -8,7 +8,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from engine import nn_context
+from engine import autograd, nn_context
+from engine.nn import hooks
 from engine.errors import UnsupportedError
 from engine.nn.parameter import Buffer, Parameter
 from engine.tensor import Tensor
@@ -67,6 +68,8 @@ class Module:
         set_(self, "_modules", OrderedDict())
         set_(self, "_forward_hooks", OrderedDict())
         set_(self, "_forward_pre_hooks", OrderedDict())
+        set_(self, "_backward_hooks", OrderedDict())
+        set_(self, "_backward_pre_hooks", OrderedDict())
         set_(self, "_qualname", "")          # path from the model that owns it, e.g. "encoder.fc1"
 
     def forward(self, *args, **kwargs):
@@ -78,6 +81,9 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hooked = bool(self._backward_hooks or self._backward_pre_hooks) and autograd.is_grad_enabled()
+        if backward_hooked:
+            args, hook_pass = hooks.wrap_inputs(self, args)
         nn_context.push(self._qualname)
         try:
             out = self.forward(*args, **kwargs)
@@ -87,6 +93,8 @@ class Module:
             result = hook(self, args, out)
             if result is not None:
                 out = result
+        if backward_hooked:
+            out = hooks.wrap_output(self, out, hook_pass)
         return out
 
     def register_forward_hook(self, hook: Callable) -> RemovableHandle:
@@ -99,11 +107,21 @@ class Module:
         self._forward_pre_hooks[handle.id] = hook
         return handle
 
-    def register_full_backward_hook(self, hook):
-        raise UnsupportedError("Module.register_full_backward_hook is not supported by Dagscope; "
-                               "use Tensor.register_hook on the module's output instead.")
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_input, grad_output) once the gradients for the module's input are known."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
-    register_backward_hook = register_full_backward_hook
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_output) when the gradient for the module's output arrives."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_backward_hook(self, hook):
+        raise UnsupportedError("Module.register_backward_hook (deprecated in PyTorch) is not supported by "
+                               "Dagscope; use register_full_backward_hook.")
 
     # ---- attributes: parameters, buffers and submodules live in their own dicts ----
     def __setattr__(self, name: str, value) -> None:

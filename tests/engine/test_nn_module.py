@@ -219,3 +219,27 @@ def test_clip_grad_norm_scales_all_gradients_together():
     np.testing.assert_allclose(b.grad.data, [4.0 * coef], rtol=1e-6)
     clip_grad_value_([a], 0.1)
     np.testing.assert_allclose(a.grad.data, [0.1, 0.0], rtol=1e-6)
+
+
+def test_full_backward_hooks_see_grad_input_and_grad_output():
+    lin = nn.Linear(3, 2)
+    seen = []
+    lin.register_full_backward_hook(lambda m, gin, gout: seen.append((gin, gout)))
+    x = creation.randn(4, 3, requires_grad=True)
+    out = lin(x)
+    assert out.grad_fn.name == "BackwardHookFunctionBackward"
+    (out * 2).sum().backward()
+    (gin,), (gout,) = seen[0]
+    np.testing.assert_allclose(gout.data, np.full((4, 2), 2.0))
+    np.testing.assert_allclose(gin.data, gout.data @ lin.weight.data, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.data, gin.data)
+
+
+def test_backward_hooks_can_replace_gradients_and_see_no_input_grad():
+    lin = nn.Linear(2, 2)
+    calls = []
+    lin.register_full_backward_pre_hook(lambda m, gout: (gout[0] * 0,))
+    lin.register_full_backward_hook(lambda m, gin, gout: calls.append(gin))
+    lin(creation.ones(1, 2)).sum().backward()
+    assert calls == [(None,)]                      # the input needs no gradient
+    assert not lin.weight.grad.data.any()          # the pre-hook zeroed grad_output

@@ -1,0 +1,71 @@
+"""Module backward hooks (register_full_backward_hook / register_full_backward_pre_hook), built as
+PyTorch builds them: identity autograd Functions around the module's input and output (their
+grad_fn shows as `BackwardHookFunctionBackward`) catch grad_output and grad_input on the way back.
+Supported for modules with one tensor input that needs a gradient (or none) and one tensor output."""
+from __future__ import annotations
+
+from engine.errors import UnsupportedError
+from engine.function import Function
+from engine.tensor import Tensor
+
+
+class BackwardHookFunction(Function):
+    @staticmethod
+    def forward(ctx, x, on_grad):
+        ctx.on_grad = on_grad
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.on_grad(grad), None
+
+
+class _Pass:
+    """One forward call's hook state: grad_output arrives first, grad_input after."""
+
+    def __init__(self, module, has_input_grad: bool):
+        self.module = module
+        self.has_input_grad = has_input_grad
+        self.grad_output = None
+
+    def on_output_grad(self, grad):
+        for hook in list(self.module._backward_pre_hooks.values()):
+            result = hook(self.module, (grad,))
+            if result is not None:
+                grad = result[0] if isinstance(result, tuple) else result
+        self.grad_output = (grad,)
+        if not self.has_input_grad:
+            self._call_hooks((None,))
+        return grad
+
+    def on_input_grad(self, grad):
+        return self._call_hooks((grad,))[0]
+
+    def _call_hooks(self, grad_input: tuple) -> tuple:
+        for hook in list(self.module._backward_hooks.values()):
+            result = hook(self.module, grad_input, self.grad_output)
+            if result is not None:
+                grad_input = result if isinstance(result, tuple) else (result,)
+        return grad_input
+
+
+def wrap_inputs(module, args: tuple):
+    """Route the input through a hook node; returns (args, pass state)."""
+    needing = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+    if len(needing) > 1:
+        raise UnsupportedError(f"backward hooks on {type(module).__name__}: Dagscope supports modules with one "
+                               "input that requires grad; register a hook on the tensors instead (Tensor.register_hook).")
+    state = _Pass(module, bool(needing))
+    if needing:
+        i = needing[0]
+        args = args[:i] + (BackwardHookFunction.apply(args[i], state.on_input_grad),) + args[i + 1:]
+    return args, state
+
+
+def wrap_output(module, out, state: _Pass):
+    if not isinstance(out, Tensor):
+        raise UnsupportedError(f"backward hooks on {type(module).__name__}: Dagscope supports modules that return "
+                               "one tensor.")
+    if not out.requires_grad:
+        return out
+    return BackwardHookFunction.apply(out, state.on_output_grad)
