@@ -1,0 +1,273 @@
+"""`torch.compile(fn_or_module)` / `engine.compile`: capture (the AST compiler, specialized per input
+signature as TorchDynamo specializes), the pass pipeline, then execution of the optimized graph.
+
+The execution seam is `make_runner(graph, wrt)`: a callable on Tensors (placeholder order) that
+returns output Tensors whose grad_fn runs the backward graph. With `engine.codegen` present it is
+`engine.codegen.training.CompiledAutograd` (generated kernels via `engine.codegen.executor.build`);
+otherwise, or if code generation fails for this graph, `InterpretedAutograd` below runs the same
+forward/backward split on the reference interpreter.
+
+Code the compiler cannot capture (an unsupported construct) runs eagerly instead, as a graph
+break does in PyTorch, and the run record says why: results are never wrong, only slower.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import io
+
+import numpy as np
+
+from engine import record
+from engine.capture.ast_compiler import ScriptError, is_tensor
+from engine.capture.common import is_module, module_state, pack_outputs, record_static
+from engine.capture.scripting import compile_graph
+from engine.ir.graph import Graph
+
+MAX_RECORDED_SPECIALIZATIONS = 3
+
+
+class InterpretedAutograd:
+    """The interpreter backend: forward with the saved values as extra outputs, and the backward
+    graph run on them when `backward()` reaches the output's CompiledFunctionBackward node."""
+
+    backend = "interpreter"
+
+    def __init__(self, graph: Graph, wrt: list[str] | None = None):
+        from engine.autodiff import backward_graph, differentiable_value
+        self.graph = graph
+        self.num_outputs = len(graph.outputs)
+        ids = [n.id for n in graph.placeholders]
+        self.wrt = wrt if wrt is not None else [v.id for v in graph.inputs if differentiable_value(v)]
+        self.wrt_positions = [ids.index(w) for w in self.wrt]
+        self.backward = None
+        self.forward = graph
+        if self.wrt:
+            bwd = backward_graph(graph, self.wrt)
+            forward = graph.copy()
+            values = forward.values()
+            computed = [s for s in bwd.saved if s not in ids]
+            forward.output(list(forward.outputs) + [values[s] for s in computed])
+            self.saved_plan = [("input", ids.index(s)) if s in ids else ("output", self.num_outputs + computed.index(s))
+                               for s in bwd.saved]
+            self.forward, self.backward = forward, bwd.graph
+        self.kernels: list = []
+
+    def __call__(self, *tensors):
+        from engine import autograd
+        from engine.function import Function
+        from engine.ir.interpreter import run
+        from engine.tensor import Tensor
+        arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
+            isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
+        if not needs_grad:
+            return [Tensor(o) for o in run(self.forward, arrays)[: self.num_outputs]]
+        float_outs = [i for i, v in enumerate(self.graph.outputs) if v.dtype.kind == "f"]
+        if len(float_outs) != 1:
+            from engine.errors import UnsupportedError
+            raise UnsupportedError(f"compiled training supports one differentiable output (this graph returns {len(float_outs)})")
+        diff_index, runner = float_outs[0], self
+
+        class CompiledFunction(Function):
+            @staticmethod
+            def forward(ctx, *args):
+                outs = run(runner.forward, arrays)
+                ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
+                results = tuple(Tensor(o) for o in outs[: runner.num_outputs])
+                for i, r in enumerate(results):
+                    if i != diff_index:
+                        ctx.mark_non_differentiable(r)
+                return results
+
+            @staticmethod
+            def backward(ctx, grad):
+                seeds = [np.zeros(v.shape, v.dtype) for v in runner.graph.outputs]
+                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "data", grad), seeds[diff_index].dtype),
+                                                    seeds[diff_index].shape)
+                grads = run(runner.backward, seeds + ctx.saved_arrays)
+                by_position = dict(zip(runner.wrt_positions, grads))
+                return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(len(tensors)))
+
+        return list(CompiledFunction.apply(*tensors))
+
+
+def make_runner(graph: Graph, wrt: list[str]):
+    """The backend seam: generated kernels when engine.codegen exists and handles the graph."""
+    if importlib.util.find_spec("engine.codegen.training") is not None:
+        try:
+            from engine.codegen.training import CompiledAutograd
+            return CompiledAutograd(graph, wrt), None
+        except Exception as exc:  # noqa: BLE001 - fall back, and say so in the record
+            return InterpretedAutograd(graph, wrt), f"code generation failed ({type(exc).__name__}: {exc}); ran on the interpreter"
+    return InterpretedAutograd(graph, wrt), None
+
+
+class _Entry:
+    def __init__(self, graph, structure, kinds, runner):
+        self.graph, self.structure, self.kinds, self.runner = graph, structure, kinds, runner
+
+
+class CompiledFunction:
+    """What `torch.compile(fn)` returns; for a module, see CompiledModule."""
+
+    def __init__(self, fn, module=None):
+        self._fn = fn
+        self._module = module
+        self._target = type(module).forward if module is not None else fn
+        self.__name__ = type(module).__name__ if module is not None else getattr(fn, "__name__", "compiled")
+        self._params = list(inspect.signature(self._target).parameters.values())[1 if module is not None else 0:]
+        self._cache: dict = {}
+        self._last_key = None
+        self.retraces: list[dict] = []
+        self.graph_breaks: list[str] = []
+
+    def _key(self, args) -> tuple:
+        from engine import autograd
+        key = [("grad_mode", autograd.is_grad_enabled())]
+        if self._module is not None:
+            key.append(("training", getattr(self._module, "training", None)))
+            key += [(n, tuple(t.data.shape), str(t.data.dtype), t.requires_grad) for n, t in module_state(self._module)]
+        for p, a in zip(self._params, args):
+            if is_tensor(a):
+                key.append((p.name, tuple(a.data.shape), str(a.data.dtype), a.requires_grad))
+            else:
+                key.append((p.name, "value", repr(a)))
+        return tuple(key)
+
+    def __call__(self, *args, **kwargs):
+        sig = inspect.Signature(self._params)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = [bound.arguments[p.name] for p in self._params]
+        key = self._key(values)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._capture(values, key)
+            self._cache[key] = entry
+        self._last_key = key
+        if entry is False:                       # graph break: run eagerly
+            return self._fn(*args, **kwargs)
+        inputs = self._inputs(entry, values)
+        return pack_outputs(entry.runner(*inputs), entry.structure)
+
+    forward = __call__
+
+    def _inputs(self, entry, values) -> list:
+        from engine.tensor import Tensor
+        state = dict(module_state(self._module)) if self._module is not None else {}
+        return [state[ref] if kind == "state" else (values[ref] if is_tensor(values[ref]) else Tensor(np.asarray(values[ref])))
+                for kind, ref in entry.kinds]
+
+    def _capture(self, values, key):
+        from engine import autograd
+        from engine.passes import run_pipeline
+        reason = None
+        if self._cache:
+            old = self._last_key or next(iter(self._cache))
+            changed = [f"{a[0]}: {_fmt(a)} -> {_fmt(b)}" for a, b in zip(old, key) if a != b]
+            reason = "new input signature: " + "; ".join(changed)
+            self.retraces.append({"reason": reason})
+        try:
+            graph, structure, kinds = compile_graph(self._target, self.__name__, list(values), module=self._module,
+                                                    bool_inputs=False)
+        except ScriptError as exc:
+            msg = f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}"
+            self.graph_breaks.append(msg)
+            rec = record.current()
+            if rec is not None:
+                rec.warn(msg)
+            return False
+        wrt = []
+        if autograd.is_grad_enabled():
+            placeholders = graph.placeholders
+            for node, (kind, ref) in zip(placeholders, kinds):
+                t = dict(module_state(self._module))[ref] if kind == "state" else values[ref]
+                if is_tensor(t) and t.requires_grad and node.out.dtype.kind == "f":
+                    wrt.append(node.id)
+        runner, note = make_runner(graph, wrt)
+        entry = _Entry(graph, structure, kinds, runner)
+        if record.current() is not None and len(self._cache) < MAX_RECORDED_SPECIALIZATIONS:
+            warnings = [w for w in (note, reason and f"recompiled: {reason}") if w]
+            extra = {"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner)}
+            extra.update(self._kernels_and_timings(entry, values))
+            record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
+                          backward=bool(wrt), pipeline=run_pipeline(graph), extra=extra)
+        return entry
+
+    def _kernels_and_timings(self, entry, values) -> dict:
+        if importlib.util.find_spec("engine.codegen.report") is None or not hasattr(entry.runner, "compiled"):
+            return {}
+        from engine import autograd
+        from engine.codegen.report import kernels_record, timings
+        inputs = self._inputs(entry, values)
+
+        def eager():
+            # the user's own function, eagerly (prints silenced: it is only being timed)
+            with autograd.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                self._fn(*values)
+
+        def compiled():
+            with autograd.no_grad():
+                entry.runner(*inputs)
+        try:
+            return {"kernels": kernels_record(entry.runner), "timings": timings(eager, compiled, entry.runner)}
+        except Exception as exc:  # noqa: BLE001 - timing is informative only
+            return {"timings": None, "timing_error": f"{type(exc).__name__}: {exc}"}
+
+    @property
+    def graph(self) -> Graph:
+        entry = self._cache.get(self._last_key)
+        if not entry:
+            raise RuntimeError(f"{self.__name__} has not been called yet (torch.compile captures at the first call)")
+        return entry.graph
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.__name__}>"
+
+
+class CompiledModule(CompiledFunction):
+    """`torch.compile(module)`: calling it runs the compiled forward; everything else is the module's
+    (parameters, train/eval, state_dict), so an ordinary training loop works unchanged."""
+
+    def __init__(self, module):
+        self.__dict__["_orig_mod"] = module
+        super().__init__(module, module=module)
+
+    def __getattr__(self, name):
+        mod = self.__dict__.get("_orig_mod")
+        if mod is None:
+            raise AttributeError(name)
+        return getattr(mod, name)
+
+    def __repr__(self) -> str:
+        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+
+
+def _fmt(item) -> str:
+    """One part of a signature key, readable: `f32 [3, 4] requires_grad` or a Python value."""
+    if len(item) == 4:
+        _, shape, dtype, requires_grad = item
+        return f"{dtype}{list(shape)}" + (" requires_grad" if requires_grad else "")
+    return str(item[-1])
+
+
+def _backend_of(runner) -> str | None:
+    fwd = getattr(runner, "forward", None)
+    return getattr(fwd, "backend", None)
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, mode=None, options=None,
+            disable: bool = False):
+    """`torch.compile(fn_or_module)`; also usable as `@torch.compile` or `@torch.compile(mode=...)`."""
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if disable:
+        return model
+    if is_module(model):
+        return CompiledModule(model)
+    if callable(model):
+        return CompiledFunction(model)
+    raise TypeError(f"torch.compile takes a function or an nn.Module, not a {type(model).__name__}")
