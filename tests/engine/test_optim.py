@@ -199,3 +199,13 @@ def test_adagrad_matches_pytorch_formula():
         s = s + g.astype(np.float64) ** 2
         p = p - 0.1 / (1 + (t - 1) * 0.01) * g / (np.sqrt(s) + 1e-10)
     np.testing.assert_allclose(got, p, rtol=1e-5, atol=1e-6)
+
+
+def test_reduce_lr_on_plateau():
+    opt = optim.SGD([nn.Parameter(creation.ones(1))], lr=1.0)
+    sched = lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+    lrs = []
+    for metric in [5.0, 4.0, 4.0, 4.0, 4.0, 4.0, 3.0]:
+        sched.step(metric)
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == [1.0, 1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
