@@ -2,7 +2,7 @@
 // view state in the URL, and exposes window.dagscope (setCode, run, load, select, step).
 import * as api from "./api.js";
 import { CodeEditor } from "./editor.js";
-import { GraphView } from "./graphview.js";
+import { GraphView, drawable } from "./graphview.js";
 import { setLang, t, lang, applyTo } from "./i18n.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
@@ -16,7 +16,7 @@ import { Stepper } from "./stepper.js";
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
 const $ = (s) => document.querySelector(s);
 
-const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {} };
+const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false };
 let editor, views, stepper, passes, kernels, statics, examples = [];
 
 // ---- status and toasts -----------------------------------------------------------------------
@@ -191,6 +191,7 @@ async function run() {
   if (running) await running.catch(() => {});   // one run at a time; the newest code wins
   const btn = $("#run");
   btn.disabled = true;
+  state.running = true;
   setStatus(t("status.running"), "busy");
   running = (async () => {
     try {
@@ -201,6 +202,7 @@ async function run() {
       throw e;
     } finally {
       btn.disabled = false;
+      state.running = false;
       running = null;
     }
   })();
@@ -244,7 +246,7 @@ async function exportGraph(format) {
   const view = currentView();
   if (!view?.shown) { toast(t("export.nothing")); return; }
   try {
-    const out = await api.render(view.shown.graph, format);
+    const out = await api.render(drawable(view.shown.graph), format);
     download(out, `dagscope-${state.tab}.${format}`, format === "svg" ? "image/svg+xml" : "text/plain");
   } catch (e) {
     toast(t("export.failed", { message: e.message }));

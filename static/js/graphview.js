@@ -4,6 +4,15 @@ import { render } from "./api.js";
 import { displayGraph, initialExpansion, shouldCollapse } from "./collapse.js";
 import { t } from "./i18n.js";
 
+// What Graphviz needs of a graph: values and gradients stay in the page, not in the request.
+const DRAWN_FIELDS = ["id", "op", "label", "kind", "shape", "module"];
+export function drawable(graph) {
+  return {
+    nodes: graph.nodes.map((n) => Object.fromEntries(DRAWN_FIELDS.filter((k) => n[k] !== undefined && n[k] !== null).map((k) => [k, n[k]]))),
+    edges: graph.edges.map((e) => ({ src: e.src, dst: e.dst, shape: e.shape ?? null })),
+  };
+}
+
 const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
 const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen"];
 
@@ -95,7 +104,7 @@ export class GraphView {
     this.setNotice(this.expanded !== null ? t("graph.collapsed_notice") : "");
     let svgText;
     try {
-      svgText = await render(shown.graph);
+      svgText = await render(drawable(shown.graph));
     } catch (err) {
       if (my !== this.token) return null;
       this.canvas.innerHTML = "";

@@ -1,0 +1,165 @@
+"""Page speed in headless Chromium: Run click -> drawn graph for the MLP snippet, and a synthetic
+2,000-node backward graph opening folded and expanding one cluster. Prints a table.
+
+    .venv/bin/python bench/page.py [--runs 5]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+# The MLP of the seed (01), written with plain tensors so it runs whatever nn support exists.
+MLP_PLAIN = """import torch
+torch.manual_seed(0)
+x = torch.randn({batch}, 100)
+w1 = torch.randn(100, 128, requires_grad=True)
+b1 = torch.zeros(128, requires_grad=True)
+w2 = torch.randn(128, 10, requires_grad=True)
+b2 = torch.zeros(10, requires_grad=True)
+h = torch.relu(x @ w1 + b1)
+logits = h @ w2 + b2
+loss = (logits * logits).mean()
+loss.backward()
+print(loss.item())
+"""
+
+
+def synthetic_backward(blocks: int = 12, per_block: int = 167) -> dict:
+    """~2,000 backward nodes in `layers.N.{attn,mlp}` modules, chained like a deep network."""
+    nodes = [{"id": "root", "op": "MeanBackward0", "label": "MeanBackward0", "kind": "grad", "shape": []}]
+    edges, prev = [], "root"
+    for b in range(blocks):
+        for i in range(per_block):
+            nid = f"b{b}_{i}"
+            op = ["MulBackward0", "AddBackward0", "TanhBackward0", "MmBackward0"][i % 4]
+            nodes.append({"id": nid, "op": op, "label": op, "kind": "grad", "shape": [64, 64],
+                          "module": f"layers.{b}.{['attn', 'mlp'][i % 2]}", "forward_node": f"n{b}_{i}"})
+            edges.append({"src": prev, "dst": nid, "shape": [64, 64]})
+            prev = nid
+    return {"nodes": nodes, "edges": edges}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    import subprocess, socket, time, os, tempfile, urllib.request
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+                               "--port", str(port), "--log-level", "warning"], cwd=ROOT,
+                              env={**os.environ, "DAGSCOPE_DATA_DIR": tempfile.mkdtemp()})
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.2)
+    rows = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(base + "/")
+            page.wait_for_function("document.body.classList.contains('ready')")
+            examples = page.evaluate("fetch('/api/examples').then(r => r.json())")["examples"]
+            mlp = next(e["code"] for e in examples if e["id"] == "10_mlp_training_step")
+            page.evaluate("c => window.dagscope.setCode(c)", mlp)
+            first = page.evaluate("() => window.dagscope.run()")
+            snippet, name = (mlp, "MLP seed snippet (nn.Module)") if first["ok"] else (MLP_PLAIN, "MLP (plain tensors)")
+            # a new batch size each run: new shapes on the edges, so no drawing comes from a cache
+            batch_line = "x = torch.randn(32, 100)" if first["ok"] else "x = torch.randn({batch}, 100)"
+            # the time a student waits: Run click until the forward graph's SVG is in the page
+            click_to_drawn = """async () => {
+                const before = document.querySelector('#view-forward svg');
+                const t0 = performance.now();
+                document.querySelector('#run').click();
+                while (true) {
+                    await new Promise(r => requestAnimationFrame(r));
+                    const svg = document.querySelector('#view-forward svg');
+                    if (svg && svg !== before && !window.dagscope.state.running) break;
+                }
+                const t1 = performance.now();
+                return {ms: t1 - t0, server: window.dagscope.state.record.elapsed_ms,
+                        nodes: window.dagscope.state.record.graphs[0]?.forward.nodes.length ?? 0};
+            }"""
+            times = []
+            for i in range(args.runs + 1):
+                code = snippet.replace(batch_line, f"x = torch.randn({32 + i}, 100)") if first["ok"] else snippet.format(batch=32 + i)
+                page.evaluate("c => window.dagscope.setCode(c)", code)
+                r = page.evaluate(click_to_drawn)
+                if i:                    # the first one warms caches; the rest are what a class sees
+                    times.append(r)
+            ms = [t["ms"] for t in times]
+            rows.append((f"Run click -> drawn graph, {name}, {times[0]['nodes']} fwd nodes",
+                         statistics.median(ms), min(ms), 500))
+            rows.append(("  of which: run in the sandbox (server elapsed_ms)",
+                         statistics.median(t["server"] for t in times), min(t["server"] for t in times), None))
+
+            big = synthetic_backward()
+            record = {"ok": True, "stdout": "", "error": None, "graphs": [
+                {"id": "g1", "kind": "dynamic", "title": "synthetic", "forward": {"nodes": [], "edges": []},
+                 "backward": big, "steps": []}]}
+            open_ms, expand_ms = [], []
+            for i in range(3):
+                fresh = {**big, "nodes": [{**big["nodes"][0], "label": f"MeanBackward0 #{i}"}] + big["nodes"][1:]}
+                rec = {**record, "graphs": [{**record["graphs"][0], "backward": fresh}]}
+                page.evaluate("window.dagscope.select('backward')")
+                # load() resolves once the graphs are drawn: this is record -> first folded drawing
+                t = page.evaluate("""async (rec) => {
+                    const t0 = performance.now();
+                    await window.dagscope.load(rec);
+                    const t1 = performance.now();
+                    const folded = document.querySelectorAll('#view-backward g.node.folded');
+                    const target = [...folded][0];
+                    const t2 = performance.now();
+                    target.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true, button: 0}));
+                    target.dispatchEvent(new PointerEvent('pointerup', {bubbles: true, button: 0}));
+                    while (document.querySelectorAll('#view-backward g.node.folded').length <= folded.length)
+                        await new Promise(r => requestAnimationFrame(r));
+                    return {open: t1 - t0, expand: performance.now() - t2,
+                            shown: document.querySelectorAll('#view-backward g.node').length};
+                }""", rec)
+                open_ms.append(t["open"])
+                expand_ms.append(t["expand"])
+            rows.append((f"{len(big['nodes'])}-node backward graph: open folded (first draw)",
+                         statistics.median(open_ms), min(open_ms), 3000))
+            rows.append(("  expand one cluster (Block ×12 -> 12 blocks)", statistics.median(expand_ms), min(expand_ms), 1000))
+            # for the record: every node drawn ("Expand all", then "Draw anyway" past the notice)
+            t = page.evaluate("""async () => {
+                const t0 = performance.now();
+                document.querySelector('#view-backward .gv-collapse').click();
+                while (!document.querySelector('#view-backward .gv-notice button'))
+                    await new Promise(r => requestAnimationFrame(r));
+                const t1 = performance.now();
+                document.querySelector('#view-backward .gv-notice button').click();
+                while (document.querySelectorAll('#view-backward g.node').length < 1000)
+                    await new Promise(r => setTimeout(r, 20));
+                return {notice: t1 - t0, full: performance.now() - t1};
+            }""")
+            rows.append(("  expand all: the 'too large' notice instead of a frozen page", t["notice"], t["notice"], None))
+            rows.append(("  'draw anyway': all nodes laid out by dot and drawn", t["full"], t["full"], None))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    print(f"{'measurement':<70} {'median ms':>10} {'best ms':>9} {'goal ms':>8}")
+    for label, med, best, goal in rows:
+        ok = "" if goal is None else ("  ok" if med < goal else "  SLOW")
+        print(f"{label:<70} {med:>10.0f} {best:>9.0f} {goal or '':>8}{ok}")
+
+
+if __name__ == "__main__":
+    main()
