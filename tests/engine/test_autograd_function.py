@@ -121,3 +121,49 @@ def test_custom_function_is_recorded_with_its_name(run):
     square = next(n for n in graph["forward"]["nodes"] if n["op"] == "Square")
     assert square["line"] == 12
     assert [s["op"] for s in graph["steps"]] == ops
+
+
+def test_double_backward_through_a_custom_function():
+    from engine.compat.torch import autograd as torch_autograd
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    x = creation.tensor([2.0, -1.0], requires_grad=True)
+    (g,) = torch_autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    (gg,) = torch_autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g.data, 3 * np.array([2.0, -1.0]) ** 2)
+    np.testing.assert_allclose(gg.data, 6 * np.array([2.0, -1.0]))
+
+
+def test_setup_context_style_and_non_differentiable_outputs():
+    class SortedWithIndex(Function):
+        @staticmethod
+        def forward(x):
+            order = np.argsort(x.data)
+            return creation.tensor(x.data[order]), creation.tensor(order)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.order = output[1].data
+            ctx.mark_non_differentiable(output[1])
+
+        @staticmethod
+        def backward(ctx, grad):
+            out = np.zeros_like(grad.data)
+            out[ctx.order] = grad.data
+            return creation.tensor(out)
+
+    x = creation.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    values, order = SortedWithIndex.apply(x)
+    assert values.grad_fn.name == "SortedWithIndexBackward" and order.grad_fn is None
+    (values * creation.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert x.grad.data.tolist() == [100.0, 1.0, 10.0]
