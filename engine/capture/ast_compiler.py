@@ -101,6 +101,9 @@ class Compiler:
         self._alive: list = []
         self.line: int | None = None
         self.module_path: str | None = None
+        # tf.function semantics: Python print runs while tracing (once per trace) and shows
+        # symbolic tensors; torch.jit.script/compile refuse it instead.
+        self.trace_time_print = False
 
     # ---- shadows and values ------------------------------------------------------------------
     def shadow(self, value: Value, tensor=None):
@@ -138,6 +141,13 @@ class Compiler:
             self._alive.append(t)
             return v
         return self.resolve(v)
+
+    def symbolic(self, x):
+        """How a shadow prints at trace time (as TensorFlow prints a symbolic tensor)."""
+        v = self.sym.get(id(x)) if is_tensor(x) else None
+        if v is None:
+            return x
+        return f'Tensor("{v.name or v.id}", shape={tuple(v.shape)}, dtype={np.dtype(v.dtype).name})'
 
     # ---- observers: ops on shadows become nodes --------------------------------------------------
     def observe(self, op, tensors, attrs, out) -> None:
@@ -435,6 +445,8 @@ class _Frame:
     def call(self, fn, args, kwargs, node):
         from engine.capture.common import is_module
         from engine.capture.scripting import ScriptFunction, ScriptModule
+        if fn is print and self.c.trace_time_print:
+            return print(*(self.c.symbolic(a) for a in args), **kwargs)
         if fn is print:
             raise self.err(node, "print() inside a compiled function is not supported: the graph has no "
                                  "side effects (print outside the function, on its result)")

@@ -33,7 +33,8 @@ def _structure(result) -> str:
     return "list" if isinstance(result, list) else "tuple" if isinstance(result, tuple) else "single"
 
 
-def compile_graph(fn, name: str, args: list, module=None, generic: bool = False, bool_inputs: bool = True):
+def compile_graph(fn, name: str, args: list, module=None, generic: bool = False, bool_inputs: bool = True,
+                  trace_time_print: bool = False):
     """Compile `fn` (a function, or a Module's forward when `module` is given) for these arguments.
 
     `args`: one entry per parameter (after self): a Tensor (its shape/dtype make the placeholder),
@@ -43,6 +44,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     from engine.tensor import Tensor
     g = Graph(name)
     comp = Compiler(g)
+    comp.trace_time_print = trace_time_print
     values, kinds = [], []
     names = [p.name for p in inspect.signature(fn).parameters.values()]
     if module is not None:

@@ -1,0 +1,161 @@
+"""`engine.function` (what `tf.function` builds on): a Python function becomes a graph per input
+signature — tensor shapes and dtypes, and the values of Python arguments — cached, and traced
+again (a retrace, recorded with its reason) when a call brings a new signature.
+
+As TensorFlow's autograph, Python `if`/`while` on tensors become `cond`/`while_loop` nodes (the
+scripting compiler does the conversion); Python side effects such as `print` run only while
+tracing, once per signature, and show symbolic tensors — the pitfall the seed warns about.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from engine import record
+from engine.capture.ast_compiler import ScriptError, is_tensor
+from engine.capture.common import pack_outputs, record_static, run_eager
+from engine.capture.scripting import compile_graph
+from engine.capture.tracing import trace_graph
+
+MAX_RECORDED_TRACES = 4
+
+
+def _describe(x) -> str:
+    if is_tensor(x):
+        return f"{x.data.dtype}{list(x.data.shape)}"
+    return repr(x)
+
+
+class GraphFunction:
+    """A function captured per signature; call it like the original."""
+
+    def __init__(self, fn, autograph: bool = True, name: str | None = None):
+        self.python_function = fn
+        self.autograph = autograph
+        self.__name__ = name or getattr(fn, "__name__", "function")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self._params = list(inspect.signature(fn).parameters.values())
+        self._cache: dict = {}
+        self._last = None
+        self.retraces: list[dict] = []     # [{"reason": ..., "signature": [...]}], one per retrace
+
+    def _bind(self, args, kwargs) -> list:
+        bound = inspect.Signature(self._params).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return [bound.arguments[p.name] for p in self._params]
+
+    @staticmethod
+    def signature_of(values) -> tuple:
+        return tuple(("tensor", tuple(v.data.shape), str(v.data.dtype)) if is_tensor(v) else ("python", repr(v))
+                     for v in values)
+
+    def _reason(self, key, values) -> str:
+        old = self._last
+        changes = []
+        for p, a, b, v in zip(self._params, old, key, values):
+            if a != b:
+                was = f"{a[2]}{list(a[1])}" if a[0] == "tensor" else a[1]
+                changes.append(f"{p.name}: {was} -> {_describe(v)}")
+        return "new input signature: " + "; ".join(changes)
+
+    def _trace(self, values, key):
+        reason = self._reason(key, values) if self._cache else None
+        graph = None
+        capture_note = None
+        if self.autograph:
+            try:
+                graph, structure, kinds = compile_graph(self.python_function, self.__name__, list(values),
+                                                        bool_inputs=False, trace_time_print=True)
+            except ScriptError as exc:
+                if exc.construct:
+                    capture_note = f"autograph could not convert {self.__name__} ({exc}); traced it instead"
+                else:
+                    raise
+        if graph is None:
+            tensor_pos = [i for i, v in enumerate(values) if is_tensor(v)]
+
+            def bound(*tensors):
+                full = list(values)
+                for i, t in zip(tensor_pos, tensors):
+                    full[i] = t
+                return self.python_function(*full)
+            bound.__name__ = self.__name__
+            graph, tracer, structure, _ = trace_graph(bound, [values[i] for i in tensor_pos], name=self.__name__)
+            kinds = [("arg", i) for i in tensor_pos]
+            capture_note = capture_note or "traced (autograph off)"
+            warnings = tracer.warnings
+        else:
+            warnings = []
+        if reason is not None:
+            self.retraces.append({"reason": reason, "signature": [_describe(v) for v in values]})
+            rec = record.current()
+            if rec is not None:
+                rec.warn(f"{self.__name__}: retracing ({reason})")
+        if len(self._cache) < MAX_RECORDED_TRACES:
+            notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
+            record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
+                          warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1})
+        return graph, structure, kinds
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The graph for this signature (traced now if new), as TensorFlow's ConcreteFunction."""
+        values = self._bind(args, kwargs)
+        key = self.signature_of(values)
+        if key not in self._cache:
+            self._cache[key] = self._trace(values, key)
+            self._last = key
+        return ConcreteFunction(self, key)
+
+    def __call__(self, *args, **kwargs):
+        from engine.tensor import Tensor
+        values = self._bind(args, kwargs)
+        key = self.signature_of(values)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(values, key)
+            self._cache[key] = entry
+        self._last = key
+        graph, structure, kinds = entry
+        inputs = [values[i] if is_tensor(values[i]) else Tensor(np.asarray(values[i])) for _, i in kinds]
+        return pack_outputs(run_eager(graph, inputs), structure)
+
+    def experimental_get_tracing_count(self) -> int:
+        return len(self._cache)
+
+    @property
+    def graph(self):
+        if self._last is None:
+            raise RuntimeError(f"{self.__name__} has not been traced yet: call it once")
+        return self._cache[self._last][0]
+
+    def __get__(self, obj, objtype=None):
+        # a decorated method: bind `self` as a Python argument (part of the signature)
+        if obj is None:
+            return self
+        import functools
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<engine.function {self.__name__}>"
+
+
+class ConcreteFunction:
+    def __init__(self, owner: GraphFunction, key):
+        self._owner, self._key = owner, key
+
+    @property
+    def graph(self):
+        return self._owner._cache[self._key][0]
+
+    def __call__(self, *args, **kwargs):
+        return self._owner(*args, **kwargs)
+
+
+def function(fn=None, *, input_signature=None, autograph: bool = True, jit_compile=None,
+             reduce_retracing: bool = False, experimental_relax_shapes=None, name: str | None = None):
+    """`@engine.function` / `@tf.function`. Shapes are always concrete here, so `input_signature`
+    and shape relaxation are accepted but each new shape still gets its own graph."""
+    if fn is None:
+        return lambda f: function(f, autograph=autograph, name=name)
+    return GraphFunction(fn, autograph=autograph, name=name)
