@@ -7,3 +7,13 @@ from engine.tensor import Tensor
 
 __all__ = ["Tensor", "tensor", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "from_numpy",
            "manual_seed", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+def __getattr__(name: str):
+    # Static capture, imported on first use: engine.compile / engine.trace / engine.script.
+    # (`engine.function` is taken by the custom-autograd-Function module; the tf.function-style
+    # decorator is engine.capture.function.)
+    if name in ("compile", "trace", "script"):
+        import engine.capture as capture
+        return getattr(capture, name)
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")
