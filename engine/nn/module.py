@@ -168,6 +168,10 @@ class Module:
         for store in ("_parameters", "_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]
+        if name in _UNSUPPORTED_MODULE_METHODS:
+            from engine.compat.torch._surface import UnsupportedAttributeError
+            raise UnsupportedAttributeError(f"nn.Module.{name} is not supported by Dagscope (used on "
+                                            f"{type(self).__name__}).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -224,6 +228,13 @@ class Module:
                 raise AttributeError(f"{mod._get_name()} has no attribute `{part}`")
             mod = mod._modules[part]
         return mod
+
+    def get_buffer(self, target: str) -> Tensor:
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if name not in mod._buffers:
+            raise AttributeError(f"{mod._get_name()} has no buffer `{name}`")
+        return mod._buffers[name]
 
     def get_parameter(self, target: str) -> Parameter:
         path, _, name = target.rpartition(".")
@@ -431,6 +442,13 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+# PyTorch Module methods Dagscope leaves out: using one fails as `unsupported`, not as a typo.
+_UNSUPPORTED_MODULE_METHODS = frozenset({
+    "bfloat16", "compile", "share_memory", "to_empty", "type", "ipu", "xpu", "mtia", "set_submodule",
+    "get_extra_state", "set_extra_state", "register_state_dict_pre_hook", "register_state_dict_post_hook",
+    "register_load_state_dict_pre_hook", "register_load_state_dict_post_hook"})
 
 
 def _join(prefix: str, name: str) -> str:

@@ -243,3 +243,12 @@ def test_backward_hooks_can_replace_gradients_and_see_no_input_grad():
     lin(creation.ones(1, 2)).sum().backward()
     assert calls == [(None,)]                      # the input needs no gradient
     assert not lin.weight.grad.data.any()          # the pre-hook zeroed grad_output
+
+
+def test_pytorch_module_methods_left_out_fail_as_unsupported():
+    from engine.errors import UnsupportedError
+    m = MLP(2, 2, 2)
+    assert not hasattr(m, "compile")
+    with pytest.raises(UnsupportedError, match=r"nn.Module.bfloat16 is not supported by Dagscope \(used on MLP\)"):
+        m.bfloat16()
+    assert nn.BatchNorm1d(2).get_buffer("running_var").data.tolist() == [1.0, 1.0]
