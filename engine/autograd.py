@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import weakref
 from typing import Callable
 
@@ -226,7 +227,9 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
                 results[capture[id(node)]] = grad
             if isinstance(node, AccumulateGrad):
                 if inputs is None and grad is not None:
-                    _accumulate_into_leaf(node.variable, grad, create_graph)
+                    in_grads = None          # the previous node's list may still hold this array
+                    owned = not create_graph and not observers and _unshared(grad)
+                    _accumulate_into_leaf(node.variable, grad, create_graph, owned)
                     for cb in observers:
                         cb(node, grad, ())
                 continue
@@ -297,16 +300,45 @@ def _as_leaf_grad(grad):
     return grad if isinstance(grad, Tensor) else Tensor(np.array(grad, copy=True))
 
 
-def _accumulate_into_leaf(t, grad, create_graph: bool) -> None:
+def _refcounts(array) -> tuple[int, int]:
+    base = array.base
+    return sys.getrefcount(array), (0 if base is None else sys.getrefcount(base))
+
+
+def _calibrate() -> tuple[int, int]:
+    """The reference counts an array held by nothing but one local variable shows to `_refcounts`
+    (interpreter versions count stack references differently, so measure rather than assume)."""
+    grad = np.empty(1)[::1]            # a view: calibrates the base's count too
+    return _refcounts(grad)
+
+
+_UNSHARED_COUNTS = _calibrate()
+
+
+def _unshared(grad) -> bool:
+    """True when nothing but run_backward holds this gradient array (nor, for a view, its base),
+    so AccumulateGrad may keep it as .grad without a copy, as PyTorch steals an unshared gradient."""
+    if type(grad) is not np.ndarray or not grad.flags.c_contiguous:
+        return False
+    count, base_count = _refcounts(grad)
+    return count <= _UNSHARED_COUNTS[0] and (grad.base is None or base_count <= _UNSHARED_COUNTS[1])
+
+
+def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> None:
     from engine.tensor import Tensor
-    grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
+    if t._hooks:
+        grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
+        owned = False
     if isinstance(grad, Tensor) and not create_graph:
         grad = grad.data
     if t.grad is None:
-        # A copy (the same array may reach several leaves), in C order: a gradient that arrives as a
-        # transposed view (TBackward0 of nn.Linear's weight) would otherwise keep a layout that
-        # makes every later elementwise op on .grad (an optimizer step) several times slower.
-        t.grad = grad if isinstance(grad, Tensor) else Tensor(np.array(grad, dtype=t.data.dtype, copy=True, order="C"))
+        if owned and grad.dtype == t.data.dtype:
+            t.grad = Tensor(grad)
+        else:
+            # A copy (the same array may reach several leaves), in C order: a gradient that arrives
+            # as a transposed view would keep a layout that slows every later op on .grad.
+            t.grad = grad if isinstance(grad, Tensor) else Tensor(
+                np.array(grad, dtype=t.data.dtype, copy=True, order="C"))
     elif create_graph:
         t.grad = t.grad + grad
     else:

@@ -317,8 +317,30 @@ def _where_infer(cond, a, b, **_):
     return Spec(broadcast(cond, a, b).shape, promote(a.dtype, b.dtype))
 
 
+_SAME_WIDTH_INT = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
+
+
+def _is_plus_zero(x: np.ndarray) -> bool:
+    return x.ndim == 0 and x == 0 and not np.signbit(x)
+
+
+def _keep_or_zero(cond, x, keep_where: bool):
+    """where(cond, x, +0.0) (or where(cond, +0.0, x)) as a bitwise AND with an all-ones/zero mask:
+    bit-exact and about 10x faster than np.where, whose per-element branch mispredicts on the
+    random-looking masks of relu/clamp/dropout backward passes."""
+    itype = _SAME_WIDTH_INT[x.dtype]
+    ones = cond.view(np.int8).astype(itype)          # 1 where cond
+    mask = np.negative(ones) if keep_where else ones - 1   # all bits set where x is kept
+    return np.bitwise_and(x.view(itype), mask).view(x.dtype)
+
+
 def _where_forward(cond, a, b):
     dt = promote(a.dtype, b.dtype)
+    if dt in _SAME_WIDTH_INT and cond.dtype == np.bool_:
+        if b.ndim == 0 and a.dtype == dt and a.shape == cond.shape and _is_plus_zero(b):
+            return _keep_or_zero(cond, a, True)
+        if a.ndim == 0 and b.dtype == dt and b.shape == cond.shape and _is_plus_zero(a):
+            return _keep_or_zero(cond, b, False)
     return np.where(cond, a.astype(dt, copy=False), b.astype(dt, copy=False))
 
 

@@ -83,10 +83,22 @@ def _addmm_forward(bias, a, b):
     return out
 
 
+def _is_transposed_view(x) -> bool:
+    return isinstance(x, np.ndarray) and x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous
+
+
 def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
+    grad_b = None
+    if needs[2]:
+        if _is_transposed_view(b):
+            # b is nn.Linear's W^T: compute (g^T a)^T, so that the gradient reaching W (through
+            # TBackward0) is laid out like W and accumulating it into W.grad is a plain copy.
+            grad_b = F.transpose(F.matmul(F.transpose(g, dim0=0, dim1=1), a), dim0=0, dim1=1)
+        else:
+            grad_b = F.matmul(F.transpose(a, dim0=0, dim1=1), g)
     return (g if needs[0] else None,
             F.matmul(g, F.transpose(b, dim0=0, dim1=1)) if needs[1] else None,
-            F.matmul(F.transpose(a, dim0=0, dim1=1), g) if needs[2] else None)
+            grad_b)
 
 
 register(OpDef(

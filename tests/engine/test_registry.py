@@ -149,3 +149,16 @@ def test_grad_fn_names_are_pytorchs():
     for expected, t in names.items():
         assert t.grad_fn.name == expected
     assert apply("matmul", x, x.t()).grad_fn.name == "MmBackward0"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_where_with_a_zero_branch_is_bit_exact(dtype):
+    """where(cond, x, 0) takes a bitwise fast path; it must equal np.where bit for bit (nan, inf, -0.0)."""
+    cond = np.random.default_rng(0).random((6, 7)) > 0.5
+    x = np.random.default_rng(1).standard_normal((6, 7)).astype(dtype)
+    x[0, :3] = [np.nan, -0.0, np.inf]
+    zero = np.asarray(0.0, dtype)
+    for args in ((cond, x, zero), (cond, zero, x)):
+        got = OPS["where"].run(*args)
+        assert got.dtype == dtype
+        assert np.array_equal(got.view(np.uint8), np.where(*args).view(np.uint8))

@@ -199,3 +199,22 @@ def test_masked_fill_clamp_and_comparisons():
     assert x.grad.tolist() == [0.0, 1.0, 0.0]
     assert ((x > 0) & (x < 1)).tolist() == [False, True, False]
     assert (~(x > 0)).tolist() == [True, False, False]
+
+
+def test_leaf_gradients_never_alias_other_arrays():
+    """AccumulateGrad keeps an unshared gradient array without copying; shared ones are copied."""
+    a, b = engine.tensor([1.0, 2.0], requires_grad=True), engine.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()                       # AddBackward0 sends the same array to both
+    assert not np.shares_memory(a.grad.data, b.grad.data)
+    seed = np.ones(2, np.float32)
+    c = engine.tensor([1.0, 2.0], requires_grad=True)
+    (c * 1).backward(seed)
+    assert not np.shares_memory(c.grad.data, seed)
+    w = engine.ones(3, 2, requires_grad=True)
+    x = engine.ones(4, 3)
+    out = x @ w
+    out.sum().backward(retain_graph=True)
+    first = w.grad.data.copy()
+    out.sum().backward()
+    np.testing.assert_allclose(w.grad.data, 2 * first)
+    assert not np.shares_memory(w.grad.data, out.data) and not np.shares_memory(w.grad.data, x.data)
