@@ -19,7 +19,13 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+# Same thread count for every variant, set before numpy loads its BLAS: `--threads N` (default 1;
+# with 2 threads on a shared 2-core machine OpenBLAS's spinning threads make timings erratic).
+THREADS = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv else "1"
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = THREADS
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -103,6 +103,7 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
                 run = []
             if n is not None:
                 units.append(_node_unit(n))
+    units = _fold_transposed_products(units, nodes_by_id, users, graph_outputs)
     names: dict[str, int] = {}
     for u in units:                     # C function names must be unique identifiers
         u.name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in u.name)
@@ -114,16 +115,45 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
     return units
 
 
+def _fold_transposed_products(units: list[Unit], nodes_by_id, users, graph_outputs) -> list[Unit]:
+    """transpose(a @ b) as b.T @ a.T in one BLAS call writing a C-ordered result.
+
+    Graph autodiff gives nn.Linear's weight gradient as (x.T @ grad).T; run literally, that is a
+    transposed view, and every later use of it (the optimizer step, .grad accumulation) walks memory
+    with a large stride. BLAS takes transposed operands for free, so the product is computed in the
+    layout its user wants, as production compilers pick BLAS's transpose flags."""
+    by_output = {u.outputs[0]: i for i, u in enumerate(units) if u.kind == "matmul" and len(u.outputs) == 1}
+    drop = set()
+    for i, u in enumerate(units):
+        if u.kind != "view":
+            continue
+        t = nodes_by_id[u.node_ids[0]]
+        src = t.inputs[0].id
+        j = by_output.get(src)
+        if j is None or t.op not in ("transpose", "permute") or len(t.out.shape) != 2 or \
+                src in graph_outputs or [n.id for n in users.get(src, [])] != [t.id]:
+            continue
+        m = nodes_by_id[units[j].node_ids[0]]
+        if m.op != "matmul" or any(len(v.shape) != 2 for v in m.inputs):
+            continue
+        units[j] = Unit("matmul", units[j].name, [m.id, t.id], list(units[j].inputs), [t.id])
+        units[j].transposed = True
+        drop.add(i)
+    return [u for i, u in enumerate(units) if i not in drop]
+
+
 class Specialization:
     """The graph compiled for one input signature: steps, buffers, kernels."""
 
-    def __init__(self, graph: Graph, backend: str):
+    def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None):
         t0 = time.perf_counter()
         self.graph = graph
         self.backend = backend
+        self.input_layouts = input_layouts or {}         # placeholder id -> element strides
         self.nodes_by_id = {n.id: n for n in graph.nodes}
         self.placeholders = [n.id for n in graph.placeholders]
-        self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype)) for n in graph.placeholders)
+        self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype), self.input_layouts.get(n.id))
+                               for n in graph.placeholders)
         self.output_ids = [v.id for v in graph.outputs]
         self.kernels: list[dict] = []
         self.compile_ms = 0.0
@@ -142,7 +172,7 @@ class Specialization:
         layout: dict[str, tuple] = {}
         for n in self.graph.nodes:
             for v in n.outputs:
-                layout[v.id] = contiguous_strides(v.shape)
+                layout[v.id] = self.input_layouts.get(v.id) or contiguous_strides(v.shape)
         for u in units:
             if u.kind == "view":
                 n = self.nodes_by_id[u.node_ids[0]]
@@ -230,6 +260,9 @@ class Specialization:
         plan = self.graph.memory_plan
         assignment = plan.assignment() if plan is not None else {}
         self.arrays, self.memory = buffers.allocate(specs, defined_at, last_use, assignment)
+        # an output aliasing a reused buffer must be copied out; views of inputs need not be
+        self.copy_outputs = {v for v in self.output_ids if v not in self.fresh and
+                             any(r in self.arrays for r in root.get(v, [v]))}
         self.env: dict[str, np.ndarray] = dict(self.arrays)
         for n in self.graph.nodes:
             if n.kind == CONSTANT:
@@ -250,7 +283,17 @@ class Specialization:
             return numpy_step
         node = self.nodes_by_id[u.node_ids[0]]
         ins = [v.id for v in node.inputs]
-        if u.kind == "matmul" and self._matmul_ok(node):
+        if getattr(u, "transposed", False):
+            out_id = u.outputs[0]
+            if self._matmul_ok(node, out_id):
+                def matmul_t_step():
+                    np.matmul(env[ins[1]].T, env[ins[0]].T, out=env[out_id])
+                return matmul_t_step
+
+            def matmul_t_fallback():
+                np.copyto(env[out_id], OPS["matmul"].run(env[ins[0]], env[ins[1]]).T, casting="unsafe")
+            return matmul_t_fallback
+        if u.kind == "matmul" and self._matmul_ok(node, node.id):
             out_id = node.id
             if node.op == "matmul":
                 def matmul_step():
@@ -264,10 +307,10 @@ class Specialization:
             return addmm_step
         return self._op_step(node, u)
 
-    def _matmul_ok(self, node: Node) -> bool:
+    def _matmul_ok(self, node: Node, out_id: str) -> bool:
         dts = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
         return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:]) and \
-            (node.id in self.arrays or node.id in self.fresh)
+            (out_id in self.arrays or out_id in self.fresh)
 
     def _op_step(self, node: Node, u: Unit):
         env = self.env
@@ -305,9 +348,10 @@ class Specialization:
                 static.append(env[arg.value_id].ctypes.data)
             else:
                 static.append(None)
-                expect = tuple(s * arg.dtype.itemsize for s, n in
-                               zip(self.layout.get(arg.value_id, contiguous_strides(arg.shape)), arg.shape) if n > 1)
-                dynamic.append((pos, arg.value_id, expect, arg.shape))
+                layout = self.layout.get(arg.value_id, contiguous_strides(arg.shape))
+                expect = tuple(s * arg.dtype.itemsize for s, n in zip(layout, arg.shape) if n > 1)
+                contiguous = layout == contiguous_strides(arg.shape)
+                dynamic.append((pos, arg.value_id, (expect, contiguous), arg.shape))
         for pos, arg in enumerate(k.outputs, start=len(k.inputs)):
             if arg.value_id in self.fresh:
                 static.append(None)
@@ -322,8 +366,11 @@ class Specialization:
             args = list(static)
             for pos, vid, expect, shape in dynamic:
                 a = env[vid]
-                if expect is not None and tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect:
-                    a = np.ascontiguousarray(a)       # a layout the kernel was not compiled for
+                if expect is not None and tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect[0]:
+                    if not expect[1]:
+                        raise RuntimeError(f"{u.name}: input {vid} has strides {a.strides}, "
+                                           f"not the layout the kernel was compiled for")
+                    a = np.ascontiguousarray(a)       # e.g. a reshape that numpy had to copy
                     env[vid] = a
                 args[pos] = a.ctypes.data
             fn(*args)
@@ -334,64 +381,87 @@ class Specialization:
         for pid, a in zip(self.placeholders, arrays):
             env[pid] = a
         for vid, (shape, dtype) in self.fresh.items():
-            env[vid] = np.empty(shape, dtype)
+            env[vid] = buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
         for step in self._steps:
             step()
-        # fresh outputs are the caller's; anything else (inputs, views of reused buffers) is copied
-        return [env[v] if v in self.fresh else np.array(env[v], copy=True) for v in self.output_ids]
+        # fresh outputs are the caller's; views of reused buffers are copied before the next call
+        return [np.array(env[v], copy=True) if v in self.copy_outputs else env[v] for v in self.output_ids]
+
+
+def layout_of(a: np.ndarray):
+    """None for C-contiguous arrays, else element strides (the kernels compile them in)."""
+    if a.flags.c_contiguous:
+        return None
+    if any(st % a.itemsize for st in a.strides):
+        return "copy"
+    return tuple(st // a.itemsize for st in a.strides)
 
 
 class CompiledGraph:
-    """A callable over numpy arrays, specialized per input signature (shapes and dtypes)."""
+    """A callable over numpy arrays, specialized per input signature: shapes, dtypes and memory
+    layouts (a transposed view is compiled for as such rather than copied)."""
 
-    def __init__(self, graph: Graph, backend: str | None = None):
+    def __init__(self, graph: Graph, backend: str | None = None, lazy: bool = False):
         self.graph = graph
         self.backend = choose_backend(backend)
         self.retraces: list[dict] = []
-        first = Specialization(graph, self.backend)
-        self.specializations = {first.signature: first}
-        self.current = first
+        self.specializations: dict[tuple, Specialization] = {}
+        self.current: Specialization | None = None
+        if not lazy:              # lazy: compile at the first call, for the layouts that arrive
+            first = Specialization(graph, self.backend)
+            self.specializations[first.signature] = first
+            self.current = first
 
     # the run-record view of the latest specialization
     @property
     def kernels(self) -> list[dict]:
-        return self.current.kernels
+        return self.current.kernels if self.current else []
 
     @property
     def compile_ms(self) -> float:
-        return self.current.compile_ms
+        return self.current.compile_ms if self.current else 0.0
 
     @property
     def cache_hit(self) -> bool:
-        return self.current.cache_hit
+        return self.current.cache_hit if self.current else False
 
     def __call__(self, *inputs) -> list[np.ndarray]:
-        arrays = [np.ascontiguousarray(getattr(a, "data", a)) for a in inputs]
-        if len(arrays) != len(self.current.placeholders):
-            raise TypeError(f"{self.graph.name} takes {len(self.current.placeholders)} inputs "
-                            f"but {len(arrays)} were given")
-        sig = tuple((a.shape, a.dtype) for a in arrays)
-        spec = self.current if sig == self.current.signature else self.specializations.get(sig)
+        arrays = [np.asarray(getattr(a, "data", a)) for a in inputs]
+        n_inputs = len(self.graph.placeholders)
+        if len(arrays) != n_inputs:
+            raise TypeError(f"{self.graph.name} takes {n_inputs} inputs but {len(arrays)} were given")
+        layouts = [layout_of(a) for a in arrays]
+        if "copy" in layouts:
+            arrays = [np.ascontiguousarray(a) if lay == "copy" else a for a, lay in zip(arrays, layouts)]
+            layouts = [None if lay == "copy" else lay for lay in layouts]
+        sig = tuple((a.shape, a.dtype, lay) for a, lay in zip(arrays, layouts))
+        spec = self.current if self.current is not None and sig == self.current.signature \
+            else self.specializations.get(sig)
         if spec is None:
-            spec = self._respecialize(sig)
+            spec = self._specialize(sig)
         self.current = spec
         return spec.run(arrays)
 
-    def _respecialize(self, sig) -> Specialization:
-        old = self.current.signature
-        changed = [f"input {i}: {_fmt(o)} -> {_fmt(n)}" for i, (o, n) in enumerate(zip(old, sig)) if o != n]
-        graph = respecialize_graph(self.graph, sig)
-        spec = Specialization(graph, self.backend)
+    def _specialize(self, sig) -> Specialization:
+        layouts = {n.id: lay for n, (_, _, lay) in zip(self.graph.placeholders, sig) if lay is not None}
+        shapes = [(shape, dtype) for shape, dtype, _ in sig]
+        base = tuple((tuple(n.out.shape), np.dtype(n.out.dtype)) for n in self.graph.placeholders)
+        graph = self.graph if tuple(shapes) == base else respecialize_graph(self.graph, shapes)
+        spec = Specialization(graph, self.backend, layouts)
+        if self.current is not None:         # the first specialization is not a retrace
+            old = self.current.signature
+            changed = [f"input {i}: {_fmt(o)} -> {_fmt(n)}" for i, (o, n) in enumerate(zip(old, sig)) if o != n]
+            self.retraces.append({"reason": "new input signature: " + "; ".join(changed),
+                                  "signature": [_fmt(s) for s in sig], "compile_ms": spec.compile_ms,
+                                  "cache_hit": spec.cache_hit})
         self.specializations[sig] = spec
-        self.retraces.append({"reason": "new input signature: " + "; ".join(changed),
-                              "signature": [_fmt(s) for s in sig], "compile_ms": spec.compile_ms,
-                              "cache_hit": spec.cache_hit})
         return spec
 
 
 def _fmt(sig) -> str:
-    shape, dtype = sig
-    return f"{np.dtype(dtype).name}[{', '.join(map(str, shape))}]"
+    shape, dtype, layout = sig
+    text = f"{np.dtype(dtype).name}[{', '.join(map(str, shape))}]"
+    return text + (f" strides {list(layout)}" if layout is not None else "")
 
 
 def respecialize_graph(graph: Graph, sig) -> Graph:
@@ -410,6 +480,7 @@ def respecialize_graph(graph: Graph, sig) -> Graph:
     return g
 
 
-def build(graph: Graph, backend: str | None = None) -> CompiledGraph:
-    """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes."""
-    return CompiledGraph(graph, backend)
+def build(graph: Graph, backend: str | None = None, lazy: bool = False) -> CompiledGraph:
+    """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes
+    (contiguous inputs); `lazy=True` waits for the first call's inputs, layouts included."""
+    return CompiledGraph(graph, backend, lazy)

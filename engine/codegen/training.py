@@ -44,7 +44,9 @@ class CompiledAutograd:
             self.saved_plan = [("input", placeholder_ids.index(s)) if s in placeholder_ids
                                else ("output", self.num_outputs + computed.index(s)) for s in bwd.saved]
             assert all(s in values for s in bwd.saved)
-            self.backward = build(_optimize(bwd.graph), backend)
+            # compiled at the first backward, for the layouts the saved values really have
+            # (a saved W.T is a transposed view of the parameter: compiled for, not copied)
+            self.backward = build(_optimize(bwd.graph), backend, lazy=True)
             self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
         self.forward = build(_optimize(forward), backend)
         self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]

@@ -66,14 +66,15 @@ def test_matmul_epilogue_fuses_and_buffers_are_reused_across_calls(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_planned_buffer_sharing_stays_correct_with_views(backend):
-    """The plan lets a later matmul reuse `a`'s buffer once the transpose has read it; the executor
-    runs the transpose as a view of `a`, so it must keep `a` alive (give the other its own memory)."""
+    """The plan lets a later matmul reuse `a`'s buffer once the reshapes have read it; the executor
+    runs reshapes as views of `a`, so it must keep `a` alive (give the other its own memory)."""
     g = Graph("views")
     x = g.placeholder("x", (16, 16), np.float32)
     w = g.placeholder("w", (16, 16), np.float32)
     a = g.call("matmul", x, w)
-    t = g.call("transpose", a, dim0=0, dim1=1)
-    g.output(g.call("add", g.call("add", t, g.call("matmul", w, x)), g.call("matmul", x, x)))
+    t = g.call("reshape", a, shape=(256,))                         # run as a view of a
+    b = g.call("matmul", w, x)                                     # planned into a's buffer
+    g.output(g.call("add", t, g.call("reshape", b, shape=(256,))))
     optimized = run_pipeline(g).graph
     assignment = optimized.memory_plan.assignment()
     sharing = [v for v, buf in assignment.items() if buf == assignment[a.id] and v != a.id]
@@ -81,8 +82,8 @@ def test_planned_buffer_sharing_stays_correct_with_views(backend):
     compiled = build(optimized, backend=backend)
     rng = np.random.default_rng(1)
     _assert_matches(g, compiled, [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(2)])
-    for v in sharing:
-        assert compiled.current.arrays[a.id].ctypes.data != compiled.current.arrays[v].ctypes.data
+    assert b.id in sharing
+    assert compiled.current.arrays[a.id].ctypes.data != compiled.current.arrays[b.id].ctypes.data
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -143,3 +144,20 @@ def test_backend_choice(monkeypatch):
     monkeypatch.delenv("DAGSCOPE_BACKEND")
     monkeypatch.setenv("DAGSCOPE_CC", "/nonexistent/cc")      # a machine without a C compiler
     assert choose_backend() == "numpy"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_transposed_product_is_computed_in_the_layout_its_user_wants(backend):
+    """(x.T @ g).T — nn.Linear's weight gradient — comes out C-ordered from one BLAS call."""
+    g = Graph("wgrad")
+    x = g.placeholder("x", (8, 5), np.float32)
+    d = g.placeholder("d", (8, 3), np.float32)
+    prod = g.call("matmul", g.call("transpose", x, dim0=0, dim1=1), d)
+    g.output(g.call("transpose", prod, dim0=0, dim1=1))
+    compiled = _compile(g, backend)
+    assert [u.kind for u in compiled.current.units].count("view") == 1      # only x.T remains a view
+    rng = np.random.default_rng(6)
+    args = [rng.standard_normal((8, 5)).astype(np.float32), rng.standard_normal((8, 3)).astype(np.float32)]
+    (out,) = compiled(*args)
+    assert out.flags.c_contiguous
+    np.testing.assert_allclose(out, (args[0].T @ args[1]).T, rtol=1e-5)

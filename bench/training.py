@@ -1,0 +1,192 @@
+"""Training-step benchmark: MLP 784-512-512-10 (ReLU, cross-entropy, SGD), batch 64.
+
+Dagscope eager, Dagscope compiled (forward and backward as compiled kernels + BLAS, joined to
+eager autograd), hand-written numpy (the BLAS floor numpy gives us), and PyTorch eager /
+torch.compile when a real PyTorch is installed; plus the MLP's compile latency cold and warm.
+
+    .venv/bin/python bench/training.py
+"""
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import time
+
+# Same thread count for every variant, set before numpy loads its BLAS: `--threads N` (default 1;
+# with 2 threads on a shared 2-core machine OpenBLAS's spinning threads make timings erratic).
+THREADS = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv else "1"
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = THREADS
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from kernels import fresh_cache, machine, real_torch, table, wall_and_cpu_ms  # noqa: E402
+
+BATCH, SIZES, LR = 64, (784, 512, 512, 10), 0.01
+
+
+def data(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((BATCH, SIZES[0])).astype(np.float32), rng.integers(0, SIZES[-1], BATCH)
+
+
+def dagscope_model():
+    import engine
+    from engine import nn
+    engine.manual_seed(0)
+    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+
+
+def eager_step(model, opt, loss_fn, x, y):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+
+def compiled_step_factory(model, loss_fn, x, y, backend=None):
+    from engine import nn, optim
+    from engine.capture.tracing import trace_graph
+    from engine.codegen.training import CompiledAutograd
+
+    class Wrapped(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, xb, yb):
+            return loss_fn(self.model(xb), yb)
+
+    wrapped = Wrapped()
+    t0 = time.perf_counter()
+    graph, _, _, names = trace_graph(wrapped, (x, y))
+    t1 = time.perf_counter()
+    params = dict(wrapped.named_parameters())
+    ordered = [params[n] for n in names]
+    fn = CompiledAutograd(graph, wrt=[n.id for n in graph.placeholders if n.role == "param"], backend=backend)
+    t2 = time.perf_counter()
+    opt = optim.SGD(model.parameters(), lr=LR)
+
+    def step():
+        opt.zero_grad()
+        (loss,) = fn(x, y, *ordered)
+        loss.backward()
+        opt.step()
+        return loss
+    return step, fn, (t1 - t0) * 1000, (t2 - t1) * 1000
+
+
+class NumpyMLP:
+    """The hand-written reference: forward, backward and SGD in numpy, buffers reused."""
+
+    def __init__(self, model):
+        layers = [m for m in model if hasattr(m, "weight")]
+        self.w = [np.ascontiguousarray(m.weight.data.T) for m in layers]    # (in, out)
+        self.b = [m.bias.data.copy() for m in layers]
+
+    def step(self, x, y):
+        w, b = self.w, self.b
+        h1 = x @ w[0]
+        h1 += b[0]
+        np.maximum(h1, 0, out=h1)
+        h2 = h1 @ w[1]
+        h2 += b[1]
+        np.maximum(h2, 0, out=h2)
+        z = h2 @ w[2]
+        z += b[2]
+        z -= z.max(axis=1, keepdims=True)
+        np.exp(z, out=z)
+        z /= z.sum(axis=1, keepdims=True)            # softmax
+        loss = -np.log(z[np.arange(BATCH), y]).mean()
+        z[np.arange(BATCH), y] -= 1
+        z /= BATCH                                   # dloss/dlogits
+        g3, gb3 = h2.T @ z, z.sum(0)
+        d2 = z @ w[2].T
+        d2 *= h2 > 0
+        g2, gb2 = h1.T @ d2, d2.sum(0)
+        d1 = d2 @ w[1].T
+        d1 *= h1 > 0
+        g1, gb1 = x.T @ d1, d1.sum(0)
+        for p, g in zip(w + b, (g1, g2, g3, gb1, gb2, gb3)):
+            p -= LR * g
+        return loss
+
+
+def run_step_table(repeats: int = 21) -> str:
+    import engine
+    from engine import nn, optim
+    xa, ya = data()
+    x, y = engine.tensor(xa), engine.tensor(ya)
+    loss_fn = nn.CrossEntropyLoss()
+    rows = []
+    base = dagscope_model()
+
+    m_np = NumpyMLP(base)
+    rows.append(["hand-written numpy (forward + backward + SGD)", *wall_and_cpu_ms(lambda: m_np.step(xa, ya), repeats)])
+    m_e = copy.deepcopy(base)
+    opt_e = optim.SGD(m_e.parameters(), lr=LR)
+    rows.append(["Dagscope eager", *wall_and_cpu_ms(lambda: eager_step(m_e, opt_e, loss_fn, x, y), repeats)])
+    fresh_cache()
+    m_c = copy.deepcopy(base)
+    step, fn, _, _ = compiled_step_factory(m_c, loss_fn, x, y)
+    rows.append([f"Dagscope compiled ({fn.forward.backend}: forward + backward kernels, BLAS)",
+                 *wall_and_cpu_ms(step, repeats)])
+    torch = real_torch()
+    if torch is not None:
+        tm = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                                 torch.nn.ReLU(), torch.nn.Linear(512, 10))
+        tx, ty = torch.from_numpy(xa), torch.from_numpy(ya)
+        topt = torch.optim.SGD(tm.parameters(), lr=LR)
+        tl = torch.nn.CrossEntropyLoss()
+
+        def tstep(model):
+            topt.zero_grad()
+            loss = tl(model(tx), ty)
+            loss.backward()
+            topt.step()
+        rows.append(["PyTorch eager", *wall_and_cpu_ms(lambda: tstep(tm), repeats)])
+        cm = torch.compile(tm)
+        rows.append(["torch.compile", *wall_and_cpu_ms(lambda: tstep(cm), repeats)])
+    floor = rows[0][1]
+    for r in rows:
+        r.append(r[1] / floor)
+    return table(f"MLP 784-512-512-10 training step, batch {BATCH} (median of {repeats}, ms; "
+                 f"CPU ms sums BLAS threads)", ["variant", "wall ms", "CPU ms", "x numpy (wall)"], rows)
+
+
+def run_compile_latency() -> str:
+    import engine
+    from engine import nn
+    from engine.codegen import loader
+    xa, ya = data()
+    x, y = engine.tensor(xa), engine.tensor(ya)
+    loss_fn = nn.CrossEntropyLoss()
+    rows = []
+    fresh_cache()
+    _, fn, trace_ms, cold_ms = compiled_step_factory(dagscope_model(), loss_fn, x, y)
+    n_kernels = len(fn.forward.kernels) + len(fn.backward.kernels)
+    loader.forget_loaded()                     # as a new process would: only the disk cache is warm
+    _, fn2, _, warm_ms = compiled_step_factory(dagscope_model(), loss_fn, x, y)
+    _, _, _, warm_mem_ms = compiled_step_factory(dagscope_model(), loss_fn, x, y)
+    rows.append([f"MLP forward + backward ({n_kernels} kernels, 2 C modules)", trace_ms, cold_ms, warm_ms,
+                 warm_mem_ms])
+    compile_only = fn.forward.compile_ms + fn.backward.compile_ms
+    return table("compile latency, MLP training graphs (ms): tracing, then autodiff + passes + build",
+                 ["graph", "trace", "cold (empty cache)", "warm (disk cache)", "warm (in process)"], rows) + \
+        f"\n(of the cold time, the C compiler itself: {compile_only:.0f} ms)\n"
+
+
+def main() -> None:
+    print(f"Machine: {machine()}\n")
+    print(run_step_table())
+    print(run_compile_latency())
+
+
+if __name__ == "__main__":
+    main()
