@@ -1,0 +1,154 @@
+"""Graph autodiff: the backward graph (built from the registry's vjp rules) gives the gradients eager
+autograd gives, through broadcasting, matmul, reductions and cond; and finite differences agree."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine  # noqa: F401
+from engine.autodiff import backward_graph, joint_graph
+from engine.capture.common import run_eager
+from engine.ir import Graph, evaluate, run, verify
+from engine.tensor import Tensor
+
+RNG = np.random.default_rng(1)
+
+
+def eager_grads(g: Graph, args, seeds):
+    """Gradients from eager autograd: replay the graph on Tensors and call backward."""
+    tensors = [Tensor(a.copy()).requires_grad_(True) if a.dtype.kind == "f" else Tensor(a) for a in args]
+    outs = run_eager(g, tensors)
+    total = None
+    for o, s in zip(outs, seeds):
+        if o.requires_grad:
+            term = (o * Tensor(s)).sum()
+            total = term if total is None else total + term
+    total.backward()
+    return [t.grad.data if t.grad is not None else np.zeros_like(t.data) for t in tensors if t.data.dtype.kind == "f"]
+
+
+def graph_grads(g: Graph, args, seeds):
+    joint = joint_graph(g)
+    verify(joint.graph)
+    outs = run(joint.graph, list(args) + list(seeds))
+    return outs[:joint.num_outputs], outs[joint.num_outputs:]
+
+
+def check_against_eager(g: Graph, args, rtol=1e-4, atol=1e-5):
+    verify(g)
+    forward = run(g, args)
+    seeds = [RNG.standard_normal(np.shape(o)).astype(o.dtype) for o in forward]
+    fwd, grads = graph_grads(g, args, seeds)
+    for a, b in zip(forward, fwd):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+    want = eager_grads(g, args, seeds)
+    assert len(grads) == len(want)
+    for got, exp in zip(grads, want):
+        assert got.shape == exp.shape
+        np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol)
+    # the backward graph alone, fed the saved forward values, gives the same
+    bwd = backward_graph(g)
+    verify(bwd.graph)
+    env = evaluate(g, args)
+    alone = run(bwd.graph, list(seeds) + [env[s] for s in bwd.saved])
+    for got, exp in zip(alone, want):
+        np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol)
+    return bwd
+
+
+def test_mlp_gradients_match_eager():
+    g = Graph("mlp")
+    x = g.placeholder("x", (4, 3))
+    w = g.placeholder("w", (3, 5), role="param")
+    b = g.placeholder("b", (5,), role="param")
+    h = g.call("tanh", g.call("addmm", b, x, w))
+    g.output(g.call("mean", g.call("mul", h, h)))
+    args = [RNG.standard_normal(s).astype(np.float32) for s in [(4, 3), (3, 5), (5,)]]
+    bwd = check_against_eager(g, args)
+    assert "grad_0" in str(bwd.graph) and "saved" in str(bwd.graph)
+
+
+def test_broadcasting_and_reductions_match_eager():
+    g = Graph()
+    x = g.placeholder("x", (3, 4))
+    y = g.placeholder("y", (4,))
+    z = g.placeholder("z", (3, 1))
+    s = g.call("div", g.call("mul", x, y), g.call("add", g.call("exp", z), 1.0))
+    m = g.call("maximum", g.call("sum", s, dim=(1,), keepdim=True), z)
+    g.output(g.call("mean", g.call("relu", g.call("sub", s, m)), dim=(0,), keepdim=False),
+             g.call("transpose", s, dim0=0, dim1=1))
+    args = [RNG.standard_normal(sh).astype(np.float32) for sh in [(3, 4), (4,), (3, 1)]]
+    check_against_eager(g, args)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_gradients_through_cond_take_the_branch_that_ran(sign):
+    g = Graph()
+    x = g.placeholder("x", (3,))
+    w = g.placeholder("w", (3,))
+    t, e = g.subgraph("then"), g.subgraph("else")
+    a, aw = t.placeholder("x", (3,)), t.placeholder("w", (3,))
+    t.output(t.call("mul", t.call("tanh", a), aw))
+    b, bw = e.placeholder("x", (3,)), e.placeholder("w", (3,))
+    e.output(e.call("mul", b, b))
+    (r,) = g.cond(g.call("gt", g.call("sum", x), 0.0), t, e, [x, w])
+    g.output(g.call("sum", r))
+    args = [np.abs(RNG.standard_normal(3)).astype(np.float32) * sign, RNG.standard_normal(3).astype(np.float32)]
+    check_against_eager(g, args)
+
+
+def test_finite_differences_float64():
+    g = Graph()
+    x = g.placeholder("x", (2, 3), np.float64)
+    w = g.placeholder("w", (3, 2), np.float64)
+    g.output(g.call("sum", g.call("tanh", g.call("matmul", g.call("exp", x), w))))
+    args = [RNG.standard_normal((2, 3)), RNG.standard_normal((3, 2))]
+    _, grads = graph_grads(g, args, [np.ones(())])
+    eps = 1e-6
+    for i, a in enumerate(args):
+        numeric = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus = [x.copy() for x in args]
+            minus = [x.copy() for x in args]
+            plus[i][idx] += eps
+            minus[i][idx] -= eps
+            numeric[idx] = (run(g, plus)[0] - run(g, minus)[0]) / (2 * eps)
+        np.testing.assert_allclose(grads[i], numeric, rtol=1e-5, atol=1e-7)
+
+
+SHAPES = [(2, 3), (3,), (2, 1), ()]
+
+
+@st.composite
+def differentiable_graphs(draw):
+    g = Graph("random")
+    values = [g.placeholder(f"x{i}", s) for i, s in enumerate(draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3)))]
+    for _ in range(draw(st.integers(1, 10))):
+        op = draw(st.sampled_from(["add", "sub", "mul", "tanh", "exp_small", "sum", "mean", "neg", "relu", "transpose"]))
+        a = draw(st.sampled_from(values))
+        try:
+            if op in ("add", "sub", "mul"):
+                values.append(g.call(op, a, draw(st.sampled_from(values))))
+            elif op == "exp_small":
+                values.append(g.call("exp", g.call("tanh", a)))
+            elif op in ("sum", "mean"):
+                dim = None if a.ndim == 0 or draw(st.booleans()) else (draw(st.integers(0, a.ndim - 1)),)
+                values.append(g.call(op, a, dim=dim, keepdim=draw(st.booleans())))
+            elif op == "transpose":
+                if a.ndim == 2:
+                    values.append(g.call("transpose", a, dim0=0, dim1=1))
+            else:
+                values.append(g.call(op, a))
+        except (ValueError, RuntimeError, IndexError):
+            continue
+    g.output(draw(st.lists(st.sampled_from(values[len(g.inputs):] or values), min_size=1, max_size=2)))
+    return g
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(differentiable_graphs())
+def test_random_graph_gradients_match_eager(g):
+    args = [RNG.standard_normal(v.shape).astype(np.float32) for v in g.inputs]
+    if not any(n.kind == "call" for n in g.nodes):
+        return
+    check_against_eager(g, args)
