@@ -130,3 +130,53 @@ def test_tf1_program_in_a_run(run):
     assert next(n for n in graph["forward"]["nodes"] if n["op"] == "matmul")["line"] == 4
     x_node = next(n for n in graph["forward"]["nodes"] if n["kind"] == "input")
     assert x_node["shape"] == [2, 2] and x_node["name"] == "Placeholder"     # specialized to the fed shape
+
+
+TF1_TRAINING = """import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, shape=[None, 2], name="x")
+y = tf.placeholder(tf.float32, shape=[None], name="y")
+W = tf.Variable(tf.zeros([2, 1]), name="W")
+b = tf.Variable(0.0, name="b")
+loss = tf.reduce_mean(tf.square(tf.reshape(tf.matmul(x, W), [-1]) + b - y))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+grad_W, = tf.gradients(loss, [W])
+
+data_x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], np.float32)
+data_y = data_x @ np.array([1.0, 2.0], np.float32) + 0.5
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(grad_W, {x: data_x, y: data_y}).ravel())
+    for step in range(300):
+        _, l = sess.run([train, loss], feed_dict={x: data_x, y: data_y})
+    print(sess.run(W).ravel().round(2), round(float(sess.run(b)), 2), l < 1e-4)
+"""
+
+
+def test_tf1_training_with_variables_gradients_and_an_optimizer(run):
+    record = run(TF1_TRAINING)
+    assert record["ok"], record["error"]
+    first, last = record["stdout"].splitlines()
+    # d/dW mean((xW + b - y)^2) at W=0, b=0 is -2/3 x^T y, by hand:
+    y = np.array([5.5, 1.5, 2.0])
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
+    np.testing.assert_allclose([float(v) for v in first.strip("[]").split()], -2 / 3 * x.T @ y, rtol=1e-5)
+    assert last == "[1. 2.] 0.5 True"
+    step = next(g for g in record["graphs"] if g["title"].startswith("Session.run(GradientDescent, Mean)"))
+    ops = [n["op"] for n in step["forward"]["nodes"]]
+    params = [n["name"] for n in step["forward"]["nodes"] if n["kind"] == "param"]
+    assert sorted(params) == ["W", "b"]
+    assert ops.count("matmul") == 3          # forward, and both products of its backward
+    assert "sub" in ops                      # the update W - lr * grad, in the same static graph
+
+
+def test_uninitialized_variable_and_eager_variable_errors(graph_mode):
+    v = tf.Variable(1.0)
+    with tf.compat.v1.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value Variable"):
+            sess.run(v * 2.0)
+        sess.run(v.initializer)
+        assert sess.run(v.assign_add(2.0)) == 3.0
+        assert sess.run(v) == 3.0
+    assert tf.gradients(tf.constant(1.0) * 2.0, [v]) == [None]

@@ -7,7 +7,7 @@ per input signature (function.py). A name outside this surface fails with Unsupp
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import compat, errors, linalg, math, nn, random  # noqa: F401
+from engine.compat.tensorflow import compat, errors, linalg, math, nn, random, train  # noqa: F401
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.compat.v1 import (disable_eager_execution, enable_eager_execution,  # noqa: F401
                                                 executing_eagerly, get_default_graph, reset_default_graph)
@@ -26,7 +26,12 @@ from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmi
 from engine.compat.tensorflow.ops import print_ as print  # noqa: F401,A001
 from engine.compat.tensorflow.session import InteractiveSession, Session  # noqa: F401
 from engine.compat.tensorflow.tape import GradientTape, UnconnectedGradients  # noqa: F401
+from engine.compat.tensorflow.training import (global_variables, global_variables_initializer,  # noqa: F401
+                                               gradients, group, trainable_variables, variables_initializer)
 from engine.compat.tensorflow.variables import Variable  # noqa: F401
+
+# TF1's top-level names for the random ops
+random_normal, random_uniform, truncated_normal = random.normal, random.uniform, random.truncated_normal
 
 __version__ = "2.16.1+dagscope"
 newaxis = None

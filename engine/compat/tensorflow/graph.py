@@ -37,6 +37,7 @@ class Operation:
         self.value = value               # Const ops: the array
         self.line = record.user_line()
         self.outputs: list[GraphTensor] = []
+        self.control_inputs: list[Operation] = []    # ops that run whenever this one runs (tf.group)
 
     def run(self, feed_dict=None, session=None) -> None:
         from engine.compat.tensorflow.session import get_default_session
@@ -50,9 +51,9 @@ class GraphTensor:
     """A symbolic tensor: the output of an Operation. It has no value until a Session runs it."""
     __array_priority__ = 1000
 
-    def __init__(self, op: Operation, dtype: dtypes.DType, shape: dtypes.TensorShape):
+    def __init__(self, op: Operation, dtype: dtypes.DType, shape: dtypes.TensorShape, value_index: int = 0):
         self.op = op
-        self.value_index = 0
+        self.value_index = value_index
         self._dtype = dtype
         self._shape = shape
 
@@ -203,6 +204,21 @@ class Graph:
         op.outputs = [GraphTensor(op, dtype, shape)]
         self._operations.append(op)
         return op.outputs[0]
+
+    def add_multi(self, tf_type: str, name: str | None, inputs: list, attrs: dict, lower: Callable,
+                  specs: list) -> list[GraphTensor]:
+        """An op with several outputs (`lower` returns one value per output); specs: (dtype, shape)."""
+        op = Operation(self, tf_type, self.unique_name(name or tf_type), inputs, attrs, lower)
+        op.outputs = [GraphTensor(op, dtype, shape, i) for i, (dtype, shape) in enumerate(specs)]
+        self._operations.append(op)
+        return op.outputs
+
+    def add_no_op(self, name: str, control_inputs: list) -> Operation:
+        """An op without outputs that runs `control_inputs` (what tf.group and initializers are)."""
+        op = Operation(self, "NoOp", self.unique_name(name), [], {}, None)
+        op.control_inputs = list(control_inputs)
+        self._operations.append(op)
+        return op
 
     def __repr__(self) -> str:
         return f"<tf.Graph with {len(self._operations)} operations>"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.tensorflow import context, dtypes
-from engine.compat.tensorflow.errors import InvalidArgumentError
+from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
 from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation
 from engine.ir import interpreter
 from engine.ir.builder import IRBuilder
@@ -22,12 +22,13 @@ MAX_RECORDED_SESSION_GRAPHS = 4
 
 
 class _Lowered:
-    """One lowering: the IR graph, the fed tensors in placeholder order, the random sources."""
+    """One lowering: the IR graph and where each of its inputs comes from."""
 
-    def __init__(self, ir: IRGraph, fed: list, sources: list):
+    def __init__(self, ir: IRGraph, providers: list, n_fetched: int, assigned: list):
         self.ir = ir
-        self.fed = fed              # GraphTensors whose fed values are the IR's first inputs
-        self.sources = sources      # random Operations sampled afresh on every run (the last inputs)
+        self.providers = providers  # per IR input, in order: ("feed", tensor) | ("sample", op) | ("variable", var)
+        self.n_fetched = n_fetched  # the first outputs answer the fetches
+        self.assigned = assigned    # (variable, output index): new values of the assign ops that ran
 
 
 class Session:
@@ -35,6 +36,7 @@ class Session:
         self.graph = graph or context.state().default_graph
         self._cache: dict = {}
         self._closed = False
+        self._variables: dict = {}       # graph variable -> its current value (a session owns the state)
 
     # ---- context manager / default session ----
     def __enter__(self) -> "Session":
@@ -61,8 +63,12 @@ class Session:
         flat: list = []
         structure = self._flatten_fetches(fetches, flat)
         feeds = self._feeds(feed_dict or {})
-        tensors = [f for f in flat if isinstance(f, GraphTensor)]
-        values = self._execute(tensors, feeds) if tensors else []
+        tensors = []
+        for f in flat:
+            tensors.extend([f] if isinstance(f, GraphTensor) else _effects(f))
+        tensors = list({id(t): t for t in tensors}.values())
+        title = ", ".join(f.name.split(":")[0] if isinstance(f, GraphTensor) else f.name for f in flat)
+        values = self._execute(tensors, feeds, title) if tensors else []
         by_tensor = dict(zip(map(id, tensors), values))
         results = [None if isinstance(f, Operation) else by_tensor[id(f)] for f in flat]
         return _pack(structure, iter(results))
@@ -80,6 +86,9 @@ class Session:
         if isinstance(fetch, str):
             fetch = (self.graph.get_tensor_by_name(fetch) if ":" in fetch
                      else self.graph.get_operation_by_name(fetch))
+        from engine.compat.tensorflow.training import GraphVariable
+        if isinstance(fetch, GraphVariable):
+            fetch = fetch.value()
         if isinstance(fetch, (GraphTensor, Operation)):
             if fetch.graph is not self.graph:
                 raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. (Tensor {fetch!r} "
@@ -110,7 +119,7 @@ class Session:
             feeds[t] = arr
         return feeds
 
-    def _execute(self, tensors: list, feeds: dict) -> list:
+    def _execute(self, tensors: list, feeds: dict, title: str) -> list:
         key = (tuple(id(t) for t in tensors),
                tuple(sorted((id(t), a.shape, a.dtype.str) for t, a in feeds.items())))
         lowered = self._cache.get(key)
@@ -120,21 +129,32 @@ class Session:
             fresh = True
         else:
             fresh = False
-        rng = context.state().rng
-        args = [feeds[t] for t in lowered.fed] + [op.attrs["sample"](rng) for op in lowered.sources]
-        env = interpreter.evaluate(lowered.ir, args)
+        env = interpreter.evaluate(lowered.ir, [self._provide(p, feeds) for p in lowered.providers])
         if fresh:
-            self._record(lowered, env)
-        return [_as_result(env[v.id]) for v in lowered.ir.outputs]
+            self._record(lowered, env, title)
+        outputs = [env[v.id] for v in lowered.ir.outputs]
+        for variable, index in lowered.assigned:
+            self._variables[variable] = np.array(outputs[index], copy=True)
+        return [_as_result(v) for v in outputs[:lowered.n_fetched]]
 
-    def _record(self, lowered: _Lowered, env: dict) -> None:
+    def _provide(self, provider, feeds: dict) -> np.ndarray:
+        kind, what = provider
+        if kind == "feed":
+            return feeds[what]
+        if kind == "sample":
+            return what.attrs["sample"](context.state().rng)
+        if what not in self._variables:
+            raise FailedPreconditionError(f"Attempting to use uninitialized value {what._name}\n\t [[{{{{node "
+                                          f"{what._name}}}}}]]  (run tf.global_variables_initializer() first)")
+        return self._variables[what]
+
+    def _record(self, lowered: _Lowered, env: dict, title: str) -> None:
         st = context.state()
         st.recorded_session_graphs += 1
         if st.recorded_session_graphs > MAX_RECORDED_SESSION_GRAPHS:
             return
         from engine.capture.common import record_static
-        fetched = ", ".join(v.name or v.id for v in lowered.ir.outputs)
-        record_static(lowered.ir, "session", f"Session.run({fetched}) #{st.recorded_session_graphs}",
+        record_static(lowered.ir, "session", f"Session.run({title}) #{st.recorded_session_graphs}",
                       values=env, backward=False)
 
 
@@ -154,37 +174,66 @@ def _pack(structure, results):
     return type(structure)(_pack(s, results) for s in structure)
 
 
+def _effects(op: Operation) -> list:
+    """The tensors to compute so that fetching `op` runs it (and the ops it groups)."""
+    out, stack, seen = [], [op], set()
+    while stack:
+        o = stack.pop()
+        if id(o) not in seen:
+            seen.add(id(o))
+            out.extend(o.outputs)
+            stack.extend(o.control_inputs)
+    return out
+
+
 def lower(tensors: list, feeds: dict) -> _Lowered:
     """The IR of what `tensors` need, with fed tensors as inputs (iterative: graphs may be deep)."""
     ir = IRGraph("session_run")
     builder = IRBuilder(ir)
-    values: dict[int, object] = {}
-    fed, sources = [], []
+    values: dict[tuple, object] = {}          # (id(op), output index) -> IR value
+    providers, assigned, assign_values = [], [], []
     for t in feeds:
         if _needed(t, tensors):
-            values[id(t.op)] = ir.placeholder(t.op.name, feeds[t].shape, feeds[t].dtype)
-            fed.append(t)
-    for op in _topological(tensors, values):
+            values[(id(t.op), t.value_index)] = ir.placeholder(t.op.name, feeds[t].shape, feeds[t].dtype)
+            providers.append(("feed", t))
+    for op in _topological(tensors, {key[0] for key in values}):
         ir.current_line = op.line
+        inputs = [values[(id(i.op), i.value_index)] for i in op.inputs]
         if op.value is not None:
-            v = ir.constant(op.value, name=op.name)
+            outs = [ir.constant(op.value, name=op.name)]
         elif op.type == "Placeholder":
             t = op.outputs[0]
             raise InvalidArgumentError(
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype {t.dtype.name} and shape "
                 f"{_shape_list(t.shape)}\n\t [[{{{{node {op.name}}}}}]]")
-        elif "sample" in op.attrs:
+        elif "sample" in op.attrs or "variable" in op.attrs:
             t = op.outputs[0]
-            v = ir.placeholder(op.name, t.shape.as_list(), t.dtype.np)
-            sources.append(op)
+            role = "param" if "variable" in op.attrs else "input"
+            outs = [ir.placeholder(op.name, t.shape.as_list(), t.dtype.np, role=role)]
+            providers.append(("variable", op.attrs["variable"]) if "variable" in op.attrs else ("sample", op))
+        elif op.lower is None:
+            outs = []                                      # a NoOp: it only groups other ops
+        elif "multi" in op.attrs:
+            outs = op.lower(ir, *inputs)
         else:
-            v = op.lower(builder, *(values[id(i.op)] for i in op.inputs), **op.attrs)
-        if getattr(v, "name", None) is None:
-            v.name = op.name
-        values[id(op)] = v
-    ir.output(*(values[id(t.op)] for t in tensors))
+            outs = [op.lower(builder, *inputs, **op.attrs)]
+        if "assign_to" in op.attrs:
+            assigned.append(op.attrs["assign_to"])
+            assign_values.append(outs[0])
+        for i, v in enumerate(outs):
+            if v is not None and getattr(v, "name", None) is None:
+                v.name = op.name
+            values[(id(op), i)] = v
+    outputs = [values[(id(t.op), t.value_index)] for t in tensors]
+    n_fetched = len(outputs)
+    slots = []
+    for v in assign_values:
+        if v not in outputs:
+            outputs.append(v)
+        slots.append(outputs.index(v))
+    ir.output(*outputs)
     verify(ir)
-    return _Lowered(ir, fed, sources)
+    return _Lowered(ir, providers, n_fetched, list(zip(assigned, slots)))
 
 
 def _needed(t: GraphTensor, fetches: list) -> bool:
@@ -199,7 +248,7 @@ def _needed(t: GraphTensor, fetches: list) -> bool:
     return False
 
 
-def _topological(tensors: list, done: dict) -> list[Operation]:
+def _topological(tensors: list, done: set) -> list[Operation]:
     """Ops the fetches depend on (stopping at fed tensors), inputs first."""
     order, seen = [], set(done)
     stack = [(t.op, False) for t in reversed(tensors)]

@@ -20,15 +20,18 @@ from engine.tensor import apply
 
 
 class Variable:
+    def __new__(cls, *args, **kwargs):
+        # While a TF1 graph is being built, tf.Variable(...) is a graph variable (training.py).
+        if cls is Variable and context.building_graph():
+            from engine.compat.tensorflow.training import GraphVariable
+            cls = GraphVariable
+        return object.__new__(cls)
+
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
                  synchronization=None, aggregation=None, shape=None, **kwargs):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if context.building_graph():
-            raise UnsupportedError("tf.Variable in TF1 graph mode (with global_variables_initializer) is not "
-                                   "supported by Dagscope; feed values through tf.placeholder and feed_dict, or "
-                                   "use TF2 eager execution.")
         if callable(initial_value):
             initial_value = initial_value()
         if hasattr(initial_value, "_dagscope_value"):
@@ -57,6 +60,10 @@ class Variable:
         if st.tracing is not None:
             st.tracing.read_variable(self)    # inside tf.function: a graph input read at every call
         return self._leaf
+
+    def _dagscope_graph_value(self, graph):
+        raise TypeError(f"the eager variable {self.name} cannot be used in a TF1 graph; create it after "
+                        "disable_eager_execution() so that it is a graph variable")
 
     def _dagscope_leaves(self) -> list[EagerTensor]:
         """Every leaf this variable has had that something still references (for gradients)."""

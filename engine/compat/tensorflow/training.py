@@ -1,0 +1,217 @@
+"""TF1 training in graph mode: variables, initializers, `tf.gradients`, `tf.group` and
+`tf.train.GradientDescentOptimizer` — the whole training step one static graph, run by a Session.
+
+A graph variable is a "VariableV2" op: the Session lowers it to an IR input (role "param") fed
+from the values the session holds. `assign` ops compute the new value inside the graph; the
+session stores it after the run. `tf.gradients(ys, xs)` appends the backward nodes to the same IR
+graph, from the op registry's vjp rules (engine.autodiff's emitter), as TF1 built gradient ops
+into the graph — so `sess.run(train_op)` shows forward, backward and the update in one graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.autodiff import _emit_vjps, depends_on
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.variables import Variable
+from engine.errors import UnsupportedError
+
+TRAINABLE = "trainable_variables"
+GLOBAL = "variables"
+
+
+class GraphVariable(Variable):
+    """`tf.Variable` while a TF1 graph is being built (what `tf.Variable(...)` returns then)."""
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
+                 name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
+                 synchronization=None, aggregation=None, shape=None, **kwargs):
+        from engine.compat.tensorflow.ops import convert_to_tensor
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        graph = context.state().default_graph
+        self.initial_value = convert_to_tensor(initial_value, dtype=dtype)
+        if not self.initial_value.shape.is_fully_defined():
+            raise UnsupportedError("a tf.Variable needs a fully known shape in Dagscope")
+        self._dtype = self.initial_value.dtype
+        self._trainable = True if trainable is None else bool(trainable)
+        self._graph = graph
+        self._value = graph.add("VariableV2", name or "Variable", [], {"variable": self}, None,
+                                self._dtype, self.initial_value.shape)
+        self._name = self._value.op.name
+        self.initializer = self._assign_op(self.initial_value, "Assign")
+        graph.collections.setdefault(GLOBAL, []).append(self)
+        if self._trainable:
+            graph.collections.setdefault(TRAINABLE, []).append(self)
+
+    def _assign_op(self, value: GraphTensor, kind: str) -> GraphTensor:
+        if value.dtype != self._dtype:
+            raise TypeError(f"Input 'value' of '{kind}' Op has type {value.dtype.name} that does not match type "
+                            f"{self._dtype.name} of argument 'ref'.")
+        return self._graph.add(kind, f"{self._name}/{kind}", [value], {"assign_to": self},
+                               lambda F, v, assign_to=None: v)
+
+    # ---- reading and writing build graph ops ----
+    def _dagscope_value(self):
+        raise TypeError(f"the graph variable {self._name} has no value outside a Session: use sess.run({self._name})")
+
+    def _dagscope_graph_value(self, graph) -> GraphTensor:
+        return self._value
+
+    def value(self) -> GraphTensor:
+        return self._value
+
+    read_value = value
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        from engine.compat.tensorflow.ops import convert_to_tensor
+        return self._assign_op(convert_to_tensor(value, dtype=self._dtype), "Assign")
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        from engine.compat.tensorflow.ops import add
+        return self._assign_op(add(self._value, delta), "AssignAdd")
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        from engine.compat.tensorflow.ops import subtract
+        return self._assign_op(subtract(self._value, delta), "AssignSub")
+
+    def eval(self, session=None, feed_dict=None):
+        return self._value.eval(feed_dict=feed_dict, session=session)
+
+    @property
+    def op(self):
+        return self._value.op
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def shape(self) -> dtypes.TensorShape:
+        return self._value.shape
+
+    def numpy(self):
+        raise AttributeError("a TF1 graph variable has no numpy(): its value lives in a Session (sess.run(v))")
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}_ref>"
+
+    __str__ = __repr__
+
+
+# ---- initializers and groups ----------------------------------------------------------------------
+
+def global_variables() -> list:
+    return list(context.state().default_graph.collections.get(GLOBAL, []))
+
+
+def trainable_variables() -> list:
+    return list(context.state().default_graph.collections.get(TRAINABLE, []))
+
+
+def variables_initializer(var_list, name="init"):
+    return context.state().default_graph.add_no_op(name, [v.initializer.op for v in var_list])
+
+
+def global_variables_initializer():
+    return variables_initializer(global_variables(), name="init")
+
+
+def group(*inputs, name=None):
+    ops = []
+    for x in inputs:
+        for item in (x if isinstance(x, (list, tuple)) else [x]):
+            ops.append(item.op if isinstance(item, GraphTensor) else item)
+    return context.state().default_graph.add_no_op(name or "group_deps", ops)
+
+
+# ---- gradients ------------------------------------------------------------------------------------------
+
+def _reaches(ys: list, x: GraphTensor) -> bool:
+    seen, stack = set(), [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op is x.op:
+            return True
+        if id(op) not in seen:
+            seen.add(id(op))
+            stack.extend(i.op for i in op.inputs)
+    return False
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
+    """`tf.gradients`: symbolic d(sum ys)/dx for each x — None where x does not reach ys, as in TF1."""
+    from engine.compat.tensorflow.ops import convert_to_tensor
+    if grad_ys is not None:
+        raise UnsupportedError("tf.gradients(grad_ys=...) is not supported by Dagscope")
+    if not context.building_graph():
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
+                           "instead.")
+    ys = [convert_to_tensor(y) for y in (ys if isinstance(ys, (list, tuple)) else [ys])]
+    x_list = xs if isinstance(xs, (list, tuple)) else [xs]
+    xs_t = [x._dagscope_graph_value(None) if hasattr(x, "_dagscope_graph_value") else convert_to_tensor(x)
+            for x in x_list]
+    connected = [x for x in xs_t if x.dtype.is_floating and _reaches(ys, x)]
+    results = {}
+    if connected:
+        n_ys = len(ys)
+
+        def lower(ir, *values):
+            return _lower_gradients(ir, list(values[:n_ys]), list(values[n_ys:]))
+        outs = ys[0].graph.add_multi("SymbolicGradient", name, ys + connected, {"multi": True}, lower,
+                                     [(x.dtype, x.shape) for x in connected])
+        results = {id(x): g for x, g in zip(connected, outs)}
+    return [results.get(id(x)) for x in xs_t]
+
+
+def _lower_gradients(ir, ys: list, xs: list) -> list:
+    """Append the backward of `ys` with respect to `xs` to the IR graph being lowered."""
+    forward_nodes = list(ir.nodes)
+    grads: dict = {}
+    for y in ys:
+        one = ir.constant(np.ones((), dtype=y.dtype))
+        seed = ir.call("expand", one, shape=tuple(y.shape)) if y.shape else one
+        grads[y.id] = seed if y.id not in grads else ir.call("add", grads[y.id], seed)
+    _emit_vjps(ir, forward_nodes, grads, depends_on(ir, {x.id for x in xs}))
+    out = []
+    for x in xs:
+        g = grads.get(x.id)
+        if g is None:                         # connected in the TF graph, but only through non-float paths
+            zero = ir.constant(np.zeros((), dtype=x.dtype))
+            g = ir.call("expand", zero, shape=tuple(x.shape)) if x.shape else zero
+        out.append(g)
+    return out
+
+
+# ---- tf.train -------------------------------------------------------------------------------------------
+
+class GradientDescentOptimizer:
+    """`tf.train.GradientDescentOptimizer`: var -= learning_rate * gradient, as graph ops."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        self.learning_rate = learning_rate
+        self._name = name
+
+    def compute_gradients(self, loss, var_list=None, **kwargs) -> list:
+        var_list = list(var_list) if var_list is not None else trainable_variables()
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        return list(zip(gradients(loss, var_list), var_list))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        from engine.compat.tensorflow.ops import multiply
+        updates = []
+        for g, v in grads_and_vars:
+            if g is not None:
+                updates.append(v.assign_sub(multiply(g, self.learning_rate)))
+        if not updates:
+            raise ValueError("No gradients provided for any variable.")
+        if global_step is not None:
+            updates.append(global_step.assign_add(1))
+        return group(*updates, name=name or self._name)
+
+    def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
+        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
