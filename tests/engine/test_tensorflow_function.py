@@ -238,3 +238,25 @@ def test_methods_are_traced_per_instance():
     x = tf.constant([1.0])
     assert a(x).numpy().tolist() == [2.0] and b(x).numpy().tolist() == [3.0]
     assert a.__call__.experimental_get_tracing_count() == 2
+
+
+def test_python_print_runs_at_trace_time_tf_print_at_every_call(run):
+    code = """import tensorflow as tf
+
+@tf.function
+def f(x):
+    print("Tracing with", x)
+    tf.print("Executing with", x)
+    return x * 2
+
+f(tf.constant(1))
+f(tf.constant(2))
+f(tf.constant([1, 2]))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    lines = record["stdout"].splitlines()
+    assert lines[0].startswith("Tracing with Tensor(") and "shape=()" in lines[0]
+    assert lines[1:3] == ["Executing with 1", "Executing with 2"]
+    assert lines[3].startswith("Tracing with Tensor(") and "shape=(2,)" in lines[3]
+    assert lines[4] == "Executing with [1 2]"

@@ -277,6 +277,7 @@ class Function:
     def _trace(self, args: list, names: list, signature: tuple) -> ConcreteFunction:
         graph = IRGraph(self.__name__)
         compiler = Compiler(graph)
+        compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
         trace = _Tracing(compiler, graph)
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
