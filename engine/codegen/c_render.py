@@ -287,7 +287,28 @@ def render_kernel(kernel: Kernel) -> str:
     return "\n".join(head + lines + ["}"]) + "\n"
 
 
+def _render_output_accumulation(kernel: Kernel, loop_vars) -> list[str]:
+    """out = 0; for every point in memory order: out[kept index] += value; mean: out /= n."""
+    red = kernel.reduction
+    out_t = C_TYPES[red.dtype.name]
+    n_out = 1
+    for size, r in zip(kernel.dims, kernel.reduced):
+        n_out *= 1 if r else size
+    lines = [f"  /* {red.comment} */", f"  for (int64_t o = 0; o < {n_out}; o++) out{red.out_arg}[o] = 0;"]
+    pad = _open_loops(kernel.dims, loop_vars, "  ", lines)
+    lines += _body(kernel, loop_vars, pad, True)
+    x = _operand(red.ref, red.in_dtype, red.dtype)
+    lines.append(f"{pad}out{red.out_arg}[{_index(red.out_strides, loop_vars)}] += {x};")
+    _close_loops(len(kernel.dims), pad, lines)
+    if red.op == "mean":
+        lines.append(f"  for (int64_t o = 0; o < {n_out}; o++) out{red.out_arg}[o] = "
+                     f"({out_t})(out{red.out_arg}[o] / (double){red.count});")
+    return lines
+
+
 def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
+    if kernel.accumulate_in_output:
+        return _render_output_accumulation(kernel, loop_vars)
     red = kernel.reduction
     family = C_REDUCE[red.op]
     n_kept = sum(1 for r in kernel.reduced if not r)

@@ -93,6 +93,10 @@ class Kernel:
     steps: list[Step] = field(default_factory=list)
     stores: list[Store] = field(default_factory=list)
     reduction: Reduction | None = None
+    # a sum over outer dims (a bias gradient: sum over the batch) accumulates straight into its
+    # output row, loops in memory order, so the inner kept dim vectorizes; otherwise reduced
+    # dims go innermost into a register accumulator
+    accumulate_in_output: bool = False
     node_ids: list[str] = field(default_factory=list)
 
 
@@ -282,10 +286,21 @@ def _remap(kernel: Kernel, fn) -> None:
         kernel.reduction.out_strides = fn(kernel.reduction.out_strides)
 
 
+OUTPUT_ACCUMULATING = {"sum", "mean", "sum_to_size"}
+
+
 def _simplify_loops(kernel: Kernel) -> None:
-    """Kept dims outside, reduced dims inside; drop size-1 dims; merge dims walked contiguously."""
-    order = [d for d in range(len(kernel.dims)) if not kernel.reduced[d]] + \
-            [d for d in range(len(kernel.dims)) if kernel.reduced[d]]
+    """Kept dims outside, reduced dims inside (or memory order for a sum over outer dims); drop
+    size-1 dims; merge dims walked contiguously."""
+    red = kernel.reduction
+    real = [d for d in range(len(kernel.dims)) if kernel.dims[d] != 1]
+    kernel.accumulate_in_output = red is not None and red.op in OUTPUT_ACCUMULATING and bool(real) \
+        and not kernel.reduced[real[-1]] and any(kernel.reduced[d] for d in real)
+    if kernel.accumulate_in_output:
+        order = list(range(len(kernel.dims)))
+    else:
+        order = [d for d in range(len(kernel.dims)) if not kernel.reduced[d]] + \
+                [d for d in range(len(kernel.dims)) if kernel.reduced[d]]
     if 0 not in kernel.dims:
         order = [d for d in order if kernel.dims[d] != 1]
     _remap(kernel, lambda st: tuple(st[d] for d in order))
