@@ -1,7 +1,7 @@
 """Eager-mode overhead: a chain of 1,000 tiny ops and one MLP training step, Dagscope vs numpy (and
 real PyTorch when importable), measured in one run on the same BLAS thread count.
 
-    .venv/bin/python bench/eager.py [--repeat N]
+    .venv/bin/python bench/eager.py [--repeat N] [--threads N] [--clock wall|cpu]
 
 The MLP is 784-512-512-10, batch 64, ReLU, cross-entropy, plain SGD. Dagscope runs it twice: with
 engine.functional + a manual SGD update under no_grad, and with engine.nn + engine.optim when
@@ -15,7 +15,12 @@ import os
 import sys
 import time
 
-import numpy as np
+if "--threads" in sys.argv:   # BLAS reads its thread count when numpy is imported: set it first
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _n
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -24,19 +29,24 @@ from engine import functional as F  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 
 CHAIN = 1000
+CLOCK = time.perf_counter      # --clock cpu: time.process_time (this process's CPU time, all threads)
 BATCH, SIZES = 64, (784, 512, 512, 10)
 LR = 0.01
 
 
-def best_of(fn, repeat: int) -> float:
-    """Best wall time of `repeat` runs, in seconds (the least disturbed by other work)."""
-    fn()                                  # warm-up: caches, lazy imports
-    times = []
+def best_times(fns: dict, repeat: int) -> dict:
+    """Best wall time (s) of each function over `repeat` rounds. The functions run interleaved,
+    one after another in every round, so that load from other processes hits them alike and the
+    ratios stay meaningful on a busy machine."""
+    for fn in fns.values():
+        fn()                               # warm-up: caches, lazy imports
+    best = {name: float("inf") for name in fns}
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, fn in fns.items():
+            start = CLOCK()
+            fn()
+            best[name] = min(best[name], CLOCK() - start)
+    return best
 
 
 # ---- 1. a chain of tiny ops --------------------------------------------------------------------
@@ -57,18 +67,20 @@ def chain_engine(x, a, b):
 
 def chain_rows(repeat):
     x, a, b = (np.full(8, v, np.float32) for v in (1.0, 0.999, 0.001))
-    numpy_s = best_of(lambda: chain_numpy(x, a, b), repeat)
     ex, ea, eb = Tensor(x), Tensor(a), Tensor(b)
-    forward_s = best_of(lambda: chain_engine(ex, ea, eb), repeat)
     gx = Tensor(x.copy(), requires_grad=True)
-    graph_s = best_of(lambda: chain_engine(gx, ea, eb), repeat)
-    both_s = best_of(lambda: chain_engine(gx, ea, eb).sum().backward(), repeat)
+    t = best_times({
+        "numpy": lambda: chain_numpy(x, a, b),
+        "no grad": lambda: chain_engine(ex, ea, eb),
+        "graph": lambda: chain_engine(gx, ea, eb),
+        "both": lambda: chain_engine(gx, ea, eb).sum().backward(),
+    }, repeat)
     per_op = lambda s: s / CHAIN * 1e6  # noqa: E731
     return [
-        ("1,000 tiny ops: numpy", per_op(numpy_s), 1.0),
-        ("1,000 tiny ops: Dagscope, no grad", per_op(forward_s), forward_s / numpy_s),
-        ("1,000 tiny ops: Dagscope, recording the graph", per_op(graph_s), graph_s / numpy_s),
-        ("1,000 tiny ops: Dagscope, forward + backward", per_op(both_s), both_s / numpy_s),
+        ("1,000 tiny ops: numpy", per_op(t["numpy"]), 1.0),
+        ("1,000 tiny ops: Dagscope, no grad", per_op(t["no grad"]), t["no grad"] / t["numpy"]),
+        ("1,000 tiny ops: Dagscope, recording the graph", per_op(t["graph"]), t["graph"] / t["numpy"]),
+        ("1,000 tiny ops: Dagscope, forward + backward", per_op(t["both"]), t["both"] / t["numpy"]),
     ]
 
 
@@ -180,39 +192,41 @@ def blas_threads() -> int:
 
 def mlp_rows(repeat):
     params, x, y = init_params()
-    np_params = [p.copy() for p in params]
-    numpy_s = best_of(lambda: numpy_step(np_params, x, y), repeat)
-    rows = [("MLP step: numpy (hand-written fwd+bwd)", numpy_s * 1e3, 1.0)]
 
     # the two implementations agree on the loss of the first step (same parameters)
-    check_np = [p.copy() for p in params]
-    check_en = [Tensor(p.copy(), requires_grad=True) for p in params]
-    want = numpy_step(check_np, x, y)
-    got = engine_functional_step(check_en, Tensor(x), Tensor(y)).item()
-    assert abs(got - want) <= 1e-5 * abs(want), (got, want)
+    want = numpy_step([p.copy() for p in params], x, y)
+    got = engine_functional_step([Tensor(p.copy(), requires_grad=True) for p in params], Tensor(x), Tensor(y))
+    assert abs(got.item() - want) <= 1e-5 * abs(want), (got.item(), want)
 
+    np_params = [p.copy() for p in params]
     e_params = [Tensor(p.copy(), requires_grad=True) for p in params]
     ex, ey = Tensor(x), Tensor(y)
-    functional_s = best_of(lambda: engine_functional_step(e_params, ex, ey), repeat)
-    rows.append(("MLP step: Dagscope functional + manual SGD", functional_s * 1e3, functional_s / numpy_s))
+    cases = {"MLP step: numpy (hand-written fwd+bwd)": lambda: numpy_step(np_params, x, y),
+             "MLP step: Dagscope functional + manual SGD": lambda: engine_functional_step(e_params, ex, ey)}
     nn_step = engine_nn_setup(params)
     if nn_step is not None:
-        nn_s = best_of(lambda: nn_step(ex, ey), repeat)
-        rows.append(("MLP step: Dagscope nn.Sequential + optim.SGD", nn_s * 1e3, nn_s / numpy_s))
+        cases["MLP step: Dagscope nn.Sequential + optim.SGD"] = lambda: nn_step(ex, ey)
     setup = torch_setup(params, blas_threads())
     if setup is not None:
         step, torch = setup
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)
-        torch_s = best_of(lambda: step(tx, ty), repeat)
-        rows.append(("MLP step: PyTorch", torch_s * 1e3, torch_s / numpy_s))
-    return rows
+        cases["MLP step: PyTorch"] = lambda: step(tx, ty)
+    t = best_times(cases, repeat)
+    base = t["MLP step: numpy (hand-written fwd+bwd)"]
+    return [(name, seconds * 1e3, seconds / base) for name, seconds in t.items()]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--threads", type=int, help="BLAS threads for numpy, Dagscope and PyTorch alike")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu = process CPU time: steadier than wall time on a loaded machine")
     args = parser.parse_args()
-    print(f"numpy {np.__version__}, BLAS threads {blas_threads()}, best of {args.repeat} runs\n")
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"numpy {np.__version__}, BLAS threads {blas_threads()}, best of {args.repeat} interleaved runs, "
+          f"{args.clock} clock, load average {os.getloadavg()[0]:.1f}\n")
     print(f"{'case':50s} {'time':>12s} {'vs numpy':>9s}")
     for name, value, ratio in chain_rows(args.repeat):
         print(f"{name:50s} {value:9.2f} us {ratio:8.2f}x")

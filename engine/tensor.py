@@ -18,21 +18,22 @@ VALUE_READ_OBSERVERS: list = []
 
 
 class Tensor:
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_accumulator", "_hooks",
-                 "_retains_grad", "_is_scalar", "_module", "_name", "__weakref__")
+    # Every op creates a Tensor, so construction sets only the four hot fields; the rarely set
+    # ones live in the instance __dict__ when set, with these class-level defaults otherwise.
+    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "__dict__", "__weakref__")
     __array_priority__ = 1000       # so `np.float32(2) * t` defers to Tensor.__rmul__
+    _accumulator = None             # weakref to the leaf's AccumulateGrad node
+    _hooks = ()                     # register_hook callbacks (a list once one is registered)
+    _retains_grad = False
+    _is_scalar = False              # a constant made from a Python scalar (weakly typed)
+    _module = None                  # owning module path and parameter name, set by nn.Module
+    _name = None
 
     def __init__(self, data, requires_grad: bool = False):
         self.data = data if type(data) is np.ndarray else np.asarray(data)
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
-        self._accumulator = None
-        self._hooks = []
-        self._retains_grad = False
-        self._is_scalar = False
-        self._module = None
-        self._name = None
 
     # ---- properties ----
     @property
@@ -160,6 +161,8 @@ class Tensor:
     def register_hook(self, hook):
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not self._hooks:
+            self._hooks = []
         self._hooks.append(hook)
 
         class _Handle:
@@ -567,6 +570,9 @@ def _shape_arg(shape) -> tuple:
 
 # ---- applying an op ---------------------------------------------------------------------------
 
+_new = object.__new__
+_GradMode = autograd._GradMode
+
 def as_tensor_like(x, inputs: tuple) -> Tensor:
     """Wrap a Python scalar (or array-like) as a constant tensor; scalars are weakly typed."""
     if isinstance(x, Tensor):
@@ -592,9 +598,17 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
         if not isinstance(x, Tensor):
             tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
             break
-    data = op.forward(*[t.data for t in tensors], **attrs)
-    out = Tensor(data if type(data) is np.ndarray else np.asarray(data))
-    if op.differentiable and autograd._GradMode.enabled:
+    if len(tensors) == 2:
+        data = op.forward(tensors[0].data, tensors[1].data, **attrs)
+    elif len(tensors) == 1:
+        data = op.forward(tensors[0].data, **attrs)
+    else:
+        data = op.forward(*[t.data for t in tensors], **attrs)
+    out = _new(Tensor)
+    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.requires_grad = False
+    out.grad = out.grad_fn = None
+    if op.differentiable and _GradMode.enabled:
         for t in tensors:
             if t.requires_grad:
                 out.requires_grad = True
