@@ -16,7 +16,7 @@ import { Stepper } from "./stepper.js";
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
 const $ = (s) => document.querySelector(s);
 
-const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false };
+const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false, gradchecks: {} };
 let editor, views, stepper, passes, kernels, statics, examples = [];
 
 // ---- status and toasts -----------------------------------------------------------------------
@@ -49,7 +49,8 @@ function graphFor(tab) {
   }[tab];
   if (!has) return state.graph;
   if (state.graph && has(state.graph)) return state.graph;
-  return gs.find(has) || null;
+  // the stepper can still walk a forward graph in execution order when no graph has backprop steps
+  return gs.find(has) || (tab === "step" ? state.graph : null);
 }
 
 function fillGraphPicker() {
@@ -116,13 +117,32 @@ function selectNode(id, { push = true } = {}) {
   views.forward.setClass("saved", saved);
   views.backward.setClass("sel", bwd ? [id] : []);
   views.backward.setClass("linked", fwd ? bids : bids.filter((b) => b !== id));
-  const common = { onLine: (n) => editor.jumpTo(n), onLinked: (other) => selectNode(other) };
+  const common = { onLine: (n) => editor.jumpTo(n), onLinked: (other) => selectNode(other),
+                   onGradcheck: (n) => gradcheck(n), gradcheck: state.gradchecks[fid] };
   inspect($("#inspector-forward"), fwd || forwardNode(g, fid), { ...common, role: "forward", linked: bids });
   inspect($("#inspector-backward"), bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null,
           { ...common, role: "backward", linked: fid ? [fid] : [] });
   const line = (fwd || bwd)?.line;
   editor.mark("hover", line ? [line] : []);
   saveHash(push);
+}
+
+/**
+ * Finite differences against autograd for one leaf: the code runs again with the `gradcheck`
+ * option and the engine reports {ok, max_abs_err} on that leaf's forward node.
+ */
+async function gradcheck(node) {
+  const id = node.id;
+  state.gradchecks[id] = "running";
+  selectNode(state.node, { push: false });
+  let result = "unavailable";
+  try {
+    const rec = await api.runCode(editor.code, { gradcheck: true });
+    const g = (rec.graphs || []).find((x) => x.id === graphFor("forward")?.id) || rec.graphs?.[0];
+    result = forwardNode(g, id)?.gradcheck || "unavailable";
+  } catch { /* the badge says it is unavailable */ }
+  state.gradchecks[id] = result;
+  if (state.node) selectNode(state.node, { push: false });
 }
 
 function clearSelection() {
@@ -170,6 +190,7 @@ async function load(record) {
   state.node = null;
   state.step = 0;
   state.pass = null;
+  state.gradchecks = {};
   fillGraphPicker();
   clearSelection();
   const err = record.error;

@@ -12,6 +12,15 @@ export function cardFor(node) {
   return cards.ops[node.op] || cards.ops[cards.grad_fns[node.op]] || null;
 }
 
+/** The numerical gradient check of a leaf: a button, "checking…", or the badge with its error. */
+function gradcheckHTML(check) {
+  if (!check) return `<button class="gradcheck-run">${t("gradcheck.button")}</button>`;
+  if (check === "running") return `<span class="muted">${t("gradcheck.running")}</span>`;
+  if (check === "unavailable") return `<span class="muted small">${t("gradcheck.unavailable")}</span>`;
+  const err = Number(check.max_abs_err ?? check.max_error ?? 0).toExponential(1);
+  return check.ok ? `<span class="badge ok">${t("gradcheck.ok", { err })}</span>` : `<span class="badge bad">${t("gradcheck.bad", { err })}</span>`;
+}
+
 export function cardHTML(card) {
   if (!card) return "";
   return `<div class="card op-card">
@@ -26,7 +35,7 @@ export function cardHTML(card) {
  * Fill `el` for one node. role: "forward" | "backward". onLine(line) jumps the editor.
  * linked: ids of the other view's linked nodes (shown as chips, clicking selects them).
  */
-export function inspect(el, node, { role, onLine, linked = [], onLinked }) {
+export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck }) {
   if (!node) {
     el.innerHTML = `<div class="muted hint">${t("inspector.empty")}</div>`;
     return;
@@ -46,8 +55,11 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked }) {
     ${linked.length ? `<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id) => `<button class="chip" data-node="${esc(id)}">${esc(id)}</button>`).join(" ")}</span></div>` : ""}
     ${node.value ? `<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
     ${node.grad ? `<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
+    ${node.grad && onGradcheck ? `<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
     ${node.rule ? `<h4>${t("inspector.rule")}</h4><code class="rule">${esc(node.rule)}</code>` : ""}
-    ${cardHTML(cardFor(node))}`;
+    ${cardHTML(cardFor(node))}
+    <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`;
+  el.querySelector(".gradcheck-run")?.addEventListener("click", () => onGradcheck(node));
   el.querySelector(".jump-line")?.addEventListener("click", (e) => { e.preventDefault(); onLine(node.line); });
   el.querySelectorAll(".chip").forEach((b) => b.addEventListener("click", () => onLinked(b.dataset.node)));
 }

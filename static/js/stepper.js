@@ -40,6 +40,7 @@ export class Stepper {
     this.index = 0;
     this.timer = null;
     this.predict = false;
+    this.mode = "backward";   // "forward" walks the ops in execution order instead
     this.revealed = new Set();
     this.guesses = {};
     this.buildControls();
@@ -54,16 +55,41 @@ export class Stepper {
       <button data-act="last" title="${t("step.last")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M11 3h2v10h-2zM2 3v10l8-5z" fill="currentColor"/></svg></button>
       <input type="range" class="step-slider" min="0" max="0" value="0" aria-label="${t("step.slider")}">
       <span class="step-label"></span>
-      <label class="predict"><input type="checkbox" class="predict-toggle"> ${t("step.predict")}</label>`;
+      <span class="seg" role="group" aria-label="${t("step.mode")}">
+        <button data-mode="backward" aria-pressed="${this.mode === "backward"}">${t("step.mode_backward")}</button>
+        <button data-mode="forward" aria-pressed="${this.mode === "forward"}">${t("step.mode_forward")}</button>
+      </span>
+      <label class="predict"><input type="checkbox" class="predict-toggle" ${this.predict ? "checked" : ""}> ${t("step.predict")}</label>`;
     const acts = { first: () => this.go(0), prev: () => this.go(this.index - 1), next: () => this.go(this.index + 1),
                    last: () => this.go(this.count - 1), play: () => (this.timer ? this.pause() : this.play()) };
     this.controlsEl.querySelectorAll("[data-act]").forEach((b) => { b.onclick = () => { if (b.dataset.act !== "play") this.pause(); acts[b.dataset.act](); }; });
     this.slider = this.controlsEl.querySelector(".step-slider");
     this.slider.oninput = () => { this.pause(); this.go(Number(this.slider.value)); };
+    this.controlsEl.querySelectorAll("[data-mode]").forEach((b) => { b.onclick = () => this.setMode(b.dataset.mode); });
     this.controlsEl.querySelector(".predict-toggle").onchange = (e) => { this.predict = e.target.checked; this.renderDetail(); };
   }
 
-  get count() { return this.graph?.steps?.length || 0; }
+  get count() { return this.mode === "forward" ? this.forwardOps().length : this.graph?.steps?.length || 0; }
+
+  /** Forward op nodes in execution order (the record lists them inputs-first). */
+  forwardOps() {
+    if (!this.graph?.forward) return [];
+    if (this._fwdFor !== this.graph) {
+      this._fwdFor = this.graph;
+      this._fwd = this.graph.forward.nodes.filter((n) => n.kind === "op" || n.kind === "output");
+    }
+    return this._fwd;
+  }
+
+  setMode(mode) {
+    this.pause();
+    this.mode = mode;
+    this.controlsEl.querySelectorAll("[data-mode]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.mode === mode)));
+    this.controlsEl.querySelector(".predict").hidden = mode === "forward";
+    this.slider.max = Math.max(0, this.count - 1);
+    for (const v of [this.bv, this.fv]) for (const c of ["done", "current", "linked"]) v.setClass(c, []);
+    this.go(0);
+  }
 
   /** Draw both DAGs of a graph with steps; resolves when drawn. */
   async load(graph, index = 0) {
@@ -71,23 +97,30 @@ export class Stepper {
     this.graph = graph;
     this.revealed = new Set();
     this.guesses = {};
+    // backprop when the graph has recorded steps; otherwise walk the forward ops in order
+    this.mode = graph?.steps?.length && graph.backward ? "backward" : "forward";
+    this.buildControls();
     this.slider.max = Math.max(0, this.count - 1);
-    if (!graph || !this.count || !graph.backward) {
+    this.controlsEl.querySelector("[data-mode=backward]").disabled = !(graph?.steps?.length && graph.backward);
+    this.controlsEl.querySelector(".predict").hidden = this.mode === "forward";
+    if (!graph || !this.count) {
       const why = !graph ? t("step.none_run") : t("step.none");
-      this.bv.showMessage(`<h3>${t("step.none_title")}</h3><p>${why}</p>`);
+      this.bv.showMessage(`<div class="empty-state"><h3>${t("step.none_title")}</h3><p>${why}</p></div>`);
       this.fv.showMessage("");
       this.detail.innerHTML = "";
       this.controlsEl.classList.add("disabled");
       return;
     }
     this.controlsEl.classList.remove("disabled");
-    await Promise.all([this.bv.show(graph.backward), this.fv.show(graph.forward)]);
+    if (!graph.backward) this.bv.showMessage(`<div class="empty-state"><p>${t("step.no_backward")}</p></div>`);
+    await Promise.all([graph.backward ? this.bv.show(graph.backward) : null, this.fv.show(graph.forward)]);
     this.go(index, { silent: true });
   }
 
   go(i, { silent = false } = {}) {
     if (!this.count) return;
     this.index = Math.max(0, Math.min(this.count - 1, i));
+    if (this.mode === "forward") { this.goForward(silent); return; }
     const steps = this.graph.steps;
     const cur = steps[this.index];
     const done = steps.slice(0, this.index);
@@ -101,6 +134,32 @@ export class Stepper {
     this.slider.value = this.index;
     this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count });
     this.renderDetail();
+    if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
+  }
+
+  goForward(silent) {
+    const ops = this.forwardOps();
+    const cur = ops[this.index];
+    const edges = this.graph.forward.edges;
+    const inputs = edges.filter((e) => e.dst === cur.id).map((e) => e.src);
+    this.fv.setClass("done", ops.slice(0, this.index).map((n) => n.id));
+    this.fv.setClass("current", [cur.id]);
+    this.fv.setClass("linked", inputs);
+    this.bv.setClass("done", []);
+    this.bv.setClass("current", []);
+    this.bv.setClass("linked", (this.graph.backward?.nodes || []).filter((b) => b.forward_node === cur.id).map((b) => b.id));
+    this.fv.centerOn(cur.id);
+    this.slider.value = this.index;
+    this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count });
+    const byId = new Map(this.graph.forward.nodes.map((n) => [n.id, n]));
+    const name = (n) => (n.name || n.label || n.op).split("\n")[0];
+    this.detail.innerHTML = `
+      <div class="step-title">${t("step.forward_title", { i: this.index + 1, n: this.count })} <code>${esc(cur.op)}</code></div>
+      ${cur.line ? `<div class="muted">${t("inspector.line_n", { n: cur.line })}</div>` : ""}
+      <section><h4>${t("step.inputs")}</h4>${inputs.map((id) => tensorHTML(byId.get(id)?.value, { label: name(byId.get(id) || { op: id }) })).join("") || "—"}</section>
+      ${cur.formula ? `<section><h4>${t("step.computes")}</h4><code class="rule">${esc(cur.formula)}</code></section>` : ""}
+      <section><h4>${t("step.output")}</h4>${tensorHTML(cur.value, { label: cur.name || "" })}</section>
+      ${cur.grad_fn ? `<div class="muted small">${t("step.records", { grad_fn: cur.grad_fn })}</div>` : ""}`;
     if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
   }
 
@@ -142,7 +201,7 @@ export class Stepper {
   }
 
   renderDetail() {
-    if (!this.count) return;
+    if (!this.count || this.mode === "forward") return;
     const s = this.graph.steps[this.index];
     const hidden = this.predict && !this.revealed.has(this.index);
     const outs = (s.grad_out || []).map((g, j) => ({ g, target: s.targets?.[j] })).filter((o) => o.g);

@@ -68,6 +68,12 @@ def test_linked_selection_and_inspector(page):
     page.click(f"#view-backward g.node[id='{mul_back['id']}']")
     assert "linked" in page.get_attribute(f"#view-forward g.node[id='{mul['id']}']", "class")
     assert "grad_a = grad * b" in page.inner_text("#inspector-backward")
+    # a leaf offers the numerical gradient check; it ends in a badge or says it is unavailable
+    page.evaluate("window.dagscope.select('forward')")
+    leaf = next(n for n in g["forward"]["nodes"] if n["kind"] in ("input", "param"))
+    page.click(f"#view-forward g.node[id='{leaf['id']}']")
+    page.click("#inspector-forward .gradcheck-run")
+    page.wait_for_selector("#inspector-forward .gradcheck .badge, #inspector-forward .gradcheck .small")
 
 
 def test_stepper_moves_and_values_change(page):
@@ -95,6 +101,16 @@ def test_stepper_moves_and_values_change(page):
     page.fill("#step-detail .guess", "2, 2")
     page.click("#step-detail .reveal")
     assert "✓" in page.inner_text("#step-detail")
+    # the forward stepper walks the ops in execution order, inputs lit
+    page.click("[data-mode=forward]")
+    fwd = record["graphs"][0]["forward"]
+    ops = [n for n in fwd["nodes"] if n["kind"] in ("op", "output")]
+    assert "current" in page.get_attribute(f"#view-step-forward g.node[id='{ops[0]['id']}']", "class")
+    assert "linked" in page.get_attribute("#view-step-forward g.node[id='%s']" % next(
+        e["src"] for e in fwd["edges"] if e["dst"] == ops[0]["id"]), "class")
+    page.keyboard.press("ArrowRight")
+    assert "current" in page.get_attribute(f"#view-step-forward g.node[id='{ops[1]['id']}']", "class")
+    assert "6." in page.inner_text("#step-detail")                  # z = sum([2., 4.]) = 6.
 
 
 def test_error_line_marked_in_editor_and_output(page):
