@@ -160,9 +160,11 @@ class Compiler:
     def on_value_read(self, tensor, kind: str) -> None:
         if id(tensor) in self.sym:
             what = "a Python boolean" if kind == "bool" else "a Python number"
+            # construct=False: valid Python that needs a value only a call provides (e.g. range(n)
+            # over an int argument while compiling before any call)
             raise ScriptError(f"converting a tensor to {what} here cannot be compiled: its value is only "
                               "known when the graph runs (use it in an `if`/`while` condition, or keep it a tensor)",
-                              self.line)
+                              self.line, construct=False)
 
     def __enter__(self):
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS

@@ -4,6 +4,7 @@ branch depends on a tensor's value the trace warns (as PyTorch's TracerWarning) 
 graph keeps that branch frozen for every later input."""
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -67,7 +68,10 @@ class Tracer:
         rec = record.current()
         if rec is not None:
             rec.warn(f"TracerWarning at line {line}: {message}")
-        if line is not None:
+        if rec is not None and line is not None:
+            # inside a run the user sees it exactly as Python shows a warning, whatever the filters
+            sys.stderr.write(warnings.formatwarning(message, TracerWarning, record.USER_FILENAME, line))
+        elif line is not None:
             warnings.warn_explicit(message, TracerWarning, record.USER_FILENAME, line)
         else:
             warnings.warn(message, TracerWarning, stacklevel=3)

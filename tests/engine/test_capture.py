@@ -1,0 +1,327 @@
+"""Capture: trace, script, function and compile, on programs with and without data-dependent
+control flow, pasted through the runner as a user would (the `run` fixture)."""
+import numpy as np
+import pytest
+
+import engine
+from engine.capture.ast_compiler import ScriptError
+from engine.ir import verify
+
+SEED_SCRIPT = """import torch
+
+# 用 Scripting 方式捕获带控制流的模型
+@torch.jit.script
+def my_model(x, use_bias: bool):
+    y = x * 2
+    if use_bias:
+        y = y + 1
+    return y
+
+# 导出为 TorchScript
+traced_model = torch.jit.script(my_model)
+traced_model.save("model.pt")
+"""
+
+
+def static_graphs(record, capture=None):
+    return [g for g in record["graphs"] if g["kind"] == "static" and (capture is None or g["capture"] == capture)]
+
+
+def test_seed_script_snippet_runs_pasted_and_saves_ir(run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    record = run(SEED_SCRIPT)
+    assert record["ok"], record["error"]
+    text = (tmp_path / "model.pt").read_text()
+    assert text.startswith("graph my_model(") and "use_bias" in text and "cond(" in text
+    (graph,) = static_graphs(record, "script")
+    assert [p["name"] for p in graph["passes"]] == ["constant_folding", "algebraic_simplification", "cse",
+                                                   "dce", "fusion", "memory_planning"]
+    kinds = {n["kind"] for n in graph["forward"]["nodes"]}
+    assert {"input", "op", "control", "output"} <= kinds
+    mul = next(n for n in graph["forward"]["nodes"] if n["op"] == "mul")
+    assert mul["line"] == 6
+
+
+def test_seed_script_calls_take_both_branches(run):
+    record = run(SEED_SCRIPT + "print(my_model(torch.ones(2), True))\nprint(traced_model(torch.ones(2), False))\n")
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "tensor([3., 3.])\ntensor([2., 2.])\n"
+
+
+TRACE_PITFALL = """import torch
+
+def f(x):
+    y = x * 2
+    if y.sum() > 0:
+        return y + 1
+    return y - 1
+
+traced = torch.jit.trace(f, torch.ones(3))
+x = -torch.ones(3)
+print(traced(x))
+print(f(x))
+scripted = torch.jit.script(f)
+print(scripted(x))
+"""
+
+
+def test_trace_pitfall_freezes_the_branch_and_warns_with_the_line(run):
+    record = run(TRACE_PITFALL)
+    assert record["ok"], record["error"]
+    lines = record["stdout"].splitlines()
+    assert "<dagscope>:5: TracerWarning: Converting a tensor to a Python boolean might cause the trace to be incorrect." in lines[0]
+    assert lines[-3:] == ["tensor([-1., -1., -1.])", "tensor([-3., -3., -3.])", "tensor([-3., -3., -3.])"]
+    (traced,) = static_graphs(record, "trace")
+    assert any("line 5" in w for w in traced["warnings"])
+    assert traced["frozen"][0]["line"] == 5 and traced["frozen"][0]["value"] is True
+    assert not any(n["kind"] == "control" for n in traced["forward"]["nodes"])
+    assert any("TracerWarning at line 5" in w for w in record["warnings"])
+    scripted = static_graphs(record, "script")
+    assert any(n["kind"] == "control" for n in scripted[-1]["forward"]["nodes"])
+
+
+def test_trace_without_control_flow_matches_eager_and_its_gradients():
+    x = engine.randn(4, 3)
+    w = engine.randn(3, 2, requires_grad=True)
+
+    def f(x, w):
+        return (x @ w).tanh().sum()
+    traced = engine.trace(f, (x, w))
+    verify(traced.graph)
+    out = traced(x, w)
+    out.backward()
+    g_traced = w.grad.data.copy()
+    w.grad = None
+    f(x, w).backward()
+    np.testing.assert_allclose(out.data, f(x, w).data, rtol=1e-6)
+    np.testing.assert_allclose(g_traced, w.grad.data, rtol=1e-6)
+
+
+def test_trace_of_a_module_has_named_params():
+    from engine import nn
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    traced = engine.trace(model, engine.randn(2, 3))
+    names = [n.out.name for n in traced.graph.placeholders if n.role == "param"]
+    assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    x = engine.randn(2, 3)
+    np.testing.assert_allclose(traced(x).data, model(x).data, rtol=1e-6)
+
+
+SCRIPT_PROGRAMS = """import torch
+
+def helper(x):
+    return x * 3
+
+@torch.jit.script
+def loops(x, n: int):
+    acc = x
+    for i in range(n):
+        acc = acc + helper(x)
+    while acc.sum() < 100:
+        acc = acc * 2
+    y = acc if acc.mean() > 50 else -acc
+    if y.max() > 1000:
+        return y / 10
+    return y
+
+print(loops(torch.ones(2), 2))
+print(loops(torch.ones(2) * 200, 0))
+"""
+
+
+def test_script_loops_ternary_early_return_and_calls(run):
+    record = run(SCRIPT_PROGRAMS)
+    assert record["ok"], record["error"]
+    # eager: ones*(1+3+3)=7 -> 14, 28, 56 (sum 112 >= 100) -> mean 56 > 50 -> 56 ; 200 -> 200
+    assert record["stdout"] == "tensor([56., 56.])\ntensor([200., 200.])\n"
+    ir = static_graphs(record, "script")[-1]["ir"]
+    assert "while_loop(" in ir and "cond(" in ir
+
+
+def test_script_module_with_submodules_and_data_dependent_branch(run):
+    code = """import torch
+import torch.nn as nn
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:
+            h = torch.relu(h)
+        else:
+            h = -h
+        return h
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+        self.out = nn.Linear(3, 1)
+    def forward(self, x):
+        return self.out(self.gate(x))
+
+torch.manual_seed(0)
+net = Net()
+s = torch.jit.script(net)
+for sign in (1.0, -1.0):
+    x = torch.ones(2, 3) * sign
+    print(torch.allclose(s(x), net(x)))
+print(s.code.count("cond("))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True\nTrue\n1\n"
+    graph = static_graphs(record, "script")[-1]
+    params = [n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param"]
+    assert params == ["gate.fc.weight", "gate.fc.bias", "out.weight", "out.bias"]
+    assert any(n["module"] == "gate" for n in graph["forward"]["nodes"] if n["kind"] == "control")
+
+
+def test_unsupported_construct_fails_with_its_line(run):
+    code = """import torch
+
+@torch.jit.script
+def f(x):
+    try:
+        return x
+    except Exception:
+        return x
+"""
+    record = run(code)
+    assert not record["ok"]
+    assert record["error"]["kind"] == "unsupported"
+    assert "line 5" in record["error"]["message"] and "Try" in record["error"]["message"]
+
+
+def test_scripting_a_scripted_function_returns_it_and_branches_must_agree():
+    def f(x):
+        if x.sum() > 0:
+            y = x.sum()
+        else:
+            y = x
+        return y
+    with pytest.raises(ScriptError, match="in the then branch"):
+        engine.script(f)(engine.ones(3))
+
+
+FUNCTION_PROGRAM = """import dagscope as ds
+from dagscope.capture import function
+import torch
+
+@function
+def f(x, scale):
+    print("tracing with", x)
+    y = x * scale
+    if y.sum() > 0:
+        y = y + 1
+    return y
+
+print(f(torch.ones(2), 2))
+print(f(-torch.ones(2), 2))
+print(f(torch.ones(3), 2))
+print(f(torch.ones(3), 3))
+print(f.experimental_get_tracing_count())
+"""
+
+
+def test_function_traces_per_signature_and_converts_control_flow(run):
+    record = run(FUNCTION_PROGRAM)
+    assert record["ok"], record["error"]
+    out = record["stdout"].splitlines()
+    assert out[0] == 'tracing with Tensor("x", shape=(2,), dtype=float32)'
+    assert out[1:3] == ["tensor([3., 3.])", "tensor([-2., -2.])"]     # one trace, both branches
+    assert out[-1] == "3"
+    graphs = static_graphs(record, "function")
+    assert len(graphs) == 3
+    assert graphs[1]["retrace"] == "new input signature: x: float32[2] -> float32[3]"
+    assert graphs[2]["retrace"] == "new input signature: scale: 2 -> 3"
+    assert any("cond(" in g["ir"] for g in graphs)
+
+
+def test_function_without_control_flow_matches_eager():
+    def f(a, b):
+        return (a * b + 1).tanh()
+    gf = engine.capture.function(f)
+    a, b = engine.randn(3), engine.randn(3)
+    np.testing.assert_allclose(gf(a, b).data, f(a, b).data, rtol=1e-6)
+    assert gf.experimental_get_tracing_count() == 1
+
+
+COMPILE_TRAINING = """import torch
+import torch.nn as nn
+
+def make():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+def train(model, steps=4):
+    torch.manual_seed(1)
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.detach().clone() for p in model.parameters()]
+
+eager_losses, eager_params = train(make())
+compiled = torch.compile(make())
+compiled_losses, compiled_params = train(compiled)
+print(all(abs(a - b) < 1e-5 for a, b in zip(eager_losses, compiled_losses)))
+print(all(torch.allclose(a, b, atol=1e-5) for a, b in zip(eager_params, compiled_params)))
+"""
+
+
+def test_compiled_module_trains_like_eager(run):
+    record = run(COMPILE_TRAINING)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True\nTrue\n"
+    (graph,) = static_graphs(record, "compile")
+    assert graph["backward"] is not None
+    assert len(graph["passes"]) == 6
+
+
+def test_compile_with_data_dependent_branch_and_interpreter_fallback(monkeypatch):
+    import importlib
+    compile_module = importlib.import_module("engine.capture.compile")
+    from engine.capture.compile import InterpretedAutograd
+    monkeypatch.setattr(compile_module, "make_runner", lambda g, wrt: (InterpretedAutograd(g, wrt), None))
+
+    def f(x, w):
+        y = x * w
+        if y.sum() > 0:
+            return y.tanh().sum()
+        return (y * y).sum()
+    cf = engine.compile(f)
+    for sign in (1.0, -1.0):
+        x = engine.ones(3) * sign
+        w = engine.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        out = cf(x, w)
+        out.backward()
+        g_compiled = w.grad.data.copy()
+        w.grad = None
+        ref = f(x, w)
+        ref.backward()
+        np.testing.assert_allclose(out.data, ref.data, rtol=1e-6)
+        np.testing.assert_allclose(g_compiled, w.grad.data, rtol=1e-6)
+
+
+def test_compile_graph_break_runs_eagerly(run):
+    code = """import torch
+
+@torch.compile
+def f(x):
+    print("side effect")
+    return x + 1
+
+print(f(torch.ones(2)))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "side effect\ntensor([2., 2.])\n"
+    assert any("graph break" in w for w in record["warnings"])
