@@ -260,3 +260,21 @@ f(tf.constant([1, 2]))
     assert lines[1:3] == ["Executing with 1", "Executing with 2"]
     assert lines[3].startswith("Tracing with Tensor(") and "shape=(2,)" in lines[3]
     assert lines[4] == "Executing with [1 2]"
+
+
+def _grad_of_square_sum(x):
+    # library code (not the pasted program): runs as plain Python on the trace's tensors
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x * x * x)
+    return tape.gradient(y, x)
+
+
+def test_a_tape_inside_a_trace_builds_backward_nodes_not_constants():
+    @tf.function
+    def f(x):
+        return _grad_of_square_sum(x)
+
+    assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [3.0, 12.0]
+    assert f(tf.constant([3.0, 4.0])).numpy().tolist() == [27.0, 48.0]     # same graph, other values
+    assert f.experimental_get_tracing_count() == 1

@@ -14,6 +14,12 @@ the graph to the variables: a call runs the captured graph op by op through the 
 (`engine.capture.common.run_eager`), so the tape records it as it records eager ops.
 
 Outside a tf.function, `tf.cond` calls one branch and `tf.while_loop` loops in Python (TF2 eager).
+
+Why this drives the compiler itself instead of wrapping `engine.capture.function.GraphFunction`:
+that class creates its Compiler inside `compile_graph`, so a facade cannot register the variables
+a trace reads as graph inputs (they would be frozen as constants, and a call after `v.assign`
+would silently return a stale result), nor reach the compiler for explicit `tf.cond` /
+`tf.while_loop` and `tf.print`. The parts are shared: the AST compiler, `run_eager`, `record_static`.
 """
 from __future__ import annotations
 

@@ -195,10 +195,12 @@ class GradientTape:
         if not roots or not inputs:
             return {}
         cut = self._cut_foreign_nodes([t for t, _ in roots])
-        # Gradient ops are themselves recorded when a tape is still recording (higher derivatives).
-        create_graph = bool(context.state().tapes)
+        # Gradient ops are themselves recorded when a tape is still recording (higher derivatives),
+        # and inside a tf.function trace, where they must become graph nodes, not numbers.
+        st = context.state()
+        create_graph = bool(st.tapes) or st.tracing is not None
         try:
-            with _backward_recorded(roots[0][0]):
+            with _backward_recorded(roots[0][0], st.tracing is None):
                 grads = autograd.run_backward([t for t, _ in roots], [s for _, s in roots], retain_graph=True,
                                               create_graph=create_graph, inputs=inputs, allow_unused=True)
         finally:
@@ -234,14 +236,16 @@ def _value_of(x):
 
 
 @contextlib.contextmanager
-def _backward_recorded(root):
-    """Record this backward for the page as `loss.backward()` is, titled as what the user called."""
+def _backward_recorded(root, wanted: bool):
+    """Record this backward for the page as `loss.backward()` is, titled as what the user called
+    (not while a tf.function traces: that backward is part of the captured graph)."""
     rec = record.current()
-    before = len(rec.graphs) if rec is not None else 0
+    if rec is None or not wanted:
+        yield
+        return
+    before = len(rec.graphs)
     with record.backward_call(root, True):
         yield
-    if rec is None:
-        return
     if len(rec.graphs) > before:
         graph = rec.graphs[-1]
         graph["title"] = graph["title"].replace(".backward()", ": tape.gradient()")
