@@ -1,12 +1,10 @@
 """tf.function: traces per signature, autograph-style control flow, explicit cond/while_loop."""
-import functools
-
 import numpy as np
 import pytest
 
 import engine.compat.tensorflow as tf
 from engine.errors import UnsupportedError
-from engine.ir.graph import COND, WHILE
+from engine.ir.graph import WHILE
 
 
 def node_kinds(graph) -> list:

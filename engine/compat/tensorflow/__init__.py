@@ -13,17 +13,19 @@ from engine.compat.tensorflow.compat.v1 import (disable_eager_execution, enable_
                                                 executing_eagerly, get_default_graph, reset_default_graph)
 from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool, double, float16,  # noqa: F401
                                              float32, float64, half, int8, int16, int32, int64, uint8)
-from engine.compat.tensorflow.function import TensorSpec, cond, function, while_loop  # noqa: F401
+from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
+from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
 from engine.compat.tensorflow.graph import Graph, Operation, placeholder  # noqa: F401
+from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, one_hot,  # noqa: F401
+                                                ones, ones_like, range, rank, reshape, shape, size, squeeze,
+                                                stack, transpose, zeros, zeros_like)
+from engine.compat.tensorflow.array_ops import print_ as print  # noqa: F401,A001
 from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
-                                          concat, constant, convert_to_tensor, divide, equal, exp, expand_dims, log,
-                                          eye, fill, greater, greater_equal, identity, less, less_equal, matmul,
-                                          maximum, minimum, multiply, negative, not_equal, one_hot, ones,
-                                          ones_like, pow, range, rank, reduce_logsumexp, reduce_max,
-                                          reduce_mean, reduce_min, reduce_std, reduce_sum, reduce_variance,
-                                          reshape, shape, sigmoid, sign, size, sqrt, square, squeeze, stack,
-                                          subtract, tanh, transpose, truediv, where, zeros, zeros_like)
-from engine.compat.tensorflow.ops import print_ as print  # noqa: F401,A001
+                                          constant, convert_to_tensor, divide, equal, exp, greater, greater_equal,
+                                          less, less_equal, log, matmul, maximum, minimum, multiply, negative,
+                                          not_equal, pow, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+                                          reduce_std, reduce_sum, reduce_variance, sigmoid, sign, sqrt, square,
+                                          subtract, tanh, truediv, where)
 from engine.compat.tensorflow.session import InteractiveSession, Session  # noqa: F401
 from engine.compat.tensorflow.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from engine.compat.tensorflow.training import (global_variables, global_variables_initializer,  # noqa: F401

@@ -20,7 +20,8 @@ def unsupported_names(module_path: str, namespace: dict):
 
 
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
-_IMPLEMENTATION = {"context", "eager", "graph", "ops", "session", "tape", "variables", "function"}
+_IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "session", "tape", "variables", "function",
+                   "training", "control_flow"}
 
 
 def _is_public(value) -> bool:

@@ -69,12 +69,12 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if self.data.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        from engine.compat.tensorflow import ops
-        return (ops.gather_first(self, i) for i in range(self.data.shape[0]))
+        from engine.compat.tensorflow import array_ops
+        return (array_ops.gather_first(self, i) for i in range(self.data.shape[0]))
 
     def __getitem__(self, key):
-        from engine.compat.tensorflow import ops
-        return ops.getitem(self, key)
+        from engine.compat.tensorflow import array_ops
+        return array_ops.getitem(self, key)
 
     def __bool__(self) -> bool:
         if self.data.size != 1:

@@ -108,8 +108,8 @@ class GraphTensor:
                         "`len(x)` for shape information.")
 
     def __getitem__(self, key):
-        from engine.compat.tensorflow import ops
-        return ops.getitem(self, key)
+        from engine.compat.tensorflow import array_ops
+        return array_ops.getitem(self, key)
 
     def __repr__(self) -> str:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from engine.compat.tensorflow._surface import unsupported_names
-from engine.compat.tensorflow.ops import eye, matmul, transpose  # noqa: F401
+from engine.compat.tensorflow.array_ops import eye, transpose  # noqa: F401
+from engine.compat.tensorflow.ops import matmul  # noqa: F401
 
 
 def matrix_transpose(a, name="matrix_transpose"):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.compat.tensorflow.ops import (_operands, _require, _unary, convert_to_tensor, run_op, sigmoid,
-                                          softplus, tanh)
+from engine.compat.tensorflow.ops import _operands, _require, _unary, convert_to_tensor, run_op
+from engine.compat.tensorflow.ops import sigmoid, softplus, tanh  # noqa: F401  (tf.nn has them too)
 
 __all__ = ["relu", "relu6", "leaky_relu", "sigmoid", "tanh", "softplus", "softmax", "log_softmax", "bias_add",
            "l2_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",

@@ -1,0 +1,207 @@
+"""TensorFlow's array ops: creation (zeros, ones, fill, range ...), shapes (reshape, transpose,
+concat ...), basic indexing and `tf.print` — lowerings onto the op registry, as in ops.py."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.eager import EagerTensor, infer_array
+from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.ops import (_axes, _operands, _shape_tuple, _static, constant, convert_to_tensor,
+                                          run_op, typed_constant)
+from engine.errors import UnsupportedError
+from engine.tensor import Tensor as EngineTensor
+
+# ---- creation ---------------------------------------------------------------------------------------
+
+def zeros(shape, dtype=dtypes.float32, name="zeros"):
+    return constant(np.zeros(_shape_tuple(shape), dtypes.as_dtype(dtype).np), name=name)
+
+
+def ones(shape, dtype=dtypes.float32, name="ones"):
+    return constant(np.ones(_shape_tuple(shape), dtypes.as_dtype(dtype).np), name=name)
+
+
+def fill(dims, value, name="Fill"):
+    arr = infer_array(value)
+    return constant(np.full(_shape_tuple(dims), arr, dtype=arr.dtype), name=name)
+
+
+def eye(num_rows, num_columns=None, dtype=dtypes.float32, name="eye"):
+    return constant(np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).np), name=name)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TensorFlow's name
+    if limit is None:
+        start, limit = 0, start
+    values = [_static(v) for v in (start, limit, delta)]
+    is_float = any(np.asarray(v).dtype.kind == "f" for v in values)
+    target = dtypes.as_dtype(dtype).np if dtype is not None else (np.float32 if is_float else np.int32)
+    return constant(np.arange(*(np.asarray(v).item() for v in values)).astype(target), name=name)
+
+
+def _like(x, fill_value, dtype, tf_type):
+    x = convert_to_tensor(x)
+    target = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+
+    def lower(F, x):
+        return F.expand(typed_constant(F, np.asarray(fill_value, target.np)), shape=tuple(x.shape))
+    return run_op(tf_type, None, lower, [x])
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's argument name
+    return _like(input, 0, dtype, "zeros_like")
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    return _like(input, 1, dtype, "ones_like")
+
+
+def identity(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    if isinstance(x, GraphTensor):
+        return run_op("Identity", name, lambda F, x: x, [x])
+    return EagerTensor(x.data) if not x.requires_grad else run_op("Identity", name, lambda F, x: F.clone(x), [x])
+
+
+# ---- shapes -------------------------------------------------------------------------------------------
+
+def reshape(tensor, shape, name=None):
+    x = convert_to_tensor(tensor)
+    target = _shape_tuple(shape)
+    return run_op("Reshape", name or "Reshape", lambda F, x: F.reshape(x, shape=target), [x])
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    x = convert_to_tensor(a)
+
+    def lower(F, x):
+        dims = tuple(reversed(builtins.range(len(x.shape)))) if perm is None else _shape_tuple(perm)
+        return F.permute(x, dims=tuple(d % builtins.max(len(x.shape), 1) for d in dims))
+    return run_op("Transpose", name or "transpose", lower, [x])
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return run_op("ExpandDims", name, lambda F, x: F.unsqueeze(x, dim=int(axis)), [x])
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dims = _axes(axis)
+    return run_op("Squeeze", name, lambda F, x: F.squeeze(x, dim=dims), [x])
+
+
+def concat(values, axis, name="concat"):
+    xs = _operands("ConcatV2", list(values))
+    return run_op("ConcatV2", name, lambda F, *xs: F.cat(*xs, dim=int(axis)), xs)
+
+
+def stack(values, axis=0, name="stack"):
+    xs = _operands("Pack", list(values))
+    return run_op("Pack", name, lambda F, *xs: F.stack(*xs, dim=int(axis)), xs)
+
+
+def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    target = dtypes.as_dtype(out_type).np
+    return run_op("Shape", name, lambda F, x: typed_constant(F, np.asarray(x.shape, dtype=target)), [x])
+
+
+def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    target = dtypes.as_dtype(out_type).np
+    return run_op("Size", name, lambda F, x: typed_constant(F, np.asarray(int(np.prod(x.shape)), target)), [x])
+
+
+def rank(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return run_op("Rank", name, lambda F, x: typed_constant(F, np.asarray(len(x.shape), np.int32)), [x])
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=dtypes.float32, name=None):
+    if on_value is not None or off_value is not None or axis not in (None, -1):
+        raise UnsupportedError("tf.one_hot with on_value/off_value/axis is not supported by Dagscope")
+    x = convert_to_tensor(indices)
+    target = dtypes.as_dtype(dtype).name
+    return run_op("OneHot", name, lambda F, x: F.to_dtype(F.one_hot(F.to_dtype(x, dtype="int64"),
+                                                                   num_classes=int(depth)), dtype=target), [x])
+
+
+# ---- indexing (basic slicing: ints, slices, ..., tf.newaxis) ---------------------------------------
+
+def getitem(tensor, key):
+    x = convert_to_tensor(tensor)
+    keys = key if isinstance(key, tuple) else (key,)
+    for k in keys:
+        if not (k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))):
+            raise UnsupportedError(f"indexing a tensor with {type(k).__name__} is not supported by Dagscope "
+                                   "(only ints, slices, ... and tf.newaxis); use tf.gather for index tensors")
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise UnsupportedError("slices with a negative or zero step are not supported by Dagscope")
+
+    def lower(F, x):
+        ks = list(keys)
+        if Ellipsis in ks:
+            at = ks.index(Ellipsis)
+            fill = len(x.shape) - (len(ks) - 1 - ks.count(None))
+            ks[at:at + 1] = [slice(None)] * fill
+        dim = 0
+        for k in ks:
+            if k is None:
+                x = F.unsqueeze(x, dim=dim)
+                dim += 1
+            elif isinstance(k, slice):
+                if k != slice(None):
+                    x = F.slice(x, dim=dim, start=k.start, end=k.stop, step=k.step or 1)
+                dim += 1
+            else:
+                x = F.select(x, dim=dim, index=int(k))
+        return x
+    return run_op("StridedSlice", "strided_slice", lower, [x])
+
+
+def gather_first(tensor, i: int):
+    """`tensor[i]` along the first axis (what iterating over a tensor yields)."""
+    return getitem(tensor, i)
+
+
+# ---- printing -------------------------------------------------------------------------------------------
+
+def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
+    """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function
+    it prints at every call, not at trace time (function.py keeps the values as graph outputs)."""
+    import sys
+    stream = sys.stdout if output_stream in (None, "sys.stdout") or output_stream is sys.stdout else sys.stderr
+    tracing = context.state().tracing
+    if tracing is not None:
+        tracing.add_print(list(inputs), sep, end, summarize, stream)
+        return None
+    if any(isinstance(x, GraphTensor) for x in inputs):
+        raise UnsupportedError("tf.print inside a TF1 graph is not supported by Dagscope; fetch the tensor with "
+                               "sess.run and print the result")
+    stream.write(sep.join(_print_text(x, summarize) for x in inputs) + end)
+
+
+def _print_text(x, summarize: int) -> str:
+    if hasattr(x, "_dagscope_value"):
+        x = x._dagscope_value()
+    if not isinstance(x, EngineTensor):
+        return str(x)
+    return _format_values(x.data, summarize)
+
+
+def _format_values(arr: np.ndarray, summarize: int, indent: int = 0) -> str:
+    if arr.ndim == 0:
+        v = arr[()]
+        if arr.dtype.kind == "f":
+            return np.format_float_positional(v, trim="-")
+        return str(v).lower() if arr.dtype.kind == "b" else str(v)
+    n = arr.shape[0]
+    idx = list(builtins.range(n)) if summarize < 0 or n <= 2 * summarize else \
+        list(builtins.range(summarize)) + [None] + list(builtins.range(n - summarize, n))
+    parts = ["..." if i is None else _format_values(arr[i], summarize, indent + 1) for i in idx]
+    joiner = " " if arr.ndim == 1 else "\n" + " " * (indent + 1)
+    return "[" + joiner.join(parts) + "]"
