@@ -183,6 +183,7 @@ class Specialization:
 
     def _compile(self, units: list[Unit]) -> list[Unit]:
         final: list[Unit] = []
+        self.layout = layout = self._layouts(units)
         if self.backend == "numpy":
             for u in units:
                 if u.kind == "kernel":
@@ -192,7 +193,6 @@ class Specialization:
                 final.append(u)
             self.cache_hit = False
             return final
-        layout = self._layouts(units)
         lowered = []
         for u in units:
             if u.kind != "kernel":
@@ -228,7 +228,6 @@ class Specialization:
                 self.kernels.append({"name": u.name, "language": "c", "source": render_kernel(u.kernel),
                                      "nodes": list(u.node_ids), "compile_ms": round(share, 3),
                                      "cache_hit": module.cache_hit})
-        self.layout = layout
         return final
 
     # ---- storage -------------------------------------------------------------------------------
@@ -376,6 +375,15 @@ class Specialization:
             fn(*args)
         return c_step
 
+    def output_layout(self, index: int):
+        """Element strides of output `index` as `run` returns it; None when C-contiguous."""
+        vid = self.output_ids[index]
+        if vid in self.fresh or vid in self.copy_outputs:
+            return None
+        node = self.nodes_by_id[vid.split(".")[0]]
+        layout = self.layout.get(vid)
+        return None if layout is None or layout == contiguous_strides(node.out.shape) else layout
+
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         env = self.env
         for pid, a in zip(self.placeholders, arrays):
@@ -401,14 +409,15 @@ class CompiledGraph:
     """A callable over numpy arrays, specialized per input signature: shapes, dtypes and memory
     layouts (a transposed view is compiled for as such rather than copied)."""
 
-    def __init__(self, graph: Graph, backend: str | None = None, lazy: bool = False):
+    def __init__(self, graph: Graph, backend: str | None = None, lazy: bool = False,
+                 input_layouts: dict | None = None):
         self.graph = graph
         self.backend = choose_backend(backend)
         self.retraces: list[dict] = []
         self.specializations: dict[tuple, Specialization] = {}
         self.current: Specialization | None = None
         if not lazy:              # lazy: compile at the first call, for the layouts that arrive
-            first = Specialization(graph, self.backend)
+            first = Specialization(graph, self.backend, input_layouts)
             self.specializations[first.signature] = first
             self.current = first
 
@@ -480,7 +489,9 @@ def respecialize_graph(graph: Graph, sig) -> Graph:
     return g
 
 
-def build(graph: Graph, backend: str | None = None, lazy: bool = False) -> CompiledGraph:
-    """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes
-    (contiguous inputs); `lazy=True` waits for the first call's inputs, layouts included."""
-    return CompiledGraph(graph, backend, lazy)
+def build(graph: Graph, backend: str | None = None, lazy: bool = False,
+          input_layouts: dict | None = None) -> CompiledGraph:
+    """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes,
+    with contiguous inputs unless `input_layouts` (placeholder id -> element strides) says
+    otherwise; `lazy=True` waits for the first call's inputs, layouts included."""
+    return CompiledGraph(graph, backend, lazy, input_layouts)

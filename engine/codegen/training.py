@@ -31,24 +31,32 @@ class CompiledAutograd:
         self.wrt = wrt if wrt is not None else [v.id for v in graph.inputs if differentiable_value(v)]
         self.num_outputs = len(graph.outputs)
         self.backward = None
-        self.saved_inputs: list[int] = []          # saved values that are graph inputs: placeholder index
-        self.saved_outputs: list[int] = []         # saved values computed by forward: its extra outputs
         forward = graph
         if self.wrt:
             bwd = backward_graph(graph, self.wrt)
-            values = {v.id: v for n in graph.nodes for v in n.outputs}
             forward = graph.copy()
             fvalues = {v.id: v for n in forward.nodes for v in n.outputs}
             computed = [s for s in bwd.saved if s not in placeholder_ids]
             forward.output(list(forward.outputs) + [fvalues[s] for s in computed])
+            # each saved value: a graph input (placeholder index) or an extra forward output
             self.saved_plan = [("input", placeholder_ids.index(s)) if s in placeholder_ids
                                else ("output", self.num_outputs + computed.index(s)) for s in bwd.saved]
-            assert all(s in values for s in bwd.saved)
-            # compiled at the first backward, for the layouts the saved values really have
-            # (a saved W.T is a transposed view of the parameter: compiled for, not copied)
-            self.backward = build(_optimize(bwd.graph), backend, lazy=True)
             self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
         self.forward = build(_optimize(forward), backend)
+        if self.wrt:
+            # the backward is compiled for the layouts the saved values will have: a saved W.T
+            # is a transposed view of the parameter, compiled for as such rather than copied
+            spec = self.forward.current
+            backward_graph_opt = _optimize(bwd.graph)
+            holders = backward_graph_opt.placeholders[len(graph.outputs):]
+            if [h.id for h in backward_graph_opt.placeholders] != [h.id for h in bwd.graph.placeholders]:
+                holders = []               # unexpected: let the first call's layouts decide
+            layouts = {}
+            for holder, (kind, i) in zip(holders, self.saved_plan):
+                layout = spec.output_layout(i) if kind == "output" else None
+                if layout is not None:
+                    layouts[holder.id] = layout
+            self.backward = build(backward_graph_opt, backend, lazy=not holders, input_layouts=layouts)
         self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]
 
     @property

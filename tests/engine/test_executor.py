@@ -161,3 +161,22 @@ def test_transposed_product_is_computed_in_the_layout_its_user_wants(backend):
     (out,) = compiled(*args)
     assert out.flags.c_contiguous
     np.testing.assert_allclose(out, (args[0].T @ args[1]).T, rtol=1e-5)
+
+
+def test_report_timings_are_bounded_and_kernels_listed():
+    import time as _time
+    from engine.codegen.report import kernels_record, timings
+    g = _mlp_graph()
+    compiled = _compile(g, BACKENDS[0])
+    args = _mlp_args(np.random.default_rng(7))
+    slow_calls = []
+
+    def slow_eager():                        # a slow eager mode: measured once, not five times
+        slow_calls.append(1)
+        _time.sleep(0.25)
+    t = timings(slow_eager, lambda: compiled(*args), compiled, budget_ms=100)
+    assert len(slow_calls) == 1 and t["runs"]["eager"] == 1 and t["eager_ms"] >= 250
+    assert t["compiled_ms"] > 0 and t["speedup"] > 1 and t["backend"] == compiled.backend
+    kernels = kernels_record(compiled)
+    assert kernels and all({"name", "language", "source", "nodes", "compile_ms", "cache_hit", "graph"} <= set(k)
+                           for k in kernels)

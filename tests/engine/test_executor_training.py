@@ -89,3 +89,37 @@ def test_without_grad_only_the_forward_runs():
         (out,) = fn(x, *[params[n] for n in names])
     assert out.grad_fn is None
     np.testing.assert_allclose(out.data, model(x).data, rtol=1e-5, atol=1e-6)
+
+
+SNIPPET = '''
+import torch, copy
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.GELU(approximate="tanh"), nn.Linear(16, 3))
+ref = copy.deepcopy(model)
+cmodel = torch.compile(model)
+opt, ropt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
+lossf = nn.CrossEntropyLoss()
+for step in range(3):
+    for m, o in ((cmodel, opt), (ref, ropt)):
+        o.zero_grad()
+        loss = lossf(m(x), y)
+        loss.backward()
+        o.step()
+print(max((a - b).abs().max().item() for a, b in zip(model.parameters(), ref.parameters())) < 1e-5)
+'''
+
+
+def test_pasted_torch_compile_records_its_kernels_and_timings(run):
+    record = run(SNIPPET)
+    assert record["ok"], record["error"]
+    assert record["stdout"].strip() == "True"            # compiled training tracked eager training
+    static = [g for g in record["graphs"] if g["kind"] == "static" and g["capture"] == "compile"]
+    assert static
+    g = static[0]
+    backend = "c" if cc.have_compiler() else "numpy"
+    assert {k["graph"] for k in g["kernels"]} == {"forward", "backward"}
+    assert all(k["language"] == backend and k["source"] and k["nodes"] for k in g["kernels"])
+    t = g["timings"]
+    assert t["backend"] == backend and t["eager_ms"] > 0 and t["compiled_ms"] > 0 and t["compile_ms"] >= 0
