@@ -106,11 +106,13 @@ def encode_record(record: dict, max_bytes: int) -> bytes:
     """JSON of the record, leaving out whole graphs from the end when it would be too large."""
     payload = json.dumps(record, allow_nan=False, default=str).encode()
     graphs = record.get("graphs") or []
+    left_out = 0
     while len(payload) > max_bytes and graphs:
         graphs.pop()
-        record.setdefault("warnings", []).append(
-            f"a graph was left out: the run record would have been larger than {max_bytes} bytes")
-        payload = json.dumps(record, allow_nan=False, default=str).encode()
+        left_out += 1
+        trimmed = {**record, "warnings": [*record.get("warnings", []), f"{left_out} graph(s) left out: "
+                                          f"the run record would have been larger than {max_bytes} bytes"]}
+        payload = json.dumps(trimmed, allow_nan=False, default=str).encode()
     return payload
 
 

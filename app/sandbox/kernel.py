@@ -42,12 +42,13 @@ def isolate_network() -> str:
     if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
         return f"no network namespace ({_errno_text()})"
     # Map our own ids so that files and signals still belong to the same user as before.
-    with open("/proc/self/setgroups", "w") as f:
-        f.write("deny")
-    with open("/proc/self/uid_map", "w") as f:
-        f.write(f"{uid} {uid} 1")
-    with open("/proc/self/gid_map", "w") as f:
-        f.write(f"{gid} {gid} 1")
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    except OSError as exc:
+        # Unmapped, this process would act as the overflow user: refuse to serve like that.
+        raise SystemExit(f"Dagscope: could not map ids in the sandbox's user namespace: {exc}") from exc
     return "network namespace (user namespace)"
 
 

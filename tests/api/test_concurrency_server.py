@@ -89,3 +89,38 @@ def test_nothing_is_left_running_after_the_runs(server):
     while len(descendants(proc.pid)) > 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(descendants(proc.pid)) == 1     # only the zygote: no supervisor, no run
+
+
+def test_killing_the_server_mid_run_leaves_no_process_behind():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                            env={**os.environ, "DAGSCOPE_RUN_TIMEOUT": "30"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    looping = threading.Thread(target=lambda: httpx.post(base + "/api/run", json={"code": "while True:\n    pass"},
+                                                          timeout=5), daemon=True)
+    looping.start()
+    time.sleep(1.0)
+    tree = descendants(proc.pid)
+    assert len(tree) >= 3            # zygote, supervisor, the looping child
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in tree) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in tree if os.path.exists(f"/proc/{pid}") and _alive(pid)] == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

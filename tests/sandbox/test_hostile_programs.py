@@ -123,3 +123,21 @@ def test_normal_run_still_works_after_hostile_ones(sandbox_run):
                          "print(x.grad)")
     assert record["ok"] and record["stdout"] == "tensor([6.])\n"
     assert record["sandbox"][-1] in ("seccomp filter", "no seccomp (libseccomp2 is not installed)")
+
+
+def test_a_dead_zygote_is_replaced(sandbox_run):
+    from app.sandbox import ZYGOTE
+    import signal
+    import time
+    os.kill(ZYGOTE.pid, signal.SIGKILL)
+    time.sleep(0.2)
+    assert sandbox_run("print('back')")["stdout"] == "back\n"
+
+
+def test_an_oversized_record_drops_graphs_not_the_run(sandbox_run):
+    from app.sandbox.limits import Limits
+    code = ("import torch\nfor i in range(6):\n    x = torch.randn(40, 40, requires_grad=True)\n"
+            "    (x * x).sum().backward()\nprint('done')")
+    record = sandbox_run(code, Limits(timeout_s=5, max_record_bytes=20_000), max_graphs=6)
+    assert record["ok"] and record["stdout"] == "done\n"
+    assert any("left out" in w for w in record["warnings"]) and len(record["graphs"]) < 6
