@@ -149,3 +149,12 @@ def test_unsupported_name_in_a_run_is_an_unsupported_error(run):
     assert "tf.strings" in record["error"]["message"]
     record = run("import tensorflow.keras\n")
     assert record["error"]["kind"] == "unsupported"
+
+
+def test_pytorch_style_methods_are_not_on_tf_tensors():
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(AttributeError, match="tf.reduce_sum"):
+        x.sum()
+    with pytest.raises(AttributeError):
+        x.add_(1.0)
+    assert float(tf.constant(2.5)) == 2.5 and int(tf.constant(3)) == 3 and [0, 1, 2][tf.constant(1)] == 1

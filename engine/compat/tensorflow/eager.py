@@ -82,6 +82,17 @@ class EagerTensor(Tensor):
                              "Use a.any() or a.all()")
         return Tensor.__bool__(self)      # tells capture that Python read a value (a frozen branch)
 
+    def __float__(self) -> float:
+        return float(Tensor.item(self))
+
+    def __int__(self) -> int:
+        return int(Tensor.item(self))
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iub":
+            raise TypeError("Only integer tensors of a single element can be converted to an index.")
+        return int(Tensor.item(self))
+
     __hash__ = Tensor.__hash__      # TF raises here ("use tensor.ref()"); engine internals key by tensor
 
     # ---- operators: TF's dtype rules, defined once in ops ----
@@ -112,6 +123,26 @@ class EagerTensor(Tensor):
 def _ops():
     from engine.compat.tensorflow import ops
     return ops
+
+
+# The engine Tensor's PyTorch-style methods (x.sum(), x.add_(...), x.T ...) are not TensorFlow's: a
+# TF tensor has none of them, and in-place ones would break TF's immutable tensors. They fail as in
+# TensorFlow. Kept: what TF tensors also have, and the state autograd and the recorder read.
+_TF_TENSOR_SURFACE = {"numpy", "shape", "dtype", "ndim", "device"}
+_ENGINE_STATE = {"data", "requires_grad", "grad", "grad_fn", "is_leaf"}
+
+
+def _not_in_tensorflow(name: str) -> property:
+    def get(self):
+        raise AttributeError(f"'tensorflow.python.framework.ops.EagerTensor' object has no attribute '{name}' "
+                             f"(x.{name} is PyTorch-style; TensorFlow uses functions such as tf.reduce_sum(x))")
+    return property(get)
+
+
+for _name in dir(Tensor):
+    if not _name.startswith("_") and _name not in _TF_TENSOR_SURFACE | _ENGINE_STATE \
+            and _name not in EagerTensor.__dict__:
+        setattr(EagerTensor, _name, _not_in_tensorflow(_name))
 
 
 def as_eager(t: Tensor) -> EagerTensor:
