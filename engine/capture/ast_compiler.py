@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import operator
 import textwrap
 
@@ -35,6 +36,8 @@ MAX_STATIC_WHILE = 10_000
 
 class ScriptError(UnsupportedError):
     """A construct the compiler cannot turn into the IR; says where and why."""
+
+    no_source = False     # True: the source could not be read (the code itself may be fine)
 
     def __init__(self, reason: str, line: int | None, construct: bool = True):
         # construct=False: the code is fine but failed on these shapes (e.g. compiled before any call)
@@ -64,15 +67,41 @@ def is_tensor(x) -> bool:
 
 def parse_function(fn) -> tuple[ast.FunctionDef, int]:
     """The function's AST and the offset that turns its line numbers into the file's."""
+    name = getattr(fn, "__name__", repr(fn))
+    if name == "<lambda>":
+        return _parse_lambda(fn), 0
     try:
         source = inspect.getsource(fn)
-    except (OSError, TypeError) as exc:
-        raise ScriptError(f"cannot read the source of {getattr(fn, '__name__', fn)!r} ({exc})", None) from None
-    tree = ast.parse(textwrap.dedent(source))
+        tree = ast.parse(textwrap.dedent(source))
+    except (OSError, TypeError, SyntaxError) as exc:
+        raise _no_source(name, exc) from None
     node = tree.body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        raise ScriptError(f"{getattr(fn, '__name__', fn)!r} is not a function definition", None)
+        raise _no_source(name, "not a function definition")
     return node, fn.__code__.co_firstlineno - 1
+
+
+def _no_source(name, why) -> ScriptError:
+    err = ScriptError(f"cannot read the source of {name!r} ({why})", None)
+    err.no_source = True          # the code may be fine: capture can fall back to tracing it
+    return err
+
+
+def _parse_lambda(fn) -> ast.FunctionDef:
+    """A lambda as `def <lambda>(args): return body`, found in its file by line and argument names."""
+    code = fn.__code__
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except SyntaxError as exc:
+        raise _no_source("<lambda>", exc) from None
+    args = list(code.co_varnames[:code.co_argcount])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno \
+                and [a.arg for a in node.args.args] == args:
+            ret = ast.Return(node.body, lineno=node.lineno, col_offset=node.col_offset)
+            return ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[], returns=None,
+                                   type_comment=None, lineno=node.lineno, col_offset=node.col_offset)
+    raise _no_source("<lambda>", "its line was not found")
 
 
 def user_defined(fn) -> bool:

@@ -11,6 +11,9 @@ from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Gr
 from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
 
 
+MAX_STATIC_GRAPHS = 12
+
+
 def is_module(obj) -> bool:
     return hasattr(obj, "named_parameters") and hasattr(obj, "forward")
 
@@ -80,6 +83,13 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     from engine import record
     rec = record.current()
     if rec is None:
+        return None
+    recorded = sum(1 for g in rec.graphs if g.get("kind") == "static")
+    if recorded >= MAX_STATIC_GRAPHS:       # bounded, like dynamic graphs: a capture in a loop stays cheap
+        if recorded == MAX_STATIC_GRAPHS and not getattr(rec, "_static_cap_warned", False):
+            rec._static_cap_warned = True
+            rec.warn(f"more than {MAX_STATIC_GRAPHS} static graphs were captured; only the first "
+                     f"{MAX_STATIC_GRAPHS} are recorded")
         return None
     from engine.autodiff import backward_graph
     from engine.ir.printer import format_graph

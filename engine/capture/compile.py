@@ -20,7 +20,7 @@ import io
 import numpy as np
 
 from engine import record
-from engine.capture.ast_compiler import ScriptError, is_tensor
+from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
 from engine.capture.common import is_module, module_state, pack_outputs, record_static
 from engine.capture.scripting import compile_graph
 from engine.ir.graph import Graph
@@ -173,12 +173,14 @@ class CompiledFunction:
             graph, structure, kinds = compile_graph(self._target, self.__name__, list(values), module=self._module,
                                                     bool_inputs=False)
         except ScriptError as exc:
-            msg = f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}"
-            self.graph_breaks.append(msg)
-            rec = record.current()
-            if rec is not None:
-                rec.warn(msg)
-            return False
+            # no source, or library code the compiler cannot parse: a guarded trace instead (user
+            # code with an unsupported construct breaks the graph: it may have side effects)
+            library = not user_defined(self._target)
+            traced = self._trace_capture(values) if exc.no_source or library else None
+            if traced is not None:
+                graph, structure, kinds = traced
+            else:
+                return self._graph_break(exc)
         wrt = []
         if autograd.is_grad_enabled():
             placeholders = graph.placeholders
@@ -195,6 +197,21 @@ class CompiledFunction:
             record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
                           backward=bool(wrt), pipeline=run_pipeline(graph), extra=extra)
         return entry
+
+    def _trace_capture(self, values):
+        """Without source, trace instead; a trace that read a tensor's value in Python may have frozen
+        a branch, so then it is not used (the call runs eagerly): a compiled result is never wrong."""
+        from engine.capture.tracing import trace_values
+        graph, tracer, structure, kinds = trace_values(self._fn, list(values), self.__name__, module=self._module)
+        return None if tracer.frozen else (graph, structure, kinds)
+
+    def _graph_break(self, exc) -> bool:
+        msg = f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}"
+        self.graph_breaks.append(msg)
+        rec = record.current()
+        if rec is not None:
+            rec.warn(msg)
+        return False
 
     def _kernels_and_timings(self, entry, values) -> dict:
         if importlib.util.find_spec("engine.codegen.report") is None or not hasattr(entry.runner, "compiled"):

@@ -16,7 +16,7 @@ from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor
 from engine.capture.common import pack_outputs, record_static, run_eager
 from engine.capture.scripting import compile_graph
-from engine.capture.tracing import trace_graph
+from engine.capture.tracing import trace_values
 
 MAX_RECORDED_TRACES = 4
 
@@ -73,16 +73,7 @@ class GraphFunction:
                 else:
                     raise
         if graph is None:
-            tensor_pos = [i for i, v in enumerate(values) if is_tensor(v)]
-
-            def bound(*tensors):
-                full = list(values)
-                for i, t in zip(tensor_pos, tensors):
-                    full[i] = t
-                return self.python_function(*full)
-            bound.__name__ = self.__name__
-            graph, tracer, structure, _ = trace_graph(bound, [values[i] for i in tensor_pos], name=self.__name__)
-            kinds = [("arg", i) for i in tensor_pos]
+            graph, tracer, structure, kinds = trace_values(self.python_function, list(values), self.__name__)
             capture_note = capture_note or "traced (autograph off)"
             warnings = tracer.warnings
         else:

@@ -14,7 +14,7 @@ import inspect
 
 import numpy as np
 
-from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
+from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
 from engine.capture.common import is_module, module_state, pack_outputs, record_static, run_eager
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
@@ -72,7 +72,9 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
             comp.shadow(v, t)
             kinds.append(("state", sname))
     with comp:
-        if module is not None:
+        if module is not None and not user_defined(fn):
+            result = module(*values)            # a library module (nn.Sequential...): its ops are recorded
+        elif module is not None:
             from engine import nn_context
             nn_context.push(getattr(module, "_qualname", "") or "")
             try:

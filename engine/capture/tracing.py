@@ -132,6 +132,43 @@ def trace_graph(fn, example_inputs, name: str | None = None) -> tuple[Graph, Tra
     return g, tracer, _structure(out), [n for n, _ in state]
 
 
+def trace_values(fn, values: list, name: str, module=None):
+    """Trace `fn(*values)` where only the Tensor values become inputs (Python values are baked in).
+    Returns (graph, tracer, structure, kinds) with kinds as scripting's compile_graph gives them."""
+    positions = [i for i, v in enumerate(values) if _is_tensor(v)]
+
+    def bound(*tensors):
+        full = list(values)
+        for i, t in zip(positions, tensors):
+            full[i] = t
+        return (module if module is not None else fn)(*full)
+    graph, tracer, structure, state_names = trace_graph(bound, [values[i] for i in positions], name=name)
+    if module is not None:
+        # trace_graph saw a plain function: make the module's parameters graph inputs now
+        state_names = _lift_constants_to_params(graph, tracer, module)
+    kinds = [("arg", i) for i in positions] + [("state", n) for n in state_names]
+    return graph, tracer, structure, kinds
+
+
+def _is_tensor(x) -> bool:
+    from engine.tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def _lift_constants_to_params(graph: Graph, tracer: Tracer, module) -> list[str]:
+    """Constants the trace took from the module's parameters become "param" placeholders."""
+    names = []
+    for pname, t in module_state(module):
+        v = tracer.values.get(id(t))
+        if v is None or v.producer is None or v.producer.kind != "constant":
+            continue
+        p = graph.placeholder(pname, t.data.shape, t.data.dtype, role="param")
+        graph.replace_uses(v, p)
+        graph.remove(v.producer)
+        names.append(pname)
+    return names
+
+
 class TracedFunction:
     """What `torch.jit.trace` returns: calling it replays the recorded graph (branches frozen)."""
 

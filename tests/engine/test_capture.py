@@ -325,3 +325,19 @@ print(f(torch.ones(2)))
     assert record["ok"], record["error"]
     assert record["stdout"] == "side effect\ntensor([2., 2.])\n"
     assert any("graph break" in w for w in record["warnings"])
+
+
+def test_compile_of_a_user_lambda_and_bounded_recording(run):
+    code = """import torch
+
+f = torch.compile(lambda x: (x * 2).relu().sum())
+print(f(torch.tensor([1.0, -2.0, 3.0])))
+for i in range(20):
+    t = torch.jit.trace(lambda x: x + i, torch.ones(1))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "tensor(8.)\n"
+    statics = static_graphs(record)
+    assert statics[0]["capture"] == "compile" and len(statics) == 12
+    assert any("only the first 12 are recorded" in w for w in record["warnings"])
