@@ -167,6 +167,8 @@ C_EXPR = {
     "sigmoid": lambda x, a: f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))",
     "relu": lambda x, a: f"({a} < {x.c(0)} ? {x.c(0)} : {a})",
     "erf": lambda x, a: f"{x.f('erf')}({a})",
+    "sin": lambda x, a: f"{x.f('sin')}({a})",
+    "cos": lambda x, a: f"{x.f('cos')}({a})",
     "gelu": _gelu,
     "softplus": lambda x, a: (f"{'ds_softplusf' if x.t == 'float' else 'ds_softplus'}({a}, "
                               f"{x.c(x.attrs.get('beta', 1.0))}, {x.c(x.attrs.get('threshold', 20.0))})"),

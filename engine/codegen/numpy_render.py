@@ -32,6 +32,8 @@ NP_EXPR = {
     "sqrt": "np.sqrt({0}, out={out})",
     "abs": "np.absolute({0}, out={out})",
     "tanh": "np.tanh({0}, out={out})",
+    "sin": "np.sin({0}, out={out})",
+    "cos": "np.cos({0}, out={out})",
     "relu": "np.maximum({0}, 0, out={out})",
     "clone": "np.copyto({out}, {0})",
     "to_dtype": "np.copyto({out}, {0}, casting='unsafe')",

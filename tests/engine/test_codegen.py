@@ -34,7 +34,7 @@ OP_CASES = {
     "pow_scalar": [(("x",), {"exponent": 3}), (("pos",), {"exponent": 2.5}), (("x",), {"exponent": 2})],
     "neg": [(("x",), {})], "exp": [(("x",), {})], "log": [(("pos",), {})], "sqrt": [(("pos",), {})],
     "abs": [(("x",), {})], "tanh": [(("x",), {})], "sigmoid": [(("x",), {})], "relu": [(("x",), {})],
-    "erf": [(("x",), {})],
+    "erf": [(("x",), {})], "sin": [(("x",), {})], "cos": [(("x",), {})],
     "gelu": [(("x",), {"approximate": "none"}), (("x",), {"approximate": "tanh"})],
     "softplus": [(("x",), {"beta": 1.0, "threshold": 20.0}), (("x",), {"beta": 2.0, "threshold": 1.0})],
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
