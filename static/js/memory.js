@@ -16,7 +16,13 @@ export function memoryPlan(graph) {
   return null;
 }
 
-function lifetimes(plan) {
+function lifetimes(plan, graph) {
+  const byId = new Map((graph?.forward?.nodes || []).map((n) => [n.id, n]));
+  const label = (iv) => {
+    const id = iv.node ?? iv.value;
+    const n = byId.get(id);
+    return n ? `${id} ${n.name || n.op}` : String(iv.value ?? id ?? "");
+  };
   const intervals = plan.intervals;
   const buffers = [...new Set(intervals.map((iv) => iv.buffer))];
   const colour = new Map(buffers.map((b, i) => [b, PALETTE[i % PALETTE.length]]));
@@ -27,14 +33,20 @@ function lifetimes(plan) {
   const x = (s) => L + ((s - start) / (end - start)) * W;
   const ticks = Array.from({ length: end - start + 1 }, (_, i) => start + i)
     .filter((s, i, a) => a.length <= 25 || i % Math.ceil(a.length / 25) === 0);
-  const grid = ticks.map((s) => `<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/><text x="${x(s)}" y="${rows.length * RH + 16}" class="tick">${s}</text>`).join("");
+  const sched = plan.schedule || [];
+  // columns are schedule steps, numbered; the list under the chart names each step's kernel
+  const grid = ticks.map((s) => `<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/>`
+    + (s < end ? `<text x="${(x(s) + x(s + 1)) / 2}" y="${rows.length * RH + 16}" class="tick">${s}</text>` : "")).join("");
+  const schedule = sched.length ? `<div class="schedule"><h4>${t("memory.schedule")}</h4><ol start="0">${sched.map((k) => `<li><code>${esc(k)}</code></li>`).join("")}</ol></div>` : "";
   const bars = rows.map((iv, i) => `<g class="life" data-buffer="${esc(iv.buffer)}" data-node="${esc(iv.node || "")}">
-      <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${esc(iv.value ?? iv.node ?? "")}</text>
+      <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${esc(label(iv))}</text>
       <rect x="${x(iv.start)}" y="${i * RH + 4}" width="${Math.max(4, x(iv.end + 1) - x(iv.start))}" height="${RH - 8}" rx="4" fill="${colour.get(iv.buffer)}"><title>${esc(iv.buffer)} · ${fmtBytes(iv.bytes)}</title></rect>
       <text x="${x(iv.start) + 6}" y="${i * RH + RH / 2 + 4}" class="life-buf">${esc(iv.buffer)}</text></g>`).join("");
   const legend = buffers.map((b) => `<span class="buf-key"><span class="sw" style="background:${colour.get(b)}"></span>${esc(b)}</span>`).join(" ");
   return `<svg class="lifetimes" viewBox="0 0 ${L + W + 20} ${rows.length * RH + 24}" role="img" aria-label="${esc(t("memory.chart"))}">${grid}${bars}</svg>
-    <div class="legend">${t("memory.legend")} ${legend}</div>`;
+    <div class="legend">${t("memory.legend")} ${legend}</div>${schedule}
+    <table class="buffers"><tr><th>${t("memory.buffer")}</th><th>${t("memory.bytes")}</th><th>${t("memory.values")}</th></tr>
+      ${(plan.buffers || []).map((b) => `<tr><td><span class="sw" style="background:${colour.get(b.id) || "#ccc"}"></span>${esc(b.id)}</td><td>${fmtBytes(b.bytes)}</td><td>${esc((b.values || []).map((v) => label({ value: v })).join(", "))}</td></tr>`).join("")}</table>`;
 }
 
 function peaks(plan) {
@@ -54,5 +66,5 @@ export function showMemory(el, graph) {
     return;
   }
   el.innerHTML = `<div class="memory"><h3>${t("memory.title")}</h3>${peaks(found.plan)}
-    <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan)}</div>`;
+    <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan, graph)}</div>`;
 }

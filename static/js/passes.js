@@ -5,7 +5,9 @@ import { t } from "./i18n.js";
 import { diffHTML } from "./irdiff.js";
 import { esc } from "./tensorview.js";
 
-const changedNothing = (p) => !(p.added?.length || p.removed?.length || p.changed?.length);
+// the engine says so in `changed_anything` (memory planning changes no node, yet plans buffers)
+const changedNothing = (p) => (typeof p.changed_anything === "boolean" ? !p.changed_anything
+  : !(p.added?.length || p.removed?.length || p.changed?.length));
 
 export function fmtBytes(b) {
   if (b === null || b === undefined) return "—";

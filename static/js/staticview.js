@@ -13,13 +13,38 @@ export function warningLine(w) {
 // the line is shown as a link, so a leading "line 11:" is not repeated in the text
 const warningText = (w) => (w && typeof w === "object" ? w.message : String(w)).replace(/^line \d+:\s*/, "");
 
+/** The captured function's name: the record's `function`, else the IR's `graph NAME(` line. */
+export function functionName(g) {
+  return g.function || /^graph ([\w.]+)\(/.exec(g.ir || "")?.[1] || null;
+}
+
 // Nodes are matched across captures by what they compute and where: op name plus source line.
 const matchKey = (n) => (n.kind === "input" ? `in:${n.label}` : `${n.op}@${n.line ?? ""}`);
 
-/** Script nodes with no counterpart in the trace: the branch the trace froze out. */
-export function frozenOut(script, trace) {
-  const seen = new Set(trace.forward.nodes.map(matchKey));
-  return script.forward.nodes.filter((n) => !seen.has(matchKey(n)) && n.kind !== "output").map((n) => n.id);
+/**
+ * Trace and script of one function compared: the decisions the trace froze (`frozen` nodes),
+ * what only the trace has (the one branch it saw, baked in) and only the script has (control
+ * flow kept as cond/while_loop, or the branch the trace never took).
+ */
+export function compareCaptures(trace, script) {
+  const inTrace = new Set(trace.forward.nodes.map(matchKey));
+  const inScript = new Set(script.forward.nodes.map(matchKey));
+  const only = (g, other) => g.forward.nodes.filter((n) => n.kind !== "output" && !other.has(matchKey(n))).map((n) => n.id);
+  const frozenLines = new Set((trace.frozen || []).map((f) => f.line));
+  return {
+    frozen: (trace.frozen || []).map((f) => f.node).filter(Boolean),
+    traceOnly: only(trace, inScript),
+    scriptOnly: only(script, inTrace),
+    // script nodes on a line where the trace froze a decision: where the two part ways
+    scriptAtFrozen: script.forward.nodes.filter((n) => frozenLines.has(n.line) && n.kind === "control").map((n) => n.id),
+  };
+}
+
+/** Why a tf.function graph was traced: the record's reason, else its "first call"/"retraced" warning. */
+function retraceReason(g) {
+  if (g.retrace_reason || g.reason) return String(g.retrace_reason || g.reason);
+  const w = (g.warnings || []).map(warningText).find((x) => /^(first call|retrac)/i.test(x));
+  return w || "";
 }
 
 export class StaticPanel {
@@ -38,11 +63,13 @@ export class StaticPanel {
       return;
     }
     const g = graph?.kind === "static" ? graph : statics[0];
-    const fn = g.function;
+    const fn = functionName(g);
+    const same = (s, capture) => s.capture === capture && functionName(s) === fn;
     const pair = fn && ["trace", "script"].includes(g.capture)
-      ? { trace: statics.find((s) => s.function === fn && s.capture === "trace"), script: statics.find((s) => s.function === fn && s.capture === "script") }
+      // a script specialised to the traced input's shapes compares best: prefer the last one
+      ? { trace: statics.find((s) => same(s, "trace")), script: statics.filter((s) => same(s, "script")).at(-1) }
       : null;
-    const retraces = statics.filter((s) => s.capture === "function" && s.function === fn && fn);
+    const retraces = fn ? statics.filter((s) => same(s, "function")) : [];
     const warnings = g.warnings || [];
     this.el.innerHTML = `<div class="static">
       <div class="chips">${statics.map((s) => `<button class="chip ${s === g ? "active" : ""}" data-g="${esc(s.id)}">
@@ -51,11 +78,13 @@ export class StaticPanel {
         const line = warningLine(w);
         return `<div>⚠ ${line ? `<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : ""}${esc(warningText(w))}</div>`;
       }).join("")}</div>` : ""}
-      ${retraces.length > 1 || (retraces.length && g.reason) ? `<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
-        `<li class="${s === g ? "active" : ""}"><code>${esc(s.signature || "")}</code> — ${esc(s.reason || "")}</li>`).join("")}</ol></div>` : ""}
+      ${retraces.length ? `<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
+        `<li class="${s === g ? "active" : ""}">${esc(s.signature || s.title || s.id)} — ${esc(retraceReason(s))}</li>`).join("")}</ol></div>` : ""}
       ${pair?.trace && pair?.script ? `<div class="overlay">
           <h4>${t("static.overlay_title")}</h4>
-          <div class="legend"><span class="sw frozen"></span>${t("static.frozen_legend")}</div>
+          <div class="legend"><span class="sw frozen"></span>${t("static.frozen_legend")}
+            <span class="sw changed"></span>${t("static.trace_only_legend")}
+            <span class="sw added"></span>${t("static.script_only_legend")}</div>
           <div class="pass-graphs">
             <div><h4>${t("capture.trace")}</h4><div class="graphview ov-trace"></div></div>
             <div><h4>${t("capture.script")}</h4><div class="graphview ov-script"></div></div>
@@ -69,9 +98,10 @@ export class StaticPanel {
     if (pair?.trace && pair?.script) {
       const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, compact: true });
       const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, compact: true });
-      sv.setClass("frozen", frozenOut(pair.script, pair.trace));
-      const warnLines = new Set((pair.trace.warnings || []).map(warningLine));
-      tv.setClass("changed", pair.trace.forward.nodes.filter((n) => warnLines.has(n.line)).map((n) => n.id));
+      const cmp = compareCaptures(pair.trace, pair.script);
+      tv.setClass("frozen", cmp.frozen);
+      tv.setClass("changed", cmp.traceOnly);
+      sv.setClass("added", [...cmp.scriptOnly, ...cmp.scriptAtFrozen]);
       this.view = sv;
       await Promise.all([tv.show(pair.trace.forward), sv.show(pair.script.forward)]);
     } else {

@@ -16,7 +16,7 @@ def test_examples_cover_the_seed_concepts(client):
     codes = "\n".join(ex["code"] for ex in client.get("/api/examples").json()["examples"])
     for needle in ["requires_grad=True", "tf.compat.v1.Session", ".numpy()", "@tf.function",
                    "torch.jit.trace", "torch.jit.script", "torch.no_grad()", ".detach()",
-                   "retain_graph=True", "torch.autograd.Function", "opt.step()", "torch.compile",
+                   "retain_graph=True", "torch.autograd.Function", "opt.step()", "torch.compile", "buffer",
                    "nn.Conv2d"]:
         assert needle in codes, needle
 
