@@ -26,6 +26,7 @@ class Settings:
     # The sandbox and the classroom: see "Limits" in README.md for what each one means.
     max_record_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_RECORD_BYTES", 8_000_000)))
     run_file_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_FILE_MB", 16)))
+    run_scratch_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_SCRATCH_MB", 64)))
     run_open_files: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_OPEN_FILES", 64)))
     run_processes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_PROCESSES", 512)))
     workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))

@@ -37,14 +37,14 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], kernel_cache: s
     for fd in (0, 1, 2):          # the program's prints go to the bounded stdout, not to descriptors
         os.dup2(null, fd)
     os.close(null)
+    layers = ["rlimits", "network namespace" if _in_private_netns() else "shared network namespace",
+              kernel.scratch_on_tmpfs(scratch, limits.scratch_mb)]
     os.chdir(scratch)             # relative paths land in the scratch folder
     os.environ.update(TMPDIR=scratch, HOME=scratch)
     tempfile.tempdir = scratch
     kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
                        open_files=limits.open_files, processes=limits.processes)
-    layers = ["rlimits", "network namespace" if _in_private_netns() else "shared network namespace"]
-    if os.geteuid() == 0:
-        layers.append(kernel.drop_capabilities())
+    layers.append(kernel.drop_capabilities())
     layers.append(kernel.restrict_filesystem(read_roots(kernel_cache) + ["/dev/urandom"],
                                              [scratch, "/dev/null"]))
     layers.append(seccomp.install_filter())

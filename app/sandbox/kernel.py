@@ -14,6 +14,7 @@ import resource
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
+CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
 CLONE_THREAD = 0x00010000
@@ -50,6 +51,24 @@ def isolate_network() -> str:
         # Unmapped, this process would act as the overflow user: refuse to serve like that.
         raise SystemExit(f"Dagscope: could not map ids in the sandbox's user namespace: {exc}") from exc
     return "network namespace (user namespace)"
+
+
+# ---- the scratch folder on a size-limited tmpfs (a run cannot fill the disk) ----------------
+
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+
+
+def scratch_on_tmpfs(path: str, size_mb: int) -> str:
+    """Give this process its own mount namespace with a tmpfs of `size_mb` over `path`; the
+    tmpfs and whatever the run wrote in it vanish with the process."""
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        return f"scratch on disk ({_errno_text()})"
+    if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return f"scratch on disk ({_errno_text()})"
+    options = f"size={size_mb}m,mode=0700".encode()
+    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        return f"scratch on disk ({_errno_text()})"
+    return f"scratch tmpfs {size_mb} MB"
 
 
 # ---- resource limits -------------------------------------------------------------------------

@@ -12,6 +12,7 @@ class Limits:
     max_stdout_bytes: int = 200_000  # printed output kept; the rest is cut with a notice
     max_record_bytes: int = 8_000_000  # the whole run record as JSON
     file_mb: int = 16                # largest file a run may write (RLIMIT_FSIZE)
+    scratch_mb: int = 64             # all files of a run together (a tmpfs, where mounts are allowed)
     open_files: int = 64             # RLIMIT_NOFILE
     processes: int = 512             # RLIMIT_NPROC (binds a non-root server only; fork is refused anyway)
 

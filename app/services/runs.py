@@ -34,8 +34,8 @@ class Busy(Exception):
 def default_limits() -> Limits:
     s = get_settings()
     return Limits(timeout_s=s.run_timeout_s, memory_mb=s.run_memory_mb, max_stdout_bytes=s.max_stdout_bytes,
-                  max_record_bytes=s.max_record_bytes, file_mb=s.run_file_mb, open_files=s.run_open_files,
-                  processes=s.run_processes)
+                  max_record_bytes=s.max_record_bytes, file_mb=s.run_file_mb, scratch_mb=s.run_scratch_mb,
+                  open_files=s.run_open_files, processes=s.run_processes)
 
 
 class Scheduler:

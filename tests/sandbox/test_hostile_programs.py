@@ -54,6 +54,7 @@ HOSTILE = {
     "deep_recursion_raised_limit": (
         "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)", {RUNTIME, MEMORY, TIMEOUT}),
     "huge_file": ("open('big.bin', 'wb').write(b'0' * (64 << 20))", {RUNTIME, MEMORY}),
+    "fill_the_disk": ("for i in range(40):\n    open(f'f{i}.bin', 'wb').write(b'0' * (8 << 20))", {RUNTIME}),
     "thread_bomb": (
         "import threading, time\nfor _ in range(100000):\n"
         "    threading.Thread(target=time.sleep, args=(100,)).start()", {RUNTIME, MEMORY}),
