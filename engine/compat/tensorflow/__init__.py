@@ -7,7 +7,7 @@ per input signature (function.py). A name outside this surface fails with Unsupp
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import compat, errors, linalg, math, nn, random, train  # noqa: F401
+from engine.compat.tensorflow import compat, errors, keras, linalg, math, nn, random, train  # noqa: F401
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.compat.v1 import (disable_eager_execution, enable_eager_execution,  # noqa: F401
                                                 executing_eagerly, get_default_graph, reset_default_graph)

@@ -39,6 +39,7 @@ class RunState:
         self.recorded_session_graphs = 0
         self.function_count = 0
         self.tracing = None                  # the tf.function trace in progress (function._Tracing)
+        self.keras_names: dict = {}          # layer name -> how many layers took it ("dense", "dense_1")
 
     @property
     def default_graph(self):

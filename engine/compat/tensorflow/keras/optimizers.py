@@ -1,0 +1,85 @@
+"""`tf.keras.optimizers.SGD` and `Adam` (Keras' update rules), for GradientTape training loops.
+The update arithmetic runs as TF ops (so on the engine's registry); a variable gets its new value
+with assign, outside any gradient."""
+from __future__ import annotations
+
+from engine.compat.tensorflow import ops
+from engine.compat.tensorflow._surface import unsupported_names
+
+
+class Optimizer:
+    def __init__(self, learning_rate=0.01, name=None, **kwargs):
+        self.learning_rate = float(learning_rate)
+        self.iterations = 0
+        self._slots: dict = {}              # (id(variable), slot name) -> tensor
+
+    def _slot(self, var, name: str):
+        key = (id(var), name)
+        if key not in self._slots:
+            self._slots[key] = ops.constant(0.0 * var.numpy(), dtype=var.dtype)
+        return self._slots[key]
+
+    def apply_gradients(self, grads_and_vars, **kwargs):
+        pairs = [(g, v) for g, v in grads_and_vars]
+        if all(g is None for g, _ in pairs):
+            raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in pairs]}.")
+        self.iterations += 1
+        for g, v in pairs:
+            if g is not None:
+                self._update(v, ops.convert_to_tensor(g))
+        return self.iterations
+
+    def minimize(self, loss, var_list, tape=None):
+        from engine.compat.tensorflow.tape import GradientTape
+        if tape is None:
+            if not callable(loss):
+                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
+            with GradientTape() as tape:
+                loss = loss()
+        var_list = var_list() if callable(var_list) else var_list
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
+
+
+class SGD(Optimizer):
+    """velocity = momentum * velocity - lr * g; var += velocity (plain var -= lr * g without momentum)."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+        super().__init__(learning_rate, name)
+        if nesterov:
+            from engine.errors import UnsupportedError
+            raise UnsupportedError("SGD(nesterov=True) is not supported by Dagscope")
+        self.momentum = float(momentum)
+
+    def _update(self, var, g) -> None:
+        if self.momentum == 0.0:
+            var.assign_sub(g * self.learning_rate)
+            return
+        velocity = self._slot(var, "momentum") * self.momentum - g * self.learning_rate
+        self._slots[(id(var), "momentum")] = velocity
+        var.assign_add(velocity)
+
+
+class Adam(Optimizer):
+    """Keras' Adam: m, v running moments; var -= lr * sqrt(1-b2^t)/(1-b1^t) * m / (sqrt(v) + eps)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
+                 **kwargs):
+        super().__init__(learning_rate, name)
+        if amsgrad:
+            from engine.errors import UnsupportedError
+            raise UnsupportedError("Adam(amsgrad=True) is not supported by Dagscope")
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _update(self, var, g) -> None:
+        t = self.iterations
+        alpha = self.learning_rate * (1 - self.beta_2 ** t) ** 0.5 / (1 - self.beta_1 ** t)
+        m = self._slot(var, "m")
+        v = self._slot(var, "v")
+        m = m + (g - m) * (1 - self.beta_1)
+        v = v + (g * g - v) * (1 - self.beta_2)
+        self._slots[(id(var), "m")], self._slots[(id(var), "v")] = m, v
+        var.assign_sub(m * alpha / (ops.sqrt(v) + self.epsilon))
+
+
+__getattr__ = unsupported_names("tf.keras.optimizers", globals())
