@@ -78,8 +78,10 @@ def pack_outputs(outputs: list, structure):
 
 def record_static(graph: Graph, capture: str, title: str, *, warnings: list | None = None,
                   values: dict | None = None, backward: bool = True, extra: dict | None = None,
-                  pipeline=None) -> dict | None:
-    """Add a static graph (captured IR, its backward, the pass snapshots) to the active run record."""
+                  pipeline=None, inputs: list | None = None) -> dict | None:
+    """Add a static graph (captured IR, its backward, the pass snapshots) to the active run record.
+    `values` (value id -> array) or `inputs` (placeholder order, evaluated by the interpreter) put
+    the values of this call on the nodes."""
     from engine import record
     rec = record.current()
     if rec is None:
@@ -96,6 +98,12 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     from engine.ir.record import graph_to_record
     from engine.passes import run_pipeline
     notes = list(warnings or [])
+    if values is None and inputs is not None:
+        from engine.ir.interpreter import evaluate
+        try:
+            values = evaluate(graph, [getattr(x, "data", x) for x in inputs])
+        except Exception as exc:  # noqa: BLE001 - values are shown when they can be computed
+            notes.append(f"values not shown: {type(exc).__name__}: {exc}")
     bwd = None
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:

@@ -195,7 +195,8 @@ class CompiledFunction:
             extra = {"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner)}
             extra.update(self._kernels_and_timings(entry, values))
             record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
-                          backward=bool(wrt), pipeline=run_pipeline(graph), extra=extra)
+                          backward=bool(wrt), pipeline=run_pipeline(graph), extra=extra,
+                          inputs=self._inputs(entry, values))
         return entry
 
     def _trace_capture(self, values):

@@ -86,7 +86,8 @@ class GraphFunction:
         if len(self._cache) < MAX_RECORDED_TRACES:
             notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
             record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
-                          warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1})
+                          warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1},
+                          inputs=[values[i] for _, i in kinds])
         return graph, structure, kinds
 
     def get_concrete_function(self, *args, **kwargs):

@@ -160,8 +160,15 @@ class ScriptFunction:
         if hit is None:
             hit = compile_graph(self._fn, self.__name__, list(args), module=self._module)
             self._cache[key] = hit
-            record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})")
+            record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
+                          inputs=self._inputs(hit[2], args))
         return hit
+
+    def _inputs(self, kinds, args) -> list:
+        from engine.tensor import Tensor
+        state = dict(module_state(self._module)) if self._module is not None else {}
+        return [state[ref] if kind == "state" else (args[ref] if is_tensor(args[ref]) else Tensor(np.asarray(args[ref])))
+                for kind, ref in kinds]
 
     def _bind(self, args, kwargs) -> list:
         sig = inspect.Signature(self._params)
@@ -170,18 +177,9 @@ class ScriptFunction:
         return [bound.arguments[p.name] for p in self._params]
 
     def __call__(self, *args, **kwargs):
-        from engine.tensor import Tensor
         args = self._bind(args, kwargs)
         graph, structure, kinds = self._specialized(args)
-        state = dict(module_state(self._module)) if self._module is not None else {}
-        inputs = []
-        for kind, ref in kinds:
-            if kind == "state":
-                inputs.append(state[ref])
-            else:
-                a = args[ref]
-                inputs.append(a if is_tensor(a) else Tensor(np.asarray(a)))
-        return pack_outputs(run_eager(graph, inputs), structure)
+        return pack_outputs(run_eager(graph, self._inputs(kinds, args)), structure)
 
     # ---- what users inspect ----------------------------------------------------------------------------
     @property

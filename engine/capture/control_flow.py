@@ -1,0 +1,256 @@
+"""Control flow on tensors for the AST compiler: `if` on a tensor becomes a `cond` node (both
+branches compiled into sub-graphs, assigned variables its outputs, an early `return` taking the
+rest of the block into the branch that falls through), `while` on a tensor a `while_loop` node;
+Python-valued conditions and loops over Python iterables run now (unrolled)."""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from engine.capture.symbolic import _Ctx, _flatten, _Return, _unflatten, is_tensor
+from engine.ir.graph import Value
+
+MAX_UNROLL = 1000            # longer Python loops are refused rather than exploding the graph
+MAX_STATIC_WHILE = 10_000
+
+
+def _assigned_names(stmts) -> list[str]:
+    names: list[str] = []
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in names:
+                names.append(n.id)
+    return names
+
+
+def _contains(stmts, kinds) -> bool:
+    return any(isinstance(n, kinds) for s in stmts for n in ast.walk(s))
+
+
+def _always_returns(stmts) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+class ControlFlow:
+    """Mixed into _Frame: needs self.c (Compiler), self.env, self.expr, self.block, self.err, self.at."""
+
+    def c_cond(self, pred, branches: list, node):
+        """Build a cond from two thunks evaluated in child graphs; returns the shadow(s) of its result."""
+        results, ctxs = [], []
+        for name, thunk in zip(("then", "else"), branches):
+            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
+            ctxs.append(ctx)
+            prev, self.c.ctx = self.c.ctx, ctx
+            try:
+                results.append(thunk())
+            finally:
+                self.c.ctx = prev
+        return self._finish_cond(pred, ctxs, results, node)
+
+    def _finish_cond(self, pred, ctxs, results, node):
+        flat = [_flatten(r) for r in results]
+        if len(flat[0]) != len(flat[1]):
+            raise self.err(node, "the branches produce different numbers of values")
+        tensor_slots = []
+        for i, (a, b) in enumerate(zip(*flat)):
+            if is_tensor(a) or is_tensor(b):
+                tensor_slots.append(i)
+            elif not (a is b or (type(a) is type(b) and a == b)):
+                raise self.err(node, f"a branch produces the Python value {a!r} and the other {b!r}; "
+                                     "Python values must agree (make it a tensor)")
+        outs_per_branch = []
+        likes = [a if is_tensor(a) else b for a, b in zip(*flat)]
+        for ctx, values in zip(ctxs, flat):
+            prev, self.c.ctx = self.c.ctx, ctx
+            try:
+                outs_per_branch.append([self._as_value(values[i], node, likes[i]) for i in tensor_slots])
+            finally:
+                self.c.ctx = prev
+        for i, (a, b) in enumerate(zip(*outs_per_branch)):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                raise self.err(node, f"result {i} is {a.dtype}{list(a.shape)} in the then branch but "
+                                     f"{b.dtype}{list(b.shape)} in the else branch; both must agree")
+        operands = self._unify_captures(ctxs)
+        for ctx, outs in zip(ctxs, outs_per_branch):
+            ctx.graph.output(outs)
+        g = self.c.ctx.graph
+        g.current_line = self.c.line
+        outputs = g.cond(self.c.value_of(pred), ctxs[0].graph, ctxs[1].graph, operands)
+        shadows = [self.c.shadow(v) for v in outputs]
+        merged = list(flat[0])
+        for slot, sh in zip(tensor_slots, shadows):
+            merged[slot] = sh
+        return _unflatten(results[0], iter(merged))
+
+    def _as_value(self, x, node, like=None) -> Value:
+        if is_tensor(x):
+            return self.c.value_of(x)
+        if isinstance(x, (bool, int, float)):
+            if like is not None:      # a number beside a tensor in the other branch: take its spec
+                return self.c.ctx.graph.constant(np.full(like.data.shape, x, dtype=like.data.dtype))
+            return self.c.ctx.graph.as_value(x)
+        raise self.err(node, f"a branch result of type {type(x).__name__} cannot be a graph value")
+
+    def _unify_captures(self, ctxs, leading: int = 0) -> list[Value]:
+        """Give every child graph the same placeholders (in one order) for what any of them captured;
+        returns the outer values to pass (resolved in the current graph)."""
+        union: list[Value] = []
+        for ctx in ctxs:
+            for v in ctx.captured:
+                if all(u.id != v.id for u in union):
+                    union.append(v)
+        for ctx in ctxs:
+            prev, self.c.ctx = self.c.ctx, ctx
+            try:
+                for v in union:
+                    self.c.resolve(v)
+            finally:
+                self.c.ctx = prev
+            wanted = [ctx.captures[v.id].producer for v in union]
+            head = ctx.graph.placeholders[:leading]
+            rest = [n for n in ctx.graph.nodes if n not in head and n not in wanted]
+            ctx.graph.nodes = head + wanted + rest
+        return [self.c.resolve(v) for v in union]
+
+    def tensor_if(self, s: ast.If, test, rest: list) -> None:
+        returns = _contains(s.body, ast.Return) or _contains(s.orelse, ast.Return)
+        if returns:
+            # Early return: the rest of the block runs only in the branch that falls through.
+            body = s.body if _always_returns(s.body) else s.body + rest
+            orelse = s.orelse if _always_returns(s.orelse) else s.orelse + rest
+            results = []
+            ctxs = []
+            for name, stmts in (("then", body), ("else", orelse)):
+                ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
+                ctxs.append(ctx)
+                saved_env = dict(self.env)
+                prev, self.c.ctx = self.c.ctx, ctx
+                try:
+                    self.block(stmts)
+                    results.append(None)          # fell off the end: returns None
+                except _Return as ret:
+                    results.append(ret.value)
+                finally:
+                    self.c.ctx = prev
+                    self.env = saved_env
+            if (results[0] is None) != (results[1] is None):
+                raise self.err(s, "one branch returns a value and the other does not")
+            self.at(s)
+            raise _Return(self._finish_cond(test, ctxs, results, s) if results[0] is not None else None)
+        names = _assigned_names(s.body + s.orelse)
+        envs, ctxs = [], []
+        for name, stmts in (("then", s.body), ("else", s.orelse)):
+            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
+            ctxs.append(ctx)
+            saved_env = dict(self.env)
+            prev, self.c.ctx = self.c.ctx, ctx
+            try:
+                self.block(stmts)
+                envs.append(self.env)
+            finally:
+                self.c.ctx = prev
+                self.env = saved_env
+        live = [n for n in names if n in envs[0] and n in envs[1]]
+        results = [tuple(env[n] for n in live) for env in envs]
+        self.at(s)
+        merged = self._finish_cond(test, ctxs, results, s)
+        for n, v in zip(live, merged):
+            self.env[n] = v
+        for n in names:
+            if n not in live:
+                self.env.pop(n, None)      # defined in one branch only: not usable after the if
+        self.block(rest)
+
+    def for_loop(self, s: ast.For) -> None:
+        if s.orelse:
+            raise self.err(s, "for ... else is not supported")
+        if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
+            raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
+        iterable = self.expr(s.iter)
+        if is_tensor(iterable):
+            raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
+        if isinstance(iterable, range) or isinstance(iterable, (list, tuple)) or hasattr(iterable, "__iter__"):
+            items = list(iterable)
+            if len(items) > MAX_UNROLL:
+                raise self.err(s, f"a loop of {len(items)} iterations is too long to unroll (limit {MAX_UNROLL})")
+            for item in items:
+                self.assign(s.target, item)
+                self.block(s.body)
+            return
+        raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
+
+    def while_loop(self, s: ast.While) -> None:
+        if s.orelse:
+            raise self.err(s, "while ... else is not supported")
+        if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
+            raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
+        for _ in range(MAX_STATIC_WHILE):
+            test = self.expr(s.test)
+            if is_tensor(test):
+                return self.tensor_while(s)
+            if not test:
+                return
+            self.block(s.body)
+        raise self.err(s, f"a Python while loop ran more than {MAX_STATIC_WHILE} times while compiling")
+
+    def tensor_while(self, s: ast.While) -> None:
+        from engine.tensor import Tensor
+        names = [n for n in _assigned_names(s.body) if n in self.env]
+        init = []
+        for n in names:
+            v = self.env[n]
+            if isinstance(v, (bool, int, float)) and not is_tensor(v):
+                v = Tensor(np.asarray(v, dtype=np.int64 if isinstance(v, int) and not isinstance(v, bool)
+                                      else np.float32 if isinstance(v, float) else np.bool_))
+            if not is_tensor(v):
+                raise self.err(s, f"loop variable {n!r} is a {type(v).__name__}; a tensor loop can only "
+                                  "carry tensors and numbers")
+            init.append(v)
+        init_values = [self.c.value_of(v) for v in init]
+        ctxs, results = [], []
+        for name in ("cond", "body"):
+            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
+            ctxs.append(ctx)
+            saved_env = dict(self.env)
+            prev, self.c.ctx = self.c.ctx, ctx
+            try:
+                for n, v in zip(names, init_values):
+                    p = ctx.graph.placeholder(n, v.shape, v.dtype)
+                    self.c.home[p.id] = ctx.graph
+                    self.env[n] = self.c.shadow(p)
+                if name == "cond":
+                    test = self.expr(s.test)
+                    if not is_tensor(test):
+                        test = Tensor(np.asarray(bool(test)))
+                    results.append([self.c.value_of(test)])
+                else:
+                    self.block(s.body)
+                    out = []
+                    for n, v0 in zip(names, init_values):
+                        val = self._as_value(self.env[n], s)
+                        if val.shape != v0.shape or val.dtype != v0.dtype:
+                            raise self.err(s, f"loop variable {n!r} changes from {v0.dtype}{list(v0.shape)} to "
+                                              f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape")
+                        out.append(val)
+                    results.append(out)
+            finally:
+                self.c.ctx = prev
+                self.env = saved_env
+        extra = self._unify_captures(ctxs, leading=len(names))
+        cond_ctx, body_ctx = ctxs
+        cond_ctx.graph.output(results[0])
+        passthrough = [body_ctx.graph.placeholders[len(names) + i].out for i in range(len(extra))]
+        body_ctx.graph.output(results[1] + passthrough)
+        g = self.c.ctx.graph
+        g.current_line = self.c.line
+        outs = g.while_loop(cond_ctx.graph, body_ctx.graph, init_values + extra)
+        for n, v in zip(names, outs):
+            self.env[n] = self.c.shadow(v)

@@ -1,0 +1,218 @@
+"""Symbolic execution for the AST compiler: the Compiler owns the graph being built, the shadow
+tensors (real Tensors of ones standing for IR values) and the observers that turn every op applied
+to a shadow into a call node; `_Ctx` is one graph being built (a function's, a branch's, a loop
+body's) with the outer values it captured as placeholders."""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+
+import numpy as np
+
+from engine import nn_context, record
+from engine.errors import UnsupportedError
+from engine.ir.graph import Graph, Value
+
+
+class ScriptError(UnsupportedError):
+    """A construct the compiler cannot turn into the IR; says where and why."""
+
+    no_source = False     # True: the source could not be read (the code itself may be fine)
+
+    def __init__(self, reason: str, line: int | None, construct: bool = True):
+        # construct=False: the code is fine but failed on these shapes (e.g. compiled before any call)
+        self.reason, self.line, self.construct = reason, line, construct
+        super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+
+class _Return(Exception):
+    """Internal: a `return` statement reached while compiling a block."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def is_tensor(x) -> bool:
+    from engine.tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def parse_function(fn) -> tuple[ast.FunctionDef, int]:
+    """The function's AST and the offset that turns its line numbers into the file's."""
+    name = getattr(fn, "__name__", repr(fn))
+    if name == "<lambda>":
+        return _parse_lambda(fn), 0
+    try:
+        source = inspect.getsource(fn)
+        tree = ast.parse(textwrap.dedent(source))
+    except (OSError, TypeError, SyntaxError) as exc:
+        raise _no_source(name, exc) from None
+    node = tree.body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise _no_source(name, "not a function definition")
+    return node, fn.__code__.co_firstlineno - 1
+
+
+def _no_source(name, why) -> ScriptError:
+    err = ScriptError(f"cannot read the source of {name!r} ({why})", None)
+    err.no_source = True          # the code may be fine: capture can fall back to tracing it
+    return err
+
+
+def _parse_lambda(fn) -> ast.FunctionDef:
+    """A lambda as `def <lambda>(args): return body`, found in its file by line and argument names."""
+    code = fn.__code__
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except SyntaxError as exc:
+        raise _no_source("<lambda>", exc) from None
+    args = list(code.co_varnames[:code.co_argcount])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno \
+                and [a.arg for a in node.args.args] == args:
+            ret = ast.Return(node.body, lineno=node.lineno, col_offset=node.col_offset)
+            return ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[], returns=None,
+                                   type_comment=None, lineno=node.lineno, col_offset=node.col_offset)
+    raise _no_source("<lambda>", "its line was not found")
+
+
+def user_defined(fn) -> bool:
+    """Code pasted by the user (compiled recursively, control flow included) vs library code (run)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename == record.USER_FILENAME
+
+
+class _Ctx:
+    """One graph being built (the function's, or a branch/loop body) and what it captured from outside."""
+
+    def __init__(self, graph: Graph, parent: "_Ctx | None"):
+        self.graph = graph
+        self.parent = parent
+        self.captures: dict[str, Value] = {}      # outer value id -> this graph's placeholder
+        self.captured: list[Value] = []           # those outer values, in capture order
+
+
+class Compiler:
+    """Builds one Graph from a Python function's AST (see the module docstring)."""
+
+    def __init__(self, graph: Graph):
+        self.ctx = _Ctx(graph, None)
+        self.sym: dict[int, Value] = {}           # id(shadow Tensor) -> the Value it stands for
+        self.home: dict[str, Graph] = {}          # value id -> the graph that defines it
+        self._alive: list = []
+        self.line: int | None = None
+        self.module_path: str | None = None
+        # tf.function semantics: Python print runs while tracing (once per trace) and shows
+        # symbolic tensors; torch.jit.script/compile refuse it instead.
+        self.trace_time_print = False
+
+    # ---- shadows and values ------------------------------------------------------------------
+    def shadow(self, value: Value, tensor=None):
+        """A Tensor standing for `value` (ones, unless a real tensor such as a parameter is given)."""
+        from engine.tensor import Tensor
+        if tensor is None:
+            tensor = Tensor(np.ones(value.shape, dtype=value.dtype))
+        self.sym[id(tensor)] = value
+        self.home[value.id] = self.ctx.graph
+        self._alive.append(tensor)
+        return tensor
+
+    def resolve(self, v: Value, ctx: _Ctx | None = None) -> Value:
+        """`v` as seen from `ctx`'s graph: itself, or a placeholder capturing it from an outer graph."""
+        ctx = ctx or self.ctx
+        if self.home.get(v.id) is ctx.graph:
+            return v
+        if v.id in ctx.captures:
+            return ctx.captures[v.id]
+        if ctx.parent is None:
+            raise ScriptError(f"internal: value {v.id} is not visible here", self.line)
+        self.resolve(v, ctx.parent)
+        inner = ctx.graph.placeholder(v.name or f"captured {v.id}", v.shape, v.dtype)
+        self.home[inner.id] = ctx.graph
+        ctx.captures[v.id] = inner
+        ctx.captured.append(v)
+        return inner
+
+    def value_of(self, t) -> Value:
+        v = self.sym.get(id(t))
+        if v is None:           # a tensor made inside the function (torch.ones) or a global: a constant
+            v = self.ctx.graph.constant(np.array(t.data, copy=True), name=t._name)
+            self.sym[id(t)] = v
+            self.home[v.id] = self.ctx.graph
+            self._alive.append(t)
+            return v
+        return self.resolve(v)
+
+    def symbolic(self, x):
+        """How a shadow prints at trace time (as TensorFlow prints a symbolic tensor)."""
+        v = self.sym.get(id(x)) if is_tensor(x) else None
+        if v is None:
+            return x
+        return f'Tensor("{v.name or v.id}", shape={tuple(v.shape)}, dtype={np.dtype(v.dtype).name})'
+
+    # ---- observers: ops on shadows become nodes --------------------------------------------------
+    def observe(self, op, tensors, attrs, out) -> None:
+        g = self.ctx.graph
+        g.current_line = self.line
+        g.current_module = nn_context.current_module_path() or self.module_path
+        v = g.call(op.name, *(self.value_of(t) for t in tensors), **attrs)
+        self.shadow(v, out)
+
+    def on_value_read(self, tensor, kind: str) -> None:
+        if id(tensor) in self.sym:
+            what = "a Python boolean" if kind == "bool" else "a Python number"
+            # construct=False: valid Python that needs a value only a call provides (e.g. range(n)
+            # over an int argument while compiling before any call)
+            raise ScriptError(f"converting a tensor to {what} here cannot be compiled: its value is only "
+                              "known when the graph runs (use it in an `if`/`while` condition, or keep it a tensor)",
+                              self.line, construct=False)
+
+    def __enter__(self):
+        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
+        OP_OBSERVERS.append(self.observe)
+        VALUE_READ_OBSERVERS.append(self.on_value_read)
+        self._err = np.seterr(all="ignore")       # shadows are ones: log/div warnings mean nothing
+        return self
+
+    def __exit__(self, *exc):
+        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
+        OP_OBSERVERS.remove(self.observe)
+        VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        np.seterr(**self._err)
+        return False
+
+    # ---- functions -----------------------------------------------------------------------------
+    def call_function(self, fn, args: tuple, kwargs: dict, self_obj=None):
+        """Compile a user function's body with these (shadow or Python) arguments; returns its result."""
+        from engine.capture.scripting import ScriptFunction
+        if isinstance(fn, ScriptFunction):
+            fn = fn._fn
+        tree, offset = parse_function(fn)
+        sig = inspect.signature(fn)
+        bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+        bound.apply_defaults()
+        env = dict(bound.arguments)
+        from engine.capture.ast_compiler import _Frame
+        frame = _Frame(self, fn, offset, env)
+        prev_line = self.line
+        try:
+            frame.block(tree.body)
+        except _Return as ret:
+            return ret.value
+        finally:
+            self.line = prev_line
+        return None
+
+
+def _flatten(x) -> list:
+    return [y for item in x for y in _flatten(item)] if isinstance(x, (tuple, list)) else [x]
+
+
+def _unflatten(template, it):
+    if isinstance(template, tuple):
+        return tuple(_unflatten(t, it) for t in template)
+    if isinstance(template, list):
+        return [_unflatten(t, it) for t in template]
+    return next(it)
