@@ -147,7 +147,7 @@ def test_unsupported_name_in_a_run_is_an_unsupported_error(run):
     assert not record["ok"]
     assert record["error"]["kind"] == "unsupported" and record["error"]["line"] == 3
     assert "tf.strings" in record["error"]["message"]
-    record = run("import tensorflow.keras\n")
+    record = run("import tensorflow.estimator\n")
     assert record["error"]["kind"] == "unsupported"
 
 
