@@ -12,6 +12,7 @@ reuses) another specialization and records why, as a retrace.
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP,
 from engine.ops.registry import ELEMENTWISE, MATMUL, MOVEMENT, OPS, REDUCE, Spec
 
 KERNEL_KINDS = (ELEMENTWISE, REDUCE)
+OUTPUT_POOL = 2          # recycled arrays per graph output (a loop holds one result while computing the next)
 
 
 def choose_backend(backend: str | None = None) -> str:
@@ -104,6 +106,7 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
             if n is not None:
                 units.append(_node_unit(n))
     units = _fold_transposed_products(units, nodes_by_id, users, graph_outputs)
+    units = _merge_single_consumer_kernels(units, nodes_by_id, users, graph_outputs)
     names: dict[str, int] = {}
     for u in units:                     # C function names must be unique identifiers
         u.name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in u.name)
@@ -112,6 +115,43 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
             u.name = f"{u.name}_{names[u.name]}"
         else:
             names[u.name] = 0
+    return units
+
+
+def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_outputs) -> list[Unit]:
+    """Merge an elementwise kernel into the one kernel that reads all its outputs at their own shape.
+
+    Fusion adds a node to one producer's group, so a join of two chains (0.5*x times 1+tanh(...)
+    in a hand-written GELU) leaves two loops and an intermediate array between them. Moving the
+    producer's loop body into its only consumer is always legal (nothing else reads its outputs,
+    so nothing in between can depend on them) and saves that array's write and read."""
+    changed = True
+    while changed:
+        changed = False
+        producer_of = {v: i for i, u in enumerate(units) if u.kind == "kernel" for v in u.outputs}
+        for b, ub in enumerate(units):
+            if ub.kind != "kernel":
+                continue
+            inside = set(ub.node_ids)
+            for v in ub.inputs:
+                a = producer_of.get(v)
+                if a is None or a == b:
+                    continue
+                ua = units[a]
+                if any(OPS[nodes_by_id[n].op].kind == REDUCE for n in ua.node_ids):
+                    continue
+                if not all(o not in graph_outputs and users.get(o) and
+                           all(u.id in inside and tuple(u.out.shape) == tuple(nodes_by_id[o.split(".")[0]].out.shape)
+                               for u in users[o]) for o in ua.outputs):
+                    continue
+                merged = Unit("kernel", ub.name, ua.node_ids + ub.node_ids,
+                              list(dict.fromkeys(ua.inputs + [i for i in ub.inputs if i not in ua.outputs])),
+                              list(ub.outputs))
+                units = [merged if i == b else u for i, u in enumerate(units) if i != a]
+                changed = True
+                break
+            if changed:
+                break
     return units
 
 
@@ -163,6 +203,7 @@ class Specialization:
         self.units = units
         self._allocate(units)
         self._steps = [self._make_step(u) for u in units]
+        self._pool: dict[str, list[np.ndarray]] = {}
         self.build_ms = (time.perf_counter() - t0) * 1000
 
     # ---- compilation ---------------------------------------------------------------------------
@@ -375,6 +416,23 @@ class Specialization:
             fn(*args)
         return c_step
 
+    def _output_array(self, vid: str, shape, dtype) -> np.ndarray:
+        """A fresh output array, recycled from an earlier call once the caller has let go of it
+        and of every view of it, as PyTorch's caching allocator does (a large new array costs page
+        faults on every call). Entries: [array, its memory's owner, refcounts when only we held them]."""
+        pool = self._pool.setdefault(vid, [])
+        for entry in pool:
+            if sys.getrefcount(entry[0]) == entry[2] and sys.getrefcount(entry[1]) == entry[3]:
+                return entry[0]
+        arr = buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
+        if len(pool) >= OUTPUT_POOL:
+            return arr
+        pool.append([arr, arr.base, 0, 0])
+        del arr
+        entry = pool[-1]
+        entry[2], entry[3] = sys.getrefcount(entry[0]), sys.getrefcount(entry[1])
+        return entry[0]
+
     def output_layout(self, index: int):
         """Element strides of output `index` as `run` returns it; None when C-contiguous."""
         vid = self.output_ids[index]
@@ -388,8 +446,10 @@ class Specialization:
         env = self.env
         for pid, a in zip(self.placeholders, arrays):
             env[pid] = a
+        for vid in self.fresh:
+            env[vid] = None
         for vid, (shape, dtype) in self.fresh.items():
-            env[vid] = buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
+            env[vid] = self._output_array(vid, shape, dtype)
         for step in self._steps:
             step()
         # fresh outputs are the caller's; views of reused buffers are copied before the next call

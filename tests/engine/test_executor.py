@@ -180,3 +180,20 @@ def test_report_timings_are_bounded_and_kernels_listed():
     kernels = kernels_record(compiled)
     assert kernels and all({"name", "language", "source", "nodes", "compile_ms", "cache_hit", "graph"} <= set(k)
                            for k in kernels)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_output_arrays_are_recycled_only_when_nothing_refers_to_them(backend):
+    g = Graph("f")
+    x = g.placeholder("x", (1000,), np.float32)
+    g.output(g.call("exp", g.call("mul", x, 1.0 + 1e-3)))
+    compiled = _compile(g, backend)
+    one = np.ones(1000, np.float32)
+    kept = compiled(one)[0]
+    first = kept.ctypes.data
+    view = compiled(one * 2)[0][10:]             # only a view of the second result survives
+    compiled(one * 3)
+    np.testing.assert_allclose(kept, np.exp(np.float32(1.001)), rtol=1e-6)     # untouched
+    np.testing.assert_allclose(view, np.exp(np.float32(2.002)), rtol=1e-6)     # untouched
+    del kept
+    assert compiled(one)[0].ctypes.data == first                                 # now reused
