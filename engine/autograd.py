@@ -93,9 +93,15 @@ class Node:
         self.out_data = out.data
         self.out_ref = weakref.ref(out)
         # gradient_edge(t), inlined: this constructor runs once per recorded op (the eager hot path)
-        self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
-                                    for t in inputs)
-        self.input_shapes = tuple(t.data.shape for t in inputs)
+        if len(inputs) == 2:
+            a, b = inputs
+            self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),
+                                   ((b.grad_fn or gradient_edge(b)) if b.requires_grad else None, 0))
+            self.input_shapes = (a.data.shape, b.data.shape)
+        else:
+            self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
+                                        for t in inputs)
+            self.input_shapes = tuple(t.data.shape for t in inputs)
         self.seq = next(_seq)
         self.freed = False
         self.line = None
@@ -121,7 +127,7 @@ class Node:
             inputs = self.saved
             out = self.out_ref() if self.out_ref() is not None else self.out_data
         else:
-            inputs = tuple(t.data for t in self.saved)
+            inputs = [t.data for t in self.saved]
             out = self.out_data
         op = self.op
         if op.vjp_masked is not None:
@@ -223,7 +229,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
         while ready:
             _, _, node = heapq.heappop(ready)
             grad = pending.pop(node, None)
-            if id(node) in capture:
+            if capture and id(node) in capture:
                 results[capture[id(node)]] = grad
             if isinstance(node, AccumulateGrad):
                 if inputs is None and grad is not None:
@@ -252,9 +258,11 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
                 if nxt is None:
                     continue
                 if g is not None:
-                    pending[nxt] = _accumulate(builder, pending.get(nxt), g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                    old = pending.get(nxt)
+                    pending[nxt] = g if old is None else builder.add(old, g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
                     heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
     finally:
         _GradMode.enabled = prev_mode

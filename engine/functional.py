@@ -17,7 +17,8 @@ from engine.ops.movement import slice_bounds
 from engine.tensor import Tensor, apply
 
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "gelu",
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
+    "relu", "gelu", "batch_norm", "smooth_l1_loss", "huber_loss",
     "softplus", "silu", "leaky_relu", "erf", "maximum", "minimum", "clamp", "clip", "where", "masked_fill",
     "matmul", "mm", "bmm", "linear", "sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze",
@@ -101,6 +102,8 @@ def abs(input): return apply("abs", input)
 def sigmoid(input): return apply("sigmoid", input)
 def tanh(input): return apply("tanh", input)
 def erf(input): return apply("erf", input)
+def sin(input): return apply("sin", input)
+def cos(input): return apply("cos", input)
 def isnan(input): return apply("isnan", input)
 
 
@@ -576,6 +579,34 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     return out
 
 
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """Normalize over every dim but the channels (dim 1). In training, batch statistics are used and
+    the running ones updated in place (with the unbiased variance, as PyTorch does)."""
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        mu = mean(input, dim=dims, keepdim=True)
+        variance = var(input, dim=dims, keepdim=True, correction=0)
+        count = input.numel() // input.data.shape[1]
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        with autograd.no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(reshape(mu.detach(), (-1,)) * momentum)
+            if running_var is not None:
+                unbiased = reshape(variance.detach(), (-1,)) * (count / (count - 1))
+                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+    else:
+        mu, variance = reshape(running_mean, shape), reshape(running_var, shape)
+    out = div(sub(input, mu), sqrt(add(variance, eps)))
+    if weight is not None:
+        out = mul(out, reshape(weight, shape))
+    if bias is not None:
+        out = add(out, reshape(bias, shape))
+    return out
+
+
 # ---- losses --------------------------------------------------------------------------------------------
 
 def _reduction(size_average, reduce, reduction):
@@ -656,3 +687,19 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     return apply("binary_cross_entropy_with_logits", input, target, 1.0 if weight is None else weight,
                  1.0 if pos_weight is None else pos_weight, reduction=_reduction(size_average, reduce, reduction))
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
+    diff = abs(sub(input, target))
+    quadratic = mul(pow(diff, 2), 0.5)
+    linear_part = mul(sub(diff, 0.5 * delta), delta)
+    return _reduce_loss(where(lt(diff, delta), quadratic, linear_part), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    diff = abs(sub(input, target))
+    loss = where(lt(diff, beta), div(mul(pow(diff, 2), 0.5), beta), sub(diff, 0.5 * beta))
+    return _reduce_loss(loss, reduction)

@@ -252,6 +252,8 @@ class Tensor:
     def sigmoid(self): return apply("sigmoid", self)
     def relu(self): return apply("relu", self)
     def erf(self): return apply("erf", self)
+    def sin(self): return apply("sin", self)
+    def cos(self): return apply("cos", self)
     def isnan(self): return apply("isnan", self)
     def maximum(self, other): return apply("maximum", self, other)
     def minimum(self, other): return apply("minimum", self, other)
@@ -595,15 +597,15 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     op = OPS[name]
     tensors = inputs
     for x in inputs:
-        if not isinstance(x, Tensor):
+        if type(x) is not Tensor and not isinstance(x, Tensor):
             tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
             break
-    if len(tensors) == 2:
-        data = op.forward(tensors[0].data, tensors[1].data, **attrs)
-    elif len(tensors) == 1:
-        data = op.forward(tensors[0].data, **attrs)
-    else:
+    if attrs:
         data = op.forward(*[t.data for t in tensors], **attrs)
+    elif len(tensors) == 2:           # the common binary op: no argument packing at all
+        data = op.forward(tensors[0].data, tensors[1].data)
+    else:
+        data = op.forward(*[t.data for t in tensors])
     out = _new(Tensor)
     out.data = data if type(data) is np.ndarray else np.asarray(data)
     out.requires_grad = False

@@ -18,6 +18,8 @@ from engine.ops.special import erf
 def _binary(ufunc, floats: bool = False):
     """Forward of a binary ufunc with PyTorch's dtype rule (int64 + float32 -> float32)."""
     def forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype is b.dtype and not floats:     # the common case (builtin dtypes are singletons)
+            return ufunc(a, b)
         if a.dtype != b.dtype or (floats and a.dtype.kind != "f"):
             dt = promote(a.dtype, b.dtype)
             dt = to_float(dt) if floats else dt
@@ -154,6 +156,11 @@ unary("abs", np.abs, lambda F, g, x, out: (F.mul(g, F.sign(x)),),
       "AbsBackward0", "|x|", "grad_x = grad * sign(x)", infer=same, saves=(0,))
 unary("tanh", _unary_float(np.tanh), lambda F, g, x, out: (F.mul(g, F.sub(1.0, F.mul(out, out))),),
       "TanhBackward0", "tanh(x)", "grad_x = grad * (1 - tanh(x)^2)", saves=("out",))
+
+unary("sin", _unary_float(np.sin), lambda F, g, x, out: (F.mul(g, F.cos(x)),),
+      "SinBackward0", "sin(x)", "grad_x = grad * cos(x)", saves=(0,))
+unary("cos", _unary_float(np.cos), lambda F, g, x, out: (F.neg(F.mul(g, F.sin(x))),),
+      "CosBackward0", "cos(x)", "grad_x = -grad * sin(x)", saves=(0,))
 
 
 def _sigmoid_forward(x):

@@ -186,3 +186,25 @@ def test_against_real_pytorch():
     theirs = tf.cross_entropy(tf.max_pool2d(tf.gelu(tf.conv2d(tx, tw, torch.tensor(b), 1, 1)), 2).flatten(1)[:, :2],
                               torch.tensor(target))
     np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-10)
+
+
+def test_batch_norm_training_and_eval():
+    x = rng.standard_normal((4, 3, 2, 2))
+    running_mean, running_var = t(np.zeros(3)), t(np.ones(3))
+    out = F.batch_norm(t(x), running_mean, running_var, t(np.full(3, 2.0)), t(np.full(3, 0.5)), training=True)
+    mu, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    want = (x - mu[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5) * 2 + 0.5
+    np.testing.assert_allclose(out.data, want, rtol=1e-10)
+    np.testing.assert_allclose(running_mean.data, 0.1 * mu, rtol=1e-10)
+    np.testing.assert_allclose(running_var.data, 0.9 + 0.1 * var * 16 / 15, rtol=1e-10)
+    evaluated = F.batch_norm(t(x), running_mean, running_var, training=False)
+    np.testing.assert_allclose(evaluated.data, (x - running_mean.data[None, :, None, None])
+                               / np.sqrt(running_var.data[None, :, None, None] + 1e-5), rtol=1e-10)
+
+
+def test_smooth_l1_and_huber():
+    a, b = np.array([0.0, 0.5, 3.0]), np.array([0.2, 2.0, 0.0])
+    d = np.abs(a - b)
+    np.testing.assert_allclose(F.smooth_l1_loss(t(a), t(b)).item(), np.where(d < 1, 0.5 * d * d, d - 0.5).mean())
+    np.testing.assert_allclose(F.huber_loss(t(a), t(b), delta=2.0).item(),
+                               np.where(d < 2, 0.5 * d * d, 2 * (d - 1.0)).mean())
