@@ -23,12 +23,11 @@ def code_dirs() -> list[str]:
     return [os.path.dirname(os.path.abspath(engine.__file__)), os.path.dirname(os.path.abspath(app.__file__))]
 
 
-def read_roots(kernel_cache: str | None) -> list[str]:
-    roots = [sys.prefix, sys.base_prefix, sys.exec_prefix, *code_dirs(), *SYSTEM_LIBRARY_DIRS]
-    return roots + ([kernel_cache] if kernel_cache else [])
+def read_roots() -> list[str]:
+    return [sys.prefix, sys.base_prefix, sys.exec_prefix, *code_dirs(), *SYSTEM_LIBRARY_DIRS]
 
 
-def lock_down(limits: Limits, scratch: str, keep_fds: list[int], kernel_cache: str | None) -> list[str]:
+def lock_down(limits: Limits, scratch: str, keep_fds: list[int]) -> list[str]:
     """Apply every layer, in the order that lets each one still be set up. Irreversible."""
     os.setpgid(0, 0)
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)   # the supervisor's death ends the run
@@ -45,7 +44,7 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], kernel_cache: s
     kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
                        open_files=limits.open_files, processes=limits.processes)
     layers.append(kernel.drop_capabilities())
-    layers.append(kernel.restrict_filesystem(read_roots(kernel_cache) + ["/dev/urandom"],
+    layers.append(kernel.restrict_filesystem(read_roots() + ["/dev/urandom"],
                                              [scratch, "/dev/null"]))
     layers.append(seccomp.install_filter())
     return layers
@@ -67,10 +66,10 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here."""
     try:
         limits = Limits(**request["limits"])
-        layers = lock_down(limits, scratch, [record_fd, broker_fd], request.get("kernel_cache"))
+        layers = lock_down(limits, scratch, [record_fd, broker_fd])
         from engine.runner import run_user_code
 
-        guard = policy.Policy(scratch, read_roots(request.get("kernel_cache")), code_dirs())
+        guard = policy.Policy(scratch, read_roots(), code_dirs())
         install_client(broker_fd)
         policy.install(guard)
         record = run_user_code(request["code"], request.get("options") or {},

@@ -94,7 +94,7 @@ ZYGOTE = Zygote()
 atexit.register(ZYGOTE.stop)
 
 
-def run_code(code: str, options: dict, limits: Limits, *, kernel_cache: str | None = None,
+def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
@@ -109,7 +109,7 @@ def run_code(code: str, options: dict, limits: Limits, *, kernel_cache: str | No
         return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started))
     try:
         sock.settimeout(STARTUP_TIMEOUT_S)
-        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "kernel_cache": kernel_cache})
+        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict()})
         hello = recv_json(sock)
         pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
         deadline = time.monotonic() + limits.timeout_s

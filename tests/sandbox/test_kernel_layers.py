@@ -48,7 +48,7 @@ def probed():
     if pid == 0:   # pragma: no cover - runs in the forked child
         try:
             os.close(r)
-            layers = child.lock_down(Limits(timeout_s=5), scratch, [w], None)
+            layers = child.lock_down(Limits(timeout_s=5), scratch, [w])
             os.write(w, json.dumps({"layers": layers, **_probe(scratch)}).encode())
         finally:
             os._exit(0)
