@@ -13,6 +13,24 @@ from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
 
 MAX_STATIC_GRAPHS = 12
 
+# Ops whose random mask is drawn in Python and passed in as an input (op name -> input index).
+# Captured, that mask is a constant: every call would reuse one draw. Capture checks for it.
+RANDOM_MASK_INPUTS = {"dropout": 1}
+
+
+def frozen_random_masks(graph: Graph) -> list[str]:
+    """Messages for each op whose random mask the capture froze into a constant."""
+    found = []
+    for n in graph.nodes:
+        index = RANDOM_MASK_INPUTS.get(n.op) if n.kind == CALL else None
+        if index is not None and n.inputs[index].producer is not None and n.inputs[index].producer.kind == CONSTANT:
+            where = f"line {n.source_line}" if n.source_line is not None else n.id
+            found.append(f"{n.op} at {where}: its random mask was drawn once while capturing and is now a "
+                         "constant, so every call reuses it (call .eval() before capturing, or run it eagerly)")
+        for sub in n.subgraphs.values():
+            found += frozen_random_masks(sub)
+    return found
+
 
 def is_module(obj) -> bool:
     return hasattr(obj, "named_parameters") and hasattr(obj, "forward")

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
-from engine.capture.common import is_module, module_state, pack_outputs, record_static
+from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, record_static
 from engine.capture.scripting import compile_graph
 from engine.ir.graph import Graph
 
@@ -181,6 +181,9 @@ class CompiledFunction:
                 graph, structure, kinds = traced
             else:
                 return self._graph_break(exc)
+        frozen = frozen_random_masks(graph)
+        if frozen:
+            return self._graph_break(ScriptError(frozen[0], None))
         wrt = []
         if autograd.is_grad_enabled():
             placeholders = graph.placeholders

@@ -14,7 +14,7 @@ import numpy as np
 
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor
-from engine.capture.common import pack_outputs, record_static, run_eager
+from engine.capture.common import frozen_random_masks, pack_outputs, record_static, run_eager
 from engine.capture.scripting import compile_graph
 from engine.capture.tracing import trace_values
 
@@ -78,6 +78,7 @@ class GraphFunction:
             warnings = tracer.warnings
         else:
             warnings = []
+        warnings = warnings + frozen_random_masks(graph)
         if reason is not None:
             self.retraces.append({"reason": reason, "signature": [_describe(v) for v in values]})
             rec = record.current()

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
-from engine.capture.common import is_module, module_state, pack_outputs, record_static, run_eager
+from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, record_static, run_eager
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -159,6 +159,9 @@ class ScriptFunction:
         hit = self._cache.get(key)
         if hit is None:
             hit = compile_graph(self._fn, self.__name__, list(args), module=self._module)
+            frozen = frozen_random_masks(hit[0])
+            if frozen:
+                raise ScriptError(frozen[0] + "; Dagscope's IR has no random ops yet", None)
             self._cache[key] = hit
             record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
                           inputs=self._inputs(hit[2], args))

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from engine import nn_context, record
-from engine.capture.common import is_module, module_state, pack_outputs, param_names, record_static, run_eager
+from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, param_names, record_static, run_eager
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
 
@@ -218,6 +218,11 @@ class TracedFunction:
 def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
     """`torch.jit.trace(fn_or_module, example_inputs)`."""
     graph, tracer, structure, state_names = trace_graph(fn, example_inputs)
+    for msg in frozen_random_masks(graph):
+        tracer.warnings.append(msg)
+        rec = record.current()
+        if rec is not None:
+            rec.warn(f"torch.jit.trace: {msg}")
     traced = TracedFunction(fn, graph, structure, tracer.warnings, state_names)
     record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
                   values=tracer.arrays, extra={"frozen": tracer.frozen})

@@ -341,3 +341,24 @@ for i in range(20):
     statics = static_graphs(record)
     assert statics[0]["capture"] == "compile" and len(statics) == 12
     assert any("only the first 12 are recorded" in w for w in record["warnings"])
+
+
+def test_dropout_in_training_mode_is_not_frozen_by_compile(run):
+    code = """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5))
+compiled = torch.compile(model)
+x = torch.ones(4, 8)
+a, b = compiled(x), compiled(x)
+print(torch.equal(a, b))
+model.eval()
+print(torch.allclose(compiled(x), model(x)))
+traced = torch.jit.trace(nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)), x)
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "False\nTrue\n"          # two training calls draw two masks
+    assert any("graph break" in w and "dropout" in w for w in record["warnings"])
+    assert any("random mask" in w for w in static_graphs(record, "trace")[0]["warnings"])
