@@ -37,7 +37,6 @@ class RunState:
         self.seed: int | None = None
         self.rng = np.random.default_rng(DEFAULT_SEED)
         self.recorded_session_graphs = 0
-        self.function_count = 0
         self.tracing = None                  # the tf.function trace in progress (function._Tracing)
         self.keras_names: dict = {}          # layer name -> how many layers took it ("dense", "dense_1")
 

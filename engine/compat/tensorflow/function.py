@@ -326,19 +326,19 @@ class Function:
         return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints)
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
-        st = context.state()
         from engine import record
         rec = record.current()
         warnings = [reason] + ([self._autograph_note] if self._autograph_note else [])
+        if rec is not None and self._traces > 1:
+            rec.warn(f"tf.function {self.__name__} {reason}")
         if self._traces >= RETRACE_WARNING_AFTER:
             note = (f"{self._traces} traces of tf.function {self.__name__}: every new shape or Python value "
                     "retraces; pass tensors rather than Python numbers, or give an input_signature")
             warnings.append(note)
             if rec is not None and self._traces == RETRACE_WARNING_AFTER:
                 rec.warn(note)
-        if self._traces > MAX_RECORDED_TRACES:
+        if rec is None or self._traces > MAX_RECORDED_TRACES:
             return
-        st.function_count += 1
         arrays = [np.asarray(t.data) for t in concrete.inputs_for(args)]
         values = interpreter.evaluate(concrete.graph, arrays)
         spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
