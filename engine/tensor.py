@@ -433,8 +433,16 @@ class Tensor:
     # the change). With one, they run the out-of-place op and the tensor takes on its result and grad_fn.
 
     def _check_inplace(self) -> None:
-        if self.requires_grad and self.grad_fn is None and autograd._GradMode.enabled:
+        if not (self.requires_grad and autograd._GradMode.enabled):
+            return
+        if self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        op = getattr(self.grad_fn, "op", None)
+        if op is not None and op.name in _VIEW_OPS:
+            # PyTorch would also change the tensor this one is a view of (and its gradient);
+            # Dagscope's eager in-place ops rebind only this tensor, so refuse rather than differ.
+            raise _unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
+                               "grad; use an out-of-place op (e.g. torch.where or .clone() first)")
 
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
@@ -537,6 +545,7 @@ class Tensor:
         return self._fill_raw(rng().normal(mean, std, self.data.shape))
 
 
+_VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze"})
 _INPLACE_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 
 

@@ -218,3 +218,16 @@ def test_leaf_gradients_never_alias_other_arrays():
     out.sum().backward()
     np.testing.assert_allclose(w.grad.data, 2 * first)
     assert not np.shares_memory(w.grad.data, out.data) and not np.shares_memory(w.grad.data, x.data)
+
+
+def test_inplace_change_of_a_view_that_requires_grad_is_refused_not_silently_different():
+    a = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = a * 2
+    row = y[0]
+    with pytest.raises(UnsupportedError, match="view of a tensor that requires grad"):
+        row[1] = 7.0
+    with pytest.raises(UnsupportedError, match="view"):
+        y.view(4).mul_(2)
+    z = y.clone()
+    z[0, 1] = 7.0                        # not a view: fine, as in PyTorch
+    assert z.tolist() == [[2.0, 7.0], [6.0, 8.0]]
