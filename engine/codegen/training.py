@@ -58,6 +58,7 @@ class CompiledAutograd:
                     layouts[holder.id] = layout
             self.backward = build(backward_graph_opt, backend, lazy=not holders, input_layouts=layouts)
         self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]
+        self._function = None
 
     @property
     def compiled(self) -> list[CompiledGraph]:
@@ -72,35 +73,42 @@ class CompiledAutograd:
         if not needs_grad:
             outs = self.forward(*arrays)[: self.num_outputs]
             return [Tensor(o) for o in outs]
-        float_outs = [i for i, v in enumerate(self.graph.outputs) if differentiable_value(v)]
-        if len(float_outs) != 1:
-            raise UnsupportedError("compiled training supports one differentiable output "
-                                   f"(this graph returns {len(float_outs)})")
-        return self._with_grad_fn(tensors, arrays, float_outs[0])
+        if self._function is None:
+            float_outs = [i for i, v in enumerate(self.graph.outputs) if differentiable_value(v)]
+            if len(float_outs) != 1:
+                raise UnsupportedError("compiled training supports one differentiable output "
+                                       f"(this graph returns {len(float_outs)})")
+            self._function = _compiled_function(self, float_outs[0])
+        return list(self._function.apply(*tensors))
 
-    def _with_grad_fn(self, tensors, arrays, diff_index: int):
-        from engine.function import Function
-        from engine.tensor import Tensor
-        runner = self
 
-        class CompiledFunction(Function):
-            @staticmethod
-            def forward(ctx, *args):
-                outs = runner.forward(*arrays)
-                ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
-                results = tuple(Tensor(o) for o in outs[: runner.num_outputs])
-                for i, r in enumerate(results):
-                    if i != diff_index:
-                        ctx.mark_non_differentiable(r)
-                return results
+def _compiled_function(runner: CompiledAutograd, diff_index: int):
+    """The autograd.Function whose forward/backward run the compiled graphs (made once per runner)."""
+    from engine.function import Function
+    from engine.tensor import Tensor
 
-            @staticmethod
-            def backward(ctx, grad):
-                seeds = [np.zeros(shape, dtype) for shape, dtype in runner.seed_specs]
-                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "data", grad), dtype=seeds[diff_index].dtype),
-                                                    seeds[diff_index].shape)
-                grads = runner.backward(*seeds, *ctx.saved_arrays)
-                by_position = dict(zip(runner.wrt_positions, grads))
-                return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(len(tensors)))
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx, *tensors):
+            arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+            outs = runner.forward(*arrays)
+            ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
+            ctx.n_inputs = len(tensors)
+            results = tuple(Tensor(o) for o in outs[: runner.num_outputs])
+            for i, r in enumerate(results):
+                if i != diff_index:
+                    ctx.mark_non_differentiable(r)
+            return results
 
-        return list(CompiledFunction.apply(*tensors))
+        @staticmethod
+        def backward(ctx, grad):
+            seeds = [np.zeros(shape, dtype) for shape, dtype in runner.seed_specs]
+            g = np.asarray(getattr(grad, "data", grad), dtype=seeds[diff_index].dtype)
+            # a broadcast gradient is materialized: the backward is compiled for contiguous seeds
+            seeds[diff_index] = g if g.shape == seeds[diff_index].shape else \
+                np.ascontiguousarray(np.broadcast_to(g, seeds[diff_index].shape))
+            grads = runner.backward(*seeds, *ctx.saved_arrays)
+            by_position = dict(zip(runner.wrt_positions, grads))
+            return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(ctx.n_inputs))
+
+    return CompiledFunction
