@@ -44,6 +44,27 @@ def module_state(module) -> list[tuple[str, Any]]:
     return state
 
 
+def snapshot_state(module) -> dict:
+    """Copies of a module's parameters and buffers, to notice a capture that mutates them."""
+    return {} if module is None else {n: np.array(t.data, copy=True) for n, t in module_state(module)}
+
+
+def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
+    """Names whose data changed since `snapshot` (e.g. BatchNorm running statistics in training
+    mode: a graph has no in-place updates, so capture must not pretend it does); `restore` puts
+    the old values back."""
+    changed = []
+    if module is None:
+        return changed
+    for n, t in module_state(module):
+        old = snapshot.get(n)
+        if old is not None and (old.shape != t.data.shape or not np.array_equal(old, t.data, equal_nan=True)):
+            changed.append(n)
+            if restore:
+                t.data[...] = old
+    return changed
+
+
 def param_names(fn) -> list[str]:
     try:
         params = inspect.signature(fn).parameters.values()

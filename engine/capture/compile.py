@@ -21,7 +21,7 @@ import numpy as np
 
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
-from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, record_static
+from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, record_static
 from engine.capture.scripting import compile_graph
 from engine.ir.graph import Graph
 
@@ -175,7 +175,7 @@ class CompiledFunction:
         except ScriptError as exc:
             # no source, or library code the compiler cannot parse: a guarded trace instead (user
             # code with an unsupported construct breaks the graph: it may have side effects)
-            library = not user_defined(self._target)
+            library = not user_defined(self._target) and not exc.mutates_state
             traced = self._trace_capture(values) if exc.no_source or library else None
             if traced is not None:
                 graph, structure, kinds = traced
@@ -206,7 +206,10 @@ class CompiledFunction:
         """Without source, trace instead; a trace that read a tensor's value in Python may have frozen
         a branch, so then it is not used (the call runs eagerly): a compiled result is never wrong."""
         from engine.capture.tracing import trace_values
+        before = snapshot_state(self._module)
         graph, tracer, structure, kinds = trace_values(self._fn, list(values), self.__name__, module=self._module)
+        if changed_state(self._module, before, restore=True):    # this extra forward must leave no trace
+            return None
         return None if tracer.frozen else (graph, structure, kinds)
 
     def _graph_break(self, exc) -> bool:

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
-from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, record_static, run_eager
+from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, record_static, run_eager
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -71,6 +71,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
             v = g.placeholder(sname, t.data.shape, t.data.dtype, role="param")
             comp.shadow(v, t)
             kinds.append(("state", sname))
+    before = snapshot_state(module)
     with comp:
         if module is not None and not user_defined(fn):
             result = module(*values)            # a library module (nn.Sequential...): its ops are recorded
@@ -83,6 +84,12 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
                 nn_context.pop()
         else:
             result = comp.call_function(fn, tuple(values), {})
+    mutated = changed_state(module, before, restore=True)
+    if mutated:
+        err = ScriptError(f"{', '.join(mutated)} changed in place while capturing (e.g. BatchNorm running "
+                          "statistics in training mode); a captured graph cannot update module state", None)
+        err.mutates_state = True
+        raise err
     outs = result if isinstance(result, (tuple, list)) else [result]
     out_values = []
     for o in outs:

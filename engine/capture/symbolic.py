@@ -20,6 +20,7 @@ class ScriptError(UnsupportedError):
     """A construct the compiler cannot turn into the IR; says where and why."""
 
     no_source = False     # True: the source could not be read (the code itself may be fine)
+    mutates_state = False # True: the code updates module state in place (BatchNorm in training)
 
     def __init__(self, reason: str, line: int | None, construct: bool = True):
         # construct=False: the code is fine but failed on these shapes (e.g. compiled before any call)

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from engine import nn_context, record
-from engine.capture.common import frozen_random_masks, is_module, module_state, pack_outputs, param_names, record_static, run_eager
+from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, param_names, record_static, run_eager
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
 
@@ -217,7 +217,12 @@ class TracedFunction:
 
 def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
     """`torch.jit.trace(fn_or_module, example_inputs)`."""
+    before = snapshot_state(fn if is_module(fn) else None)
     graph, tracer, structure, state_names = trace_graph(fn, example_inputs)
+    mutated = changed_state(fn if is_module(fn) else None, before, restore=False)
+    if mutated:
+        tracer.warnings.append(f"{', '.join(mutated)} changed in place during the trace (e.g. BatchNorm "
+                               "running statistics in training mode); calls of the traced module will not update them")
     for msg in frozen_random_masks(graph):
         tracer.warnings.append(msg)
         rec = record.current()

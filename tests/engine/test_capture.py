@@ -362,3 +362,20 @@ traced = torch.jit.trace(nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)), x)
     assert record["stdout"] == "False\nTrue\n"          # two training calls draw two masks
     assert any("graph break" in w and "dropout" in w for w in record["warnings"])
     assert any("random mask" in w for w in static_graphs(record, "trace")[0]["warnings"])
+
+
+def test_batchnorm_running_stats_are_never_corrupted_by_capture(run):
+    code = """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+bn = nn.BatchNorm1d(3)
+ref = nn.BatchNorm1d(3)
+compiled = torch.compile(bn)
+x = torch.randn(8, 3)
+print(torch.allclose(compiled(x), ref(x)))
+print(torch.allclose(bn.running_mean, ref.running_mean), torch.allclose(bn.running_var, ref.running_var))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True\nTrue True\n"
