@@ -7,6 +7,8 @@ limits apply as in class), and prints p50/p95/max latency and failures per scena
   2. the same with `--loopers` of them pasting an infinite loop instead (their own runs time out
      by design; the table reports the others).
 Goal on a 2-core machine: 30 students, no failures, p95 < 2 s; with 3 loopers, others' p95 < 6 s.
+The last column is the machine's 1-minute load average at the end of the scenario: anything
+else running on the machine competes with the students' runs.
 
     .venv/bin/python bench/load.py [--students 30] [--loopers 3] [--duration 60] [--period 10]
 """
@@ -107,7 +109,8 @@ def scenario(base: str, students: int, loopers: int, duration: float, period: fl
     return {"students": students, "loopers": loopers, "runs": len(normal), "failures": len(failures),
             "failure_kinds": sorted(set(failures)), "p50": percentile(latencies, 0.5),
             "p95": percentile(latencies, 0.95), "max": max(latencies, default=float("nan")),
-            "looper_outcomes": {k: looping.count(k) for k in sorted(set(looping))}}
+            "looper_outcomes": {k: looping.count(k) for k in sorted(set(looping))},
+            "loadavg": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -130,12 +133,12 @@ def main() -> None:
         server.wait(10)
     print(f"snippet: {'MLP training step' if mlp_snippet() != AUTOGRAD_SEED else 'autograd seed'}; "
           f"{os.cpu_count()} cores; {args.duration:g} s; one run per student every ~{args.period:g} s")
-    print("| students | loopers | runs (others) | failures | p50 s | p95 s | max s | loopers' answers |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| students | loopers | runs (others) | failures | p50 s | p95 s | max s | loopers' answers | load avg |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for r in rows:
         fails = f"{r['failures']}" + (f" ({', '.join(r['failure_kinds'])})" if r["failures"] else "")
         print(f"| {r['students']} | {r['loopers']} | {r['runs']} | {fails} | {r['p50']:.3f} | {r['p95']:.3f} | "
-              f"{r['max']:.3f} | {r['looper_outcomes'] or '-'} |")
+              f"{r['max']:.3f} | {r['looper_outcomes'] or '-'} | {r['loadavg']:.1f} |")
 
 
 if __name__ == "__main__":
