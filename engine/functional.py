@@ -18,7 +18,7 @@ from engine.tensor import Tensor, apply
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "batch_norm", "smooth_l1_loss", "huber_loss",
+    "relu", "gelu", "floor", "ceil", "round", "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss",
     "softplus", "silu", "leaky_relu", "erf", "maximum", "minimum", "clamp", "clip", "where", "masked_fill",
     "matmul", "mm", "bmm", "linear", "sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze",
@@ -80,9 +80,15 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
-    if rounding_mode is not None:
-        raise UnsupportedError(f"div(rounding_mode={rounding_mode!r}) is not supported by Dagscope")
-    return apply("div", input, other)
+    if rounding_mode is None:
+        return apply("div", input, other)
+    kinds = {getattr(x, "data", np.asarray(x)).dtype.kind for x in (input, other)}
+    if rounding_mode == "floor":
+        return apply("floor_divide", input, other) if not kinds & {"f"} else apply("floor", apply("div", input, other))
+    if rounding_mode == "trunc" and kinds & {"f"}:
+        q = apply("div", input, other)
+        return where(ge(q, 0), apply("floor", q), apply("ceil", q))
+    raise UnsupportedError(f"div(rounding_mode={rounding_mode!r}) on these dtypes is not supported by Dagscope")
 
 
 def neg(input):
@@ -103,6 +109,11 @@ def sigmoid(input): return apply("sigmoid", input)
 def tanh(input): return apply("tanh", input)
 def erf(input): return apply("erf", input)
 def sin(input): return apply("sin", input)
+def floor(input): return apply("floor", input)
+def ceil(input): return apply("ceil", input)
+def round(input): return apply("round", input)
+def remainder(input, other): return apply("remainder", input, other)
+def floor_divide(input, other): return apply("floor_divide", input, other)
 def cos(input): return apply("cos", input)
 def isnan(input): return apply("isnan", input)
 
@@ -270,7 +281,10 @@ def logsumexp(input, dim, keepdim: bool = False):
 
 
 def _softmax_dim(input, dim):
-    if dim is None:   # PyTorch's legacy implicit choice (it warns; so do we, quietly choosing the same)
+    if dim is None:   # PyTorch's legacy implicit choice, with its warning
+        import warnings
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
+                      "dim=X as an argument.", UserWarning, stacklevel=3)
         return 0 if input.ndim in (0, 1, 3) else 1
     return _dim(dim, input.ndim)
 

@@ -197,6 +197,10 @@ class Tensor:
     def __ror__(self, other): return apply("bitwise_or", other, self)
     def __xor__(self, other): return apply("bitwise_xor", self, other)
     def __invert__(self): return apply("bitwise_not", self)
+    def __floordiv__(self, other): return apply("floor_divide", self, other)
+    def __rfloordiv__(self, other): return apply("floor_divide", other, self)
+    def __mod__(self, other): return apply("remainder", self, other)
+    def __rmod__(self, other): return apply("remainder", other, self)
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
@@ -253,6 +257,11 @@ class Tensor:
     def relu(self): return apply("relu", self)
     def erf(self): return apply("erf", self)
     def sin(self): return apply("sin", self)
+    def floor(self): return apply("floor", self)
+    def ceil(self): return apply("ceil", self)
+    def round(self): return apply("round", self)
+    def remainder(self, other): return apply("remainder", self, other)
+    def floor_divide(self, other): return apply("floor_divide", self, other)
     def cos(self): return apply("cos", self)
     def isnan(self): return apply("isnan", self)
     def maximum(self, other): return apply("maximum", self, other)

@@ -163,6 +163,21 @@ unary("cos", _unary_float(np.cos), lambda F, g, x, out: (F.neg(F.mul(g, F.sin(x)
       "CosBackward0", "cos(x)", "grad_x = -grad * sin(x)", saves=(0,))
 
 
+
+def _zero_grad_rule(F, g, x, out):
+    return (F.mul(g, 0.0),)
+
+
+# Piecewise-constant functions: PyTorch records them and sends back a zero gradient.
+unary("floor", np.floor, _zero_grad_rule, "FloorBackward0", "floor(x)", "grad_x = 0", infer=same, saves=())
+unary("ceil", np.ceil, _zero_grad_rule, "CeilBackward0", "ceil(x)", "grad_x = 0", infer=same, saves=())
+unary("round", np.round, _zero_grad_rule, "RoundBackward0", "round(x) (half to even)", "grad_x = 0",
+      infer=same, saves=())
+binary("remainder", _binary(np.remainder),
+       lambda F, g, a, b, out: (g, F.neg(F.mul(g, F.floor(F.div(a, b))))),
+       "RemainderBackward0", "a mod b (sign of b)", "grad_a = grad; grad_b = -grad * floor(a / b)", saves=(0, 1))
+
+
 def _sigmoid_forward(x):
     # 0.5 * (1 + tanh(x / 2)) is sigmoid without overflow for large |x|.
     x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
@@ -311,6 +326,7 @@ compare("le", np.less_equal, "<=")
 compare("eq", np.equal, "==")
 compare("ne", np.not_equal, "!=")
 no_grad_op("sign", np.sign, same, "sign(x)")
+no_grad_op("floor_divide", _binary(np.floor_divide), broadcast, "floor(a / b)")
 no_grad_op("bitwise_and", _binary(np.bitwise_and), broadcast, "a & b")
 no_grad_op("bitwise_or", _binary(np.bitwise_or), broadcast, "a | b")
 no_grad_op("bitwise_xor", _binary(np.bitwise_xor), broadcast, "a ^ b")
