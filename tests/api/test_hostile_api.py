@@ -27,6 +27,7 @@ def test_huge_chunked_body_is_413(client):
 
 def test_code_over_the_limit_is_413(client):
     assert client.post("/api/run", json={"code": "#" * 100_001}).status_code == 413
+    assert client.post("/api/run", json={"code": "", "options": {"x": "y" * 20_000}}).status_code == 413
 
 
 @pytest.mark.parametrize("body", [b"{not json", b"[]", b'{"code": 5}', b'{"code": "x", "options": []}',
