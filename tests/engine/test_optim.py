@@ -209,3 +209,13 @@ def test_reduce_lr_on_plateau():
         sched.step(metric)
         lrs.append(opt.param_groups[0]["lr"])
     assert lrs == [1.0, 1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
+
+
+def test_plain_sgd_keeps_no_state():
+    p = nn.Parameter(creation.ones(2))
+    opt = optim.SGD([p], lr=0.1)
+    p.grad = creation.ones(2)
+    opt.step()
+    assert opt.state_dict()["state"] == {}
+    assert list(opt.state_dict()["param_groups"][0]) == ["lr", "momentum", "dampening", "weight_decay", "nesterov",
+                                                         "maximize", "foreach", "differentiable", "fused", "params"]
