@@ -144,6 +144,11 @@ class Function:
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
