@@ -5,6 +5,7 @@ import pytest
 import engine.compat.tensorflow as tf
 from engine import record
 from engine.compat.tensorflow import context
+from engine.errors import UnsupportedError
 
 
 @pytest.fixture
@@ -180,3 +181,39 @@ def test_uninitialized_variable_and_eager_variable_errors(graph_mode):
         assert sess.run(v.assign_add(2.0)) == 3.0
         assert sess.run(v) == 3.0
     assert tf.gradients(tf.constant(1.0) * 2.0, [v]) == [None]
+
+
+TF1_CONTROL_FLOW = """import tensorflow as tf
+x = tf.placeholder(tf.float32, shape=[None])
+k = tf.constant(10.0)
+y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + k, lambda: -x)
+
+def body(i, acc):
+    return i + 1, acc + tf.cast(i, tf.float32) * k
+
+n, total = tf.while_loop(lambda i, acc: i < 4, body, [tf.constant(0), tf.constant(0.0)])
+print(y)
+with tf.Session() as sess:
+    print(sess.run(y, {x: [1.0, 2.0]}), sess.run(y, {x: [-1.0, -2.0, -3.0]}))
+    print(sess.run(n), sess.run(total))
+"""
+
+
+def test_tf1_cond_and_while_loop_are_control_flow_ops(run):
+    record = run(TF1_CONTROL_FLOW)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == ('Tensor("cond:0", shape=(None,), dtype=float32)\n'
+                                "[12. 14.] [1. 2. 3.]\n4 60.0\n")
+    irs = [g["ir"] for g in record["graphs"] if g["capture"] == "session"]
+    assert "cond(" in irs[0] and "then(" in irs[0] and "else(" in irs[0]
+    assert any("while_loop(" in ir for ir in irs)
+
+
+def test_tf1_branches_must_be_pure(graph_mode):
+    v = tf.Variable(1.0)
+    with pytest.raises(UnsupportedError, match="inside tf.cond"):
+        tf.cond(tf.constant(True), lambda: v.assign(2.0), lambda: tf.constant(0.0))
+    y = tf.cond(tf.constant(True), lambda: tf.random.normal([2]), lambda: tf.zeros([2]))
+    with tf.compat.v1.Session() as sess:
+        with pytest.raises(UnsupportedError, match="inside tf.cond"):
+            sess.run(y)

@@ -1,4 +1,5 @@
-"""`tf.cond` and `tf.while_loop`. Inside a tf.function trace, on a graph tensor, they become `cond` /
+"""`tf.cond` and `tf.while_loop`. In a TF1 graph they build control-flow ops (graph_control_flow.py).
+Inside a tf.function trace, on a graph tensor, they become `cond` /
 `while_loop` nodes whose branches and bodies are compiled into sub-graphs by the same AST compiler
 (so a Python `if` inside a branch function is converted too). Outside, they run eagerly: one
 branch is called, the loop runs in Python — as in TF2 eager execution."""
@@ -12,15 +13,14 @@ import numpy as np
 from engine.capture.ast_compiler import Compiler, _Ctx, _Frame, is_tensor
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.function import _Tracing, tracing
+from engine.compat.tensorflow import context
 from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.graph_control_flow import graph_cond, graph_while_loop
 from engine.compat.tensorflow.tape import flatten, pack_like
 from engine.errors import UnsupportedError
 from engine.ir.graph import format_spec
 
 def _symbolic_pred(pred, tr: _Tracing | None):
-    if isinstance(pred, GraphTensor):
-        raise UnsupportedError("tf.cond / tf.while_loop in a TF1 graph are not supported by Dagscope; use them "
-                               "inside a tf.function (TF2)")
     return tr is not None and is_tensor(pred) and tr.is_symbolic(pred)
 
 
@@ -28,6 +28,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     """`tf.cond`: inside a tf.function on a graph tensor, a `cond` node with both branches captured."""
     if true_fn is None or false_fn is None:
         raise TypeError("tf.cond requires both true_fn and false_fn")
+    if isinstance(pred, GraphTensor) or (context.building_graph() and tracing() is None):
+        return graph_cond(pred, true_fn, false_fn, name)
     if hasattr(pred, "_dagscope_value"):
         pred = pred._dagscope_value()
     tr = tracing()
@@ -58,6 +60,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if maximum_iterations is not None:
         raise UnsupportedError("tf.while_loop(maximum_iterations=...) is not supported by Dagscope; put the "
                                "bound into the condition")
+    if any(isinstance(v, GraphTensor) for v in flatten(loop_vars)) or (context.building_graph() and
+                                                                        tracing() is None):
+        return graph_while_loop(cond, body, loop_vars, name)
     flat = [v._dagscope_value() if hasattr(v, "_dagscope_value") else v for v in flatten(loop_vars)]
     tr = tracing()
     symbolic = tr is not None and any(is_tensor(v) and tr.is_symbolic(v) for v in flat)

@@ -61,9 +61,8 @@ class _Tracing:
         if id(leaf) in self.compiler.sym:
             return
         v = self.graph.placeholder(variable._name, leaf.data.shape, leaf.data.dtype, role="param")
-        self.compiler.sym[id(leaf)] = v
+        self.compiler.shadow(v, leaf)                 # the real value stands for the input while tracing
         self.compiler.home[v.id] = self.graph         # defined in the top graph, whatever branch reads it
-        self.compiler._alive.append(leaf)
         self.variables.append(variable)
 
     def add_print(self, inputs: list, sep: str, end: str, summarize: int, stream) -> None:

@@ -206,9 +206,10 @@ class Graph:
         return op.outputs[0]
 
     def add_multi(self, tf_type: str, name: str | None, inputs: list, attrs: dict, lower: Callable,
-                  specs: list) -> list[GraphTensor]:
+                  specs: list, name_is_unique: bool = False) -> list[GraphTensor]:
         """An op with several outputs (`lower` returns one value per output); specs: (dtype, shape)."""
-        op = Operation(self, tf_type, self.unique_name(name or tf_type), inputs, attrs, lower)
+        name = name if name_is_unique else self.unique_name(name or tf_type)
+        op = Operation(self, tf_type, name, inputs, attrs, lower)
         op.outputs = [GraphTensor(op, dtype, shape, i) for i, (dtype, shape) in enumerate(specs)]
         self._operations.append(op)
         return op.outputs

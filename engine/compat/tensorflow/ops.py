@@ -66,10 +66,13 @@ def _graph_mode(values) -> bool:
 
 
 def _graph_of(values):
+    st = context.state()
+    if st.graph_stack:                # `with g.as_default()`, or a tf.cond branch being built
+        return st.graph_stack[-1]
     for v in values:
         if isinstance(v, GraphTensor):
             return v.graph
-    return context.state().default_graph
+    return st.default_graph
 
 
 def _to_tensor(x, dtype, graph):

@@ -13,6 +13,8 @@ import numpy as np
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
 from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation
+from engine.compat.tensorflow.graph_control_flow import check_lowerable, lower_control
+from engine.errors import UnsupportedError
 from engine.ir import interpreter
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph as IRGraph
@@ -189,13 +191,29 @@ def _effects(op: Operation) -> list:
 def lower(tensors: list, feeds: dict) -> _Lowered:
     """The IR of what `tensors` need, with fed tensors as inputs (iterative: graphs may be deep)."""
     ir = IRGraph("session_run")
-    builder = IRBuilder(ir)
     values: dict[tuple, object] = {}          # (id(op), output index) -> IR value
-    providers, assigned, assign_values = [], [], []
+    providers, assigns = [], []
     for t in feeds:
         if _needed(t, tensors):
             values[(id(t.op), t.value_index)] = ir.placeholder(t.op.name, feeds[t].shape, feeds[t].dtype)
             providers.append(("feed", t))
+    outputs = _lower_into(ir, tensors, values, providers, assigns)
+    n_fetched = len(outputs)
+    slots = []
+    for _, v in assigns:
+        if v not in outputs:
+            outputs.append(v)
+        slots.append(outputs.index(v))
+    ir.output(*outputs)
+    verify(ir)
+    return _Lowered(ir, providers, n_fetched, [(var, slot) for (var, _), slot in zip(assigns, slots)])
+
+
+def _lower_into(ir: IRGraph, tensors: list, values: dict, providers: list | None = None,
+                assigns: list | None = None) -> list:
+    """Lower the ops `tensors` need into `ir` (`values` holds what is known already) and return their
+    values. Inside a cond branch or loop body there are no providers: state and sampling are refused."""
+    builder = IRBuilder(ir)
     for op in _topological(tensors, {key[0] for key in values}):
         ir.current_line = op.line
         inputs = [values[(id(i.op), i.value_index)] for i in op.inputs]
@@ -207,10 +225,15 @@ def lower(tensors: list, feeds: dict) -> _Lowered:
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype {t.dtype.name} and shape "
                 f"{_shape_list(t.shape)}\n\t [[{{{{node {op.name}}}}}]]")
         elif "sample" in op.attrs or "variable" in op.attrs:
+            if providers is None:
+                raise UnsupportedError(f"{op.type} inside tf.cond / tf.while_loop is not supported by Dagscope")
             t = op.outputs[0]
             role = "param" if "variable" in op.attrs else "input"
             outs = [ir.placeholder(op.name, t.shape.as_list(), t.dtype.np, role=role)]
             providers.append(("variable", op.attrs["variable"]) if "variable" in op.attrs else ("sample", op))
+        elif "control" in op.attrs:
+            check_lowerable(op)
+            outs = lower_control(ir, op, inputs, _lower_into)
         elif op.lower is None:
             outs = []                                      # a NoOp: it only groups other ops
         elif "multi" in op.attrs:
@@ -218,22 +241,14 @@ def lower(tensors: list, feeds: dict) -> _Lowered:
         else:
             outs = [op.lower(builder, *inputs, **op.attrs)]
         if "assign_to" in op.attrs:
-            assigned.append(op.attrs["assign_to"])
-            assign_values.append(outs[0])
+            if assigns is None:
+                raise UnsupportedError("assign inside tf.cond / tf.while_loop is not supported by Dagscope")
+            assigns.append((op.attrs["assign_to"], outs[0]))
         for i, v in enumerate(outs):
             if v is not None and getattr(v, "name", None) is None:
                 v.name = op.name
             values[(id(op), i)] = v
-    outputs = [values[(id(t.op), t.value_index)] for t in tensors]
-    n_fetched = len(outputs)
-    slots = []
-    for v in assign_values:
-        if v not in outputs:
-            outputs.append(v)
-        slots.append(outputs.index(v))
-    ir.output(*outputs)
-    verify(ir)
-    return _Lowered(ir, providers, n_fetched, list(zip(assigned, slots)))
+    return [values[(id(t.op), t.value_index)] for t in tensors]
 
 
 def _needed(t: GraphTensor, fetches: list) -> bool:

@@ -48,6 +48,10 @@ class GraphVariable(Variable):
             graph.collections.setdefault(TRAINABLE, []).append(self)
 
     def _assign_op(self, value: GraphTensor, kind: str) -> GraphTensor:
+        stack = context.state().graph_stack
+        if stack and stack[-1] is not self._graph:
+            raise UnsupportedError(f"{kind} of {self._name} inside tf.cond / tf.while_loop is not supported by "
+                                   "Dagscope (branches and loop bodies must be pure functions of their inputs)")
         if value.dtype != self._dtype:
             raise TypeError(f"Input 'value' of '{kind}' Op has type {value.dtype.name} that does not match type "
                             f"{self._dtype.name} of argument 'ref'.")
