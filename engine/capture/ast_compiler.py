@@ -24,6 +24,7 @@ import operator
 import numpy as np
 
 from engine import nn_context, record
+from engine.capture.common import INPLACE_MESSAGE, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
 from engine.capture.symbolic import (Compiler, ScriptError, _Ctx, _flatten, _Return, _unflatten,  # noqa: F401
@@ -281,6 +282,8 @@ class _Frame(ControlFlow):
         except ScriptError:
             raise
         except Exception as exc:  # noqa: BLE001 - report it at the user's line
+            if is_readonly_error(exc):
+                raise self.err(node, INPLACE_MESSAGE) from None
             raise self.err(node, f"{type(exc).__name__}: {exc}", construct=False) from exc
 
     def e_JoinedStr(self, node):

@@ -44,6 +44,41 @@ def module_state(module) -> list[tuple[str, Any]]:
     return state
 
 
+class ReadOnlyGuard:
+    """Makes captured tensors' arrays read-only while capturing, so an in-place op on one (which
+    the graph would silently miss) fails loudly instead; `release()` restores every flag."""
+
+    def __init__(self):
+        self.arrays: list = []
+
+    def protect(self, arr) -> None:
+        if isinstance(arr, np.ndarray) and arr.flags.writeable:
+            arr.flags.writeable = False
+            self.arrays.append(arr)
+
+    def release(self) -> None:
+        pending = self.arrays
+        while pending:                   # a view can become writeable only after its base
+            left = []
+            for a in pending:
+                try:
+                    a.flags.writeable = True
+                except ValueError:
+                    left.append(a)
+            if len(left) == len(pending):
+                break
+            pending = left
+        self.arrays = []
+
+
+INPLACE_MESSAGE = ("an in-place operation changed a tensor that is part of the captured graph; the graph "
+                   "records values, not mutations, so write it out of place (y = y + 1 instead of y += 1 or y.add_(1))")
+
+
+def is_readonly_error(exc: BaseException) -> bool:
+    return isinstance(exc, ValueError) and "read-only" in str(exc)
+
+
 def snapshot_state(module) -> dict:
     """Copies of a module's parameters and buffers, to notice a capture that mutates them."""
     return {} if module is None else {n: np.array(t.data, copy=True) for n, t in module_state(module)}

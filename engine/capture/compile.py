@@ -21,8 +21,10 @@ import numpy as np
 
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
-from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, record_static
+from engine.capture.common import (changed_state, frozen_random_masks, is_module, module_state, pack_outputs,
+                                   record_static, snapshot_state)
 from engine.capture.scripting import compile_graph
+from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
 
 MAX_RECORDED_SPECIALIZATIONS = 3
@@ -207,7 +209,11 @@ class CompiledFunction:
         a branch, so then it is not used (the call runs eagerly): a compiled result is never wrong."""
         from engine.capture.tracing import trace_values
         before = snapshot_state(self._module)
-        graph, tracer, structure, kinds = trace_values(self._fn, list(values), self.__name__, module=self._module)
+        try:
+            graph, tracer, structure, kinds = trace_values(self._fn, list(values), self.__name__, module=self._module)
+        except UnsupportedError:          # e.g. an in-place write into a traced tensor
+            changed_state(self._module, before, restore=True)
+            return None
         if changed_state(self._module, before, restore=True):    # this extra forward must leave no trace
             return None
         return None if tracer.frozen else (graph, structure, kinds)

@@ -15,7 +15,8 @@ import inspect
 import numpy as np
 
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
-from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, record_static, run_eager
+from engine.capture.common import (changed_state, frozen_random_masks, is_module, is_readonly_error,
+                                   module_state, pack_outputs, record_static, run_eager, snapshot_state)
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -74,7 +75,15 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     before = snapshot_state(module)
     with comp:
         if module is not None and not user_defined(fn):
-            result = module(*values)            # a library module (nn.Sequential...): its ops are recorded
+            try:
+                result = module(*values)        # a library module (nn.Sequential...): its ops are recorded
+            except ValueError as exc:
+                if not is_readonly_error(exc):
+                    raise
+                err = ScriptError(f"{type(module).__name__} writes into a captured tensor in place (e.g. "
+                                  "BatchNorm running statistics in training mode); a graph cannot", None)
+                err.mutates_state = True
+                raise err from None
         elif module is not None:
             from engine import nn_context
             nn_context.push(getattr(module, "_qualname", "") or "")

@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 
 from engine import nn_context, record
+from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
 
@@ -103,6 +104,9 @@ class Compiler:
         self.sym: dict[int, Value] = {}           # id(shadow Tensor) -> the Value it stands for
         self.home: dict[str, Graph] = {}          # value id -> the graph that defines it
         self._alive: list = []
+        self.data_of: dict[int, object] = {}      # id(shadow) -> its array when bound (in-place detection)
+        self.by_array: dict[int, tuple] = {}      # id(array) -> (array, Value): who holds which result
+        self.guard = ReadOnlyGuard()
         self.line: int | None = None
         self.module_path: str | None = None
         # tf.function semantics: Python print runs while tracing (once per trace) and shows
@@ -115,7 +119,13 @@ class Compiler:
         from engine.tensor import Tensor
         if tensor is None:
             tensor = Tensor(np.ones(value.shape, dtype=value.dtype))
+            # A float shadow requires grad so that in-place ops on it (and with it) take the recorded
+            # path (apply + _become) rather than an unrecorded numpy ufunc.
+            tensor.requires_grad = tensor.data.dtype.kind == "f"
         self.sym[id(tensor)] = value
+        self.data_of[id(tensor)] = tensor.data
+        self.by_array[id(tensor.data)] = (tensor.data, value)
+        self.guard.protect(tensor.data)
         self.home[value.id] = self.ctx.graph
         self._alive.append(tensor)
         return tensor
@@ -138,9 +148,21 @@ class Compiler:
 
     def value_of(self, t) -> Value:
         v = self.sym.get(id(t))
+        if v is None or t.data is not self.data_of[id(t)]:
+            # an in-place op made `t` take another op's result array: it now stands for that value
+            known = self.by_array.get(id(t.data))
+            if known is not None and known[0] is t.data:
+                self.sym[id(t)], self.data_of[id(t)] = known[1], t.data
+                self._alive.append(t)
+                return self.resolve(known[1])
+            if v is not None:
+                raise ScriptError(INPLACE_MESSAGE, self.line)
         if v is None:           # a tensor made inside the function (torch.ones) or a global: a constant
             v = self.ctx.graph.constant(np.array(t.data, copy=True), name=t._name)
             self.sym[id(t)] = v
+            self.data_of[id(t)] = t.data
+            self.by_array[id(t.data)] = (t.data, v)
+            self.guard.protect(t.data)
             self.home[v.id] = self.ctx.graph
             self._alive.append(t)
             return v
@@ -182,6 +204,7 @@ class Compiler:
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
         np.seterr(**self._err)
+        self.guard.release()
         return False
 
     # ---- functions -----------------------------------------------------------------------------

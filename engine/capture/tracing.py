@@ -10,7 +10,10 @@ import warnings
 import numpy as np
 
 from engine import nn_context, record
-from engine.capture.common import changed_state, frozen_random_masks, is_module, snapshot_state, module_state, pack_outputs, param_names, record_static, run_eager
+from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, changed_state, frozen_random_masks,
+                                   is_module, is_readonly_error, module_state, pack_outputs, param_names,
+                                   record_static, run_eager, snapshot_state)
+from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
 
@@ -33,17 +36,31 @@ class Tracer:
         self.graph = Graph(name)
         self.values: dict[int, Value] = {}        # id(Tensor) -> its Value
         self.arrays: dict[str, np.ndarray] = {}   # value id -> the array it had (shown on the record's nodes)
+        self.by_array: dict[int, tuple] = {}      # id(array) -> (array, Value): who holds which result
         self._alive: list = []                    # keeps traced tensors alive so ids are not reused
         self.warnings: list[str] = []
         self.frozen: list[dict] = []              # where Python read a tensor's value: the frozen branches
+        self.guard = ReadOnlyGuard()
 
     def bind(self, tensor, value: Value) -> None:
         self.values[id(tensor)] = value
         self._alive.append(tensor)
         self.arrays[value.id] = tensor.data
+        self.by_array[id(tensor.data)] = (tensor.data, value)
+        self.guard.protect(tensor.data)
 
     def value_of(self, tensor) -> Value:
         v = self.values.get(id(tensor))
+        if v is None or tensor.data is not self.arrays[v.id]:
+            # an in-place op on a tensor that requires grad (apply + _become) left it holding the
+            # op's result array: it now stands for that value
+            known = self.by_array.get(id(tensor.data))
+            if known is not None and known[0] is tensor.data:
+                self.values[id(tensor)] = known[1]
+                self._alive.append(tensor)
+                return known[1]
+            if v is not None:
+                raise UnsupportedError(f"line {record.user_line()}: {INPLACE_MESSAGE}")
         if v is None:
             # A tensor the trace did not produce (a global, a closure, a Python scalar): a constant.
             v = self.graph.constant(np.array(tensor.data, copy=True), name=tensor._name)
@@ -86,7 +103,18 @@ class Tracer:
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        self.guard.release()
         return False
+
+
+def _user_line_of(exc: BaseException) -> int | None:
+    """The innermost line of the user's code in an exception's traceback."""
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == record.USER_FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _as_tuple(example_inputs) -> tuple:
@@ -120,8 +148,13 @@ def trace_graph(fn, example_inputs, name: str | None = None) -> tuple[Graph, Tra
     state = module_state(fn) if is_module(fn) else []
     for pname, t in state:
         tracer.bind(t, g.placeholder(pname, t.data.shape, t.data.dtype, role="param"))
-    with tracer:
-        out = fn(*args)
+    try:
+        with tracer:
+            out = fn(*args)
+    except ValueError as exc:
+        if not is_readonly_error(exc):
+            raise
+        raise UnsupportedError(f"line {_user_line_of(exc)}: {INPLACE_MESSAGE}") from None
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     for o in outs:
         if not isinstance(o, Tensor):

@@ -379,3 +379,32 @@ print(torch.allclose(bn.running_mean, ref.running_mean), torch.allclose(bn.runni
     record = run(code)
     assert record["ok"], record["error"]
     assert record["stdout"] == "True\nTrue True\n"
+
+
+def test_inplace_ops_are_captured_or_refused_never_dropped(run):
+    code = """import torch
+
+def f(x):
+    y = x * 2
+    y.add_(1)
+    acc = torch.zeros(3)
+    acc += y
+    return acc * 3
+
+x = torch.tensor([1.0, 2.0, 3.0])
+print(torch.jit.script(f)(x), torch.compile(f)(x), f(x))
+t = torch.jit.trace(f, x)
+"""
+    record = run(code)
+    assert record["stdout"].splitlines()[0] == "tensor([ 9., 15., 21.]) tensor([ 9., 15., 21.]) tensor([ 9., 15., 21.])"
+    assert not record["ok"] and record["error"]["kind"] == "unsupported"    # the trace refuses y.add_(1)
+    assert "in-place" in record["error"]["message"] and "line 5" in record["error"]["message"]
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+
+    def g(x):
+        y = x * 2
+        y.add_(1)
+        return y.sum()
+    traced = engine.trace(g, x)
+    assert traced(engine.tensor([0.0, 0.0])).item() == 2.0     # with grad, in-place ops are recorded
+    assert x.data.flags.writeable
