@@ -1,0 +1,125 @@
+"""RNN/LSTM/GRU against numpy re-implementations of PyTorch's equations, gradients against finite
+differences (float64), and PyTorch's parameter names, shapes, reprs and output layout."""
+import math
+
+import numpy as np
+import pytest
+
+from engine import creation, nn
+from engine.tensor import Tensor
+
+RNG = np.random.default_rng(3)
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _np_cell(mode, x, state, w_ih, w_hh, b_ih, b_hh):
+    if mode == "LSTM":
+        h, c = state
+        i, f, g, o = np.split(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=1)
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        return _sigmoid(o) * np.tanh(c), c
+    if mode == "GRU":
+        i_r, i_z, i_n = np.split(x @ w_ih.T + b_ih, 3, axis=1)
+        h_r, h_z, h_n = np.split(state @ w_hh.T + b_hh, 3, axis=1)
+        r, z = _sigmoid(i_r + h_r), _sigmoid(i_z + h_z)
+        n = np.tanh(i_n + r * h_n)
+        return (1 - z) * n + z * state
+    return np.tanh(x @ w_ih.T + b_ih + state @ w_hh.T + b_hh)
+
+
+def _np_rnn(mode, module, x_bf):
+    """PyTorch's multi-layer, bidirectional recurrence in numpy; x is (batch, time, features)."""
+    p = {n: t.data.astype(np.float64) for n, t in module.named_parameters()}
+    layer_in = x_bf.astype(np.float64)
+    batch, steps, hidden = x_bf.shape[0], x_bf.shape[1], module.hidden_size
+    h_n, c_n = [], []
+    for layer in range(module.num_layers):
+        outs = []
+        for suffix in ("", "_reverse")[:2 if module.bidirectional else 1]:
+            zero = np.zeros((batch, hidden))
+            state = (zero, zero) if mode == "LSTM" else zero
+            seq = [None] * steps
+            for t in (range(steps) if not suffix else range(steps - 1, -1, -1)):
+                state = _np_cell(mode, layer_in[:, t], state, *(p[f"{k}_l{layer}{suffix}"]
+                                                                for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")))
+                seq[t] = state[0] if mode == "LSTM" else state
+            outs.append(np.stack(seq, 1))
+            h_n.append(state[0] if mode == "LSTM" else state)
+            if mode == "LSTM":
+                c_n.append(state[1])
+        layer_in = np.concatenate(outs, axis=2)
+    return layer_in, np.stack(h_n), (np.stack(c_n) if c_n else None)
+
+
+@pytest.mark.parametrize("cls,mode", [(nn.LSTM, "LSTM"), (nn.GRU, "GRU"), (nn.RNN, "RNN")])
+def test_multilayer_bidirectional_forward_matches_numpy(cls, mode):
+    creation.manual_seed(0)
+    module = cls(3, 4, num_layers=2, batch_first=True, bidirectional=True)
+    x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    out, state = module(Tensor(x))
+    ref_out, ref_h, ref_c = _np_rnn(mode, module, x)
+    h = state[0] if mode == "LSTM" else state
+    assert out.shape == (2, 5, 8) and h.shape == (4, 2, 4)
+    np.testing.assert_allclose(out.data, ref_out, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h.data, ref_h, rtol=1e-4, atol=1e-5)
+    if mode == "LSTM":
+        np.testing.assert_allclose(state[1].data, ref_c, rtol=1e-4, atol=1e-5)
+
+
+def _loss(module, x, weights):
+    out, _ = module(x)
+    return (out * Tensor(weights)).sum()
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
+def test_gradients_match_finite_differences(cls):
+    module = cls(2, 3).double()
+    x = RNG.standard_normal((4, 1, 2))
+    weights = RNG.standard_normal((4, 1, 3))
+    xt = Tensor(x.copy(), requires_grad=True)
+    _loss(module, xt, weights).backward()
+    eps = 1e-6
+    for target, grad in [(module.weight_hh_l0.data, module.weight_hh_l0.grad.data), (x, xt.grad.data)]:
+        for idx in [(0, 0), (1, 1), (2, 0)] if target.ndim == 2 else [(0, 0, 0), (3, 0, 1)]:
+            old = target[idx]
+            target[idx] = old + eps
+            up = float(_loss(module, Tensor(x), weights).data)
+            target[idx] = old - eps
+            down = float(_loss(module, Tensor(x), weights).data)
+            target[idx] = old
+            assert grad[idx] == pytest.approx((up - down) / (2 * eps), rel=1e-5, abs=1e-8)
+
+
+def test_names_shapes_init_and_repr_follow_pytorch():
+    lstm = nn.LSTM(10, 20, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True)
+    shapes = {n: tuple(p.shape) for n, p in lstm.named_parameters()}
+    assert shapes["weight_ih_l0"] == (80, 10) and shapes["weight_ih_l1_reverse"] == (80, 40)
+    assert shapes["bias_hh_l1"] == (80,) and len(shapes) == 16
+    bound = 1 / math.sqrt(20)
+    assert all(np.abs(p.data).max() <= bound for p in lstm.parameters())
+    assert repr(lstm) == "LSTM(10, 20, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True)"
+    assert repr(nn.GRU(3, 4, bias=False)) == "GRU(3, 4, bias=False)"
+    assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4, nonlinearity=relu)"
+    assert repr(nn.LSTMCell(3, 4)) == "LSTMCell(3, 4)"
+
+
+def test_initial_state_unbatched_input_and_cells():
+    lstm = nn.LSTM(3, 4)
+    x = creation.randn(5, 3)                     # unbatched: (time, features)
+    out, (h, c) = lstm(x)
+    assert out.shape == (5, 4) and h.shape == (1, 4) and c.shape == (1, 4)
+    h0 = creation.randn(1, 2, 4)
+    _, h_n = nn.GRU(3, 4)(creation.randn(5, 2, 3), h0)
+    assert h_n.shape == (1, 2, 4)
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 2, 4\), got \[2, 4\]"):
+        nn.GRU(3, 4)(creation.randn(5, 2, 3), creation.randn(2, 4))
+    cell = nn.GRUCell(3, 4)
+    x1 = creation.randn(2, 3)
+    h1 = cell(x1)
+    p = {n: t.data.astype(np.float64) for n, t in cell.named_parameters()}
+    ref = _np_cell("GRU", x1.data.astype(np.float64), np.zeros((2, 4)), p["weight_ih"], p["weight_hh"],
+                   p["bias_ih"], p["bias_hh"])
+    np.testing.assert_allclose(h1.data, ref, rtol=1e-5, atol=1e-6)
