@@ -324,9 +324,14 @@ class Tensor:
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):   # view(dtype)
             raise _unsupported("Tensor.view(dtype)")
-        return apply("reshape", self, shape=_shape_arg(shape))
+        out = apply("reshape", self, shape=_shape_arg(shape))
+        if self.data.size and not np.may_share_memory(out.data, self.data):
+            # numpy had to copy: the strides cannot express the new shape, and PyTorch refuses
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return out
 
-    def view_as(self, other): return self.view(other.data.shape)
+    def view_as(self, other): return self.view(*other.data.shape)
     def reshape_as(self, other): return self.reshape(other.data.shape)
 
     def expand(self, *shape):

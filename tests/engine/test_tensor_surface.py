@@ -231,3 +231,11 @@ def test_inplace_change_of_a_view_that_requires_grad_is_refused_not_silently_dif
     z = y.clone()
     z[0, 1] = 7.0                        # not a view: fine, as in PyTorch
     assert z.tolist() == [[2.0, 7.0], [6.0, 8.0]]
+
+
+def test_view_of_a_non_contiguous_tensor_fails_as_in_pytorch():
+    x = engine.zeros(2, 3)
+    assert x.t().reshape(6).shape == (6,)
+    with pytest.raises(RuntimeError, match="view size is not compatible .* Use .reshape"):
+        x.t().view(6)
+    assert x.t().view(3, 2).shape == (3, 2) and x[:, :1].view(2).shape == (2,)
