@@ -60,3 +60,16 @@ def test_optimizer_updates_equal_pytorch(name, kw):
         opt_ours.step()
         opt_theirs.step()
     np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_recurrent_outputs_equal_pytorch(name):
+    kw = {"num_layers": 2, "batch_first": True, "bidirectional": True}
+    ours, theirs = getattr(nn, name)(3, 4, **kw), getattr(torch.nn, name)(3, 4, **kw)
+    assert repr(ours) == repr(theirs)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    _copy_weights(ours, theirs)
+    x = np.random.default_rng(2).standard_normal((2, 5, 3)).astype(np.float32)
+    out, _ = ours(Tensor(x))
+    ref, _ = theirs(torch.from_numpy(x))
+    np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
