@@ -74,7 +74,7 @@ class Node:
     op: str | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
     value: np.ndarray | None = None            # constants only
-    role: str | None = None                    # placeholders: "input" | "param"; constants: "scalar"?
+    role: str | None = None                    # placeholders: "input" | "param" | "grad" | "saved"
     subgraphs: dict[str, "Graph"] = field(default_factory=dict)   # cond: then/else; while: cond/body
     source_line: int | None = None
     module: str | None = None
