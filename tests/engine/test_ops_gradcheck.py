@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -190,3 +190,26 @@ def test_embedding_padding_row_gets_no_gradient():
     weight = Tensor(np.arange(10.0).reshape(5, 2), requires_grad=True)
     apply("embedding", Tensor(np.array([1, 0, 1, 3])), weight, padding_idx=1).sum().backward()
     np.testing.assert_allclose(weight.grad.data, [[1, 1], [0, 0], [0, 0], [1, 1], [0, 0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["sum", "mean", "amax", "amin", "var", "std", "logsumexp"]),
+       hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3), st.data(), st.booleans(),
+       st.integers(0, 2 ** 16))
+def test_reduction_gradients_over_random_dims(name, shape, data, keepdim, seed):
+    ndim = len(shape)
+    dims = data.draw(st.lists(st.integers(-ndim, ndim - 1), min_size=1, max_size=ndim,
+                              unique_by=lambda d: d % ndim))
+    attrs = {"dim": tuple(dims), "keepdim": keepdim}
+    if name in ("var", "std"):
+        count = int(np.prod([shape[d] for d in dims]))
+        assume(name == "var" or count > 1)      # std has no derivative at zero spread (PyTorch gives nan)
+        attrs["correction"] = 0 if count == 1 else 1
+    rng = np.random.default_rng(seed)
+    x = np.asarray((rng.permutation(int(np.prod(shape))) * 0.37 + rng.uniform(0, 0.1)).reshape(shape))
+    out = OPS[name].run(x, **attrs)
+    weights = rng.standard_normal(out.shape)
+    leaf = _leaf(x, True)
+    (got,) = run_backward([apply(name, leaf, **attrs)], [weights], inputs=[leaf])
+    objective = lambda arrays: float(np.sum(OPS[name].run(*arrays, **attrs) * weights))  # noqa: E731
+    np.testing.assert_allclose(got.data, finite_difference(objective, [x], 0, 1e-6), rtol=1e-5, atol=1e-6)
