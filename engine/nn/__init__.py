@@ -1,5 +1,5 @@
 """engine.nn: Module, Parameter, layers, activations, pooling, normalization,
-recurrent layers, containers and losses."""
+recurrent and attention layers, containers and losses."""
 from engine.nn import init, utils  # noqa: F401
 from engine.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from engine.nn.container import ModuleDict, ModuleList, Sequential
@@ -10,9 +10,11 @@ from engine.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from engine.nn.parameter import Buffer, Parameter
 from engine.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from engine.nn.transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "Conv2d", "Embedding", "Flatten", "Identity", "Dropout",
            "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
-           "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
+           "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "init", "utils"]
