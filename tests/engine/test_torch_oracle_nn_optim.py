@@ -73,3 +73,20 @@ def test_recurrent_outputs_equal_pytorch(name):
     out, _ = ours(Tensor(x))
     ref, _ = theirs(torch.from_numpy(x))
     np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_layers_equal_pytorch():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    pairs = [(nn.MultiheadAttention(8, 2, batch_first=True), torch.nn.MultiheadAttention(8, 2, batch_first=True)),
+             (nn.TransformerEncoderLayer(8, 2, 16, batch_first=True).eval(),
+              torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True).eval())]
+    for ours, theirs in pairs:
+        assert repr(ours) == repr(theirs)
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+        _copy_weights(ours, theirs)
+        if isinstance(ours, nn.MultiheadAttention):
+            out, ref = ours(Tensor(x), Tensor(x), Tensor(x))[0], theirs(*(torch.from_numpy(x),) * 3)[0]
+        else:
+            out, ref = ours(Tensor(x)), theirs(torch.from_numpy(x))
+        np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
