@@ -15,7 +15,7 @@ def _lhs(node: Node, unknown: set) -> str:
     return ", ".join(f"{v.id} : {format_spec(v.spec, v.id in unknown)}" for v in node.outputs)
 
 
-def _unknown_values(graph: Graph, seed: set = frozenset()) -> set:
+def unknown_values(graph: Graph, seed: set = frozenset()) -> set:
     """Values whose shape follows from a placeholder of unknown shape (shown as `f32[?]`)."""
     live = set(graph.unknown_shapes) | set(seed)
     if not live:
@@ -47,7 +47,7 @@ def format_node(node: Node, indent: str = "", unknown: set = frozenset()) -> lis
     lines = [f"{indent}{_lhs(node, unknown)} = {node.kind}({args}){where} {{"]
     for name, sub in node.subgraphs.items():
         operands = node.inputs[1:] if node.kind == COND else node.inputs
-        inner = _unknown_values(sub, {p.id for p, o in zip(sub.inputs, operands) if o.id in unknown})
+        inner = unknown_values(sub, {p.id for p, o in zip(sub.inputs, operands) if o.id in unknown})
         lines.append(f"{indent}  {name}{_signature(sub, inner)}:")
         for n in sub.nodes:
             lines.extend(format_node(n, indent + "    ", inner))
@@ -67,7 +67,7 @@ def _signature(graph: Graph, unknown: set | None = None) -> str:
 
 def format_graph(graph: Graph) -> str:
     lines = [f"graph {graph.name}{_signature(graph)}:"]
-    unknown = _unknown_values(graph)
+    unknown = unknown_values(graph)
     for n in graph.nodes:
         lines.extend(format_node(n, "  ", unknown))
     return "\n".join(lines) + "\n"

@@ -17,13 +17,18 @@ def node_kind(node: Node) -> str:
 def graph_to_record(graph: Graph, values: dict | None = None) -> dict:
     """{"nodes": [...], "edges": [...]}; `values` (id -> array, e.g. from the interpreter) fills `value`."""
     from engine.record import tensor_json
+    from engine.ir.printer import unknown_values
     groups = {nid: g.name for g in graph.fusion_groups for nid in g.node_ids}
+    unknown = unknown_values(graph)      # shapes not known yet (a script compiled before any call)
     nodes, edges = [], []
     for n in graph.nodes:
         spec = n.outputs[0].spec if n.outputs else None
+        if n.id in unknown:
+            spec = None
         value = n.value if n.kind == CONSTANT else (values or {}).get(n.id)
         rec = {"id": n.id, "op": n.op or n.kind, "label": n.label(), "kind": node_kind(n),
-               "shape": list(spec.shape) if spec else None, "dtype": str(spec.dtype) if spec else None,
+               "shape": list(spec.shape) if spec else None,
+               "dtype": str((spec or n.outputs[0].spec).dtype) if n.outputs else None,
                "module": n.module, "line": n.source_line, "value": tensor_json(value) if value is not None else None,
                "grad": None, "group": groups.get(n.id), "name": n.outputs[0].name if n.outputs else None}
         if n.kind == CALL and n.attrs:
@@ -35,7 +40,7 @@ def graph_to_record(graph: Graph, values: dict | None = None) -> dict:
         nodes.append(rec)
         for v in n.inputs:
             edges.append({"src": v.producer.id if v.producer is not None else v.id, "dst": n.id,
-                          "shape": list(v.shape), "value": v.id})
+                          "shape": None if v.id in unknown else list(v.shape), "value": v.id})
     return {"nodes": nodes, "edges": edges}
 
 
