@@ -101,8 +101,10 @@ def seed() -> int:
     return value
 
 
-def inference_mode(mode: bool = True):
-    """Like no_grad (Dagscope has no separate inference tensors)."""
+def inference_mode(mode=True):
+    """Like no_grad (Dagscope has no separate inference tensors); also a bare decorator."""
+    if callable(mode):
+        return no_grad()(mode)
     return no_grad() if mode else enable_grad()
 
 
