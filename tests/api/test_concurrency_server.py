@@ -66,7 +66,7 @@ def test_health_and_short_runs_stay_quick_while_loops_hog_the_cores(server):
         started = time.monotonic()
         record = c.post("/api/run", json={"code": "print(sum(range(10)))"}).json()
         assert record["stdout"] == "45\n"
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 3.0
     for t in threads:
         t.join(20)
     assert all(answers[n]["error"]["kind"] == "timeout" for n in range(11, 14))

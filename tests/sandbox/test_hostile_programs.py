@@ -37,9 +37,10 @@ HOSTILE = {
     "socket_from_sys_modules": (
         "import sys\ns = sys.modules['socket'].socket()\ns.connect(('10.0.0.1', 80))", {SV}),
     "kill_the_parent": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", {SV}),
-    "kill_everyone": ("import posix\nposix.kill(-1, 9)", {SV}),
+    # Signal 0 only probes: should every layer fail, this test must still not harm the machine.
+    "signal_everyone": ("import posix\nposix.kill(-1, 0)", {SV}),
     "fork": ("import os\nos.fork()", {SV}),
-    "fork_bomb": ("import os\nwhile True:\n    os.fork()", {SV}),
+    "fork_bomb": ("import os\nfor _ in range(8):\n    os.fork()", {SV}),   # at most 256 even unboxed
     "raise_own_limits": ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))", {SV}),
     "spoof_engine_filename": (
         "import engine, os\nname = os.path.join(os.path.dirname(engine.__file__), 'evil.py')\n"
