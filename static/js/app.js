@@ -317,7 +317,8 @@ async function start() {
   stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
                           forwardView: views.stepForward,
                           onChange: (i, { playing }) => { state.step = i; saveHash(!playing); } });
-  passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); } });
+  passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); },
+                                                 onOpenMemory: () => select("memory") });
   kernels = new KernelsPanel($("#panel-kernels"), { onHoverLines: (lines) => editor.mark("hover", lines) });
   statics = new StaticPanel($("#panel-static"), {
     onLine: (n) => editor.jumpTo(n),

@@ -266,9 +266,24 @@ export class GraphView {
 
   clickAt(target) {
     const g = target.closest?.("g.node");
+    const cluster = !g && target.closest?.("g.cluster");
+    if (cluster && cluster.id?.startsWith("cluster:")) { this.collapse(cluster.id.slice("cluster:".length)); return; }
     if (!g) { this.onSelect(null, this); return; }
     if (g.id.startsWith("fold_")) { this.expand(this.shown.folds.get(g.id)); return; }
     this.onSelect(g.id, this);
+  }
+
+  /** Fold a drawn module back into one box (clicking its dashed frame). */
+  collapse(module) {
+    const all = new Set();
+    for (const n of this.graph.nodes) {
+      const parts = (n.module || "").split(".").filter(Boolean);
+      for (let i = 1; i <= parts.length; i++) all.add(parts.slice(0, i).join("."));
+    }
+    const open = this.expanded === null ? all : new Set(this.expanded);
+    for (const m of [...open]) if (m === module || m.startsWith(`${module}.`)) open.delete(m);
+    this.expanded = open;
+    return this.draw();
   }
 
   /** Open a folded cluster (a repeated-block fold opens into its blocks first). */

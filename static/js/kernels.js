@@ -54,7 +54,8 @@ export class KernelsPanel {
       <div class="kernel-list">${kernels.map((k, i) => `
         <article class="kernel card" data-i="${i}" tabindex="0">
           <div class="card-title"><code>${esc(k.name)}</code> <span class="badge">${esc(k.language || "c")}</span>
-            <span class="muted small">${t("kernels.nodes", { n: (k.nodes || []).length })}</span></div>
+            <span class="muted small">${t("kernels.nodes", { n: (k.nodes || []).length })}</span>
+            ${typeof k.compile_ms === "number" ? `<span class="badge">${k.cache_hit ? t("kernels.cached") : t("kernels.compiled_in", { ms: k.compile_ms.toFixed(0) })}</span>` : ""}</div>
           <pre class="code">${highlightC(k.source || "")}</pre>
         </article>`).join("")}</div>
       <div class="kernel-side">

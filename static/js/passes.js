@@ -18,7 +18,8 @@ export function fmtBytes(b) {
 }
 
 export class PassesPanel {
-  constructor(el, { onChange, onNode }) {
+  constructor(el, { onChange, onNode, onOpenMemory }) {
+    this.onOpenMemory = onOpenMemory;
     this.el = el;
     this.onChange = onChange;
     this.onNode = onNode;
@@ -48,7 +49,7 @@ export class PassesPanel {
           <div><h4>${t("passes.before")}</h4><div class="graphview pass-before"></div></div>
           <div><h4>${t("passes.after")}</h4><div class="graphview pass-after"></div></div>
         </div>
-        <div class="legend"><span class="sw removed"></span>${t("passes.removed")} <span class="sw added"></span>${t("passes.added")} <span class="sw changed"></span>${t("passes.changed")}</div>
+        <div class="legend"><span><span class="sw removed"></span>${t("passes.removed")}</span> <span><span class="sw added"></span>${t("passes.added")}</span> <span><span class="sw changed"></span>${t("passes.changed")}</span></div>
         <div class="pass-notes"></div>
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
       </div></div>`;
@@ -56,7 +57,9 @@ export class PassesPanel {
     this.views = { before: new GraphView(this.el.querySelector(".pass-before"), { onSelect: select, compact: true }),
                    after: new GraphView(this.el.querySelector(".pass-after"), { onSelect: select, compact: true }) };
     this.el.querySelector(".hide-unchanged").onchange = (e) => { this.hideUnchanged = e.target.checked; this.renderList(); };
-    const start = index ?? this.visible().at(-1) ?? 0;
+    // open on the first pass that visibly rewrote the graph (the interesting one), else the last
+    const rewrote = passes.findIndex((p) => p.added?.length || p.removed?.length || p.changed?.length);
+    const start = index ?? (rewrote >= 0 ? rewrote : passes.length - 1);
     return this.select(start, { silent: true });
   }
 
@@ -102,6 +105,10 @@ export class PassesPanel {
     this.el.querySelector(".pass-notes").innerHTML = notes.length
       ? `<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => `<li>${n.node ? `<code>${esc(n.node)}</code> ` : ""}${esc(n.reason || n.message || "")}</li>`).join("")}</ul>`
       : (changedNothing(p) ? `<div class="muted">${t("passes.nothing_changed")}</div>` : "");
+    if (p.memory) {
+      this.el.querySelector(".pass-notes").insertAdjacentHTML("beforeend", `<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);
+      this.el.querySelector(".open-memory").onclick = () => this.onOpenMemory?.();
+    }
     this.el.querySelector(".pass-diff").innerHTML = diffHTML(beforeIR, p.ir || "");
     const { before, after } = this.views;
     before.setClass("removed", p.removed);

@@ -82,9 +82,9 @@ export class StaticPanel {
         `<li class="${s === g ? "active" : ""}">${esc(s.signature || s.title || s.id)} — ${esc(retraceReason(s))}</li>`).join("")}</ol></div>` : ""}
       ${pair?.trace && pair?.script ? `<div class="overlay">
           <h4>${t("static.overlay_title")}</h4>
-          <div class="legend"><span class="sw frozen"></span>${t("static.frozen_legend")}
-            <span class="sw changed"></span>${t("static.trace_only_legend")}
-            <span class="sw added"></span>${t("static.script_only_legend")}</div>
+          <div class="legend"><span><span class="sw frozen"></span>${t("static.frozen_legend")}</span>
+            <span><span class="sw changed"></span>${t("static.trace_only_legend")}</span>
+            <span><span class="sw added"></span>${t("static.script_only_legend")}</span></div>
           <div class="pass-graphs">
             <div><h4>${t("capture.trace")}</h4><div class="graphview ov-trace"></div></div>
             <div><h4>${t("capture.script")}</h4><div class="graphview ov-script"></div></div>

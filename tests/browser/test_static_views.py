@@ -134,3 +134,21 @@ def test_large_graph_opens_folded_and_expands(page):
     page.click("#view-forward g.node[id='fold_layers.3']")            # open one block
     page.wait_for_selector("#view-forward g.node[id='fold_layers.3.attn']")
     shot(page, "large_graph")
+
+
+def test_clicking_a_module_frame_folds_it_and_clicking_the_box_opens_it(page):
+    open_page(page)
+    nodes = [{"id": "x", "op": "input", "label": "x", "kind": "input", "shape": [2]},
+             {"id": "a", "op": "mul", "label": "mul", "kind": "op", "shape": [2], "module": "fc"},
+             {"id": "b", "op": "add", "label": "add", "kind": "op", "shape": [2], "module": "fc"},
+             {"id": "c", "op": "sum", "label": "sum", "kind": "output", "shape": []}]
+    edges = [{"src": "x", "dst": "a"}, {"src": "a", "dst": "b"}, {"src": "b", "dst": "c"}]
+    load(page, {"ok": True, "stdout": "", "error": None, "graphs": [
+        {"id": "g1", "kind": "dynamic", "title": "t", "forward": {"nodes": nodes, "edges": edges}, "backward": None, "steps": []}]})
+    page.wait_for_selector("#view-forward g.cluster")
+    box = page.locator("#view-forward g.cluster > path").bounding_box()
+    page.mouse.click(box["x"] + 6, box["y"] + box["height"] / 2)      # on the frame's left side
+    page.wait_for_selector("#view-forward g.node[id='fold_fc']")
+    assert page.locator("#view-forward g.node[id='a']").count() == 0
+    page.click("#view-forward g.node[id='fold_fc']")
+    page.wait_for_selector("#view-forward g.node[id='a']")
