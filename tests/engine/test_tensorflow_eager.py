@@ -158,3 +158,8 @@ def test_pytorch_style_methods_are_not_on_tf_tensors():
     with pytest.raises(AttributeError):
         x.add_(1.0)
     assert float(tf.constant(2.5)) == 2.5 and int(tf.constant(3)) == 3 and [0, 1, 2][tf.constant(1)] == 1
+
+
+def test_hasattr_sees_unsupported_names_as_missing():
+    assert not hasattr(tf, "estimator") and hasattr(tf, "constant")
+    assert getattr(tf.nn, "conv3d", None) is None

@@ -6,6 +6,11 @@ import types
 from engine.errors import UnsupportedError
 
 
+class UnsupportedAttributeError(UnsupportedError, AttributeError):
+    """Also an AttributeError, so `hasattr(tf, "estimator")` is False and `getattr(tf, name, None)`
+    works as with any module, while a direct use still fails as `unsupported`."""
+
+
 def unsupported_names(module_path: str, namespace: dict):
     """A module-level `__getattr__` for `module_path` (e.g. "tf.nn") listing what does exist."""
     def __getattr__(name: str):
@@ -14,14 +19,14 @@ def unsupported_names(module_path: str, namespace: dict):
         names = namespace.get("__all__") or [n for n, v in namespace.items()
                                              if not n.startswith("_") and _is_public(v)]
         public = sorted(names)
-        raise UnsupportedError(f"{module_path}.{name} is not supported by Dagscope. Supported names in "
-                               f"{module_path}: {', '.join(public)}.")
+        raise UnsupportedAttributeError(f"{module_path}.{name} is not supported by Dagscope. Supported names "
+                                        f"in {module_path}: {', '.join(public)}.")
     return __getattr__
 
 
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "session", "tape", "variables", "function",
-                   "training", "control_flow"}
+                   "training", "control_flow", "graph_control_flow"}
 
 
 def _is_public(value) -> bool:
