@@ -151,3 +151,23 @@ def test_legacy_tensor_constructors_and_isinstance(run):
                    "tensor([1, 2]) tensor([[1., 2.]])\n"
                    "True True False\n"
                    "True <class 'torch.Tensor'>\n")
+
+
+def test_grad_mode_decorators_with_and_without_parentheses(run):
+    out = _stdout(run, (
+        "import torch\n"
+        "x = torch.ones(1, requires_grad=True)\n"
+        "@torch.no_grad\n"
+        "def bare(t):\n"
+        "    return t * 2\n"
+        "@torch.no_grad()\n"
+        "def called(t):\n"
+        "    return t * 2\n"
+        "@torch.inference_mode()\n"
+        "def infer(t):\n"
+        "    return t * 2\n"
+        "with torch.no_grad():\n"
+        "    with torch.enable_grad():\n"
+        "        inner = x * 2\n"
+        "print(bare(x).requires_grad, called(x).requires_grad, infer(x).requires_grad, inner.requires_grad)\n"))
+    assert out == "False False False True\n"

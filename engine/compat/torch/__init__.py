@@ -8,7 +8,8 @@ from builtins import bool as _builtin_bool
 import numpy as _np
 
 from engine import functional as _functional
-from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine import autograd as _engine_autograd
+from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
                                         int8, int16, int32, int64, long, short, uint8)
@@ -99,6 +100,25 @@ def seed() -> int:
     value = int(_np.random.SeedSequence().entropy % (2 ** 63))
     manual_seed(value)
     return value
+
+
+class no_grad(_engine_autograd.no_grad):
+    """torch.no_grad: a context manager, a decorator `@torch.no_grad()`, and (as PyTorch 2) a bare
+    decorator `@torch.no_grad`."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class enable_grad(_engine_autograd.enable_grad):
+    """torch.enable_grad, usable the same three ways as no_grad."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
 def inference_mode(mode=True):
