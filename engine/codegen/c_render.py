@@ -57,6 +57,38 @@ static inline double ds_softplus(double x, double beta, double threshold) {
   return z > threshold ? x : ((z > 0 ? z : 0.0) + log1p(exp(-az))) / beta;
 }
 
+/* Python's / numpy's floor division and remainder (the remainder takes the divisor's sign),
+   computed as numpy's npy_divmod does so results agree to the last bit. */
+#define DS_DIVMOD(T, S)                                                              \
+static inline T ds_floordiv##S(T a, T b) {                                           \
+  T mod = fmod##S(a, b), div;                                                        \
+  if (!b) return a / b;                                                              \
+  div = (a - mod) / b;                                                               \
+  if (mod && ((b < 0) != (mod < 0))) div -= 1;                                       \
+  if (div) { T f = floor##S(div); return div - f > (T)0.5 ? f + 1 : f; }             \
+  return copysign##S((T)0, a / b);                                                   \
+}                                                                                    \
+static inline T ds_rem##S(T a, T b) {                                                \
+  T mod = fmod##S(a, b);                                                             \
+  if (!b) return mod;                                                                \
+  if (mod) return ((b < 0) != (mod < 0)) ? mod + b : mod;                            \
+  return copysign##S((T)0, b);                                                       \
+}
+DS_DIVMOD(float, f)
+DS_DIVMOD(double, )
+
+/* integers: numpy gives 0 for a zero divisor (C would be undefined) */
+static inline int64_t ds_ifloordiv(int64_t a, int64_t b) {
+  if (!b) return 0;
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t ds_irem(int64_t a, int64_t b) {
+  if (!b) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
 static inline int64_t ds_ipow(int64_t a, int64_t b) {
   int64_t r = 1;
   for (; b > 0; b >>= 1, a *= a) if (b & 1) r *= a;
@@ -167,6 +199,13 @@ C_EXPR = {
     "sigmoid": lambda x, a: f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))",
     "relu": lambda x, a: f"({a} < {x.c(0)} ? {x.c(0)} : {a})",
     "erf": lambda x, a: f"{x.f('erf')}({a})",
+    "floor": lambda x, a: f"{x.f('floor')}({a})" if x.is_float else a,
+    "ceil": lambda x, a: f"{x.f('ceil')}({a})" if x.is_float else a,
+    "round": lambda x, a: f"{x.f('rint')}({a})" if x.is_float else a,      # rint: half to even
+    "remainder": lambda x, a, b: (f"ds_rem{'f' if x.t == 'float' else ''}({a}, {b})" if x.is_float
+                                  else f"(({x.t})ds_irem({a}, {b}))"),
+    "floor_divide": lambda x, a, b: (f"ds_floordiv{'f' if x.t == 'float' else ''}({a}, {b})" if x.is_float
+                                     else f"(({x.t})ds_ifloordiv({a}, {b}))"),
     "sin": lambda x, a: f"{x.f('sin')}({a})",
     "cos": lambda x, a: f"{x.f('cos')}({a})",
     "gelu": _gelu,

@@ -185,8 +185,9 @@ def _fold_transposed_products(units: list[Unit], nodes_by_id, users, graph_outpu
 class Specialization:
     """The graph compiled for one input signature: steps, buffers, kernels."""
 
-    def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None):
+    def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None, recycle: bool = True):
         t0 = time.perf_counter()
+        self.recycle = recycle
         self.graph = graph
         self.backend = backend
         self.input_layouts = input_layouts or {}         # placeholder id -> element strides
@@ -420,6 +421,8 @@ class Specialization:
         """A fresh output array, recycled from an earlier call once the caller has let go of it
         and of every view of it, as PyTorch's caching allocator does (a large new array costs page
         faults on every call). Entries: [array, its memory's owner, refcounts when only we held them]."""
+        if not self.recycle:
+            return buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
         pool = self._pool.setdefault(vid, [])
         for entry in pool:
             if sys.getrefcount(entry[0]) == entry[2] and sys.getrefcount(entry[1]) == entry[3]:
@@ -453,7 +456,10 @@ class Specialization:
         for step in self._steps:
             step()
         # fresh outputs are the caller's; views of reused buffers are copied before the next call
-        return [np.array(env[v], copy=True) if v in self.copy_outputs else env[v] for v in self.output_ids]
+        results = [np.array(env[v], copy=True) if v in self.copy_outputs else env[v] for v in self.output_ids]
+        for vid in self.fresh:
+            env[vid] = None          # hold no reference: the caller may take ownership (see recycle)
+        return results
 
 
 def layout_of(a: np.ndarray):
@@ -470,14 +476,15 @@ class CompiledGraph:
     layouts (a transposed view is compiled for as such rather than copied)."""
 
     def __init__(self, graph: Graph, backend: str | None = None, lazy: bool = False,
-                 input_layouts: dict | None = None):
+                 input_layouts: dict | None = None, recycle: bool = True):
         self.graph = graph
+        self.recycle = recycle
         self.backend = choose_backend(backend)
         self.retraces: list[dict] = []
         self.specializations: dict[tuple, Specialization] = {}
         self.current: Specialization | None = None
         if not lazy:              # lazy: compile at the first call, for the layouts that arrive
-            first = Specialization(graph, self.backend, input_layouts)
+            first = Specialization(graph, self.backend, input_layouts, recycle)
             self.specializations[first.signature] = first
             self.current = first
 
@@ -516,7 +523,7 @@ class CompiledGraph:
         shapes = [(shape, dtype) for shape, dtype, _ in sig]
         base = tuple((tuple(n.out.shape), np.dtype(n.out.dtype)) for n in self.graph.placeholders)
         graph = self.graph if tuple(shapes) == base else respecialize_graph(self.graph, shapes)
-        spec = Specialization(graph, self.backend, layouts)
+        spec = Specialization(graph, self.backend, layouts, self.recycle)
         if self.current is not None:         # the first specialization is not a retrace
             old = self.current.signature
             changed = [f"input {i}: {_fmt(o)} -> {_fmt(n)}" for i, (o, n) in enumerate(zip(old, sig)) if o != n]
@@ -550,8 +557,10 @@ def respecialize_graph(graph: Graph, sig) -> Graph:
 
 
 def build(graph: Graph, backend: str | None = None, lazy: bool = False,
-          input_layouts: dict | None = None) -> CompiledGraph:
+          input_layouts: dict | None = None, recycle: bool = True) -> CompiledGraph:
     """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes,
     with contiguous inputs unless `input_layouts` (placeholder id -> element strides) says
-    otherwise; `lazy=True` waits for the first call's inputs, layouts included."""
-    return CompiledGraph(graph, backend, lazy, input_layouts)
+    otherwise; `lazy=True` waits for the first call's inputs, layouts included. `recycle=False`
+    returns outputs nothing else refers to, for a consumer that steals unshared arrays (autograd
+    keeps an unshared gradient as .grad without copying it)."""
+    return CompiledGraph(graph, backend, lazy, input_layouts, recycle)

@@ -56,7 +56,9 @@ class CompiledAutograd:
                 layout = spec.output_layout(i) if kind == "output" else None
                 if layout is not None:
                     layouts[holder.id] = layout
-            self.backward = build(backward_graph_opt, backend, lazy=not holders, input_layouts=layouts)
+            # gradients are not recycled: unshared, they become .grad without a copy
+            self.backward = build(backward_graph_opt, backend, lazy=not holders, input_layouts=layouts,
+                                  recycle=False)
         self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]
         self._function = None
 

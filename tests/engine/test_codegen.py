@@ -35,6 +35,8 @@ OP_CASES = {
     "neg": [(("x",), {})], "exp": [(("x",), {})], "log": [(("pos",), {})], "sqrt": [(("pos",), {})],
     "abs": [(("x",), {})], "tanh": [(("x",), {})], "sigmoid": [(("x",), {})], "relu": [(("x",), {})],
     "erf": [(("x",), {})], "sin": [(("x",), {})], "cos": [(("x",), {})],
+    "floor": [(("x",), {}), (("int",), {})], "ceil": [(("x",), {})], "round": [(("x",), {})],
+    "remainder": [(("x", "x"), {}), (("int", "int"), {})], "floor_divide": [(("x", "pos"), {}), (("int", "int"), {})],
     "gelu": [(("x",), {"approximate": "none"}), (("x",), {"approximate": "tanh"})],
     "softplus": [(("x",), {"beta": 1.0, "threshold": 20.0}), (("x",), {"beta": 2.0, "threshold": 1.0})],
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
@@ -211,3 +213,22 @@ def test_python_scalars_inlined_into_every_kind_of_op(backend):
     g.output(outs)
     rng = np.random.default_rng(2)
     _check(g, [rng.uniform(-2, 2, (5, 3)).astype(np.float32), rng.integers(-3, 4, (5, 3))], backend)
+
+
+@pytest.mark.parametrize("backend", ["c", "numpy"])
+def test_rounding_and_python_division_edge_cases(backend):
+    a = np.array([2.5, -2.5, 0.5, 1.5, -7.0, 7.0, -0.0, 5.3, np.inf, np.nan], np.float32)
+    b = np.array([1.0, 2.0, -2.0, -2.0, 2.0, -2.0, 3.0, 0.0, 2.0, 1.0], np.float32)
+    ia, ib = np.array([-7, 7, -7, 7, 5, 0]), np.array([2, -2, -2, 2, 0, 3])
+    g = Graph("edges")
+    x, y = g.placeholder("a", a.shape, np.float32), g.placeholder("b", b.shape, np.float32)
+    i, j = g.placeholder("ia", ia.shape, np.int64), g.placeholder("ib", ib.shape, np.int64)
+    g.output([g.call("round", x), g.call("remainder", x, y), g.call("floor_divide", x, y),
+              g.call("remainder", i, j), g.call("floor_divide", i, j)])
+    with np.errstate(all="ignore"):
+        expected = [np.round(a), np.remainder(a, b), np.floor_divide(a, b), np.remainder(ia, ib),
+                    np.floor_divide(ia, ib)]
+        got = build(run_pipeline(g).graph, backend=backend)(a, b, ia, ib)
+    for e, o in zip(expected, got):
+        np.testing.assert_array_equal(o, e)
+        np.testing.assert_array_equal(np.signbit(o), np.signbit(e))     # -0.0 where numpy gives it
