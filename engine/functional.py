@@ -18,7 +18,7 @@ from engine.tensor import Tensor, apply
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "floor", "ceil", "round", "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss",
+    "relu", "gelu", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss",
     "softplus", "silu", "leaky_relu", "erf", "maximum", "minimum", "clamp", "clip", "where", "masked_fill",
     "matmul", "mm", "bmm", "linear", "sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze",
@@ -390,6 +390,14 @@ def chunk(input, chunks: int, dim: int = 0):
 
 # ---- indexing --------------------------------------------------------------------------------------
 
+def tril(input, diagonal: int = 0):
+    return apply("tril", input, diagonal=int(diagonal))
+
+
+def triu(input, diagonal: int = 0):
+    return apply("triu", input, diagonal=int(diagonal))
+
+
 def gather(input, dim: int, index, *, sparse_grad: bool = False):
     return apply("gather", input, index, dim=_dim(dim, input.ndim))
 
@@ -579,6 +587,13 @@ def one_hot(tensor, num_classes: int = -1):
     if num_classes == -1:
         num_classes = int(tensor.data.max()) + 1 if tensor.data.size else 0
     return apply("one_hot", tensor, num_classes=int(num_classes))
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
+    if p != 2 and p != 2.0:
+        raise UnsupportedError(f"normalize(p={p!r}) is not supported by Dagscope (only p=2)")
+    norm = sqrt(sum(mul(input, input), dim=dim, keepdim=True))
+    return div(input, clamp(norm, min=eps))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):

@@ -362,6 +362,20 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int): return _F.narrow(self, dim, start, length)
     def split(self, split_size, dim: int = 0): return _F.split(self, split_size, dim)
     def chunk(self, chunks: int, dim: int = 0): return _F.chunk(self, chunks, dim)
+    def tril(self, diagonal: int = 0): return _F.tril(self, diagonal)
+    def triu(self, diagonal: int = 0): return _F.triu(self, diagonal)
+
+    def repeat(self, *sizes):
+        """Tile: x.repeat(2, 3). Made of unsqueeze/expand/reshape, so its backward sums the copies."""
+        sizes = _shape_arg(sizes)
+        if len(sizes) < self.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                               "of tensor")
+        shape = (1,) * (len(sizes) - self.ndim) + self.data.shape
+        x = self.reshape(*(d for s in shape for d in (1, s)))
+        x = x.expand(*(d for r, s in zip(sizes, shape) for d in (r, s)))
+        return x.reshape(*(r * s for r, s in zip(sizes, shape)))
+
     def contiguous(self, memory_format=None): return self
     def is_contiguous(self, memory_format=None) -> bool: return True
     def clone(self, memory_format=None): return apply("clone", self)

@@ -170,3 +170,14 @@ register(OpDef(
     lambda indices, num_classes: Spec(tuple(indices.shape) + (num_classes,), np.dtype(np.int64)),
     None, "", "out[..., c] = 1 where indices == c", "one_hot has no gradient",
     differentiable=False, attrs=("num_classes",), saves=()))
+
+
+# ---- tril / triu (attention masks) -------------------------------------------------------------------
+
+for _name, _fn, _keep in (("tril", np.tril, "on and below"), ("triu", np.triu, "on and above")):
+    register(OpDef(
+        _name, INDEX, lambda x, diagonal=0, _fn=_fn: _fn(x, diagonal),
+        lambda x, diagonal=0: Spec(tuple(x.shape), x.dtype),
+        lambda F, g, x, out, diagonal=0, _n=_name: (getattr(F, _n)(g, diagonal=diagonal),),
+        f"{_name.capitalize()}Backward0", f"x {_keep} the `diagonal`-th diagonal, zeros elsewhere",
+        f"grad_x = {_name}(grad)", attrs=("diagonal",), saves=()))

@@ -198,6 +198,8 @@ CASES: dict[str, list[Case]] = {
                    Case([rnd(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)}, diff=(0,))],
     "avg_pool2d_backward": [Case([rnd(1, 2, 3, 3)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1),
                                                      "input_shape": (1, 2, 5, 5)}, diff=(0,))],
+    "tril": [Case([rnd(3, 4)], {"diagonal": 0}, diff=(0,)), Case([rnd(2, 3, 3)], {"diagonal": -1}, diff=(0,))],
+    "triu": [Case([rnd(3, 4)], {"diagonal": 1}, diff=(0,))],
     "dropout": [Case([rnd(3, 4), mask(3, 4)], {"p": 0.3}, diff=(0,))],
     "mse_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r}, diff=(0, 1)) for r in ("mean", "sum", "none")],
     "nll_loss": [Case([rnd(4, 5), np.array([1, 0, 4, 1])], {"reduction": "mean", "ignore_index": -100}, diff=(0,)),

@@ -239,3 +239,13 @@ def test_view_of_a_non_contiguous_tensor_fails_as_in_pytorch():
     with pytest.raises(RuntimeError, match="view size is not compatible .* Use .reshape"):
         x.t().view(6)
     assert x.t().view(3, 2).shape == (3, 2) and x[:, :1].view(2).shape == (2,)
+
+
+def test_repeat_tril_triu():
+    x = engine.tensor([[1.0, 2.0]], requires_grad=True)
+    r = x.repeat(2, 3)
+    np.testing.assert_array_equal(r.data, np.tile(x.data, (2, 3)))
+    r.sum().backward()
+    assert x.grad.tolist() == [[6.0, 6.0]]
+    m = engine.ones(3, 3)
+    assert m.tril().tolist() == np.tril(np.ones((3, 3))).tolist() and m.triu(1).data.sum() == 3
