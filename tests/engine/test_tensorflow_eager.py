@@ -163,3 +163,15 @@ def test_pytorch_style_methods_are_not_on_tf_tensors():
 def test_hasattr_sees_unsupported_names_as_missing():
     assert not hasattr(tf, "estimator") and hasattr(tf, "constant")
     assert getattr(tf.nn, "conv3d", None) is None
+
+
+def test_operators_make_new_tensors_with_tensorflow_rules():
+    x = tf.constant([7, -7])
+    y = x
+    x += 1                                           # a new tensor: y is unchanged, as in TensorFlow
+    assert y.numpy().tolist() == [7, -7] and x.numpy().tolist() == [8, -6]
+    assert (y // 2).numpy().tolist() == [3, -4] and (y % 3).numpy().tolist() == [1, 2]
+    t, f = tf.constant([True, False]), tf.constant([True, True])
+    assert (t & f).numpy().tolist() == [True, False] and (~t).numpy().tolist() == [False, True]
+    with pytest.raises(TypeError, match="item assignment"):
+        y[0] = 1

@@ -21,8 +21,10 @@ from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, 
                                                 stack, transpose, zeros, zeros_like)
 from engine.compat.tensorflow.array_ops import print_ as print  # noqa: F401,A001
 from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
-                                          constant, convert_to_tensor, divide, equal, exp, greater, greater_equal,
-                                          less, less_equal, log, matmul, maximum, minimum, multiply, negative,
+                                          constant, convert_to_tensor, cos, divide, equal, exp, floor, floordiv,
+                                          greater, greater_equal, less, less_equal, log, logical_and,
+                                          logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
+                                          negative, round, sin,
                                           not_equal, pow, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                           reduce_std, reduce_sum, reduce_variance, sigmoid, sign, sqrt, square,
                                           subtract, tanh, truediv, where)

@@ -106,6 +106,23 @@ class EagerTensor(Tensor):
     def __rtruediv__(self, other): return _ops().truediv(other, self)
     def __floordiv__(self, other): return _ops().floordiv(self, other)
     def __rfloordiv__(self, other): return _ops().floordiv(other, self)
+    def __mod__(self, other): return _ops().floormod(self, other)
+    def __rmod__(self, other): return _ops().floormod(other, self)
+    def __and__(self, other): return _ops().bitwise_and(self, other)
+    def __rand__(self, other): return _ops().bitwise_and(other, self)
+    def __or__(self, other): return _ops().bitwise_or(self, other)
+    def __ror__(self, other): return _ops().bitwise_or(other, self)
+    def __xor__(self, other): return _ops().bitwise_xor(self, other)
+    def __invert__(self): return _ops().invert(self)
+    # TF tensors are immutable: `x += 1` makes a new tensor (the engine Tensor's would write in place)
+    def __iadd__(self, other): return _ops().add(self, other)
+    def __isub__(self, other): return _ops().subtract(self, other)
+    def __imul__(self, other): return _ops().multiply(self, other)
+    def __itruediv__(self, other): return _ops().truediv(self, other)
+
+    def __setitem__(self, key, value):
+        raise TypeError("'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment "
+                        "(TensorFlow tensors are immutable: use a tf.Variable, or tf.where / tf.concat)")
     def __pow__(self, other): return _ops().pow(self, other)
     def __rpow__(self, other): return _ops().pow(other, self)
     def __matmul__(self, other): return _ops().matmul(self, other)

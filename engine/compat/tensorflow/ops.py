@@ -248,9 +248,15 @@ def divide(x, y, name=None):
     return truediv(x, y, name=name or "truediv")
 
 
-def floordiv(x, y, name=None):
-    raise UnsupportedError("tf.math.floordiv (the // operator on tensors) is not supported by Dagscope: the "
-                           "op registry has no floor op. Use tf.divide and tf.cast.")
+floordiv = _binary("FloorDiv", "floordiv", "floor_divide")
+floormod = _binary("FloorMod", "floormod", "remainder")     # Python's sign rule: the divisor's sign
+mod = floormod
+logical_and = _binary("LogicalAnd", "LogicalAnd", "bitwise_and")
+logical_or = _binary("LogicalOr", "LogicalOr", "bitwise_or")
+logical_xor = _binary("LogicalXor", "LogicalXor", "bitwise_xor")
+bitwise_and = _binary("BitwiseAnd", "BitwiseAnd", "bitwise_and")
+bitwise_or = _binary("BitwiseOr", "BitwiseOr", "bitwise_or")
+bitwise_xor = _binary("BitwiseXor", "BitwiseXor", "bitwise_xor")
 
 
 def _extreme(tf_type, pick):
@@ -301,6 +307,12 @@ tanh = _unary("Tanh", lambda F, x: F.tanh(x), "f")
 sigmoid = _unary("Sigmoid", lambda F, x: F.sigmoid(x), "f")
 softplus = _unary("Softplus", lambda F, x: F.softplus(x), "f")
 logical_not = _unary("LogicalNot", lambda F, x: F.bitwise_not(x), "b")
+invert = _unary("Invert", lambda F, x: F.bitwise_not(x), "iub")
+floor = _unary("Floor", lambda F, x: F.floor(x), "f")
+ceil = _unary("Ceil", lambda F, x: F.ceil(x), "f")
+round = _unary("Round", lambda F, x: F.round(x), "fi")  # noqa: A001 - TensorFlow's name (half to even, as numpy)
+sin = _unary("Sin", lambda F, x: F.sin(x), "f")
+cos = _unary("Cos", lambda F, x: F.cos(x), "f")
 
 
 def squared_difference(x, y, name=None):

@@ -169,6 +169,8 @@ class Variable:
     def __rmul__(self, o): return _ops().multiply(o, self)
     def __truediv__(self, o): return _ops().truediv(self, o)
     def __rtruediv__(self, o): return _ops().truediv(o, self)
+    def __floordiv__(self, o): return _ops().floordiv(self, o)
+    def __mod__(self, o): return _ops().floormod(self, o)
     def __pow__(self, o): return _ops().pow(self, o)
     def __rpow__(self, o): return _ops().pow(o, self)
     def __matmul__(self, o): return _ops().matmul(self, o)
