@@ -113,7 +113,7 @@ class CustomNode:
                 grads.append(None)
                 continue
             g = g if isinstance(g, Tensor) else Tensor(np.asarray(g, dtype=self.saved[k].data.dtype))
-            if not _broadcastable(g.data.shape, self.input_shapes[k]):
+            if not _expandable(self.input_shapes[k], g.data.shape):
                 raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {pos} - "
                                    f"got {list(g.data.shape)} but expected shape compatible with "
                                    f"{list(self.input_shapes[k])}")
@@ -121,7 +121,9 @@ class CustomNode:
         return tuple(grads)
 
 
-def _broadcastable(shape, target) -> bool:
+def _expandable(shape, target) -> bool:
+    """Whether `shape` broadcasts to `target`: then a gradient of shape `target` is summed back down
+    to `shape` (run_backward does it), as PyTorch's validate_outputs does."""
     try:
         return tuple(np.broadcast_shapes(shape, target)) == tuple(target)
     except ValueError:

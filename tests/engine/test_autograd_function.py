@@ -167,3 +167,31 @@ def test_setup_context_style_and_non_differentiable_outputs():
     assert values.grad_fn.name == "SortedWithIndexBackward" and order.grad_fn is None
     (values * creation.tensor([1.0, 10.0, 100.0])).sum().backward()
     assert x.grad.data.tolist() == [100.0, 1.0, 10.0]
+
+
+def test_gradient_of_a_broadcast_shape_is_summed_and_a_wrong_shape_is_an_error():
+    class Broadcasting(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.expand(3, 2)            # shape [3, 2] for an input of shape [2]
+
+    x = creation.tensor([1.0, 2.0], requires_grad=True)
+    Broadcasting.apply(x).sum().backward()
+    assert x.grad.data.tolist() == [3.0, 3.0]
+
+    class WrongShape(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            return creation.ones(3)
+
+    with pytest.raises(RuntimeError, match=r"Function WrongShapeBackward returned an invalid gradient at index 0 - "
+                                           r"got \[3\] but expected shape compatible with \[2\]"):
+        WrongShape.apply(creation.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
