@@ -96,6 +96,10 @@ class GraphTensor:
         raise AttributeError("'Tensor' object has no attribute 'numpy': this is a symbolic graph tensor "
                              "(graph mode). Its value exists only when a Session runs it: sess.run(tensor).")
 
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array: it has no "
+                                  "value until a Session runs it (sess.run(tensor) returns one).")
+
     def __bool__(self):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use Eager "
                         "execution or decorate this function with @tf.function.")
