@@ -211,3 +211,16 @@ def test_adaptive_avg_pool():
     np.testing.assert_allclose(out.data.reshape(-1), [7.5, 23.5])
     np.testing.assert_allclose(nn.AdaptiveAvgPool2d((2, 2))(img).data[0, 0], [[2.5, 4.5], [10.5, 12.5]])
     assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
+
+
+def test_sequential_and_module_list_editing():
+    seq = nn.Sequential(nn.ReLU())
+    seq.append(nn.Tanh()).extend([nn.Sigmoid()]).insert(0, nn.Identity())
+    assert [type(m).__name__ for m in seq] == ["Identity", "ReLU", "Tanh", "Sigmoid"]
+    assert list(seq._modules) == ["0", "1", "2", "3"]
+    del seq[1]
+    assert [type(m).__name__ for m in seq] == ["Identity", "Tanh", "Sigmoid"] and list(seq._modules) == ["0", "1", "2"]
+    ml = nn.ModuleList([nn.Linear(2, 2)])
+    ml.insert(0, nn.ReLU())
+    ml[1] = nn.Tanh()
+    assert [type(m).__name__ for m in ml] == ["ReLU", "Tanh"] and len(ml[:1]) == 1
