@@ -610,6 +610,10 @@ def _shape_arg(shape) -> tuple:
 # ---- applying an op ---------------------------------------------------------------------------
 
 _new = object.__new__
+# Binary ops whose forward, on two arrays of one dtype, is exactly a numpy ufunc (the registry says
+# so in OpDef.extra["same_dtype_ufunc"]): apply calls the ufunc without the forward's Python frame.
+_SAME_DTYPE_UFUNCS = {name: op.extra["same_dtype_ufunc"] for name, op in OPS.items()
+                      if "same_dtype_ufunc" in op.extra}
 _GradMode = autograd._GradMode
 
 def as_tensor_like(x, inputs: tuple) -> Tensor:
@@ -640,7 +644,9 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     if attrs:
         data = op.forward(*[t.data for t in tensors], **attrs)
     elif len(tensors) == 2:           # the common binary op: no argument packing at all
-        data = op.forward(tensors[0].data, tensors[1].data)
+        a, b = tensors[0].data, tensors[1].data
+        ufunc = _SAME_DTYPE_UFUNCS.get(name)
+        data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
     else:
         data = op.forward(*[t.data for t in tensors])
     out = _new(Tensor)

@@ -16,7 +16,8 @@ from engine.ops.special import erf
 
 
 def _binary(ufunc, floats: bool = False):
-    """Forward of a binary ufunc with PyTorch's dtype rule (int64 + float32 -> float32)."""
+    """Forward of a binary ufunc with PyTorch's dtype rule (int64 + float32 -> float32). Without
+    `floats`, two arrays of one dtype go straight to the ufunc (see `same_dtype_ufunc`)."""
     def forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if a.dtype is b.dtype and not floats:     # the common case (builtin dtypes are singletons)
             return ufunc(a, b)
@@ -25,7 +26,15 @@ def _binary(ufunc, floats: bool = False):
             dt = to_float(dt) if floats else dt
             a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
         return ufunc(a, b)
+    if not floats:
+        forward.same_dtype_ufunc = ufunc
     return forward
+
+
+def _fast_path(forward) -> dict:
+    """OpDef.extra for a forward that is a bare ufunc whenever both dtypes agree (eager calls it directly)."""
+    ufunc = getattr(forward, "same_dtype_ufunc", None)
+    return {"same_dtype_ufunc": ufunc} if ufunc is not None else {}
 
 
 def _unary_float(ufunc):
@@ -35,7 +44,8 @@ def _unary_float(ufunc):
 
 
 def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None):
-    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves))
+    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves,
+                   extra=_fast_path(forward)))
 
 
 def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=()):
@@ -44,7 +54,8 @@ def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=No
 
 def no_grad_op(name, forward, infer, formula, attrs=()):
     register(OpDef(name, ELEMENTWISE, forward, infer, None, "", formula,
-                   "no gradient flows through this op", differentiable=False, attrs=attrs, saves=()))
+                   "no gradient flows through this op", differentiable=False, attrs=attrs, saves=(),
+                   extra=_fast_path(forward)))
 
 
 # ---- arithmetic ---------------------------------------------------------------------------------
