@@ -144,3 +144,29 @@ def test_tape_gradient_is_recorded_for_the_page(run):
     assert [n["op"] for n in graph["backward"]["nodes"]] == ["MulBackward0", "AccumulateGrad"]
     x = next(n for n in graph["forward"]["nodes"] if n["label"] == "Variable")
     assert x["kind"] == "param"
+
+
+def test_tf_module_collects_variables_for_a_training_step():
+    class Linear(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable([[0.0], [0.0]], name="w")
+            self.b = tf.Variable(0.0, name="b")
+            self.frozen = tf.Variable(1.0, trainable=False)
+
+        def __call__(self, x):
+            return tf.matmul(x, self.w) + self.b
+
+    class Model(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = [Linear()]
+
+    model = Model()
+    assert [v.name for v in model.trainable_variables] == ["b:0", "w:0"]      # by attribute name, as TF
+    assert len(model.variables) == 3 and model.name == "model"
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model.layers[0](x))
+    gb, gw = tape.gradient(loss, model.trainable_variables)
+    assert gb.numpy() == 1.0 and gw.numpy().ravel().tolist() == [1.0, 2.0]

@@ -16,6 +16,7 @@ from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool,
 from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
 from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
 from engine.compat.tensorflow.graph import Graph, Operation, placeholder  # noqa: F401
+from engine.compat.tensorflow.module import Module  # noqa: F401
 from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, one_hot,  # noqa: F401
                                                 ones, ones_like, range, rank, reshape, shape, size, squeeze,
                                                 stack, transpose, zeros, zeros_like)

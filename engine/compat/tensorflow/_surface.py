@@ -26,7 +26,7 @@ def unsupported_names(module_path: str, namespace: dict):
 
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "session", "tape", "variables", "function",
-                   "training", "control_flow", "graph_control_flow"}
+                   "training", "control_flow", "graph_control_flow", "module"}
 
 
 def _is_public(value) -> bool:
