@@ -76,8 +76,8 @@ class _BatchNorm(Module):
             if self.momentum is None:       # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked.data)
         use_batch_stats = self.training or not self.track_running_stats
-        return batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                          use_batch_stats, momentum, self.eps)
+        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                            use_batch_stats, momentum, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
@@ -91,33 +91,3 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     _input_dims, _dims_text = (4,), "4D"
 
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5):
-    """F.batch_norm, composed of registered ops (so its gradient is the exact composite one).
-    Training normalizes with the batch's biased variance and moves the running statistics toward
-    the batch's (unbiased variance), in place and outside autograd, as PyTorch does."""
-    stat_dims = (0,) + tuple(range(2, input.ndim))
-    view = (1, -1) + (1,) * (input.ndim - 2)
-    if training:
-        count = int(np.prod([input.data.shape[d] for d in stat_dims]))
-        if count <= 1:
-            from engine.compat.torch_size import Size
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{Size(input.data.shape)}")
-        mean = F.mean(input, dim=stat_dims, keepdim=True)
-        var = F.var(input, dim=stat_dims, keepdim=True, correction=0)
-        if running_mean is not None:
-            batch_mean = mean.data.reshape(-1)
-            unbiased = var.data.reshape(-1) * (count / (count - 1))
-            running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * batch_mean
-            running_var.data[...] = (1 - momentum) * running_var.data + momentum * unbiased
-    else:
-        mean = F.reshape(running_mean.detach(), view)
-        var = F.reshape(running_var.detach(), view)
-    out = F.div(F.sub(input, mean), F.sqrt(F.add(var, eps)))
-    if weight is not None:
-        out = F.mul(out, F.reshape(weight, view))
-    if bias is not None:
-        out = F.add(out, F.reshape(bias, view))
-    return out
