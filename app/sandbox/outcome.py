@@ -38,11 +38,12 @@ def judge(report: dict, record_bytes: bytes, killed_by_clock: bool, limits: Limi
     if sig == signal.SIGSYS:
         return error_record("security_violation", "Blocked by the sandbox: the program made a system call "
                             "that runs may not make.", limits, elapsed_ms, "SecurityViolation")
-    if sig == signal.SIGKILL:
+    near_memory_limit = report.get("maxrss_kb", 0) * 1024 > 0.5 * limits.memory_mb * 1024 * 1024
+    if sig == signal.SIGKILL and near_memory_limit:
         return _memory(limits, elapsed_ms, "the system stopped the program, most likely for using too much memory")
     if sig is not None:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        if report.get("maxrss_kb", 0) * 1024 > 0.8 * limits.memory_mb * 1024 * 1024:
+        if near_memory_limit:
             return _memory(limits, elapsed_ms, f"the program crashed ({name}) near its memory limit")
         return error_record("runtime_error", f"the program crashed ({name}); recursion too deep for the "
                             "stack or a failed allocation can do this", limits, elapsed_ms, "Crash")
