@@ -23,7 +23,7 @@ import operator
 
 import numpy as np
 
-from engine import nn_context, record
+from engine import nn_context
 from engine.capture.common import INPLACE_MESSAGE, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here

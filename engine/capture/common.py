@@ -100,6 +100,38 @@ def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
     return changed
 
 
+def python_key(v) -> tuple:
+    """A Python argument's part of a signature: its value for plain data, its identity otherwise
+    (two different modules that print alike must not share a graph)."""
+    plain = (bool, int, float, str, bytes, type(None))
+    if isinstance(v, plain) or (isinstance(v, tuple) and all(isinstance(x, plain) for x in v)):
+        return ("python", repr(v))
+    return ("object", type(v).__name__, id(v))
+
+
+def is_parameter_like(t) -> bool:
+    """A leaf tensor that requires grad (a parameter): captured by reference, not as a constant."""
+    return bool(getattr(t, "requires_grad", False)) and getattr(t, "grad_fn", None) is None
+
+
+def gather_inputs(kinds: list, args, module=None) -> list:
+    """Tensors for a captured graph's placeholders, in order: ("arg", i) the call's i-th argument (a
+    Python number becomes a 0-d tensor), ("state", name) the module's parameter or buffer as it is
+    now, ("lifted", tensor) a parameter the function reads from outside, by reference."""
+    from engine.tensor import Tensor
+    state = dict(module_state(module)) if module is not None and any(k == "state" for k, _ in kinds) else {}
+    out = []
+    for kind, ref in kinds:
+        if kind == "state":
+            out.append(state[ref])
+        elif kind == "lifted":
+            out.append(ref)
+        else:
+            a = args[ref]
+            out.append(a if isinstance(a, Tensor) else Tensor(np.asarray(a)))
+    return out
+
+
 def param_names(fn) -> list[str]:
     try:
         params = inspect.signature(fn).parameters.values()

@@ -21,8 +21,8 @@ import numpy as np
 
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
-from engine.capture.common import (changed_state, frozen_random_masks, is_module, module_state, pack_outputs,
-                                   record_static, snapshot_state)
+from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module, module_state,
+                                   pack_outputs, python_key, record_static, snapshot_state)
 from engine.capture.scripting import compile_graph
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
@@ -135,7 +135,7 @@ class CompiledFunction:
             if is_tensor(a):
                 key.append((p.name, tuple(a.data.shape), str(a.data.dtype), a.requires_grad))
             else:
-                key.append((p.name, "value", repr(a)))
+                key.append((p.name,) + python_key(a))
         return tuple(key)
 
     def __call__(self, *args, **kwargs):
@@ -157,10 +157,7 @@ class CompiledFunction:
     forward = __call__
 
     def _inputs(self, entry, values) -> list:
-        from engine.tensor import Tensor
-        state = dict(module_state(self._module)) if self._module is not None else {}
-        return [state[ref] if kind == "state" else (values[ref] if is_tensor(values[ref]) else Tensor(np.asarray(values[ref])))
-                for kind, ref in entry.kinds]
+        return gather_inputs(entry.kinds, values, self._module)
 
     def _capture(self, values, key):
         from engine import autograd
@@ -188,10 +185,8 @@ class CompiledFunction:
             return self._graph_break(ScriptError(frozen[0], None))
         wrt = []
         if autograd.is_grad_enabled():
-            placeholders = graph.placeholders
-            for node, (kind, ref) in zip(placeholders, kinds):
-                t = dict(module_state(self._module))[ref] if kind == "state" else values[ref]
-                if is_tensor(t) and t.requires_grad and node.out.dtype.kind == "f":
+            for node, t in zip(graph.placeholders, gather_inputs(kinds, values, self._module)):
+                if t.requires_grad and node.out.dtype.kind == "f":
                     wrt.append(node.id)
         runner, note = make_runner(graph, wrt)
         entry = _Entry(graph, structure, kinds, runner)
@@ -277,9 +272,11 @@ class CompiledModule(CompiledFunction):
 
 def _fmt(item) -> str:
     """One part of a signature key, readable: `f32 [3, 4] requires_grad` or a Python value."""
-    if len(item) == 4:
+    if len(item) == 4 and isinstance(item[1], tuple):
         _, shape, dtype, requires_grad = item
         return f"{dtype}{list(shape)}" + (" requires_grad" if requires_grad else "")
+    if item[1:2] == ("object",):
+        return f"another {item[2]} object"
     return str(item[-1])
 
 

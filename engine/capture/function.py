@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
-
 from engine import record
 from engine.capture.ast_compiler import ScriptError, is_tensor
-from engine.capture.common import frozen_random_masks, pack_outputs, record_static, run_eager
+from engine.capture.common import (frozen_random_masks, gather_inputs, pack_outputs, python_key, record_static,
+                                   run_eager)
 from engine.capture.scripting import compile_graph
 from engine.capture.tracing import trace_values
 
@@ -47,7 +46,7 @@ class GraphFunction:
 
     @staticmethod
     def signature_of(values) -> tuple:
-        return tuple(("tensor", tuple(v.data.shape), str(v.data.dtype)) if is_tensor(v) else ("python", repr(v))
+        return tuple(("tensor", tuple(v.data.shape), str(v.data.dtype)) if is_tensor(v) else python_key(v)
                      for v in values)
 
     def _reason(self, key, values) -> str:
@@ -88,7 +87,7 @@ class GraphFunction:
             notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
             record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
                           warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1},
-                          inputs=[values[i] for _, i in kinds])
+                          inputs=gather_inputs(kinds, values))
         return graph, structure, kinds
 
     def get_concrete_function(self, *args, **kwargs):
@@ -101,7 +100,6 @@ class GraphFunction:
         return ConcreteFunction(self, key)
 
     def __call__(self, *args, **kwargs):
-        from engine.tensor import Tensor
         values = self._bind(args, kwargs)
         key = self.signature_of(values)
         entry = self._cache.get(key)
@@ -110,8 +108,7 @@ class GraphFunction:
             self._cache[key] = entry
         self._last = key
         graph, structure, kinds = entry
-        inputs = [values[i] if is_tensor(values[i]) else Tensor(np.asarray(values[i])) for _, i in kinds]
-        return pack_outputs(run_eager(graph, inputs), structure)
+        return pack_outputs(run_eager(graph, gather_inputs(kinds, values)), structure)
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._cache)

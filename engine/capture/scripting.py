@@ -15,8 +15,8 @@ import inspect
 import numpy as np
 
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
-from engine.capture.common import (changed_state, frozen_random_masks, is_module, is_readonly_error,
-                                   module_state, pack_outputs, record_static, run_eager, snapshot_state)
+from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module,
+                                   is_readonly_error, module_state, pack_outputs, record_static, run_eager, snapshot_state)
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -41,7 +41,8 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     `args`: one entry per parameter (after self): a Tensor (its shape/dtype make the placeholder),
     a Python value (specialized), or a `type` (bool/int/float/"tensor"), which makes a placeholder
     with a nominal shape (generic compile). Returns (graph, output structure, input kinds), where
-    input kinds lists, per placeholder in order, ("arg", index) or ("state", dotted name)."""
+    input kinds lists, per placeholder in order, ("arg", index), ("state", dotted name) or
+    ("lifted", tensor) (see engine.capture.common.gather_inputs)."""
     from engine.tensor import Tensor
     g = Graph(name)
     comp = Compiler(g)
@@ -110,6 +111,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
         out_values.append(comp.value_of(o))
     g.current_line = g.current_module = None
     g.output(out_values)
+    kinds += [("lifted", t) for t in comp.lifted]
     return g, _structure(result), kinds
 
 
@@ -184,10 +186,7 @@ class ScriptFunction:
         return hit
 
     def _inputs(self, kinds, args) -> list:
-        from engine.tensor import Tensor
-        state = dict(module_state(self._module)) if self._module is not None else {}
-        return [state[ref] if kind == "state" else (args[ref] if is_tensor(args[ref]) else Tensor(np.asarray(args[ref])))
-                for kind, ref in kinds]
+        return gather_inputs(kinds, args, self._module)
 
     def _bind(self, args, kwargs) -> list:
         sig = inspect.Signature(self._params)

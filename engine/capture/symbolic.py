@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 
 from engine import nn_context, record
-from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard
+from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
 
@@ -106,6 +106,7 @@ class Compiler:
         self._alive: list = []
         self.data_of: dict[int, object] = {}      # id(shadow) -> its array when bound (in-place detection)
         self.by_array: dict[int, tuple] = {}      # id(array) -> (array, Value): who holds which result
+        self.lifted: list = []                    # parameter-like tensors made inputs, by reference
         self.guard = ReadOnlyGuard()
         self.line: int | None = None
         self.module_path: str | None = None
@@ -157,6 +158,21 @@ class Compiler:
                 return self.resolve(known[1])
             if v is not None:
                 raise ScriptError(INPLACE_MESSAGE, self.line)
+        if v is None and is_parameter_like(t):
+            # a parameter read from outside (a global, a closure, an attribute): an input of the
+            # outermost graph, passed by reference at every call, so updates to it are seen
+            root = self.ctx
+            while root.parent is not None:
+                root = root.parent
+            p = root.graph.placeholder(t._name or f"captured_{len(self.lifted)}", t.data.shape, t.data.dtype,
+                                       role="param")
+            self.home[p.id] = root.graph
+            self.sym[id(t)], self.data_of[id(t)] = p, t.data
+            self.by_array[id(t.data)] = (t.data, p)
+            self.guard.protect(t.data)
+            self._alive.append(t)
+            self.lifted.append(t)
+            return self.resolve(p)
         if v is None:           # a tensor made inside the function (torch.ones) or a global: a constant
             v = self.ctx.graph.constant(np.array(t.data, copy=True), name=t._name)
             self.sym[id(t)] = v

@@ -11,8 +11,8 @@ import numpy as np
 
 from engine import nn_context, record
 from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, changed_state, frozen_random_masks,
-                                   is_module, is_readonly_error, module_state, pack_outputs, param_names,
-                                   record_static, run_eager, snapshot_state)
+                                   gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
+                                   pack_outputs, param_names, record_static, run_eager, snapshot_state)
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
@@ -41,6 +41,8 @@ class Tracer:
         self.warnings: list[str] = []
         self.frozen: list[dict] = []              # where Python read a tensor's value: the frozen branches
         self.guard = ReadOnlyGuard()
+        self.lifted: list = []                    # parameter-like tensors made inputs, by reference
+        self.kinds: list = []                     # per placeholder: ("arg", i) | ("state", name) | ("lifted", t)
 
     def bind(self, tensor, value: Value) -> None:
         self.values[id(tensor)] = value
@@ -61,8 +63,14 @@ class Tracer:
                 return known[1]
             if v is not None:
                 raise UnsupportedError(f"line {record.user_line()}: {INPLACE_MESSAGE}")
-        if v is None:
-            # A tensor the trace did not produce (a global, a closure, a Python scalar): a constant.
+        if v is None and is_parameter_like(tensor):
+            # a parameter read from outside (a global, a closure): an input, read at every call
+            v = self.graph.placeholder(tensor._name or f"captured_{len(self.lifted)}", tensor.data.shape,
+                                       tensor.data.dtype, role="param")
+            self.bind(tensor, v)
+            self.lifted.append(tensor)
+        elif v is None:
+            # A tensor the trace did not produce (a Python scalar, a tensor made inside): a constant.
             v = self.graph.constant(np.array(tensor.data, copy=True), name=tensor._name)
             self.bind(tensor, v)
         return v
@@ -128,26 +136,32 @@ def _structure(out) -> str:
     return "list" if isinstance(out, list) else "tuple" if isinstance(out, tuple) else "single"
 
 
-def trace_graph(fn, example_inputs, name: str | None = None) -> tuple[Graph, Tracer, str, list]:
-    """Trace `fn` (a function or a Module) once; returns (graph, tracer, output structure, state names)."""
+def trace_graph(fn, example_inputs, name: str | None = None, module=None) -> tuple[Graph, Tracer, str, list]:
+    """Trace `fn` (a function or a Module) once. Returns (graph, tracer, output structure, the
+    module's state names). `tracer.kinds` says what each placeholder is: ("arg", i), ("state",
+    dotted name) of the module, or ("lifted", tensor) for a parameter-like tensor the function
+    read from outside (an input by reference; see engine.capture.common.gather_inputs)."""
     from engine.tensor import Tensor
     args = _as_tuple(example_inputs)
+    if module is None and is_module(fn):
+        module = fn
     target = fn.forward if is_module(fn) else fn
-    name = name or getattr(target, "__qualname__", getattr(target, "__name__", "traced"))
-    if is_module(fn):
-        name = type(fn).__name__
+    name = name or (type(module).__name__ if module is not None else
+                    getattr(target, "__qualname__", getattr(target, "__name__", "traced")))
     tracer = Tracer(name)
     g = tracer.graph
     arg_names = [n for n in param_names(target) if n != "self"]
+    kinds = []
     for i, a in enumerate(args):
         if not isinstance(a, Tensor):
             raise TypeError(f"torch.jit.trace: example input {i} is a {type(a).__name__}; "
                             "tracing takes Tensors (Python values would be frozen into the graph)")
         label = arg_names[i] if i < len(arg_names) else f"input_{i}"
         tracer.bind(a, g.placeholder(label, a.data.shape, a.data.dtype))
-    state = module_state(fn) if is_module(fn) else []
-    for pname, t in state:
+        kinds.append(("arg", i))
+    for pname, t in (module_state(module) if module is not None else []):
         tracer.bind(t, g.placeholder(pname, t.data.shape, t.data.dtype, role="param"))
+        kinds.append(("state", pname))
     try:
         with tracer:
             out = fn(*args)
@@ -162,12 +176,13 @@ def trace_graph(fn, example_inputs, name: str | None = None) -> tuple[Graph, Tra
                             "only Tensors (or tuples of Tensors) can be traced outputs")
     g.current_line = g.current_module = None
     g.output([tracer.value_of(o) for o in outs])
-    return g, tracer, _structure(out), [n for n, _ in state]
+    tracer.kinds = kinds + [("lifted", t) for t in tracer.lifted]
+    return g, tracer, _structure(out), [ref for kind, ref in kinds if kind == "state"]
 
 
 def trace_values(fn, values: list, name: str, module=None):
     """Trace `fn(*values)` where only the Tensor values become inputs (Python values are baked in).
-    Returns (graph, tracer, structure, kinds) with kinds as scripting's compile_graph gives them."""
+    Returns (graph, tracer, structure, kinds) with kinds as trace_graph gives them."""
     positions = [i for i, v in enumerate(values) if _is_tensor(v)]
 
     def bound(*tensors):
@@ -175,11 +190,8 @@ def trace_values(fn, values: list, name: str, module=None):
         for i, t in zip(positions, tensors):
             full[i] = t
         return (module if module is not None else fn)(*full)
-    graph, tracer, structure, state_names = trace_graph(bound, [values[i] for i in positions], name=name)
-    if module is not None:
-        # trace_graph saw a plain function: make the module's parameters graph inputs now
-        state_names = _lift_constants_to_params(graph, tracer, module)
-    kinds = [("arg", i) for i in positions] + [("state", n) for n in state_names]
+    graph, tracer, structure, _ = trace_graph(bound, [values[i] for i in positions], name=name, module=module)
+    kinds = [("arg", positions[ref]) if kind == "arg" else (kind, ref) for kind, ref in tracer.kinds]
     return graph, tracer, structure, kinds
 
 
@@ -188,29 +200,15 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
-def _lift_constants_to_params(graph: Graph, tracer: Tracer, module) -> list[str]:
-    """Constants the trace took from the module's parameters become "param" placeholders."""
-    names = []
-    for pname, t in module_state(module):
-        v = tracer.values.get(id(t))
-        if v is None or v.producer is None or v.producer.kind != "constant":
-            continue
-        p = graph.placeholder(pname, t.data.shape, t.data.dtype, role="param")
-        graph.replace_uses(v, p)
-        graph.remove(v.producer)
-        names.append(pname)
-    return names
-
-
 class TracedFunction:
     """What `torch.jit.trace` returns: calling it replays the recorded graph (branches frozen)."""
 
-    def __init__(self, fn, graph: Graph, structure: str, warnings_: list[str], state_names: list[str]):
+    def __init__(self, fn, graph: Graph, structure: str, warnings_: list[str], kinds: list):
         self._fn = fn
         self.graph = graph
         self._structure = structure
         self.warnings = warnings_
-        self._state_names = state_names
+        self._kinds = kinds
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -218,17 +216,12 @@ class TracedFunction:
     def code(self) -> str:
         return format_graph(self.graph)
 
-    def _inputs(self, args) -> list:
-        if is_module(self._fn):
-            state = dict(module_state(self._fn))
-            return list(args) + [state[n] for n in self._state_names]
-        return list(args)
-
     def __call__(self, *args):
-        n = len(self.graph.placeholders) - len(self._state_names)
+        n = sum(1 for kind, _ in self._kinds if kind == "arg")
         if len(args) != n:
             raise TypeError(f"{self.__name__}() expected {n} arguments but got {len(args)}")
-        return pack_outputs(run_eager(self.graph, self._inputs(args)), self._structure)
+        module = self._fn if is_module(self._fn) else None
+        return pack_outputs(run_eager(self.graph, gather_inputs(self._kinds, args, module)), self._structure)
 
     forward = __call__
 
@@ -251,7 +244,8 @@ class TracedFunction:
 def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
     """`torch.jit.trace(fn_or_module, example_inputs)`."""
     before = snapshot_state(fn if is_module(fn) else None)
-    graph, tracer, structure, state_names = trace_graph(fn, example_inputs)
+    graph, tracer, structure, _ = trace_graph(fn, example_inputs)
+    kinds = tracer.kinds
     mutated = changed_state(fn if is_module(fn) else None, before, restore=False)
     if mutated:
         tracer.warnings.append(f"{', '.join(mutated)} changed in place during the trace (e.g. BatchNorm "
@@ -261,7 +255,7 @@ def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
         rec = record.current()
         if rec is not None:
             rec.warn(f"torch.jit.trace: {msg}")
-    traced = TracedFunction(fn, graph, structure, tracer.warnings, state_names)
+    traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
     record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
                   values=tracer.arrays, extra={"frozen": tracer.frozen})
     return traced

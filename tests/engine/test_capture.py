@@ -408,3 +408,30 @@ t = torch.jit.trace(f, x)
     traced = engine.trace(g, x)
     assert traced(engine.tensor([0.0, 0.0])).item() == 2.0     # with grad, in-place ops are recorded
     assert x.data.flags.writeable
+
+
+def test_parameters_read_from_outside_are_inputs_by_reference(run):
+    code = """import torch
+
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+
+def f(x):
+    return (x * w).sum()
+
+traced = torch.jit.trace(f, torch.ones(2))
+scripted = torch.jit.script(f)
+compiled = torch.compile(f)
+x = torch.ones(2)
+for step in range(2):
+    loss = compiled(x)
+    loss.backward()
+    print(traced(x).item(), scripted(x).item(), loss.item(), w.grad.tolist())
+    with torch.no_grad():
+        w -= 0.5 * w.grad
+    w.grad = None
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "3.0 3.0 3.0 [1.0, 1.0]\n2.0 2.0 2.0 [1.0, 1.0]\n"
+    graph = static_graphs(record, "trace")[0]
+    assert [n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param"] == ["captured_0"]
