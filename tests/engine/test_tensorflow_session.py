@@ -217,3 +217,35 @@ def test_tf1_branches_must_be_pure(graph_mode):
     with tf.compat.v1.Session() as sess:
         with pytest.raises(UnsupportedError, match="inside tf.cond"):
             sess.run(y)
+
+
+def _tf1_quadratic_steps(make_optimizer, steps: int) -> list:
+    """w starts at 5 and minimizes (w - 2)^2 with a TF1 optimizer; returns w after each step."""
+    rec = record.Recorder()
+    with record.use_recorder(rec):
+        tf.compat.v1.disable_eager_execution()
+        w = tf.Variable(5.0)
+        train = make_optimizer().minimize(tf.square(w - 2.0))
+        out = []
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+                out.append(float(sess.run(w)))
+    return out
+
+
+def test_tf1_optimizers_by_hand():
+    assert _tf1_quadratic_steps(lambda: tf.compat.v1.train.GradientDescentOptimizer(0.1), 2) == \
+        pytest.approx([4.4, 3.92])
+    # accum1 = 6, w = 4.4; accum2 = 0.9 * 6 + 4.8 = 10.2, w = 4.4 - 1.02 = 3.38
+    assert _tf1_quadratic_steps(lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9), 2) == \
+        pytest.approx([4.4, 3.38])
+    lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-8
+    w, m, v, expected = 5.0, 0.0, 0.0, []
+    for t in (1, 2, 3):
+        g = 2 * (w - 2.0)
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        w -= lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t) * m / (np.sqrt(v) + eps)
+        expected.append(w)
+    assert _tf1_quadratic_steps(lambda: tf.compat.v1.train.AdamOptimizer(lr), 3) == pytest.approx(expected, rel=1e-5)

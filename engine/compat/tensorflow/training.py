@@ -192,10 +192,11 @@ def _lower_gradients(ir, ys: list, xs: list) -> list:
 
 # ---- tf.train -------------------------------------------------------------------------------------------
 
-class GradientDescentOptimizer:
-    """`tf.train.GradientDescentOptimizer`: var -= learning_rate * gradient, as graph ops."""
+class Optimizer:
+    """TF1's optimizer protocol: compute_gradients (tf.gradients), apply_gradients (assign ops for
+    each variable, grouped into one op), minimize (both). Subclasses give `_apply(g, v)`."""
 
-    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+    def __init__(self, learning_rate, name: str):
         self.learning_rate = learning_rate
         self._name = name
 
@@ -206,16 +207,75 @@ class GradientDescentOptimizer:
         return list(zip(gradients(loss, var_list), var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        from engine.compat.tensorflow.ops import multiply
-        updates = []
-        for g, v in grads_and_vars:
-            if g is not None:
-                updates.append(v.assign_sub(multiply(g, self.learning_rate)))
-        if not updates:
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
             raise ValueError("No gradients provided for any variable.")
+        updates = [u for g, v in pairs for u in self._apply(g, v)] + self._finish()
         if global_step is not None:
             updates.append(global_step.assign_add(1))
         return group(*updates, name=name or self._name)
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
+
+    def _slot(self, var, suffix: str, initial=0.0) -> GraphVariable:
+        from engine.compat.tensorflow.ops import constant
+        value = constant(np.full(var.shape.as_list(), initial, dtype=var.dtype.np))
+        return GraphVariable(value, trainable=False, name=f"{var._name}/{suffix}")
+
+    def _finish(self) -> list:
+        return []
+
+
+class GradientDescentOptimizer(Optimizer):
+    """`tf.train.GradientDescentOptimizer`: var -= learning_rate * gradient."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(learning_rate, name)
+
+    def _apply(self, g, v) -> list:
+        from engine.compat.tensorflow.ops import multiply
+        return [v.assign_sub(multiply(g, self.learning_rate))]
+
+
+class MomentumOptimizer(Optimizer):
+    """`tf.train.MomentumOptimizer`: accum = momentum * accum + g; var -= learning_rate * accum."""
+
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+        super().__init__(learning_rate, name)
+        if use_nesterov:
+            raise UnsupportedError("MomentumOptimizer(use_nesterov=True) is not supported by Dagscope")
+        self.momentum = momentum
+
+    def _apply(self, g, v) -> list:
+        accum = self._slot(v, self._name)
+        new_accum = accum.value() * self.momentum + g
+        return [accum.assign(new_accum), v.assign_sub(new_accum * self.learning_rate)]
+
+
+class AdamOptimizer(Optimizer):
+    """`tf.train.AdamOptimizer` (TF1's rule): with beta powers b1^t, b2^t kept as variables,
+    lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t); m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+    var -= lr_t * m / (sqrt(v) + epsilon)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False,
+                 name="Adam"):
+        super().__init__(learning_rate, name)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self._powers = None
+
+    def _apply(self, g, v) -> list:
+        from engine.compat.tensorflow.ops import constant, sqrt
+        if self._powers is None:
+            self._powers = (GraphVariable(constant(self.beta1, dtype=v.dtype), trainable=False, name="beta1_power"),
+                            GraphVariable(constant(self.beta2, dtype=v.dtype), trainable=False, name="beta2_power"))
+        b1_power, b2_power = (p.value() for p in self._powers)
+        lr_t = self.learning_rate * sqrt(1.0 - b2_power) / (1.0 - b1_power)
+        m, s = self._slot(v, self._name), self._slot(v, f"{self._name}_1")
+        m_t = m.value() * self.beta1 + g * (1.0 - self.beta1)
+        s_t = s.value() * self.beta2 + g * g * (1.0 - self.beta2)
+        return [m.assign(m_t), s.assign(s_t), v.assign_sub(lr_t * m_t / (sqrt(s_t) + self.epsilon))]
+
+    def _finish(self) -> list:
+        b1, b2 = self._powers
+        return [b1.assign(b1.value() * self.beta1), b2.assign(b2.value() * self.beta2)]
