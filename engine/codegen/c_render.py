@@ -58,24 +58,36 @@ static inline double ds_softplus(double x, double beta, double threshold) {
 }
 
 /* Python's / numpy's floor division and remainder (the remainder takes the divisor's sign),
-   computed as numpy's npy_divmod does so results agree to the last bit. */
-#define DS_DIVMOD(T, S)                                                              \
-static inline T ds_floordiv##S(T a, T b) {                                           \
-  T mod = fmod##S(a, b), div;                                                        \
-  if (!b) return a / b;                                                              \
-  div = (a - mod) / b;                                                               \
-  if (mod && ((b < 0) != (mod < 0))) div -= 1;                                       \
-  if (div) { T f = floor##S(div); return div - f > (T)0.5 ? f + 1 : f; }             \
-  return copysign##S((T)0, a / b);                                                   \
-}                                                                                    \
-static inline T ds_rem##S(T a, T b) {                                                \
-  T mod = fmod##S(a, b);                                                             \
-  if (!b) return mod;                                                                \
-  if (mod) return ((b < 0) != (mod < 0)) ? mod + b : mod;                            \
-  return copysign##S((T)0, b);                                                       \
+   computed as numpy's npy_divmod does so results agree to the last bit. No macros: the sandbox's
+   compile broker accepts only #include <math.h>/<stdint.h> and omp simd pragmas. */
+static inline float ds_floordivf(float a, float b) {
+  float mod = fmodf(a, b), div;
+  if (!b) return a / b;
+  div = (a - mod) / b;
+  if (mod && ((b < 0) != (mod < 0))) div -= 1;
+  if (div) { float f = floorf(div); return div - f > (float)0.5 ? f + 1 : f; }
+  return copysignf((float)0, a / b);
 }
-DS_DIVMOD(float, f)
-DS_DIVMOD(double, )
+static inline float ds_remf(float a, float b) {
+  float mod = fmodf(a, b);
+  if (!b) return mod;
+  if (mod) return ((b < 0) != (mod < 0)) ? mod + b : mod;
+  return copysignf((float)0, b);
+}
+static inline double ds_floordiv(double a, double b) {
+  double mod = fmod(a, b), div;
+  if (!b) return a / b;
+  div = (a - mod) / b;
+  if (mod && ((b < 0) != (mod < 0))) div -= 1;
+  if (div) { double f = floor(div); return div - f > (double)0.5 ? f + 1 : f; }
+  return copysign((double)0, a / b);
+}
+static inline double ds_rem(double a, double b) {
+  double mod = fmod(a, b);
+  if (!b) return mod;
+  if (mod) return ((b < 0) != (mod < 0)) ? mod + b : mod;
+  return copysign((double)0, b);
+}
 
 /* integers: numpy gives 0 for a zero divisor (C would be undefined) */
 static inline int64_t ds_ifloordiv(int64_t a, int64_t b) {

@@ -114,8 +114,11 @@ def describe(node: Node) -> str:
     attrs = ", ".join(f"{k}={v!r}" for k, v in node.attrs.items())
     text = f"{node.id} = {node.op}({args}{', ' + attrs if attrs else ''})"
     if node.source_line:
+        # only the user's own lines: a node captured inside a library module carries a line
+        # number of that module's file, which would point at the wrong line of the user's code
         src = linecache.getline(USER_FILENAME, node.source_line).strip()
-        text += f"  | line {node.source_line}" + (f": {src}" if src else "")
+        if src:
+            text += f"  | line {node.source_line}: {src}"
     return text.replace("*/", "* /")
 
 

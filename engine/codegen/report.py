@@ -52,7 +52,8 @@ def measure_ms(fn: Callable[[], object], budget_ms: float = DEFAULT_BUDGET_MS,
 
 def timings(eager: Callable[[], object] | None, compiled_call: Callable[[], object], compiled,
             budget_ms: float = DEFAULT_BUDGET_MS) -> dict:
-    """{"eager_ms", "compiled_ms", "compile_ms", "cache_hit", "backend", "speedup", "runs"}.
+    """{"eager_ms", "compiled_ms", "compile_ms", "cache_hit", "backend", "speedup", "runs", "note"}
+    (note: why the numpy backend ran when C was expected, else None).
     The compiled call is warmed once first (its first call may page in fresh buffers)."""
     parts = [c for _, c in _parts(compiled)]
     compiled_call()
@@ -63,7 +64,8 @@ def timings(eager: Callable[[], object] | None, compiled_call: Callable[[], obje
             "cache_hit": all(c.cache_hit for c in parts),
             "backend": parts[0].backend,
             "speedup": _round(eager_ms / compiled_ms) if eager_ms and compiled_ms else None,
-            "runs": {"eager": eager_runs, "compiled": runs}}
+            "runs": {"eager": eager_runs, "compiled": runs},
+            "note": next((c.fallback_reason for c in parts if getattr(c, "fallback_reason", None)), None)}
 
 
 def _round(x):

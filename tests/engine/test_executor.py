@@ -197,3 +197,25 @@ def test_output_arrays_are_recycled_only_when_nothing_refers_to_them(backend):
     np.testing.assert_allclose(view, np.exp(np.float32(2.002)), rtol=1e-6)     # untouched
     del kept
     assert compiled(one)[0].ctypes.data == first                                 # now reused
+
+
+@pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
+def test_a_refused_compile_falls_back_to_numpy_and_says_why(tmp_path, monkeypatch):
+    from engine.codegen import loader
+    from engine.codegen.report import timings
+    monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))    # nothing cached: must compile
+    loader.forget_loaded()
+
+    def refuse(source, flags):                                     # what the sandbox broker does
+        raise cc.CompileError("refused preprocessor line: #define X")
+    cc.set_compiler_service(refuse)
+    try:
+        g = _mlp_graph()
+        compiled = _compile(g, "c")
+    finally:
+        cc.set_compiler_service(None)
+    assert compiled.backend == "numpy" and "refused" in compiled.fallback_reason
+    assert {k["language"] for k in compiled.kernels} == {"numpy"}
+    args = _mlp_args(np.random.default_rng(8))
+    _assert_matches(g, compiled, args)
+    assert "numpy backend" in timings(None, lambda: compiled(*args), compiled)["note"]

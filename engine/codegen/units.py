@@ -1,0 +1,160 @@
+"""The executor's schedule: a graph's fusion plan turned into steps ("units") it can run.
+
+Elementwise/reduction groups become kernels; an extern group splits into its BLAS call, its
+elementwise epilogue (one kernel) and single-node steps (views, control flow, library ops). Two
+lowering rules refine the plan: a kernel whose every output feeds one other kernel at the same
+shape is merged into it, and transpose(a @ b) becomes one BLAS call writing b.T @ a.T.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.ir.graph import CALL, COND, WHILE, Graph, Node
+from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP, FusionGroup
+from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
+
+KERNEL_KINDS = (ELEMENTWISE, REDUCE)
+
+
+@dataclass
+class Unit:
+    """One step of the schedule: a kernel (a group or part of one), an extern call, a view."""
+    kind: str                    # "kernel" | "matmul" | "view" | "op"
+    name: str
+    node_ids: list[str]
+    inputs: list[str]
+    outputs: list[str]
+
+
+def default_groups(graph: Graph) -> list[FusionGroup]:
+    """Without a fusion plan every op is its own group."""
+    groups = []
+    for i, n in enumerate(graph.nodes):
+        if n.kind not in (CALL, COND, WHILE):
+            continue
+        kind = OPS[n.op].kind if n.kind == CALL else None
+        gk = ELEMENTWISE_GROUP if kind == ELEMENTWISE else REDUCTION_GROUP if kind == REDUCE else EXTERN_GROUP
+        groups.append(FusionGroup(f"{n.op or n.kind}_{len(groups)}", gk, [n.id],
+                                  list(dict.fromkeys(v.id for v in n.inputs)), [v.id for v in n.outputs]))
+    return groups
+
+
+def _sub_unit(name, nodes: list[Node], users: dict, graph_outputs: set) -> Unit:
+    ids = {n.id for n in nodes}
+    inputs = list(dict.fromkeys(v.id for n in nodes for v in n.inputs
+                                if v.producer is None or v.producer.id not in ids))
+    outputs = [v.id for n in nodes for v in n.outputs
+               if v.id in graph_outputs or any(u.id not in ids for u in users.get(v.id, []))]
+    return Unit("kernel", name, [n.id for n in nodes], inputs, outputs)
+
+
+def node_unit(node: Node) -> Unit:
+    kind = "op"
+    if node.kind == CALL:
+        k = OPS[node.op].kind
+        kind = "kernel" if k in KERNEL_KINDS else "matmul" if node.op in ("matmul", "addmm") else \
+            "view" if k == MOVEMENT else "op"
+    return Unit(kind, f"{node.op or node.kind}_{node.id.lstrip('%')}", [node.id],
+                list(dict.fromkeys(v.id for v in node.inputs)), [v.id for v in node.outputs])
+
+
+def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
+    """The fusion plan as executor steps: extern groups split into the call and its epilogue."""
+    users = graph.users()
+    graph_outputs = {v.id for v in graph.outputs}
+    units: list[Unit] = []
+    for grp in graph.fusion_groups or default_groups(graph):
+        nodes = [nodes_by_id[i] for i in grp.node_ids]
+        if grp.kind in (ELEMENTWISE_GROUP, REDUCTION_GROUP) and len(nodes) > 1:
+            units.append(Unit("kernel", grp.name, list(grp.node_ids), list(grp.inputs), list(grp.outputs)))
+            continue
+        run: list[Node] = []
+        for n in nodes + [None]:
+            if n is not None and n.kind == CALL and OPS[n.op].kind in KERNEL_KINDS:
+                run.append(n)
+                if OPS[n.op].kind == REDUCE:            # a reduction ends a loop nest
+                    units.append(_sub_unit(f"{grp.name}_epilogue" if units and units[-1].kind == "matmul"
+                                           else grp.name, run, users, graph_outputs))
+                    run = []
+                continue
+            if run:
+                name = grp.name if len(run) == len(nodes) else f"{grp.name}_epilogue"
+                units.append(_sub_unit(name, run, users, graph_outputs))
+                run = []
+            if n is not None:
+                units.append(node_unit(n))
+    units = _fold_transposed_products(units, nodes_by_id, users, graph_outputs)
+    units = _merge_single_consumer_kernels(units, nodes_by_id, users, graph_outputs)
+    names: dict[str, int] = {}
+    for u in units:                     # C function names must be unique identifiers
+        u.name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in u.name)
+        if u.name in names:
+            names[u.name] += 1
+            u.name = f"{u.name}_{names[u.name]}"
+        else:
+            names[u.name] = 0
+    return units
+
+
+def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_outputs) -> list[Unit]:
+    """Merge an elementwise kernel into the one kernel that reads all its outputs at their own shape.
+
+    Fusion adds a node to one producer's group, so a join of two chains (0.5*x times 1+tanh(...)
+    in a hand-written GELU) leaves two loops and an intermediate array between them. Moving the
+    producer's loop body into its only consumer is always legal (nothing else reads its outputs,
+    so nothing in between can depend on them) and saves that array's write and read."""
+    changed = True
+    while changed:
+        changed = False
+        producer_of = {v: i for i, u in enumerate(units) if u.kind == "kernel" for v in u.outputs}
+        for b, ub in enumerate(units):
+            if ub.kind != "kernel":
+                continue
+            inside = set(ub.node_ids)
+            for v in ub.inputs:
+                a = producer_of.get(v)
+                if a is None or a == b:
+                    continue
+                ua = units[a]
+                if any(OPS[nodes_by_id[n].op].kind == REDUCE for n in ua.node_ids):
+                    continue
+                if not all(o not in graph_outputs and users.get(o) and
+                           all(u.id in inside and tuple(u.out.shape) == tuple(nodes_by_id[o.split(".")[0]].out.shape)
+                               for u in users[o]) for o in ua.outputs):
+                    continue
+                merged = Unit("kernel", ub.name, ua.node_ids + ub.node_ids,
+                              list(dict.fromkeys(ua.inputs + [i for i in ub.inputs if i not in ua.outputs])),
+                              list(ub.outputs))
+                units = [merged if i == b else u for i, u in enumerate(units) if i != a]
+                changed = True
+                break
+            if changed:
+                break
+    return units
+
+
+def _fold_transposed_products(units: list[Unit], nodes_by_id, users, graph_outputs) -> list[Unit]:
+    """transpose(a @ b) as b.T @ a.T in one BLAS call writing a C-ordered result.
+
+    Graph autodiff gives nn.Linear's weight gradient as (x.T @ grad).T; run literally, that is a
+    transposed view, and every later use of it (the optimizer step, .grad accumulation) walks memory
+    with a large stride. BLAS takes transposed operands for free, so the product is computed in the
+    layout its user wants, as production compilers pick BLAS's transpose flags."""
+    by_output = {u.outputs[0]: i for i, u in enumerate(units) if u.kind == "matmul" and len(u.outputs) == 1}
+    drop = set()
+    for i, u in enumerate(units):
+        if u.kind != "view":
+            continue
+        t = nodes_by_id[u.node_ids[0]]
+        src = t.inputs[0].id
+        j = by_output.get(src)
+        if j is None or t.op not in ("transpose", "permute") or len(t.out.shape) != 2 or \
+                src in graph_outputs or [n.id for n in users.get(src, [])] != [t.id]:
+            continue
+        m = nodes_by_id[units[j].node_ids[0]]
+        if m.op != "matmul" or any(len(v.shape) != 2 for v in m.inputs):
+            continue
+        units[j] = Unit("matmul", units[j].name, [m.id, t.id], list(units[j].inputs), [t.id])
+        units[j].transposed = True
+        drop.add(i)
+    return [u for i, u in enumerate(units) if i not in drop]
