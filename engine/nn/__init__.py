@@ -1,10 +1,12 @@
 """engine.nn: Module, Parameter, layers, activations, pooling, normalization,
 recurrent and attention layers, containers and losses."""
 from engine.nn import init, utils  # noqa: F401
-from engine.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from engine.nn.activation import (GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softmin, Softplus,
+                                  Tanh)
 from engine.nn.container import ModuleDict, ModuleList, Sequential
-from engine.nn.layers import Conv2d, Dropout, Embedding, Flatten, Identity, Linear
-from engine.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from engine.nn.layers import Conv2d, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
+from engine.nn.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
+                            SmoothL1Loss)
 from engine.nn.module import Module
 from engine.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from engine.nn.parameter import Buffer, Parameter
@@ -12,9 +14,14 @@ from engine.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from engine.nn.transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
-__all__ = ["Module", "Parameter", "Buffer", "Linear", "Conv2d", "Embedding", "Flatten", "Identity", "Dropout",
-           "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
-           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
-           "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
-           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "init", "utils"]
+__all__ = [
+    "Module", "Parameter", "Buffer",
+    "Linear", "Conv2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
+    "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
+    "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "Sequential", "ModuleList", "ModuleDict",
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "init", "utils",
+]

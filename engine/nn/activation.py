@@ -1,5 +1,5 @@
-"""Activation modules: ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax, LogSoftmax
-(forward = engine.functional)."""
+"""Activation modules: ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax, Softmin,
+LogSoftmax (forward = engine.functional)."""
 from __future__ import annotations
 
 import warnings
@@ -92,6 +92,19 @@ class Softmax(Module):
     def forward(self, input):
         dim = _implicit_dim("softmax", input.ndim) if self.dim is None else self.dim
         return F.softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        dim = _implicit_dim("softmin", input.ndim) if self.dim is None else self.dim
+        return F.softmax(F.neg(input), dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

@@ -1,4 +1,4 @@
-"""Layers with weights (Linear, Conv2d, Embedding) and shape helpers (Flatten, Identity, Dropout).
+"""Layers with weights (Linear, Conv2d, Embedding) and shape helpers (Flatten, Unflatten, Identity, Dropout).
 Each forward calls the PyTorch-named function in engine.functional, so eager graphs show the
 same ops (addmm for Linear) that PyTorch's autograd shows."""
 from __future__ import annotations
@@ -144,6 +144,20 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim: int, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        shape = tuple(input.data.shape)
+        dim = self.dim % len(shape)
+        return F.reshape(input, shape[:dim] + self.unflattened_size + shape[dim + 1:])
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Dropout(Module):

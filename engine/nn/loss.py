@@ -1,4 +1,5 @@
-"""Loss modules (MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, L1Loss): each
+"""Loss modules (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
+BCEWithLogitsLoss): each
 holds its options and calls the function of the same name in engine.functional."""
 from __future__ import annotations
 
@@ -46,6 +47,24 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class CrossEntropyLoss(_WeightedLoss):

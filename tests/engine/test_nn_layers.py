@@ -224,3 +224,17 @@ def test_sequential_and_module_list_editing():
     ml.insert(0, nn.ReLU())
     ml[1] = nn.Tanh()
     assert [type(m).__name__ for m in ml] == ["ReLU", "Tanh"] and len(ml[:1]) == 1
+
+
+def test_unflatten_softmin_and_robust_losses():
+    x = creation.randn(2, 6)
+    assert nn.Unflatten(1, (2, 3))(x).shape == (2, 2, 3)
+    assert repr(nn.Unflatten(1, (2, 3))) == "Unflatten(dim=1, unflattened_size=(2, 3))"
+    e = np.exp(-x.data - (-x.data).max(1, keepdims=True))
+    np.testing.assert_allclose(nn.Softmin(dim=1)(x).data, e / e.sum(1, keepdims=True), rtol=1e-5)
+    a, b = np.array([0.0, 0.5, 3.0], np.float32), np.zeros(3, np.float32)
+    d = np.abs(a - b)
+    smooth = np.where(d < 1.0, 0.5 * d * d, d - 0.5).mean()
+    assert nn.SmoothL1Loss()(_t(a), _t(b)).item() == pytest.approx(smooth, rel=1e-6)
+    huber = np.where(d < 2.0, 0.5 * d * d, 2.0 * (d - 1.0)).sum()
+    assert nn.HuberLoss(reduction="sum", delta=2.0)(_t(a), _t(b)).item() == pytest.approx(huber, rel=1e-6)
