@@ -16,7 +16,8 @@ import numpy as np
 
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
 from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   is_readonly_error, module_state, pack_outputs, record_static, run_eager, snapshot_state)
+                                   is_readonly_error, module_state, pack_outputs, python_key, record_static, run_eager,
+                                   snapshot_state)
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -163,13 +164,16 @@ class ScriptFunction:
 
     def _signature(self, args) -> tuple:
         key = []
+        if self._module is not None:       # train/eval changes dropout and batch norm: another graph
+            key.append(("training", getattr(self._module, "training", None)))
+            key += [(n, tuple(t.data.shape), str(t.data.dtype)) for n, t in module_state(self._module)]
         for a in args:
             if is_tensor(a):
                 key.append(("tensor", tuple(a.data.shape), str(a.data.dtype)))
             elif isinstance(a, bool):
                 key.append(("bool",))
             else:
-                key.append(("value", repr(a)))
+                key.append(python_key(a))
         return tuple(key)
 
     def _specialized(self, args):

@@ -435,3 +435,19 @@ for step in range(2):
     assert record["stdout"] == "3.0 3.0 3.0 [1.0, 1.0]\n2.0 2.0 2.0 [1.0, 1.0]\n"
     graph = static_graphs(record, "trace")[0]
     assert [n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param"] == ["captured_0"]
+
+
+def test_scripted_module_follows_train_and_eval(run):
+    code = """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+net.eval()
+s = torch.jit.script(net)
+x = torch.randn(6, 4)
+print(torch.allclose(s(x), net(x)))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True\n"
