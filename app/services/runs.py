@@ -46,6 +46,7 @@ class Scheduler:
         self.waiting = 0          # admitted runs waiting for a core slot
         self.demoted = 0          # long runs moved to background slots
         self._clients: collections.Counter = collections.Counter()
+        self._line: collections.deque = collections.deque()   # runs waiting for a core, in order
         self._durations: collections.deque = collections.deque([0.5], maxlen=32)
         self.executor = ThreadPoolExecutor(max_workers=workers + queue_limit + background,
                                            thread_name_prefix="dagscope-run")
@@ -67,13 +68,17 @@ class Scheduler:
     def execute(self, client: str, work) -> dict:
         """Wait for a core slot, then call `work(on_slow)`; always releases what admit reserved."""
         slot = "waiting"
+        ticket = object()
         try:
             with self._cond:
-                while self.running >= self.workers:
+                self._line.append(ticket)        # first come, first served
+                while self._line[0] is not ticket or self.running >= self.workers:
                     self._cond.wait()
+                self._line.popleft()
                 self.waiting -= 1
                 self.running += 1
                 slot = "core"
+                self._cond.notify_all()          # the next in line may find a free core too
 
             def on_slow(pid: int) -> None:
                 nonlocal slot
@@ -83,7 +88,7 @@ class Scheduler:
                     self.demoted += 1
                     self.running -= 1
                     slot = "background"
-                    self._cond.notify()
+                    self._cond.notify_all()
                 try:
                     os.setpriority(os.PRIO_PROCESS, pid, 19)
                 except OSError:
@@ -98,10 +103,12 @@ class Scheduler:
                     self.demoted -= 1
                 else:
                     self.waiting -= 1
+                    if ticket in self._line:
+                        self._line.remove(ticket)
                 self._clients[client] -= 1
                 if self._clients[client] <= 0:
                     del self._clients[client]
-                self._cond.notify()
+                self._cond.notify_all()
 
     def cancel(self, client: str) -> None:
         """Give back a reservation from `admit` that will never execute."""

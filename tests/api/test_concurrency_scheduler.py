@@ -66,3 +66,30 @@ def test_a_slow_run_gives_its_core_to_the_queue():
     s.execute("y", fast)        # would deadlock if the slow run still held the only core
     t.join(5)
     assert fast_done.is_set() and s.status()["background"] == 0 and s.status()["running"] == 0
+
+
+def test_waiting_runs_start_in_arrival_order():
+    s = Scheduler(workers=1, queue_limit=10, background=0, per_client=10)
+    order, gate = [], threading.Event()
+
+    def blocker(on_slow):
+        gate.wait(5)
+        return {}
+
+    def record(n):
+        return lambda on_slow: order.append(n) or {}
+    for _ in range(6):
+        s.admit("a")
+    first = threading.Thread(target=s.execute, args=("a", blocker))
+    first.start()
+    time.sleep(0.05)
+    threads = []
+    for n in range(5):
+        t = threading.Thread(target=s.execute, args=("a", record(n)))
+        t.start()
+        threads.append(t)
+        time.sleep(0.02)          # arrive one after another
+    gate.set()
+    for t in [first, *threads]:
+        t.join(5)
+    assert order == [0, 1, 2, 3, 4]
