@@ -188,7 +188,10 @@ class CompiledFunction:
             for node, t in zip(graph.placeholders, gather_inputs(kinds, values, self._module)):
                 if t.requires_grad and node.out.dtype.kind == "f":
                     wrt.append(node.id)
-        runner, note = make_runner(graph, wrt)
+        try:
+            runner, note = make_runner(graph, wrt)
+        except UnsupportedError as exc:       # e.g. a gradient through a while_loop: eager is exact
+            return self._graph_break(exc)
         entry = _Entry(graph, structure, kinds, runner)
         if record.current() is not None and len(self._cache) < MAX_RECORDED_SPECIALIZATIONS:
             warnings = [w for w in (note, reason and f"recompiled: {reason}") if w]

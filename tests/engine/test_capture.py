@@ -451,3 +451,19 @@ print(torch.allclose(s(x), net(x)))
     record = run(code)
     assert record["ok"], record["error"]
     assert record["stdout"] == "True\n"
+
+
+def test_compile_with_tensor_while_loop_and_gradients_falls_back_to_eager():
+    def f(x):
+        y = x
+        while y.sum() < 10:
+            y = y * 2
+        return y.sum()
+    cf = engine.compile(f)
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    out = cf(x)
+    out.backward()
+    assert out.item() == 12.0 and x.grad.tolist() == [4.0, 4.0]
+    assert cf.graph_breaks and "while_loop" in cf.graph_breaks[0]
+    with engine.no_grad():
+        assert cf(engine.tensor([1.0, 2.0])).item() == 12.0
