@@ -276,3 +276,10 @@ def test_a_tape_inside_a_trace_builds_backward_nodes_not_constants():
     assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [3.0, 12.0]
     assert f(tf.constant([3.0, 4.0])).numpy().tolist() == [27.0, 48.0]     # same graph, other values
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_numpy_arguments_are_tensors_not_python_values():
+    f = tf.function(lambda x: x * 2.0)
+    assert f(np.array([1.0, 2.0], np.float32)).numpy().tolist() == [2.0, 4.0]
+    assert f(np.array([3.0, 4.0], np.float32)).numpy().tolist() == [6.0, 8.0]
+    assert f.experimental_get_tracing_count() == 1

@@ -246,6 +246,8 @@ class Function:
             if p.kind == p.VAR_POSITIONAL or p.kind == p.VAR_KEYWORD:
                 raise UnsupportedError(f"tf.function {self.__name__}: *args/**kwargs parameters are not supported "
                                        "by Dagscope; name each argument")
+            if isinstance(value, np.ndarray):          # TF treats numpy arrays as tensors, not Python values
+                value = EagerTensor(np.array(value, copy=True))
             out.append(value)
         if self.input_signature is not None:
             out = _apply_input_signature(self.__name__, list(self.input_signature), out)
