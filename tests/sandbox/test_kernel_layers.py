@@ -4,6 +4,8 @@ import errno
 import json
 import os
 import resource
+import select
+import signal
 import socket
 import tempfile
 
@@ -53,9 +55,20 @@ def probed():
         finally:
             os._exit(0)
     os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
+    # Forking a threaded test process can deadlock the child: never wait for it forever.
+    ready, _, _ = select.select([r], [], [], 20)
+    data = b""
+    while ready:
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+        ready, _, _ = select.select([r], [], [], 5)
+    os.close(r)
+    if not data:
+        os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
+    assert data, "the probing child did not answer"
     yield json.loads(data)
     import shutil
     shutil.rmtree(scratch, ignore_errors=True)
