@@ -344,7 +344,9 @@ class Function:
         values = interpreter.evaluate(concrete.graph, arrays)
         spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
         record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",
-                      warnings=warnings, values=values, extra={"retrace_reason": reason})
+                      warnings=warnings, values=values,
+                      extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
+                             "tracing_count": self._traces})
 
     def __repr__(self) -> str:
         return f"<tensorflow.python.eager.polymorphic_function.polymorphic_function.Function object at {id(self):#x}>"
