@@ -1,9 +1,17 @@
 """`import tensorflow as tf` inside a run: Dagscope's TensorFlow-compatible surface.
 
-TF2 eager tensors are engine Tensors (eager.py); every op is one lowering onto the engine's op
-registry, run now in eager mode or replayed onto the IR by a TF1 Session (ops.py, graph.py,
-session.py); GradientTape is the engine's autograd (tape.py); tf.function captures a static graph
-per input signature (function.py). A name outside this surface fails with UnsupportedError.
+Where to read:
+- context.py: per-run state, and why a TF1-session program runs in graph mode from its first line;
+- eager.py, dtypes.py: TF2 eager tensors (engine Tensors with TF's surface), DType, TensorShape;
+- ops.py, array_ops.py, nn.py: every op is one *lowering* onto the engine's op registry, run now
+  (eager) or replayed onto the IR by a TF1 Session;
+- graph.py, session.py, graph_control_flow.py, training.py: TF1 graphs, Session.run on the IR's
+  interpreter, tf.cond/while_loop ops, variables, tf.gradients and the tf.train optimizers;
+- variables.py, tape.py, module.py: tf.Variable and GradientTape on the engine's autograd;
+- function.py, control_flow.py: tf.function (a graph per input signature, AutoGraph-style control
+  flow by the engine's AST compiler), tf.cond / tf.while_loop;
+- keras/: a minimal Keras for custom training loops.
+A name outside this surface fails with UnsupportedError naming it.
 """
 from __future__ import annotations
 
