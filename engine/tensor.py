@@ -551,26 +551,30 @@ class Tensor:
         self.data[...] = src.data if isinstance(src, Tensor) else src
         return self
 
-    def _fill_raw(self, values) -> "Tensor":
-        """zero_/fill_/uniform_/normal_: these overwrite every element, so no gradient flows from before."""
+    def _fill_raw(self, values, node_name: str) -> "Tensor":
+        """zero_/fill_/uniform_/normal_: every element is overwritten, so nothing flows back to
+        the old value (on a non-leaf in grad mode: a node that sends it a zero gradient)."""
         self._check_inplace()
+        if self.requires_grad and autograd._GradMode.enabled:
+            filled = np.empty_like(self.data)
+            filled[...] = values
+            nothing = Tensor(np.zeros(self.data.shape, dtype=np.bool_))
+            return self._become(apply("where", nothing, self._alias(), Tensor(filled)), node_name)
         self.data[...] = values
-        if self.grad_fn is not None and autograd._GradMode.enabled:
-            self._become(Tensor(self.data))
         return self
 
-    def zero_(self): return self._fill_raw(0)
+    def zero_(self): return self._fill_raw(0, "ZeroBackward0")
 
     def fill_(self, value):
-        return self._fill_raw(value.item() if isinstance(value, Tensor) else value)
+        return self._fill_raw(value.item() if isinstance(value, Tensor) else value, "FillBackward0")
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().uniform(a, b, self.data.shape))
+        return self._fill_raw(rng().uniform(a, b, self.data.shape), "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().normal(mean, std, self.data.shape))
+        return self._fill_raw(rng().normal(mean, std, self.data.shape), "NormalBackward0")
 
 
 _VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze"})

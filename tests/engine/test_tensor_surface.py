@@ -249,3 +249,12 @@ def test_repeat_tril_triu():
     assert x.grad.tolist() == [[6.0, 6.0]]
     m = engine.ones(3, 3)
     assert m.tril().tolist() == np.tril(np.ones((3, 3))).tolist() and m.triu(1).data.sum() == 3
+
+
+def test_fill_on_a_non_leaf_cuts_the_gradient_to_zero():
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.fill_(5.0)
+    assert y.tolist() == [5.0, 5.0] and y.grad_fn.name == "FillBackward0"
+    (y * x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]        # only through the second factor
