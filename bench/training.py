@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kernels import fresh_cache, machine, real_torch, table, wall_and_cpu_ms  # noqa: E402
+from kernels import fresh_cache, interleaved, machine, real_torch, table  # noqa: E402
 
 BATCH, SIZES, LR = 64, (784, 512, 512, 10), 0.01
 
@@ -118,25 +118,22 @@ class NumpyMLP:
         return loss
 
 
-def run_step_table(repeats: int = 21) -> str:
+def run_step_table(repeats: int = 41) -> str:
     import engine
     from engine import nn, optim
     xa, ya = data()
     x, y = engine.tensor(xa), engine.tensor(ya)
     loss_fn = nn.CrossEntropyLoss()
-    rows = []
     base = dagscope_model()
-
+    variants = {}
     m_np = NumpyMLP(base)
-    rows.append(["hand-written numpy (forward + backward + SGD)", *wall_and_cpu_ms(lambda: m_np.step(xa, ya), repeats)])
+    variants["hand-written numpy (forward + backward + SGD)"] = lambda: m_np.step(xa, ya)
     m_e = copy.deepcopy(base)
     opt_e = optim.SGD(m_e.parameters(), lr=LR)
-    rows.append(["Dagscope eager", *wall_and_cpu_ms(lambda: eager_step(m_e, opt_e, loss_fn, x, y), repeats)])
+    variants["Dagscope eager"] = lambda: eager_step(m_e, opt_e, loss_fn, x, y)
     fresh_cache()
-    m_c = copy.deepcopy(base)
-    step, fn, _, _ = compiled_step_factory(m_c, loss_fn, x, y)
-    rows.append([f"Dagscope compiled ({fn.forward.backend}: forward + backward kernels, BLAS)",
-                 *wall_and_cpu_ms(step, repeats)])
+    step, fn, _, _ = compiled_step_factory(copy.deepcopy(base), loss_fn, x, y)
+    variants[f"Dagscope compiled ({fn.forward.backend}: forward + backward kernels, BLAS)"] = step
     torch = real_torch()
     if torch is not None:
         tm = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
@@ -150,14 +147,14 @@ def run_step_table(repeats: int = 21) -> str:
             loss = tl(model(tx), ty)
             loss.backward()
             topt.step()
-        rows.append(["PyTorch eager", *wall_and_cpu_ms(lambda: tstep(tm), repeats)])
         cm = torch.compile(tm)
-        rows.append(["torch.compile", *wall_and_cpu_ms(lambda: tstep(cm), repeats)])
-    floor = rows[0][1]
-    for r in rows:
-        r.append(r[1] / floor)
-    return table(f"MLP 784-512-512-10 training step, batch {BATCH} (median of {repeats}, ms; "
-                 f"CPU ms sums BLAS threads)", ["variant", "wall ms", "CPU ms", "x numpy (wall)"], rows)
+        variants["PyTorch eager"] = lambda: tstep(tm)
+        variants["torch.compile"] = lambda: tstep(cm)
+    results = interleaved(variants, repeats)
+    floor = results["hand-written numpy (forward + backward + SGD)"]
+    rows = [[name, best, med, cpu, best / floor[0], cpu / floor[2]] for name, (best, med, cpu) in results.items()]
+    return table(f"MLP 784-512-512-10 training step, batch {BATCH} ({repeats} interleaved rounds, ms)",
+                 ["variant", "min", "median", "median CPU", "x numpy (min)", "x numpy (CPU)"], rows)
 
 
 def run_compile_latency() -> str:
