@@ -504,6 +504,7 @@ def setitem(x: Tensor, key, value) -> None:
                                                  (isinstance(value, Tensor) and value.requires_grad))
     if not needs_grad:
         x.data[numpy_key(key)] = value.data if isinstance(value, Tensor) else value
+        x._version += 1
         return
     x._check_inplace()
     flat = np.arange(x.data.size, dtype=np.int64).reshape(x.data.shape)[numpy_key(key)]

@@ -28,6 +28,7 @@ class Tensor:
     _is_scalar = False              # a constant made from a Python scalar (weakly typed)
     _module = None                  # owning module path and parameter name, set by nn.Module
     _name = None
+    _version = 0                    # bumped by every in-place op, as PyTorch's version counter
 
     def __init__(self, data, requires_grad: bool = False):
         self.data = data if type(data) is np.ndarray else np.asarray(data)
@@ -487,6 +488,7 @@ class Tensor:
             out.grad_fn.out_ref = weakref.ref(self)
             if node_name:
                 out.grad_fn.name = node_name
+        self._version += 1
         return self
 
     def _needs_graph(self, *others) -> bool:
@@ -505,10 +507,12 @@ class Tensor:
             except TypeError:
                 raise RuntimeError(f"result type {_kind_word(np.result_type(self.data, other))} can't be cast to "
                                    f"the desired output type {_kind_word(self.data.dtype)}") from None
+            self._version += 1
             return self
         result = OPS[name].run(self.data, *(o.data if isinstance(o, Tensor) else
                                             np.asarray(o, dtype=scalar_dtype((self.data,), o)) for o in others), **attrs)
         self.data[...] = result
+        self._version += 1
         return self
 
     def add_(self, other, *, alpha=1):
@@ -549,6 +553,7 @@ class Tensor:
                 value = value.expand(*self.data.shape)
             return self._become(apply("clone", value), "CopyBackwards")
         self.data[...] = src.data if isinstance(src, Tensor) else src
+        self._version += 1
         return self
 
     def _fill_raw(self, values, node_name: str) -> "Tensor":
@@ -561,6 +566,7 @@ class Tensor:
             nothing = Tensor(np.zeros(self.data.shape, dtype=np.bool_))
             return self._become(apply("where", nothing, self._alias(), Tensor(filled)), node_name)
         self.data[...] = values
+        self._version += 1
         return self
 
     def zero_(self): return self._fill_raw(0, "ZeroBackward0")

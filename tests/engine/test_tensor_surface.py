@@ -258,3 +258,16 @@ def test_fill_on_a_non_leaf_cuts_the_gradient_to_zero():
     assert y.tolist() == [5.0, 5.0] and y.grad_fn.name == "FillBackward0"
     (y * x).sum().backward()
     assert x.grad.tolist() == [5.0, 5.0]        # only through the second factor
+
+
+def test_inplace_ops_bump_the_version_counter():
+    x = engine.zeros(3)
+    assert x._version == 0
+    x.add_(1)
+    x[0] = 2.0
+    x.zero_()
+    x.copy_(engine.ones(3))
+    assert x._version == 4
+    y = engine.tensor([1.0], requires_grad=True) * 2
+    y.mul_(3)
+    assert y._version == 1
