@@ -5,7 +5,8 @@
 outputs followed by the gradients of the chosen inputs. `backward_graph(fwd)` cuts that joint
 graph in two: the backward part alone, whose inputs are the forward values it reads ("saved"
 values, as autograd saves tensors) and the incoming gradients. A `cond` is differentiated by a
-`cond` on the same predicate whose branches recompute their forward and apply its vjp.
+`cond` on the same predicate whose branches recompute their forward and apply its vjp; a
+`while_loop` by a loop that walks its iterations backwards, recomputing each state (see _while_vjp).
 """
 from __future__ import annotations
 
@@ -70,8 +71,7 @@ def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set) -> 
         elif node.kind == COND:
             _cond_vjp(g, node, outs, grads, needs)
         else:
-            raise UnsupportedError(f"graph autodiff through while_loop ({node.id}, line {node.source_line}) "
-                                   "is not supported; use a for loop over range(n) (unrolled) instead")
+            _while_vjp(g, node, outs, grads, needs)
     g.current_line = g.current_module = None
 
 
@@ -105,23 +105,81 @@ def _cond_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> None
 def _rehome(sub: Graph, parent: Graph, name: str) -> Graph:
     """Give a sub-graph fresh ids from `parent`'s counter (SSA ids stay unique across the capture)."""
     out = parent.subgraph(name)
-    mapping: dict[str, Value] = {}
-    for n in sub.nodes:
-        if n.kind == OUTPUT:
+    args = [out.placeholder(p.out.name, p.out.shape, p.out.dtype, role=p.role) for p in sub.placeholders]
+    out.output(inline(out, sub, args))
+    return out
+
+
+def inline(target: Graph, source: Graph, args: list[Value]) -> list[Value]:
+    """Copy `source`'s nodes into `target` (fresh ids), its placeholders bound to `args`; returns
+    what `source` returns: calling a closed graph from another."""
+    mapping: dict[str, Value] = {p.id: a for p, a in zip(source.inputs, args)}
+    for n in source.nodes:
+        if n.kind in (PLACEHOLDER, OUTPUT):
             continue
-        if n.kind == PLACEHOLDER:
-            mapping[n.id] = out.placeholder(n.out.name, n.out.shape, n.out.dtype, role=n.role)
-            continue
-        nid = out.fresh_id()
+        nid = target.fresh_id()
         m = Node(nid, n.kind, inputs=[mapping[v.id] for v in n.inputs], op=n.op, attrs=dict(n.attrs),
                  value=n.value, role=n.role, source_line=n.source_line, module=n.module,
-                 subgraphs={k: _rehome(s, parent, k) for k, s in n.subgraphs.items()})
+                 subgraphs={k: _rehome(s, target, k) for k, s in n.subgraphs.items()})
         m.outputs = [Value(nid if i == 0 else f"{nid}.{i}", v.spec, m, v.name) for i, v in enumerate(n.outputs)]
         for old, new in zip(n.outputs, m.outputs):
             mapping[old.id] = new
-        out._add(m)
-    out.output([mapping[v.id] for v in sub.outputs])
-    return out
+        target._add(m)
+    return [mapping[v.id] for v in source.outputs]
+
+
+def _subgraph(parent: Graph, name: str, specs: list, build) -> Graph:
+    """A closed sub-graph with placeholders of these (name, Value-like) specs; `build(sub, args)`
+    returns its outputs."""
+    sub = parent.subgraph(name)
+    args = [sub.placeholder(n, v.shape, v.dtype) for n, v in specs]
+    sub.output(build(sub, args))
+    return sub
+
+
+def _while_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> None:
+    """The backward of `while cond(s): s = body(s)` without storing the iterations: count them (n),
+    then for k = n-1 .. 0 recompute the state after k iterations from the initial one and apply the
+    body's vjp to the running gradient. Quadratic in n, but memory stays that of one state."""
+    cond_g, body_g = node.subgraphs["cond"], node.subgraphs["body"]
+    init = list(node.inputs)
+    i64 = np.dtype(np.int64)
+    zero = g.constant(np.int64(0))
+    state_specs = [(f"s{i}", v) for i, v in enumerate(init)]
+    counter = type("Spec", (), {"shape": (), "dtype": i64})
+
+    # 1. n: the number of iterations the forward ran
+    count_cond = _subgraph(g, "count_cond", state_specs + [("i", counter)],
+                           lambda sub, a: inline(sub, cond_g, a[:-1]))
+    count_body = _subgraph(g, "count_body", state_specs + [("i", counter)],
+                           lambda sub, a: inline(sub, body_g, a[:-1]) + [sub.call("add", a[-1], 1)])
+    n = g.while_loop(count_cond, count_body, init + [zero])[-1]
+
+    # 2. walk the iterations backwards, carrying (k, gradient of the state, initial state)
+    def replay(sub, k, start):
+        """The state after k iterations, recomputed from `start` inside `sub`."""
+        c = _subgraph(sub, "replay_cond", state_specs + [("j", counter), ("k", counter)],
+                      lambda s2, a: [s2.call("lt", a[-2], a[-1])])
+        b = _subgraph(sub, "replay_body", state_specs + [("j", counter), ("k", counter)],
+                      lambda s2, a: inline(s2, body_g, a[:-2]) + [s2.call("add", a[-2], 1), a[-1]])
+        return sub.while_loop(c, b, list(start) + [sub.constant(np.int64(0)), k])[:len(init)]
+
+    body_vjp = vjp_graph(body_g)
+    nstate = len(init)
+    grad_specs = [(f"grad_s{i}", v) for i, v in enumerate(init)]
+    back_cond = _subgraph(g, "grad_cond", [("k", counter)] + grad_specs + state_specs,
+                          lambda sub, a: [sub.call("ge", a[0], 0)])
+
+    def back_step(sub, a):
+        k, gstate, start = a[0], a[1:1 + nstate], a[1 + nstate:]
+        state_k = replay(sub, k, start)
+        new_grads = inline(sub, body_vjp, state_k + gstate)
+        return [sub.call("sub", k, 1)] + new_grads + list(start)
+    back_body = _subgraph(g, "grad_body", [("k", counter)] + grad_specs + state_specs, back_step)
+    seeds = [o if o is not None else zeros_like(g, v) for o, v in zip(outs, node.outputs)]
+    results = g.while_loop(back_cond, back_body, [g.call("sub", n, 1)] + seeds + init)
+    for v, gv in zip(init, results[1:1 + nstate]):
+        _accumulate(g, grads, v, gv, needs)
 
 
 @dataclass

@@ -152,3 +152,26 @@ def test_random_graph_gradients_match_eager(g):
     if not any(n.kind == "call" for n in g.nodes):
         return
     check_against_eager(g, args)
+
+
+def loop_graph():
+    """y, w, i = x, w, 0; while sum(y) < 20 and i < 5: y = tanh(y) * w + y; i += 1; return sum(y * y)"""
+    g = Graph("loop")
+    x = g.placeholder("x", (3,))
+    w = g.placeholder("w", (3,))
+    c = g.subgraph("cond")
+    cy, _, ci = c.placeholder("y", (3,)), c.placeholder("w", (3,)), c.placeholder("i", (), np.int64)
+    c.output(c.call("mul", c.call("lt", c.call("sum", cy), 20.0), c.call("lt", ci, 5)))
+    b = g.subgraph("body")
+    by, bw, bi = b.placeholder("y", (3,)), b.placeholder("w", (3,)), b.placeholder("i", (), np.int64)
+    b.output(b.call("add", b.call("mul", b.call("tanh", by), bw), by), bw, b.call("add", bi, 1))
+    y, _, _ = g.while_loop(c, b, [x, w, g.constant(np.int64(0))])
+    g.output(g.call("sum", g.call("mul", y, y)))
+    return g
+
+
+@pytest.mark.parametrize("start", [[0.5, 1.0, 1.5], [-3.0, 0.2, 0.1], [30.0, 1.0, 1.0]])
+def test_gradients_through_while_loop_match_eager(start):
+    args = [np.array(start, np.float32), np.array([1.0, 2.0, 0.5], np.float32)]
+    bwd = check_against_eager(loop_graph(), args)          # the last start runs zero iterations
+    assert "while_loop" in str(bwd.graph)

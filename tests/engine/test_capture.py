@@ -453,7 +453,7 @@ print(torch.allclose(s(x), net(x)))
     assert record["stdout"] == "True\n"
 
 
-def test_compile_with_tensor_while_loop_and_gradients_falls_back_to_eager():
+def test_compile_with_tensor_while_loop_differentiates_the_loop():
     def f(x):
         y = x
         while y.sum() < 10:
@@ -464,6 +464,6 @@ def test_compile_with_tensor_while_loop_and_gradients_falls_back_to_eager():
     out = cf(x)
     out.backward()
     assert out.item() == 12.0 and x.grad.tolist() == [4.0, 4.0]
-    assert cf.graph_breaks and "while_loop" in cf.graph_breaks[0]
+    assert not cf.graph_breaks
     with engine.no_grad():
         assert cf(engine.tensor([1.0, 2.0])).item() == 12.0
