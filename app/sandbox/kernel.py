@@ -7,7 +7,6 @@ report which layers were active. Syscall numbers are the x86_64/aarch64 generic 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import resource
 
