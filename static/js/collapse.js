@@ -4,6 +4,8 @@
 export const FULL_LIMIT = 150;     // graphs up to this size are drawn node by node
 export const HARD_LIMIT = 1500;    // past this even the folded graph waits for "draw anyway"
 const MIN_REPEAT = 3;
+const FIRST_VIEW_MIN = 12;         // a first view with fewer boxes opens its biggest module...
+const FIRST_VIEW_MAX = 80;         // ...unless that would draw more than this
 
 const parentOf = (path) => (path.includes(".") ? path.slice(0, path.lastIndexOf(".")) : null);
 
@@ -59,11 +61,33 @@ export function displayGraph(graph, expanded) {
     if (!members.has(key)) members.set(key, []);
     members.get(key).push(n);
   }
+  // a module-less constant (LayerNorm's eps, a literal 2.0) used only inside one folded module
+  // belongs to it: left outside it would float as one loose box per block
+  const consumers = new Map();
+  for (const e of graph.edges || []) {
+    if (!consumers.has(e.src)) consumers.set(e.src, new Set());
+    consumers.get(e.src).add(e.dst);
+  }
+  const moduleOf = new Map(nodes.map((n) => [n.id, n.module]));
+  const absorbed = new Map();   // node id -> module it is drawn in
+  for (const n of nodes) {
+    // only scalar literals: a data tensor (the batch x) stays visible where it enters
+    if (n.module || n.kind !== "const" || (n.shape && n.shape.length)) continue;
+    const users = [...(consumers.get(n.id) || [])].map((id) => keyOf(moduleOf.get(id), expanded));
+    if (users.length && users[0] !== null && users.every((k) => k === users[0])) absorbed.set(n.id, users[0]);
+  }
+  const moduleFor = (n) => absorbed.get(n.id) ?? n.module;
+  for (const n of nodes) {
+    if (!absorbed.has(n.id)) continue;
+    const key = absorbed.get(n.id);
+    if (!members.has(key)) members.set(key, []);
+    members.get(key).push(n);
+  }
   const repeats = repeatedBlocks(members, expanded);
   const outNodes = [];
   const emitted = new Set();
   for (const n of nodes) {
-    const key = keyOf(n.module, expanded);
+    const key = keyOf(moduleFor(n), expanded);
     if (key === null) { displayOf.set(n.id, n.id); outNodes.push(n); continue; }
     const rep = repeats.get(key);
     const foldKey = rep ? rep.key : key;
@@ -105,16 +129,18 @@ export function shouldCollapse(graph) {
   return nodes.length > FULL_LIMIT && nodes.some((n) => n.module);
 }
 
-/** Open single wrapper modules (a model whose everything sits in "layers") until the top level
- *  shows real structure: several groups, or a repeat fold such as "Block ×12". */
+/** The first view of a large graph: open the biggest plain module (not a "Block ×N" fold)
+ *  while the drawing stays small, so the top level shows real structure, not one box. */
 export function initialExpansion(graph) {
-  const expanded = new Set();
+  let expanded = new Set();
   for (let depth = 0; depth < 6; depth++) {
-    const { folds } = displayGraph(graph, expanded);
-    if (folds.size !== 1) break;
-    const only = [...folds.values()][0];
-    if (only.repeat) break;
-    expanded.add(only.module);
+    const { graph: shown, folds } = displayGraph(graph, expanded);
+    if (shown.nodes.length >= FIRST_VIEW_MIN) break;
+    const biggest = [...folds.values()].filter((f) => !f.repeat).sort((a, b) => b.count - a.count)[0];
+    if (!biggest) break;
+    const trial = new Set(expanded).add(biggest.module);
+    if (displayGraph(graph, trial).graph.nodes.length > FIRST_VIEW_MAX) break;
+    expanded = trial;
   }
   return expanded;
 }

@@ -39,7 +39,10 @@ export class GraphView {
       <div class="gv-notice" hidden></div>
       <div class="gv-canvas" tabindex="0"></div>
       <div class="gv-message" hidden></div>`;
-    if (compact) el.querySelector(".gv-search").hidden = true;
+    if (compact) {
+      el.querySelector(".gv-search").hidden = true;
+      el.classList.add("compact");
+    }
     this.canvas = el.querySelector(".gv-canvas");
     this.notice = el.querySelector(".gv-notice");
     this.message = el.querySelector(".gv-message");

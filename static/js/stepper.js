@@ -195,7 +195,9 @@ export class Stepper {
     const acc = new Map();
     for (const s of this.graph.steps.slice(0, this.index + 1)) {
       if (s.op !== "AccumulateGrad") continue;
-      acc.set(s.forward_node, addInto(acc.get(s.forward_node), s.grad_in?.[0]));
+      const sum = addInto(acc.get(s.forward_node), s.grad_in?.[0]);
+      acc.delete(s.forward_node);          // re-insert: the map's order is "last touched"
+      acc.set(s.forward_node, sum);
     }
     return acc;
   }
@@ -215,7 +217,11 @@ export class Stepper {
         : verdict === false ? `<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>` : "";
       return `<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${badge}</div>`;
     }).join("") : `<div class="muted">${s.op === "AccumulateGrad" ? t("step.accumulates", { name: this.nodeName(s.forward_node) }) : t("step.sends_nothing")}</div>`;
-    const leaves = [...this.leafGradients()].map(([fid, g]) => tensorHTML(g, { label: `${this.nodeName(fid)}.grad` })).join("");
+    // newest first: the leaf this step just added into is on top, marked
+    const leaves = [...this.leafGradients()].reverse().map(([fid, g]) => {
+      const html = tensorHTML(g, { label: `${this.nodeName(fid)}.grad` });
+      return s.op === "AccumulateGrad" && fid === s.forward_node ? html.replace('class="tensor"', 'class="tensor fresh"') : html;
+    }).join("");
     this.detail.innerHTML = `
       <div class="step-title">${t("step.title", { i: this.index + 1, n: this.count })} <code>${esc(s.op)}</code></div>
       <div class="equation">
