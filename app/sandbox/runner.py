@@ -39,7 +39,14 @@ class Zygote:
                                       start_new_session=True)
         theirs.close()
         ours.settimeout(STARTUP_TIMEOUT_S)
-        hello = recv_json(ours)
+        try:
+            hello = recv_json(ours)
+        except (OSError, ValueError, ChannelClosed):
+            ours.close()                    # a zygote that cannot start is not kept half-alive
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+            raise
         ours.settimeout(None)
         self._control = ours
         self.network = hello.get("network", "")
