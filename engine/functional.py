@@ -18,14 +18,14 @@ from engine.tensor import Tensor, apply
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss",
-    "softplus", "silu", "leaky_relu", "erf", "maximum", "minimum", "clamp", "clip", "where", "masked_fill",
-    "matmul", "mm", "bmm", "linear", "sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax",
-    "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze",
-    "transpose", "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split",
-    "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss",
-    "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "eq", "ne", "gt", "lt", "ge", "le", "isnan", "broadcast_to", "expand",
+    "relu", "gelu", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
+    "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
+    "minimum", "clamp", "clip", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
+    "std", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
+    "flatten", "squeeze", "unsqueeze", "transpose", "permute", "cat", "concat", "stack", "gather",
+    "index_select", "narrow", "chunk", "split", "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding",
+    "one_hot", "layer_norm", "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "broadcast_to", "expand",
 ]
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])

@@ -509,8 +509,9 @@ class Tensor:
                                    f"the desired output type {_kind_word(self.data.dtype)}") from None
             self._version += 1
             return self
-        result = OPS[name].run(self.data, *(o.data if isinstance(o, Tensor) else
-                                            np.asarray(o, dtype=scalar_dtype((self.data,), o)) for o in others), **attrs)
+        arrays = [o.data if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.data,), o))
+                  for o in others]
+        result = OPS[name].run(self.data, *arrays, **attrs)
         self.data[...] = result
         self._version += 1
         return self
