@@ -172,6 +172,45 @@ class _Frame(ControlFlow):
     def e_List(self, node):
         return [self.expr(e) for e in node.elts]
 
+    def e_Dict(self, node):
+        if any(k is None for k in node.keys):
+            raise self.err(node, "`**` in a dict display is not supported")
+        return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
+
+    def e_ListComp(self, node):
+        return list(self._comprehension(node, lambda: self.expr(node.elt)))
+
+    e_GeneratorExp = e_ListComp
+
+    def e_DictComp(self, node):
+        return dict(self._comprehension(node, lambda: (self.expr(node.key), self.expr(node.value))))
+
+    def _comprehension(self, node, element):
+        """Comprehensions over Python iterables run now, like an unrolled for loop."""
+        saved = dict(self.env)
+
+        def walk(generators):
+            if not generators:
+                yield element()
+                return
+            gen = generators[0]
+            if gen.is_async:
+                raise self.err(node, "async comprehensions are not supported")
+            iterable = self.expr(gen.iter)
+            if is_tensor(iterable):
+                raise self.err(node, "iterating over a tensor is not supported; loop over range(n) and index it")
+            for item in iterable:
+                self.assign(gen.target, item)
+                conditions = [self.expr(c) for c in gen.ifs]
+                if any(is_tensor(c) for c in conditions):
+                    raise self.err(node, "a comprehension filter on a tensor's value cannot be compiled")
+                if all(conditions):
+                    yield from walk(generators[1:])
+        try:
+            return list(walk(node.generators))
+        finally:
+            self.env = saved
+
     def e_BinOp(self, node):
         op = BINOPS.get(type(node.op))
         if op is None:

@@ -467,3 +467,26 @@ def test_compile_with_tensor_while_loop_differentiates_the_loop():
     assert not cf.graph_breaks
     with engine.no_grad():
         assert cf(engine.tensor([1.0, 2.0])).item() == 12.0
+
+
+def test_script_comprehensions_over_submodules(run):
+    code = """import torch
+import torch.nn as nn
+
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(3, 2) for _ in range(3)])
+    def forward(self, x):
+        outs = [h(x) for h in self.heads if h.out_features == 2]
+        return torch.cat(outs, dim=1).sum(dim=1)
+
+torch.manual_seed(0)
+m = Heads()
+s = torch.jit.script(m)
+x = torch.randn(4, 3)
+print(torch.allclose(s(x), m(x)), s(x).shape)
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True torch.Size([4])\n"
