@@ -187,16 +187,17 @@ def test_side_effects_and_runtime_values_are_refused():
     v = tf.Variable(1.0)
 
     @tf.function
-    def assigns(x):
-        v.assign(x)
+    def assigns_in_a_branch(x):
+        if x > 0:
+            v.assign(x)
         return x
 
     @tf.function
     def reshapes_by_value(x, n):
         return tf.reshape(x, tf.stack([n, 1]))
 
-    with pytest.raises(UnsupportedError, match="assign inside a tf.function"):
-        assigns(tf.constant(1.0))
+    with pytest.raises(UnsupportedError, match="assign inside a branch"):
+        assigns_in_a_branch(tf.constant(1.0))
     with pytest.raises(UnsupportedError, match="known when tf.function builds the graph"):
         reshapes_by_value(tf.constant([1.0, 2.0]), tf.constant(2))
 
@@ -283,3 +284,19 @@ def test_numpy_arguments_are_tensors_not_python_values():
     assert f(np.array([1.0, 2.0], np.float32)).numpy().tolist() == [2.0, 4.0]
     assert f(np.array([3.0, 4.0], np.float32)).numpy().tolist() == [6.0, 8.0]
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_variable_updates_inside_a_function_happen_at_every_call():
+    counter = tf.Variable(0)
+    total = tf.Variable(0.0)
+
+    @tf.function
+    def step(x):
+        counter.assign_add(1)
+        total.assign(total + tf.reduce_sum(x))
+        return total * 2.0                     # reads the value assigned just before
+
+    for _ in range(3):
+        out = step(tf.constant([1.0, 2.0]))
+    assert counter.numpy() == 3 and total.numpy() == 9.0 and out.numpy() == 18.0
+    assert step.experimental_get_tracing_count() == 1

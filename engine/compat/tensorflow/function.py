@@ -55,6 +55,21 @@ class _Tracing:
         self.variables: list = []            # tf.Variables read, in order: the "param" inputs
         self.prints: list = []               # tf.print calls: (items, sep, end, summarize, stream)
         self.printed: list = []              # the tensors they print: extra graph outputs
+        self.assigned: dict = {}             # id(variable) -> (variable, its new value): extra outputs too
+
+    def variable_value(self, variable):
+        """What reading `variable` gives inside the trace: the value assigned earlier in it, or the input."""
+        if id(variable) in self.assigned:
+            return self.assigned[id(variable)][1]
+        self.read_variable(variable)
+        return variable._leaf
+
+    def assign_variable(self, variable, value) -> None:
+        """`v.assign(value)` in the function: `value` becomes an output, assigned after every call."""
+        if self.compiler.ctx.parent is not None:
+            raise UnsupportedError("Variable.assign inside a branch or loop of a tf.function is not supported by "
+                                   "Dagscope; assign after the cond/while")
+        self.assigned[id(variable)] = (variable, value)
 
     def read_variable(self, variable) -> None:
         leaf = variable._leaf
@@ -169,7 +184,7 @@ class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
     def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple,
-                 prints: list):
+                 prints: list, assigned: list):
         self.graph = graph
         self.structure = structure           # the Python structure of the outputs
         self.arg_positions = arg_positions   # which arguments are the graph's first inputs
@@ -177,6 +192,7 @@ class ConcreteFunction:
         self.signature = signature
         self.prints = prints                 # tf.print calls; their tensors are the graph's last outputs
         self.n_printed = sum(kind == "tensor" for items, *_ in prints for kind, _ in items)
+        self.assigned = assigned             # variables whose new values are the very last outputs
 
     def inputs_for(self, args: list) -> list:
         tensors = []
@@ -193,6 +209,10 @@ class ConcreteFunction:
             outputs = run_eager(self.graph, inputs)
         finally:
             autograd._GradMode.enabled = previous
+        if self.assigned:
+            outputs, new_values = outputs[:-len(self.assigned)], outputs[-len(self.assigned):]
+            for variable, value in zip(self.assigned, new_values):
+                variable.assign(value)
         if self.n_printed:
             outputs, printed = outputs[:-self.n_printed], outputs[-self.n_printed:]
             self._print(printed)
@@ -322,9 +342,11 @@ class Function:
                                            "tf.function returns tensors (or lists, tuples and dicts of them)")
             out_values.append(compiler.value_of(o))
         out_values += [compiler.value_of(t) for t in trace.printed]
+        out_values += [compiler.value_of(value) for _, value in trace.assigned.values()]
         graph.current_line = graph.current_module = None
         graph.output(out_values)
-        return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints)
+        return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints,
+                                [variable for variable, _ in trace.assigned.values()])
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
         from engine import record

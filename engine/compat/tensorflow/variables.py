@@ -15,7 +15,6 @@ import numpy as np
 from engine import autograd
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array, numpy_text
-from engine.errors import UnsupportedError
 from engine.tensor import apply
 
 
@@ -58,7 +57,7 @@ class Variable:
         for tape in st.tapes:
             tape._variable_read(self)
         if st.tracing is not None:
-            st.tracing.read_variable(self)    # inside tf.function: a graph input read at every call
+            return st.tracing.variable_value(self)     # inside tf.function: a graph input (or a new value)
         return self._leaf
 
     def _dagscope_graph_value(self, graph):
@@ -103,9 +102,15 @@ class Variable:
 
     # ---- writing --------------------------------------------------------------------------------------
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        if context.state().tracing is not None:
-            raise UnsupportedError("Variable.assign inside a tf.function is not supported by Dagscope (the graph "
-                                   "IR has no state updates); return the new value and assign it outside")
+        tracing = context.state().tracing
+        if tracing is not None:                # inside tf.function: the new value is a graph output
+            from engine.compat.tensorflow.ops import convert_to_tensor
+            new = convert_to_tensor(value, dtype=self._dtype)
+            if self._validate_shape and tuple(new.shape) != self._leaf.data.shape:
+                raise ValueError(f"Cannot assign value of shape {new.shape} to variable {self.name} of shape "
+                                 f"{self.shape}")
+            tracing.assign_variable(self, new)
+            return self if read_value else None
         if hasattr(value, "_dagscope_value"):
             value = value._dagscope_value()
         arr = infer_array(value, self._dtype)
@@ -118,6 +123,10 @@ class Variable:
         return self if read_value else None
 
     def _update(self, engine_op: str, delta, read_value: bool):
+        if context.state().tracing is not None:     # recorded as graph ops, on the value the graph has
+            from engine.compat.tensorflow import ops
+            combine = ops.add if engine_op == "add" else ops.subtract
+            return self.assign(combine(self._dagscope_value(), delta), read_value=read_value)
         if hasattr(delta, "_dagscope_value"):
             delta = delta._dagscope_value()
         delta = EagerTensor(infer_array(delta, self._dtype))
