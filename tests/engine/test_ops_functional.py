@@ -208,3 +208,28 @@ def test_smooth_l1_and_huber():
     np.testing.assert_allclose(F.smooth_l1_loss(t(a), t(b)).item(), np.where(d < 1, 0.5 * d * d, d - 0.5).mean())
     np.testing.assert_allclose(F.huber_loss(t(a), t(b), delta=2.0).item(),
                                np.where(d < 2, 0.5 * d * d, 2 * (d - 1.0)).mean())
+
+
+def test_small_cnn_end_to_end_gradients_match_finite_differences():
+    """conv -> relu -> max_pool -> flatten -> linear -> cross_entropy, float64, every parameter."""
+    r = np.random.default_rng(8)
+    x, target = r.standard_normal((2, 1, 6, 6)), np.array([1, 0])
+    values = {"w": r.standard_normal((3, 1, 3, 3)) * 0.5, "b": r.standard_normal(3) * 0.1,
+              "fc": r.standard_normal((2, 12)) * 0.3, "fb": r.standard_normal(2) * 0.1}
+
+    def loss_of(v, track=False):
+        p = {k: t(a.copy(), track) for k, a in v.items()}
+        h = F.max_pool2d(F.relu(F.conv2d(t(x), p["w"], p["b"], padding=1)), 3)
+        loss = F.cross_entropy(F.linear(F.flatten(h, 1), p["fc"], p["fb"]), t(target))
+        return loss, p
+
+    loss, params = loss_of(values, track=True)
+    loss.backward()
+    for name, value in values.items():
+        numeric = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            hi, lo = {k: a.copy() for k, a in values.items()}, {k: a.copy() for k, a in values.items()}
+            hi[name][idx] += 1e-6
+            lo[name][idx] -= 1e-6
+            numeric[idx] = (loss_of(hi)[0].item() - loss_of(lo)[0].item()) / 2e-6
+        np.testing.assert_allclose(params[name].grad.data, numeric, rtol=1e-5, atol=1e-7, err_msg=name)
