@@ -100,3 +100,38 @@ print(float(loss) < 0.05)
     graph = record["graphs"][0]
     params = sorted(n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param")
     assert params == ["dense/bias", "dense/kernel", "dense_1/bias", "dense_1/kernel"]
+
+
+def _train_step(model, opt, x, y):
+    # library code (not the pasted program): its `with` runs as Python, also while tf.function traces
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+def _compiled_step(model, opt, x, y):
+    return _train_step(model, opt, x, y)
+
+
+@pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.SGD(0.1, momentum=0.5),
+                                      lambda: tf.keras.optimizers.Adam(0.1)])
+def test_a_training_step_in_tf_function_equals_eager(make_opt):
+    x = tf.constant([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
+    y = tf.constant([[5.5], [1.5], [2.0]])
+    results = []
+    for compiled in (False, True):
+        tf.random.set_seed(3)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        opt = make_opt()
+        step = tf.function(_compiled_step) if compiled else _train_step
+        losses = [float(step(model, opt, x, y)) for _ in range(5)]
+        results.append((losses, [v.numpy() for v in model.trainable_variables], int(opt.iterations.numpy())))
+        if compiled:
+            assert step.experimental_get_tracing_count() == 1
+    (eager_losses, eager_vars, n1), (fn_losses, fn_vars, n2) = results
+    np.testing.assert_allclose(fn_losses, eager_losses, rtol=1e-5)
+    for a, b in zip(fn_vars, eager_vars):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+    assert n1 == n2 == 5

@@ -1,29 +1,34 @@
 """`tf.keras.optimizers.SGD` and `Adam` (Keras' update rules), for GradientTape training loops.
-The update arithmetic runs as TF ops (so on the engine's registry); a variable gets its new value
-with assign, outside any gradient."""
+The state (slots, the step count) lives in tf.Variables and the arithmetic runs as TF ops, so the
+same code works eagerly and inside a tf.function (where it becomes graph nodes and the updates
+are applied after every call)."""
 from __future__ import annotations
 
-from engine.compat.tensorflow import ops
+import numpy as np
+
+from engine.compat.tensorflow import dtypes, ops
 from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow.variables import Variable
 
 
 class Optimizer:
     def __init__(self, learning_rate=0.01, name=None, **kwargs):
         self.learning_rate = float(learning_rate)
-        self.iterations = 0
-        self._slots: dict = {}              # (id(variable), slot name) -> tensor
+        self.iterations = Variable(0, dtype=dtypes.int64, trainable=False, name="iteration")
+        self._slots: dict = {}              # (id(variable), slot name) -> tf.Variable
 
-    def _slot(self, var, name: str):
+    def _slot(self, var, name: str) -> Variable:
         key = (id(var), name)
-        if key not in self._slots:
-            self._slots[key] = ops.constant(0.0 * var.numpy(), dtype=var.dtype)
+        if key not in self._slots:        # created on first use, as Keras does (a tf.function's first trace)
+            self._slots[key] = Variable(np.zeros(var.shape.as_list(), var.dtype.np), trainable=False,
+                                        name=f"{var._name}/{name}")
         return self._slots[key]
 
     def apply_gradients(self, grads_and_vars, **kwargs):
         pairs = [(g, v) for g, v in grads_and_vars]
         if all(g is None for g, _ in pairs):
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in pairs]}.")
-        self.iterations += 1
+        self.iterations.assign_add(1)
         for g, v in pairs:
             if g is not None:
                 self._update(v, ops.convert_to_tensor(g))
@@ -55,8 +60,8 @@ class SGD(Optimizer):
         if self.momentum == 0.0:
             var.assign_sub(g * self.learning_rate)
             return
-        velocity = self._slot(var, "momentum") * self.momentum - g * self.learning_rate
-        self._slots[(id(var), "momentum")] = velocity
+        velocity = self._slot(var, "momentum")
+        velocity.assign(velocity * self.momentum - g * self.learning_rate)
         var.assign_add(velocity)
 
 
@@ -72,13 +77,11 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
     def _update(self, var, g) -> None:
-        t = self.iterations
-        alpha = self.learning_rate * (1 - self.beta_2 ** t) ** 0.5 / (1 - self.beta_1 ** t)
-        m = self._slot(var, "m")
-        v = self._slot(var, "v")
-        m = m + (g - m) * (1 - self.beta_1)
-        v = v + (g * g - v) * (1 - self.beta_2)
-        self._slots[(id(var), "m")], self._slots[(id(var), "v")] = m, v
+        t = ops.cast(self.iterations, var.dtype)          # already counts this step
+        alpha = self.learning_rate * ops.sqrt(1.0 - ops.pow(self.beta_2, t)) / (1.0 - ops.pow(self.beta_1, t))
+        m, v = self._slot(var, "m"), self._slot(var, "v")
+        m.assign(m + (g - m) * (1.0 - self.beta_1))
+        v.assign(v + (g * g - v) * (1.0 - self.beta_2))
         var.assign_sub(m * alpha / (ops.sqrt(v) + self.epsilon))
 
 
