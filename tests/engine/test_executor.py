@@ -219,3 +219,74 @@ def test_a_refused_compile_falls_back_to_numpy_and_says_why(tmp_path, monkeypatc
     args = _mlp_args(np.random.default_rng(8))
     _assert_matches(g, compiled, args)
     assert "numpy backend" in timings(None, lambda: compiled(*args), compiled)["note"]
+
+
+# ---- random graphs: the executor equals the reference interpreter --------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SHAPES = [(3, 4), (4,), (1, 4), (3, 1), (), (4, 3)]
+UNARY = ["neg", "exp", "tanh", "relu", "sigmoid", "abs", "gelu", "sin"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum"]
+REDUCE = ["sum", "mean", "amax", "logsumexp", "var"]
+
+
+@st.composite
+def random_graphs(draw):
+    g = Graph("random")
+    values = [g.placeholder(f"x{i}", s) for i, s in
+              enumerate(draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3)))]
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "move", "matmul", "where"]))
+        a = draw(st.sampled_from(values))
+        try:
+            if kind == "unary":
+                values.append(g.call(draw(st.sampled_from(UNARY)), a))
+            elif kind == "binary":
+                values.append(g.call(draw(st.sampled_from(BINARY)), a, draw(st.sampled_from(values + [2.0]))))
+            elif kind == "reduce" and a.ndim:
+                dim = draw(st.sampled_from([(0,), (a.ndim - 1,), tuple(range(a.ndim))]))
+                values.append(g.call(draw(st.sampled_from(REDUCE)), a, dim=dim, keepdim=draw(st.booleans())))
+            elif kind == "move" and a.ndim == 2:
+                op = draw(st.sampled_from(["transpose", "expand", "reshape"]))
+                if op == "transpose":
+                    values.append(g.call("transpose", a, dim0=0, dim1=1))
+                elif op == "expand":
+                    values.append(g.call("expand", a, shape=(2,) + tuple(a.shape)))
+                else:
+                    values.append(g.call("reshape", a, shape=(int(np.prod(a.shape)),)))
+            elif kind == "matmul" and a.ndim == 2:
+                b = draw(st.sampled_from([v for v in values if v.ndim == 2] or [a]))
+                values.append(g.call("matmul", a, g.call("transpose", b, dim0=0, dim1=1))
+                              if a.shape[1] == b.shape[1] else g.call("matmul", a, b))
+            elif kind == "where":
+                values.append(g.call("where", g.call("gt", a, 0.0), a, draw(st.sampled_from(values))))
+        except (ValueError, RuntimeError, IndexError):
+            continue      # shapes that do not fit: draw again
+    g.output(draw(st.lists(st.sampled_from(values), min_size=1, max_size=3)))
+    return g
+
+
+def _random_check(g, backend):
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(n.out.shape).astype(np.float32) for n in g.placeholders]
+    with np.errstate(all="ignore"):
+        expected = interpreter.run(g, args)
+        got = _compile(g, backend)(*args)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_random_graphs_on_the_c_backend(g):
+    if "c" not in BACKENDS:
+        pytest.skip("no C compiler")
+    _random_check(g, "c")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_random_graphs_on_the_numpy_backend(g):
+    _random_check(g, "numpy")
