@@ -41,8 +41,6 @@ def main(argv: list[str] | None = None) -> None:
         print("WARNING: anyone who can reach this machine can run code in Dagscope's sandbox."
               + ("" if args.token else " Add --token SECRET so that only people with the link can.")
               + " Serve only on a network you trust (the classroom LAN), never on the internet.")
-    from app.services.runs import warm_up
-    warm_up()   # start the warm pool now, so the first student's run does not wait for it
     uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info")
 
 

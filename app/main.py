@@ -1,16 +1,25 @@
 """Assembles the FastAPI application from its routers; no logic lives here."""
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import middleware
 from app.config import ROOT
 from app.routes import examples, health, ops, pages, render, run, snippets
+from app.services import runs
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI):
+    runs.warm_up()          # the first student's run should not pay the worker pool's start
+    yield
 
 
 def create_app() -> FastAPI:
-    app = FastAPI(title="Dagscope", version="0.1.0")
+    app = FastAPI(title="Dagscope", version="0.1.0", lifespan=_lifespan)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(health.router)
     app.include_router(run.router)

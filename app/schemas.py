@@ -6,9 +6,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
+class RunOptions(BaseModel):
+    """What a run records; unknown keys are refused so a typo is a clear 422, not a silent default."""
+    max_graphs: int = Field(3, ge=1, le=20, description="backward calls recorded in full (then only the last)")
+
+    model_config = {"extra": "forbid"}
+
+
 class RunRequest(BaseModel):
     code: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: RunOptions = Field(default_factory=RunOptions)
 
 
 class GraphNode(BaseModel):

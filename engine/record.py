@@ -92,7 +92,7 @@ def tensor_json(arr) -> dict | None:
 class Recorder:
     def __init__(self, options: dict | None = None):
         options = options or {}
-        self.max_graphs = int(options.get("max_graphs", 3))
+        self.max_graphs = max(1, int(options.get("max_graphs") or 3))
         self.graphs: list[dict] = []          # finished graphs, in order
         self.warnings: list[str] = []
         self.backward_calls = 0

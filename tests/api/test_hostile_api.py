@@ -27,7 +27,15 @@ def test_huge_chunked_body_is_413(client):
 
 def test_code_over_the_limit_is_413(client):
     assert client.post("/api/run", json={"code": "#" * 100_001}).status_code == 413
-    assert client.post("/api/run", json={"code": "", "options": {"x": "y" * 20_000}}).status_code == 413
+
+
+
+def test_options_are_typed_and_bounded(client):
+    # Options are a handful of named switches: unknown keys and out-of-range values are 422.
+    assert client.post("/api/run", json={"code": "", "options": {"x": "y" * 20_000}}).status_code == 422
+    assert client.post("/api/run", json={"code": "", "options": {"max_graphs": 10_000}}).status_code == 422
+    assert client.post("/api/run", json={"code": "", "options": {"max_graphs": "x"}}).status_code == 422
+    assert client.post("/api/run", json={"code": "print(1)", "options": {"max_graphs": 2}}).json()["ok"]
 
 
 @pytest.mark.parametrize("body", [b"{not json", b"[]", b'{"code": 5}', b'{"code": "x", "options": []}',
