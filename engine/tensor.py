@@ -173,14 +173,14 @@ class Tensor:
         return _Handle()
 
     # ---- operators ------------------------------------------------------------------------------
-    def __add__(self, other): return apply("add", self, other)
-    def __radd__(self, other): return apply("add", other, self)
-    def __sub__(self, other): return apply("sub", self, other)
-    def __rsub__(self, other): return apply("sub", other, self)
-    def __mul__(self, other): return apply("mul", self, other)
-    def __rmul__(self, other): return apply("mul", other, self)
-    def __truediv__(self, other): return apply("div", self, other)
-    def __rtruediv__(self, other): return apply("div", other, self)
+    def __add__(self, other): return apply_binary("add", self, other)
+    def __radd__(self, other): return apply_binary("add", other, self)
+    def __sub__(self, other): return apply_binary("sub", self, other)
+    def __rsub__(self, other): return apply_binary("sub", other, self)
+    def __mul__(self, other): return apply_binary("mul", self, other)
+    def __rmul__(self, other): return apply_binary("mul", other, self)
+    def __truediv__(self, other): return apply_binary("div", self, other)
+    def __rtruediv__(self, other): return apply_binary("div", other, self)
     def __matmul__(self, other): return apply("matmul", self, other)
     def __rmatmul__(self, other): return apply("matmul", other, self)
     def __neg__(self): return apply("neg", self)
@@ -673,6 +673,28 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     if OP_OBSERVERS:
         for observer in OP_OBSERVERS:
             observer(op, tensors, attrs, out)
+    return out
+
+
+def apply_binary(name: str, a, b) -> Tensor:
+    """`apply` for the arithmetic operators (x * y, x + 1 ...): the same steps, without packing
+    *inputs/**attrs, for the ops user code calls most."""
+    if type(a) is not Tensor or type(b) is not Tensor:
+        return apply(name, a, b)
+    x, y = a.data, b.data
+    ufunc = _SAME_DTYPE_UFUNCS.get(name)
+    op = OPS[name]
+    data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else op.forward(x, y)
+    out = _new(Tensor)
+    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.requires_grad = False
+    out.grad = out.grad_fn = None
+    if (a.requires_grad or b.requires_grad) and op.differentiable and _GradMode.enabled:
+        out.requires_grad = True
+        out.grad_fn = autograd.Node(op, (a, b), {}, out)
+    if OP_OBSERVERS:
+        for observer in OP_OBSERVERS:
+            observer(op, (a, b), {}, out)
     return out
 
 
