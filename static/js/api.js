@@ -8,8 +8,20 @@ async function detail(r) {
   try { return (await r.json()).detail || r.statusText; } catch { return r.statusText; }
 }
 
-export async function runCode(code, options = {}) {
-  const r = await postJSON("/api/run", { code, options });
+const MAX_WAIT_S = 15;
+
+/**
+ * Run code. A busy server (429) says when to come back in Retry-After: wait that long once
+ * (telling the page through onWait) rather than fail a student's click.
+ */
+export async function runCode(code, options = {}, { onWait } = {}) {
+  let r = await postJSON("/api/run", { code, options });
+  if (r.status === 429) {
+    const wait = Math.min(MAX_WAIT_S, Number(r.headers.get("retry-after")) || 2);
+    onWait?.(wait);
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    r = await postJSON("/api/run", { code, options });
+  }
   if (!r.ok) throw new Error(await detail(r));
   return r.json();
 }

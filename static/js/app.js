@@ -216,7 +216,7 @@ async function run() {
   setStatus(t("status.running"), "busy");
   running = (async () => {
     try {
-      const record = await api.runCode(editor.code);
+      const record = await api.runCode(editor.code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
       return await load(record);
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
@@ -317,11 +317,14 @@ async function start() {
   stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
                           forwardView: views.stepForward,
                           onChange: (i, { playing }) => { state.step = i; saveHash(!playing); } });
+  // a node clicked in a Static, Passes or Kernels drawing: its source line lights up in the editor
+  const showLine = (node) => { editor.mark("hover", node?.line ? [node.line] : []); editor.reveal(node?.line); };
   passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); },
-                                                 onOpenMemory: () => select("memory") });
-  kernels = new KernelsPanel($("#panel-kernels"), { onHoverLines: (lines) => editor.mark("hover", lines) });
+                                                 onOpenMemory: () => select("memory"), onNode: showLine });
+  kernels = new KernelsPanel($("#panel-kernels"), { onHoverLines: (lines) => editor.mark("hover", lines), onNode: showLine });
   statics = new StaticPanel($("#panel-static"), {
     onLine: (n) => editor.jumpTo(n),
+    onNode: showLine,
     onPick: (id) => { state.graph = graphById(id); fillGraphPicker(); state.drawn.static = null; drawTab("static"); saveHash(true); },
   });
 

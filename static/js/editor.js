@@ -53,6 +53,13 @@ export class CodeEditor {
     this.view.dispatch({ effects: setMarks.of(Decoration.set(ranges, true)) });
   }
 
+  /** Scroll a line into view without taking the focus (a node clicked in a drawing). */
+  reveal(line) {
+    const doc = this.view.state.doc;
+    if (!line || line < 1 || line > doc.lines) return;
+    this.view.dispatch({ effects: EditorView.scrollIntoView(doc.line(line).from, { y: "nearest" }) });
+  }
+
   /** Move the cursor to a line and scroll it into view (clicking a node's source line). */
   jumpTo(line) {
     const doc = this.view.state.doc;

@@ -90,7 +90,7 @@ export class KernelsPanel {
     const card = this.el.querySelector(`.kernel[data-i="${i}"]`);
     this.light(this.graph.kernels[i], card);
     card.scrollIntoView({ block: "nearest" });
-    this.onNode?.(id);
+    this.onNode?.(this.graph.forward.nodes.find((n) => n.id === id) || null);
   }
 
   currentView() { return this.view; }

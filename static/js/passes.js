@@ -53,7 +53,10 @@ export class PassesPanel {
         <div class="pass-notes"></div>
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
       </div></div>`;
-    const select = (id) => this.onNode?.(id);
+    const select = (id, view) => {
+      view.setClass("sel", id ? [id] : []);
+      this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
+    };
     this.views = { before: new GraphView(this.el.querySelector(".pass-before"), { onSelect: select, compact: true }),
                    after: new GraphView(this.el.querySelector(".pass-after"), { onSelect: select, compact: true }) };
     this.el.querySelector(".hide-unchanged").onchange = (e) => { this.hideUnchanged = e.target.checked; this.renderList(); };

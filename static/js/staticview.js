@@ -94,7 +94,10 @@ export class StaticPanel {
     </div>`;
     this.el.querySelectorAll(".chip[data-g]").forEach((b) => { b.onclick = () => this.onPick(b.dataset.g); });
     this.el.querySelectorAll("a[data-line]").forEach((a) => { a.onclick = (e) => { e.preventDefault(); this.onLine(Number(a.dataset.line)); }; });
-    const select = (id) => this.onNode?.(id);
+    const select = (id, view) => {
+      view.setClass("sel", id ? [id] : []);
+      this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
+    };
     if (pair?.trace && pair?.script) {
       const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, compact: true });
       const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, compact: true });

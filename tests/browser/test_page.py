@@ -184,3 +184,22 @@ def test_readme_screenshot(page):
     docs = Path(__file__).resolve().parents[2] / "docs"
     docs.mkdir(exist_ok=True)
     page.screenshot(path=str(docs / "screenshot.png"))
+
+
+def test_busy_server_is_retried_after_its_retry_after(page):
+    open_page(page)
+    calls = []
+
+    def busy_once(route):
+        calls.append(route.request.url)
+        if len(calls) == 1:
+            route.fulfill(status=429, headers={"Retry-After": "1", "content-type": "application/json"},
+                          body='{"detail": "too many runs"}')
+        else:
+            route.continue_()
+
+    page.route("**/api/run", busy_once)
+    record = run_code(page, SEED)
+    assert record["ok"] and len(calls) == 2
+    # Chromium logs every 4xx response itself; that one was this test's doing
+    page.watch.console_errors[:] = [e for e in page.watch.console_errors if "status of 429" not in e]

@@ -37,6 +37,8 @@ def test_static_tab_overlays_trace_and_script(page):
     assert "changed" not in trace("%2") and "added" not in script("%2")
     assert "froze" in page.inner_text("#panel-static .warn-box")
     assert page.inner_text(".cm-mark-warn").strip().startswith("if x.sum() > 0")   # warning on line 11
+    page.click("#panel-static .ov-script g.node[id='%2']")           # a node's source line lights up
+    assert page.inner_text(".cm-mark-hover").strip() == "y = x * 2"
     shot(page, "static")
     page.click("#panel-static .chip[data-g='g5']")
     page.wait_for_selector("#panel-static .retraces")
