@@ -438,3 +438,19 @@ def render_module(kernels: list[Kernel], title: str = "") -> str:
     """One translation unit holding every kernel of a graph (one compiler run per graph)."""
     header = f"/* Dagscope generated kernels{': ' + title if title else ''} */\n"
     return header + PRELUDE + "\n" + "\n".join(render_kernel(k) for k in kernels)
+
+
+def helpers_used(source: str) -> str:
+    """The prelude's helper definitions (ds_tanhf...) a kernel's source calls, with their comments,
+    so the source shown for one kernel reads on its own."""
+    import re
+    blocks = PRELUDE.split("\n\n")[1:]            # the first block is the #includes
+    called = set(re.findall(r"\b(ds_\w+)\(", source))
+    keep = [b for b in blocks if set(re.findall(r"\b(ds_\w+)\(", b)) & called]
+    return "\n\n".join(keep) + ("\n\n" if keep else "")
+
+
+def render_for_display(kernel: Kernel) -> str:
+    """One kernel as the run record shows it: the helpers it calls, then its function."""
+    body = render_kernel(kernel)
+    return helpers_used(body) + body

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from engine.codegen import buffers, cc
-from engine.codegen.c_render import render_kernel, render_module
+from engine.codegen.c_render import render_for_display, render_module
 from engine.codegen.kernel import NotLowerable, contiguous_strides, lower
 from engine.codegen.numpy_render import render_group
 from engine.codegen.units import Unit, node_unit, plan_units
@@ -138,7 +138,7 @@ class Specialization:
             share = module.compile_ms / len(lowered)
             for u in lowered:
                 u.function = module.functions[u.name]
-                self.kernels.append({"name": u.name, "language": "c", "source": render_kernel(u.kernel),
+                self.kernels.append({"name": u.name, "language": "c", "source": render_for_display(u.kernel),
                                      "nodes": list(u.node_ids), "compile_ms": round(share, 3),
                                      "cache_hit": module.cache_hit})
         return final
