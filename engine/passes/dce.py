@@ -1,15 +1,16 @@
-"""Dead-code elimination: nodes whose values nobody reads are removed (inputs always stay)."""
+"""Dead-code elimination: nodes whose values nobody reads are removed (inputs always stay), inside
+branches and loop bodies too; a cond also loses the results nobody reads and the operands its
+branches no longer use."""
 from __future__ import annotations
 
-from engine.ir.graph import OUTPUT, PLACEHOLDER, Graph
-from engine.passes.base import PassResult, all_graphs, is_pure
+from engine.ir.graph import COND, OUTPUT, PLACEHOLDER, Graph, Node
+from engine.passes.base import PassResult, is_pure
 
 
 def dce(graph: Graph) -> PassResult:
     g = graph.copy()
     result = PassResult(g, False)
-    for sub in list(all_graphs(g)):
-        _sweep(sub, result)
+    _sweep(g, result)
     return result
 
 
@@ -23,4 +24,39 @@ def _sweep(g: Graph, result: PassResult) -> None:
             g.remove(node)
             result.note(node.id, "DCE: no users")
             continue
+        if node.kind == COND:
+            _prune_cond_results(node, used, result)
+        for sub in node.subgraphs.values():
+            _sweep(sub, result)
+        if node.kind == COND:
+            _prune_cond_operands(node, result)
         used.update(v.id for v in node.inputs)
+
+
+def _prune_cond_results(node: Node, used: set, result: PassResult) -> None:
+    # the first result names the node, so it stays even when unused
+    keep = [i for i, v in enumerate(node.outputs) if i == 0 or v.id in used]
+    if len(keep) == len(node.outputs):
+        return
+    for i, v in enumerate(node.outputs):
+        if i not in keep:
+            result.note(v.id, "DCE: cond result with no users")
+    node.outputs = [node.outputs[i] for i in keep]
+    for branch in node.subgraphs.values():
+        branch.output([branch.outputs[i] for i in keep])
+
+
+def _prune_cond_operands(node: Node, result: PassResult) -> None:
+    branches = list(node.subgraphs.values())
+    operands = node.inputs[1:]
+    users = [b.users() for b in branches]
+    dead = [i for i in range(len(operands))
+            if all(not u.get(b.placeholders[i].id) for b, u in zip(branches, users))]
+    if not dead:
+        return
+    for b in branches:
+        holders = b.placeholders
+        for i in dead:
+            b.remove(holders[i])
+    node.inputs = [node.inputs[0]] + [v for i, v in enumerate(operands) if i not in dead]
+    result.note(node.id, f"DCE: {len(dead)} unused branch operand{'s' if len(dead) > 1 else ''} dropped")

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine  # noqa: F401
+import engine
 from engine.ir import Graph, run, verify
 from engine.ir.graph import CALL
 from engine.passes import DEFAULT_PASSES, run_pipeline
@@ -265,3 +265,44 @@ def random_graphs(draw):
 def test_random_graphs_outputs_preserved(g):
     with np.errstate(all="ignore"):
         check_preserved(g)
+
+
+def test_dce_drops_unused_cond_results_and_operands():
+    g = Graph()
+    x = g.placeholder("x", (3,))
+    y = g.placeholder("y", (3,))
+    t, e = g.subgraph("then"), g.subgraph("else")
+    tx, ty = t.placeholder("x", (3,)), t.placeholder("y", (3,))
+    t.output(t.call("exp", tx), t.call("tanh", ty))
+    ex, ey = e.placeholder("x", (3,)), e.placeholder("y", (3,))
+    e.output(e.call("neg", ex), e.call("relu", ey))
+    first, second = g.cond(g.call("gt", g.call("sum", x), 0.0), t, e, [x, y])
+    g.output(first)                       # `second` (the only use of y) is dead
+    result = check_preserved(g)
+    snap = next(s for s in result.snapshots if s["name"] == "dce")
+    reasons = [n["reason"] for n in snap["notes"]]
+    assert "DCE: cond result with no users" in reasons
+    assert "DCE: 1 unused branch operand dropped" in reasons
+    cond = next(n for n in result.graph.nodes if n.kind == "cond")
+    assert len(cond.outputs) == 1 and len(cond.inputs) == 2
+    assert all(len(b.placeholders) == 1 for b in cond.subgraphs.values())
+
+
+def test_captured_programs_survive_the_pipeline():
+    def f(x, w):
+        h = x * w
+        if h.sum() > 0:
+            a = h.tanh()
+            b = h * 2
+        else:
+            a = -h
+            b = h + 1
+        i = 0
+        while a.sum() < 10:
+            a = a + 1
+        return a * 1.0
+    scripted = engine.script(f)
+    scripted(engine.ones(3), engine.ones(3))          # specializes for f32[3] inputs
+    (graph, _, _), = scripted._cache.values()
+    assert any(n.kind == "cond" for n in graph.nodes) and any(n.kind == "while_loop" for n in graph.nodes)
+    check_preserved(graph)
