@@ -63,7 +63,11 @@ class ControlFlow:
         for i, (a, b) in enumerate(zip(*flat)):
             if is_tensor(a) or is_tensor(b):
                 tensor_slots.append(i)
-            elif not (a is b or (type(a) is type(b) and a == b)):
+            elif a is b or (type(a) is type(b) and isinstance(a, (bool, int, float, str, type(None))) and a == b):
+                continue
+            elif type(a) is type(b) and isinstance(a, (bool, int, float)):
+                tensor_slots.append(i)        # a number that depends on the branch becomes a tensor
+            else:
                 raise self.err(node, f"a branch produces the Python value {a!r} and the other {b!r}; "
                                      "Python values must agree (make it a tensor)")
         outs_per_branch = []
@@ -94,7 +98,7 @@ class ControlFlow:
         if is_tensor(x):
             return self.c.value_of(x)
         if isinstance(x, (bool, int, float)):
-            if like is not None:      # a number beside a tensor in the other branch: take its spec
+            if is_tensor(like):       # a number beside a tensor in the other branch: take its spec
                 return self.c.ctx.graph.constant(np.full(like.data.shape, x, dtype=like.data.dtype))
             return self.c.ctx.graph.as_value(x)
         raise self.err(node, f"a branch result of type {type(x).__name__} cannot be a graph value")

@@ -490,3 +490,16 @@ print(torch.allclose(s(x), m(x)), s(x).shape)
     record = run(code)
     assert record["ok"], record["error"]
     assert record["stdout"] == "True torch.Size([4])\n"
+
+
+def test_script_python_numbers_set_in_tensor_branches_become_tensors():
+    def f(x):
+        if x.sum() > 0:
+            scale = 2.0
+        else:
+            scale = -1.0
+        return x * scale
+    s = engine.script(f)
+    for sign in (1.0, -1.0):
+        x = engine.ones(2) * sign
+        np.testing.assert_allclose(s(x).data, f(x).data)
