@@ -103,12 +103,17 @@ async function select(tab, { push = true } = {}) {
 function forwardNode(g, id) { return g?.forward?.nodes.find((n) => n.id === id) || null; }
 function backwardNode(g, id) { return g?.backward?.nodes.find((n) => n.id === id) || null; }
 
-/** Select a node in either DAG and light its partners in the other one. */
-function selectNode(id, { push = true } = {}) {
+/**
+ * Select a node in either DAG and light its partners in the other one. A captured graph's
+ * backward may reuse forward ids ("output"), so the side is part of the selection; in the URL a
+ * backward node is written "b:<id>".
+ */
+function selectNode(id, { push = true, side = null } = {}) {
+  if (id?.startsWith("b:")) { side = "backward"; id = id.slice(2); }
   const g = graphFor("forward");
-  state.node = id;
-  const fwd = forwardNode(g, id);
-  const bwd = backwardNode(g, id);
+  const fwd = side !== "backward" ? forwardNode(g, id) : null;
+  const bwd = side !== "forward" && !fwd ? backwardNode(g, id) : null;
+  state.node = bwd ? `b:${id}` : id;
   const fid = fwd ? id : bwd?.forward_node ?? null;
   const bids = (g?.backward?.nodes || []).filter((n) => fid && n.forward_node === fid).map((n) => n.id);
   const saved = (g?.forward?.edges || []).filter((e) => e.dst === fid).map((e) => e.src);
@@ -117,7 +122,8 @@ function selectNode(id, { push = true } = {}) {
   views.forward.setClass("saved", saved);
   views.backward.setClass("sel", bwd ? [id] : []);
   views.backward.setClass("linked", fwd ? bids : bids.filter((b) => b !== id));
-  const common = { onLine: (n) => editor.jumpTo(n), onLinked: (other) => selectNode(other),
+  const common = { onLine: (n) => editor.jumpTo(n),
+                   onLinked: (other) => selectNode(other, { side: fwd ? "backward" : "forward" }),
                    onGradcheck: (n) => gradcheck(n), gradcheck: state.gradchecks[fid] };
   inspect($("#inspector-forward"), fwd || forwardNode(g, fid), { ...common, role: "forward", linked: bids });
   inspect($("#inspector-backward"), bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null,
@@ -304,10 +310,10 @@ async function start() {
   for (const part of f.hide) document.body.classList.add(`hide-${part}`);
 
   editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}) });
-  const onSelect = (id) => (id ? selectNode(id) : clearSelection());
+  const onSelect = (side) => (id) => (id ? selectNode(id, { side }) : clearSelection());
   views = {
-    forward: new GraphView($("#view-forward"), { onSelect }),
-    backward: new GraphView($("#view-backward"), { onSelect }),
+    forward: new GraphView($("#view-forward"), { onSelect: onSelect("forward") }),
+    backward: new GraphView($("#view-backward"), { onSelect: onSelect("backward") }),
     stepBackward: new GraphView($("#view-step-backward"), { compact: true, onSelect: (id) => {
       const i = stepper.graph?.steps?.findIndex((s) => s.node === id);
       if (i >= 0) stepper.go(i);
