@@ -5,6 +5,7 @@ Read `run_backward` first: it is a dependency count, a ready queue and a loop â€
 """
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import sys
@@ -207,6 +208,18 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
                  inputs: list | None = None, allow_unused: bool = False):
     """Send `grads` back from `roots` (Tensors). With `inputs`, return their gradients instead of
     accumulating into `.grad` (this is `autograd.grad`)."""
+    # The walk allocates many short-lived containers and creates no garbage cycles: pausing the
+    # cyclic GC meanwhile saves ~10% per node (its collections would rescan the whole graph).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     from engine.tensor import Tensor, TensorBuilder
 
     builder = TensorBuilder() if create_graph else NUMPY

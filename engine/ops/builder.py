@@ -40,12 +40,19 @@ class NumpyBuilder(Builder):
     """Runs rules straight on numpy arrays: the fast path of eager backward."""
 
     def apply(self, name, inputs, attrs):
+        op = OPS[name]
+        if len(inputs) == 2 and not attrs:          # binary ops of one dtype: the bare ufunc
+            a, b = inputs
+            ufunc = op.extra.get("same_dtype_ufunc")
+            if ufunc is not None and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is b.dtype:
+                out = ufunc(a, b)
+                return out if type(out) is np.ndarray else np.asarray(out)
         for x in inputs:
             if type(x) is not np.ndarray:
                 inputs = tuple(x if isinstance(x, np.ndarray) else np.asarray(x, dtype=scalar_dtype(inputs, x))
                                for x in inputs)
                 break
-        out = OPS[name].forward(*inputs, **attrs)
+        out = op.forward(*inputs, **attrs)
         return out if type(out) is np.ndarray else np.asarray(out)
 
 
