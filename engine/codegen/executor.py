@@ -37,10 +37,16 @@ def choose_backend(backend: str | None = None) -> str:
     return "c" if cc.have_compiler() else "numpy"
 
 
+def kernel_signatures(units: list[Unit]) -> dict[str, int]:
+    """Kernel name -> number of pointer arguments (the loader's argtypes)."""
+    return {u.name: len(u.kernel.inputs) + len(u.kernel.outputs) for u in units}
+
+
 class Specialization:
     """The graph compiled for one input signature: steps, buffers, kernels."""
 
-    def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None, recycle: bool = True):
+    def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None, recycle: bool = True,
+                 defer: bool = False):
         t0 = time.perf_counter()
         self.recycle = recycle
         self.graph = graph
@@ -55,13 +61,46 @@ class Specialization:
         self.fallback_reason: str | None = None
         self.compile_ms = 0.0
         self.cache_hit = True
+        self.pending: list[Unit] = []                    # lowered kernels awaiting the C compiler
+        self._steps: list | None = None
         units = plan_units(graph, self.nodes_by_id)
         units = self._compile(units)
         self.units = units
         self._allocate(units)
-        self._steps = [self._make_step(u) for u in units]
         self._pool: dict[str, list[np.ndarray]] = {}
         self.build_ms = (time.perf_counter() - t0) * 1000
+        if not defer:            # deferred: compile_together() builds several graphs' kernels at once
+            self.finish()
+
+    def finish(self, module=None) -> None:
+        """Load the compiled kernels (compiling them unless `module` already holds them), then
+        make the steps. A failed compile falls back to the numpy backend and says why."""
+        t0 = time.perf_counter()
+        if self.pending and module is None:
+            from engine.codegen.loader import load_module
+            try:
+                module = load_module(render_module([u.kernel for u in self.pending], self.graph.name),
+                                     kernel_signatures(self.pending))
+            except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
+                self.fall_back(exc)
+                return
+        if self.pending:
+            self.compile_ms, self.cache_hit, self.module = module.compile_ms, module.cache_hit, module
+            share = module.compile_ms / len(self.pending)
+            for u in self.pending:
+                u.function = module.functions[u.name]
+                self.kernels.append({"name": u.name, "language": "c", "source": render_for_display(u.kernel),
+                                     "nodes": list(u.node_ids), "compile_ms": round(share, 3),
+                                     "cache_hit": module.cache_hit})
+        self._steps = [self._make_step(u) for u in self.units]
+        self.build_ms += (time.perf_counter() - t0) * 1000
+
+    def fall_back(self, exc: Exception) -> None:
+        """Become the numpy-backend specialization of the same graph (e.g. the sandbox's compile
+        service refused the source), remembering why."""
+        numpy_spec = Specialization(self.graph, "numpy", self.input_layouts, self.recycle)
+        self.__dict__.update(numpy_spec.__dict__)
+        self.fallback_reason = f"C compilation failed ({type(exc).__name__}: {exc}); ran the numpy backend"
 
     # ---- compilation ---------------------------------------------------------------------------
     def _layouts(self, units: list[Unit]) -> dict[str, tuple]:
@@ -82,15 +121,7 @@ class Specialization:
     def _compile(self, units: list[Unit]) -> list[Unit]:
         self.layout = self._layouts(units)
         if self.backend == "c":
-            try:
-                return self._compile_c(units)
-            except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
-                # e.g. the sandbox's compile service refused: the same plan runs on numpy instead
-                self.fallback_reason = f"C compilation failed ({type(exc).__name__}: {exc}); ran the numpy backend"
-                self.backend = "numpy"
-                self.kernels = []
-                for u in units:
-                    u.__dict__.pop("kernel", None)
+            return self._lower_c(units)
         return self._compile_numpy(units)
 
     def _compile_numpy(self, units: list[Unit]) -> list[Unit]:
@@ -102,8 +133,8 @@ class Specialization:
         self.cache_hit = False
         return units
 
-    def _compile_c(self, units: list[Unit]) -> list[Unit]:
-        """Lower every kernel unit to a loop nest and compile them all as one C module."""
+    def _lower_c(self, units: list[Unit]) -> list[Unit]:
+        """Lower every kernel unit to a loop nest (compiled later, all in one C module)."""
         final: list[Unit] = []
         lowered = []
         layout = self.layout
@@ -127,20 +158,7 @@ class Specialization:
                         except NotLowerable:
                             single.kind = "op"
                     final.append(single)
-        if lowered:
-            from engine.codegen.loader import load_module
-            source = render_module([u.kernel for u in lowered], self.graph.name)
-            module = load_module(source, {u.name: len(u.kernel.inputs) + len(u.kernel.outputs)
-                                          for u in lowered})
-            self.compile_ms = module.compile_ms
-            self.cache_hit = module.cache_hit
-            self.module = module
-            share = module.compile_ms / len(lowered)
-            for u in lowered:
-                u.function = module.functions[u.name]
-                self.kernels.append({"name": u.name, "language": "c", "source": render_for_display(u.kernel),
-                                     "nodes": list(u.node_ids), "compile_ms": round(share, 3),
-                                     "cache_hit": module.cache_hit})
+        self.pending = lowered
         return final
 
     # ---- storage -------------------------------------------------------------------------------
@@ -317,6 +335,8 @@ class Specialization:
         return None if layout is None or layout == contiguous_strides(node.out.shape) else layout
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        if self._steps is None:
+            raise RuntimeError("this compiled graph's kernels were deferred: call compile_together() first")
         env = self.env
         for pid, a in zip(self.placeholders, arrays):
             env[pid] = a
@@ -347,18 +367,22 @@ class CompiledGraph:
     layouts (a transposed view is compiled for as such rather than copied)."""
 
     def __init__(self, graph: Graph, backend: str | None = None, lazy: bool = False,
-                 input_layouts: dict | None = None, recycle: bool = True):
+                 input_layouts: dict | None = None, recycle: bool = True, defer: bool = False):
         self.graph = graph
         self.recycle = recycle
-        self.backend = choose_backend(backend)
+        self.requested_backend = choose_backend(backend)
         self.retraces: list[dict] = []
         self.specializations: dict[tuple, Specialization] = {}
         self.current: Specialization | None = None
         if not lazy:              # lazy: compile at the first call, for the layouts that arrive
-            first = Specialization(graph, self.backend, input_layouts, recycle)
-            self.backend = first.backend          # "numpy" if compiling failed
+            first = Specialization(graph, self.requested_backend, input_layouts, recycle, defer)
             self.specializations[first.signature] = first
             self.current = first
+
+    @property
+    def backend(self) -> str:
+        """The backend running: "numpy" also when compiling C failed (see fallback_reason)."""
+        return self.current.backend if self.current else self.requested_backend
 
     # the run-record view of the latest specialization
     @property
@@ -400,7 +424,6 @@ class CompiledGraph:
         base = tuple((tuple(n.out.shape), np.dtype(n.out.dtype)) for n in self.graph.placeholders)
         graph = self.graph if tuple(shapes) == base else respecialize_graph(self.graph, shapes)
         spec = Specialization(graph, self.backend, layouts, self.recycle)
-        self.backend = spec.backend
         if self.current is not None:         # the first specialization is not a retrace
             old = self.current.signature
             changed = [f"input {i}: {_fmt(o)} -> {_fmt(n)}" for i, (o, n) in enumerate(zip(old, sig)) if o != n]
@@ -433,11 +456,46 @@ def respecialize_graph(graph: Graph, sig) -> Graph:
     return g
 
 
+def compile_together(graphs: list[CompiledGraph]) -> None:
+    """Compile the deferred kernels of several graphs (a training step's forward and backward) as
+    one C module: one compiler run, one compile-service request from the sandbox."""
+    specs = [c.current for c in graphs if c.current is not None and c.current._steps is None]
+    pending = [u for s in specs for u in s.pending]
+    if pending:
+        from engine.codegen.loader import load_module
+        used: set[str] = set()
+        for u in pending:                          # C names must be unique across the graphs
+            base, k = u.name, 1
+            while u.name in used:
+                u.name = u.kernel.name = f"{base}_{k}"
+                k += 1
+            used.add(u.name)
+        t0 = time.perf_counter()
+        try:
+            module = load_module(render_module([u.kernel for u in pending], " + ".join(s.graph.name for s in specs)),
+                                 kernel_signatures(pending))
+        except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
+            for s in specs:
+                s.fall_back(exc)
+            return
+        for s in specs:
+            s.finish(module)
+        first = next(s for s in specs if s.pending)
+        first.build_ms += (time.perf_counter() - t0) * 1000
+        for s in specs:                            # the one compiler run is reported once
+            if s is not first:
+                s.compile_ms = 0.0
+    else:
+        for s in specs:
+            s.finish()
+
+
 def build(graph: Graph, backend: str | None = None, lazy: bool = False,
-          input_layouts: dict | None = None, recycle: bool = True) -> CompiledGraph:
+          input_layouts: dict | None = None, recycle: bool = True, defer: bool = False) -> CompiledGraph:
     """Compile `graph` (normally after the pass pipeline) for its placeholders' shapes/dtypes,
     with contiguous inputs unless `input_layouts` (placeholder id -> element strides) says
     otherwise; `lazy=True` waits for the first call's inputs, layouts included. `recycle=False`
     returns outputs nothing else refers to, for a consumer that steals unshared arrays (autograd
-    keeps an unshared gradient as .grad without copying it)."""
-    return CompiledGraph(graph, backend, lazy, input_layouts, recycle)
+    keeps an unshared gradient as .grad without copying it). `defer=True` leaves the C compile to
+    compile_together()."""
+    return CompiledGraph(graph, backend, lazy, input_layouts, recycle, defer)

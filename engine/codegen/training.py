@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.autodiff import backward_graph, differentiable_value
-from engine.codegen.executor import CompiledGraph, build
+from engine.codegen.executor import CompiledGraph, build, compile_together
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
 
@@ -42,7 +42,8 @@ class CompiledAutograd:
             self.saved_plan = [("input", placeholder_ids.index(s)) if s in placeholder_ids
                                else ("output", self.num_outputs + computed.index(s)) for s in bwd.saved]
             self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
-        self.forward = build(_optimize(forward), backend)
+        # forward and backward kernels are compiled together, as one C module
+        self.forward = build(_optimize(forward), backend, defer=True)
         if self.wrt:
             # the backward is compiled for the layouts the saved values will have: a saved W.T
             # is a transposed view of the parameter, compiled for as such rather than copied
@@ -58,7 +59,8 @@ class CompiledAutograd:
                     layouts[holder.id] = layout
             # gradients are not recycled: unshared, they become .grad without a copy
             self.backward = build(backward_graph_opt, backend, lazy=not holders, input_layouts=layouts,
-                                  recycle=False)
+                                  recycle=False, defer=True)
+        compile_together(self.compiled)
         self.wrt_positions = [placeholder_ids.index(w) for w in self.wrt]
         self._function = None
 

@@ -123,3 +123,34 @@ def test_pasted_torch_compile_records_its_kernels_and_timings(run):
     assert all(k["language"] == backend and k["source"] and k["nodes"] for k in g["kernels"])
     t = g["timings"]
     assert t["backend"] == backend and t["eager_ms"] > 0 and t["compiled_ms"] > 0 and t["compile_ms"] >= 0
+
+
+@pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
+def test_forward_and_backward_compile_as_one_module_or_fall_back_together(tmp_path, monkeypatch):
+    from engine.codegen import loader
+    rng = np.random.default_rng(2)
+    model = _model()
+    x = engine.tensor(rng.standard_normal((3, 12)).astype(np.float32))
+    graph, _, _, names = trace_graph(model, (x,))
+    wrt = [n.id for n in graph.placeholders if n.role == "param"]
+    fn = CompiledAutograd(graph, wrt=wrt)
+    assert fn.forward.current.module.key == fn.backward.current.module.key    # one compiler run
+    assert {k["name"] for k in fn.forward.kernels}.isdisjoint(k["name"] for k in fn.backward.kernels)
+
+    monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))             # nothing cached
+    loader.forget_loaded()
+
+    def refuse(source, flags):
+        raise cc.CompileError("compile service unavailable")
+    cc.set_compiler_service(refuse)
+    try:
+        fn = CompiledAutograd(graph, wrt=wrt)
+    finally:
+        cc.set_compiler_service(None)
+    assert fn.forward.backend == fn.backward.backend == "numpy"
+    assert "unavailable" in fn.forward.fallback_reason
+    params = dict(model.named_parameters())
+    (out,) = fn(x, *[params[n] for n in names])
+    out.sum().backward()
+    np.testing.assert_allclose(out.data, model(x).data, rtol=1e-5, atol=1e-6)
+    assert all(p.grad is not None for p in model.parameters())
