@@ -61,11 +61,18 @@ _FINDER = _AliasFinder()
 
 @contextlib.contextmanager
 def installed():
-    """Make the aliases importable for the duration of a run, then remove every trace of them."""
+    """Make the aliases importable for the duration of a run, then remove every trace of them.
+
+    A real torch or tensorflow already imported (a test process using PyTorch as an oracle) is
+    set aside for the run and put back after it, so each side sees its own."""
+    def aliased() -> list[str]:
+        return [n for n in sys.modules if n.partition(".")[0] in ALIASES]
+    real = {n: sys.modules.pop(n) for n in aliased()}
     sys.meta_path.insert(0, _FINDER)
     try:
         yield
     finally:
         sys.meta_path.remove(_FINDER)
-        for name in [n for n in sys.modules if n.partition(".")[0] in ALIASES]:
+        for name in aliased():
             del sys.modules[name]
+        sys.modules.update(real)
