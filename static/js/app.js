@@ -189,7 +189,7 @@ async function applyState(s) {
 // ---- running ---------------------------------------------------------------------------------------
 
 /** Show a run record: every tab redraws from it; resolves once the current tab (and both DAGs) are drawn. */
-async function load(record) {
+async function load(record, { ran = false } = {}) {
   state.record = record;
   state.graph = (record.graphs || []).find((g) => g.backward) || record.graphs?.[0] || null;
   state.drawn = {};
@@ -205,7 +205,8 @@ async function load(record) {
   editor.mark("warn", warnLines);
   $("#output-dot").hidden = !err;
   if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
-  else setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
+  else if (ran) setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
+  else setStatus(t("status.loaded", { graphs: record.graphs?.length ?? 0 }), "ok");
   if (err && !record.graphs?.length) state.tab = "output";
   else if (!record.graphs?.length) state.tab = "output";
   else if (state.tab === "output" || !graphFor(state.tab)) state.tab = "forward";
@@ -223,7 +224,7 @@ async function run() {
   running = (async () => {
     try {
       const record = await api.runCode(editor.code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
-      return await load(record);
+      return await load(record, { ran: true });
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
       throw e;
@@ -360,7 +361,7 @@ async function start() {
     setCode: (text) => editor.setCode(text),
     getCode: () => editor.code,
     run,
-    load,
+    load: (record) => load(record),
     select: (tab) => select(tab),
     step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
     selectNode: (id) => selectNode(id),

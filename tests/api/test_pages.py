@@ -39,3 +39,16 @@ def test_op_cards_come_from_the_registry(client):
     mul = body["ops"]["mul"]
     assert mul["formula"] == "a * b" and "grad" in mul["rule"] and mul["kind"] == "elementwise"
     assert body["grad_fns"]["MulBackward0"] == "mul"
+
+
+def test_catalog_has_the_keys_built_at_run_time():
+    """Keys the page composes from record values (op kinds, error kinds, captures...)."""
+    from engine.ops.registry import KINDS
+    en = json.loads((ROOT / "static/i18n/en.json").read_text())
+    composed = [f"kind.{k}" for k in KINDS]
+    composed += [f"error.{k}" for k in ["syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit",
+                                        "security_violation", "unsupported", "internal_error"]]
+    composed += [f"capture.{k}" for k in ["trace", "script", "function", "compile", "session", "none"]]
+    composed += [f"passes.stat_{k}" for k in ["nodes", "kernels", "peak_bytes"]]
+    composed += [f"empty.{k}{s}" for k in ["forward", "backward", "not_run"] for s in ("", "_title")]
+    assert [k for k in composed if k not in en] == []

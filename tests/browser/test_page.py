@@ -171,6 +171,7 @@ def test_presenter_mode_and_language_switch(page):
     page.wait_for_function("document.querySelector('[data-tab=forward]').textContent.includes('前向图')")
     page.wait_for_selector("#view-forward g.node")
     assert "运行" in page.inner_text("#run")
+    shot(page, "presenter_zh-CN")   # needs a CJK font (fonts-wqy-microhei) to show the characters
 
 
 def test_readme_screenshot(page):
