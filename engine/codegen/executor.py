@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.codegen import buffers, cc
 from engine.codegen.c_render import render_for_display, render_module
-from engine.codegen.kernel import NotLowerable, contiguous_strides, lower
+from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_strides
 from engine.codegen.numpy_render import render_group
 from engine.codegen.units import Unit, node_unit, plan_units
 from engine.ir import interpreter
@@ -105,7 +105,6 @@ class Specialization:
     # ---- compilation ---------------------------------------------------------------------------
     def _layouts(self, units: list[Unit]) -> dict[str, tuple]:
         """Element strides each value will have at run time: contiguous unless it is a view."""
-        from engine.codegen.kernel import _view
         layout: dict[str, tuple] = {}
         for n in self.graph.nodes:
             for v in n.outputs:
@@ -114,7 +113,7 @@ class Specialization:
             if u.kind == "view":
                 n = self.nodes_by_id[u.node_ids[0]]
                 src = n.inputs[0]
-                st = _view(n, tuple(src.shape), layout[src.id])
+                st = view_strides(n, tuple(src.shape), layout[src.id])
                 layout[n.id] = st if st is not None else contiguous_strides(n.out.shape)
         return layout
 
@@ -402,7 +401,7 @@ class CompiledGraph:
         return self.current.fallback_reason if self.current else None
 
     def __call__(self, *inputs) -> list[np.ndarray]:
-        arrays = [np.asarray(getattr(a, "data", a)) for a in inputs]
+        arrays = [a if type(a) is np.ndarray else np.asarray(getattr(a, "data", a)) for a in inputs]
         n_inputs = len(self.graph.placeholders)
         if len(arrays) != n_inputs:
             raise TypeError(f"{self.graph.name} takes {n_inputs} inputs but {len(arrays)} were given")

@@ -129,7 +129,7 @@ def _broadcast_into(space, shape, strides) -> tuple[int, ...]:
     return tuple(0 if d < lead or shape[d - lead] == 1 else strides[d - lead] for d in range(len(space)))
 
 
-def _view(node: Node, shape, strides):
+def view_strides(node: Node, shape, strides):
     """Strides of a movement op's result, viewed over its source; None when not a pure re-index."""
     out_shape = tuple(node.out.shape)
     if node.op == "expand":
@@ -226,7 +226,7 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
             if src[0] == "lit":
                 env[n.id] = src
                 continue
-            strides = _view(n, src[2], src[3])
+            strides = view_strides(n, src[2], src[3])
             if strides is None:
                 raise NotLowerable(f"{n.id}: {n.op} is not a re-indexing of its source")
             env[n.id] = ("view", src[1], tuple(n.out.shape), strides)
