@@ -213,7 +213,7 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     bwd = None
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:
-            bwd = graph_to_record(backward_graph(graph).graph)
+            bwd = graph_to_record(backward_graph(graph).graph, lean=True)
         except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
             notes.append(f"no backward graph: {exc}")
     passes = []

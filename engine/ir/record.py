@@ -14,8 +14,10 @@ def node_kind(node: Node) -> str:
     return _KIND[node.kind]
 
 
-def graph_to_record(graph: Graph, values: dict | None = None) -> dict:
-    """{"nodes": [...], "edges": [...]}; `values` (id -> array, e.g. from the interpreter) fills `value`."""
+def graph_to_record(graph: Graph, values: dict | None = None, lean: bool = False) -> dict:
+    """{"nodes": [...], "edges": [...]}; `values` (id -> array, e.g. from the interpreter) fills `value`.
+    `lean` leaves out keys whose value is null (pass snapshots and backward graphs: a big graph is
+    recorded many times, and the run record has a size budget)."""
     from engine.record import tensor_json
     from engine.ir.printer import unknown_values
     groups = {nid: g.name for g in graph.fusion_groups for nid in g.node_ids}
@@ -36,12 +38,20 @@ def graph_to_record(graph: Graph, values: dict | None = None) -> dict:
         if len(n.outputs) > 1:
             rec["outputs"] = [{"id": v.id, "shape": list(v.shape), "dtype": str(v.dtype)} for v in n.outputs]
         if n.subgraphs:
-            rec["subgraphs"] = {k: graph_to_record(s) for k, s in n.subgraphs.items()}
+            rec["subgraphs"] = {k: graph_to_record(s, lean=lean) for k, s in n.subgraphs.items()}
+        if lean:
+            rec = {k: v for k, v in rec.items() if v is not None or k in _ALWAYS}
         nodes.append(rec)
         for v in n.inputs:
-            edges.append({"src": v.producer.id if v.producer is not None else v.id, "dst": n.id,
-                          "shape": None if v.id in unknown else list(v.shape), "value": v.id})
+            src = v.producer.id if v.producer is not None else v.id
+            edge = {"src": src, "dst": n.id, "shape": None if v.id in unknown else list(v.shape)}
+            if v.id != src:
+                edge["value"] = v.id       # which result of a multi-result node (cond, while_loop)
+            edges.append(edge)
     return {"nodes": nodes, "edges": edges}
+
+
+_ALWAYS = ("id", "op", "label", "kind", "shape", "dtype")
 
 
 def _jsonable(v):

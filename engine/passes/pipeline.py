@@ -77,7 +77,7 @@ def run_pipeline(graph: Graph, passes: list[Pass] | None = None, check: bool = T
                 verify(res.graph)
             except AssertionError as exc:
                 raise AssertionError(f"after pass {p.__name__}: {exc}") from exc
-        snap = {"name": p.__name__, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph),
+        snap = {"name": p.__name__, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph, lean=True),
                 **diff(current, res.graph), "notes": res.notes, "stats": graph_stats(res.graph),
                 "changed_anything": res.changed}
         snap.update(res.extra)
