@@ -27,6 +27,7 @@ from engine.ir import interpreter
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE, Graph, Node
 from engine.ops.registry import OPS, Spec
 
+MAX_SPECIALIZATIONS = 8  # input signatures kept compiled per graph (a loop over ever-new shapes stays bounded)
 OUTPUT_POOL = 2          # recycled arrays per graph output (a loop holds one result while computing the next)
 
 
@@ -430,6 +431,8 @@ class CompiledGraph:
                                   "signature": [_fmt(s) for s in sig], "compile_ms": spec.compile_ms,
                                   "cache_hit": spec.cache_hit})
         self.specializations[sig] = spec
+        while len(self.specializations) > MAX_SPECIALIZATIONS:    # oldest first: dicts keep order
+            del self.specializations[next(iter(self.specializations))]
         return spec
 
 
