@@ -116,7 +116,10 @@ class Node:
 
     def has_saved_tensors(self) -> bool:
         saves = self.op.saves
-        if saves is None:
+        if self.op.saves_for is not None:
+            saves = {s for i, (nxt, _) in enumerate(self.next_functions) if nxt is not None
+                     for s in self.op.saves_for.get(i, ())}
+        elif saves is None:
             saves = range(len(self.saved))
         return any(s == "out" or not getattr(self.saved[s], "_is_scalar", False) for s in saves)
 
@@ -245,11 +248,12 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
             if capture and id(node) in capture:
                 results[capture[id(node)]] = grad
             if isinstance(node, AccumulateGrad):
-                if inputs is None and grad is not None:
-                    in_grads = None          # the previous node's list may still hold this array
-                    owned = not create_graph and not observers and _unshared(grad)
-                    _accumulate_into_leaf(node.variable, grad, create_graph, owned)
-                    for cb in observers:
+                if grad is not None:
+                    if inputs is None:
+                        in_grads = None          # the previous node's list may still hold this array
+                        owned = not create_graph and not observers and _unshared(grad)
+                        _accumulate_into_leaf(node.variable, grad, create_graph, owned)
+                    for cb in observers:         # autograd.grad's walks are shown too
                         cb(node, grad, ())
                 continue
             if grad is None:

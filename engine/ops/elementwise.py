@@ -43,9 +43,9 @@ def _unary_float(ufunc):
     return forward
 
 
-def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None):
+def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None, saves_for=None):
     register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves,
-                   extra=_fast_path(forward)))
+                   saves_for=saves_for, extra=_fast_path(forward)))
 
 
 def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=()):
@@ -65,11 +65,11 @@ binary("add", _binary(np.add), lambda F, g, a, b, out: (g, g),
 binary("sub", _binary(np.subtract), lambda F, g, a, b, out: (g, F.neg(g)),
        "SubBackward0", "a - b", "grad_a = grad; grad_b = -grad", saves=())
 binary("mul", _binary(np.multiply), lambda F, g, a, b, out: (F.mul(g, b), F.mul(g, a)),
-       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a", saves=(0, 1))
+       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a", saves=(0, 1), saves_for={0: (1,), 1: (0,)})
 binary("div", _binary(np.true_divide, floats=True),
        lambda F, g, a, b, out: (F.div(g, b), F.neg(F.div(F.mul(g, out), b))),
        "DivBackward0", "a / b", "grad_a = grad / b; grad_b = -grad * out / b", infer=broadcast_float,
-       saves=(1, "out"))
+       saves=(1, "out"), saves_for={0: (1,), 1: (1, "out")})
 
 
 def _minmax_vjp(F, g, a, b, a_wins):
@@ -100,7 +100,7 @@ def _pow_vjp(F, g, a, b, out):
 
 binary("pow", _pow_forward, _pow_vjp,
        lambda a, b: "PowBackward2" if getattr(a, "_is_scalar", False) else "PowBackward1",
-       "a ^ b", "grad_a = grad * b * a^(b-1); grad_b = grad * a^b * log(a)")
+       "a ^ b", "grad_a = grad * b * a^(b-1); grad_b = grad * a^b * log(a)", saves_for={0: (0, 1), 1: (0, "out")})
 
 
 def pow_scalar_dtype(dtype, exponent) -> np.dtype:

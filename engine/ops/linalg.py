@@ -74,7 +74,7 @@ register(OpDef(
     "matmul", MATMUL, _matmul_forward,
     lambda a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
     _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", saves=(0, 1),
-    vjp_masked=_matmul_vjp_masked))
+    saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked))
 
 
 def _addmm_forward(bias, a, b):
@@ -106,4 +106,4 @@ register(OpDef(
     lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
     lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
-    saves=(1, 2), vjp_masked=_addmm_vjp_masked))
+    saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked))

@@ -112,7 +112,7 @@ register(OpDef(
                                                        x.dtype),
     _conv2d_vjp, "ConvolutionBackward0", "out[n,o] = bias[o] + sum_c x[n,c] (*) weight[o,c]",
     "grad_x = full correlation of grad with the flipped weight; grad_w = x (*) grad; grad_b = sum of grad",
-    attrs=("stride", "padding"), saves=(0, 1), vjp_masked=_conv2d_vjp_masked))
+    attrs=("stride", "padding"), saves=(0, 1), saves_for={0: (1,), 1: (0,)}, vjp_masked=_conv2d_vjp_masked))
 
 
 def _conv2d_input_grad_forward(g, weight, stride, padding, input_shape):

@@ -38,6 +38,9 @@ def test_every_op_has_every_rule(name):
     assert op.formula and op.rule, "the explanation card needs a formula and a rule"
     assert isinstance(op.attrs, tuple)
     assert op.saves is None or all(s == "out" or isinstance(s, int) for s in op.saves)
+    for i, reads in (op.saves_for or {}).items():
+        assert isinstance(i, int) and all(s == "out" or isinstance(s, int) for s in reads)
+        assert op.saves is None or set(reads) <= set(op.saves), "saves_for refines saves, never adds to it"
     if op.differentiable:
         assert callable(op.vjp) and op.grad_fn, "a differentiable op needs a vjp and PyTorch's grad_fn name"
     assert CASES.get(name), f"tests/engine/op_cases.py has no sample inputs for op {name!r}"

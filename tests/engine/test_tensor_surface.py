@@ -271,3 +271,20 @@ def test_inplace_ops_bump_the_version_counter():
     y = engine.tensor([1.0], requires_grad=True) * 2
     y.mul_(3)
     assert y._version == 1
+
+
+def test_second_backward_is_an_error_only_where_pytorch_saved_something():
+    x = engine.tensor(2.0, requires_grad=True)
+    y = x * 3                      # MulBackward0 saves only the scalar 3: PyTorch allows this twice
+    y.backward()
+    y.backward()
+    assert x.grad.item() == 6.0
+    z = x * x                      # saves x: the second backward must fail
+    z.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.backward()
+    w = engine.ones(2, 2, requires_grad=True)
+    out = (engine.ones(3, 2) @ w).sum()   # saves only the constant left factor
+    out.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()
