@@ -42,13 +42,14 @@ def use_recorder(recorder: "Recorder"):
 
 
 @contextlib.contextmanager
-def backward_call(root, retain_graph: bool):
-    """Wraps one `.backward()`: the recorder, if any, captures its graphs and steps."""
+def backward_call(root, retain_graph: bool, call: str = ".backward()"):
+    """Wraps one backward walk: the recorder, if any, captures its graphs and steps.
+    `call` names what the user called, for the title: `loss.backward() #1`, `y: autograd.grad() #2`."""
     rec = _current
     if rec is None:
         yield
         return
-    with rec.recording_backward(root, sys._getframe()):
+    with rec.recording_backward(root, sys._getframe(), call):
         yield
 
 
@@ -122,7 +123,7 @@ class Recorder:
         self.warnings.append(message)
 
     @contextlib.contextmanager
-    def recording_backward(self, root, caller_frame):
+    def recording_backward(self, root, caller_frame, call: str = ".backward()"):
         self.backward_calls += 1
         n = self.backward_calls
         full = n <= self.max_graphs
@@ -140,10 +141,10 @@ class Recorder:
             yield
         finally:
             autograd._StepObservers.callbacks.remove(on_step)
-        builder.snapshot_grads()
+        builder.snapshot_grads(steps)
         if n == 1 and root.data.size == 1:
             builder.run_gradcheck(steps)
-        title = f"{root_name}.backward() #{n}"
+        title = f"{root_name}{call} #{n}"
         if full:
             self.add_graph(builder.finish(title, steps))
         else:
@@ -281,24 +282,32 @@ class DynamicGraphBuilder:
                     self.bwd_edges.append({"src": self.bwd_id[id(node)], "dst": self.bwd_id[id(nxt)],
                                            "shape": list(t.data.shape)})
 
-    def run_gradcheck(self, steps: list) -> None:
-        """Finite differences against the gradients this backward sent to each leaf."""
-        from engine import gradcheck
+    def _sent_to_leaves(self, steps: list) -> dict:
+        """The gradient this walk delivered to each leaf (forward id -> array)."""
         sent: dict = {}
         for node, grad, _ in steps:
             if isinstance(node, autograd.AccumulateGrad):
                 fid = self.fwd_id.get(id(node.variable))
                 if fid is not None:
                     sent[fid] = np.asarray(getattr(grad, "data", grad))
+        return sent
+
+    def run_gradcheck(self, steps: list) -> None:
+        """Finite differences against the gradients this backward sent to each leaf."""
+        from engine import gradcheck
         root_node = self.root.grad_fn
         try:
             self.gradcheck = gradcheck.check(self.order, root_node, np.ones_like(self.root.data),
-                                             self.leaves, sent)
+                                             self.leaves, self._sent_to_leaves(steps))
         except Exception as exc:  # noqa: BLE001 - a check that cannot run must not fail the user's run
             self.gradcheck = {"error": f"{type(exc).__name__}: {exc}"}
 
-    def snapshot_grads(self) -> None:
-        self.leaf_grads = {fid: (None if t.grad is None else t.grad.data.copy()) for fid, t in self.leaves}
+    def snapshot_grads(self, steps: list = ()) -> None:
+        """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
+        the gradient the walk delivered to it."""
+        sent = self._sent_to_leaves(list(steps))
+        self.leaf_grads = {fid: (t.grad.data.copy() if t.grad is not None else sent.get(fid))
+                           for fid, t in self.leaves}
 
     def finish(self, title: str, steps: list) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""

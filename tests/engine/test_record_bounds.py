@@ -46,3 +46,13 @@ def test_a_graph_without_backward_is_still_shown(run):
     assert g["title"] == "z (forward only: backward() not called)"
     assert [n["op"] for n in g["backward"]["nodes"]] == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
     assert g["steps"] == []
+
+
+def test_autograd_grad_is_recorded_with_the_leaf_gradients(run):
+    rec = run("import torch\nx = torch.tensor([1.0, 3.0], requires_grad=True)\ny = (x * x).sum()\n"
+              "(g,) = torch.autograd.grad(y, x)\nprint(g, x.grad)\n")
+    assert rec["stdout"] == "tensor([2., 6.]) None\n"
+    (graph,) = rec["graphs"]
+    assert graph["title"] == "y: autograd.grad() #1"
+    x = next(n for n in graph["forward"]["nodes"] if n["label"] == "x")
+    assert x["grad"]["data"] == [2.0, 6.0] and x["gradcheck"]["ok"]

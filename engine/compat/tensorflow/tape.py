@@ -243,12 +243,5 @@ def _backward_recorded(root, wanted: bool):
     if rec is None or not wanted:
         yield
         return
-    before = len(rec.graphs)
-    with record.backward_call(root, True):
+    with record.backward_call(root, True, call=": tape.gradient()"):
         yield
-    if len(rec.graphs) > before:
-        graph = rec.graphs[-1]
-        graph["title"] = graph["title"].replace(".backward()", ": tape.gradient()")
-    pending = getattr(rec, "_pending_last", None)     # a call past the recorder's limit, kept for the end
-    if isinstance(pending, tuple) and len(pending) == 3 and pending[1].endswith(f"#{rec.backward_calls}"):
-        rec._pending_last = (pending[0], pending[1].replace(".backward()", ": tape.gradient()"), pending[2])

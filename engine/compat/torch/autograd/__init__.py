@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import record
 from engine.autograd import enable_grad, no_grad, run_backward, set_grad_enabled  # noqa: F401
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch.autograd import function  # noqa: F401  (torch.autograd.function)
@@ -36,8 +37,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         seeds.append(g)
     retain = create_graph if retain_graph is None else retain_graph
     allow_unused = materialize_grads if allow_unused is None else allow_unused
-    result = run_backward(outputs, seeds, retain_graph=retain, create_graph=create_graph, inputs=inputs,
-                          allow_unused=allow_unused)
+    with record.backward_call(outputs[0], retain, call=": autograd.grad()"):
+        result = run_backward(outputs, seeds, retain_graph=retain, create_graph=create_graph, inputs=inputs,
+                              allow_unused=allow_unused)
     if materialize_grads:
         result = tuple(Tensor(np.zeros_like(t.data)) if r is None else r for r, t in zip(result, inputs))
     return result
