@@ -56,6 +56,10 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
+        if self.ndim < 2:              # PyTorch returns the tensor itself for 0-D and 1-D
+            return self
+        if self.ndim == 2:             # TBackward0, as x.t()
+            return self.transpose(0, 1)
         return self.permute(*reversed(range(self.ndim)))
 
     def size(self, dim=None):
