@@ -3,3 +3,9 @@
 
 class UnsupportedError(NotImplementedError):
     """A name or feature outside Dagscope's supported surface; the message names it and what exists."""
+
+
+class UnsupportedAttributeError(UnsupportedError, AttributeError):
+    """An unsupported attribute of a facade module or class. Also an AttributeError, so
+    `hasattr(torch.nn, "LSTM")` is False and `getattr(..., default)` works as with any module,
+    while a direct use still fails as `unsupported`."""

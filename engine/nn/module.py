@@ -169,7 +169,7 @@ class Module:
             if store in d and name in d[store]:
                 return d[store][name]
         if name in _UNSUPPORTED_MODULE_METHODS:
-            from engine.compat.torch._surface import UnsupportedAttributeError
+            from engine.errors import UnsupportedAttributeError
             raise UnsupportedAttributeError(f"nn.Module.{name} is not supported by Dagscope (used on "
                                             f"{type(self).__name__}).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

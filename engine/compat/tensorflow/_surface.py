@@ -3,12 +3,9 @@ from __future__ import annotations
 
 import types
 
-from engine.errors import UnsupportedError
+from engine.errors import UnsupportedAttributeError
 
 
-class UnsupportedAttributeError(UnsupportedError, AttributeError):
-    """Also an AttributeError, so `hasattr(tf, "estimator")` is False and `getattr(tf, name, None)`
-    works as with any module, while a direct use still fails as `unsupported`."""
 
 
 def unsupported_names(module_path: str, namespace: dict):

@@ -7,12 +7,9 @@ import importlib
 import importlib.util
 import types
 
-from engine.errors import UnsupportedError
+from engine.errors import UnsupportedAttributeError
 
 
-class UnsupportedAttributeError(UnsupportedError, AttributeError):
-    """Also an AttributeError, so `hasattr(torch.nn, "LSTM")` is False and `getattr(..., default)`
-    works as with any module, while a direct use still fails as `unsupported`."""
 
 
 def unsupported_getattr(module_name: str, namespace: dict):
