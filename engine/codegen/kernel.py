@@ -290,6 +290,7 @@ def _remap(kernel: Kernel, fn) -> None:
 
 
 OUTPUT_ACCUMULATING = {"sum", "mean", "sum_to_size"}
+MAX_OUTPUT_ACCUMULATION = 4096
 
 
 def _simplify_loops(kernel: Kernel) -> None:
@@ -297,8 +298,11 @@ def _simplify_loops(kernel: Kernel) -> None:
     size-1 dims; merge dims walked contiguously."""
     red = kernel.reduction
     real = [d for d in range(len(kernel.dims)) if kernel.dims[d] != 1]
+    # (accumulating in the output's own type: kept to short sums, where float32 loses nothing
+    # that matters; longer ones use a double register accumulator, loops reordered)
     kernel.accumulate_in_output = red is not None and red.op in OUTPUT_ACCUMULATING and bool(real) \
-        and not kernel.reduced[real[-1]] and any(kernel.reduced[d] for d in real)
+        and not kernel.reduced[real[-1]] and any(kernel.reduced[d] for d in real) \
+        and red.count <= MAX_OUTPUT_ACCUMULATION
     if kernel.accumulate_in_output:
         order = list(range(len(kernel.dims)))
     else:

@@ -251,3 +251,21 @@ def test_generated_source_passes_the_sandbox_compile_broker_filter():
     assert any("omp simd" in d for d in directives)
     for d in directives:
         assert broker._ALLOWED_DIRECTIVE.match(d), d
+
+
+@pytest.mark.parametrize("rows", [64, 100_000])
+def test_sums_over_the_batch_dim_are_accurate_short_and_long(rows):
+    """Short sums over an outer dim accumulate in the output row; long ones in double."""
+    g = Graph("colsum")
+    x = g.placeholder("x", (rows, 8), np.float32)
+    g.output(g.call("sum", x, dim=(0,)), g.call("mean", x, dim=(0,), keepdim=True))
+    optimized = run_pipeline(g).graph
+    kernels = [lower(optimized, grp) for grp in optimized.fusion_groups]
+    assert [k.accumulate_in_output for k in kernels] == [rows <= 4096] * 2
+    data = np.random.default_rng(3).uniform(0, 1, (rows, 8)).astype(np.float32)
+    for backend in BACKENDS:
+        total, mean = build(optimized, backend=backend)(data)
+        # C sums in double; the numpy backend is numpy's own float32 sum (itself ~1e-5 off here)
+        tol = 1e-6 if backend == "c" else 1e-4
+        np.testing.assert_allclose(total, data.astype(np.float64).sum(0), rtol=tol)
+        np.testing.assert_allclose(mean, data.astype(np.float64).mean(0, keepdims=True), rtol=tol)
