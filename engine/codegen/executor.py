@@ -69,6 +69,8 @@ class Specialization:
         self.units = units
         self._allocate(units)
         self._pool: dict[str, list[np.ndarray]] = {}
+        self._per_call = list(self.placeholders) + list(self.fresh) + \
+            [v for u in units if u.kind in ("view", "op") for v in u.outputs if v not in self.arrays]
         self.build_ms = (time.perf_counter() - t0) * 1000
         if not defer:            # deferred: compile_together() builds several graphs' kernels at once
             self.finish()
@@ -348,8 +350,10 @@ class Specialization:
             step()
         # fresh outputs are the caller's; views of reused buffers are copied before the next call
         results = [np.array(env[v], copy=True) if v in self.copy_outputs else env[v] for v in self.output_ids]
-        for vid in self.fresh:
-            env[vid] = None          # hold no reference: the caller may take ownership (see recycle)
+        # hold no reference to this call's arrays: the caller may take ownership (see recycle),
+        # and inputs and library-op results are not kept alive until the next call
+        for vid in self._per_call:
+            env[vid] = None
         return results
 
 
