@@ -103,7 +103,7 @@ def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
 def python_key(v) -> tuple:
     """A Python argument's part of a signature: its value for plain data, its identity otherwise
     (two different modules that print alike must not share a graph)."""
-    plain = (bool, int, float, str, bytes, type(None))
+    plain = (bool, int, float, str, bytes, type(None), np.generic)
     if isinstance(v, plain) or (isinstance(v, tuple) and all(isinstance(x, plain) for x in v)):
         return ("python", repr(v))
     return ("object", type(v).__name__, id(v))

@@ -28,6 +28,7 @@ from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
 
 MAX_RECORDED_SPECIALIZATIONS = 3
+MAX_SPECIALIZATIONS = 8
 
 
 class InterpretedAutograd:
@@ -145,6 +146,13 @@ class CompiledFunction:
         values = [bound.arguments[p.name] for p in self._params]
         key = self._key(values)
         entry = self._cache.get(key)
+        if entry is None and len(self._cache) >= MAX_SPECIALIZATIONS:
+            # like torch._dynamo's cache_size_limit: past it, recompiling costs more than it saves
+            if len(self._cache) == MAX_SPECIALIZATIONS:
+                self._graph_break(ScriptError(f"recompiled {MAX_SPECIALIZATIONS} times (a new input signature "
+                                              "at almost every call); running eagerly from now on", None))
+                self._cache[("too many",)] = False
+            return self._fn(*args, **kwargs)
         if entry is None:
             entry = self._capture(values, key)
             self._cache[key] = entry

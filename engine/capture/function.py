@@ -18,6 +18,7 @@ from engine.capture.scripting import compile_graph
 from engine.capture.tracing import trace_values
 
 MAX_RECORDED_TRACES = 4
+FREQUENT_RETRACING = 5          # TensorFlow warns about excessive retracing from about this many
 
 
 def _describe(x) -> str:
@@ -83,6 +84,9 @@ class GraphFunction:
             rec = record.current()
             if rec is not None:
                 rec.warn(f"{self.__name__}: retracing ({reason})")
+                if len(self.retraces) == FREQUENT_RETRACING:
+                    rec.warn(f"{self.__name__} was traced {len(self._cache) + 1} times: every new shape or Python "
+                             "value makes a new graph (pass tensors rather than Python numbers that change)")
         if len(self._cache) < MAX_RECORDED_TRACES:
             notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
             record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",

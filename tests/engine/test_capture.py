@@ -503,3 +503,10 @@ def test_script_python_numbers_set_in_tensor_branches_become_tensors():
     for sign in (1.0, -1.0):
         x = engine.ones(2) * sign
         np.testing.assert_allclose(s(x).data, f(x).data)
+
+
+def test_compile_stops_recompiling_after_a_limit():
+    cf = engine.compile(lambda x: x * 2)
+    for n in range(1, 12):
+        assert cf(engine.ones(n)).tolist() == [2.0] * n
+    assert len(cf.retraces) == 7 and any("running eagerly" in b for b in cf.graph_breaks)
