@@ -215,6 +215,7 @@ async function load(record, { ran = false } = {}) {
 }
 
 let running = null;
+let shown = 0;   // counts runs and loads: only the newest may fill the page
 async function run() {
   if (running) await running.catch(() => {});   // one run at a time; the newest code wins
   const btn = $("#run");
@@ -223,8 +224,10 @@ async function run() {
   setStatus(t("status.running"), "busy");
   running = (async () => {
     try {
+      const mine = ++shown;
       const record = await api.runCode(editor.code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
-      return await load(record, { ran: true });
+      // a record loaded meanwhile (dagscope.load) wins over this older run
+      return mine === shown ? await load(record, { ran: true }) : record;
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
       throw e;
@@ -361,7 +364,7 @@ async function start() {
     setCode: (text) => editor.setCode(text),
     getCode: () => editor.code,
     run,
-    load: (record) => load(record),
+    load: (record) => { shown++; return load(record); },
     select: (tab) => select(tab),
     step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
     selectNode: (id) => selectNode(id),
@@ -385,6 +388,10 @@ async function start() {
   }
   applyTo(document);
   document.body.classList.add("ready");
+  // a fresh page shows the first example already run, so the room sees a graph at once
+  if (!snippet && examples.length) {
+    run().then(() => (Object.keys(hashState).length ? applyState(hashState) : null)).catch(() => {});
+  }
 }
 
 start();
