@@ -247,3 +247,33 @@ def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
     bwd.output([source(v) for v in jg.outputs[joint.num_outputs:]])
     # placeholders: seeds first, then saved values in first-use order (the _add rule keeps them first)
     return Backward(bwd, saved, joint.wrt)
+
+
+def training_step_graph(fwd: Graph, params: list[str], lr: float, momentum: float = 0.0) -> Graph:
+    """One SGD step as a graph: (inputs..., [momentum buffers...]) -> (loss, new params...,
+    [new buffers...]). `fwd` returns the scalar loss; `params` are its placeholder ids to train.
+    The whole training step, forward, backward and update, is then one static graph."""
+    if len(fwd.outputs) != 1 or fwd.outputs[0].shape != ():
+        raise ValueError("a training step graph needs a forward graph that returns one scalar loss")
+    joint = joint_graph(fwd, wrt=params)
+    g = joint.graph
+    g.name = fwd.name + ".train_step"
+    seed = next(n for n in g.placeholders if n.role == "grad")
+    # the loss seeds its own gradient with 1: the seed placeholder becomes a constant
+    with g.inserting_before(next(n for n in g.nodes if n.kind != PLACEHOLDER)):
+        one = g.constant(np.ones((), seed.out.dtype))
+    g.replace_uses(seed.out, one)
+    g.remove(seed)
+    by_id = {v.id: v for v in g.inputs}
+    loss, grads = g.outputs[0], g.outputs[1:]
+    new_params, new_buffers = [], []
+    for pid, grad in zip(params, grads):
+        p = by_id[pid]
+        step = grad
+        if momentum:
+            buf = g.placeholder(f"momentum {p.name or pid}", p.shape, p.dtype, role="input")
+            step = g.call("add", g.call("mul", buf, momentum), grad)
+            new_buffers.append(step)
+        new_params.append(g.call("sub", p, g.call("mul", step, lr)))
+    g.output([loss] + new_params + new_buffers)
+    return g

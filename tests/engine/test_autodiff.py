@@ -175,3 +175,34 @@ def test_gradients_through_while_loop_match_eager(start):
     args = [np.array(start, np.float32), np.array([1.0, 2.0, 0.5], np.float32)]
     bwd = check_against_eager(loop_graph(), args)          # the last start runs zero iterations
     assert "while_loop" in str(bwd.graph)
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_training_step_graph_matches_eager_sgd(momentum):
+    from engine import nn, optim
+    from engine.autodiff import training_step_graph
+    g = Graph("mlp_loss")
+    x = g.placeholder("x", (4, 3))
+    y = g.placeholder("y", (4, 2))
+    w = g.placeholder("fc.weight", (3, 2), role="param")
+    b = g.placeholder("fc.bias", (2,), role="param")
+    d = g.call("sub", g.call("addmm", b, x, w), y)
+    g.output(g.call("mean", g.call("mul", d, d)))
+    step = training_step_graph(g, [w.id, b.id], lr=0.1, momentum=momentum)
+    verify(step)
+    xs, ys = RNG.standard_normal((4, 3)).astype(np.float32), RNG.standard_normal((4, 2)).astype(np.float32)
+    W, B = RNG.standard_normal((3, 2)).astype(np.float32), RNG.standard_normal(2).astype(np.float32)
+    wt, bt = nn.Parameter(Tensor(W.copy())), nn.Parameter(Tensor(B.copy()))
+    opt = optim.SGD([wt, bt], lr=0.1, momentum=momentum)
+    bufs = [np.zeros_like(W), np.zeros_like(B)] if momentum else []
+    params = [W, B]
+    for _ in range(3):
+        outs = run(step, [xs, ys] + params + bufs)
+        loss, params, bufs = outs[0], outs[1:3], outs[3:]
+        opt.zero_grad()
+        eager_loss = ((Tensor(xs) @ wt + bt - Tensor(ys)) * (Tensor(xs) @ wt + bt - Tensor(ys))).mean()
+        eager_loss.backward()
+        opt.step()
+        np.testing.assert_allclose(loss, eager_loss.data, rtol=1e-5)
+    np.testing.assert_allclose(params[0], wt.data, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(params[1], bt.data, rtol=1e-5, atol=1e-6)
