@@ -1,5 +1,7 @@
 """What every capture shares: running a captured graph eagerly (op by op through the registry, so
-autograd and outer captures see it), module parameters as graph inputs, and recording."""
+autograd and outer captures see it), module parameters and outside parameters as graph inputs,
+the guards that keep a capture honest (in-place writes, module state changed while capturing,
+random masks frozen into constants), and recording the static graph in the run record."""
 from __future__ import annotations
 
 import inspect
@@ -9,7 +11,6 @@ import numpy as np
 
 from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
-
 
 MAX_STATIC_GRAPHS = 12
 
