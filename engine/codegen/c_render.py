@@ -10,6 +10,7 @@ libm call, the compiler can vectorize.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -440,13 +441,16 @@ def render_module(kernels: list[Kernel], title: str = "") -> str:
     return header + PRELUDE + "\n" + "\n".join(render_kernel(k) for k in kernels)
 
 
+_CALL = re.compile(r"\b(ds_\w+)\(")
+# the prelude's helper blocks (the first block is the #includes) and the helpers each one calls
+_HELPER_BLOCKS = [(block, set(_CALL.findall(block))) for block in PRELUDE.split("\n\n")[1:]]
+
+
 def helpers_used(source: str) -> str:
     """The prelude's helper definitions (ds_tanhf...) a kernel's source calls, with their comments,
     so the source shown for one kernel reads on its own."""
-    import re
-    blocks = PRELUDE.split("\n\n")[1:]            # the first block is the #includes
-    called = set(re.findall(r"\b(ds_\w+)\(", source))
-    keep = [b for b in blocks if set(re.findall(r"\b(ds_\w+)\(", b)) & called]
+    called = set(_CALL.findall(source))
+    keep = [block for block, names in _HELPER_BLOCKS if names & called]
     return "\n\n".join(keep) + ("\n\n" if keep else "")
 
 
