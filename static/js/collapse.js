@@ -20,29 +20,38 @@ function keyOf(module, expanded) {
   return null;
 }
 
-/** Groups of sibling blocks `parent.<n>` with identical contents, folded unless `parent.*` is expanded. */
+/** Runs of consecutive sibling blocks `parent.<n>` with identical contents (by op multiset),
+ *  at least MIN_REPEAT long, folded into one node unless `parent.*<first>` is expanded. */
 function repeatedBlocks(members, expanded) {
   const byParent = new Map();
   for (const [key, nodes] of members) {
     const parent = parentOf(key);
     const last = key.slice(key.lastIndexOf(".") + 1);
-    if (parent === null || !/^\d+$/.test(last) || expanded.has(`${parent}.*`)) continue;
-    const signature = nodes.map((n) => n.op).sort().join(",");
-    const k = `${parent}\u0000${signature}`;
-    if (!byParent.has(k)) byParent.set(k, { parent, keys: [] });
-    byParent.get(k).keys.push(key);
+    if (parent === null || !/^\d+$/.test(last)) continue;
+    if (!byParent.has(parent)) byParent.set(parent, []);
+    byParent.get(parent).push({ key, index: Number(last), signature: nodes.map((n) => n.op).sort().join(",") });
   }
-  const fold = new Map();   // block key -> folded key
-  for (const { parent, keys } of byParent.values()) {
-    if (keys.length < MIN_REPEAT) continue;
-    keys.sort((a, b) => Number(a.slice(parent.length + 1)) - Number(b.slice(parent.length + 1)));
-    for (const key of keys) fold.set(key, { key: `${parent}.*`, parent, count: keys.length, first: keys[0], last: keys.at(-1) });
+  const fold = new Map();   // block key -> the run it is folded into
+  for (const [parent, blocks] of byParent) {
+    blocks.sort((a, b) => a.index - b.index);
+    let start = 0;
+    for (let i = 1; i <= blocks.length; i++) {
+      const continues = i < blocks.length && blocks[i].index === blocks[i - 1].index + 1
+        && blocks[i].signature === blocks[start].signature;
+      if (continues) continue;
+      const run = blocks.slice(start, i);
+      const key = `${parent}.*${run[0].index}`;
+      if (run.length >= MIN_REPEAT && !expanded.has(key)) {
+        for (const b of run) fold.set(b.key, { key, parent, count: run.length, first: run[0].key, last: run.at(-1).key });
+      }
+      start = i;
+    }
   }
   return fold;
 }
 
 /**
- * The graph to draw. `expanded` is a Set of module prefixes (and `parent.*` for unfolded repeats);
+ * The graph to draw. `expanded` is a Set of module prefixes (and `parent.*<n>` for unfolded repeats);
  * `expanded === null` means "draw everything" (small graphs).
  * Returns {graph, displayOf: Map(node id -> drawn id), folds: Map(drawn id -> info), tooLarge}.
  */

@@ -293,7 +293,7 @@ export class GraphView {
   expand(info) {
     if (!info) return;
     this.expanded = new Set(this.expanded || []);
-    this.expanded.add(info.module);   // "layers.*" unfolds a repeat, "layers.0" opens a module
+    this.expanded.add(info.module);   // "layers.*0" unfolds a repeat, "layers.0" opens a module
     return this.draw();
   }
 }

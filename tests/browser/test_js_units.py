@@ -1,0 +1,90 @@
+"""The page's pure helpers, run in the browser: IR diff, guess checking, trace/script comparison,
+module folding, C highlighting, memory-plan lookup and URL state."""
+import pytest
+
+from tests.browser.conftest import open_page
+
+pytestmark = pytest.mark.browser
+
+
+def js(page, body):
+    return page.evaluate(f"async () => {{ {body} }}")
+
+
+def test_ir_diff_keeps_common_lines(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/irdiff.js');
+        return m.diffLines('a\\nb\\nc', 'a\\nc\\nd').map(d => d.op + d.text);""")
+    assert out == [" a", "-b", " c", "+d"]
+
+
+def test_guess_matching(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/stepper.js');
+        const t = {data: [2.0, 4.0]};
+        return [m.guessMatches('2, 4', t), m.guessMatches('[2., 4.0001]', t), m.guessMatches('2', t),
+                m.guessMatches('2 2', {data: [2, 2]}), m.guessMatches('3', {data: 3}), m.guessMatches('1', {data: null})];""")
+    assert out == [True, True, False, True, True, None]
+
+
+def test_compare_captures_finds_frozen_and_branch_nodes(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/staticview.js');
+        const N = (id, op, line, kind='op') => ({id, op, line, kind, label: kind === 'input' ? 'x' : id});
+        const trace = {frozen: [{line: 8, node: 't5'}], forward: {nodes: [N('t0','placeholder',null,'input'), N('t2','mul',7),
+            N('t5','gt',8), N('t7','add',9), N('out','output',null,'output')]}};
+        const script = {forward: {nodes: [N('s0','placeholder',null,'input'), N('s2','mul',7), N('s5','gt',8),
+            N('s12','cond',8,'control'), N('out','output',null,'output')]}};
+        return [m.compareCaptures(trace, script), m.functionName({ir: 'graph my_model(%0 : f32[3] x):'}),
+                m.warningLine('trace froze the branch at line 8: ...'), m.warningLine({line: 3})];""")
+    cmp, name, line, line2 = out
+    assert cmp == {"frozen": ["t5"], "traceOnly": ["t7"], "scriptOnly": ["s12"], "scriptAtFrozen": ["s12"]}
+    assert (name, line, line2) == ("my_model", 8, 3)
+
+
+def test_folding_by_module_and_repeats(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/collapse.js');
+        const build = (epsIn) => {
+            const nodes = [{id: 'x', op: 'input', kind: 'input', shape: [2]}];
+            const edges = [];
+            let prev = 'x';
+            for (let b = 0; b < 4; b++) for (const op of ['mul', 'add']) {
+                const id = `${op}${b}`; nodes.push({id, op, kind: 'op', module: `blocks.${b}`});
+                edges.push({src: prev, dst: id}); prev = id; }
+            if (epsIn !== null) { nodes.push({id: 'eps', op: 'const', kind: 'const', shape: []}); edges.push({src: 'eps', dst: `add${epsIn}`}); }
+            return {nodes, edges};
+        };
+        const ids = (g, open) => m.displayGraph(g, new Set(open)).graph.nodes.map(n => n.id);
+        const same = build(null), odd = build(2);
+        return {
+            top: ids(same, []), edges: m.displayGraph(same, new Set()).graph.edges.map(e => e.src + '>' + e.dst),
+            repeat: ids(same, ['blocks']), unfolded: ids(same, ['blocks', 'blocks.*0']),
+            opened: ids(same, ['blocks', 'blocks.*0', 'blocks.2']).sort(),
+            // block 2 holds a constant the others lack: no run of 3 identical consecutive blocks is left
+            broken: ids(odd, ['blocks']), epsOut: ids(odd, ['blocks', 'blocks.2']).includes('eps'),
+            small: m.displayGraph(same, null).graph === same,
+        };""")
+    assert out["top"] == ["x", "fold_blocks"] and out["edges"] == ["x>fold_blocks"]
+    assert out["repeat"] == ["x", "fold_blocks.*0"]
+    assert out["unfolded"] == ["x", "fold_blocks.0", "fold_blocks.1", "fold_blocks.2", "fold_blocks.3"]
+    assert out["opened"] == sorted(["x", "fold_blocks.0", "fold_blocks.1", "mul2", "add2", "fold_blocks.3"])
+    assert out["broken"] == ["x", "fold_blocks.0", "fold_blocks.1", "fold_blocks.2", "fold_blocks.3"]
+    assert out["epsOut"] and out["small"]
+
+
+def test_c_highlighting_escapes_and_marks_tokens(page):
+    open_page(page)
+    html = js(page, """const m = await import('/static/js/kernels.js');
+        return m.highlightC('/* a<b */ for (int64_t i = 0; i < n; i++) out[i] = 1.0f;');""")
+    assert '<span class="tok-com">/* a&lt;b */</span>' in html
+    assert '<span class="tok-kw">for</span>' in html and '<span class="tok-ty">int64_t</span>' in html
+    assert '<span class="tok-num">1.0f</span>' in html and "i &lt; n" in html
+
+
+def test_url_state_round_trips(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/share.js');
+        const h = m.hashOf({tab: 'step', g: 'g1', node: 'b:%3', step: 2, pass: null});
+        return [h, m.readHash(h)];""")
+    assert out[1] == {"tab": "step", "g": "g1", "node": "b:%3", "step": 2}
