@@ -252,7 +252,8 @@ COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
 # "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body.
 C_REDUCE = {"sum": "sum", "sum_to_size": "sum", "mean": "sum", "max": "extreme", "amax": "extreme",
             "min": "extreme", "amin": "extreme", "argmax": "arg", "argmin": "arg",
-            "var": "moments", "std": "moments", "logsumexp": "logsumexp"}
+            "var": "moments", "std": "moments", "logsumexp": "logsumexp",
+            "softmax": "normalize", "log_softmax": "normalize"}
 _GREATER = {"max": True, "amax": True, "argmax": True, "min": False, "amin": False, "argmin": False}
 
 
@@ -429,6 +430,17 @@ def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
         lines.append(f"{pad}if (isinf(peak)) peak = 0;   /* all -inf rows stay -inf, not nan */")
         reduce_loop(False, [f"s += exp((double){x} - peak);"], "reduction(+:s)")
         lines.append(f"{pad}{out_ix} = ({out_t})(log(s) + peak);")
+    elif family == "normalize":
+        lines.append(f"{pad}double peak = -INFINITY, s = 0;")
+        reduce_loop(True, [f"peak = ((double){x} > peak || {x} != {x}) ? (double){x} : peak;"], None)
+        lines.append(f"{pad}if (isinf(peak)) peak = 0;   /* an all -inf row gives nan/-inf, not an error */")
+        reduce_loop(False, [f"s += exp((double){x} - peak);"], "reduction(+:s)")
+        out_elem = f"out{red.out_arg}[{_index(red.out_strides, loop_vars)}]"
+        if red.op == "softmax":
+            reduce_loop(False, [f"{out_elem} = ({out_t})(exp((double){x} - peak) / s);"], None)
+        else:
+            lines.append(f"{pad}const double log_s = log(s);")
+            reduce_loop(False, [f"{out_elem} = ({out_t})((double){x} - peak - log_s);"], None)
     else:  # pragma: no cover - C_REDUCE lists every family above
         raise KeyError(red.op)
     _close_loops(n_kept, pad, lines)

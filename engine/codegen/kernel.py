@@ -22,6 +22,8 @@ C_DTYPES = {"float32", "float64", "bool", "int8", "uint8", "int16", "int32", "in
 
 
 RESHAPE_LIKE = {"reshape", "squeeze", "unsqueeze"}
+# library ops with a kernel of their own: a reduction along `dim` broadcast back over it
+NORMALIZE_OPS = {"softmax", "log_softmax"}
 
 
 class NotLowerable(Exception):
@@ -168,6 +170,8 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
     input_strides = input_strides or {}
     nodes_by_id = nodes_by_id or {n.id: n for n in graph.nodes}
     nodes = [nodes_by_id[i] for i in group.node_ids]
+    if len(nodes) == 1 and nodes[0].kind == CALL and nodes[0].op in NORMALIZE_OPS:
+        return _lower_normalize(group, nodes[0], input_strides)
     for n in nodes:
         if n.kind != CALL or OPS[n.op].kind not in (ELEMENTWISE, REDUCE, MOVEMENT):
             raise NotLowerable(f"{n.id} ({n.op or n.kind}) is not an elementwise/reduce op")
@@ -262,6 +266,26 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
         if any(st[d] == 0 and reduced[d] and space[d] > 1 for st in [s.strides for s in kernel.stores]
                for d in range(len(space))):
             raise NotLowerable("an elementwise output is broadcast along the reduced dims")
+    _simplify_loops(kernel)
+    return kernel
+
+
+def _lower_normalize(group, node: Node, input_strides: dict) -> Kernel:
+    """softmax / log_softmax along `dim`: per row, the max, the sum of exp(x - max), then every
+    element written (the numerically stable form the registry's forward uses)."""
+    x = node.inputs[0]
+    if str(x.dtype) not in C_DTYPES or str(node.out.dtype) not in ("float32", "float64"):
+        raise NotLowerable(f"{node.id}: dtype without a C kernel")
+    space = tuple(x.shape)
+    if not space:
+        raise NotLowerable(f"{node.id}: {node.op} of a scalar")
+    dim = int(node.attrs["dim"]) % len(space)
+    kernel = Kernel(group.name, space, tuple(d == dim for d in range(len(space))),
+                    [Arg(x.id, np.dtype(x.dtype), space)],
+                    [Arg(node.id, np.dtype(node.out.dtype), tuple(node.out.shape))], node_ids=[node.id])
+    kernel.loads.append(Load("a0", 0, tuple(input_strides.get(x.id) or contiguous_strides(space))))
+    kernel.reduction = Reduction(node.id, node.op, "a0", np.dtype(x.dtype), np.dtype(node.out.dtype),
+                                 dict(node.attrs), space[dim], 0, contiguous_strides(space), describe(node))
     _simplify_loops(kernel)
     return kernel
 

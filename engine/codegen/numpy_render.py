@@ -61,7 +61,8 @@ NP_EXPR = {
 
 # Ops computed by the registry's forward and copied into the planned buffer.
 NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "clamp", "masked_fill", "where", "dropout",
-                "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp"}
+                "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp",
+                "softmax", "log_softmax"}
 
 
 @dataclass
@@ -118,7 +119,7 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
             else:
                 names[n.id] = view
             continue
-        if kind not in (ELEMENTWISE, REDUCE):
+        if kind not in (ELEMENTWISE, REDUCE) and n.op not in NP_COMPOSITE:
             raise ValueError(f"{n.id}: {n.op} is not an elementwise/reduce op")
         if n.id not in names:
             names[n.id] = f"tmp{len(scratch)}"

@@ -14,6 +14,7 @@ from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP,
 from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
 
 KERNEL_KINDS = (ELEMENTWISE, REDUCE)
+NORMALIZE_OPS = {"softmax", "log_softmax"}      # library ops with kernels of their own (kernel.py)
 
 
 @dataclass
@@ -52,8 +53,8 @@ def node_unit(node: Node) -> Unit:
     kind = "op"
     if node.kind == CALL:
         k = OPS[node.op].kind
-        kind = "kernel" if k in KERNEL_KINDS else "matmul" if node.op in ("matmul", "addmm") else \
-            "view" if k == MOVEMENT else "op"
+        kind = "kernel" if k in KERNEL_KINDS or node.op in NORMALIZE_OPS else \
+            "matmul" if node.op in ("matmul", "addmm") else "view" if k == MOVEMENT else "op"
     return Unit(kind, f"{node.op or node.kind}_{node.id.lstrip('%')}", [node.id],
                 list(dict.fromkeys(v.id for v in node.inputs)), [v.id for v in node.outputs])
 
@@ -116,7 +117,10 @@ def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_
                 if a is None or a == b:
                     continue
                 ua = units[a]
-                if any(OPS[nodes_by_id[n].op].kind == REDUCE for n in ua.node_ids):
+                # only loop nests merge: an elementwise producer into an elementwise/reduction
+                # consumer (a softmax kernel has a shape of its own)
+                if any(OPS[nodes_by_id[n].op].kind not in (ELEMENTWISE, MOVEMENT) for n in ua.node_ids) or \
+                        any(nodes_by_id[n].op in NORMALIZE_OPS for n in ub.node_ids):
                     continue
                 if not all(o not in graph_outputs and users.get(o) and
                            all(u.id in inside and tuple(u.out.shape) == tuple(nodes_by_id[o.split(".")[0]].out.shape)

@@ -269,3 +269,27 @@ def test_sums_over_the_batch_dim_are_accurate_short_and_long(rows):
         tol = 1e-6 if backend == "c" else 1e-4
         np.testing.assert_allclose(total, data.astype(np.float64).sum(0), rtol=tol)
         np.testing.assert_allclose(mean, data.astype(np.float64).mean(0, keepdims=True), rtol=tol)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_and_log_softmax_kernels(backend):
+    """softmax/log_softmax get kernels of their own (max, sum of exp(x - max), write), along any dim,
+    on transposed inputs, with -inf and nan rows as the registry's forward treats them."""
+    g = Graph("softmax")
+    x = g.placeholder("x", (5, 7), np.float32)
+    xt = g.call("transpose", g.placeholder("xt", (7, 5), np.float32), dim0=0, dim1=1)
+    outs = []
+    for v in (x, xt):
+        for dim in (0, 1, -1):
+            outs += [g.call("softmax", v, dim=dim), g.call("log_softmax", v, dim=dim)]
+    outs.append(g.call("log_softmax", g.placeholder("x64", (3, 4), np.float64), dim=1))
+    g.output(outs)
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((5, 7)) * 10).astype(np.float32)
+    a[1, :] = -np.inf
+    a[2, 3] = np.nan
+    with np.errstate(all="ignore"):
+        compiled = _check(g, [a, rng.standard_normal((7, 5)).astype(np.float32), rng.standard_normal((3, 4))],
+                          backend)
+    names = [k["name"] for k in compiled.kernels]
+    assert sum("softmax" in n for n in names) == len(outs), names
