@@ -1,7 +1,8 @@
 """The C renderer (pure: Kernel -> C source text). One C function per fusion group.
 
 `C_EXPR` maps every elementwise op of the registry to its C expression and `C_REDUCE` every
-reduction to its accumulator; tests fail when an op is registered without one. Expressions are
+reduction (and softmax/log_softmax) to its accumulation; tests fail when an op is registered
+without one. Expressions are
 the numerically careful forms the numpy forwards use (sigmoid through tanh, softplus through
 log1p(exp(-|z|)), NaN propagated by max/min/relu like numpy). float32 uses the f-suffixed libm
 calls, and tanh in float32 uses a rational approximation (XLA's and Eigen's) that, unlike the

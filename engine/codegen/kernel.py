@@ -5,6 +5,7 @@ shape of its trailing reduction). Every operand is addressed by element strides 
 (0 on broadcast dims), so broadcasting, transposed views and expands inside a group cost no
 copies. Loops are reordered (kept dims outside, reduced dims inside) and adjacent dims are merged
 when every operand walks them contiguously, so a contiguous elementwise chain is one flat loop.
+softmax/log_softmax lower to a kernel of their own: a reduction along `dim` written back over it.
 """
 from __future__ import annotations
 
