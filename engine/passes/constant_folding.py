@@ -39,6 +39,29 @@ def _fold(g: Graph, result: PassResult) -> None:
             taken = "then" if truth(constant_of(node.inputs[0])) else "else"
             _inline(g, node, node.subgraphs[taken], node.inputs[1:])
             result.note(node.id, f"folded: predicate is constant, inlined the {taken} branch")
+        elif node.kind == COND:
+            _constants_into_branches(node, result)
+
+
+def _constants_into_branches(node: Node, result: PassResult) -> None:
+    """A constant operand becomes a constant inside each branch, so folding continues in there
+    (DCE then drops the operand)."""
+    for i, v in enumerate(node.inputs[1:]):
+        value = constant_of(v)
+        if value is None or value.size > MAX_FOLDED_ELEMENTS:
+            continue
+        moved = False
+        for branch in node.subgraphs.values():
+            holder = branch.placeholders[i]
+            if not branch.users().get(holder.id):
+                continue
+            first = next(n for n in branch.nodes if n.kind != PLACEHOLDER)
+            with branch.inserting_before(first):
+                inside = branch.constant(value)
+            branch.replace_uses(holder.out, inside)
+            moved = True
+        if moved:
+            result.note(node.id, f"folded: constant operand {v.id} moved into the branches")
 
 
 def _inline(g: Graph, node: Node, branch: Graph, operands: list[Value]) -> None:

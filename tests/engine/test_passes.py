@@ -306,3 +306,22 @@ def test_captured_programs_survive_the_pipeline():
     (graph, _, _), = scripted._cache.values()
     assert any(n.kind == "cond" for n in graph.nodes) and any(n.kind == "while_loop" for n in graph.nodes)
     check_preserved(graph)
+
+
+def test_constant_operands_fold_inside_branches():
+    g = Graph()
+    x = g.placeholder("x", (3,))
+    c = g.call("add", g.constant(np.float32(1)), g.constant(np.float32(2)))      # folds to 3
+    t, e = g.subgraph("then"), g.subgraph("else")
+    tx, tc = t.placeholder("x", (3,)), t.placeholder("c", ())
+    t.output(t.call("mul", tx, t.call("mul", tc, tc)))                          # c*c folds to 9 inside
+    ex, _ = e.placeholder("x", (3,)), e.placeholder("c", ())
+    e.output(e.call("neg", ex))
+    (r,) = g.cond(g.call("gt", g.call("sum", x), 0.0), t, e, [x, c])
+    g.output(r)
+    result = check_preserved(g)
+    folding = result.snapshots[0]["notes"]
+    assert any("moved into the branches" in n["reason"] for n in folding)
+    assert sum(n["reason"] == "folded: all inputs constant" for n in folding) == 2
+    cond = next(n for n in result.graph.nodes if n.kind == "cond")
+    assert len(cond.inputs) == 2                     # the constant operand was dropped by DCE
