@@ -84,7 +84,7 @@ class Node:
     `next_functions`, the nodes its gradients flow on to."""
 
     __slots__ = ("op", "name", "attrs", "saved", "out_data", "out_ref", "next_functions", "seq",
-                 "freed", "line", "module", "input_shapes", "__weakref__")
+                 "freed", "line", "module", "input_shapes", "versions", "out_version", "__weakref__")
 
     def __init__(self, op, inputs: tuple, attrs: dict, out):
         self.op = op
@@ -99,10 +99,13 @@ class Node:
             self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),
                                    ((b.grad_fn or gradient_edge(b)) if b.requires_grad else None, 0))
             self.input_shapes = (a.data.shape, b.data.shape)
+            self.versions = (a._version, b._version)
         else:
             self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
                                         for t in inputs)
             self.input_shapes = tuple(t.data.shape for t in inputs)
+            self.versions = tuple(t._version for t in inputs)
+        self.out_version = out._version      # in-place ops bump versions: see _check_versions
         self.seq = next(_seq)
         self.freed = False
         self.line = None
@@ -114,19 +117,43 @@ class Node:
     def name_(self) -> str:
         return self.name
 
-    def has_saved_tensors(self) -> bool:
+    def saved_items(self) -> list:
+        """What this node's vjp reads: input indices and/or "out" (Python-scalar constants excluded)."""
         saves = self.op.saves
         if self.op.saves_for is not None:
             saves = {s for i, (nxt, _) in enumerate(self.next_functions) if nxt is not None
                      for s in self.op.saves_for.get(i, ())}
         elif saves is None:
             saves = range(len(self.saved))
-        return any(s == "out" or not getattr(self.saved[s], "_is_scalar", False) for s in saves)
+        return [s for s in saves if s == "out" or not getattr(self.saved[s], "_is_scalar", False)]
+
+    def has_saved_tensors(self) -> bool:
+        return bool(self.saved_items())
+
+    def _check_versions(self) -> None:
+        """PyTorch's error when a tensor this node saved was changed in place after the op ran
+        (its vjp would read the new value and give a wrong gradient)."""
+        out = self.out_ref()
+        for item in self.saved_items():
+            t, expected = ((out, self.out_version) if item == "out"
+                           else (self.saved[item], self.versions[item]))
+            if t is not None and t._version != expected:
+                where = f", which is output 0 of {t.grad_fn.name}," if t.grad_fn is not None else ""
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{t.type()} [{', '.join(map(str, t.data.shape))}]]{where} is at version "
+                    f"{t._version}; expected version {expected} instead. Hint: enable anomaly detection to find "
+                    "the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
 
     def apply(self, builder, grad, create_graph: bool) -> tuple:
         """Gradients for each input, from the op's vjp rule."""
         if self.freed and self.has_saved_tensors():
             raise RuntimeError(SECOND_BACKWARD)
+        out_tensor = self.out_ref()
+        if (out_tensor is not None and out_tensor._version != self.out_version) or \
+                self.versions != tuple(t._version for t in self.saved):
+            self._check_versions()
         if create_graph:
             inputs = self.saved
             out = self.out_ref() if self.out_ref() is not None else self.out_data

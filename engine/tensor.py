@@ -487,12 +487,13 @@ class Tensor:
 
     def _become(self, out: "Tensor", node_name: str | None = None) -> "Tensor":
         self.data, self.grad_fn, self.requires_grad = out.data, out.grad_fn, out.requires_grad
+        self._version += 1
         if out.grad_fn is not None:
             import weakref
             out.grad_fn.out_ref = weakref.ref(self)
+            out.grad_fn.out_version = self._version      # the node's output is now this tensor
             if node_name:
                 out.grad_fn.name = node_name
-        self._version += 1
         return self
 
     def _needs_graph(self, *others) -> bool:

@@ -100,11 +100,16 @@ def test_inplace_ops_under_no_grad_share_memory():
 def test_inplace_on_a_non_leaf_records_the_op():
     x = engine.tensor([1.0, -2.0], requires_grad=True)
     y = x * 3
-    y.relu_()
     y.mul_(2)
-    assert y.grad_fn.name == "MulBackward0"
+    y.relu_()
+    assert y.grad_fn.name == "ReluBackward0"
     y.sum().backward()
     assert x.grad.tolist() == [6.0, 0.0]
+    z = x * 3
+    z.relu_()                  # ReluBackward0 saves its result ...
+    z.mul_(2)                  # ... which this changes: PyTorch refuses the backward, and so do we
+    with pytest.raises(RuntimeError, match="output 0 of MulBackward0, is at version 2; expected version 1"):
+        z.sum().backward()
 
 
 def test_fill_zero_copy_uniform_normal():
@@ -288,3 +293,27 @@ def test_second_backward_is_an_error_only_where_pytorch_saved_something():
     out.backward()
     with pytest.raises(RuntimeError, match="second time"):
         out.backward()
+
+
+def test_backward_through_a_tensor_changed_in_place_raises_pytorchs_error():
+    a = engine.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    c = (b * b).sum()
+    b.add_(1)                               # MulBackward0 saved b at version 0
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.FloatTensor \[3\]\], "
+                                           r"which is output 0 of AddBackward0, is at version 1; expected version 0"):
+        c.backward()
+    y = a.exp()
+    with engine.no_grad():
+        y.add_(1)                           # ExpBackward0 reads its output
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    w = engine.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w * engine.tensor([3.0, 4.0])).sum()
+    with engine.no_grad():
+        w.sub_(1)                           # w itself was not saved (only the constant factor was)
+    loss.backward()
+    assert w.grad.tolist() == [3.0, 4.0]
+    z = a * 2
+    z.mul_(3)                               # an in-place op on an output nobody saved: fine
+    z.sum().backward()
