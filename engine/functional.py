@@ -18,7 +18,7 @@ from engine.tensor import Tensor, apply
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
+    "relu", "gelu", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
     "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
     "minimum", "clamp", "clip", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
     "std", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
@@ -400,6 +400,29 @@ def triu(input, diagonal: int = 0):
 
 def gather(input, dim: int, index, *, sparse_grad: bool = False):
     return apply("gather", input, index, dim=_dim(dim, input.ndim))
+
+
+_SortResult, _TopkResult = _named("sort"), _named("topk")
+
+
+def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    return apply("argsort", input, dim=_dim(dim, input.ndim), descending=bool(descending))
+
+
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    """(values, indices); values are gathered at the indices, so they carry gather's gradient."""
+    if input.ndim == 0:
+        return _SortResult(input, Tensor(np.zeros((), np.int64)))
+    indices = argsort(input, dim, descending)
+    return _SortResult(gather(input, dim, indices), indices)
+
+
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    d = _dim(dim, input.ndim)
+    if not 0 <= k <= input.data.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    indices = apply("slice", argsort(input, d, descending=largest), dim=d, start=0, end=k, step=1)
+    return _TopkResult(gather(input, d, indices), indices)
 
 
 def index_select(input, dim: int, index):

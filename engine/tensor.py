@@ -367,6 +367,15 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int): return _F.narrow(self, dim, start, length)
     def split(self, split_size, dim: int = 0): return _F.split(self, split_size, dim)
     def chunk(self, chunks: int, dim: int = 0): return _F.chunk(self, chunks, dim)
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return _F.sort(self, dim, descending)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return _F.argsort(self, dim, descending)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        return _F.topk(self, k, dim, largest, sorted)
+
     def tril(self, diagonal: int = 0): return _F.tril(self, diagonal)
     def triu(self, diagonal: int = 0): return _F.triu(self, diagonal)
 

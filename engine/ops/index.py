@@ -181,3 +181,23 @@ for _name, _fn, _keep in (("tril", np.tril, "on and below"), ("triu", np.triu, "
         lambda F, g, x, out, diagonal=0, _n=_name: (getattr(F, _n)(g, diagonal=diagonal),),
         f"{_name.capitalize()}Backward0", f"x {_keep} the `diagonal`-th diagonal, zeros elsewhere",
         f"grad_x = {_name}(grad)", attrs=("diagonal",), saves=()))
+
+
+# ---- argsort (sort and topk are a gather at these indices, so their gradient is gather's) -----------
+
+def _argsort_forward(x, dim=-1, descending=False):
+    d = normalize_dims(dim, x.ndim)[0] if x.ndim else 0
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    keys = -x if descending and x.dtype.kind != "b" else x
+    order = np.argsort(keys, axis=d, kind="stable")
+    if descending and x.dtype.kind == "b":
+        order = np.flip(np.argsort(x, axis=d, kind="stable"), axis=d)
+    return order.astype(np.int64, copy=False)
+
+
+register(OpDef(
+    "argsort", INDEX, _argsort_forward,
+    lambda x, dim=-1, descending=False: Spec(tuple(x.shape), np.dtype(np.int64)),
+    None, "", "indices that sort x along `dim` (stable)", "indices have no gradient",
+    differentiable=False, attrs=("dim", "descending"), saves=()))

@@ -225,5 +225,7 @@ CASES: dict[str, list[Case]] = {
     "argmax": [Case([_spread(3, 4)], {}), Case([_spread(3, 4)], {"dim": 1, "keepdim": True})],
     "argmin": [Case([_spread(3, 4)], {"dim": -1, "keepdim": False})],
     "one_hot": [Case([ints(4, 2, 3)], {"num_classes": 5})],
+    "argsort": [Case([_spread(3, 4)], {"dim": -1, "descending": False}),
+                Case([_spread(3, 4)], {"dim": 0, "descending": True})],
     "max_pool2d_indices": [Case([_spread(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)})],
 }

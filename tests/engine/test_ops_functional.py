@@ -233,3 +233,15 @@ def test_small_cnn_end_to_end_gradients_match_finite_differences():
             lo[name][idx] -= 1e-6
             numeric[idx] = (loss_of(hi)[0].item() - loss_of(lo)[0].item()) / 2e-6
         np.testing.assert_allclose(params[name].grad.data, numeric, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_sort_topk_argsort():
+    x = t(np.array([[3.0, 1.0, 2.0], [0.5, 2.5, -1.0]]), True)
+    values, indices = F.sort(x, dim=1, descending=True)
+    assert values.tolist() == [[3.0, 2.0, 1.0], [2.5, 0.5, -1.0]] and indices.tolist() == [[0, 2, 1], [1, 0, 2]]
+    top = x.topk(2)
+    assert top.values.tolist() == [[3.0, 2.0], [2.5, 0.5]] and top.indices.tolist() == [[0, 2], [1, 0]]
+    assert x.topk(1, dim=0, largest=False).indices.tolist() == [[1, 0, 1]]
+    top.values.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    assert F.argsort(t(np.array([2, 2, 1]))).tolist() == [2, 0, 1]        # stable
