@@ -46,6 +46,7 @@ export class KernelsPanel {
     if (!kernels.length) {
       this.el.innerHTML = `<div class="empty-state"><h3>${t("kernels.none_title")}</h3><p>${t("kernels.none")}</p></div>`;
       this.view = null;
+      this.views = {};
       return;
     }
     this.graph = graph;
@@ -60,9 +61,17 @@ export class KernelsPanel {
         </article>`).join("")}</div>
       <div class="kernel-side">
         <h4>${t("kernels.timing")}</h4>${barChart(timings) || `<div class="muted">${t("kernels.no_timings")}</div>`}
-        <h4>${t("kernels.graph")}</h4><div class="graphview kernel-graph"></div>
+        ${timings.note ? `<div class="muted small">${esc(timings.note)}</div>` : ""}
+        <h4>${t("kernels.graph")}</h4><div class="graphview kernel-graph" data-side="forward"></div>
+        ${this.hasBackward(graph) ? `<h4>${t("kernels.backward_graph")}</h4><div class="graphview kernel-graph" data-side="backward"></div>` : ""}
       </div></div>`;
-    this.view = new GraphView(this.el.querySelector(".kernel-graph"), { onSelect: (id) => this.fromNode(id), compact: true });
+    // a compiled training step has kernels for both graphs: each kernel names its graph
+    this.views = {};
+    this.el.querySelectorAll(".kernel-graph").forEach((el) => {
+      const side = el.dataset.side;
+      this.views[side] = new GraphView(el, { onSelect: (id) => this.fromNode(id, side), compact: true });
+    });
+    this.view = this.views.forward;
     this.el.querySelectorAll(".kernel").forEach((card) => {
       const k = kernels[Number(card.dataset.i)];
       const on = () => this.light(k, card);
@@ -70,27 +79,30 @@ export class KernelsPanel {
       card.addEventListener("focus", on);
       card.addEventListener("mouseleave", () => this.light(null));
     });
-    await this.view.show(graph.forward);
+    await Promise.all(Object.entries(this.views).map(([side, v]) => v.show(graph[side])));
   }
+
+  hasBackward(graph) { return !!graph.backward && graph.kernels.some((k) => k.graph === "backward"); }
 
   /** Light one kernel's nodes and source lines (null clears). */
   light(kernel, card = null) {
     this.el.querySelectorAll(".kernel.lit").forEach((c) => c.classList.remove("lit"));
     card?.classList.add("lit");
     const ids = kernel?.nodes || [];
-    this.view?.setClass("hover", ids);
-    const byId = new Map((this.graph?.forward?.nodes || []).map((n) => [n.id, n]));
+    const side = kernel?.graph === "backward" && this.views.backward ? "backward" : "forward";
+    for (const [s, v] of Object.entries(this.views || {})) v.setClass("hover", s === side ? ids : []);
+    const byId = new Map((this.graph?.[side]?.nodes || []).map((n) => [n.id, n]));
     this.onHoverLines?.(ids.map((id) => byId.get(id)?.line).filter(Boolean));
   }
 
-  /** Clicking a node in the graph finds the kernel that computes it. */
-  fromNode(id) {
-    const i = (this.graph?.kernels || []).findIndex((k) => (k.nodes || []).includes(id));
+  /** Clicking a node in a graph finds the kernel that computes it. */
+  fromNode(id, side = "forward") {
+    const i = (this.graph?.kernels || []).findIndex((k) => (k.graph || "forward") === side && (k.nodes || []).includes(id));
     if (i < 0) { this.light(null); return; }
     const card = this.el.querySelector(`.kernel[data-i="${i}"]`);
     this.light(this.graph.kernels[i], card);
     card.scrollIntoView({ block: "nearest" });
-    this.onNode?.(this.graph.forward.nodes.find((n) => n.id === id) || null);
+    this.onNode?.(this.graph[side].nodes.find((n) => n.id === id) || null);
   }
 
   currentView() { return this.view; }

@@ -75,12 +75,15 @@ def test_kernel_hover_lights_nodes_and_source_lines(page):
     page.evaluate("window.dagscope.select('kernels')")
     page.wait_for_selector("#panel-kernels .kernel-graph g.node")
     assert page.locator(".tok-kw").count() > 0 and "4.0" in page.inner_text(".speedup")
-    page.hover("#panel-kernels .kernel")
+    page.hover("#panel-kernels .kernel >> nth=0")
     for node in ["n3", "n5", "n6", "n8"]:
         assert "hover" in cls(page, f".kernel-graph g.node[id='{node}']")
     assert "hover" not in cls(page, ".kernel-graph g.node[id='n10']")
     assert page.locator(".cm-mark-hover").count() == 4               # lines 9-12 of the user's code
     shot(page, "kernels")
+    page.hover("#panel-kernels .kernel >> nth=1")                    # a backward kernel lights the backward graph
+    assert "hover" in cls(page, ".kernel-graph[data-side=backward] g.node[id='%21']")
+    assert "hover" not in cls(page, ".kernel-graph[data-side=forward] g.node[id='n3']")
 
 
 def test_memory_tab_draws_lifetimes_with_shared_colours(page):
