@@ -18,7 +18,7 @@ from engine.tensor import Tensor, apply
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
+    "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
     "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
     "minimum", "clamp", "clip", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
     "std", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
@@ -193,6 +193,12 @@ def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     return apply("matmul", input, mat2)
+
+
+def einsum(equation: str, *operands):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return apply("einsum", *operands, equation=equation)
 
 
 def linear(input, weight, bias=None):

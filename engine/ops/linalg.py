@@ -107,3 +107,72 @@ register(OpDef(
     lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
     saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked))
+
+
+# ---- einsum ---------------------------------------------------------------------------------------
+
+def parse_einsum(equation: str, n_operands: int) -> tuple[list[str], str]:
+    """Input subscripts and output subscripts of an explicit or implicit equation ('ij,jk' -> 'ik')."""
+    from engine.errors import UnsupportedError
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise UnsupportedError("einsum with '...' is not supported by Dagscope")
+    lhs, _, out = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != n_operands:
+        raise RuntimeError(f"einsum(): {len(subs)} subscripts given for {n_operands} operands")
+    if "->" not in eq:
+        letters = "".join(subs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    for s in subs:
+        if len(set(s)) != len(s):
+            raise UnsupportedError("einsum with a repeated subscript in one operand (a diagonal) is not "
+                                   "supported by Dagscope")
+    return subs, out
+
+
+def _einsum_sizes(shapes, subs) -> dict:
+    sizes: dict = {}
+    for shape, s in zip(shapes, subs):
+        if len(shape) != len(s):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand")
+        for c, n in zip(s, shape):
+            if sizes.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (subscript {c!r} "
+                                   f"has sizes {sizes[c]} and {n})")
+    return sizes
+
+
+def _einsum_infer(*xs, equation):
+    subs, out = parse_einsum(equation, len(xs))
+    sizes = _einsum_sizes([tuple(x.shape) for x in xs], subs)
+    return Spec(tuple(sizes[c] for c in out), promote(*(x.dtype for x in xs)))
+
+
+def _einsum_forward(*xs, equation):
+    subs, out = parse_einsum(equation, len(xs))
+    dt = promote(*(x.dtype for x in xs))
+    return np.einsum(f"{','.join(subs)}->{out}", *(x.astype(dt, copy=False) for x in xs), optimize=len(xs) > 2)
+
+
+def _einsum_vjp(F, g, *inputs_and_out, equation):
+    xs = inputs_and_out[:-1]
+    subs, out = parse_einsum(equation, len(xs))
+    grads = []
+    for i, target in enumerate(subs):
+        sources = [out] + [s for j, s in enumerate(subs) if j != i]
+        present = set("".join(sources))
+        kept = "".join(c for c in target if c in present)     # letters only x_i had were summed: re-expand
+        grad = F.einsum(g, *(x for j, x in enumerate(xs) if j != i), equation=f"{','.join(sources)}->{kept}")
+        if kept != target:
+            shape = tuple(x_dim if c in present else 1 for c, x_dim in zip(target, xs[i].shape))
+            grad = F.expand(F.reshape(grad, shape=shape), shape=tuple(xs[i].shape))
+        grads.append(grad)
+    return tuple(grads)
+
+
+register(OpDef(
+    "einsum", MATMUL, _einsum_forward, _einsum_infer, _einsum_vjp, "EinsumBackward0",
+    "sum over the repeated subscripts of the product of the operands",
+    "grad_i = einsum(grad with the other operands) onto operand i's subscripts", attrs=("equation",)))
