@@ -12,6 +12,7 @@ import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
+import { esc } from "./tensorview.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
 const $ = (s) => document.querySelector(s);
@@ -56,7 +57,7 @@ function graphFor(tab) {
 function fillGraphPicker() {
   const sel = $("#graph-pick");
   const gs = state.record?.graphs || [];
-  sel.innerHTML = gs.map((g) => `<option value="${g.id}">${g.title || g.id}</option>`).join("");
+  sel.innerHTML = gs.map((g) => `<option value="${esc(g.id)}">${esc(g.title || g.id)}</option>`).join("");
   sel.parentElement.hidden = gs.length < 2;
   if (state.graph) sel.value = state.graph.id;
 }
@@ -243,9 +244,9 @@ async function run() {
 // ---- gallery, share, export, presenter --------------------------------------------------------------
 
 function renderGallery() {
-  $("#gallery").innerHTML = examples.map((ex) => `<li><button class="example" data-id="${ex.id}" title="${(ex.summary || "").replace(/"/g, "&quot;")}">
-      <span class="ex-title">${lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title}</span>
-      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${c}</span>`).join("")}</span></button></li>`).join("");
+  $("#gallery").innerHTML = examples.map((ex) => `<li><button class="example" data-id="${esc(ex.id)}" title="${esc(ex.summary || "")}">
+      <span class="ex-title">${esc(lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title)}</span>
+      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${esc(c)}</span>`).join("")}</span></button></li>`).join("");
   document.querySelectorAll(".example").forEach((b) => {
     b.onclick = () => {
       const ex = examples.find((e) => e.id === b.dataset.id);

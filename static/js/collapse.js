@@ -1,6 +1,8 @@
 // Large graphs stay readable: nodes are grouped by module path (collapsed clusters, expandable),
 // and runs of identical numbered blocks (layers.0 … layers.11) fold into one "Block ×12" node.
 
+import { t } from "./i18n.js";
+
 export const FULL_LIMIT = 150;     // graphs up to this size are drawn node by node
 export const HARD_LIMIT = 1500;    // past this even the folded graph waits for "draw anyway"
 const MIN_REPEAT = 3;
@@ -116,8 +118,8 @@ export function displayGraph(graph, expanded) {
     if (!n.folded) continue;
     const info = folds.get(n.id);
     n.label = info.repeat
-      ? `Block ×${info.repeat.count}\n${info.repeat.first}–${info.repeat.last.split(".").pop()}\n${info.count} ops`
-      : `${info.module}\n${info.count} ops`;
+      ? `${t("fold.block", { n: info.repeat.count })}\n${info.repeat.first}–${info.repeat.last.split(".").pop()}\n${t("fold.ops", { n: info.count })}`
+      : `${info.module}\n${t("fold.ops", { n: info.count })}`;
   }
   const seen = new Set();
   const outEdges = [];

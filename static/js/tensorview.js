@@ -46,7 +46,7 @@ export function tensorHTML(tensor, { label = "" } = {}) {
       <div class="muted small">${esc(t("tensor.preview_note", { n: prev.length }))}</div>`;
   }
   const stats = st ? `<div class="stats">${["min", "max", "mean", "std"].map((k) =>
-    `<span><i>${k}</i> ${esc(fmt(st[k]))}</span>`).join("")}</div>` : "";
+    `<span><i>${esc(t(`stats.${k}`))}</i> ${esc(fmt(st[k]))}</span>`).join("")}</div>` : "";
   return `<div class="tensor">${head}${body}${stats}</div>`;
 }
 
