@@ -17,11 +17,10 @@ const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a pos
 const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen"];
 
 export class GraphView {
-  /** el: the container; onSelect(nodeId|null, view); onDrawn(view) after each drawing. */
-  constructor(el, { onSelect = () => {}, onDrawn = () => {}, compact = false } = {}) {
+  /** el: the container; onSelect(nodeId|null, view) on a click; compact: no search box (small panes). */
+  constructor(el, { onSelect = () => {}, compact = false } = {}) {
     this.el = el;
     this.onSelect = onSelect;
-    this.onDrawn = onDrawn;
     this.graph = null;
     this.expanded = null;
     this.token = 0;
@@ -80,8 +79,8 @@ export class GraphView {
   }
 
   /** Draw a run-record Graph; large graphs open collapsed by module. Resolves when drawn. */
-  async show(graph, { keepExpanded = false } = {}) {
-    if (!keepExpanded || graph !== this.graph) this.expanded = shouldCollapse(graph) ? initialExpansion(graph) : null;
+  async show(graph) {
+    this.expanded = shouldCollapse(graph) ? initialExpansion(graph) : null;
     this.graph = graph;
     this.force = false;
     return this.draw();
@@ -116,7 +115,6 @@ export class GraphView {
     }
     if (my !== this.token) return null;   // a newer drawing was asked for meanwhile
     this.insertSvg(svgText);
-    this.onDrawn(this);
     return this.svg;
   }
 
