@@ -308,6 +308,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                 deps[nxt] = left
                 if not left:
                     heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+            g = old = None               # drop loop references: a leaf may then keep its gradient uncopied
     finally:
         _GradMode.enabled = prev_mode
     if inputs is not None:
@@ -358,10 +359,13 @@ def _refcounts(array) -> tuple[int, int]:
 
 
 def _calibrate() -> tuple[int, int]:
-    """The reference counts an array held by nothing but one local variable shows to `_refcounts`
-    (interpreter versions count stack references differently, so measure rather than assume)."""
+    """The reference counts `_unshared` sees for an array that nothing but the caller's one local
+    variable holds (interpreter versions count stack references differently: measure, don't assume).
+    The probe has the same call depth as the real check: caller -> _unshared -> _refcounts."""
+    def probe(grad):
+        return _refcounts(grad)
     grad = np.empty(1)[::1]            # a view: calibrates the base's count too
-    return _refcounts(grad)
+    return probe(grad)
 
 
 _UNSHARED_COUNTS = _calibrate()
