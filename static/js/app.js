@@ -378,6 +378,8 @@ async function start() {
   examples = exs;
   renderGallery();
   const snippet = JSON.parse($("#dagscope-snippet").textContent || "null");
+  const missing = JSON.parse($("#dagscope-missing").textContent || "null");
+  if (missing) toast(esc(t("share.missing", { id: missing })));
   const hashState = readHash();
   if (snippet) {
     editor.setCode(snippet.code);

@@ -142,6 +142,12 @@ def test_share_link_round_trip_and_back_button(page, browser):
     other.wait_for_selector("#view-step-backward g.node.current")
     assert "step 2 / 3" in other.inner_text(".step-label")
     other.close()
+    # a mistyped link says so and still gives a working page
+    missing = page.context.new_page()
+    missing.goto(page.base + "/s/nosuchlink")
+    missing.wait_for_function("document.body.classList.contains('ready')")
+    assert "nosuchlink" in missing.inner_text("#toast")
+    missing.close()
     # the view state is in the URL: Back returns to the previous tab
     page.evaluate("window.dagscope.select('output')")
     page.go_back()
