@@ -34,18 +34,19 @@ BATCH, SIZES = 64, (784, 512, 512, 10)
 LR = 0.01
 
 
-def best_times(fns: dict, repeat: int) -> dict:
-    """Best wall time (s) of each function over `repeat` rounds. The functions run interleaved,
-    one after another in every round, so that load from other processes hits them alike and the
-    ratios stay meaningful on a busy machine."""
+def best_times(fns: dict, repeat: int, burst: int = 3) -> dict:
+    """Best time (s) of one call of each function. Rounds interleave the functions, so that load
+    from other processes hits them alike; within a round each runs a short burst of calls, so
+    that its caches and allocator state are its own rather than the previous function's."""
     for fn in fns.values():
         fn()                               # warm-up: caches, lazy imports
     best = {name: float("inf") for name in fns}
-    for _ in range(repeat):
+    for _ in range(max(1, repeat // burst)):
         for name, fn in fns.items():
-            start = CLOCK()
-            fn()
-            best[name] = min(best[name], CLOCK() - start)
+            for _ in range(burst):
+                start = CLOCK()
+                fn()
+                best[name] = min(best[name], CLOCK() - start)
     return best
 
 
