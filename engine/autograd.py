@@ -150,9 +150,11 @@ class Node:
         """Gradients for each input, from the op's vjp rule."""
         if self.freed and self.has_saved_tensors():
             raise RuntimeError(SECOND_BACKWARD)
+        saved = self.saved
+        versions = ((saved[0]._version, saved[1]._version) if len(saved) == 2
+                    else tuple(t._version for t in saved))
         out_tensor = self.out_ref()
-        if (out_tensor is not None and out_tensor._version != self.out_version) or \
-                self.versions != tuple(t._version for t in self.saved):
+        if versions != self.versions or (out_tensor is not None and out_tensor._version != self.out_version):
             self._check_versions()
         if create_graph:
             inputs = self.saved
