@@ -102,8 +102,11 @@ def page(browser, server):
 
 
 def open_page(page, path: str = "/"):
+    """Open the page and wait until it is ready and its first run (a fresh page runs the first
+    example) has finished, so a test's own run is never confused with it."""
     page.goto(page.base + path)
-    page.wait_for_function("document.body.classList.contains('ready')", timeout=15000)
+    page.wait_for_function("document.body.classList.contains('ready') && !window.dagscope.state.running",
+                           timeout=30000)
 
 
 def shot(page, name: str) -> Path:
