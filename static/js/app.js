@@ -226,9 +226,12 @@ async function run() {
   running = (async () => {
     try {
       const mine = ++shown;
-      const record = await api.runCode(editor.code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
+      const code = editor.code;
+      const record = await api.runCode(code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
       // a record loaded meanwhile (dagscope.load) wins over this older run
-      return mine === shown ? await load(record, { ran: true }) : record;
+      if (mine !== shown) return record;
+      state.recordCode = code;   // which code the shown record came from (share links, tests)
+      return await load(record, { ran: true });
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
       throw e;

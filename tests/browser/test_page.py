@@ -33,8 +33,8 @@ def test_seed_snippet_pasted_and_run_draws_both_dags(page):
     page.evaluate("code => window.dagscope.setCode(code)", SEED)
     page.click(".cm-content")
     page.keyboard.press("Control+Enter")            # the keyboard shortcut runs it
+    page.wait_for_function("code => window.dagscope.state.recordCode === code && !window.dagscope.state.running", arg=SEED)
     page.wait_for_selector("#view-forward g.node")
-    page.wait_for_function("window.dagscope.state.record !== null")
     record = page.evaluate("window.dagscope.state.record")
     assert record["ok"] and record["stdout"] == "tensor([2., 2.])\n"
     graph = record["graphs"][0]
