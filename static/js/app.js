@@ -368,7 +368,7 @@ async function start() {
     setCode: (text) => editor.setCode(text),
     getCode: () => editor.code,
     run,
-    load: (record) => { shown++; return load(record); },
+    load: (record) => { shown++; state.recordCode = null; return load(record); },
     select: (tab) => select(tab),
     step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
     selectNode: (id) => selectNode(id),
