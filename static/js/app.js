@@ -296,6 +296,14 @@ function applyPresenter(on) {
 function onKey(e) {
   const target = e.target;
   if (target.closest?.(".cm-editor, input, textarea, select")) return;
+  if (target.getAttribute?.("role") === "tab" && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
+    // the tab strip follows the ARIA pattern: arrows move between tabs while one has the focus
+    const next = TABS[(TABS.indexOf(state.tab) + (e.key === "ArrowRight" ? 1 : TABS.length - 1)) % TABS.length];
+    select(next);
+    document.querySelector(`[data-tab="${next}"]`).focus();
+    e.preventDefault();
+    return;
+  }
   if (state.tab === "step" && stepper.count) {
     if (e.key === "ArrowRight") { stepper.pause(); stepper.go(stepper.index + 1); e.preventDefault(); }
     if (e.key === "ArrowLeft") { stepper.pause(); stepper.go(stepper.index - 1); e.preventDefault(); }

@@ -226,7 +226,9 @@ export class Stepper {
       <div class="step-title">${t("step.title", { i: this.index + 1, n: this.count })} <code>${esc(s.op)}</code></div>
       <div class="equation">
         <section><h4>${t("step.upstream")}</h4>${tensorHTML(s.grad_in?.[0])}</section>
+        <div class="op-sign" aria-hidden="true">×</div>
         <section><h4>${t("step.rule")}</h4><code class="rule">${esc(s.rule || "")}</code></section>
+        <div class="op-sign" aria-hidden="true">=</div>
         <section class="sends"><h4>${t("step.sends")}</h4>${sends}
           ${hidden && outs.length ? `<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
       </div>

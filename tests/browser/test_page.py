@@ -94,6 +94,14 @@ def test_stepper_moves_and_values_change(page):
     assert second != first and "MulBackward0" in second and "grad_a = grad * b" in second
     assert page.evaluate("location.hash").find("step=1") > 0
     shot(page, "step")
+    # arrows on a focused tab move between tabs (and do not step)
+    page.focus("[data-tab=step]")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.dagscope.state.tab") == "static"
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("window.dagscope.state.tab") == "step"
+    assert "current" in page.get_attribute(f"#view-step-backward g.node[id='{steps[1]['node']}']", "class")
+    page.locator("#step-detail").click()                            # focus back on the page body
     page.keyboard.press("ArrowRight")
     assert "x.grad" in page.inner_text("#step-detail")        # the leaf gradient has accumulated
     # predict then reveal: the gradient is hidden until a guess is typed and revealed
