@@ -193,7 +193,8 @@ def test_readme_screenshot(page):
     from pathlib import Path
     open_page(page)
     page.click(".example[data-id='02_chain_rule']")                 # the gallery loads and runs it
-    page.wait_for_function("window.dagscope.state.record && window.dagscope.state.record.ok")
+    page.wait_for_function("window.dagscope.state.recordCode === window.dagscope.getCode() && !window.dagscope.state.running")
+    assert page.evaluate("window.dagscope.state.record.ok")
     assert "title_zh" not in page.evaluate("window.dagscope.getCode()")
     page.evaluate("window.dagscope.step(3)")
     page.wait_for_selector("#view-step-backward g.node.current")
