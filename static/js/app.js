@@ -367,7 +367,7 @@ async function start() {
     // views and panels build their text when drawn: rebuild them in the new language
     const keep = { ...viewState() };
     stepper.buildControls();
-    if (state.record) { await load(state.record); await applyState(keep); }
+    if (state.record) { await load(state.record, { ran: !!state.recordCode }); await applyState(keep); }
   };
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => { if (state.record) applyState(readHash()); });
