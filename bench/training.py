@@ -87,8 +87,8 @@ class NumpyMLP:
 
     def __init__(self, model):
         layers = [m for m in model if hasattr(m, "weight")]
-        self.w = [np.ascontiguousarray(m.weight.data.T) for m in layers]    # (in, out)
-        self.b = [m.bias.data.copy() for m in layers]
+        self.w = [np.ascontiguousarray(m.weight.array.T) for m in layers]    # (in, out)
+        self.b = [m.bias.array.copy() for m in layers]
 
     def step(self, x, y):
         w, b = self.w, self.b

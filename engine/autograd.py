@@ -91,19 +91,19 @@ class Node:
         self.name = op.grad_fn if type(op.grad_fn) is str else op.grad_fn_name(*inputs, **attrs)
         self.attrs = attrs
         self.saved = inputs                  # the input Tensors (kept alive until backward frees them)
-        self.out_data = out.data
+        self.out_data = out.array
         self.out_ref = weakref.ref(out)
         # gradient_edge(t), inlined: this constructor runs once per recorded op (the eager hot path)
         if len(inputs) == 2:
             a, b = inputs
             self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),
                                    ((b.grad_fn or gradient_edge(b)) if b.requires_grad else None, 0))
-            self.input_shapes = (a.data.shape, b.data.shape)
+            self.input_shapes = (a.array.shape, b.array.shape)
             self.versions = (a._version, b._version)
         else:
             self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
                                         for t in inputs)
-            self.input_shapes = tuple(t.data.shape for t in inputs)
+            self.input_shapes = tuple(t.array.shape for t in inputs)
             self.versions = tuple(t._version for t in inputs)
         self.out_version = out._version      # in-place ops bump versions: see _check_versions
         self.seq = next(_seq)
@@ -141,7 +141,7 @@ class Node:
                 where = f", which is output 0 of {t.grad_fn.name}," if t.grad_fn is not None else ""
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} [{', '.join(map(str, t.data.shape))}]]{where} is at version "
+                    f"operation: [{t.type()} [{', '.join(map(str, t.array.shape))}]]{where} is at version "
                     f"{t._version}; expected version {expected} instead. Hint: enable anomaly detection to find "
                     "the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
@@ -160,7 +160,7 @@ class Node:
             inputs = self.saved
             out = self.out_ref() if self.out_ref() is not None else self.out_data
         else:
-            inputs = [t.data for t in self.saved]
+            inputs = [t.array for t in self.saved]
             out = self.out_data
         op = self.op
         if op.vjp_masked is not None:
@@ -346,7 +346,7 @@ def _run_tensor_hooks(t, grad, builder):
         from engine.tensor import Tensor
         result = hook(grad if isinstance(grad, Tensor) else Tensor(grad))
         if result is not None:
-            grad = result if builder is not NUMPY else np.asarray(result.data)
+            grad = result if builder is not NUMPY else np.asarray(result.array)
     return grad
 
 
@@ -388,17 +388,17 @@ def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> N
         grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
         owned = False
     if isinstance(grad, Tensor) and not create_graph:
-        grad = grad.data
+        grad = grad.array
     if t.grad is None:
-        if owned and grad.dtype == t.data.dtype:
+        if owned and grad.dtype == t.array.dtype:
             t.grad = Tensor(grad)
         else:
             # A copy (the same array may reach several leaves), in C order: a gradient that arrives
             # as a transposed view would keep a layout that slows every later op on .grad.
             t.grad = grad if isinstance(grad, Tensor) else Tensor(
-                np.array(grad, dtype=t.data.dtype, copy=True, order="C"))
+                np.array(grad, dtype=t.array.dtype, copy=True, order="C"))
     elif create_graph:
         t.grad = t.grad + grad
     else:
         # In place, as PyTorch accumulates: a reference to x.grad taken earlier sees the sum.
-        t.grad.data += grad
+        t.grad.array += grad

@@ -38,7 +38,7 @@ def _infer_dtype(arr: np.ndarray) -> np.dtype:
 
 def _unwrap(data):
     if isinstance(data, Tensor):
-        return data.data
+        return data.array
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
@@ -109,8 +109,8 @@ def randperm(n: int, dtype=None, device=None, generator=None, requires_grad=Fals
 
 def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None, requires_grad=False) -> Tensor:
     """torch.normal: tensor means/stds (broadcast) or float mean and std with a `size`."""
-    m = mean.data if isinstance(mean, Tensor) else mean
-    s = std.data if isinstance(std, Tensor) else std
+    m = mean.array if isinstance(mean, Tensor) else mean
+    s = std.array if isinstance(std, Tensor) else std
     shape = _sized((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     dt = m.dtype if isinstance(m, np.ndarray) else (s.dtype if isinstance(s, np.ndarray) else DEFAULT_FLOAT)
     return _make(_rng.normal(m, s, size=shape).astype(_np_dtype(dtype, dt)), requires_grad)
@@ -131,7 +131,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
-    if isinstance(data, Tensor) and (dtype is None or _np_dtype(dtype) == data.data.dtype):
+    if isinstance(data, Tensor) and (dtype is None or _np_dtype(dtype) == data.array.dtype):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
         return Tensor(data)
@@ -160,15 +160,15 @@ def eye(n: int, m: int | None = None, dtype=None, requires_grad=False, device=No
 # ---- *_like: same shape (and dtype, unless given) as another tensor ----
 
 def _like_dtype(t: Tensor, dtype):
-    return t.data.dtype if dtype is None else _np_dtype(dtype)
+    return t.array.dtype if dtype is None else _np_dtype(dtype)
 
 
 def zeros_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(np.zeros(t.data.shape, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.zeros(t.array.shape, _like_dtype(t, dtype)), requires_grad)
 
 
 def ones_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(np.ones(t.data.shape, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.ones(t.array.shape, _like_dtype(t, dtype)), requires_grad)
 
 
 def empty_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
@@ -176,18 +176,18 @@ def empty_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> 
 
 
 def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(np.full(t.data.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.full(t.array.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
 
 
 def rand_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(_rng.random(t.data.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    return _make(_rng.random(t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)
 
 
 def randn_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(_rng.standard_normal(t.data.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    return _make(_rng.standard_normal(t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)
 
 
 def randint_like(t: Tensor, low, high=None, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
     if high is None:
         low, high = 0, low
-    return _make(_rng.integers(low, high, size=t.data.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    return _make(_rng.integers(low, high, size=t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)

@@ -102,7 +102,7 @@ def array_str(a: np.ndarray, indent: int) -> str:
 
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
-    a = t.data
+    a = t.array
     suffixes = []
     body = array_str(a, len(prefix))
     if a.size == 0 and a.shape != (0,):

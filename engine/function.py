@@ -78,7 +78,7 @@ class CustomNode:
         self.saved = tuple(args[i] for i in self.arg_positions)   # the tensor inputs (graph edges)
         self.input_shapes = tuple(t.shape for t in self.saved)
         self.next_functions = tuple((autograd.gradient_edge(t), 0) for t in self.saved)
-        self.out_data = out.data
+        self.out_data = out.array
         self.out_ref = weakref.ref(out)
         self.seq = next(autograd._seq)
         self.freed = False
@@ -112,12 +112,12 @@ class CustomNode:
             if g is None:
                 grads.append(None)
                 continue
-            g = g if isinstance(g, Tensor) else Tensor(np.asarray(g, dtype=self.saved[k].data.dtype))
-            if not _expandable(self.input_shapes[k], g.data.shape):
+            g = g if isinstance(g, Tensor) else Tensor(np.asarray(g, dtype=self.saved[k].array.dtype))
+            if not _expandable(self.input_shapes[k], g.array.shape):
                 raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {pos} - "
-                                   f"got {list(g.data.shape)} but expected shape compatible with "
+                                   f"got {list(g.array.shape)} but expected shape compatible with "
                                    f"{list(self.input_shapes[k])}")
-            grads.append(g if create_graph else g.data)
+            grads.append(g if create_graph else g.array)
         return tuple(grads)
 
 
@@ -182,10 +182,10 @@ def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):
     fresh = []
     for o in outputs:
         if isinstance(o, Tensor) and id(o) in arg_ids:
-            o = Tensor(o.data)        # an input returned as-is: the output is a new tensor over its data
+            o = Tensor(o.array)        # an input returned as-is: the output is a new tensor over its data
         fresh.append(o)
     differentiable = [i for i, o in enumerate(fresh) if isinstance(o, Tensor)
-                      and o.data.dtype.kind == "f" and id(outputs[i]) not in ctx._non_differentiable]
+                      and o.array.dtype.kind == "f" and id(outputs[i]) not in ctx._non_differentiable]
     if len(differentiable) > 1:
         raise UnsupportedError(f"{cls.__name__}.forward returned {len(differentiable)} differentiable tensors; "
                                "Dagscope supports custom Functions with one differentiable output "

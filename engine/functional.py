@@ -82,7 +82,7 @@ def mul(input, other):
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return apply("div", input, other)
-    kinds = {getattr(x, "data", np.asarray(x)).dtype.kind for x in (input, other)}
+    kinds = {getattr(x, "array", np.asarray(x)).dtype.kind for x in (input, other)}
     if rounding_mode == "floor":
         return apply("floor_divide", input, other) if not kinds & {"f"} else apply("floor", apply("div", input, other))
     if rounding_mode == "trunc" and kinds & {"f"}:
@@ -165,7 +165,7 @@ def masked_fill(input, mask, value):
         if value.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        return where(mask, value.to(input.dtype) if value.data.dtype != input.data.dtype else value, input)
+        return where(mask, value.to(input.dtype) if value.array.dtype != input.array.dtype else value, input)
     return apply("masked_fill", input, mask, value=value)
 
 
@@ -218,7 +218,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
-    if input.data.dtype.kind != "f" and dtype is None:
+    if input.array.dtype.kind != "f" and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_type_word(input)}")
     return apply("mean", input if dtype is None else input.to(dtype), dim=_dims(dim), keepdim=keepdim)
@@ -226,7 +226,7 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 def _type_word(t) -> str:
     return {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char",
-            "uint8": "Byte"}.get(t.data.dtype.name, t.data.dtype.name)
+            "uint8": "Byte"}.get(t.array.dtype.name, t.array.dtype.name)
 
 
 def _correction(unbiased, correction) -> int:
@@ -319,7 +319,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    shape = input.data.shape
+    shape = input.array.shape
     return reshape(input, shape[:s] + (int(np.prod(shape[s:e + 1], dtype=np.int64)),) + shape[e + 1:])
 
 
@@ -370,13 +370,13 @@ def stack(tensors, dim: int = 0):
 
 def narrow(input, dim: int, start: int, length: int):
     d = _dim(dim, input.ndim)
-    start = start % input.data.shape[d] if start < 0 else start
+    start = start % input.array.shape[d] if start < 0 else start
     return apply("slice", input, dim=d, start=start, end=start + length, step=1)
 
 
 def split(tensor, split_size_or_sections, dim: int = 0):
     d = _dim(dim, tensor.ndim)
-    size = tensor.data.shape[d]
+    size = tensor.array.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         bounds = [(s, s + step) for s in range(0, size, step)] or [(0, 0)]
@@ -390,7 +390,7 @@ def split(tensor, split_size_or_sections, dim: int = 0):
 
 
 def chunk(input, chunks: int, dim: int = 0):
-    size = input.data.shape[_dim(dim, input.ndim)]
+    size = input.array.shape[_dim(dim, input.ndim)]
     return split(input, builtins.max(-(-size // chunks), 1), dim)
 
 
@@ -425,7 +425,7 @@ def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
 
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     d = _dim(dim, input.ndim)
-    if not 0 <= k <= input.data.shape[d]:
+    if not 0 <= k <= input.array.shape[d]:
         raise RuntimeError("selected index k out of range")
     indices = apply("slice", argsort(input, d, descending=largest), dim=d, start=0, end=k, step=1)
     return _TopkResult(gather(input, d, indices), indices)
@@ -444,7 +444,7 @@ def _key_tuple(key) -> tuple:
         if isinstance(k, (list, np.ndarray)) and not isinstance(k, Tensor):
             arr = np.asarray(k)
             k = Tensor(arr.astype(np.int64) if arr.dtype.kind in "iu" or arr.size == 0 else arr)
-        elif isinstance(k, Tensor) and k.data.dtype.kind not in "iub":
+        elif isinstance(k, Tensor) and k.array.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         elif isinstance(k, bool):
             raise UnsupportedError("indexing with a Python bool is not supported by Dagscope")
@@ -454,7 +454,7 @@ def _key_tuple(key) -> tuple:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices")
         out.append(k)
-    consumed = builtins.sum(k.ndim if isinstance(k, Tensor) and k.data.dtype == np.bool_ else 1
+    consumed = builtins.sum(k.ndim if isinstance(k, Tensor) and k.array.dtype == np.bool_ else 1
                             for k in out if k is not None and k is not Ellipsis)
     if builtins.sum(k is Ellipsis for k in out) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -483,19 +483,19 @@ def getitem(x: Tensor, key) -> Tensor:
             out = apply("unsqueeze", out, dim=dim)
             dim += 1
         elif isinstance(p, int):
-            out = apply("select", out, dim=dim, index=_check_index(p, out.data.shape[dim], dim))
+            out = apply("select", out, dim=dim, index=_check_index(p, out.array.shape[dim], dim))
         elif isinstance(p, slice):
-            size = out.data.shape[dim]
+            size = out.array.shape[dim]
             start, stop, step = slice_bounds(size, p.start, p.stop, p.step)
             if not (start == 0 and stop == size and step == 1):   # a full slice is no op (as PyTorch)
                 out = apply("slice", out, dim=dim, start=start, end=stop, step=step)
             dim += 1
-        elif p.data.dtype == np.bool_:
-            mask = p.data
-            shape = out.data.shape[dim:dim + mask.ndim]
+        elif p.array.dtype == np.bool_:
+            mask = p.array
+            shape = out.array.shape[dim:dim + mask.ndim]
             if mask.shape != shape:
                 raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does not match the "
-                                 f"shape of the indexed tensor {list(out.data.shape)} at index {dim}")
+                                 f"shape of the indexed tensor {list(out.array.shape)} at index {dim}")
             for axis_index in np.nonzero(mask) if mask.ndim else (np.zeros(int(mask), np.int64),):
                 tensors.append(Tensor(axis_index.astype(np.int64)))
                 positions.append(dim)
@@ -509,7 +509,7 @@ def getitem(x: Tensor, key) -> Tensor:
     if tensors:
         out = apply("index", out, *tensors, positions=tuple(positions))
     elif out is x:   # x[:] / x[...]: PyTorch returns a new view (an alias) of x
-        out = apply("slice", x, dim=0, start=0, end=x.data.shape[0], step=1) if x.ndim else apply("clone", x)
+        out = apply("slice", x, dim=0, start=0, end=x.array.shape[0], step=1) if x.ndim else apply("clone", x)
     return out
 
 
@@ -522,7 +522,7 @@ def _check_index(i: int, size: int, dim: int) -> int:
 def numpy_key(key):
     """The same key with Tensors replaced by their arrays (for direct numpy assignment)."""
     parts = key if isinstance(key, tuple) else (key,)
-    out = tuple(p.data if isinstance(p, Tensor) else p for p in parts)
+    out = tuple(p.array if isinstance(p, Tensor) else p for p in parts)
     return out if isinstance(key, tuple) else out[0]
 
 
@@ -532,12 +532,12 @@ def setitem(x: Tensor, key, value) -> None:
     needs_grad = autograd._GradMode.enabled and (x.requires_grad or
                                                  (isinstance(value, Tensor) and value.requires_grad))
     if not needs_grad:
-        x.data[numpy_key(key)] = value.data if isinstance(value, Tensor) else value
+        x.array[numpy_key(key)] = value.array if isinstance(value, Tensor) else value
         x._version += 1
         return
     x._check_inplace()
-    flat = np.arange(x.data.size, dtype=np.int64).reshape(x.data.shape)[numpy_key(key)]
-    coords = [Tensor(c) for c in np.unravel_index(flat, x.data.shape)]
+    flat = np.arange(x.array.size, dtype=np.int64).reshape(x.array.shape)[numpy_key(key)]
+    coords = [Tensor(c) for c in np.unravel_index(flat, x.array.shape)]
     out = apply("index_put", x._alias(), value, *coords, positions=tuple(range(x.ndim)))
     x._become(out, "CopySlices")
 
@@ -563,7 +563,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         elif padding == "same":
             if _pair(stride) != (1, 1):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
-            kh, kw = weight.data.shape[2:]
+            kh, kw = weight.array.shape[2:]
             if kh % 2 == 0 or kw % 2 == 0:
                 raise UnsupportedError("conv2d padding='same' with an even kernel size is not supported")
             padding = (kh // 2, kw // 2)
@@ -603,7 +603,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     if not training or p == 0:
         return input
     from engine.creation import rng
-    mask = Tensor(rng().random(input.data.shape) >= p)
+    mask = Tensor(rng().random(input.array.shape) >= p)
     return apply("dropout", input, mask, p=float(p))
 
 
@@ -615,7 +615,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def one_hot(tensor, num_classes: int = -1):
     if num_classes == -1:
-        num_classes = int(tensor.data.max()) + 1 if tensor.data.size else 0
+        num_classes = int(tensor.array.max()) + 1 if tensor.array.size else 0
     return apply("one_hot", tensor, num_classes=int(num_classes))
 
 
@@ -647,7 +647,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training:
         mu = mean(input, dim=dims, keepdim=True)
         variance = var(input, dim=dims, keepdim=True, correction=0)
-        count = input.numel() // input.data.shape[1]
+        count = input.numel() // input.array.shape[1]
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         with autograd.no_grad():
@@ -706,9 +706,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     reduction = _reduction(size_average, reduce, reduction)
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, dim=class_dim)
-    if target.data.dtype.kind == "f":          # class probabilities instead of class indices
+    if target.array.dtype.kind == "f":          # class probabilities instead of class indices
         if label_smoothing:
-            n = input.data.shape[class_dim]
+            n = input.array.shape[class_dim]
             target = add(mul(target, 1.0 - label_smoothing), label_smoothing / n)
         per = mul(logp, target) if weight is None else mul(mul(logp, target), _class_view(weight, input))
         return _reduce_loss(neg(sum(per, dim=class_dim)), reduction)
@@ -717,7 +717,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         return nll
     if weight is not None:
         raise UnsupportedError("cross_entropy with both weight and label_smoothing is not supported by Dagscope")
-    n_classes = input.data.shape[class_dim]
+    n_classes = input.array.shape[class_dim]
     valid = ne(target, ignore_index)
     share = mul(valid.to(logp.dtype), 1.0 / n_classes)     # (a bool where() with scalars would be float32)
     smooth = mul(neg(sum(logp, dim=class_dim)), share)

@@ -19,7 +19,7 @@ def _replay(order, root_node, overrides: dict) -> np.ndarray:
             if t.grad_fn is not None and id(t.grad_fn) in values:
                 args.append(values[id(t.grad_fn)])
             else:
-                a = overrides.get(id(t), t.data)
+                a = overrides.get(id(t), t.array)
                 args.append(a.astype(np.float64) if a.dtype.kind == "f" else a)
         values[id(node)] = node.op.run(*args, **node.attrs)
     return values[id(root_node)]
@@ -36,9 +36,9 @@ def check(order, root_node, seed_grad, leaves, autograd_grads: dict) -> dict:
     results = {}
     for fid, t in leaves:
         grad = autograd_grads.get(fid)
-        if grad is None or t.data.dtype.kind != "f" or t.data.size == 0:
+        if grad is None or t.array.dtype.kind != "f" or t.array.size == 0:
             continue
-        base = t.data.astype(np.float64)
+        base = t.array.astype(np.float64)
         picks = rng.choice(base.size, size=min(SAMPLES_PER_LEAF, base.size), replace=False)
         worst_abs = worst_rel = 0.0
         for flat in picks:

@@ -73,7 +73,7 @@ def tensor_json(arr) -> dict | None:
     """A Tensor of the run record: shape, dtype, stats, and the data itself when small."""
     if arr is None:
         return None
-    arr = np.asarray(getattr(arr, "data", arr))
+    arr = np.asarray(getattr(arr, "array", arr))
     out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
     if arr.size and arr.dtype.kind in "fiub":
         a = arr.astype(np.float64)
@@ -142,7 +142,7 @@ class Recorder:
         finally:
             autograd._StepObservers.callbacks.remove(on_step)
         builder.snapshot_grads(steps)
-        if n == 1 and root.data.size == 1:
+        if n == 1 and root.array.size == 1:
             builder.run_gradcheck(steps)
         title = f"{root_name}{call} #{n}"
         if full:
@@ -214,13 +214,13 @@ class DynamicGraphBuilder:
             kind = "const"
         name = t._name or self.names.get(id(t))
         if t._is_scalar:
-            label = repr(t.data.item())
+            label = repr(t.array.item())
         else:
             label = name or ("const" if kind == "const" else "leaf")
-        return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.data.shape),
+        return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.array.shape),
                 # leaves are copied: an optimizer step will change them in place afterwards
-                "dtype": str(t.data.dtype), "module": t._module,
-                "value": t.data.copy() if t.requires_grad else t.data,
+                "dtype": str(t.array.dtype), "module": t._module,
+                "value": t.array.copy() if t.requires_grad else t.array,
                 "grad": None, "line": None, "name": name}
 
     def snapshot_forward(self) -> None:
@@ -235,7 +235,7 @@ class DynamicGraphBuilder:
             self.fwd_id[id(node)] = fid
             for t in node.saved:
                 src = self._source_of(t)
-                self.fwd_edges.append({"src": src, "dst": fid, "shape": list(t.data.shape)})
+                self.fwd_edges.append({"src": src, "dst": fid, "shape": list(t.array.shape)})
             out = node.out_ref()
             self.fwd_nodes.append({
                 "id": fid, "op": node.op.name, "label": node.op.name, "kind": "op",
@@ -273,14 +273,14 @@ class DynamicGraphBuilder:
             self.bwd_id[id(acc)] = bid
             self.bwd_nodes.append({"id": bid, "op": "AccumulateGrad", "kind": "accumulate",
                                    "label": f"AccumulateGrad\n{t._name or self.names.get(id(t)) or 'leaf'}",
-                                   "shape": list(t.data.shape), "dtype": str(t.data.dtype),
+                                   "shape": list(t.array.shape), "dtype": str(t.array.dtype),
                                    "module": t._module, "line": None, "forward_node": fid,
                                    "rule": "leaf.grad += grad", "value": None, "grad": None})
         for node in self.order:
             for (nxt, _), t in zip(node.next_functions, node.saved):
                 if nxt is not None and id(nxt) in self.bwd_id:
                     self.bwd_edges.append({"src": self.bwd_id[id(node)], "dst": self.bwd_id[id(nxt)],
-                                           "shape": list(t.data.shape)})
+                                           "shape": list(t.array.shape)})
 
     def _sent_to_leaves(self, steps: list) -> dict:
         """The gradient this walk delivered to each leaf (forward id -> array)."""
@@ -289,7 +289,7 @@ class DynamicGraphBuilder:
             if isinstance(node, autograd.AccumulateGrad):
                 fid = self.fwd_id.get(id(node.variable))
                 if fid is not None:
-                    sent[fid] = np.asarray(getattr(grad, "data", grad))
+                    sent[fid] = np.asarray(getattr(grad, "array", grad))
         return sent
 
     def run_gradcheck(self, steps: list) -> None:
@@ -297,7 +297,7 @@ class DynamicGraphBuilder:
         from engine import gradcheck
         root_node = self.root.grad_fn
         try:
-            self.gradcheck = gradcheck.check(self.order, root_node, np.ones_like(self.root.data),
+            self.gradcheck = gradcheck.check(self.order, root_node, np.ones_like(self.root.array),
                                              self.leaves, self._sent_to_leaves(steps))
         except Exception as exc:  # noqa: BLE001 - a check that cannot run must not fail the user's run
             self.gradcheck = {"error": f"{type(exc).__name__}: {exc}"}
@@ -306,7 +306,7 @@ class DynamicGraphBuilder:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
         the gradient the walk delivered to it."""
         sent = self._sent_to_leaves(list(steps))
-        self.leaf_grads = {fid: (t.grad.data.copy() if t.grad is not None else sent.get(fid))
+        self.leaf_grads = {fid: (t.grad.array.copy() if t.grad is not None else sent.get(fid))
                            for fid, t in self.leaves}
 
     def finish(self, title: str, steps: list) -> dict:

@@ -20,7 +20,7 @@ VALUE_READ_OBSERVERS: list = []
 class Tensor:
     # Every op creates a Tensor, so construction sets only the four hot fields; the rarely set
     # ones live in the instance __dict__ when set, with these class-level defaults otherwise.
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "__dict__", "__weakref__")
+    __slots__ = ("array", "requires_grad", "grad", "grad_fn", "__dict__", "__weakref__")
     __array_priority__ = 1000       # so `np.float32(2) * t` defers to Tensor.__rmul__
     _accumulator = None             # weakref to the leaf's AccumulateGrad node
     _hooks = ()                     # register_hook callbacks (a list once one is registered)
@@ -31,24 +31,38 @@ class Tensor:
     _version = 0                    # bumped by every in-place op, as PyTorch's version counter
 
     def __init__(self, data, requires_grad: bool = False):
-        self.data = data if type(data) is np.ndarray else np.asarray(data)
+        self.array = data if type(data) is np.ndarray else np.asarray(data)
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
 
     # ---- properties ----
     @property
+    def data(self) -> "Tensor":
+        """PyTorch's `.data`: the same storage as a tensor outside every graph, so
+        `p.data.zero_()` or `p.data -= lr * p.grad` change `p` itself without being recorded —
+        and, as in PyTorch, without autograd's version check noticing. (The numpy array is `.array`.)"""
+        return Tensor(self.array)
+
+    @data.setter
+    def data(self, value) -> None:
+        self.array = value.array if isinstance(value, Tensor) else np.asarray(value, dtype=self.array.dtype)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array if dtype is None else self.array.astype(dtype, copy=False)
+
+    @property
     def shape(self):
-        return _Size(self.data.shape)
+        return _Size(self.array.shape)
 
     @property
     def dtype(self):
         from engine.compat import torch_dtypes
-        return torch_dtypes.from_numpy(self.data.dtype)
+        return torch_dtypes.from_numpy(self.array.dtype)
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     @property
     def is_leaf(self) -> bool:
@@ -63,40 +77,40 @@ class Tensor:
         return self.permute(*reversed(range(self.ndim)))
 
     def size(self, dim=None):
-        return self.shape if dim is None else self.data.shape[dim]
+        return self.shape if dim is None else self.array.shape[dim]
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self.array.size)
 
     def item(self):
-        if self.data.size != 1:
-            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
+        if self.array.size != 1:
+            raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
         for observer in VALUE_READ_OBSERVERS:
             observer(self, "item")
-        return self.data.reshape(()).item()
+        return self.array.reshape(()).item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self.array.tolist()
 
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self.data
+        return self.array
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self.array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self.array.shape[0]
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self.array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         for observer in VALUE_READ_OBSERVERS:
             observer(self, "bool")
-        return bool(self.data.reshape(()))
+        return bool(self.array.reshape(()))
 
     def __float__(self) -> float:
         return float(self.item())
@@ -105,7 +119,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iub":
+        if self.array.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -123,20 +137,20 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         if gradient is None:
-            if self.data.size != 1:
+            if self.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            gradient = np.ones_like(self.data)
+            gradient = np.ones_like(self.array)
         elif isinstance(gradient, Tensor):
-            gradient = gradient if create_graph else gradient.data
+            gradient = gradient if create_graph else gradient.array
         else:
-            gradient = np.asarray(gradient, dtype=self.data.dtype)
+            gradient = np.asarray(gradient, dtype=self.array.dtype)
         retain = create_graph if retain_graph is None else retain_graph
         from engine import record
         with record.backward_call(self, retain):
             autograd.run_backward([self], [gradient], retain_graph=retain, create_graph=create_graph)
 
     def detach(self) -> "Tensor":
-        return Tensor(self.data)
+        return Tensor(self.array)
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -148,7 +162,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
                                "a computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self.array.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
@@ -222,9 +236,9 @@ class Tensor:
 
     def __getitem__(self, key):
         if type(key) is int:          # the common x[i]: one select op
-            size = self.data.shape[0] if self.data.ndim else 0
+            size = self.array.shape[0] if self.array.ndim else 0
             if not -size <= key < size:
-                if not self.data.ndim:
+                if not self.array.ndim:
                     raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                                      "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
                 raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
@@ -235,12 +249,12 @@ class Tensor:
         _F.setitem(self, key, value)
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self.array.shape[0]))
 
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self.array if dtype is None else self.array.astype(dtype)
 
     # ---- math methods (each is the engine.functional function of the same name) --------------------
     def add(self, other, *, alpha=1): return _F.add(self, other, alpha=alpha)
@@ -286,7 +300,7 @@ class Tensor:
     def lt(self, other): return apply("lt", self, other)
     def ge(self, other): return apply("ge", self, other)
     def le(self, other): return apply("le", self, other)
-    def logical_not(self): return apply("eq", self, 0) if self.data.dtype != np.bool_ else apply("bitwise_not", self)
+    def logical_not(self): return apply("eq", self, 0) if self.array.dtype != np.bool_ else apply("bitwise_not", self)
 
     # ---- reductions ----
     def sum(self, dim=None, keepdim: bool = False, dtype=None): return _F.sum(self, dim, keepdim, dtype=dtype)
@@ -311,16 +325,16 @@ class Tensor:
         return _F.sqrt(_F.sum(self * self, dim, keepdim))
 
     def all(self, dim=None, keepdim: bool = False):
-        return Tensor(np.asarray(np.all(self.data, axis=dim, keepdims=keepdim)))
+        return Tensor(np.asarray(np.all(self.array, axis=dim, keepdims=keepdim)))
 
     def any(self, dim=None, keepdim: bool = False):
-        return Tensor(np.asarray(np.any(self.data, axis=dim, keepdims=keepdim)))
+        return Tensor(np.asarray(np.any(self.array, axis=dim, keepdims=keepdim)))
 
     def nonzero(self):
-        return Tensor(np.argwhere(self.data).astype(np.int64))
+        return Tensor(np.argwhere(self.array).astype(np.int64))
 
     def equal(self, other) -> bool:
-        return self.data.shape == other.data.shape and bool(np.all(self.data == other.data))
+        return self.array.shape == other.array.shape and bool(np.all(self.array == other.array))
 
     # ---- shapes ----
     def reshape(self, *shape):
@@ -330,19 +344,19 @@ class Tensor:
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):   # view(dtype)
             raise _unsupported("Tensor.view(dtype)")
         out = apply("reshape", self, shape=_shape_arg(shape))
-        if self.data.size and not np.may_share_memory(out.data, self.data):
+        if self.array.size and not np.may_share_memory(out.array, self.array):
             # numpy had to copy: the strides cannot express the new shape, and PyTorch refuses
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return out
 
-    def view_as(self, other): return self.view(*other.data.shape)
-    def reshape_as(self, other): return self.reshape(other.data.shape)
+    def view_as(self, other): return self.view(*other.array.shape)
+    def reshape_as(self, other): return self.reshape(other.array.shape)
 
     def expand(self, *shape):
         return apply("expand", self, shape=_shape_arg(shape))
 
-    def expand_as(self, other): return self.expand(other.data.shape)
+    def expand_as(self, other): return self.expand(other.array.shape)
     def broadcast_to(self, shape): return self.expand(shape)
 
     def permute(self, *dims):
@@ -385,7 +399,7 @@ class Tensor:
         if len(sizes) < self.ndim:
             raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                                "of tensor")
-        shape = (1,) * (len(sizes) - self.ndim) + self.data.shape
+        shape = (1,) * (len(sizes) - self.ndim) + self.array.shape
         x = self.reshape(*(d for s in shape for d in (1, s)))
         x = x.expand(*(d for r, s in zip(sizes, shape) for d in (r, s)))
         return x.reshape(*(r * s for r, s in zip(sizes, shape)))
@@ -410,7 +424,7 @@ class Tensor:
             return self
         from engine.compat.torch_dtypes import to_numpy
         target = to_numpy(dtype)
-        if target == self.data.dtype:
+        if target == self.array.dtype:
             return self
         return apply("to_dtype", self, dtype=target.name)
 
@@ -428,13 +442,13 @@ class Tensor:
         if dtype is None:
             names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-            return f"torch.{names[self.data.dtype.name]}Tensor"
+            return f"torch.{names[self.array.dtype.name]}Tensor"
         return self.to(dtype)
 
-    def is_floating_point(self) -> bool: return self.data.dtype.kind == "f"
+    def is_floating_point(self) -> bool: return self.array.dtype.kind == "f"
     def cpu(self): return self
     def cuda(self, *args, **kwargs): raise _unsupported("Tensor.cuda() (Dagscope runs on the CPU only)")
-    def element_size(self) -> int: return self.data.dtype.itemsize
+    def element_size(self) -> int: return self.array.dtype.itemsize
 
     @property
     def device(self):
@@ -462,12 +476,12 @@ class Tensor:
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False):
         out = self._new(np.zeros, (size,), dtype, requires_grad)
-        out.data.fill(fill_value)
+        out.array.fill(fill_value)
         return out
 
     def _new(self, make, size, dtype, requires_grad):
         from engine.compat.torch_dtypes import to_numpy
-        t = Tensor(make(_shape_arg(size), dtype=self.data.dtype if dtype is None else to_numpy(dtype)))
+        t = Tensor(make(_shape_arg(size), dtype=self.array.dtype if dtype is None else to_numpy(dtype)))
         return t.requires_grad_(True) if requires_grad else t
 
     # ---- in-place ops --------------------------------------------------------------------------------
@@ -488,14 +502,14 @@ class Tensor:
 
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
-        t = Tensor(self.data)
+        t = Tensor(self.array)
         t.requires_grad, t.grad_fn = self.requires_grad, self.grad_fn
         if self.grad_fn is None and self.requires_grad:
             t._accumulator = self._accumulator
         return t
 
     def _become(self, out: "Tensor", node_name: str | None = None) -> "Tensor":
-        self.data, self.grad_fn, self.requires_grad = out.data, out.grad_fn, out.requires_grad
+        self.array, self.grad_fn, self.requires_grad = out.array, out.grad_fn, out.requires_grad
         self._version += 1
         if out.grad_fn is not None:
             import weakref
@@ -515,18 +529,18 @@ class Tensor:
             return self._become(apply(name, self._alias(), *others, **attrs))
         ufunc = _INPLACE_UFUNCS.get(name)
         if ufunc is not None and not attrs:
-            other = others[0].data if isinstance(others[0], Tensor) else others[0]
+            other = others[0].array if isinstance(others[0], Tensor) else others[0]
             try:
-                ufunc(self.data, other, out=self.data, casting="same_kind")
+                ufunc(self.array, other, out=self.array, casting="same_kind")
             except TypeError:
-                raise RuntimeError(f"result type {_kind_word(np.result_type(self.data, other))} can't be cast to "
-                                   f"the desired output type {_kind_word(self.data.dtype)}") from None
+                raise RuntimeError(f"result type {_kind_word(np.result_type(self.array, other))} can't be cast to "
+                                   f"the desired output type {_kind_word(self.array.dtype)}") from None
             self._version += 1
             return self
-        arrays = [o.data if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.data,), o))
+        arrays = [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
                   for o in others]
-        result = OPS[name].run(self.data, *arrays, **attrs)
-        self.data[...] = result
+        result = OPS[name].run(self.array, *arrays, **attrs)
+        self.array[...] = result
         self._version += 1
         return self
 
@@ -562,12 +576,12 @@ class Tensor:
         if self._needs_graph(src):
             self._check_inplace()
             value = src if isinstance(src, Tensor) else Tensor(np.asarray(src))
-            if value.data.dtype != self.data.dtype:
-                value = apply("to_dtype", value, dtype=self.data.dtype.name)
-            if value.data.shape != self.data.shape:
-                value = value.expand(*self.data.shape)
+            if value.array.dtype != self.array.dtype:
+                value = apply("to_dtype", value, dtype=self.array.dtype.name)
+            if value.array.shape != self.array.shape:
+                value = value.expand(*self.array.shape)
             return self._become(apply("clone", value), "CopyBackwards")
-        self.data[...] = src.data if isinstance(src, Tensor) else src
+        self.array[...] = src.array if isinstance(src, Tensor) else src
         self._version += 1
         return self
 
@@ -576,11 +590,11 @@ class Tensor:
         the old value (on a non-leaf in grad mode: a node that sends it a zero gradient)."""
         self._check_inplace()
         if self.requires_grad and autograd._GradMode.enabled:
-            filled = np.empty_like(self.data)
+            filled = np.empty_like(self.array)
             filled[...] = values
-            nothing = Tensor(np.zeros(self.data.shape, dtype=np.bool_))
+            nothing = Tensor(np.zeros(self.array.shape, dtype=np.bool_))
             return self._become(apply("where", nothing, self._alias(), Tensor(filled)), node_name)
-        self.data[...] = values
+        self.array[...] = values
         self._version += 1
         return self
 
@@ -591,11 +605,11 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().uniform(a, b, self.data.shape), "UniformBackward0")
+        return self._fill_raw(rng().uniform(a, b, self.array.shape), "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().normal(mean, std, self.data.shape), "NormalBackward0")
+        return self._fill_raw(rng().normal(mean, std, self.array.shape), "NormalBackward0")
 
 
 _VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze"})
@@ -646,7 +660,7 @@ def as_tensor_like(x, inputs: tuple) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (bool, int, float)):
-        t = Tensor(np.asarray(x, dtype=scalar_dtype(tuple(i.data for i in inputs if isinstance(i, Tensor)), x)))
+        t = Tensor(np.asarray(x, dtype=scalar_dtype(tuple(i.array for i in inputs if isinstance(i, Tensor)), x)))
         t._is_scalar = True
         return t
     arr = np.asarray(x)
@@ -667,15 +681,15 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
             tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
             break
     if attrs:
-        data = op.forward(*[t.data for t in tensors], **attrs)
+        data = op.forward(*[t.array for t in tensors], **attrs)
     elif len(tensors) == 2:           # the common binary op: no argument packing at all
-        a, b = tensors[0].data, tensors[1].data
+        a, b = tensors[0].array, tensors[1].array
         ufunc = _SAME_DTYPE_UFUNCS.get(name)
         data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
     else:
-        data = op.forward(*[t.data for t in tensors])
+        data = op.forward(*[t.array for t in tensors])
     out = _new(Tensor)
-    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.array = data if type(data) is np.ndarray else np.asarray(data)
     out.requires_grad = False
     out.grad = out.grad_fn = None
     if op.differentiable and _GradMode.enabled:
@@ -695,12 +709,12 @@ def apply_binary(name: str, a, b) -> Tensor:
     *inputs/**attrs, for the ops user code calls most."""
     if type(a) is not Tensor or type(b) is not Tensor:
         return apply(name, a, b)
-    x, y = a.data, b.data
+    x, y = a.array, b.array
     ufunc = _SAME_DTYPE_UFUNCS.get(name)
     op = OPS[name]
     data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else op.forward(x, y)
     out = _new(Tensor)
-    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.array = data if type(data) is np.ndarray else np.asarray(data)
     out.requires_grad = False
     out.grad = out.grad_fn = None
     if (a.requires_grad or b.requires_grad) and op.differentiable and _GradMode.enabled:

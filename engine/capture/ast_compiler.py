@@ -244,7 +244,7 @@ class _Frame(ControlFlow):
 
     def _bool_tensor(self, x, node):
         if is_tensor(x):
-            return x if x.data.dtype == np.bool_ else (x != 0)
+            return x if x.array.dtype == np.bool_ else (x != 0)
         from engine.tensor import Tensor
         return Tensor(np.asarray(bool(x)))
 
@@ -335,4 +335,4 @@ class _Frame(ControlFlow):
 
 
 def spec_of(t) -> Spec:
-    return Spec(tuple(t.data.shape), t.data.dtype)
+    return Spec(tuple(t.array.shape), t.array.dtype)

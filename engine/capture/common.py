@@ -82,7 +82,7 @@ def is_readonly_error(exc: BaseException) -> bool:
 
 def snapshot_state(module) -> dict:
     """Copies of a module's parameters and buffers, to notice a capture that mutates them."""
-    return {} if module is None else {n: np.array(t.data, copy=True) for n, t in module_state(module)}
+    return {} if module is None else {n: np.array(t.array, copy=True) for n, t in module_state(module)}
 
 
 def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
@@ -94,10 +94,10 @@ def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
         return changed
     for n, t in module_state(module):
         old = snapshot.get(n)
-        if old is not None and (old.shape != t.data.shape or not np.array_equal(old, t.data, equal_nan=True)):
+        if old is not None and (old.shape != t.array.shape or not np.array_equal(old, t.array, equal_nan=True)):
             changed.append(n)
             if restore:
-                t.data[...] = old
+                t.array[...] = old
     return changed
 
 
@@ -160,13 +160,13 @@ def run_eager(graph: Graph, inputs: list) -> list:
             env[node.id] = apply(node.op, *(env[v.id] for v in node.inputs), **node.attrs)
         elif node.kind == COND:
             pred, operands = env[node.inputs[0].id], [env[v.id] for v in node.inputs[1:]]
-            branch = node.subgraphs["then" if truth(pred.data) else "else"]
+            branch = node.subgraphs["then" if truth(pred.array) else "else"]
             for v, r in zip(node.outputs, run_eager(branch, operands)):
                 env[v.id] = r
         elif node.kind == WHILE:
             carried = [env[v.id] for v in node.inputs]
             for _ in range(MAX_LOOP_ITERATIONS):
-                if not truth(run_eager(node.subgraphs["cond"], carried)[0].data):
+                if not truth(run_eager(node.subgraphs["cond"], carried)[0].array):
                     break
                 carried = run_eager(node.subgraphs["body"], carried)
             for v, r in zip(node.outputs, carried):
@@ -208,7 +208,7 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     if values is None and inputs is not None:
         from engine.ir.interpreter import evaluate
         try:
-            values = evaluate(graph, [getattr(x, "data", x) for x in inputs])
+            values = evaluate(graph, [getattr(x, "array", x) for x in inputs])
         except Exception as exc:  # noqa: BLE001 - values are shown when they can be computed
             notes.append(f"values not shown: {type(exc).__name__}: {exc}")
     bwd = None

@@ -62,7 +62,7 @@ class InterpretedAutograd:
         from engine.function import Function
         from engine.ir.interpreter import run
         from engine.tensor import Tensor
-        arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
         needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
             isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
         if not needs_grad:
@@ -87,7 +87,7 @@ class InterpretedAutograd:
             @staticmethod
             def backward(ctx, grad):
                 seeds = [np.zeros(v.shape, v.dtype) for v in runner.graph.outputs]
-                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "data", grad), seeds[diff_index].dtype),
+                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "array", grad), seeds[diff_index].dtype),
                                                     seeds[diff_index].shape)
                 grads = run(runner.backward, seeds + ctx.saved_arrays)
                 by_position = dict(zip(runner.wrt_positions, grads))
@@ -131,10 +131,10 @@ class CompiledFunction:
         key = [("grad_mode", autograd.is_grad_enabled())]
         if self._module is not None:
             key.append(("training", getattr(self._module, "training", None)))
-            key += [(n, tuple(t.data.shape), str(t.data.dtype), t.requires_grad) for n, t in module_state(self._module)]
+            key += [(n, tuple(t.array.shape), str(t.array.dtype), t.requires_grad) for n, t in module_state(self._module)]
         for p, a in zip(self._params, args):
             if is_tensor(a):
-                key.append((p.name, tuple(a.data.shape), str(a.data.dtype), a.requires_grad))
+                key.append((p.name, tuple(a.array.shape), str(a.array.dtype), a.requires_grad))
             else:
                 key.append((p.name,) + python_key(a))
         return tuple(key)

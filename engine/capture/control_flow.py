@@ -99,7 +99,7 @@ class ControlFlow:
             return self.c.value_of(x)
         if isinstance(x, (bool, int, float)):
             if is_tensor(like):       # a number beside a tensor in the other branch: take its spec
-                return self.c.ctx.graph.constant(np.full(like.data.shape, x, dtype=like.data.dtype))
+                return self.c.ctx.graph.constant(np.full(like.array.shape, x, dtype=like.array.dtype))
             return self.c.ctx.graph.as_value(x)
         raise self.err(node, f"a branch result of type {type(x).__name__} cannot be a graph value")
 

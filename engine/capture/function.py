@@ -23,7 +23,7 @@ FREQUENT_RETRACING = 5          # TensorFlow warns about excessive retracing fro
 
 def _describe(x) -> str:
     if is_tensor(x):
-        return f"{x.data.dtype}{list(x.data.shape)}"
+        return f"{x.array.dtype}{list(x.array.shape)}"
     return repr(x)
 
 
@@ -47,7 +47,7 @@ class GraphFunction:
 
     @staticmethod
     def signature_of(values) -> tuple:
-        return tuple(("tensor", tuple(v.data.shape), str(v.data.dtype)) if is_tensor(v) else python_key(v)
+        return tuple(("tensor", tuple(v.array.shape), str(v.array.dtype)) if is_tensor(v) else python_key(v)
                      for v in values)
 
     def _reason(self, key, values) -> str:

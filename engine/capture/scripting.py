@@ -54,7 +54,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
         names = names[1:]
     for i, (pname, a) in enumerate(zip(names, args)):
         if is_tensor(a):
-            v = g.placeholder(pname, a.data.shape, a.data.dtype)
+            v = g.placeholder(pname, a.array.shape, a.array.dtype)
             values.append(comp.shadow(v))
             kinds.append(("arg", i))
         elif a == "tensor":
@@ -71,7 +71,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
             values.append(a)
     if module is not None:
         for sname, t in module_state(module):
-            v = g.placeholder(sname, t.data.shape, t.data.dtype, role="param")
+            v = g.placeholder(sname, t.array.shape, t.array.dtype, role="param")
             comp.shadow(v, t)
             kinds.append(("state", sname))
     before = snapshot_state(module)
@@ -166,10 +166,10 @@ class ScriptFunction:
         key = []
         if self._module is not None:       # train/eval changes dropout and batch norm: another graph
             key.append(("training", getattr(self._module, "training", None)))
-            key += [(n, tuple(t.data.shape), str(t.data.dtype)) for n, t in module_state(self._module)]
+            key += [(n, tuple(t.array.shape), str(t.array.dtype)) for n, t in module_state(self._module)]
         for a in args:
             if is_tensor(a):
-                key.append(("tensor", tuple(a.data.shape), str(a.data.dtype)))
+                key.append(("tensor", tuple(a.array.shape), str(a.array.dtype)))
             elif isinstance(a, bool):
                 key.append(("bool",))
             else:
@@ -251,7 +251,7 @@ def _describe(args) -> str:
         if is_tensor(a):
             from engine.ir.graph import format_spec
             from engine.ops.registry import Spec
-            parts.append(format_spec(Spec(tuple(a.data.shape), a.data.dtype)))
+            parts.append(format_spec(Spec(tuple(a.array.shape), a.array.dtype)))
         else:
             parts.append(repr(a))
     return ", ".join(parts)

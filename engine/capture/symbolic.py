@@ -122,11 +122,11 @@ class Compiler:
             tensor = Tensor(np.ones(value.shape, dtype=value.dtype))
             # A float shadow requires grad so that in-place ops on it (and with it) take the recorded
             # path (apply + _become) rather than an unrecorded numpy ufunc.
-            tensor.requires_grad = tensor.data.dtype.kind == "f"
+            tensor.requires_grad = tensor.array.dtype.kind == "f"
         self.sym[id(tensor)] = value
-        self.data_of[id(tensor)] = tensor.data
-        self.by_array[id(tensor.data)] = (tensor.data, value)
-        self.guard.protect(tensor.data)
+        self.data_of[id(tensor)] = tensor.array
+        self.by_array[id(tensor.array)] = (tensor.array, value)
+        self.guard.protect(tensor.array)
         self.home[value.id] = self.ctx.graph
         self._alive.append(tensor)
         return tensor
@@ -149,11 +149,11 @@ class Compiler:
 
     def value_of(self, t) -> Value:
         v = self.sym.get(id(t))
-        if v is None or t.data is not self.data_of[id(t)]:
+        if v is None or t.array is not self.data_of[id(t)]:
             # an in-place op made `t` take another op's result array: it now stands for that value
-            known = self.by_array.get(id(t.data))
-            if known is not None and known[0] is t.data:
-                self.sym[id(t)], self.data_of[id(t)] = known[1], t.data
+            known = self.by_array.get(id(t.array))
+            if known is not None and known[0] is t.array:
+                self.sym[id(t)], self.data_of[id(t)] = known[1], t.array
                 self._alive.append(t)
                 return self.resolve(known[1])
             if v is not None:
@@ -164,21 +164,21 @@ class Compiler:
             root = self.ctx
             while root.parent is not None:
                 root = root.parent
-            p = root.graph.placeholder(t._name or f"captured_{len(self.lifted)}", t.data.shape, t.data.dtype,
+            p = root.graph.placeholder(t._name or f"captured_{len(self.lifted)}", t.array.shape, t.array.dtype,
                                        role="param")
             self.home[p.id] = root.graph
-            self.sym[id(t)], self.data_of[id(t)] = p, t.data
-            self.by_array[id(t.data)] = (t.data, p)
-            self.guard.protect(t.data)
+            self.sym[id(t)], self.data_of[id(t)] = p, t.array
+            self.by_array[id(t.array)] = (t.array, p)
+            self.guard.protect(t.array)
             self._alive.append(t)
             self.lifted.append(t)
             return self.resolve(p)
         if v is None:           # a tensor made inside the function (torch.ones) or a global: a constant
-            v = self.ctx.graph.constant(np.array(t.data, copy=True), name=t._name)
+            v = self.ctx.graph.constant(np.array(t.array, copy=True), name=t._name)
             self.sym[id(t)] = v
-            self.data_of[id(t)] = t.data
-            self.by_array[id(t.data)] = (t.data, v)
-            self.guard.protect(t.data)
+            self.data_of[id(t)] = t.array
+            self.by_array[id(t.array)] = (t.array, v)
+            self.guard.protect(t.array)
             self.home[v.id] = self.ctx.graph
             self._alive.append(t)
             return v

@@ -47,17 +47,17 @@ class Tracer:
     def bind(self, tensor, value: Value) -> None:
         self.values[id(tensor)] = value
         self._alive.append(tensor)
-        self.arrays[value.id] = tensor.data
-        self.by_array[id(tensor.data)] = (tensor.data, value)
-        self.guard.protect(tensor.data)
+        self.arrays[value.id] = tensor.array
+        self.by_array[id(tensor.array)] = (tensor.array, value)
+        self.guard.protect(tensor.array)
 
     def value_of(self, tensor) -> Value:
         v = self.values.get(id(tensor))
-        if v is None or tensor.data is not self.arrays[v.id]:
+        if v is None or tensor.array is not self.arrays[v.id]:
             # an in-place op on a tensor that requires grad (apply + _become) left it holding the
             # op's result array: it now stands for that value
-            known = self.by_array.get(id(tensor.data))
-            if known is not None and known[0] is tensor.data:
+            known = self.by_array.get(id(tensor.array))
+            if known is not None and known[0] is tensor.array:
                 self.values[id(tensor)] = known[1]
                 self._alive.append(tensor)
                 return known[1]
@@ -65,13 +65,13 @@ class Tracer:
                 raise UnsupportedError(f"line {record.user_line()}: {INPLACE_MESSAGE}")
         if v is None and is_parameter_like(tensor):
             # a parameter read from outside (a global, a closure): an input, read at every call
-            v = self.graph.placeholder(tensor._name or f"captured_{len(self.lifted)}", tensor.data.shape,
-                                       tensor.data.dtype, role="param")
+            v = self.graph.placeholder(tensor._name or f"captured_{len(self.lifted)}", tensor.array.shape,
+                                       tensor.array.dtype, role="param")
             self.bind(tensor, v)
             self.lifted.append(tensor)
         elif v is None:
             # A tensor the trace did not produce (a Python scalar, a tensor made inside): a constant.
-            v = self.graph.constant(np.array(tensor.data, copy=True), name=tensor._name)
+            v = self.graph.constant(np.array(tensor.array, copy=True), name=tensor._name)
             self.bind(tensor, v)
         return v
 
@@ -86,7 +86,7 @@ class Tracer:
             return                                # not computed from the trace's inputs
         line = record.user_line()
         message = TRACER_MESSAGES[kind]
-        value = tensor.data.reshape(()).item()
+        value = tensor.array.reshape(()).item()
         self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id})
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
@@ -157,10 +157,10 @@ def trace_graph(fn, example_inputs, name: str | None = None, module=None) -> tup
             raise TypeError(f"torch.jit.trace: example input {i} is a {type(a).__name__}; "
                             "tracing takes Tensors (Python values would be frozen into the graph)")
         label = arg_names[i] if i < len(arg_names) else f"input_{i}"
-        tracer.bind(a, g.placeholder(label, a.data.shape, a.data.dtype))
+        tracer.bind(a, g.placeholder(label, a.array.shape, a.array.dtype))
         kinds.append(("arg", i))
     for pname, t in (module_state(module) if module is not None else []):
-        tracer.bind(t, g.placeholder(pname, t.data.shape, t.data.dtype, role="param"))
+        tracer.bind(t, g.placeholder(pname, t.array.shape, t.array.dtype, role="param"))
         kinds.append(("state", pname))
     try:
         with tracer:

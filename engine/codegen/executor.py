@@ -406,7 +406,7 @@ class CompiledGraph:
         return self.current.fallback_reason if self.current else None
 
     def __call__(self, *inputs) -> list[np.ndarray]:
-        arrays = [a if type(a) is np.ndarray else np.asarray(getattr(a, "data", a)) for a in inputs]
+        arrays = [a if type(a) is np.ndarray else np.asarray(getattr(a, "array", a)) for a in inputs]
         n_inputs = len(self.graph.placeholders)
         if len(arrays) != n_inputs:
             raise TypeError(f"{self.graph.name} takes {n_inputs} inputs but {len(arrays)} were given")

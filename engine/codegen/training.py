@@ -71,7 +71,7 @@ class CompiledAutograd:
     def __call__(self, *tensors):
         from engine import autograd
         from engine.tensor import Tensor
-        arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
         needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
             isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
         if not needs_grad:
@@ -94,7 +94,7 @@ def _compiled_function(runner: CompiledAutograd, diff_index: int):
     class CompiledFunction(Function):
         @staticmethod
         def forward(ctx, *tensors):
-            arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+            arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
             outs = runner.forward(*arrays)
             ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
             ctx.n_inputs = len(tensors)
@@ -107,7 +107,7 @@ def _compiled_function(runner: CompiledAutograd, diff_index: int):
         @staticmethod
         def backward(ctx, grad):
             seeds = [np.zeros(shape, dtype) for shape, dtype in runner.seed_specs]
-            g = np.asarray(getattr(grad, "data", grad), dtype=seeds[diff_index].dtype)
+            g = np.asarray(getattr(grad, "array", grad), dtype=seeds[diff_index].dtype)
             # a broadcast gradient is materialized: the backward is compiled for contiguous seeds
             seeds[diff_index] = g if g.shape == seeds[diff_index].shape else \
                 np.ascontiguousarray(np.broadcast_to(g, seeds[diff_index].shape))

@@ -25,7 +25,7 @@ def bind_inputs(graph: Graph, args) -> dict[str, np.ndarray]:
     args = list(args)
     if len(args) != len(holders):
         raise TypeError(f"{graph.name} takes {len(holders)} inputs but {len(args)} were given")
-    return {n.id: np.asarray(getattr(a, "data", a)) for n, a in zip(holders, args)}
+    return {n.id: np.asarray(getattr(a, "array", a)) for n, a in zip(holders, args)}
 
 
 def evaluate(graph: Graph, args, env: dict | None = None) -> dict[str, np.ndarray]:

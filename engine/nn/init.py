@@ -34,7 +34,7 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
-    shape = tensor.data.shape
+    shape = tensor.array.shape
     if len(shape) < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
     receptive = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
@@ -50,23 +50,23 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     # In place, like PyTorch's `with torch.no_grad(): tensor.uniform_(...)`: views of it see the change.
-    np.copyto(tensor.data, values.astype(tensor.data.dtype, copy=False))
+    np.copyto(tensor.array, values.astype(tensor.array.dtype, copy=False))
     return tensor
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, creation.rng().uniform(a, b, size=tensor.data.shape))
+    return _fill(tensor, creation.rng().uniform(a, b, size=tensor.array.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, creation.rng().normal(mean, std, size=tensor.data.shape))
+    return _fill(tensor, creation.rng().normal(mean, std, size=tensor.array.shape))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
     """Normal values redrawn until they fall inside [a, b] (the distribution PyTorch samples)."""
     rng = creation.rng()
-    values = rng.normal(mean, std, size=tensor.data.shape)
+    values = rng.normal(mean, std, size=tensor.array.shape)
     bad = (values < a) | (values > b)
     while bad.any():
         values[bad] = rng.normal(mean, std, size=int(bad.sum()))
@@ -75,7 +75,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    tensor.data[...] = val
+    tensor.array[...] = val
     return tensor
 
 
@@ -88,9 +88,9 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    if tensor.data.ndim != 2:
+    if tensor.array.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _fill(tensor, np.eye(*tensor.data.shape))
+    return _fill(tensor, np.eye(*tensor.array.shape))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
@@ -106,7 +106,7 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None) -> Tensor:
-    if 0 in tensor.data.shape:
+    if 0 in tensor.array.shape:
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
@@ -115,7 +115,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator=None) -> Tensor:
-    if 0 in tensor.data.shape:
+    if 0 in tensor.array.shape:
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std)

@@ -117,7 +117,7 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            self.weight.array[self.padding_idx] = 0
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx)
@@ -130,8 +130,8 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, **kwargs):
-        rows, cols = embeddings.data.shape
-        return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings.data.copy(), _freeze=freeze, **kwargs)
+        rows, cols = embeddings.array.shape
+        return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings.array.copy(), _freeze=freeze, **kwargs)
 
 
 class Flatten(Module):
@@ -152,7 +152,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, input):
-        shape = tuple(input.data.shape)
+        shape = tuple(input.array.shape)
         dim = self.dim % len(shape)
         return F.reshape(input, shape[:dim] + self.unflattened_size + shape[dim + 1:])
 

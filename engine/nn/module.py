@@ -202,7 +202,7 @@ class Module:
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         if isinstance(tensor, Buffer):
-            tensor = Tensor(tensor.data)
+            tensor = Tensor(tensor.array)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -378,10 +378,10 @@ class Module:
 
     def _cast_floats(self, dtype: np.dtype) -> "Module":
         for t in list(self.parameters()) + list(self.buffers()):
-            if t.data.dtype.kind == "f":
-                t.data = t.data.astype(dtype)
+            if t.array.dtype.kind == "f":
+                t.array = t.array.astype(dtype)
                 if t.grad is not None:
-                    t.grad.data = t.grad.data.astype(dtype)
+                    t.grad.array = t.grad.array.astype(dtype)
         return self
 
     # ---- state ----
@@ -407,13 +407,13 @@ class Module:
             if key not in state_dict:
                 continue
             source = state_dict[key]
-            value = source.data if isinstance(source, Tensor) else np.asarray(source)
-            if tuple(value.shape) != tuple(target.data.shape):
+            value = source.array if isinstance(source, Tensor) else np.asarray(source)
+            if tuple(value.shape) != tuple(target.array.shape):
                 from engine.compat.torch_size import Size
                 errors.append(f"size mismatch for {key}: copying a param with shape {Size(value.shape)} from "
-                              f"checkpoint, the shape in current model is {Size(target.data.shape)}.")
+                              f"checkpoint, the shape in current model is {Size(target.array.shape)}.")
                 continue
-            np.copyto(target.data, value.astype(target.data.dtype, copy=False))
+            np.copyto(target.array, value.astype(target.array.dtype, copy=False))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -457,7 +457,7 @@ def _join(prefix: str, name: str) -> str:
 
 def _typename(value) -> str:
     if isinstance(value, Tensor):
-        return "torch.FloatTensor" if value.data.dtype == np.float32 else "torch.Tensor"
+        return "torch.FloatTensor" if value.array.dtype == np.float32 else "torch.Tensor"
     return type(value).__module__ + "." + type(value).__name__ if type(value).__module__ != "builtins" \
         else type(value).__name__
 
@@ -471,7 +471,7 @@ def _check_device(device) -> None:
 
 def torch_dtype_of(t: Tensor):
     from engine.compat.torch_dtypes import from_numpy
-    return from_numpy(t.data.dtype)
+    return from_numpy(t.array.dtype)
 
 
 def _zero_grad(p: Tensor, set_to_none: bool) -> None:
@@ -482,5 +482,5 @@ def _zero_grad(p: Tensor, set_to_none: bool) -> None:
     else:
         p.grad.grad_fn = None
         p.grad.requires_grad = False
-        p.grad.data[...] = 0
+        p.grad.array[...] = 0
 

@@ -63,18 +63,18 @@ class _BatchNorm(Module):
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
-            self.running_mean.data[...] = 0
-            self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean.array[...] = 0
+            self.running_var.array[...] = 1
+            self.num_batches_tracked.array[...] = 0
 
     def forward(self, input):
         if input.ndim not in self._input_dims:
             raise ValueError(f"expected {self._dims_text} input (got {input.ndim}D input)")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data[...] += 1
+            self.num_batches_tracked.array[...] += 1
             if self.momentum is None:       # cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.data)
+                momentum = 1.0 / float(self.num_batches_tracked.array)
         use_batch_stats = self.training or not self.track_running_stats
         return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             use_batch_stats, momentum, self.eps)

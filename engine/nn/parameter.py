@@ -13,7 +13,7 @@ class Parameter(Tensor):
         if data is None:
             data = np.empty((0,), dtype=np.float32)
         # Shares the array with `data`, as PyTorch's Parameter shares the tensor's storage.
-        Tensor.__init__(self, data.data if isinstance(data, Tensor) else np.asarray(data))
+        Tensor.__init__(self, data.array if isinstance(data, Tensor) else np.asarray(data))
         if requires_grad:
             self.requires_grad_(True)
 
@@ -24,7 +24,7 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (self.data, self.requires_grad))
+        return (Parameter, (self.array, self.requires_grad))
 
 
 class Buffer(Tensor):
@@ -32,5 +32,5 @@ class Buffer(Tensor):
     __slots__ = ("persistent",)
 
     def __init__(self, data, persistent: bool = True):
-        Tensor.__init__(self, data.data if isinstance(data, Tensor) else np.asarray(data))
+        Tensor.__init__(self, data.array if isinstance(data, Tensor) else np.asarray(data))
         self.persistent = persistent

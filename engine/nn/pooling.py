@@ -44,7 +44,7 @@ def adaptive_avg_pool2d(input, output_size):
     """Output size 1 is a mean over H and W (what PyTorch itself computes, grad_fn MeanBackward1);
     sizes that divide the input evenly are an average pool with kernel = stride = input / output."""
     out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-    h, w = input.data.shape[-2:]
+    h, w = input.array.shape[-2:]
     out_h, out_w = h if out_h is None else out_h, w if out_w is None else out_w
     if (out_h, out_w) == (1, 1):
         return F.mean(input, dim=(-2, -1), keepdim=True)

@@ -87,9 +87,9 @@ class RNNBase(Module):
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
         x = F.unsqueeze(input, 1) if unbatched else (F.transpose(input, 0, 1) if self.batch_first else input)
-        steps, batch = x.data.shape[0], x.data.shape[1]
+        steps, batch = x.array.shape[0], x.array.shape[1]
         directions = 2 if self.bidirectional else 1
-        h0, c0 = self._initial_state(hx, batch, directions, unbatched, x.data.dtype)
+        h0, c0 = self._initial_state(hx, batch, directions, unbatched, x.array.dtype)
         step = _STEPS[self.mode]
         layer_input = [x[t] for t in range(steps)]
         final_h, final_c = [], []
@@ -131,8 +131,8 @@ class RNNBase(Module):
         if unbatched:
             h, c = F.unsqueeze(h, 1), (F.unsqueeze(c, 1) if c is not None else None)
         for name, t in (("hidden", h), ("cell", c)):
-            if t is not None and tuple(t.data.shape) != shape:
-                raise RuntimeError(f"Expected {name} size {tuple(shape)}, got {list(t.data.shape)}")
+            if t is not None and tuple(t.array.shape) != shape:
+                raise RuntimeError(f"Expected {name} size {tuple(shape)}, got {list(t.array.shape)}")
         return h, (c if c is not None else zeros)
 
     def extra_repr(self) -> str:
@@ -196,7 +196,7 @@ class _CellBase(Module):
     def forward(self, input, hx=None):
         unbatched = input.ndim == 1
         x = F.unsqueeze(input, 0) if unbatched else input
-        zeros = Tensor(np.zeros((x.data.shape[0], self.hidden_size), x.data.dtype))
+        zeros = Tensor(np.zeros((x.array.shape[0], self.hidden_size), x.array.dtype))
         if self.mode == "LSTM":
             h, c = hx if hx is not None else (zeros, zeros)
             if unbatched and hx is not None:

@@ -23,8 +23,8 @@ _NEG_INF = float("-inf")
 
 def _additive_mask(mask, keep_where_true: bool, dtype) -> Tensor:
     """A mask as something to add to the scores: bool masks become 0 / -inf, float masks stay."""
-    if mask.data.dtype == np.bool_:
-        blocked = mask.data if not keep_where_true else ~mask.data
+    if mask.array.dtype == np.bool_:
+        blocked = mask.array if not keep_where_true else ~mask.array
         return Tensor(np.where(blocked, _NEG_INF, 0.0).astype(dtype))
     return mask
 
@@ -32,13 +32,13 @@ def _additive_mask(mask, keep_where_true: bool, dtype) -> Tensor:
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
                                  scale=None, enable_gqa: bool = False):
     """softmax(q @ k^T * scale + mask) @ v. A bool attn_mask marks the positions that take part (True)."""
-    L, S = query.data.shape[-2], key.data.shape[-2]
-    scale = 1.0 / math.sqrt(query.data.shape[-1]) if scale is None else scale
+    L, S = query.array.shape[-2], key.array.shape[-2]
+    scale = 1.0 / math.sqrt(query.array.shape[-1]) if scale is None else scale
     scores = F.mul(F.matmul(query, F.transpose(key, -2, -1)), scale)
     if is_causal:
-        scores = F.add(scores, _additive_mask(Tensor(np.tril(np.ones((L, S), dtype=bool))), True, scores.data.dtype))
+        scores = F.add(scores, _additive_mask(Tensor(np.tril(np.ones((L, S), dtype=bool))), True, scores.array.dtype))
     if attn_mask is not None:
-        scores = F.add(scores, _additive_mask(attn_mask, True, scores.data.dtype))
+        scores = F.add(scores, _additive_mask(attn_mask, True, scores.array.dtype))
     weights = F.softmax(scores, dim=-1)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
@@ -83,8 +83,8 @@ class MultiheadAttention(Module):
                 key_padding_mask = F.unsqueeze(key_padding_mask, 0)
         elif self.batch_first:
             query, key, value = (F.transpose(t, 0, 1) for t in (query, key, value))
-        L, N, E = query.data.shape
-        S, H, hd = key.data.shape[0], self.num_heads, self.head_dim
+        L, N, E = query.array.shape
+        S, H, hd = key.array.shape[0], self.num_heads, self.head_dim
         w_q, w_k, w_v = F.chunk(self.in_proj_weight, 3, 0)
         b_q, b_k, b_v = F.chunk(self.in_proj_bias, 3, 0) if self.in_proj_bias is not None else (None,) * 3
 
@@ -95,10 +95,10 @@ class MultiheadAttention(Module):
         if is_causal and attn_mask is None:
             raise RuntimeError("Need attn_mask if specifying the is_causal hint.")
         if attn_mask is not None:
-            mask = _additive_mask(attn_mask, False, scores.data.dtype)
+            mask = _additive_mask(attn_mask, False, scores.array.dtype)
             scores = F.add(scores, mask if mask.ndim == 2 else F.reshape(mask, (N * H, L, S)))
         if key_padding_mask is not None:
-            pad = _additive_mask(key_padding_mask, False, scores.data.dtype)          # (N, S)
+            pad = _additive_mask(key_padding_mask, False, scores.array.dtype)          # (N, S)
             scores = F.reshape(F.add(F.reshape(scores, (N, H, L, S)), F.reshape(pad, (N, 1, 1, S))), (N * H, L, S))
         weights = F.softmax(scores, dim=-1)
         if self.dropout > 0.0 and self.training:

@@ -19,7 +19,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     params = _with_grads(parameters)
     if not params:
         return Tensor(np.array(0.0, dtype=np.float32))
-    grads = [p.grad.data for p in params]
+    grads = [p.grad.array for p in params]
     if norm_type == math.inf:
         total = max(float(np.abs(g).max()) if g.size else 0.0 for g in grads)
     else:
@@ -37,16 +37,16 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     for p in _with_grads(parameters):
-        np.clip(p.grad.data, -clip_value, clip_value, out=p.grad.data)
+        np.clip(p.grad.array, -clip_value, clip_value, out=p.grad.array)
 
 
 def parameters_to_vector(parameters) -> Tensor:
-    return Tensor(np.concatenate([p.data.reshape(-1) for p in parameters]))
+    return Tensor(np.concatenate([p.array.reshape(-1) for p in parameters]))
 
 
 def vector_to_parameters(vec: Tensor, parameters) -> None:
     offset = 0
     for p in parameters:
-        n = p.data.size
-        p.data[...] = vec.data[offset:offset + n].reshape(p.data.shape)
+        n = p.array.size
+        p.array[...] = vec.array[offset:offset + n].reshape(p.array.shape)
         offset += n

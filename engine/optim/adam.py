@@ -35,30 +35,30 @@ class Adam(Optimizer):
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
             state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor(np.zeros_like(p.data))
-            state["exp_avg_sq"] = Tensor(np.zeros_like(p.data))
+            state["exp_avg"] = Tensor(np.zeros_like(p.array))
+            state["exp_avg_sq"] = Tensor(np.zeros_like(p.array))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor(np.zeros_like(p.data))
+                state["max_exp_avg_sq"] = Tensor(np.zeros_like(p.array))
         beta1, beta2 = group["betas"]
         lr, wd = group["lr"], group["weight_decay"]
         g = -grad if group["maximize"] else grad
-        state["step"].data += 1
-        step = float(state["step"].data)
+        state["step"].array += 1
+        step = float(state["step"].array)
         if wd != 0:
             if group["decoupled_weight_decay"]:
-                p.data *= 1 - lr * wd
+                p.array *= 1 - lr * wd
             else:
-                g = g + wd * p.data
-        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                g = g + wd * p.array
+        m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m += (g - m) * (1 - beta1)           # torch's lerp_(grad, 1 - beta1)
         v *= beta2
         v += (1 - beta2) * g * g
         if group["amsgrad"]:
-            np.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
-            v = state["max_exp_avg_sq"].data
+            np.maximum(state["max_exp_avg_sq"].array, v, out=state["max_exp_avg_sq"].array)
+            v = state["max_exp_avg_sq"].array
         step_size = lr / (1 - beta1 ** step)
         denom = np.sqrt(v) / math.sqrt(1 - beta2 ** step) + group["eps"]
-        p.data -= step_size * (m / denom)
+        p.array -= step_size * (m / denom)
 
 
 class AdamW(Adam):

@@ -65,7 +65,7 @@ class Optimizer:
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, p.grad.data, group, self.state[p])
+                        self._update(p, p.grad.array, group, self.state[p])
         return loss
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
@@ -98,7 +98,7 @@ class Optimizer:
             group.update({k: v for k, v in saved_group.items() if k != "params"})
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
-            self.state[by_index[i]] = {k: (Tensor(v.data.copy()) if isinstance(v, Tensor) else v)
+            self.state[by_index[i]] = {k: (Tensor(v.array.copy()) if isinstance(v, Tensor) else v)
                                        for k, v in s.items()}
 
     def __repr__(self) -> str:

@@ -12,7 +12,7 @@ from engine.tensor import Tensor
 
 def _decayed_grad(p: Tensor, grad: np.ndarray, group: dict) -> np.ndarray:
     g = -grad if group["maximize"] else grad
-    return g + group["weight_decay"] * p.data if group["weight_decay"] != 0 else g
+    return g + group["weight_decay"] * p.array if group["weight_decay"] != 0 else g
 
 
 class RMSprop(Optimizer):
@@ -30,31 +30,31 @@ class RMSprop(Optimizer):
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
             state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["square_avg"] = Tensor(np.zeros_like(p.data))
+            state["square_avg"] = Tensor(np.zeros_like(p.array))
             if group["momentum"] > 0:
-                state["momentum_buffer"] = Tensor(np.zeros_like(p.data))
+                state["momentum_buffer"] = Tensor(np.zeros_like(p.array))
             if group["centered"]:
-                state["grad_avg"] = Tensor(np.zeros_like(p.data))
-        state["step"].data += 1
+                state["grad_avg"] = Tensor(np.zeros_like(p.array))
+        state["step"].array += 1
         g = _decayed_grad(p, grad, group)
         alpha = group["alpha"]
-        v = state["square_avg"].data
+        v = state["square_avg"].array
         v *= alpha
         v += (1 - alpha) * g * g
         if group["centered"]:
-            mean_g = state["grad_avg"].data
+            mean_g = state["grad_avg"].array
             mean_g += (g - mean_g) * (1 - alpha)
             avg = np.sqrt(v - mean_g * mean_g)
         else:
             avg = np.sqrt(v)
         avg += group["eps"]
         if group["momentum"] > 0:
-            buf = state["momentum_buffer"].data
+            buf = state["momentum_buffer"].array
             buf *= group["momentum"]
             buf += g / avg
-            p.data -= group["lr"] * buf
+            p.array -= group["lr"] * buf
         else:
-            p.data -= group["lr"] * (g / avg)
+            p.array -= group["lr"] * (g / avg)
 
 
 class Adagrad(Optimizer):
@@ -73,13 +73,13 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = {"step": Tensor(np.array(0.0, dtype=np.float32)),
-                                 "sum": Tensor(np.full_like(p.data, group["initial_accumulator_value"]))}
+                                 "sum": Tensor(np.full_like(p.array, group["initial_accumulator_value"]))}
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        state["step"].data += 1
-        step = float(state["step"].data)
+        state["step"].array += 1
+        step = float(state["step"].array)
         g = _decayed_grad(p, grad, group)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        s = state["sum"].data
+        s = state["sum"].array
         s += g * g
-        p.data -= clr * (g / (np.sqrt(s) + group["eps"]))
+        p.array -= clr * (g / (np.sqrt(s) + group["eps"]))

@@ -28,7 +28,7 @@ class SGD(Optimizer):
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = -grad if group["maximize"] else grad
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p.data
+            g = g + group["weight_decay"] * p.array
         momentum = group["momentum"]
         if momentum != 0:
             buf = state.get("momentum_buffer")
@@ -36,7 +36,7 @@ class SGD(Optimizer):
                 buf = Tensor(np.array(g, copy=True))
                 state["momentum_buffer"] = buf
             else:
-                buf.data *= momentum
-                buf.data += (1 - group["dampening"]) * g
-            g = g + momentum * buf.data if group["nesterov"] else buf.data
-        p.data -= group["lr"] * g
+                buf.array *= momentum
+                buf.array += (1 - group["dampening"]) * g
+            g = g + momentum * buf.array if group["nesterov"] else buf.array
+        p.array -= group["lr"] * g

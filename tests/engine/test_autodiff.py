@@ -24,7 +24,7 @@ def eager_grads(g: Graph, args, seeds):
             term = (o * Tensor(s)).sum()
             total = term if total is None else total + term
     total.backward()
-    return [t.grad.data if t.grad is not None else np.zeros_like(t.data) for t in tensors if t.data.dtype.kind == "f"]
+    return [t.grad.array if t.grad is not None else np.zeros_like(t.array) for t in tensors if t.array.dtype.kind == "f"]
 
 
 def graph_grads(g: Graph, args, seeds):
@@ -203,6 +203,6 @@ def test_training_step_graph_matches_eager_sgd(momentum):
         eager_loss = ((Tensor(xs) @ wt + bt - Tensor(ys)) * (Tensor(xs) @ wt + bt - Tensor(ys))).mean()
         eager_loss.backward()
         opt.step()
-        np.testing.assert_allclose(loss, eager_loss.data, rtol=1e-5)
-    np.testing.assert_allclose(params[0], wt.data, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(params[1], bt.data, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(loss, eager_loss.array, rtol=1e-5)
+    np.testing.assert_allclose(params[0], wt.array, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(params[1], bt.array, rtol=1e-5, atol=1e-6)

@@ -38,14 +38,14 @@ def test_square_forward_backward_and_name():
     y = Square.apply(x)
     assert repr(y) == "tensor([1., 4., 9.], grad_fn=<SquareBackward>)"
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, 2 * np.array([1.0, -2.0, 3.0], np.float32))
+    np.testing.assert_array_equal(x.grad.array, 2 * np.array([1.0, -2.0, 3.0], np.float32))
 
 
 def test_chain_with_builtin_ops_and_upstream_gradient():
     x = creation.tensor([0.5, 1.5], requires_grad=True)
     z = (Square.apply(x * 3) * 2).sum()            # z = 2 (3x)^2 -> dz/dx = 36 x
     z.backward()
-    np.testing.assert_allclose(x.grad.data, 36 * np.array([0.5, 1.5]), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.array, 36 * np.array([0.5, 1.5]), rtol=1e-6)
 
 
 def test_second_backward_needs_retain_graph():
@@ -53,7 +53,7 @@ def test_second_backward_needs_retain_graph():
     y = Square.apply(x)
     y.backward(retain_graph=True)
     y.backward()
-    assert x.grad.data.tolist() == [8.0]
+    assert x.grad.array.tolist() == [8.0]
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.backward()
 
@@ -62,7 +62,7 @@ def test_non_tensor_argument_and_needs_input_grad():
     x = creation.tensor([1.0, 2.0], requires_grad=True)
     y = ScaleBy.apply(x, 3.0)
     y.sum().backward()
-    assert x.grad.data.tolist() == [3.0, 3.0]
+    assert x.grad.array.tolist() == [3.0, 3.0]
     assert y.grad_fn.ctx.flags == (True, False)
 
 
@@ -140,33 +140,33 @@ def test_double_backward_through_a_custom_function():
     x = creation.tensor([2.0, -1.0], requires_grad=True)
     (g,) = torch_autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
     (gg,) = torch_autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(g.data, 3 * np.array([2.0, -1.0]) ** 2)
-    np.testing.assert_allclose(gg.data, 6 * np.array([2.0, -1.0]))
+    np.testing.assert_allclose(g.array, 3 * np.array([2.0, -1.0]) ** 2)
+    np.testing.assert_allclose(gg.array, 6 * np.array([2.0, -1.0]))
 
 
 def test_setup_context_style_and_non_differentiable_outputs():
     class SortedWithIndex(Function):
         @staticmethod
         def forward(x):
-            order = np.argsort(x.data)
-            return creation.tensor(x.data[order]), creation.tensor(order)
+            order = np.argsort(x.array)
+            return creation.tensor(x.array[order]), creation.tensor(order)
 
         @staticmethod
         def setup_context(ctx, inputs, output):
-            ctx.order = output[1].data
+            ctx.order = output[1].array
             ctx.mark_non_differentiable(output[1])
 
         @staticmethod
         def backward(ctx, grad):
-            out = np.zeros_like(grad.data)
-            out[ctx.order] = grad.data
+            out = np.zeros_like(grad.array)
+            out[ctx.order] = grad.array
             return creation.tensor(out)
 
     x = creation.tensor([3.0, 1.0, 2.0], requires_grad=True)
     values, order = SortedWithIndex.apply(x)
     assert values.grad_fn.name == "SortedWithIndexBackward" and order.grad_fn is None
     (values * creation.tensor([1.0, 10.0, 100.0])).sum().backward()
-    assert x.grad.data.tolist() == [100.0, 1.0, 10.0]
+    assert x.grad.array.tolist() == [100.0, 1.0, 10.0]
 
 
 def test_gradient_of_a_broadcast_shape_is_summed_and_a_wrong_shape_is_an_error():
@@ -181,7 +181,7 @@ def test_gradient_of_a_broadcast_shape_is_summed_and_a_wrong_shape_is_an_error()
 
     x = creation.tensor([1.0, 2.0], requires_grad=True)
     Broadcasting.apply(x).sum().backward()
-    assert x.grad.data.tolist() == [3.0, 3.0]
+    assert x.grad.array.tolist() == [3.0, 3.0]
 
     class WrongShape(Function):
         @staticmethod

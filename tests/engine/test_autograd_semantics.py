@@ -31,9 +31,9 @@ def test_retain_graph_allows_second_backward_and_grads_accumulate():
     x = _x()
     y = (x * x).sum()
     y.backward(retain_graph=True)
-    assert x.grad.data.tolist() == [2.0, 4.0, 6.0]
+    assert x.grad.array.tolist() == [2.0, 4.0, 6.0]
     y.backward()
-    assert x.grad.data.tolist() == [4.0, 8.0, 12.0]
+    assert x.grad.array.tolist() == [4.0, 8.0, 12.0]
 
 
 def test_no_grad_and_enable_grad():
@@ -56,8 +56,8 @@ def test_detach_shares_data_and_cuts_the_graph():
     d = (x * 2).detach()
     assert not d.requires_grad and d.grad_fn is None and d.is_leaf
     w = x.detach()
-    w.data[0] = 10.0
-    assert x.data[0] == 10.0
+    w.array[0] = 10.0
+    assert x.array[0] == 10.0
 
 
 def test_leaf_and_non_leaf_grads():
@@ -67,9 +67,9 @@ def test_leaf_and_non_leaf_grads():
     z = x * 3
     (y.sum() + z.sum()).backward()
     assert x.is_leaf and not y.is_leaf
-    assert y.grad.data.tolist() == [1.0, 1.0, 1.0]
+    assert y.grad.array.tolist() == [1.0, 1.0, 1.0]
     assert z.grad is None
-    assert x.grad.data.tolist() == [5.0, 5.0, 5.0]
+    assert x.grad.array.tolist() == [5.0, 5.0, 5.0]
 
 
 def test_requires_grad_rules():
@@ -87,26 +87,26 @@ def test_requires_grad_rules():
 def test_register_hook_changes_the_gradient():
     x = _x()
     seen = []
-    x.register_hook(lambda g: seen.append(g.data.tolist()))
+    x.register_hook(lambda g: seen.append(g.array.tolist()))
     y = x * 2
     y.register_hook(lambda g: g * 10)
     y.sum().backward()
-    assert seen == [[20.0, 20.0, 20.0]] and x.grad.data.tolist() == [20.0, 20.0, 20.0]
+    assert seen == [[20.0, 20.0, 20.0]] and x.grad.array.tolist() == [20.0, 20.0, 20.0]
 
 
 def test_backward_with_explicit_gradient():
     x = _x()
     (x * x).backward(creation.tensor([1.0, 0.0, 2.0]))
-    assert x.grad.data.tolist() == [2.0, 0.0, 12.0]
+    assert x.grad.array.tolist() == [2.0, 0.0, 12.0]
 
 
 def test_autograd_grad_returns_without_accumulating():
     x = _x()
     y = (x * x * x).sum()
     (g,) = torch_autograd.grad(y, x, create_graph=True)
-    assert g.data.tolist() == [3.0, 12.0, 27.0] and x.grad is None
+    assert g.array.tolist() == [3.0, 12.0, 27.0] and x.grad is None
     (gg,) = torch_autograd.grad(g.sum(), x)       # second derivative: 6x
-    assert gg.data.tolist() == [6.0, 12.0, 18.0]
+    assert gg.array.tolist() == [6.0, 12.0, 18.0]
 
 
 def test_autograd_grad_unused_input():
@@ -115,14 +115,14 @@ def test_autograd_grad_unused_input():
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         torch_autograd.grad(y, [x, w], retain_graph=True)
     gx, gw = torch_autograd.grad(y, [x, w], allow_unused=True)
-    assert gx.data.tolist() == [2.0, 2.0, 2.0] and gw is None
+    assert gx.array.tolist() == [2.0, 2.0, 2.0] and gw is None
 
 
 def test_grad_of_broadcast_reduces_to_input_shape():
     a = Tensor(np.ones((2, 3), np.float32), requires_grad=True)
     b = Tensor(np.ones((3,), np.float32), requires_grad=True)
     (a * b).sum().backward()
-    assert b.grad.shape == (3,) and b.grad.data.tolist() == [2.0, 2.0, 2.0]
+    assert b.grad.shape == (3,) and b.grad.array.tolist() == [2.0, 2.0, 2.0]
 
 
 def test_grad_fn_names_and_next_functions():

@@ -90,11 +90,11 @@ def test_trace_without_control_flow_matches_eager_and_its_gradients():
     verify(traced.graph)
     out = traced(x, w)
     out.backward()
-    g_traced = w.grad.data.copy()
+    g_traced = w.grad.array.copy()
     w.grad = None
     f(x, w).backward()
-    np.testing.assert_allclose(out.data, f(x, w).data, rtol=1e-6)
-    np.testing.assert_allclose(g_traced, w.grad.data, rtol=1e-6)
+    np.testing.assert_allclose(out.array, f(x, w).array, rtol=1e-6)
+    np.testing.assert_allclose(g_traced, w.grad.array, rtol=1e-6)
 
 
 def test_trace_of_a_module_has_named_params():
@@ -104,7 +104,7 @@ def test_trace_of_a_module_has_named_params():
     names = [n.out.name for n in traced.graph.placeholders if n.role == "param"]
     assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
     x = engine.randn(2, 3)
-    np.testing.assert_allclose(traced(x).data, model(x).data, rtol=1e-6)
+    np.testing.assert_allclose(traced(x).array, model(x).array, rtol=1e-6)
 
 
 SCRIPT_PROGRAMS = """import torch
@@ -245,7 +245,7 @@ def test_function_without_control_flow_matches_eager():
         return (a * b + 1).tanh()
     gf = engine.capture.function(f)
     a, b = engine.randn(3), engine.randn(3)
-    np.testing.assert_allclose(gf(a, b).data, f(a, b).data, rtol=1e-6)
+    np.testing.assert_allclose(gf(a, b).array, f(a, b).array, rtol=1e-6)
     assert gf.experimental_get_tracing_count() == 1
 
 
@@ -303,12 +303,12 @@ def test_compile_with_data_dependent_branch_and_interpreter_fallback(monkeypatch
         w = engine.tensor([0.5, 1.0, 2.0], requires_grad=True)
         out = cf(x, w)
         out.backward()
-        g_compiled = w.grad.data.copy()
+        g_compiled = w.grad.array.copy()
         w.grad = None
         ref = f(x, w)
         ref.backward()
-        np.testing.assert_allclose(out.data, ref.data, rtol=1e-6)
-        np.testing.assert_allclose(g_compiled, w.grad.data, rtol=1e-6)
+        np.testing.assert_allclose(out.array, ref.array, rtol=1e-6)
+        np.testing.assert_allclose(g_compiled, w.grad.array, rtol=1e-6)
 
 
 def test_compile_graph_break_runs_eagerly(run):
@@ -407,7 +407,7 @@ t = torch.jit.trace(f, x)
         return y.sum()
     traced = engine.trace(g, x)
     assert traced(engine.tensor([0.0, 0.0])).item() == 2.0     # with grad, in-place ops are recorded
-    assert x.data.flags.writeable
+    assert x.array.flags.writeable
 
 
 def test_parameters_read_from_outside_are_inputs_by_reference(run):
@@ -502,7 +502,7 @@ def test_script_python_numbers_set_in_tensor_branches_become_tensors():
     s = engine.script(f)
     for sign in (1.0, -1.0):
         x = engine.ones(2) * sign
-        np.testing.assert_allclose(s(x).data, f(x).data)
+        np.testing.assert_allclose(s(x).array, f(x).array)
 
 
 def test_compile_stops_recompiling_after_a_limit():

@@ -69,11 +69,11 @@ def test_compiled_training_equals_eager_training(backend, loss):
         assert type(loss_c.grad_fn).__name__ == "CustomNode" and "CompiledFunction" in loss_c.grad_fn.name
         loss_c.backward()
         for (name, pe), pc in zip(eager.named_parameters(), compiled_model.parameters()):
-            np.testing.assert_allclose(pc.grad.data, pe.grad.data, rtol=2e-4, atol=1e-6, err_msg=name)
+            np.testing.assert_allclose(pc.grad.array, pe.grad.array, rtol=2e-4, atol=1e-6, err_msg=name)
         opt_c.step()
-        np.testing.assert_allclose(loss_c.data, loss_e.data, rtol=1e-5)
+        np.testing.assert_allclose(loss_c.array, loss_e.array, rtol=1e-5)
     for pe, pc in zip(eager.parameters(), compiled_model.parameters()):
-        np.testing.assert_allclose(pc.data, pe.data, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(pc.array, pe.array, rtol=1e-4, atol=1e-6)
     assert {k["language"] for c in step_fn.compiled for k in c.kernels} == {backend}
     assert step_fn.backward.kernels and step_fn.backward.retraces == []   # backward ran kernels too
 
@@ -88,7 +88,7 @@ def test_without_grad_only_the_forward_runs():
     with engine.no_grad():
         (out,) = fn(x, *[params[n] for n in names])
     assert out.grad_fn is None
-    np.testing.assert_allclose(out.data, model(x).data, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.array, model(x).array, rtol=1e-5, atol=1e-6)
 
 
 SNIPPET = '''
@@ -152,5 +152,5 @@ def test_forward_and_backward_compile_as_one_module_or_fall_back_together(tmp_pa
     params = dict(model.named_parameters())
     (out,) = fn(x, *[params[n] for n in names])
     out.sum().backward()
-    np.testing.assert_allclose(out.data, model(x).data, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.array, model(x).array, rtol=1e-5, atol=1e-6)
     assert all(p.grad is not None for p in model.parameters())

@@ -44,4 +44,4 @@ def test_op_through_ir_passes_and_autodiff(name, index, case):
     (eager_out,) = run_eager(g, tensors)
     eager_out.backward(Tensor(seed))
     for i, got in zip(case.diff, grads):
-        np.testing.assert_allclose(got, tensors[i].grad.data, rtol=1e-10, atol=1e-12, err_msg=f"grad of input {i}")
+        np.testing.assert_allclose(got, tensors[i].grad.array, rtol=1e-10, atol=1e-12, err_msg=f"grad of input {i}")

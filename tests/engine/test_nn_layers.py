@@ -31,8 +31,8 @@ def _check_grads(build, arrays, rtol=1e-5, atol=1e-7):
     tensors = [_t(a.copy(), requires_grad=True) for a in arrays]
     build(*tensors).backward()
     for k, t in enumerate(tensors):
-        numeric = _finite_diff(lambda *xs: float(build(*(_t(x) for x in xs)).data), [a.copy() for a in arrays], k)
-        np.testing.assert_allclose(t.grad.data, numeric, rtol=rtol, atol=atol)
+        numeric = _finite_diff(lambda *xs: float(build(*(_t(x) for x in xs)).array), [a.copy() for a in arrays], k)
+        np.testing.assert_allclose(t.grad.array, numeric, rtol=rtol, atol=atol)
 
 
 RNG = np.random.default_rng(7)
@@ -42,7 +42,7 @@ def test_linear_forward_and_grad_fn():
     lin = nn.Linear(4, 3)
     x = creation.randn(5, 4)
     out = lin(x)
-    np.testing.assert_allclose(out.data, x.data @ lin.weight.data.T + lin.bias.data, rtol=1e-6)
+    np.testing.assert_allclose(out.array, x.array @ lin.weight.array.T + lin.bias.array, rtol=1e-6)
     assert out.grad_fn.name == "AddmmBackward0" and out.shape == (5, 3)
     assert nn.Linear(4, 3, bias=False)(x).shape == (5, 3)
 
@@ -50,7 +50,7 @@ def test_linear_forward_and_grad_fn():
 def test_layer_norm_matches_numpy_and_gradcheck():
     ln = nn.LayerNorm(6)
     x = RNG.standard_normal((3, 6)).astype(np.float32)
-    out = ln(_t(x)).data
+    out = ln(_t(x)).array
     ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
     w = RNG.standard_normal(6)
@@ -66,14 +66,14 @@ def _layer_norm(x, w, b):
 def test_batch_norm_training_eval_and_running_stats():
     bn = nn.BatchNorm1d(3)
     x = RNG.standard_normal((8, 3)).astype(np.float32) * 2 + 1
-    out = bn(_t(x)).data
+    out = bn(_t(x)).array
     np.testing.assert_allclose(out, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(bn.running_mean.data, 0.1 * x.mean(0), rtol=1e-5)
-    np.testing.assert_allclose(bn.running_var.data, 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
-    assert int(bn.num_batches_tracked.data) == 1
+    np.testing.assert_allclose(bn.running_mean.array, 0.1 * x.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(bn.running_var.array, 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
+    assert int(bn.num_batches_tracked.array) == 1
     bn.eval()
-    out = bn(_t(x)).data
-    np.testing.assert_allclose(out, (x - bn.running_mean.data) / np.sqrt(bn.running_var.data + 1e-5), rtol=1e-5)
+    out = bn(_t(x)).array
+    np.testing.assert_allclose(out, (x - bn.running_mean.array) / np.sqrt(bn.running_var.array + 1e-5), rtol=1e-5)
     with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 4D input\)"):
         bn(creation.zeros(1, 3, 1, 1))
     bn.train()
@@ -93,46 +93,46 @@ def test_batch_norm_gradcheck_3d_input():
 
 def test_embedding_and_padding_idx():
     emb = nn.Embedding(5, 2, padding_idx=0)
-    assert not emb.weight.data[0].any()
+    assert not emb.weight.array[0].any()
     idx = creation.tensor([[0, 3], [4, 4]])
     out = emb(idx)
-    np.testing.assert_array_equal(out.data, emb.weight.data[idx.data])
+    np.testing.assert_array_equal(out.array, emb.weight.array[idx.array])
     out.sum().backward()
-    assert emb.weight.grad.data[4].tolist() == [2.0, 2.0] and emb.weight.grad.data[0].tolist() == [0.0, 0.0]
+    assert emb.weight.grad.array[4].tolist() == [2.0, 2.0] and emb.weight.grad.array[0].tolist() == [0.0, 0.0]
 
 
 def test_dropout_train_and_eval():
     drop = nn.Dropout(0.5)
     x = creation.ones(1000)
-    y = drop(x).data
+    y = drop(x).array
     assert set(np.unique(y)) <= {0.0, 2.0} and 300 < (y == 0).sum() < 700
     drop.eval()
-    assert np.array_equal(drop(x).data, x.data)
+    assert np.array_equal(drop(x).array, x.array)
 
 
 def test_conv2d_matches_direct_convolution():
     conv = nn.Conv2d(2, 3, kernel_size=3, padding=1)
     x = RNG.standard_normal((1, 2, 4, 5)).astype(np.float32)
-    out = conv(_t(x)).data
+    out = conv(_t(x)).array
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
     ref = np.zeros((1, 3, 4, 5), np.float64)
     for o in range(3):
         for i in range(4):
             for j in range(5):
-                ref[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * conv.weight.data[o]).sum() + conv.bias.data[o]
+                ref[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * conv.weight.array[o]).sum() + conv.bias.array[o]
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
 
 
 def test_activation_modules():
     x = creation.tensor([[-1.0, 0.5, 2.0]])
-    assert nn.ReLU()(x).data.tolist() == [[0.0, 0.5, 2.0]]
-    np.testing.assert_allclose(nn.Tanh()(x).data, np.tanh(x.data), rtol=1e-6)
-    np.testing.assert_allclose(nn.Sigmoid()(x).data, 1 / (1 + np.exp(-x.data)), rtol=1e-6)
-    e = np.exp(x.data - x.data.max())
-    np.testing.assert_allclose(nn.Softmax(dim=1)(x).data, e / e.sum(), rtol=1e-6)
-    np.testing.assert_allclose(nn.LogSoftmax(dim=1)(x).data, np.log(e / e.sum()), rtol=1e-5)
+    assert nn.ReLU()(x).array.tolist() == [[0.0, 0.5, 2.0]]
+    np.testing.assert_allclose(nn.Tanh()(x).array, np.tanh(x.array), rtol=1e-6)
+    np.testing.assert_allclose(nn.Sigmoid()(x).array, 1 / (1 + np.exp(-x.array)), rtol=1e-6)
+    e = np.exp(x.array - x.array.max())
+    np.testing.assert_allclose(nn.Softmax(dim=1)(x).array, e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(nn.LogSoftmax(dim=1)(x).array, np.log(e / e.sum()), rtol=1e-5)
     from math import erf, sqrt
-    np.testing.assert_allclose(nn.GELU()(x).data, [[v * 0.5 * (1 + erf(v / sqrt(2))) for v in x.data[0]]], rtol=1e-5)
+    np.testing.assert_allclose(nn.GELU()(x).array, [[v * 0.5 * (1 + erf(v / sqrt(2))) for v in x.array[0]]], rtol=1e-5)
     assert nn.Flatten()(creation.zeros(2, 3, 4)).shape == (2, 12)
     assert nn.Identity()(x) is x
 
@@ -141,7 +141,7 @@ def test_sequential_runs_in_order_and_indexes():
     seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     x = creation.randn(5, 3)
     manual = seq[2](seq[1](seq[0](x)))
-    np.testing.assert_array_equal(seq(x).data, manual.data)
+    np.testing.assert_array_equal(seq(x).array, manual.array)
     assert len(seq) == 3 and isinstance(seq[-1], nn.Linear) and len(seq[:2]) == 2
 
 
@@ -180,12 +180,12 @@ def test_cross_entropy_grad_fn_is_pytorchs():
 
 def test_more_activation_and_pooling_modules():
     x = creation.tensor([[-2.0, 0.5]])
-    np.testing.assert_allclose(nn.LeakyReLU(0.1)(x).data, [[-0.2, 0.5]], rtol=1e-6)
-    np.testing.assert_allclose(nn.SiLU()(x).data, x.data / (1 + np.exp(-x.data)), rtol=1e-6)
-    np.testing.assert_allclose(nn.Softplus()(x).data, np.log1p(np.exp(x.data)), rtol=1e-6)
+    np.testing.assert_allclose(nn.LeakyReLU(0.1)(x).array, [[-0.2, 0.5]], rtol=1e-6)
+    np.testing.assert_allclose(nn.SiLU()(x).array, x.array / (1 + np.exp(-x.array)), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softplus()(x).array, np.log1p(np.exp(x.array)), rtol=1e-6)
     img = Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
-    assert nn.MaxPool2d(2)(img).data.reshape(-1).tolist() == [5.0, 7.0, 13.0, 15.0]
-    assert nn.AvgPool2d(2)(img).data.reshape(-1).tolist() == [2.5, 4.5, 10.5, 12.5]
+    assert nn.MaxPool2d(2)(img).array.reshape(-1).tolist() == [5.0, 7.0, 13.0, 15.0]
+    assert nn.AvgPool2d(2)(img).array.reshape(-1).tolist() == [2.5, 4.5, 10.5, 12.5]
     assert [repr(m) for m in (nn.MaxPool2d(2), nn.AvgPool2d(3, 1), nn.LeakyReLU(), nn.SiLU(), nn.Softplus())] == [
         "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
         "AvgPool2d(kernel_size=3, stride=1, padding=0)", "LeakyReLU(negative_slope=0.01)", "SiLU()",
@@ -195,10 +195,10 @@ def test_more_activation_and_pooling_modules():
 def test_batch_norm_2d_normalizes_per_channel():
     bn = nn.BatchNorm2d(2)
     x = RNG.standard_normal((3, 2, 4, 4)).astype(np.float32) * 3 + 2
-    out = bn(_t(x)).data
+    out = bn(_t(x)).array
     mean, var = x.mean((0, 2, 3), keepdims=True), x.var((0, 2, 3), keepdims=True)
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(bn.running_var.data, 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(bn.running_var.array, 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-5)
     with pytest.raises(ValueError, match=r"expected 4D input \(got 2D input\)"):
         bn(creation.zeros(2, 2))
     assert repr(bn) == "BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
@@ -208,8 +208,8 @@ def test_adaptive_avg_pool():
     img = Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4), requires_grad=True)
     out = nn.AdaptiveAvgPool2d(1)(img)
     assert out.shape == (1, 2, 1, 1) and out.grad_fn.name == "MeanBackward1"
-    np.testing.assert_allclose(out.data.reshape(-1), [7.5, 23.5])
-    np.testing.assert_allclose(nn.AdaptiveAvgPool2d((2, 2))(img).data[0, 0], [[2.5, 4.5], [10.5, 12.5]])
+    np.testing.assert_allclose(out.array.reshape(-1), [7.5, 23.5])
+    np.testing.assert_allclose(nn.AdaptiveAvgPool2d((2, 2))(img).array[0, 0], [[2.5, 4.5], [10.5, 12.5]])
     assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
 
 
@@ -230,8 +230,8 @@ def test_unflatten_softmin_and_robust_losses():
     x = creation.randn(2, 6)
     assert nn.Unflatten(1, (2, 3))(x).shape == (2, 2, 3)
     assert repr(nn.Unflatten(1, (2, 3))) == "Unflatten(dim=1, unflattened_size=(2, 3))"
-    e = np.exp(-x.data - (-x.data).max(1, keepdims=True))
-    np.testing.assert_allclose(nn.Softmin(dim=1)(x).data, e / e.sum(1, keepdims=True), rtol=1e-5)
+    e = np.exp(-x.array - (-x.array).max(1, keepdims=True))
+    np.testing.assert_allclose(nn.Softmin(dim=1)(x).array, e / e.sum(1, keepdims=True), rtol=1e-5)
     a, b = np.array([0.0, 0.5, 3.0], np.float32), np.zeros(3, np.float32)
     d = np.abs(a - b)
     smooth = np.where(d < 1.0, 0.5 * d * d, d - 0.5).mean()

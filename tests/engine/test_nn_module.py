@@ -102,7 +102,7 @@ def test_state_dict_roundtrip_and_errors():
     a, b = MLP(3, 4, 2), MLP(3, 4, 2)
     result = b.load_state_dict(a.state_dict())
     assert repr(result) == "<All keys matched successfully>"
-    assert np.array_equal(a.fc1.weight.data, b.fc1.weight.data)
+    assert np.array_equal(a.fc1.weight.array, b.fc1.weight.array)
     state = a.state_dict()
     assert not state["fc1.weight"].requires_grad          # detached, like PyTorch's
     del state["fc2.bias"]
@@ -137,10 +137,10 @@ def test_forward_hooks_and_pre_hooks():
             return x * 2
     m = Double()
     seen = []
-    handle = m.register_forward_hook(lambda mod, inp, out: seen.append(out.data.tolist()))
+    handle = m.register_forward_hook(lambda mod, inp, out: seen.append(out.array.tolist()))
     pre = m.register_forward_pre_hook(lambda mod, inp: (inp[0] + 1,))
     out = m(creation.tensor([1.0]))
-    assert out.data.tolist() == [4.0] and seen == [[4.0]]
+    assert out.array.tolist() == [4.0] and seen == [[4.0]]
     handle.remove()
     pre.remove()
     m(creation.tensor([1.0]))
@@ -164,13 +164,13 @@ def test_call_pushes_module_path():
 def test_zero_grad_and_apply():
     m = MLP(2, 2, 2)
     for p in m.parameters():
-        p.grad = Tensor(np.ones(p.data.shape, np.float32))
+        p.grad = Tensor(np.ones(p.array.shape, np.float32))
     m.zero_grad(set_to_none=False)
-    assert all(p.grad is not None and not p.grad.data.any() for p in m.parameters())
+    assert all(p.grad is not None and not p.grad.array.any() for p in m.parameters())
     m.zero_grad()
     assert all(p.grad is None for p in m.parameters())
     m.apply(lambda mod: isinstance(mod, nn.Linear) and init.zeros_(mod.weight))
-    assert not m.fc1.weight.data.any()
+    assert not m.fc1.weight.array.any()
 
 
 def test_linear_default_init_bounds_follow_pytorch():
@@ -178,11 +178,11 @@ def test_linear_default_init_bounds_follow_pytorch():
     lin = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)            # kaiming_uniform(a=sqrt(5)) gives the same bound as the bias
     for p in (lin.weight, lin.bias):
-        assert p.data.dtype == np.float32
-        assert -bound <= p.data.min() and p.data.max() <= bound
-        assert p.data.max() > 0.95 * bound and p.data.min() < -0.95 * bound
+        assert p.array.dtype == np.float32
+        assert -bound <= p.array.min() and p.array.max() <= bound
+        assert p.array.max() > 0.95 * bound and p.array.min() < -0.95 * bound
     creation.manual_seed(0)
-    assert np.array_equal(nn.Linear(400, 300).weight.data, lin.weight.data)   # seeded: repeatable
+    assert np.array_equal(nn.Linear(400, 300).weight.array, lin.weight.array)   # seeded: repeatable
 
 
 def test_init_functions():
@@ -190,11 +190,11 @@ def test_init_functions():
     w = nn.Parameter(creation.zeros(200, 100))
     init.xavier_uniform_(w)
     a = math.sqrt(6 / 300)
-    assert -a <= w.data.min() and w.data.max() <= a
+    assert -a <= w.array.min() and w.array.max() <= a
     init.kaiming_normal_(w, nonlinearity="relu")
-    assert abs(w.data.std() - math.sqrt(2 / 100)) < 0.01
+    assert abs(w.array.std() - math.sqrt(2 / 100)) < 0.01
     init.constant_(w, 0.5)
-    assert (w.data == 0.5).all()
+    assert (w.array == 0.5).all()
     assert init.calculate_gain("tanh") == 5 / 3 and init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         init.xavier_uniform_(creation.zeros(3))
@@ -205,7 +205,7 @@ def test_deepcopy_keeps_names_and_copies_data():
     m = MLP(2, 3, 1)
     twin = copy.deepcopy(m)
     assert twin.fc1.weight._name == "fc1.weight" and isinstance(twin.fc1.weight, nn.Parameter)
-    assert not np.shares_memory(twin.fc1.weight.data, m.fc1.weight.data)
+    assert not np.shares_memory(twin.fc1.weight.array, m.fc1.weight.array)
 
 
 def test_clip_grad_norm_scales_all_gradients_together():
@@ -215,10 +215,10 @@ def test_clip_grad_norm_scales_all_gradients_together():
     total = clip_grad_norm_([a, b], max_norm=1.0)
     assert total.item() == pytest.approx(5.0)
     coef = 1.0 / (5.0 + 1e-6)
-    np.testing.assert_allclose(a.grad.data, [3.0 * coef, 0.0], rtol=1e-6)
-    np.testing.assert_allclose(b.grad.data, [4.0 * coef], rtol=1e-6)
+    np.testing.assert_allclose(a.grad.array, [3.0 * coef, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(b.grad.array, [4.0 * coef], rtol=1e-6)
     clip_grad_value_([a], 0.1)
-    np.testing.assert_allclose(a.grad.data, [0.1, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(a.grad.array, [0.1, 0.0], rtol=1e-6)
 
 
 def test_full_backward_hooks_see_grad_input_and_grad_output():
@@ -230,9 +230,9 @@ def test_full_backward_hooks_see_grad_input_and_grad_output():
     assert out.grad_fn.name == "BackwardHookFunctionBackward"
     (out * 2).sum().backward()
     (gin,), (gout,) = seen[0]
-    np.testing.assert_allclose(gout.data, np.full((4, 2), 2.0))
-    np.testing.assert_allclose(gin.data, gout.data @ lin.weight.data, rtol=1e-6)
-    np.testing.assert_allclose(x.grad.data, gin.data)
+    np.testing.assert_allclose(gout.array, np.full((4, 2), 2.0))
+    np.testing.assert_allclose(gin.array, gout.array @ lin.weight.array, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.array, gin.array)
 
 
 def test_backward_hooks_can_replace_gradients_and_see_no_input_grad():
@@ -242,7 +242,7 @@ def test_backward_hooks_can_replace_gradients_and_see_no_input_grad():
     lin.register_full_backward_hook(lambda m, gin, gout: calls.append(gin))
     lin(creation.ones(1, 2)).sum().backward()
     assert calls == [(None,)]                      # the input needs no gradient
-    assert not lin.weight.grad.data.any()          # the pre-hook zeroed grad_output
+    assert not lin.weight.grad.array.any()          # the pre-hook zeroed grad_output
 
 
 def test_pytorch_module_methods_left_out_fail_as_unsupported():
@@ -251,4 +251,4 @@ def test_pytorch_module_methods_left_out_fail_as_unsupported():
     assert not hasattr(m, "compile")
     with pytest.raises(UnsupportedError, match=r"nn.Module.bfloat16 is not supported by Dagscope \(used on MLP\)"):
         m.bfloat16()
-    assert nn.BatchNorm1d(2).get_buffer("running_var").data.tolist() == [1.0, 1.0]
+    assert nn.BatchNorm1d(2).get_buffer("running_var").array.tolist() == [1.0, 1.0]

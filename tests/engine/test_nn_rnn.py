@@ -32,7 +32,7 @@ def _np_cell(mode, x, state, w_ih, w_hh, b_ih, b_hh):
 
 def _np_rnn(mode, module, x_bf):
     """PyTorch's multi-layer, bidirectional recurrence in numpy; x is (batch, time, features)."""
-    p = {n: t.data.astype(np.float64) for n, t in module.named_parameters()}
+    p = {n: t.array.astype(np.float64) for n, t in module.named_parameters()}
     layer_in = x_bf.astype(np.float64)
     batch, steps, hidden = x_bf.shape[0], x_bf.shape[1], module.hidden_size
     h_n, c_n = [], []
@@ -63,10 +63,10 @@ def test_multilayer_bidirectional_forward_matches_numpy(cls, mode):
     ref_out, ref_h, ref_c = _np_rnn(mode, module, x)
     h = state[0] if mode == "LSTM" else state
     assert out.shape == (2, 5, 8) and h.shape == (4, 2, 4)
-    np.testing.assert_allclose(out.data, ref_out, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(h.data, ref_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.array, ref_out, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h.array, ref_h, rtol=1e-4, atol=1e-5)
     if mode == "LSTM":
-        np.testing.assert_allclose(state[1].data, ref_c, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(state[1].array, ref_c, rtol=1e-4, atol=1e-5)
 
 
 def _loss(module, x, weights):
@@ -82,13 +82,13 @@ def test_gradients_match_finite_differences(cls):
     xt = Tensor(x.copy(), requires_grad=True)
     _loss(module, xt, weights).backward()
     eps = 1e-6
-    for target, grad in [(module.weight_hh_l0.data, module.weight_hh_l0.grad.data), (x, xt.grad.data)]:
+    for target, grad in [(module.weight_hh_l0.array, module.weight_hh_l0.grad.array), (x, xt.grad.array)]:
         for idx in [(0, 0), (1, 1), (2, 0)] if target.ndim == 2 else [(0, 0, 0), (3, 0, 1)]:
             old = target[idx]
             target[idx] = old + eps
-            up = float(_loss(module, Tensor(x), weights).data)
+            up = float(_loss(module, Tensor(x), weights).array)
             target[idx] = old - eps
-            down = float(_loss(module, Tensor(x), weights).data)
+            down = float(_loss(module, Tensor(x), weights).array)
             target[idx] = old
             assert grad[idx] == pytest.approx((up - down) / (2 * eps), rel=1e-5, abs=1e-8)
 
@@ -99,7 +99,7 @@ def test_names_shapes_init_and_repr_follow_pytorch():
     assert shapes["weight_ih_l0"] == (80, 10) and shapes["weight_ih_l1_reverse"] == (80, 40)
     assert shapes["bias_hh_l1"] == (80,) and len(shapes) == 16
     bound = 1 / math.sqrt(20)
-    assert all(np.abs(p.data).max() <= bound for p in lstm.parameters())
+    assert all(np.abs(p.array).max() <= bound for p in lstm.parameters())
     assert repr(lstm) == "LSTM(10, 20, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True)"
     assert repr(nn.GRU(3, 4, bias=False)) == "GRU(3, 4, bias=False)"
     assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4, nonlinearity=relu)"
@@ -119,7 +119,7 @@ def test_initial_state_unbatched_input_and_cells():
     cell = nn.GRUCell(3, 4)
     x1 = creation.randn(2, 3)
     h1 = cell(x1)
-    p = {n: t.data.astype(np.float64) for n, t in cell.named_parameters()}
-    ref = _np_cell("GRU", x1.data.astype(np.float64), np.zeros((2, 4)), p["weight_ih"], p["weight_hh"],
+    p = {n: t.array.astype(np.float64) for n, t in cell.named_parameters()}
+    ref = _np_cell("GRU", x1.array.astype(np.float64), np.zeros((2, 4)), p["weight_ih"], p["weight_hh"],
                    p["bias_ih"], p["bias_hh"])
-    np.testing.assert_allclose(h1.data, ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h1.array, ref, rtol=1e-5, atol=1e-6)

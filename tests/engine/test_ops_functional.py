@@ -26,7 +26,7 @@ def test_linear_is_addmm_with_a_transposed_weight():
     out = F.linear(x, w, b)
     assert out.grad_fn.name == "AddmmBackward0"
     assert [n.name if n else None for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", None, "TBackward0"]
-    np.testing.assert_allclose(out.data, x.data @ w.data.T + b.data, rtol=1e-12)
+    np.testing.assert_allclose(out.array, x.array @ w.array.T + b.array, rtol=1e-12)
     batched = F.linear(t(rng.standard_normal((2, 4, 3))), w, b)
     assert batched.shape == (2, 4, 2) and batched.grad_fn.name == "AddBackward0"
 
@@ -41,7 +41,7 @@ def test_cross_entropy_matches_numpy_and_prints_like_pytorch():
     loss.backward()
     p = np.exp(_log_softmax(logits))
     p[np.arange(5), target] -= 1
-    np.testing.assert_allclose(x.grad.data, p / 5, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(x.grad.array, p / 5, rtol=1e-5, atol=1e-7)
 
 
 def test_cross_entropy_options():
@@ -53,7 +53,7 @@ def test_cross_entropy_options():
     got = F.cross_entropy(t(logits), t(target), weight=t(weight))
     np.testing.assert_allclose(got.item(), picked.sum() / weight[target[valid]].sum(), rtol=1e-12)
     none = F.cross_entropy(t(logits), t(target), reduction="none")
-    assert none.shape == (4,) and none.data[1] == 0
+    assert none.shape == (4,) and none.array[1] == 0
     # label smoothing: (1 - e) * nll + e * mean over classes of -logp
     e = 0.1
     target = np.array([2, 1, 0, 2])
@@ -108,7 +108,7 @@ def _conv_reference(x, w, b, stride, padding):
 def test_conv2d_matches_a_direct_loop(stride, padding):
     x, w, b = rng.standard_normal((2, 3, 7, 6)), rng.standard_normal((4, 3, 3, 2)), rng.standard_normal(4)
     out = F.conv2d(t(x), t(w), t(b), stride=stride, padding=padding)
-    np.testing.assert_allclose(out.data, _conv_reference(x, w, b, stride, padding), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out.array, _conv_reference(x, w, b, stride, padding), rtol=1e-10, atol=1e-12)
     assert F.conv2d(t(x), t(w, True), t(b)).grad_fn.name == "ConvolutionBackward0"
 
 
@@ -116,7 +116,7 @@ def test_conv2d_same_padding_and_unbatched_input():
     x, w = rng.standard_normal((3, 5, 5)), rng.standard_normal((2, 3, 3, 3))
     out = F.conv2d(t(x), t(w), padding="same")
     assert out.shape == (2, 5, 5)
-    np.testing.assert_allclose(out.data, _conv_reference(x[None], w, 0, 1, 1)[0], rtol=1e-10)
+    np.testing.assert_allclose(out.array, _conv_reference(x[None], w, 0, 1, 1)[0], rtol=1e-10)
 
 
 def test_pooling_matches_a_direct_loop():
@@ -125,9 +125,9 @@ def test_pooling_matches_a_direct_loop():
     av = F.avg_pool2d(t(x), 3, stride=1, padding=1)
     for i in range(3):
         for j in range(2):
-            np.testing.assert_allclose(mx.data[:, :, i, j], x[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2].max(axis=(2, 3)))
+            np.testing.assert_allclose(mx.array[:, :, i, j], x[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2].max(axis=(2, 3)))
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    np.testing.assert_allclose(av.data[:, :, 2, 3], xp[:, :, 2:5, 3:6].mean(axis=(2, 3)), rtol=1e-12)
+    np.testing.assert_allclose(av.array[:, :, 2, 3], xp[:, :, 2:5, 3:6].mean(axis=(2, 3)), rtol=1e-12)
     assert mx.shape == (2, 3, 3, 2) and av.shape == (2, 3, 6, 5)
 
 
@@ -137,9 +137,9 @@ def test_dropout_is_deterministic_given_the_seed_and_scales():
     a = F.dropout(x, 0.25)
     engine.manual_seed(3)
     b = F.dropout(x, 0.25)
-    np.testing.assert_array_equal(a.data, b.data)
-    assert set(np.unique(a.data)) <= {0.0, np.float32(1 / 0.75)}
-    assert abs((a.data == 0).mean() - 0.25) < 0.03 and a.grad_fn.name == "NativeDropoutBackward0"
+    np.testing.assert_array_equal(a.array, b.array)
+    assert set(np.unique(a.array)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((a.array == 0).mean() - 0.25) < 0.03 and a.grad_fn.name == "NativeDropoutBackward0"
     assert F.dropout(x, 0.5, training=False) is x
 
 
@@ -147,9 +147,9 @@ def test_embedding_one_hot_gather_cat_stack():
     w = t(rng.standard_normal((5, 2)), True)
     idx = t(np.array([[0, 4], [4, 1]]))
     e = F.embedding(idx, w)
-    np.testing.assert_array_equal(e.data, w.data[idx.data])
+    np.testing.assert_array_equal(e.array, w.array[idx.array])
     e.sum().backward()
-    np.testing.assert_array_equal(w.grad.data[:, 0], [1, 1, 0, 0, 2])
+    np.testing.assert_array_equal(w.grad.array[:, 0], [1, 1, 0, 0, 2])
     assert F.one_hot(t(np.array([0, 2]))).tolist() == [[1, 0, 0], [0, 0, 1]]
     x = t(np.arange(6.0).reshape(2, 3))
     assert F.gather(x, 1, t(np.array([[2, 0], [1, 1]]))).tolist() == [[2.0, 0.0], [4.0, 4.0]]
@@ -161,14 +161,14 @@ def test_layer_norm_and_activations():
     x = rng.standard_normal((2, 5))
     w, b = rng.standard_normal(5), rng.standard_normal(5)
     want = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + b
-    np.testing.assert_allclose(F.layer_norm(t(x), (5,), t(w), t(b)).data, want, rtol=1e-10)
+    np.testing.assert_allclose(F.layer_norm(t(x), (5,), t(w), t(b)).array, want, rtol=1e-10)
     from math import erf
-    np.testing.assert_allclose(F.gelu(t(x)).data, [[v * 0.5 * (1 + erf(v / 2 ** 0.5)) for v in row] for row in x],
+    np.testing.assert_allclose(F.gelu(t(x)).array, [[v * 0.5 * (1 + erf(v / 2 ** 0.5)) for v in row] for row in x],
                                rtol=1e-12)
-    np.testing.assert_allclose(F.softplus(t(x)).data, np.log1p(np.exp(x)), rtol=1e-12)
-    np.testing.assert_allclose(F.sigmoid(t(x)).data, 1 / (1 + np.exp(-x)), rtol=1e-12)
-    np.testing.assert_allclose(F.leaky_relu(t(x), 0.1).data, np.where(x > 0, x, 0.1 * x))
-    np.testing.assert_allclose(F.silu(t(x)).data, x / (1 + np.exp(-x)), rtol=1e-12)
+    np.testing.assert_allclose(F.softplus(t(x)).array, np.log1p(np.exp(x)), rtol=1e-12)
+    np.testing.assert_allclose(F.sigmoid(t(x)).array, 1 / (1 + np.exp(-x)), rtol=1e-12)
+    np.testing.assert_allclose(F.leaky_relu(t(x), 0.1).array, np.where(x > 0, x, 0.1 * x))
+    np.testing.assert_allclose(F.silu(t(x)).array, x / (1 + np.exp(-x)), rtol=1e-12)
 
 
 # ---- optional: real PyTorch as the oracle -------------------------------------------------------------
@@ -194,12 +194,12 @@ def test_batch_norm_training_and_eval():
     out = F.batch_norm(t(x), running_mean, running_var, t(np.full(3, 2.0)), t(np.full(3, 0.5)), training=True)
     mu, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
     want = (x - mu[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5) * 2 + 0.5
-    np.testing.assert_allclose(out.data, want, rtol=1e-10)
-    np.testing.assert_allclose(running_mean.data, 0.1 * mu, rtol=1e-10)
-    np.testing.assert_allclose(running_var.data, 0.9 + 0.1 * var * 16 / 15, rtol=1e-10)
+    np.testing.assert_allclose(out.array, want, rtol=1e-10)
+    np.testing.assert_allclose(running_mean.array, 0.1 * mu, rtol=1e-10)
+    np.testing.assert_allclose(running_var.array, 0.9 + 0.1 * var * 16 / 15, rtol=1e-10)
     evaluated = F.batch_norm(t(x), running_mean, running_var, training=False)
-    np.testing.assert_allclose(evaluated.data, (x - running_mean.data[None, :, None, None])
-                               / np.sqrt(running_var.data[None, :, None, None] + 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(evaluated.array, (x - running_mean.array[None, :, None, None])
+                               / np.sqrt(running_var.array[None, :, None, None] + 1e-5), rtol=1e-10)
 
 
 def test_smooth_l1_and_huber():
@@ -232,7 +232,7 @@ def test_small_cnn_end_to_end_gradients_match_finite_differences():
             hi[name][idx] += 1e-6
             lo[name][idx] -= 1e-6
             numeric[idx] = (loss_of(hi)[0].item() - loss_of(lo)[0].item()) / 2e-6
-        np.testing.assert_allclose(params[name].grad.data, numeric, rtol=1e-5, atol=1e-7, err_msg=name)
+        np.testing.assert_allclose(params[name].grad.array, numeric, rtol=1e-5, atol=1e-7, err_msg=name)
 
 
 def test_sort_topk_argsort():

@@ -70,8 +70,8 @@ def test_vjp_matches_finite_differences(name, case):
     assert result.grad_fn is not None and result.grad_fn.name == OPS[name].grad_fn_name(*leaves, **case.attrs)
     grads = run_backward([result], [weights], inputs=[leaves[i] for i in case.diff])
     for i, g, want in zip(case.diff, grads, expected):
-        assert g.data.shape == case.inputs[i].shape
-        np.testing.assert_allclose(g.data, want, rtol=case.rtol, atol=case.atol, err_msg=f"eager grad of input {i}")
+        assert g.array.shape == case.inputs[i].shape
+        np.testing.assert_allclose(g.array, want, rtol=case.rtol, atol=case.atol, err_msg=f"eager grad of input {i}")
 
     # 2. the vjp rule straight on numpy arrays (the NumpyBuilder), broadcast reduced as autograd does
     raw = OPS[name].vjp(NUMPY, weights, *case.inputs, out, **case.attrs)
@@ -105,7 +105,7 @@ def test_double_backward_matches_finite_differences(name):
 
     def h(arrays):   # h = sum_i <grad_i f, v_i>, a scalar function of the inputs
         _, grads = _first_order(name, case, weights, arrays, create_graph=False)
-        return float(sum(np.sum(g.data * v) for g, v in zip(grads, directions)))
+        return float(sum(np.sum(g.array * v) for g, v in zip(grads, directions)))
 
     leaves, grads = _first_order(name, case, weights, case.inputs, create_graph=True)
     total = None
@@ -116,7 +116,7 @@ def test_double_backward_matches_finite_differences(name):
     second = run_backward([total], [np.ones(())], inputs=[leaves[i] for i in case.diff], allow_unused=True)
     for i, g2 in zip(case.diff, second):
         want = finite_difference(h, case.inputs, i, 1e-5)
-        got = np.zeros_like(want) if g2 is None else g2.data
+        got = np.zeros_like(want) if g2 is None else g2.array
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"second derivative, input {i}")
 
 
@@ -140,7 +140,7 @@ def test_backward_is_differentiable_in_the_incoming_gradient(name, case):
         arrays = [a + sign * case.eps * directions[i] if i in directions else a for i, a in enumerate(case.inputs)]
         return OPS[name].run(*arrays, **case.attrs)
     want = (shifted(1) - shifted(-1)) / (2 * case.eps)
-    np.testing.assert_allclose(got.data, want, rtol=case.rtol * 10, atol=case.atol * 10)
+    np.testing.assert_allclose(got.array, want, rtol=case.rtol * 10, atol=case.atol * 10)
 
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
@@ -162,34 +162,34 @@ def test_binary_broadcasting_gradients(name, shapes_pair, seed):
     got = run_backward([apply(name, *leaves)], [weights], inputs=leaves)
     objective = lambda arrays: float(np.sum(OPS[name].run(*arrays) * weights))  # noqa: E731
     for i, g in enumerate(got):
-        assert g.data.shape == (a_shape, b_shape)[i]
-        np.testing.assert_allclose(g.data, finite_difference(objective, [a, b], i, 1e-6), rtol=1e-5, atol=1e-6)
+        assert g.array.shape == (a_shape, b_shape)[i]
+        np.testing.assert_allclose(g.array, finite_difference(objective, [a, b], i, 1e-6), rtol=1e-5, atol=1e-6)
 
 
 def test_max_and_amax_share_ties_as_pytorch_does():
     x = Tensor(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]]), requires_grad=True)
     apply("max", x).backward()                         # full reduction: evenly among the two 3s
-    np.testing.assert_allclose(x.grad.data, [[0, 0.5, 0.5], [0, 0, 0]])
+    np.testing.assert_allclose(x.grad.array, [[0, 0.5, 0.5], [0, 0, 0]])
     x.grad = None
     apply("amax", x, dim=1, keepdim=False).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [[0, 0.5, 0.5], [0.5, 0, 0.5]])
+    np.testing.assert_allclose(x.grad.array, [[0, 0.5, 0.5], [0.5, 0, 0.5]])
     x.grad = None
     apply("max", x, dim=1, keepdim=False).sum().backward()   # with dim: to the index max returns
-    np.testing.assert_allclose(x.grad.data, [[0, 1, 0], [1, 0, 0]])
+    np.testing.assert_allclose(x.grad.array, [[0, 1, 0], [1, 0, 0]])
 
 
 def test_maximum_splits_ties_evenly():
     a = Tensor(np.array([1.0, 2.0]), requires_grad=True)
     b = Tensor(np.array([1.0, 3.0]), requires_grad=True)
     apply("maximum", a, b).sum().backward()
-    np.testing.assert_allclose(a.grad.data, [0.5, 0.0])
-    np.testing.assert_allclose(b.grad.data, [0.5, 1.0])
+    np.testing.assert_allclose(a.grad.array, [0.5, 0.0])
+    np.testing.assert_allclose(b.grad.array, [0.5, 1.0])
 
 
 def test_embedding_padding_row_gets_no_gradient():
     weight = Tensor(np.arange(10.0).reshape(5, 2), requires_grad=True)
     apply("embedding", Tensor(np.array([1, 0, 1, 3])), weight, padding_idx=1).sum().backward()
-    np.testing.assert_allclose(weight.grad.data, [[1, 1], [0, 0], [0, 0], [1, 1], [0, 0]])
+    np.testing.assert_allclose(weight.grad.array, [[1, 1], [0, 0], [0, 0], [1, 1], [0, 0]])
 
 
 @settings(max_examples=40, deadline=None)
@@ -212,4 +212,4 @@ def test_reduction_gradients_over_random_dims(name, shape, data, keepdim, seed):
     leaf = _leaf(x, True)
     (got,) = run_backward([apply(name, leaf, **attrs)], [weights], inputs=[leaf])
     objective = lambda arrays: float(np.sum(OPS[name].run(*arrays, **attrs) * weights))  # noqa: E731
-    np.testing.assert_allclose(got.data, finite_difference(objective, [x], 0, 1e-6), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got.array, finite_difference(objective, [x], 0, 1e-6), rtol=1e-5, atol=1e-6)

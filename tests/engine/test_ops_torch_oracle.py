@@ -73,13 +73,13 @@ def test_forward_and_gradients_equal_pytorchs(name, case):
     theirs_in = [torch.tensor(a.copy(), requires_grad=i in case.diff) for i, a in enumerate(case.inputs)]
     ours = apply(name, *ours_in, **case.attrs)
     theirs = ORACLE[name](*theirs_in, **case.attrs)
-    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.array, theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
     if not case.diff:
         return
-    weights = np.random.default_rng(3).standard_normal(ours.data.shape)
+    weights = np.random.default_rng(3).standard_normal(ours.array.shape)
     grads = run_backward([ours], [weights], inputs=[ours_in[i] for i in case.diff])
     (theirs * torch.tensor(weights)).sum().backward()
     for i, g in zip(case.diff, grads):
-        np.testing.assert_allclose(g.data, theirs_in[i].grad.numpy(), rtol=1e-8, atol=1e-10,
+        np.testing.assert_allclose(g.array, theirs_in[i].grad.numpy(), rtol=1e-8, atol=1e-10,
                                    err_msg=f"gradient of input {i}")
     assert ours.grad_fn.name == type(theirs.grad_fn).__name__ or OPS[name].kind != "elementwise"

@@ -23,7 +23,7 @@ def _run(make_opt, p0, grads):
         opt.zero_grad()
         p.grad = Tensor(g.copy())
         opt.step()
-    return p.data
+    return p.array
 
 
 def _sgd_reference(p, grads, lr, momentum=0.0, dampening=0.0, wd=0.0, nesterov=False, maximize=False):
@@ -92,7 +92,7 @@ def test_first_adam_step_moves_each_weight_by_lr():
     opt = optim.Adam([p], lr=0.1)
     p.grad = creation.tensor([3.0, -0.5])
     opt.step()
-    np.testing.assert_allclose(p.data, [0.9, -1.9], rtol=1e-6)
+    np.testing.assert_allclose(p.array, [0.9, -1.9], rtol=1e-6)
     assert repr(opt.state[p]["step"]) == "tensor(1.)"
 
 
@@ -101,12 +101,12 @@ def test_parameters_without_grad_are_skipped_and_zero_grad_sets_none():
     opt = optim.SGD([a, b], lr=1.0, momentum=0.9)
     a.grad = creation.ones(2)
     opt.step()
-    assert a.data.tolist() == [0.0, 0.0] and b.data.tolist() == [1.0, 1.0] and b not in opt.state
+    assert a.array.tolist() == [0.0, 0.0] and b.array.tolist() == [1.0, 1.0] and b not in opt.state
     opt.zero_grad()
     assert a.grad is None
     a.grad = creation.ones(2)
     opt.zero_grad(set_to_none=False)
-    assert a.grad.data.tolist() == [0.0, 0.0]
+    assert a.grad.array.tolist() == [0.0, 0.0]
 
 
 def test_step_changes_parameters_in_place():
@@ -114,7 +114,7 @@ def test_step_changes_parameters_in_place():
     frozen = p.detach()
     p.grad = creation.ones(2)
     optim.SGD([p], lr=0.5).step()
-    assert frozen.data.tolist() == [0.5, 0.5]      # a detached view sees the update, as in PyTorch
+    assert frozen.array.tolist() == [0.5, 0.5]      # a detached view sees the update, as in PyTorch
 
 
 def test_param_groups_and_repr():
@@ -123,7 +123,7 @@ def test_param_groups_and_repr():
     assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
     a.grad, b.grad = creation.ones(1), creation.ones(1)
     opt.step()
-    np.testing.assert_allclose([a.data[0], b.data[0]], [0.9, 0.5])
+    np.testing.assert_allclose([a.array[0], b.array[0]], [0.9, 0.5])
     assert repr(optim.Adam([a], lr=0.001)) == (
         "Adam (\nParameter Group 0\n    amsgrad: False\n    betas: (0.9, 0.999)\n    capturable: False\n"
         "    decoupled_weight_decay: False\n    differentiable: False\n    eps: 1e-08\n    foreach: None\n"
@@ -140,7 +140,7 @@ def test_state_dict_roundtrip():
     q = nn.Parameter(creation.ones(2))
     opt2 = optim.Adam([q], lr=0.5)
     opt2.load_state_dict(sd)
-    assert opt2.param_groups[0]["lr"] == 0.1 and float(opt2.state[q]["step"].data) == 1.0
+    assert opt2.param_groups[0]["lr"] == 0.1 and float(opt2.state[q]["step"].array) == 1.0
 
 
 def test_argument_errors_like_pytorch():

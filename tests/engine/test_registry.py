@@ -125,12 +125,12 @@ def test_dtype_rules_follow_pytorch(name, dtypes, attrs, expected):
 def test_python_scalars_are_weakly_typed():
     f32 = Tensor(np.ones(2, np.float32))
     i64 = Tensor(np.ones(2, np.int64))
-    assert (f32 + 2.5).data.dtype == np.float32
-    assert (f32 * 2).data.dtype == np.float32
-    assert (i64 * 2).data.dtype == np.int64
-    assert (i64 * 2.5).data.dtype == np.float32
-    assert (i64 / 2).data.dtype == np.float32
-    assert (Tensor(np.ones(2)) * 3.0).data.dtype == np.float64
+    assert (f32 + 2.5).array.dtype == np.float32
+    assert (f32 * 2).array.dtype == np.float32
+    assert (i64 * 2).array.dtype == np.int64
+    assert (i64 * 2.5).array.dtype == np.float32
+    assert (i64 / 2).array.dtype == np.float32
+    assert (Tensor(np.ones(2)) * 3.0).array.dtype == np.float64
 
 
 def test_registering_an_op_twice_is_an_error():

@@ -18,7 +18,7 @@ def _exec_in_parts(code: str, split_after: str) -> tuple[dict, dict]:
     ns = {"__name__": "__main__"}
     with compat.installed():
         exec(compile(head + split_after, "<seed>", "exec"), ns)
-        snap = {name: (p.data.astype(np.float64), p.grad.data.astype(np.float64))
+        snap = {name: (p.array.astype(np.float64), p.grad.array.astype(np.float64))
                 for name, p in ns["model"].named_parameters()}
         exec(compile("\n" * (head + split_after).count("\n") + tail, "<seed>", "exec"), ns)
     return ns, snap
@@ -43,7 +43,7 @@ def _numpy_mlp(x, y, w1, b1, w2, b2):
 
 def test_mlp_seed_gradients_and_adam_step_match_numpy():
     ns, snap = _exec_in_parts(MLP_SEED, "loss.backward()  # autograd 通过当前这次前向的图反传\n")
-    x, y = ns["x"].data.astype(np.float64), ns["y"].data
+    x, y = ns["x"].array.astype(np.float64), ns["y"].array
     w = {k: v[0] for k, v in snap.items()}
     loss, _, grads = _numpy_mlp(x, y, w["fc1.weight"], w["fc1.bias"], w["fc2.weight"], w["fc2.bias"])
     assert ns["loss"].item() == pytest.approx(loss, rel=1e-5)
@@ -52,13 +52,13 @@ def test_mlp_seed_gradients_and_adam_step_match_numpy():
     # Adam's first step: m_hat = g, v_hat = g^2, so each weight moves by lr * g / (|g| + eps).
     for name, p in ns["model"].named_parameters():
         g = grads[name]
-        np.testing.assert_allclose(p.data, w[name] - 1e-3 * g / (np.abs(g) + 1e-8), rtol=1e-5, atol=1e-6)
-    new = {k: p.data.astype(np.float64) for k, p in ns["model"].named_parameters()}
+        np.testing.assert_allclose(p.array, w[name] - 1e-3 * g / (np.abs(g) + 1e-8), rtol=1e-5, atol=1e-6)
+    new = {k: p.array.astype(np.float64) for k, p in ns["model"].named_parameters()}
     _, z_after, _ = _numpy_mlp(x, y, new["fc1.weight"], new["fc1.bias"], new["fc2.weight"], new["fc2.bias"])
     pred, frozen = ns["pred"], ns["frozen"]
-    np.testing.assert_allclose(pred.data, z_after, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(pred.array, z_after, rtol=1e-4, atol=1e-5)
     assert not pred.requires_grad and pred.grad_fn is None
-    assert not frozen.requires_grad and np.shares_memory(frozen.data, ns["model"].fc1.weight.data)
+    assert not frozen.requires_grad and np.shares_memory(frozen.array, ns["model"].fc1.weight.array)
 
 
 def test_mlp_seed_prints_like_pytorch(run):

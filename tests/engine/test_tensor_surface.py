@@ -24,11 +24,11 @@ def test_getitem_matches_numpy_and_routes_gradient(key):
                        else k for k in key) if isinstance(key, tuple) else key
     out = x[tensor_key]
     expected = A[key]
-    np.testing.assert_array_equal(out.data, expected)
+    np.testing.assert_array_equal(out.array, expected)
     out.sum().backward()
     counts = np.zeros_like(A)
     np.add.at(counts, key, 1)
-    np.testing.assert_array_equal(x.grad.data, counts)
+    np.testing.assert_array_equal(x.grad.array, counts)
 
 
 def test_integers_are_applied_before_tensor_indices_as_in_pytorch():
@@ -36,7 +36,7 @@ def test_integers_are_applied_before_tensor_indices_as_in_pytorch():
     x = Tensor(A.copy())
     out = x[1, :, [0, 4]]
     assert out.shape == (4, 2)
-    np.testing.assert_array_equal(out.data, A[1][:, [0, 4]])
+    np.testing.assert_array_equal(out.array, A[1][:, [0, 4]])
 
 
 def test_getitem_with_tensor_indices_and_masks():
@@ -45,7 +45,7 @@ def test_getitem_with_tensor_indices_and_masks():
     assert picked.tolist() == [1.0, 3.0] and picked.grad_fn.name == "IndexBackward0"
     rows = x[engine.tensor([1, 1, 0])]
     rows.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[1, 1], [2, 2]])
+    np.testing.assert_array_equal(x.grad.array, [[1, 1], [2, 2]])
     with pytest.raises(IndexError, match="out of bounds"):
         x[5]
     with pytest.raises(IndexError, match="too many indices"):
@@ -85,11 +85,11 @@ def test_setitem_on_a_non_leaf_is_differentiable():
 
 def test_inplace_ops_under_no_grad_share_memory():
     w = engine.tensor([1.0, 2.0], requires_grad=True)
-    data = w.data
+    data = w.array
     with engine.no_grad():
         w.sub_(engine.tensor([0.5, 0.5]) * 2).mul_(3).add_(1, alpha=2).div_(2)
         w -= 1
-    assert w.data is data and w.is_leaf and w.requires_grad
+    assert w.array is data and w.is_leaf and w.requires_grad
     np.testing.assert_allclose(w.tolist(), [0.0, 1.5])
     with pytest.raises(RuntimeError, match="leaf Variable"):
         w.add_(1)
@@ -118,13 +118,13 @@ def test_fill_zero_copy_uniform_normal():
     t.fill_(3)
     assert t.tolist() == [[3.0] * 3] * 2
     t.zero_()
-    assert not t.data.any()
+    assert not t.array.any()
     t.copy_(engine.tensor([1.0, 2.0, 3.0]))
     assert t.tolist() == [[1.0, 2.0, 3.0]] * 2
     t.uniform_(-1, 1)
-    assert (t.data >= -1).all() and (t.data < 1).all() and t.data.dtype == np.float32
+    assert (t.array >= -1).all() and (t.array < 1).all() and t.array.dtype == np.float32
     t.normal_(5.0, 0.01)
-    assert abs(t.data.mean() - 5.0) < 0.1
+    assert abs(t.array.mean() - 5.0) < 0.1
     w = engine.zeros(2, requires_grad=True)
     with engine.no_grad():
         w.normal_()
@@ -134,31 +134,31 @@ def test_fill_zero_copy_uniform_normal():
 def test_pow_lowers_small_integer_powers_and_keeps_dtypes():
     x = engine.tensor([1.5, -2.0, 3.0])
     assert (x ** 2).tolist() == (x * x).tolist()
-    np.testing.assert_allclose((x ** 3).data, x.data ** 3, rtol=1e-6)
-    assert (x ** 3).data.dtype == np.float32
-    assert (engine.tensor([2, 3]) ** 2).data.dtype == np.int64
+    np.testing.assert_allclose((x ** 3).array, x.array ** 3, rtol=1e-6)
+    assert (x ** 3).array.dtype == np.float32
+    assert (engine.tensor([2, 3]) ** 2).array.dtype == np.int64
     assert (engine.tensor([4, 9]) ** 0.5).tolist() == [2.0, 3.0]
     y = engine.tensor([1.0, 2.0], requires_grad=True)
     assert (y ** 3).grad_fn.name == "PowBackward0"
     assert (2 ** y).grad_fn.name == "PowBackward2"
     assert (y ** y).grad_fn.name == "PowBackward1"
     (2 ** y).sum().backward()
-    np.testing.assert_allclose(y.grad.data, np.log(2) * 2 ** np.array([1.0, 2.0]), rtol=1e-6)
+    np.testing.assert_allclose(y.grad.array, np.log(2) * 2 ** np.array([1.0, 2.0]), rtol=1e-6)
 
 
 def test_dtype_and_device_conversions():
     x = engine.tensor([1.5, -2.5])
     assert x.float() is x and x.to("cpu") is x and x.cpu() is x and x.contiguous() is x
-    assert x.double().data.dtype == np.float64 and x.long().tolist() == [1, -2]
-    assert x.int().data.dtype == np.int32 and x.bool().tolist() == [True, True]
-    assert x.to(engine.tensor([1], dtype=None).dtype).data.dtype == np.int64
-    assert x.type_as(engine.zeros(1).double()).data.dtype == np.float64
+    assert x.double().array.dtype == np.float64 and x.long().tolist() == [1, -2]
+    assert x.int().array.dtype == np.int32 and x.bool().tolist() == [True, True]
+    assert x.to(engine.tensor([1], dtype=None).dtype).array.dtype == np.int64
+    assert x.type_as(engine.zeros(1).double()).array.dtype == np.float64
     assert x.type() == "torch.FloatTensor"
     with pytest.raises(UnsupportedError, match="cuda"):
         x.to("cuda")
     g = engine.tensor([1.0, 2.0], requires_grad=True)
     g.double().sum().backward()
-    assert g.grad.data.dtype == np.float32
+    assert g.grad.array.dtype == np.float32
 
 
 def test_reductions_and_max_min_with_dim():
@@ -168,10 +168,10 @@ def test_reductions_and_max_min_with_dim():
     assert repr(x.min(0)).startswith("torch.return_types.min(\nvalues=tensor([1., 0., 2.]),\nindices=tensor([0, 1, 0]))")
     assert x.max().item() == 7.0 and x.argmax().item() == 3 and x.argmin(dim=1).tolist() == [0, 1]
     assert x.amax(dim=(0, 1)).item() == 7.0
-    np.testing.assert_allclose(x.var().item(), np.var(x.data, ddof=1), rtol=1e-6)
-    np.testing.assert_allclose(x.std(1, unbiased=False).data, np.std(x.data, axis=1), rtol=1e-6)
-    np.testing.assert_allclose(x.var(dim=0, correction=0, keepdim=True).data, np.var(x.data, 0, keepdims=True))
-    np.testing.assert_allclose(x.logsumexp(1).data, np.log(np.exp(x.data).sum(1)), rtol=1e-6)
+    np.testing.assert_allclose(x.var().item(), np.var(x.array, ddof=1), rtol=1e-6)
+    np.testing.assert_allclose(x.std(1, unbiased=False).array, np.std(x.array, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(x.var(dim=0, correction=0, keepdim=True).array, np.var(x.array, 0, keepdims=True))
+    np.testing.assert_allclose(x.logsumexp(1).array, np.log(np.exp(x.array).sum(1)), rtol=1e-6)
     with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
         engine.tensor([1, 2]).mean()
 
@@ -180,7 +180,7 @@ def test_softmax_is_numerically_stable():
     x = engine.tensor([[1000.0, 0.0, -1000.0]])
     assert x.softmax(1).tolist() == [[1.0, 0.0, 0.0]]
     logp = x.log_softmax(-1)
-    assert np.isfinite(logp.data[0, :2]).all() and logp.data[0, 0] == 0.0
+    assert np.isfinite(logp.array[0, :2]).all() and logp.array[0, 0] == 0.0
 
 
 def test_shape_methods():
@@ -193,7 +193,7 @@ def test_shape_methods():
     assert [t.shape for t in engine.zeros(5, 2).split(2)] == [(2, 2), (2, 2), (1, 2)]
     assert [t.shape for t in engine.zeros(5, 2).chunk(2)] == [(3, 2), (2, 2)]
     assert [len(row) for row in engine.zeros(2, 3)] == [3, 3]
-    assert x.new_zeros(4).shape == (4,) and x.new_ones((2, 2)).data.sum() == 4
+    assert x.new_zeros(4).shape == (4,) and x.new_ones((2, 2)).array.sum() == 4
 
 
 def test_masked_fill_clamp_and_comparisons():
@@ -210,19 +210,19 @@ def test_leaf_gradients_never_alias_other_arrays():
     """AccumulateGrad keeps an unshared gradient array without copying; shared ones are copied."""
     a, b = engine.tensor([1.0, 2.0], requires_grad=True), engine.tensor([3.0, 4.0], requires_grad=True)
     (a + b).sum().backward()                       # AddBackward0 sends the same array to both
-    assert not np.shares_memory(a.grad.data, b.grad.data)
+    assert not np.shares_memory(a.grad.array, b.grad.array)
     seed = np.ones(2, np.float32)
     c = engine.tensor([1.0, 2.0], requires_grad=True)
     (c * 1).backward(seed)
-    assert not np.shares_memory(c.grad.data, seed)
+    assert not np.shares_memory(c.grad.array, seed)
     w = engine.ones(3, 2, requires_grad=True)
     x = engine.ones(4, 3)
     out = x @ w
     out.sum().backward(retain_graph=True)
-    first = w.grad.data.copy()
+    first = w.grad.array.copy()
     out.sum().backward()
-    np.testing.assert_allclose(w.grad.data, 2 * first)
-    assert not np.shares_memory(w.grad.data, out.data) and not np.shares_memory(w.grad.data, x.data)
+    np.testing.assert_allclose(w.grad.array, 2 * first)
+    assert not np.shares_memory(w.grad.array, out.array) and not np.shares_memory(w.grad.array, x.array)
 
 
 def test_inplace_change_of_a_view_that_requires_grad_is_refused_not_silently_different():
@@ -249,11 +249,11 @@ def test_view_of_a_non_contiguous_tensor_fails_as_in_pytorch():
 def test_repeat_tril_triu():
     x = engine.tensor([[1.0, 2.0]], requires_grad=True)
     r = x.repeat(2, 3)
-    np.testing.assert_array_equal(r.data, np.tile(x.data, (2, 3)))
+    np.testing.assert_array_equal(r.array, np.tile(x.array, (2, 3)))
     r.sum().backward()
     assert x.grad.tolist() == [[6.0, 6.0]]
     m = engine.ones(3, 3)
-    assert m.tril().tolist() == np.tril(np.ones((3, 3))).tolist() and m.triu(1).data.sum() == 3
+    assert m.tril().tolist() == np.tril(np.ones((3, 3))).tolist() and m.triu(1).array.sum() == 3
 
 
 def test_fill_on_a_non_leaf_cuts_the_gradient_to_zero():

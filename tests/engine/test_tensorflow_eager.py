@@ -23,7 +23,7 @@ def test_constant_dtype_rules():
 def test_eager_tensors_are_engine_tensors():
     t = tf.constant([1.0, 2.0])
     assert isinstance(t, Tensor) and isinstance(t, tf.Tensor)
-    assert tf.add(t, t).data.tolist() == [2.0, 4.0]
+    assert tf.add(t, t).array.tolist() == [2.0, 4.0]
 
 
 def test_printing_matches_tensorflow():

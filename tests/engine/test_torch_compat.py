@@ -48,7 +48,7 @@ def test_from_numpy_shares_memory():
     a = np.zeros(3, dtype=np.float32)
     t = torch.from_numpy(a)
     a[0] = 5
-    assert t.data[0] == 5 and t.dtype == torch.float32
+    assert t.array[0] == 5 and t.dtype == torch.float32
 
 
 def test_unsupported_names_fail_loudly(run):
@@ -102,7 +102,7 @@ def test_dataloader_batches_like_pytorch():
     batches = list(loader)
     assert len(loader) == 3 and len(batches) == 3
     xb, yb = batches[0]
-    assert xb.data.tolist() == [[0, 1], [2, 3]] and yb.data.tolist() == [0, 1]
+    assert xb.array.tolist() == [[0, 1], [2, 3]] and yb.array.tolist() == [0, 1]
     assert batches[2][0].shape == (1, 2)
     assert len(DataLoader(TensorDataset(x, y), batch_size=2, drop_last=True)) == 2
     manual_seed(0)

@@ -28,7 +28,7 @@ def test_module_repr_equals_pytorch(ours, theirs):
 def _copy_weights(ours, theirs):
     with torch.no_grad():
         for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-            q.copy_(torch.from_numpy(p.data.copy()))
+            q.copy_(torch.from_numpy(p.array.copy()))
 
 
 def test_linear_and_conv_outputs_equal_pytorch():
@@ -38,7 +38,7 @@ def test_linear_and_conv_outputs_equal_pytorch():
                                  (2, 2, 7, 7))]:
         _copy_weights(ours, theirs)
         x = rng.standard_normal(shape).astype(np.float32)
-        np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.from_numpy(x)).detach().numpy(),
+        np.testing.assert_allclose(ours(Tensor(x)).array, theirs(torch.from_numpy(x)).detach().numpy(),
                                    rtol=1e-4, atol=1e-5)
 
 
@@ -59,7 +59,7 @@ def test_optimizer_updates_equal_pytorch(name, kw):
         theirs.grad = torch.from_numpy(g.copy())
         opt_ours.step()
         opt_theirs.step()
-    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.array, theirs.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
@@ -72,7 +72,7 @@ def test_recurrent_outputs_equal_pytorch(name):
     x = np.random.default_rng(2).standard_normal((2, 5, 3)).astype(np.float32)
     out, _ = ours(Tensor(x))
     ref, _ = theirs(torch.from_numpy(x))
-    np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.array, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_attention_layers_equal_pytorch():
@@ -89,4 +89,4 @@ def test_attention_layers_equal_pytorch():
             out, ref = ours(Tensor(x), Tensor(x), Tensor(x))[0], theirs(*(torch.from_numpy(x),) * 3)[0]
         else:
             out, ref = ours(Tensor(x)), theirs(torch.from_numpy(x))
-        np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(out.array, ref.detach().numpy(), rtol=1e-4, atol=1e-5)

@@ -63,7 +63,7 @@ def identity(input, name=None):  # noqa: A002
     x = convert_to_tensor(input)
     if isinstance(x, GraphTensor):
         return run_op("Identity", name, lambda F, x: x, [x])
-    return EagerTensor(x.data) if not x.requires_grad else run_op("Identity", name, lambda F, x: F.clone(x), [x])
+    return EagerTensor(x.array) if not x.requires_grad else run_op("Identity", name, lambda F, x: F.clone(x), [x])
 
 
 # ---- shapes -------------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def _print_text(x, summarize: int) -> str:
         x = x._dagscope_value()
     if not isinstance(x, EngineTensor):
         return str(x)
-    return _format_values(x.data, summarize)
+    return _format_values(x.array, summarize)
 
 
 def _format_values(arr: np.ndarray, summarize: int, indent: int = 0) -> str:

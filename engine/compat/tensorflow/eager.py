@@ -30,11 +30,11 @@ class EagerTensor(Tensor):
     # ---- TensorFlow's view of the tensor ----
     @property
     def shape(self) -> dtypes.TensorShape:
-        return dtypes.TensorShape(self.data.shape)
+        return dtypes.TensorShape(self.array.shape)
 
     @property
     def dtype(self) -> dtypes.DType:
-        return dtypes.as_dtype(self.data.dtype)
+        return dtypes.as_dtype(self.array.dtype)
 
     @property
     def device(self) -> str:
@@ -49,35 +49,35 @@ class EagerTensor(Tensor):
 
     def numpy(self):
         """A copy of the values (a numpy scalar for a 0-d tensor, as TF returns)."""
-        return self.data[()] if self.data.ndim == 0 else self.data.copy()
+        return self.array[()] if self.array.ndim == 0 else self.array.copy()
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.data, dtype=dtype)
+        return np.asarray(self.array, dtype=dtype)
 
     def __repr__(self) -> str:
         return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={numpy_text(self.data, is_repr=True)}>")
+                f"numpy={numpy_text(self.array, is_repr=True)}>")
 
     def __str__(self) -> str:
-        return f"tf.Tensor({numpy_text(self.data)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({numpy_text(self.array)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec: str) -> str:
-        if self.data.ndim == 0:
-            return format(self.data[()], spec)
+        if self.array.ndim == 0:
+            return format(self.array[()], spec)
         return format(str(self), spec)
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self.array.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
         from engine.compat.tensorflow import array_ops
-        return (array_ops.gather_first(self, i) for i in range(self.data.shape[0]))
+        return (array_ops.gather_first(self, i) for i in range(self.array.shape[0]))
 
     def __getitem__(self, key):
         from engine.compat.tensorflow import array_ops
         return array_ops.getitem(self, key)
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self.array.size != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
         return Tensor.__bool__(self)      # tells capture that Python read a value (a frozen branch)
@@ -89,7 +89,7 @@ class EagerTensor(Tensor):
         return int(Tensor.item(self))
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iub":
+        if self.array.dtype.kind not in "iub":
             raise TypeError("Only integer tensors of a single element can be converted to an index.")
         return int(Tensor.item(self))
 
@@ -146,7 +146,7 @@ def _ops():
 # TF tensor has none of them, and in-place ones would break TF's immutable tensors. They fail as in
 # TensorFlow. Kept: what TF tensors also have, and the state autograd and the recorder read.
 _TF_TENSOR_SURFACE = {"numpy", "shape", "dtype", "ndim", "device"}
-_ENGINE_STATE = {"data", "requires_grad", "grad", "grad_fn", "is_leaf"}
+_ENGINE_STATE = {"array", "requires_grad", "grad", "grad_fn", "is_leaf"}
 
 
 def _not_in_tensorflow(name: str) -> property:
@@ -186,7 +186,7 @@ def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
     With `dtype`, values are converted to it; a float that is not a whole number refuses to
     become an integer (TF's "Cannot convert 1.5 to EagerTensor of dtype int32")."""
     if isinstance(value, Tensor):
-        arr = value.data
+        arr = value.array
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
     else:
@@ -210,11 +210,11 @@ def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
 
 def _unwrap(value):
     if isinstance(value, Tensor):
-        return value.data
+        return value.array
     if isinstance(value, (list, tuple)):
         return [_unwrap(v) for v in value]
     if hasattr(value, "_dagscope_value"):       # tf.Variable
-        return value._dagscope_value().data
+        return value._dagscope_value().array
     return value
 
 

@@ -75,7 +75,7 @@ class _Tracing:
         leaf = variable._leaf
         if id(leaf) in self.compiler.sym:
             return
-        v = self.graph.placeholder(variable._name, leaf.data.shape, leaf.data.dtype, role="param")
+        v = self.graph.placeholder(variable._name, leaf.array.shape, leaf.array.dtype, role="param")
         self.compiler.shadow(v, leaf)                 # the real value stands for the input while tracing
         self.compiler.home[v.id] = self.graph         # defined in the top graph, whatever branch reads it
         self.variables.append(variable)
@@ -111,7 +111,7 @@ def static_value(t) -> np.ndarray:
     if tr is not None and tr.is_symbolic(t):
         raise UnsupportedError("this argument must be known when tf.function builds the graph (a Python value or "
                                "a constant); here it is computed from the function's inputs")
-    return np.asarray(getattr(t, "data", t))
+    return np.asarray(getattr(t, "array", t))
 
 
 # ---- signatures -------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def _signature(args: list) -> tuple:
         elif isinstance(a, GraphTensor):
             raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
         elif is_tensor(a):
-            key.append(("tensor", tuple(a.data.shape), a.data.dtype.name))
+            key.append(("tensor", tuple(a.array.shape), a.array.dtype.name))
         else:
             try:
                 hash(a)
@@ -221,7 +221,7 @@ class ConcreteFunction:
     def _print(self, printed: list) -> None:
         from engine.compat.tensorflow.array_ops import _format_values
         for items, sep, end, summarize, stream in self.prints:
-            parts = [ref if kind == "text" else _format_values(printed[ref].data, summarize)
+            parts = [ref if kind == "text" else _format_values(printed[ref].array, summarize)
                      for kind, ref in items]
             stream.write(sep.join(parts) + end)
 
@@ -314,7 +314,7 @@ class Function:
                 positions.append(i)
                 trace.variables.pop()          # an argument, not a captured variable
             elif is_tensor(a):
-                v = graph.placeholder(name, a.data.shape, a.data.dtype)
+                v = graph.placeholder(name, a.array.shape, a.array.dtype)
                 values.append(as_eager(compiler.shadow(v)))
                 positions.append(i)
             else:
@@ -362,7 +362,7 @@ class Function:
                 rec.warn(note)
         if rec is None or self._traces > MAX_RECORDED_TRACES:
             return
-        arrays = [np.asarray(t.data) for t in concrete.inputs_for(args)]
+        arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
         values = interpreter.evaluate(concrete.graph, arrays)
         spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
         record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",

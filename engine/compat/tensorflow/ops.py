@@ -88,12 +88,12 @@ def _to_tensor(x, dtype, graph):
                              f"dtype {x.dtype.name}: {x!r}")
         return x
     if isinstance(x, EngineTensor):
-        if dtype is not None and x.data.dtype != dtypes.as_dtype(dtype).np:
+        if dtype is not None and x.array.dtype != dtypes.as_dtype(dtype).np:
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for Tensor with "
-                             f"dtype {dtypes.as_dtype(x.data.dtype).name}: {as_eager(x)!r}")
+                             f"dtype {dtypes.as_dtype(x.array.dtype).name}: {as_eager(x)!r}")
         if graph is None:
             return as_eager(x)
-        return constant(x.data, name="Const", _graph=graph)
+        return constant(x.array, name="Const", _graph=graph)
     arr = infer_array(x, dtype)
     if graph is None:
         return EagerTensor(np.array(arr, copy=True))     # the caller's array may change later

@@ -96,7 +96,7 @@ class Session:
                 raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. (Tensor {fetch!r} "
                                  "is not an element of this graph.)")
             return fetch
-        if hasattr(fetch, "data") or hasattr(fetch, "_dagscope_value"):
+        if hasattr(fetch, "array") or hasattr(fetch, "_dagscope_value"):
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}: it is an eager "
                             "(TF2) tensor, which already holds its value. Session.run runs graph tensors: call "
                             "tf.compat.v1.disable_eager_execution() at the start of the program so that "
@@ -114,7 +114,7 @@ class Session:
             if hasattr(value, "_dagscope_value") or isinstance(value, GraphTensor):
                 raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                                 "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-            arr = np.asarray(getattr(value, "data", value), dtype=t.dtype.np)
+            arr = np.asarray(getattr(value, "array", value), dtype=t.dtype.np)
             if not t.shape.is_compatible_with(arr.shape):
                 raise ValueError(f"Cannot feed value of shape {dtypes.TensorShape(arr.shape)} for Tensor "
                                  f"{t.name}, which has shape {dtypes.shape_text_v1(t.shape)}")

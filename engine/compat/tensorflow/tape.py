@@ -130,7 +130,7 @@ class GradientTape:
             if hasattr(t, "_dagscope_leaves"):
                 self._variables[id(t)] = t
             elif isinstance(t, EngineTensor):
-                if t.data.dtype.kind == "f":
+                if t.array.dtype.kind == "f":
                     t.requires_grad = True
                 self._watched[id(t)] = t
             elif isinstance(t, GraphTensor):
@@ -166,15 +166,15 @@ class GradientTape:
             for p in parts[1:]:
                 g = g + p
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = EagerTensor(np.zeros_like(np.asarray(_value_of(source).data)))
+                g = EagerTensor(np.zeros_like(np.asarray(_value_of(source).array)))
             results.append(None if g is None else as_eager(g))
         return pack_like(sources, results)
 
     def _seeds(self, targets: list, output_gradients) -> list:
         if output_gradients is None:
-            return [np.ones_like(t.data) for t in targets]
+            return [np.ones_like(t.array) for t in targets]
         given = flatten(output_gradients)
-        return [np.asarray(getattr(_value_of(g), "data", g), dtype=t.data.dtype) for g, t in zip(given, targets)]
+        return [np.asarray(getattr(_value_of(g), "array", g), dtype=t.array.dtype) for g, t in zip(given, targets)]
 
     def _inputs_for(self, source) -> list:
         """The engine tensors whose gradients make up `source`'s gradient (none if not watched)."""

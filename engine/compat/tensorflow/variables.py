@@ -75,7 +75,7 @@ class Variable:
     read_value = value
 
     def numpy(self):
-        return self._leaf.data[()] if self._leaf.data.ndim == 0 else self._leaf.data.copy()
+        return self._leaf.array[()] if self._leaf.array.ndim == 0 else self._leaf.array.copy()
 
     @property
     def dtype(self) -> dtypes.DType:
@@ -83,7 +83,7 @@ class Variable:
 
     @property
     def shape(self) -> dtypes.TensorShape:
-        return dtypes.TensorShape(self._leaf.data.shape)
+        return dtypes.TensorShape(self._leaf.array.shape)
 
     def get_shape(self) -> dtypes.TensorShape:
         return self.shape
@@ -106,7 +106,7 @@ class Variable:
         if tracing is not None:                # inside tf.function: the new value is a graph output
             from engine.compat.tensorflow.ops import convert_to_tensor
             new = convert_to_tensor(value, dtype=self._dtype)
-            if self._validate_shape and tuple(new.shape) != self._leaf.data.shape:
+            if self._validate_shape and tuple(new.shape) != self._leaf.array.shape:
                 raise ValueError(f"Cannot assign value of shape {new.shape} to variable {self.name} of shape "
                                  f"{self.shape}")
             tracing.assign_variable(self, new)
@@ -114,7 +114,7 @@ class Variable:
         if hasattr(value, "_dagscope_value"):
             value = value._dagscope_value()
         arr = infer_array(value, self._dtype)
-        if self._validate_shape and arr.shape != self._leaf.data.shape:
+        if self._validate_shape and arr.shape != self._leaf.array.shape:
             raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
                              f"{self.shape}, and the assigned value shape {dtypes.TensorShape(arr.shape)} are "
                              "incompatible.")
@@ -131,8 +131,8 @@ class Variable:
             delta = delta._dagscope_value()
         delta = EagerTensor(infer_array(delta, self._dtype))
         with autograd.no_grad():              # a state update, not part of any gradient
-            new = apply(engine_op, EagerTensor(self._leaf.data), delta)
-        return self.assign(new.data, read_value=read_value)
+            new = apply(engine_op, EagerTensor(self._leaf.array), delta)
+        return self.assign(new.array, read_value=read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         return self._update("add", delta, read_value)
@@ -143,18 +143,18 @@ class Variable:
     # ---- Python protocol -----------------------------------------------------------------------------
     def __repr__(self) -> str:
         return (f"<tf.Variable {self.name!r} shape={self.shape} dtype={self._dtype.name}, "
-                f"numpy={numpy_text(self._leaf.data, is_repr=True)}>")
+                f"numpy={numpy_text(self._leaf.array, is_repr=True)}>")
 
     __str__ = __repr__
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._leaf.data, dtype=dtype)
+        return np.asarray(self._leaf.array, dtype=dtype)
 
     def __float__(self):
-        return float(self._leaf.data)
+        return float(self._leaf.array)
 
     def __int__(self):
-        return int(self._leaf.data)
+        return int(self._leaf.array)
 
     def __bool__(self):
         return bool(as_eager(self._leaf))

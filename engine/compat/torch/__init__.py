@@ -57,12 +57,12 @@ def _method_forwarder(name: str):
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """|input - other| <= atol + rtol * |other| everywhere (a Python bool, as torch.allclose)."""
-    return _builtin_bool(_np.allclose(input.data, other.data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _builtin_bool(_np.allclose(input.array, other.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Tensor, other: Tensor):
     """Same shape and the same values (a Python bool)."""
-    return input.data.shape == other.data.shape and _builtin_bool((input.data == other.data).all())
+    return input.array.shape == other.array.shape and _builtin_bool((input.array == other.array).all())
 
 
 def _export_functions() -> None:
@@ -82,7 +82,7 @@ def is_tensor(obj) -> bool:
 
 
 def is_floating_point(input: Tensor) -> bool:
-    return input.data.dtype.kind == "f"
+    return input.array.dtype.kind == "f"
 
 
 def get_default_dtype():

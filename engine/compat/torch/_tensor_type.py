@@ -12,7 +12,7 @@ from engine.tensor import Tensor as EngineTensor
 
 class _TensorType(type):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, EngineTensor) and (cls._dtype is None or obj.data.dtype == cls._dtype)
+        return isinstance(obj, EngineTensor) and (cls._dtype is None or obj.array.dtype == cls._dtype)
 
     def __subclasscheck__(cls, sub) -> bool:
         return isinstance(sub, type) and issubclass(sub, EngineTensor) and cls._dtype is None
@@ -29,7 +29,7 @@ class _TensorType(type):
             shape = tuple(args[0]) if isinstance(args[0], Size) else args
             return EngineTensor(np.zeros(tuple(int(s) for s in shape), dtype))   # uninitialized in PyTorch
         if len(args) == 1:
-            data = args[0].data if isinstance(args[0], EngineTensor) else args[0]
+            data = args[0].array if isinstance(args[0], EngineTensor) else args[0]
             return EngineTensor(np.array(_unwrap(data), dtype=dtype))
         raise TypeError(f"new() received an invalid combination of arguments - got ({len(args)} values)")
 
@@ -42,7 +42,7 @@ class _TensorType(type):
 
 def _unwrap(data):
     if isinstance(data, EngineTensor):
-        return data.data
+        return data.array
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data

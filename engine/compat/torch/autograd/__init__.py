@@ -29,11 +29,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     seeds = []
     for o, g in zip(outputs, grad_outputs):
         if g is None:
-            if o.data.size != 1:
+            if o.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(o.data)
+            g = np.ones_like(o.array)
         elif isinstance(g, Tensor):
-            g = g if create_graph else g.data
+            g = g if create_graph else g.array
         seeds.append(g)
     retain = create_graph if retain_graph is None else retain_graph
     allow_unused = materialize_grads if allow_unused is None else allow_unused
@@ -41,7 +41,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         result = run_backward(outputs, seeds, retain_graph=retain, create_graph=create_graph, inputs=inputs,
                               allow_unused=allow_unused)
     if materialize_grads:
-        result = tuple(Tensor(np.zeros_like(t.data)) if r is None else r for r, t in zip(result, inputs))
+        result = tuple(Tensor(np.zeros_like(t.array)) if r is None else r for r, t in zip(result, inputs))
     return result
 
 

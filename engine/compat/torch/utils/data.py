@@ -21,15 +21,15 @@ class Dataset:
 
 class TensorDataset(Dataset):
     def __init__(self, *tensors: Tensor):
-        if any(t.data.shape[0] != tensors[0].data.shape[0] for t in tensors):
+        if any(t.array.shape[0] != tensors[0].array.shape[0] for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
-        return tuple(Tensor(t.data[index]) for t in self.tensors)
+        return tuple(Tensor(t.array[index]) for t in self.tensors)
 
     def __len__(self) -> int:
-        return self.tensors[0].data.shape[0]
+        return self.tensors[0].array.shape[0]
 
 
 class ConcatDataset(Dataset):
@@ -80,7 +80,7 @@ def default_collate(batch):
     """Stack a list of samples into a batch, field by field, as PyTorch's default_collate."""
     first = batch[0]
     if isinstance(first, Tensor):
-        return Tensor(np.stack([b.data for b in batch]))
+        return Tensor(np.stack([b.array for b in batch]))
     if isinstance(first, np.ndarray):
         return Tensor(np.stack(batch))
     if isinstance(first, bool):
@@ -134,7 +134,7 @@ class DataLoader:
 
     def _batch(self, idx: np.ndarray):
         if isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate:
-            return [Tensor(t.data[idx]) for t in self.dataset.tensors]    # one gather per field
+            return [Tensor(t.array[idx]) for t in self.dataset.tensors]    # one gather per field
         return self.collate_fn([self.dataset[int(i)] for i in idx])
 
 
