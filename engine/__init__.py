@@ -10,10 +10,9 @@ __all__ = ["Tensor", "tensor", "zeros", "ones", "full", "arange", "rand", "randn
 
 
 def __getattr__(name: str):
-    # Static capture, imported on first use: engine.compile / engine.trace / engine.script.
-    # (`engine.function` is taken by the custom-autograd-Function module; the tf.function-style
-    # decorator is engine.capture.function.)
-    if name in ("compile", "trace", "script"):
+    # Static capture, imported on first use: engine.function (tf.function-style), engine.compile,
+    # engine.trace, engine.script.
+    if name in ("function", "compile", "trace", "script"):
         import engine.capture as capture
         return getattr(capture, name)
     raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -59,7 +59,7 @@ class InterpretedAutograd:
 
     def __call__(self, *tensors):
         from engine import autograd
-        from engine.function import Function
+        from engine.autograd_function import Function
         from engine.ir.interpreter import run
         from engine.tensor import Tensor
         arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]

@@ -88,7 +88,7 @@ class CompiledAutograd:
 
 def _compiled_function(runner: CompiledAutograd, diff_index: int):
     """The autograd.Function whose forward/backward run the compiled graphs (made once per runner)."""
-    from engine.function import Function
+    from engine.autograd_function import Function
     from engine.tensor import Tensor
 
     class CompiledFunction(Function):

@@ -5,7 +5,7 @@ Supported for modules with one tensor input that needs a gradient (or none) and 
 from __future__ import annotations
 
 from engine.errors import UnsupportedError
-from engine.function import Function
+from engine.autograd_function import Function
 from engine.tensor import Tensor
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from engine import creation
 from engine.errors import UnsupportedError
-from engine.function import Function
+from engine.autograd_function import Function
 
 
 class Square(Function):

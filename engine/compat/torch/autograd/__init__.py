@@ -7,7 +7,7 @@ from engine import record
 from engine.autograd import enable_grad, no_grad, run_backward, set_grad_enabled  # noqa: F401
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch.autograd import function  # noqa: F401  (torch.autograd.function)
-from engine.function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from engine.autograd_function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from engine.tensor import Tensor
 
 
