@@ -20,6 +20,20 @@ function heat(x, scale) {
   return s >= 0 ? `rgba(220, 38, 38, ${a})` : `rgba(37, 99, 235, ${a})`;
 }
 
+/**
+ * A large tensor's picture: `heatmap` is a small 2-D grid (block means over the tensor's last two
+ * dimensions, at most a few dozen cells a side), drawn one square per cell.
+ */
+function heatmapSVG(grid, scale) {
+  const rows = grid.map((r) => (Array.isArray(r) ? r : [r]));
+  const w = Math.max(...rows.map((r) => r.length));
+  const cell = Math.max(4, Math.min(14, Math.floor(280 / Math.max(w, rows.length))));
+  const rects = rows.flatMap((r, i) => r.map((v, j) =>
+    `<rect x="${j * cell}" y="${i * cell}" width="${cell}" height="${cell}" fill="${heat(v, scale) === "transparent" ? "#fff" : heat(v, scale)}"><title>${esc(fmt(v))}</title></rect>`));
+  return `<svg class="heatmap" width="${w * cell}" height="${rows.length * cell}" viewBox="0 0 ${w * cell} ${rows.length * cell}" role="img" aria-label="${esc(t("tensor.heatmap"))}">${rects.join("")}</svg>
+    <div class="muted small">${esc(t("tensor.heatmap_note", { rows: rows.length, cols: w }))}</div>`;
+}
+
 export function shapeText(shape) { return shape ? `[${shape.join(", ")}]` : ""; }
 
 export function flatten(data) { return Array.isArray(data) ? data.flat(Infinity) : [data]; }
@@ -39,6 +53,8 @@ export function tensorHTML(tensor, { label = "" } = {}) {
       body = `<table class="tensor-table">${rows.map((r) => `<tr>${r.map((v) =>
         `<td style="background:${heat(v, scale)}">${esc(fmt(v))}</td>`).join("")}</tr>`).join("")}</table>`;
     }
+  } else if (Array.isArray(tensor.heatmap) && tensor.heatmap.length) {
+    body = heatmapSVG(tensor.heatmap, scale);
   } else {
     const prev = tensor.preview || [];
     body = `<div class="heat-strip" title="${esc(t("tensor.preview"))}">${prev.map((v) =>

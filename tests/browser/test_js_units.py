@@ -88,3 +88,17 @@ def test_url_state_round_trips(page):
         const h = m.hashOf({tab: 'step', g: 'g1', node: 'b:%3', step: 2, pass: null});
         return [h, m.readHash(h)];""")
     assert out[1] == {"tab": "step", "g": "g1", "node": "b:%3", "step": 2}
+
+
+def test_tensor_views_table_heatmap_and_preview(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/tensorview.js');
+        const stats = {min: -1, max: 2, mean: 0.5, std: 1};
+        const div = (html) => { const d = document.createElement('div'); d.innerHTML = html; return d; };
+        const table = div(m.tensorHTML({shape: [2, 2], dtype: 'float32', data: [[1, -1], [2, 0]], stats}));
+        const heat = div(m.tensorHTML({shape: [512, 512], dtype: 'float32', data: null, stats, heatmap: [[1, -1, 0], [2, 0, 1]]}));
+        const prev = div(m.tensorHTML({shape: [4096], dtype: 'float32', data: null, stats, preview: [1, 2, 3]}));
+        return [table.querySelectorAll('td').length, table.querySelector('td').textContent,
+                heat.querySelectorAll('svg.heatmap rect').length, prev.querySelectorAll('.heat-strip span').length,
+                m.fmt(2.0), m.fmt(0.333333), m.fmt(1e-7)];""")
+    assert out == [4, "1.", 6, 3, "2.", "0.3333", "1.00e-7"]
