@@ -12,7 +12,8 @@ from engine.compat.torch_size import Size as _Size
 # Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
 # the hot path pays one truthiness test.
 OP_OBSERVERS: list = []
-# Observers told when Python reads a tensor's value (bool(t), t.item(), float(t), int(t)): tracing
+# Observers told when Python reads a tensor's value (bool(t), t.item(), float(t), int(t),
+# t.tolist(), t.numpy()): tracing
 # uses this to warn that the trace froze a data-dependent branch. Called as observer(tensor, kind).
 VALUE_READ_OBSERVERS: list = []
 
@@ -93,9 +94,13 @@ class Tensor:
         return self.array.reshape(()).item()
 
     def tolist(self):
+        for observer in VALUE_READ_OBSERVERS:
+            observer(self, "tolist")
         return self.array.tolist()
 
     def numpy(self) -> np.ndarray:
+        for observer in VALUE_READ_OBSERVERS:       # first: a capture explains its own refusal
+            observer(self, "numpy")
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self.array

@@ -201,7 +201,8 @@ class Compiler:
 
     def on_value_read(self, tensor, kind: str) -> None:
         if id(tensor) in self.sym:
-            what = "a Python boolean" if kind == "bool" else "a Python number"
+            what = {"bool": "a Python boolean", "tolist": "a Python list",
+                    "numpy": "a NumPy array"}.get(kind, "a Python number")
             # construct=False: valid Python that needs a value only a call provides (e.g. range(n)
             # over an int argument while compiling before any call)
             raise ScriptError(f"converting a tensor to {what} here cannot be compiled: its value is only "

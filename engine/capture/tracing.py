@@ -22,6 +22,8 @@ _CONSTANT_NOTE = ("We can't record the data flow of Python values, so this value
 TRACER_MESSAGES = {
     "bool": "Converting a tensor to a Python boolean might cause the trace to be incorrect. " + _CONSTANT_NOTE,
     "item": "Converting a tensor to a Python number might cause the trace to be incorrect. " + _CONSTANT_NOTE,
+    "tolist": "Converting a tensor to a Python list might cause the trace to be incorrect. " + _CONSTANT_NOTE,
+    "numpy": "Converting a tensor to a NumPy array might cause the trace to be incorrect. " + _CONSTANT_NOTE,
 }
 
 
@@ -86,7 +88,7 @@ class Tracer:
             return                                # not computed from the trace's inputs
         line = record.user_line()
         message = TRACER_MESSAGES[kind]
-        value = tensor.array.reshape(()).item()
+        value = tensor.array.reshape(()).item() if tensor.array.size == 1 else tensor.array.tolist()
         self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id})
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
