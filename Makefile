@@ -38,7 +38,7 @@ system-deps:
 	@scripts/ensure-debian-packages.sh dot:graphviz cc:gcc
 
 system-test-deps:
-	@scripts/ensure-debian-packages.sh chromium:chromium
+	@scripts/ensure-debian-packages.sh chromium:chromium fonts-wqy-microhei   # CJK glyphs for zh-CN screenshots
 
 bench: install
 	$(PY) bench/eager.py

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 class RunOptions(BaseModel):
     """What a run records; unknown keys are refused so a typo is a clear 422, not a silent default."""
     max_graphs: int = Field(3, ge=1, le=20, description="backward calls recorded in full (then only the last)")
+    gradcheck: bool = Field(False, description="check each leaf's gradient against finite differences")
 
     model_config = {"extra": "forbid"}
 

@@ -94,6 +94,7 @@ class Recorder:
     def __init__(self, options: dict | None = None):
         options = options or {}
         self.max_graphs = max(1, int(options.get("max_graphs") or 3))
+        self.gradcheck = bool(options.get("gradcheck", False))   # finite differences, on request
         self.graphs: list[dict] = []          # finished graphs, in order
         self.warnings: list[str] = []
         self.backward_calls = 0
@@ -142,7 +143,7 @@ class Recorder:
         finally:
             autograd._StepObservers.callbacks.remove(on_step)
         builder.snapshot_grads(steps)
-        if n == 1 and root.array.size == 1:
+        if self.gradcheck and full and root.array.size == 1:
             builder.run_gradcheck(steps)
         title = f"{root_name}{call} #{n}"
         if full:

@@ -37,16 +37,26 @@ class Rendered:
 
 
 def _shape_text(shape) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]" if shape is not None else ""
+    if shape is None:
+        return ""
+    return "[" + ",".join(str(d) for d in shape) + "]" if len(shape) else "scalar"
 
 
 def to_dot(graph: dict, direction: str = "TB") -> str:
-    """Pure: the DOT text of a run-record Graph. Node ids become SVG element ids."""
+    """Pure: the DOT text of a run-record Graph. Node ids become SVG element ids.
+
+    DOT names are generated (`n0`, `n1`...) rather than the graph's ids, because DOT reads a
+    `:` in an edge endpoint as a port (`module:fc1`, `%3.1`); the real id rides in `id=`."""
     dot = graphviz.Digraph("G", graph_attr={"rankdir": direction, "bgcolor": "transparent",
                                             "nodesep": "0.25", "ranksep": "0.35"},
                            node_attr={"fontname": "Helvetica", "fontsize": "11", "height": "0.3"},
                            edge_attr={"fontname": "Helvetica", "fontsize": "9", "color": "#6b7280",
                                       "arrowsize": "0.6"})
+    names: dict[str, str] = {}
+
+    def dot_name(nid: str) -> str:
+        return names.setdefault(nid, f"n{len(names)}")
+
     clusters: dict[str, graphviz.Digraph] = {}
     for node in graph.get("nodes", []):
         nid = str(node["id"])
@@ -60,16 +70,17 @@ def to_dot(graph: dict, direction: str = "TB") -> str:
         module = node.get("module")
         if module and graph.get("clusters", True):
             if module not in clusters:
-                clusters[module] = graphviz.Digraph(name=f"cluster_{module}", graph_attr={
+                clusters[module] = graphviz.Digraph(name=f"cluster_{len(clusters)}", graph_attr={
                     "label": module, "style": "rounded,dashed", "color": "#9ca3af",
                     "fontname": "Helvetica", "fontsize": "10", "id": f"cluster:{module}"})
             target = clusters[module]
-        target.node(nid, **attrs)
+        target.node(dot_name(nid), **attrs)
     for sub in clusters.values():
         dot.subgraph(sub)
     for edge in graph.get("edges", []):
         shape = edge.get("shape")
-        dot.edge(str(edge["src"]), str(edge["dst"]), label=_shape_text(shape) if shape else "")
+        dot.edge(dot_name(str(edge["src"])), dot_name(str(edge["dst"])),
+                 label=_shape_text(shape) if shape else "")
     return dot.source
 
 

@@ -52,3 +52,19 @@ def test_render_endpoint_collapses(client):
                                          "collapse": [f"layers.{i}" for i in range(12)]})
     assert r.status_code == 200
     assert "Block ×12" in r.text and 'id="b3_1"' not in r.text
+
+
+def test_ids_with_colons_and_dots_are_nodes_not_ports(client):
+    graph = {"nodes": [{"id": "module:fc1", "op": "module", "kind": "module"}, {"id": "%3.1", "op": "relu"}],
+             "edges": [{"src": "module:fc1", "dst": "%3.1"}]}
+    dot = client.post("/api/render", json={"graph": graph, "format": "dot"}).text
+    assert 'id="module:fc1"' in dot and "n0 -> n1" in dot
+    svg = client.post("/api/render", json={"graph": graph, "format": "svg"}).text
+    assert 'id="module:fc1"' in svg and 'id="%3.1"' in svg
+    assert svg.count('class="edge"') == 1
+
+
+def test_scalars_are_labelled_scalar(client):
+    dot = client.post("/api/render", json={"graph": {"nodes": [{"id": "a", "op": "sum", "shape": []}],
+                                                     "edges": []}, "format": "dot"}).text
+    assert "scalar" in dot

@@ -18,7 +18,7 @@ def _checks(record):
 
 
 def test_correct_gradients_pass(run):
-    checks = _checks(run(CODE))
+    checks = _checks(run(CODE, gradcheck=True))
     assert checks["x"]["ok"] and checks["w"]["ok"]
     assert checks["w"]["max_rel_err"] < 1e-3
 
@@ -27,5 +27,9 @@ def test_a_wrong_vjp_is_caught(run, monkeypatch):
     tanh = OPS["tanh"]
     wrong = dataclasses.replace(tanh, vjp=lambda F, g, x, out: (F.mul(g, out),))  # not 1 - tanh^2
     monkeypatch.setitem(OPS, "tanh", wrong)
-    checks = _checks(run(CODE))
+    checks = _checks(run(CODE, gradcheck=True))
     assert not checks["x"]["ok"] and not checks["w"]["ok"]
+
+
+def test_the_check_runs_only_on_request(run):
+    assert all(v is None for v in _checks(run(CODE)).values())

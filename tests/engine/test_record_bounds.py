@@ -50,7 +50,7 @@ def test_a_graph_without_backward_is_still_shown(run):
 
 def test_autograd_grad_is_recorded_with_the_leaf_gradients(run):
     rec = run("import torch\nx = torch.tensor([1.0, 3.0], requires_grad=True)\ny = (x * x).sum()\n"
-              "(g,) = torch.autograd.grad(y, x)\nprint(g, x.grad)\n")
+              "(g,) = torch.autograd.grad(y, x)\nprint(g, x.grad)\n", gradcheck=True)
     assert rec["stdout"] == "tensor([2., 6.]) None\n"
     (graph,) = rec["graphs"]
     assert graph["title"] == "y: autograd.grad() #1"
