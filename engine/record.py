@@ -18,6 +18,7 @@ from engine import autograd
 USER_FILENAME = "<dagscope>"
 MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
 PREVIEW_ELEMENTS = 16
+HEATMAP_SIDE = 24              # cells a side of a large tensor's heat-map
 MAX_STEPS = 4000
 MAX_GRAPH_NODES = 5000         # a larger autograd graph is counted, not drawn
 
@@ -85,7 +86,20 @@ def tensor_json(arr) -> dict | None:
         out["data"] = _clean(arr.tolist())
     else:
         out["preview"] = _clean(arr.reshape(-1)[:PREVIEW_ELEMENTS].tolist())
+        if arr.dtype.kind in "fiub" and arr.ndim and arr.shape[-1]:
+            out["heatmap"] = _heatmap(arr)
     return out
+
+
+def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:
+    """Block means over the last dim and all leading dims folded into rows: the picture the page
+    draws of a tensor too large to list (at most `side` rows and 2*`side` columns for vectors)."""
+    m = arr.reshape(-1, arr.shape[-1]) if arr.ndim >= 2 else arr.reshape(1, -1)
+    m = m.astype(np.float64)
+    rows = np.linspace(0, m.shape[0], min(side, m.shape[0]) + 1).astype(int)
+    cols = np.linspace(0, m.shape[1], min(side if arr.ndim >= 2 else 2 * side, m.shape[1]) + 1).astype(int)
+    sums = np.add.reduceat(np.add.reduceat(m, rows[:-1], axis=0), cols[:-1], axis=1)
+    return _clean((sums / np.outer(np.diff(rows), np.diff(cols))).tolist())
 
 
 # ---- the recorder --------------------------------------------------------------------------------

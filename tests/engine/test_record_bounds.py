@@ -56,3 +56,15 @@ def test_autograd_grad_is_recorded_with_the_leaf_gradients(run):
     assert graph["title"] == "y: autograd.grad() #1"
     x = next(n for n in graph["forward"]["nodes"] if n["label"] == "x")
     assert x["grad"]["data"] == [2.0, 6.0] and x["gradcheck"]["ok"]
+
+
+def test_large_tensors_carry_a_heatmap_of_block_means():
+    import numpy as np
+    a = np.arange(96 * 48, dtype=np.float32).reshape(96, 48)      # 4 x 2 blocks of 24 x 24
+    grid = record.tensor_json(a)["heatmap"]
+    assert len(grid) == record.HEATMAP_SIDE and len(grid[0]) == record.HEATMAP_SIDE
+    assert abs(grid[0][0] - a[:4, :2].mean()) < 1e-9 and abs(grid[-1][-1] - a[-4:, -2:].mean()) < 1e-9
+    v = record.tensor_json(np.ones(1000, dtype=np.float32))["heatmap"]
+    assert len(v) == 1 and len(v[0]) == 2 * record.HEATMAP_SIDE and v[0][0] == 1.0
+    small = record.tensor_json(np.ones((3, 100), dtype=np.float32))["heatmap"]
+    assert len(small) == 3
