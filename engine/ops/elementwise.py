@@ -186,7 +186,9 @@ unary("round", np.round, _zero_grad_rule, "RoundBackward0", "round(x) (half to e
       infer=same, saves=())
 binary("remainder", _binary(np.remainder),
        lambda F, g, a, b, out: (g, F.neg(F.mul(g, F.floor(F.div(a, b))))),
-       "RemainderBackward0", "a mod b (sign of b)", "grad_a = grad; grad_b = -grad * floor(a / b)", saves=(0, 1))
+       # PyTorch: RemainderBackward0 for tensor % scalar, RemainderBackward1 for tensor % tensor
+       lambda a, b: "RemainderBackward0" if getattr(b, "_is_scalar", False) else "RemainderBackward1",
+       "a mod b (sign of b)", "grad_a = grad; grad_b = -grad * floor(a / b)", saves=(0, 1))
 
 
 def _sigmoid_forward(x):

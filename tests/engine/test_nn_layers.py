@@ -201,7 +201,7 @@ def test_batch_norm_2d_normalizes_per_channel():
     np.testing.assert_allclose(bn.running_var.array, 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-5)
     with pytest.raises(ValueError, match=r"expected 4D input \(got 2D input\)"):
         bn(creation.zeros(2, 2))
-    assert repr(bn) == "BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+    assert repr(bn) == "BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
 
 
 def test_adaptive_avg_pool():

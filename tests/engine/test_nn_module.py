@@ -41,8 +41,8 @@ def test_repr_matches_pytorch():
 def test_repr_of_each_layer():
     assert repr(nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=1, bias=False)) == \
         "Conv2d(3, 16, kernel_size=(5, 5), stride=(2, 2), padding=(1, 1), bias=False)"
-    assert repr(nn.LayerNorm(10)) == "LayerNorm((10,), eps=1e-05, elementwise_affine=True)"
-    assert repr(nn.BatchNorm1d(8)) == "BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+    assert repr(nn.LayerNorm(10)) == "LayerNorm((10,), eps=1e-05, elementwise_affine=True, bias=True)"
+    assert repr(nn.BatchNorm1d(8)) == "BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
     assert repr(nn.Embedding(10, 3, padding_idx=0)) == "Embedding(10, 3, padding_idx=0)"
     assert repr(nn.GELU()) == "GELU(approximate='none')"
     assert repr(nn.Softmax(dim=-1)) == "Softmax(dim=-1)"
