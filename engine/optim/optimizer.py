@@ -66,6 +66,9 @@ class Optimizer:
                 for p in group["params"]:
                     if p.grad is not None:
                         self._update(p, p.grad.array, group, self.state[p])
+                        # an in-place change, as PyTorch's: a graph that saved p before this step
+                        # refuses to backward through the new values
+                        p._version += 1
         return loss
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:

@@ -219,3 +219,10 @@ def test_plain_sgd_keeps_no_state():
     assert opt.state_dict()["state"] == {}
     assert list(opt.state_dict()["param_groups"][0]) == ["lr", "momentum", "dampening", "weight_decay", "nesterov",
                                                          "maximize", "foreach", "differentiable", "fused", "params"]
+
+
+def test_a_step_before_backward_is_caught_as_an_inplace_change(run):
+    rec = run("import torch\nw = torch.ones(2, requires_grad=True)\ny = (w * w).sum()\n"
+              "opt = torch.optim.SGD([w], lr=0.1)\nw.grad = torch.ones(2)\nopt.step()\ny.backward()\n")
+    assert rec["error"]["kind"] == "runtime_error" and rec["error"]["line"] == 7
+    assert "modified by an inplace operation" in rec["error"]["message"]
