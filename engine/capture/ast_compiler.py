@@ -17,6 +17,7 @@ Anything else fails with `ScriptError` naming the line and the reason.
 from __future__ import annotations
 
 import ast
+import contextlib
 import builtins
 import inspect
 import operator
@@ -111,12 +112,22 @@ class _Frame(ControlFlow):
             if not test:
                 raise AssertionError(self.expr(s.msg) if s.msg else "")
         elif isinstance(s, ast.With):
-            for item in s.items:
-                self.expr(item.context_expr)        # e.g. torch.no_grad(): no effect on the graph
-            self.block(s.body)
+            self.with_block(s)
         else:
             raise self.err(s, f"`{type(s).__name__}` statements are not supported in a compiled function "
                               "(supported: assignment, if/else, for over range or a list, while, return)")
+
+    def with_block(self, s: ast.With) -> None:
+        """`with ... as name:` enters the manager (a tf.GradientTape records the body); grad-mode
+        switches such as torch.no_grad() are not entered: they do not change the captured graph."""
+        from engine.autograd import _SetGrad
+        with contextlib.ExitStack() as stack:
+            for item in s.items:
+                manager = self.expr(item.context_expr)
+                value = manager if isinstance(manager, _SetGrad) else stack.enter_context(manager)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value)
+            self.block(s.body)
 
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Name):
@@ -150,6 +161,24 @@ class _Frame(ControlFlow):
         if method is None:
             raise self.err(node, f"`{type(node).__name__}` expressions are not supported in a compiled function")
         return method(node)
+
+    def e_Lambda(self, node):
+        """A lambda (the branches of tf.cond, a while_loop's body) compiles its body when called."""
+        a = node.args
+        if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults:
+            raise self.err(node, "only lambdas with plain positional arguments are supported")
+        names = [arg.arg for arg in a.args]
+        captured = dict(self.env)
+
+        def call(*values):
+            if len(values) != len(names):
+                raise TypeError(f"<lambda>() takes {len(names)} positional arguments but {len(values)} were given")
+            saved, self.env = self.env, {**captured, **dict(zip(names, values))}
+            try:
+                return self.expr(node.body)
+            finally:
+                self.env = saved
+        return call
 
     def e_Constant(self, node):
         return node.value
