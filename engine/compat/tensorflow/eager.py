@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.tensorflow import dtypes
+from engine.compat.tensorflow.operators import BitwiseOperators, TensorOperators, ops_module as _ops
 from engine.tensor import Tensor
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -24,7 +25,7 @@ def numpy_text(arr: np.ndarray, is_repr: bool = False) -> str:
     return "\n" + text if "\n" in text else text
 
 
-class EagerTensor(Tensor):
+class EagerTensor(TensorOperators, BitwiseOperators, Tensor):
     __slots__ = ()
 
     # ---- TensorFlow's view of the tensor ----
@@ -95,25 +96,7 @@ class EagerTensor(Tensor):
 
     __hash__ = Tensor.__hash__      # TF raises here ("use tensor.ref()"); engine internals key by tensor
 
-    # ---- operators: TF's dtype rules, defined once in ops ----
-    def __add__(self, other): return _ops().add(self, other)
-    def __radd__(self, other): return _ops().add(other, self)
-    def __sub__(self, other): return _ops().subtract(self, other)
-    def __rsub__(self, other): return _ops().subtract(other, self)
-    def __mul__(self, other): return _ops().multiply(self, other)
-    def __rmul__(self, other): return _ops().multiply(other, self)
-    def __truediv__(self, other): return _ops().truediv(self, other)
-    def __rtruediv__(self, other): return _ops().truediv(other, self)
-    def __floordiv__(self, other): return _ops().floordiv(self, other)
-    def __rfloordiv__(self, other): return _ops().floordiv(other, self)
-    def __mod__(self, other): return _ops().floormod(self, other)
-    def __rmod__(self, other): return _ops().floormod(other, self)
-    def __and__(self, other): return _ops().bitwise_and(self, other)
-    def __rand__(self, other): return _ops().bitwise_and(other, self)
-    def __or__(self, other): return _ops().bitwise_or(self, other)
-    def __ror__(self, other): return _ops().bitwise_or(other, self)
-    def __xor__(self, other): return _ops().bitwise_xor(self, other)
-    def __invert__(self): return _ops().invert(self)
+    # ---- operators: the arithmetic ones come from TensorOperators; here what is eager-only ----
     # TF tensors are immutable: `x += 1` makes a new tensor (the engine Tensor's would write in place)
     def __iadd__(self, other): return _ops().add(self, other)
     def __isub__(self, other): return _ops().subtract(self, other)
@@ -123,23 +106,9 @@ class EagerTensor(Tensor):
     def __setitem__(self, key, value):
         raise TypeError("'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment "
                         "(TensorFlow tensors are immutable: use a tf.Variable, or tf.where / tf.concat)")
-    def __pow__(self, other): return _ops().pow(self, other)
-    def __rpow__(self, other): return _ops().pow(other, self)
-    def __matmul__(self, other): return _ops().matmul(self, other)
-    def __rmatmul__(self, other): return _ops().matmul(other, self)
-    def __neg__(self): return _ops().negative(self)
-    def __abs__(self): return _ops().abs(self)
-    def __gt__(self, other): return _ops().greater(self, other)
-    def __ge__(self, other): return _ops().greater_equal(self, other)
-    def __lt__(self, other): return _ops().less(self, other)
-    def __le__(self, other): return _ops().less_equal(self, other)
+
     def __eq__(self, other): return _ops().equal(self, other)
     def __ne__(self, other): return _ops().not_equal(self, other)
-
-
-def _ops():
-    from engine.compat.tensorflow import ops
-    return ops
 
 
 # The engine Tensor's PyTorch-style methods (x.sum(), x.add_(...), x.T ...) are not TensorFlow's: a

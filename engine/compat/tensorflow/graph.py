@@ -18,6 +18,7 @@ import numpy as np
 
 from engine import record
 from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.operators import BitwiseOperators, TensorOperators
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph as IRGraph
 
@@ -47,7 +48,7 @@ class Operation:
         return f"<tf.Operation {self.name!r} type={self.type}>"
 
 
-class GraphTensor:
+class GraphTensor(TensorOperators, BitwiseOperators):
     """A symbolic tensor: the output of an Operation. It has no value until a Session runs it."""
     __array_priority__ = 1000
 
@@ -129,35 +130,6 @@ class GraphTensor:
 
     def __ne__(self, other):
         return self is not other
-
-    def __add__(self, other): return _ops().add(self, other, name="add")
-    def __radd__(self, other): return _ops().add(other, self, name="add")
-    def __sub__(self, other): return _ops().subtract(self, other, name="sub")
-    def __rsub__(self, other): return _ops().subtract(other, self, name="sub")
-    def __mul__(self, other): return _ops().multiply(self, other, name="mul")
-    def __rmul__(self, other): return _ops().multiply(other, self, name="mul")
-    def __truediv__(self, other): return _ops().truediv(self, other)
-    def __rtruediv__(self, other): return _ops().truediv(other, self)
-    def __floordiv__(self, other): return _ops().floordiv(self, other)
-    def __mod__(self, other): return _ops().floormod(self, other)
-    def __and__(self, other): return _ops().bitwise_and(self, other)
-    def __or__(self, other): return _ops().bitwise_or(self, other)
-    def __invert__(self): return _ops().invert(self)
-    def __pow__(self, other): return _ops().pow(self, other)
-    def __rpow__(self, other): return _ops().pow(other, self)
-    def __matmul__(self, other): return _ops().matmul(self, other)
-    def __rmatmul__(self, other): return _ops().matmul(other, self)
-    def __neg__(self): return _ops().negative(self)
-    def __abs__(self): return _ops().abs(self)
-    def __gt__(self, other): return _ops().greater(self, other)
-    def __ge__(self, other): return _ops().greater_equal(self, other)
-    def __lt__(self, other): return _ops().less(self, other)
-    def __le__(self, other): return _ops().less_equal(self, other)
-
-
-def _ops():
-    from engine.compat.tensorflow import ops
-    return ops
 
 
 class Graph:

@@ -15,10 +15,11 @@ import numpy as np
 from engine import autograd
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array, numpy_text
+from engine.compat.tensorflow.operators import TensorOperators
 from engine.tensor import apply
 
 
-class Variable:
+class Variable(TensorOperators):
     def __new__(cls, *args, **kwargs):
         # While a TF1 graph is being built, tf.Variable(...) is a graph variable (training.py).
         if cls is Variable and context.building_graph():
@@ -169,29 +170,3 @@ class Variable:
         return self._dagscope_value()[key]
 
     __hash__ = object.__hash__
-
-    def __add__(self, o): return _ops().add(self, o)
-    def __radd__(self, o): return _ops().add(o, self)
-    def __sub__(self, o): return _ops().subtract(self, o)
-    def __rsub__(self, o): return _ops().subtract(o, self)
-    def __mul__(self, o): return _ops().multiply(self, o)
-    def __rmul__(self, o): return _ops().multiply(o, self)
-    def __truediv__(self, o): return _ops().truediv(self, o)
-    def __rtruediv__(self, o): return _ops().truediv(o, self)
-    def __floordiv__(self, o): return _ops().floordiv(self, o)
-    def __mod__(self, o): return _ops().floormod(self, o)
-    def __pow__(self, o): return _ops().pow(self, o)
-    def __rpow__(self, o): return _ops().pow(o, self)
-    def __matmul__(self, o): return _ops().matmul(self, o)
-    def __rmatmul__(self, o): return _ops().matmul(o, self)
-    def __neg__(self): return _ops().negative(self)
-    def __abs__(self): return _ops().abs(self)
-    def __gt__(self, o): return _ops().greater(self, o)
-    def __ge__(self, o): return _ops().greater_equal(self, o)
-    def __lt__(self, o): return _ops().less(self, o)
-    def __le__(self, o): return _ops().less_equal(self, o)
-
-
-def _ops():
-    from engine.compat.tensorflow import ops
-    return ops
