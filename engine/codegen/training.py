@@ -19,7 +19,7 @@ from engine.ir.graph import Graph
 
 def _optimize(graph: Graph) -> Graph:
     from engine.passes import run_pipeline
-    return run_pipeline(graph).graph
+    return run_pipeline(graph, snapshots=False).graph
 
 
 class CompiledAutograd:

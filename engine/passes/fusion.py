@@ -116,10 +116,10 @@ def fusion(graph: Graph) -> PassResult:
         if len(grp.nodes) > 1:
             for n in grp.nodes:
                 result.note(n.id, f"fused into {name}")
-    changed_plan = [p.to_json() for p in plan] != [p.to_json() for p in graph.fusion_groups]
+    changed_plan = plan != list(graph.fusion_groups)        # dataclass equality: field by field
     g.fusion_groups = plan
     result.changed = result.changed or changed_plan
-    result.extra["groups"] = [p.to_json() for p in plan]
+    result.extra["groups"] = plan          # the pipeline turns it into JSON for a snapshot
     return result
 
 

@@ -78,7 +78,7 @@ def memory_planning(graph: Graph) -> PassResult:
     g = graph.copy()
     plan = plan_memory(g)
     g.memory_plan = plan
-    result = PassResult(g, True, extra={"memory": plan.to_json()})
+    result = PassResult(g, True, extra={"memory": plan})   # JSON only in a snapshot
     for b in plan.buffers:
         if len(b.values) > 1:
             for v in b.values[1:]:

@@ -63,28 +63,41 @@ def diff(before: Graph, after: Graph) -> dict:
             "changed": changed}
 
 
-def run_pipeline(graph: Graph, passes: list[Pass] | None = None, check: bool = True) -> PipelineResult:
-    """Run `passes` in order on a copy of `graph`; `check` runs the verifier after each pass."""
+def run_pipeline(graph: Graph, passes: list[Pass] | None = None, check: bool = True,
+                 snapshots: bool = True) -> PipelineResult:
+    """Run `passes` in order on a copy of `graph`; `check` runs the verifier after each pass.
+    `snapshots=False` (compiling only, nothing shown) skips the per-pass IR text, record and diff,
+    which cost more than the passes themselves."""
     passes = DEFAULT_PASSES if passes is None else passes
     if check:
         verify(graph)
     current = graph
     out = PipelineResult(graph)
     for p in passes:
+        previous = current
         res = p(current)
         if check:
             try:
                 verify(res.graph)
             except AssertionError as exc:
                 raise AssertionError(f"after pass {p.__name__}: {exc}") from exc
-        snap = {"name": p.__name__, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph, lean=True),
-                **diff(current, res.graph), "notes": res.notes, "stats": graph_stats(res.graph),
-                "changed_anything": res.changed}
-        snap.update(res.extra)
-        out.snapshots.append(snap)
         current = res.graph
+        if not snapshots:
+            continue
+        snap = {"name": p.__name__, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph, lean=True),
+                **diff(previous, res.graph), "notes": res.notes, "stats": graph_stats(res.graph),
+                "changed_anything": res.changed}
+        snap.update({key: _to_json(value) for key, value in res.extra.items()})
+        out.snapshots.append(snap)
     out.graph = current
     return out
+
+
+def _to_json(value):
+    """A pass's extra data for the snapshot: plan objects (and lists of them) as their JSON."""
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    return value.to_json() if hasattr(value, "to_json") else value
 
 
 def outputs_equal(a: list, b: list, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
