@@ -36,6 +36,23 @@ def scalar_dtype(inputs: tuple, scalar) -> np.dtype:
     return np.dtype(np.float32) if isinstance(scalar, float) else np.dtype(np.int64)
 
 
+_SCALAR_DTYPES: dict = {}      # (array dtype, scalar type) -> the scalar's dtype: the rule is per type
+
+
+def _scalar_array(inputs: tuple, scalar) -> np.ndarray:
+    """A Python scalar as a 0-d array of the dtype it takes beside these inputs (see scalar_dtype)."""
+    kind = type(scalar)
+    if kind is float or kind is int or kind is bool:
+        for x in inputs:
+            if type(x) is np.ndarray:
+                key = (x.dtype, kind)
+                dtype = _SCALAR_DTYPES.get(key)
+                if dtype is None:
+                    dtype = _SCALAR_DTYPES[key] = promote_with_scalar(x.dtype, scalar)
+                return np.asarray(scalar, dtype=dtype)
+    return np.asarray(scalar, dtype=scalar_dtype(inputs, scalar))
+
+
 class NumpyBuilder(Builder):
     """Runs rules straight on numpy arrays: the fast path of eager backward."""
 
@@ -49,8 +66,7 @@ class NumpyBuilder(Builder):
                 return out if type(out) is np.ndarray else np.asarray(out)
         for x in inputs:
             if type(x) is not np.ndarray:
-                inputs = tuple(x if isinstance(x, np.ndarray) else np.asarray(x, dtype=scalar_dtype(inputs, x))
-                               for x in inputs)
+                inputs = tuple(x if isinstance(x, np.ndarray) else _scalar_array(inputs, x) for x in inputs)
                 break
         out = op.forward(*inputs, **attrs)
         return out if type(out) is np.ndarray else np.asarray(out)

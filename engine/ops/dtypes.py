@@ -16,6 +16,8 @@ def is_float(dtype) -> bool:
 
 def promote(*dtypes) -> np.dtype:
     """Result dtype of tensors of these dtypes (bool < ints < floats, the widest wins)."""
+    if len(dtypes) == 2 and dtypes[0] is dtypes[1] and isinstance(dtypes[0], np.dtype):
+        return dtypes[0]      # the hot case: two arrays of one builtin dtype (dtype objects are singletons)
     return max((np.dtype(d) for d in dtypes), key=lambda d: _RANK.get(d, 7))
 
 

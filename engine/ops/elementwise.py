@@ -357,7 +357,10 @@ _SAME_WIDTH_INT = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int6
 
 
 def _is_plus_zero(x: np.ndarray) -> bool:
-    return x.ndim == 0 and x == 0 and not np.signbit(x)
+    if x.ndim != 0:
+        return False
+    value = x.item()                  # a Python float: compared without numpy's per-call overhead
+    return value == 0 and not math.copysign(1.0, value) < 0 if type(value) is float else value == 0
 
 
 def _keep_or_zero(cond, x, keep_where: bool):
@@ -371,6 +374,9 @@ def _keep_or_zero(cond, x, keep_where: bool):
 
 
 def _where_forward(cond, a, b):
+    if b.ndim == 0 and a.dtype is b.dtype and a.dtype in _SAME_WIDTH_INT and cond.dtype == np.bool_ \
+            and a.shape == cond.shape and _is_plus_zero(b):
+        return _keep_or_zero(cond, a, True)       # where(mask, g, 0.0): relu/dropout backward
     dt = promote(a.dtype, b.dtype)
     if dt in _SAME_WIDTH_INT and cond.dtype == np.bool_:
         if b.ndim == 0 and a.dtype == dt and a.shape == cond.shape and _is_plus_zero(b):

@@ -315,8 +315,16 @@ def _nll_parts(logp, target, weight, ignore_index):
     safe = np.where(valid, target, 0)
     if safe.size and (safe.min() < 0 or safe.max() >= logp.shape[class_dim]):
         raise IndexError(f"Target {int(safe.max())} is out of bounds.")
-    picked = np.take_along_axis(logp, np.expand_dims(safe, class_dim), class_dim).squeeze(class_dim)
-    w = (weight[safe] if weight is not None else np.ones_like(picked)) * valid
+    if logp.ndim >= 2:
+        # logp[n, safe[n, ...], ...]: take_along_axis's result, by direct fancy indexing
+        n = safe.ndim
+        grids = [np.arange(size).reshape((1,) * i + (size,) + (1,) * (n - i - 1)) for i, size in enumerate(safe.shape)]
+        picked = logp[tuple(grids[:class_dim] + [safe] + grids[class_dim:])]
+    else:
+        picked = np.take_along_axis(logp, np.expand_dims(safe, class_dim), class_dim).squeeze(class_dim)
+    if weight is None:
+        return picked, valid.astype(logp.dtype)        # = ones * valid
+    w = weight[safe] * valid
     return picked, w.astype(logp.dtype, copy=False)
 
 

@@ -12,6 +12,9 @@ def _sum_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def _sum_forward(x, dim=None, keepdim=False):
+    if x.dtype.kind == "f" and type(x) is np.ndarray:
+        # np.sum on an ndarray is exactly np.add.reduce, minus its Python wrapper
+        return np.add.reduce(x, axis=normalize_dims(dim, x.ndim), dtype=x.dtype, keepdims=keepdim)
     return np.sum(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim, dtype=_sum_dtype(x.dtype))
 
 
