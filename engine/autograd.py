@@ -100,6 +100,11 @@ class Node:
                                    ((b.grad_fn or gradient_edge(b)) if b.requires_grad else None, 0))
             self.input_shapes = (a.array.shape, b.array.shape)
             self.versions = (a._version, b._version)
+        elif len(inputs) == 1:
+            (a,) = inputs
+            self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),)
+            self.input_shapes = (a.array.shape,)
+            self.versions = (a._version,)
         else:
             self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
                                         for t in inputs)

@@ -550,10 +550,18 @@ class Tensor:
         return self
 
     def add_(self, other, *, alpha=1):
-        return self._inplace("add", other if alpha == 1 else other * alpha)
+        return self._inplace("add", other if alpha == 1 else self._scaled(other, alpha))
 
     def sub_(self, other, *, alpha=1):
-        return self._inplace("sub", other if alpha == 1 else other * alpha)
+        return self._inplace("sub", other if alpha == 1 else self._scaled(other, alpha))
+
+    def _scaled(self, other, alpha):
+        """other * alpha for add_/sub_. Without a graph to record (an optimizer step under no_grad)
+        it is the bare numpy product, the same one `other * alpha` computes for a float tensor."""
+        if (type(other) is Tensor and (type(alpha) is float or type(alpha) is int)
+                and other.array.dtype.kind == "f" and not self._needs_graph(other)):
+            return np.multiply(other.array, np.asarray(alpha, dtype=other.array.dtype))
+        return other * alpha
 
     def mul_(self, other): return self._inplace("mul", other)
     def div_(self, other): return self._inplace("div", other)

@@ -316,7 +316,17 @@ def _to_dtype_forward(x, dtype):
 def dtype_name(value) -> str:
     """'float32' for a numpy dtype, a torch-style dtype or an IR value's dtype."""
     d = value.dtype if hasattr(value, "dtype") else value
+    if type(d) in _NAMED_DTYPES:                   # dtype.name builds a new string on every call
+        name = _DTYPE_NAMES.get(d)
+        if name is None:
+            name = _DTYPE_NAMES[d] = d.name
+        return name
     return getattr(d, "name", None) or np.dtype(d).name
+
+
+_DTYPE_NAMES: dict = {}
+_NAMED_DTYPES = {type(np.dtype(t)) for t in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64,
+                                             np.float16, np.float32, np.float64)}
 
 
 register(OpDef("to_dtype", ELEMENTWISE, _to_dtype_forward,

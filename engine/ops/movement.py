@@ -70,7 +70,7 @@ def _transpose_dims(ndim, dim0, dim1):
 
 
 register(OpDef(
-    "transpose", MOVEMENT, lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+    "transpose", MOVEMENT, lambda x, dim0, dim1: x.swapaxes(dim0, dim1),   # the method: no Python wrapper
     lambda x, dim0, dim1: Spec(tuple(x.shape[d] for d in _transpose_dims(len(x.shape), dim0, dim1)), x.dtype),
     lambda F, g, x, out, dim0, dim1: (F.transpose(g, dim0=dim0, dim1=dim1),),
     lambda x, dim0, dim1: "TBackward0" if len(x.shape) == 2 else "TransposeBackward0",

@@ -16,7 +16,7 @@ from engine.ops.shapes import normalize_dims
 
 def _shifted(x, dim):
     x = x if x.dtype.kind == "f" else x.astype(np.float32)
-    peak = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    peak = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0     # = np.max, without its wrapper
     return x - np.where(np.isfinite(peak), peak, 0)
 
 
@@ -28,7 +28,7 @@ def _softmax_forward(x, dim):
 
 def _log_softmax_forward(x, dim):
     z = _shifted(x, dim)
-    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+    return z - np.log(np.add.reduce(np.exp(z), axis=dim, keepdims=True))
 
 
 def _float_same(x, dim):

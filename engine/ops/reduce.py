@@ -58,7 +58,7 @@ register(OpDef(
 
 def _sum_to_forward(x, shape):
     axes = sum_to_axes(x.shape, tuple(shape))
-    return (np.sum(x, axis=axes, keepdims=True) if axes else x).reshape(shape)
+    return (np.add.reduce(x, axis=axes, keepdims=True) if axes else x).reshape(shape)   # = np.sum
 
 
 register(OpDef(
