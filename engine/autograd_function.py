@@ -69,9 +69,8 @@ class CustomNode:
 
     def __init__(self, fn_cls, ctx: FunctionCtx, args: tuple, out: Tensor):
         self.fn_cls = fn_cls
-        self.name = f"{fn_cls.__name__}Backward"
-        self.op = CustomOp(fn_cls.__name__, f"{fn_cls.__name__}.forward(ctx, ...) (custom autograd.Function)",
-                           f"{fn_cls.__name__}.backward(ctx, grad) (user-written)")
+        self.op = _custom_op(fn_cls)
+        self.name = self.op.name + "Backward"
         self.ctx = ctx
         self.n_args = len(args)
         self.arg_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
@@ -112,18 +111,44 @@ class CustomNode:
             if g is None:
                 grads.append(None)
                 continue
-            g = g if isinstance(g, Tensor) else Tensor(np.asarray(g, dtype=self.saved[k].array.dtype))
-            if not _expandable(self.input_shapes[k], g.array.shape):
+            if isinstance(g, Tensor):
+                array = g.array
+            else:
+                # an array (a compiled graph's backward returns them) is used as it is: wrapping
+                # it in a Tensor only to unwrap it costs time and would not change who holds it
+                dtype = self.saved[k].array.dtype
+                array = g if type(g) is np.ndarray and g.dtype == dtype else np.asarray(g, dtype=dtype)
+                g = None
+            if not _expandable(self.input_shapes[k], array.shape):
                 raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {pos} - "
-                                   f"got {list(g.array.shape)} but expected shape compatible with "
+                                   f"got {list(array.shape)} but expected shape compatible with "
                                    f"{list(self.input_shapes[k])}")
-            grads.append(g if create_graph else g.array)
+            if create_graph:
+                grads.append(g if g is not None else Tensor(array))
+            else:
+                grads.append(array)
+            g = array = None          # hold no extra reference: AccumulateGrad may keep it uncopied
         return tuple(grads)
+
+
+def _custom_op(fn_cls) -> CustomOp:
+    """The node's op description, made once per Function class."""
+    op = _CUSTOM_OPS.get(fn_cls)
+    if op is None:
+        name = fn_cls.__name__
+        op = _CUSTOM_OPS[fn_cls] = CustomOp(name, f"{name}.forward(ctx, ...) (custom autograd.Function)",
+                                            f"{name}.backward(ctx, grad) (user-written)")
+    return op
+
+
+_CUSTOM_OPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _expandable(shape, target) -> bool:
     """Whether `shape` broadcasts to `target`: then a gradient of shape `target` is summed back down
     to `shape` (run_backward does it), as PyTorch's validate_outputs does."""
+    if shape == target:
+        return True
     try:
         return tuple(np.broadcast_shapes(shape, target)) == tuple(target)
     except ValueError:

@@ -20,9 +20,15 @@ ALIGNMENT = 64        # a cache line and an AVX-512 vector: aligned loads, and B
 
 def aligned_bytes(size: int) -> np.ndarray:
     """`size` bytes starting on an ALIGNMENT boundary (numpy itself guarantees only 16)."""
+    return aligned_bytes_at(size)[0]
+
+
+def aligned_bytes_at(size: int) -> tuple[np.ndarray, int]:
+    """`aligned_bytes(size)` and its address (kernels take addresses: this saves asking again)."""
     raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
-    start = (-raw.ctypes.data) % ALIGNMENT
-    return raw[start:start + size]
+    address = raw.ctypes.data
+    start = (-address) % ALIGNMENT
+    return raw[start:start + size], address + start
 
 
 def allocate(specs: dict[str, tuple], defined_at: dict[str, int], last_use: dict[str, int],

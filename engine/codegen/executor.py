@@ -69,6 +69,7 @@ class Specialization:
         self.units = units
         self._allocate(units)
         self._pool: dict[str, list[np.ndarray]] = {}
+        self._pointers: dict[str, int] = {}      # value id -> data address, valid during one call
         self._per_call = list(self.placeholders) + list(self.fresh) + \
             [v for u in units if u.kind in ("view", "op") for v in u.outputs if v not in self.arrays]
         self.build_ms = (time.perf_counter() - t0) * 1000
@@ -189,6 +190,7 @@ class Specialization:
         # graph outputs are written straight into fresh arrays each call (the caller keeps them),
         # so returning them costs no copy; everything else lives in preallocated buffers
         self.fresh = {v: specs.pop(v) for v in dict.fromkeys(self.output_ids) if v in specs}
+        self.fresh_bytes = {v: buffers.nbytes(*spec) for v, spec in self.fresh.items()}
         plan = self.graph.memory_plan
         assignment = plan.assignment() if plan is not None else {}
         self.arrays, self.memory = buffers.allocate(specs, defined_at, last_use, assignment)
@@ -249,6 +251,19 @@ class Specialization:
         ins = [v.id for v in node.inputs]
         outs = [v.id for v in node.outputs]
         planned = [self.arrays.get(v) for v in outs]
+        if node.kind == CALL and len(outs) == 1 and planned[0] is None:
+            # the common case (views, library ops), without the generic step's per-call dispatch
+            run, attrs, out_id = OPS[node.op].run, node.attrs, outs[0]
+            if len(ins) == 1:
+                (in_id,) = ins
+
+                def unary_call_step():
+                    env[out_id] = run(env[in_id], **attrs)
+                return unary_call_step
+
+            def call_step():
+                env[out_id] = run(*[env[v] for v in ins], **attrs)
+            return call_step
 
         def op_step():
             args = [env[v] for v in ins]
@@ -283,7 +298,8 @@ class Specialization:
                 layout = self.layout.get(arg.value_id, contiguous_strides(arg.shape))
                 expect = tuple(s * arg.dtype.itemsize for s, n in zip(layout, arg.shape) if n > 1)
                 contiguous = layout == contiguous_strides(arg.shape)
-                dynamic.append((pos, arg.value_id, (expect, contiguous), arg.shape))
+                full = tuple(s * arg.dtype.itemsize for s in layout)     # the usual case, one compare
+                dynamic.append((pos, arg.value_id, (expect, contiguous, full), arg.shape))
         for pos, arg in enumerate(k.outputs, start=len(k.inputs)):
             if arg.value_id in self.fresh:
                 static.append(None)
@@ -294,17 +310,24 @@ class Specialization:
             args = tuple(static)
             return lambda: fn(*args)
 
+        pointers = self._pointers
+
         def c_step():
             args = list(static)
             for pos, vid, expect, shape in dynamic:
-                a = env[vid]
-                if expect is not None and tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect[0]:
-                    if not expect[1]:
-                        raise RuntimeError(f"{u.name}: input {vid} has strides {a.strides}, "
-                                           f"not the layout the kernel was compiled for")
-                    a = np.ascontiguousarray(a)       # e.g. a reshape that numpy had to copy
-                    env[vid] = a
-                args[pos] = a.ctypes.data
+                # a value is written once per call, so its checked address is reused by later kernels
+                address = pointers.get(vid)
+                if address is None:
+                    a = env[vid]
+                    if expect is not None and a.strides != expect[2] and \
+                            tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect[0]:
+                        if not expect[1]:
+                            raise RuntimeError(f"{u.name}: input {vid} has strides {a.strides}, "
+                                               f"not the layout the kernel was compiled for")
+                        a = np.ascontiguousarray(a)       # e.g. a reshape that numpy had to copy
+                        env[vid] = a
+                    address = pointers[vid] = a.ctypes.data
+                args[pos] = address
             fn(*args)
         return c_step
 
@@ -313,15 +336,19 @@ class Specialization:
         and of every view of it, as PyTorch's caching allocator does (a large new array costs page
         faults on every call). Entries: [array, its memory's owner, refcounts when only we held them]."""
         if not self.recycle:
-            return buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
+            raw, self._pointers[vid] = buffers.aligned_bytes_at(self.fresh_bytes[vid])
+            return raw.view(dtype).reshape(shape)
         pool = self._pool.setdefault(vid, [])
         for entry in pool:
             if sys.getrefcount(entry[0]) == entry[2] and sys.getrefcount(entry[1]) == entry[3]:
+                self._pointers[vid] = entry[4]
                 return entry[0]
-        arr = buffers.aligned_bytes(buffers.nbytes(shape, dtype)).view(dtype).reshape(shape)
+        raw, self._pointers[vid] = buffers.aligned_bytes_at(self.fresh_bytes[vid])
+        arr = raw.view(dtype).reshape(shape)
+        del raw
         if len(pool) >= OUTPUT_POOL:
             return arr
-        pool.append([arr, arr.base, 0, 0])
+        pool.append([arr, arr.base, 0, 0, self._pointers[vid]])
         del arr
         entry = pool[-1]
         entry[2], entry[3] = sys.getrefcount(entry[0]), sys.getrefcount(entry[1])
@@ -340,6 +367,7 @@ class Specialization:
         if self._steps is None:
             raise RuntimeError("this compiled graph's kernels were deferred: call compile_together() first")
         env = self.env
+        self._pointers.clear()
         for pid, a in zip(self.placeholders, arrays):
             env[pid] = a
         for vid in self.fresh:
@@ -354,6 +382,7 @@ class Specialization:
         # and inputs and library-op results are not kept alive until the next call
         for vid in self._per_call:
             env[vid] = None
+        self._pointers.clear()
         return results
 
 
@@ -377,6 +406,7 @@ class CompiledGraph:
         self.requested_backend = choose_backend(backend)
         self.retraces: list[dict] = []
         self.specializations: dict[tuple, Specialization] = {}
+        self.n_inputs = len(graph.placeholders)
         self.current: Specialization | None = None
         if not lazy:              # lazy: compile at the first call, for the layouts that arrive
             first = Specialization(graph, self.requested_backend, input_layouts, recycle, defer)
@@ -407,7 +437,7 @@ class CompiledGraph:
 
     def __call__(self, *inputs) -> list[np.ndarray]:
         arrays = [a if type(a) is np.ndarray else np.asarray(getattr(a, "array", a)) for a in inputs]
-        n_inputs = len(self.graph.placeholders)
+        n_inputs = self.n_inputs
         if len(arrays) != n_inputs:
             raise TypeError(f"{self.graph.name} takes {n_inputs} inputs but {len(arrays)} were given")
         layouts = [layout_of(a) for a in arrays]

@@ -71,10 +71,10 @@ class CompiledAutograd:
     def __call__(self, *tensors):
         from engine import autograd
         from engine.tensor import Tensor
-        arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
         needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
             isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
         if not needs_grad:
+            arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
             outs = self.forward(*arrays)[: self.num_outputs]
             return [Tensor(o) for o in outs]
         if self._function is None:
@@ -112,7 +112,10 @@ def _compiled_function(runner: CompiledAutograd, diff_index: int):
             seeds[diff_index] = g if g.shape == seeds[diff_index].shape else \
                 np.ascontiguousarray(np.broadcast_to(g, seeds[diff_index].shape))
             grads = runner.backward(*seeds, *ctx.saved_arrays)
+            # arrays, not Tensors: the node takes them as they are, so an unshared gradient
+            # becomes .grad without a copy
             by_position = dict(zip(runner.wrt_positions, grads))
-            return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(ctx.n_inputs))
+            del grads
+            return tuple(by_position.pop(p, None) for p in range(ctx.n_inputs))
 
     return CompiledFunction
