@@ -105,11 +105,13 @@ class Node:
             self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),)
             self.input_shapes = (a.array.shape,)
             self.versions = (a._version,)
-        else:
-            self.next_functions = tuple(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0)
-                                        for t in inputs)
-            self.input_shapes = tuple(t.array.shape for t in inputs)
-            self.versions = tuple(t._version for t in inputs)
+        else:                                # one loop, not three generator expressions
+            edges, shapes, versions = [], [], []
+            for t in inputs:
+                edges.append(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0))
+                shapes.append(t.array.shape)
+                versions.append(t._version)
+            self.next_functions, self.input_shapes, self.versions = tuple(edges), tuple(shapes), tuple(versions)
         self.out_version = out._version      # in-place ops bump versions: see _check_versions
         self.seq = next(_seq)
         self.freed = False

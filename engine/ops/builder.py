@@ -72,4 +72,33 @@ class NumpyBuilder(Builder):
         return out if type(out) is np.ndarray else np.asarray(out)
 
 
+    def __getattr__(self, name: str):
+        # One closure per op with the op's forward bound: `F.transpose(g, ...)` in a vjp rule then
+        # costs a call and a type check, not a registry lookup and the generic dispatch of `apply`.
+        if name not in OPS or type(self) is not NumpyBuilder:   # (a subclass may override apply)
+            return super().__getattr__(name)
+        forward = OPS[name].forward
+        ufunc = OPS[name].extra.get("same_dtype_ufunc")
+        ndarray, general = np.ndarray, self.apply
+
+        if ufunc is not None:
+            def call(*inputs, **attrs):
+                if len(inputs) == 2 and not attrs:
+                    a, b = inputs
+                    if type(a) is ndarray and type(b) is ndarray and a.dtype is b.dtype:
+                        out = ufunc(a, b)
+                        return out if type(out) is ndarray else np.asarray(out)
+                return general(name, inputs, attrs)
+        else:
+            def call(*inputs, **attrs):
+                for x in inputs:
+                    if type(x) is not ndarray:
+                        return general(name, inputs, attrs)
+                out = forward(*inputs, **attrs)
+                return out if type(out) is ndarray else np.asarray(out)
+        call.__name__ = name
+        self.__dict__[name] = call
+        return call
+
+
 NUMPY = NumpyBuilder()
