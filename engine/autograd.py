@@ -301,16 +301,19 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         grad = _run_tensor_hooks(out, grad, builder)
                     if out._retains_grad and inputs is None:
                         out.grad = _as_leaf_grad(grad)
-                in_grads = _reduce_to_inputs(builder, node, node.apply(builder, grad, create_graph))
+                in_grads = node.apply(builder, grad, create_graph)
                 if observers:
+                    in_grads = _reduce_to_inputs(builder, node, in_grads)
                     for cb in observers:
                         cb(node, grad, in_grads)
             if not retain_graph:
                 node.release()
-            for (nxt, _), g in zip(node.next_functions, in_grads):
+            for (nxt, _), g, shape in zip(node.next_functions, in_grads, node.input_shapes):
                 if nxt is None:
                     continue
                 if g is not None:
+                    if g.shape != shape and tuple(g.shape) != tuple(shape):   # _reduce_to_inputs, inlined
+                        g = builder.sum_to_size(g, shape=tuple(shape))
                     old = pending.get(nxt)
                     pending[nxt] = g if old is None else builder.add(old, g)
                 left = deps[nxt] - 1

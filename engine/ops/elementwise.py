@@ -374,13 +374,13 @@ def _is_plus_zero(x: np.ndarray) -> bool:
 
 
 def _keep_or_zero(cond, x, keep_where: bool):
-    """where(cond, x, +0.0) (or where(cond, +0.0, x)) as a bitwise AND with an all-ones/zero mask:
+    """where(cond, x, +0.0) (or where(cond, +0.0, x)) as an integer product of x's bits with 0/1:
     bit-exact and about 10x faster than np.where, whose per-element branch mispredicts on the
     random-looking masks of relu/clamp/dropout backward passes."""
     itype = _SAME_WIDTH_INT[x.dtype]
-    ones = cond.view(np.int8).astype(itype)          # 1 where cond
-    mask = np.negative(ones) if keep_where else ones - 1   # all bits set where x is kept
-    return np.bitwise_and(x.view(itype), mask).view(x.dtype)
+    keep = cond if keep_where else np.logical_not(cond)
+    # x's bit pattern times 1 or 0 (an integer product: exact): x where kept, +0.0 elsewhere
+    return np.multiply(x.view(itype), keep, dtype=itype).view(x.dtype)
 
 
 def _where_forward(cond, a, b):
