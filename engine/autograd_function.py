@@ -75,7 +75,7 @@ class CustomNode:
         self.n_args = len(args)
         self.arg_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         self.saved = tuple(args[i] for i in self.arg_positions)   # the tensor inputs (graph edges)
-        self.input_shapes = tuple(t.shape for t in self.saved)
+        self.input_shapes = tuple(t.array.shape for t in self.saved)
         self.next_functions = tuple((autograd.gradient_edge(t), 0) for t in self.saved)
         self.out_data = out.array
         self.out_ref = weakref.ref(out)
@@ -181,7 +181,7 @@ class Function:
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
         with autograd.no_grad():
-            if "setup_context" in _overridden(cls):
+            if _overrides_setup_context(cls):
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
             else:
@@ -191,13 +191,13 @@ class Function:
         return _attach_node(cls, ctx, args, output)
 
 
-def _overridden(cls) -> set:
-    names = set()
+def _overrides_setup_context(cls) -> bool:
     for klass in cls.__mro__:
         if klass is Function:
-            break
-        names.update(klass.__dict__)
-    return names
+            return False
+        if "setup_context" in klass.__dict__:
+            return True
+    return False
 
 
 def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):

@@ -310,7 +310,7 @@ class Specialization:
             args = tuple(static)
             return lambda: fn(*args)
 
-        pointers = self._pointers
+        pointers, address_of = self._pointers, buffers.address
 
         def c_step():
             args = list(static)
@@ -326,7 +326,7 @@ class Specialization:
                                                f"not the layout the kernel was compiled for")
                         a = np.ascontiguousarray(a)       # e.g. a reshape that numpy had to copy
                         env[vid] = a
-                    address = pointers[vid] = a.ctypes.data
+                    address = pointers[vid] = address_of(a)
                 args[pos] = address
             fn(*args)
         return c_step
@@ -336,16 +336,14 @@ class Specialization:
         and of every view of it, as PyTorch's caching allocator does (a large new array costs page
         faults on every call). Entries: [array, its memory's owner, refcounts when only we held them]."""
         if not self.recycle:
-            raw, self._pointers[vid] = buffers.aligned_bytes_at(self.fresh_bytes[vid])
-            return raw.view(dtype).reshape(shape)
+            arr, self._pointers[vid] = buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
+            return arr
         pool = self._pool.setdefault(vid, [])
         for entry in pool:
             if sys.getrefcount(entry[0]) == entry[2] and sys.getrefcount(entry[1]) == entry[3]:
                 self._pointers[vid] = entry[4]
                 return entry[0]
-        raw, self._pointers[vid] = buffers.aligned_bytes_at(self.fresh_bytes[vid])
-        arr = raw.view(dtype).reshape(shape)
-        del raw
+        arr, self._pointers[vid] = buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
         if len(pool) >= OUTPUT_POOL:
             return arr
         pool.append([arr, arr.base, 0, 0, self._pointers[vid]])
