@@ -50,6 +50,8 @@ def _scalar_array(inputs: tuple, scalar) -> np.ndarray:
                 if dtype is None:
                     dtype = _SCALAR_DTYPES[key] = promote_with_scalar(x.dtype, scalar)
                 return np.asarray(scalar, dtype=dtype)
+            if hasattr(x, "dtype"):           # another kind of array comes first: scalar_dtype decides
+                break
     return np.asarray(scalar, dtype=scalar_dtype(inputs, scalar))
 
 
@@ -71,7 +73,6 @@ class NumpyBuilder(Builder):
         out = op.forward(*inputs, **attrs)
         return out if type(out) is np.ndarray else np.asarray(out)
 
-
     def __getattr__(self, name: str):
         # One closure per op with the op's forward bound: `F.transpose(g, ...)` in a vjp rule then
         # costs a call and a type check, not a registry lookup and the generic dispatch of `apply`.
@@ -85,15 +86,19 @@ class NumpyBuilder(Builder):
             def call(*inputs, **attrs):
                 if len(inputs) == 2 and not attrs:
                     a, b = inputs
-                    if type(a) is ndarray and type(b) is ndarray and a.dtype is b.dtype:
-                        out = ufunc(a, b)
-                        return out if type(out) is ndarray else np.asarray(out)
+                    if type(a) is ndarray:
+                        if type(b) is not ndarray and (type(b) is float or type(b) is int):
+                            b = _scalar_array(inputs, b)         # x > 0.0 and the like
+                        if type(b) is ndarray and a.dtype is b.dtype:
+                            out = ufunc(a, b)
+                            return out if type(out) is ndarray else np.asarray(out)
                 return general(name, inputs, attrs)
         else:
             def call(*inputs, **attrs):
                 for x in inputs:
                     if type(x) is not ndarray:
-                        return general(name, inputs, attrs)
+                        inputs = tuple(x if isinstance(x, ndarray) else _scalar_array(inputs, x) for x in inputs)
+                        break
                 out = forward(*inputs, **attrs)
                 return out if type(out) is ndarray else np.asarray(out)
         call.__name__ = name
