@@ -363,6 +363,7 @@ def _where_infer(cond, a, b, **_):
     return Spec(broadcast(cond, a, b).shape, promote(a.dtype, b.dtype))
 
 
+_BOOL = np.dtype(np.bool_)
 _SAME_WIDTH_INT = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
 
 
@@ -384,7 +385,7 @@ def _keep_or_zero(cond, x, keep_where: bool):
 
 
 def _where_forward(cond, a, b):
-    if b.ndim == 0 and a.dtype is b.dtype and a.dtype in _SAME_WIDTH_INT and cond.dtype == np.bool_ \
+    if b.ndim == 0 and a.dtype is b.dtype and a.dtype in _SAME_WIDTH_INT and cond.dtype is _BOOL \
             and a.shape == cond.shape and _is_plus_zero(b):
         return _keep_or_zero(cond, a, True)       # where(mask, g, 0.0): relu/dropout backward
     dt = promote(a.dtype, b.dtype)

@@ -32,6 +32,8 @@ def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` as a sorted tuple of non-negative axes, or None for all axes."""
     if dim is None:
         return None
+    if type(dim) is int and 0 <= dim < ndim:          # the common case, already normal
+        return (dim,)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     out = []
     for d in dims:
