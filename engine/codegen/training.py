@@ -18,8 +18,14 @@ from engine.ir.graph import Graph
 
 
 def _optimize(graph: Graph) -> Graph:
+    """The pass pipeline for compiling: no snapshots, and the verifier on what goes in and what
+    comes out rather than after every pass (the tests verify pass by pass; here it is latency)."""
+    from engine.ir.verify import verify
     from engine.passes import run_pipeline
-    return run_pipeline(graph, snapshots=False).graph
+    verify(graph)
+    optimized = run_pipeline(graph, check=False, snapshots=False).graph
+    verify(optimized)
+    return optimized
 
 
 class CompiledAutograd:
