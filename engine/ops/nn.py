@@ -274,7 +274,7 @@ register(OpDef(
 def _reduce(loss, reduction, denominator=None):
     if reduction == "none":
         return loss
-    total = np.sum(loss)
+    total = np.add.reduce(loss, axis=None)      # = np.sum(loss), without its Python wrapper
     if reduction == "sum":
         return total
     if reduction == "mean":
@@ -313,7 +313,9 @@ def _nll_parts(logp, target, weight, ignore_index):
     class_dim = 1 if logp.ndim >= 2 else 0
     valid = target != ignore_index
     safe = np.where(valid, target, 0)
-    if safe.size and (safe.min() < 0 or safe.max() >= logp.shape[class_dim]):
+    # (ufunc.reduce is what safe.min() and safe.max() call, minus their Python wrappers)
+    if safe.size and (np.minimum.reduce(safe, axis=None) < 0
+                      or np.maximum.reduce(safe, axis=None) >= logp.shape[class_dim]):
         raise IndexError(f"Target {int(safe.max())} is out of bounds.")
     if logp.ndim >= 2:
         # logp[n, safe[n, ...], ...]: take_along_axis's result, by direct fancy indexing
@@ -330,7 +332,7 @@ def _nll_parts(logp, target, weight, ignore_index):
 
 def _nll_forward(logp, target, *weight, reduction="mean", ignore_index=-100):
     picked, w = _nll_parts(logp, target, weight[0] if weight else None, ignore_index)
-    return _reduce(-w * picked, reduction, denominator=np.sum(w))
+    return _reduce(-w * picked, reduction, denominator=np.add.reduce(w, axis=None))
 
 
 def _nll_vjp(F, g, logp, target, *weight_and_out, reduction="mean", ignore_index=-100):
