@@ -329,7 +329,15 @@ def _close_loops(n, pad, lines):
 
 
 def render_kernel(kernel: Kernel) -> str:
-    """The C function of one kernel, with its nodes (and the user's lines) as comments."""
+    """The C function of one kernel, with its nodes (and the user's lines) as comments. Rendered
+    once per lowered kernel: the module and the run record's display both ask for it."""
+    source = kernel.__dict__.get("_c_source")
+    if source is None:
+        source = kernel.__dict__["_c_source"] = _render_kernel(kernel)
+    return source
+
+
+def _render_kernel(kernel: Kernel) -> str:
     loop_vars = [f"i{d}" for d in range(len(kernel.dims))]
     head = [f"/* {kernel.name}: nodes {' '.join(kernel.node_ids)}; loops {list(kernel.dims)} */",
             _signature(kernel) + " {"]
