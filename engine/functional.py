@@ -203,7 +203,8 @@ def einsum(equation: str, *operands):
 
 def linear(input, weight, bias=None):
     """x @ W^T + b; for 2-D x this is addmm, so grad_fn is AddmmBackward0 with TBackward0 on W (as PyTorch)."""
-    weight_t = transpose(weight, 0, 1) if weight.ndim == 2 else weight
+    # (dims 0 and 1 of a 2-D weight need no range check: apply directly)
+    weight_t = apply("transpose", weight, dim0=0, dim1=1) if weight.ndim == 2 else weight
     if bias is not None and input.ndim == 2:
         return apply("addmm", bias, input, weight_t)
     out = matmul(input, weight_t)
