@@ -256,6 +256,12 @@ class Specialization:
             run, attrs, out_id = OPS[node.op].run, node.attrs, outs[0]
             if len(ins) == 1:
                 (in_id,) = ins
+                if node.op == "transpose":           # most views of a training step: the method itself
+                    dim0, dim1 = attrs["dim0"], attrs["dim1"]
+
+                    def transpose_step():
+                        env[out_id] = env[in_id].swapaxes(dim0, dim1)
+                    return transpose_step
 
                 def unary_call_step():
                     env[out_id] = run(env[in_id], **attrs)
