@@ -258,8 +258,21 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
             gc.enable()
 
 
+_TENSOR_CLASSES: tuple = ()
+
+
+def _tensor_classes() -> tuple:
+    """(Tensor, TensorBuilder), imported once: engine.tensor imports this module, and an import
+    statement in the backward walk costs about a microsecond per call."""
+    global _TENSOR_CLASSES
+    if not _TENSOR_CLASSES:
+        from engine.tensor import Tensor, TensorBuilder
+        _TENSOR_CLASSES = (Tensor, TensorBuilder)
+    return _TENSOR_CLASSES
+
+
 def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
-    from engine.tensor import Tensor, TensorBuilder
+    Tensor, TensorBuilder = _tensor_classes()
 
     builder = TensorBuilder() if create_graph else NUMPY
     capture = {}
@@ -393,7 +406,7 @@ def _unshared(grad) -> bool:
 
 
 def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> None:
-    from engine.tensor import Tensor
+    Tensor = _tensor_classes()[0]
     if t._hooks:
         grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
         owned = False
