@@ -1,6 +1,8 @@
 """Movement ops: reshape, expand, permute, transpose. No arithmetic, only index maps."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.ops.dtypes import promote
@@ -12,12 +14,13 @@ def _resolve_shape(shape, numel: int) -> tuple[int, ...]:
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
+    # math.prod rather than np.prod: a product of a few Python ints, without numpy's array round trip
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
-    if int(np.prod(shape, dtype=np.int64)) != numel:
+    if math.prod(shape) != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
