@@ -246,3 +246,16 @@ def placeholder(dtype, shape=None, name=None) -> GraphTensor:
     dtype = dtypes.as_dtype(dtype)
     shape = dtypes.TensorShape(shape)
     return context.state().default_graph.add("Placeholder", name or "Placeholder", [], {}, None, dtype, shape)
+
+
+def reaches(outputs: list, x: GraphTensor) -> bool:
+    """Whether computing `outputs` runs the op that makes `x` (a walk up the op inputs)."""
+    seen, stack = set(), [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op is x.op:
+            return True
+        if id(op) not in seen:
+            seen.add(id(op))
+            stack.extend(i.op for i in op.inputs)
+    return False

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
-from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation
+from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation, reaches
 from engine.compat.tensorflow.graph_control_flow import check_lowerable, lower_control
 from engine.errors import UnsupportedError
 from engine.ir import interpreter
@@ -194,7 +194,7 @@ def lower(tensors: list, feeds: dict) -> _Lowered:
     values: dict[tuple, object] = {}          # (id(op), output index) -> IR value
     providers, assigns = [], []
     for t in feeds:
-        if _needed(t, tensors):
+        if reaches(tensors, t):
             values[(id(t.op), t.value_index)] = ir.placeholder(t.op.name, feeds[t].shape, feeds[t].dtype)
             providers.append(("feed", t))
     outputs = _lower_into(ir, tensors, values, providers, assigns)
@@ -249,18 +249,6 @@ def _lower_into(ir: IRGraph, tensors: list, values: dict, providers: list | None
                 v.name = op.name
             values[(id(op), i)] = v
     return [values[(id(t.op), t.value_index)] for t in tensors]
-
-
-def _needed(t: GraphTensor, fetches: list) -> bool:
-    seen, stack = set(), [f.op for f in fetches]
-    while stack:
-        op = stack.pop()
-        if op is t.op:
-            return True
-        if id(op) not in seen:
-            seen.add(id(op))
-            stack.extend(i.op for i in op.inputs)
-    return False
 
 
 def _topological(tensors: list, done: set) -> list[Operation]:

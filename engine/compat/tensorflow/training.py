@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.autodiff import _emit_vjps, depends_on
 from engine.compat.tensorflow import context, dtypes
-from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.graph import GraphTensor, reaches
 from engine.compat.tensorflow.variables import Variable
 from engine.errors import UnsupportedError
 
@@ -134,18 +134,6 @@ def group(*inputs, name=None):
 
 # ---- gradients ------------------------------------------------------------------------------------------
 
-def _reaches(ys: list, x: GraphTensor) -> bool:
-    seen, stack = set(), [y.op for y in ys]
-    while stack:
-        op = stack.pop()
-        if op is x.op:
-            return True
-        if id(op) not in seen:
-            seen.add(id(op))
-            stack.extend(i.op for i in op.inputs)
-    return False
-
-
 def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     """`tf.gradients`: symbolic d(sum ys)/dx for each x — None where x does not reach ys, as in TF1."""
     from engine.compat.tensorflow.ops import convert_to_tensor
@@ -158,7 +146,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     x_list = xs if isinstance(xs, (list, tuple)) else [xs]
     xs_t = [x._dagscope_graph_value(None) if hasattr(x, "_dagscope_graph_value") else convert_to_tensor(x)
             for x in x_list]
-    connected = [x for x in xs_t if x.dtype.is_floating and _reaches(ys, x)]
+    connected = [x for x in xs_t if x.dtype.is_floating and reaches(ys, x)]
     results = {}
     if connected:
         n_ys = len(ys)
