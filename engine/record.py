@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from engine import autograd
+from engine.nn_context import current_module_path
 
 USER_FILENAME = "<dagscope>"
 MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
@@ -121,7 +122,6 @@ class Recorder:
         if node is None:
             return
         node.line = user_line()
-        from engine.nn_context import current_module_path
         node.module = current_module_path()
 
     def new_graph_id(self) -> str:

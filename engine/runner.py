@@ -9,9 +9,7 @@ import traceback
 
 from engine import compat
 from engine.errors import UnsupportedError
-from engine.record import Recorder, use_recorder
-
-USER_FILENAME = "<dagscope>"
+from engine.record import USER_FILENAME, Recorder, use_recorder
 
 
 class BoundedStdout(io.TextIOBase):
