@@ -104,8 +104,14 @@ def test_killing_the_server_mid_run_leaves_no_process_behind():
                 break
         except httpx.HTTPError:
             time.sleep(0.1)
-    looping = threading.Thread(target=lambda: httpx.post(base + "/api/run", json={"code": "while True:\n    pass"},
-                                                          timeout=5), daemon=True)
+
+    def paste_a_loop():
+        try:
+            httpx.post(base + "/api/run", json={"code": "while True:\n    pass"}, timeout=5)
+        except httpx.HTTPError:
+            pass                     # expected: the server is killed while this run is in flight
+
+    looping = threading.Thread(target=paste_a_loop, daemon=True)
     looping.start()
     time.sleep(1.0)
     tree = descendants(proc.pid)

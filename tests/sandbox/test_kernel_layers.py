@@ -5,8 +5,9 @@ import json
 import os
 import resource
 import select
-import signal
 import socket
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -42,21 +43,27 @@ def _probe(scratch: str) -> dict:
     }
 
 
+def _probe_in_this_process(scratch: str, fd: int) -> None:   # pragma: no cover - runs in the child
+    """What a run's child does: lock down, then report what the probe could do on `fd`."""
+    try:
+        layers = child.lock_down(Limits(timeout_s=5), scratch, [fd])
+        os.write(fd, json.dumps({"layers": layers, **_probe(scratch)}).encode())
+    finally:
+        os._exit(0)
+
+
 @pytest.fixture(scope="module")
 def probed():
+    # The probe runs in a fresh interpreter, not a fork of pytest: forking a process that has
+    # threads (BLAS, servers of earlier tests) can leave the child stuck on a lock another thread
+    # held at the fork, which made this test time out now and then.
     scratch = tempfile.mkdtemp(prefix="dagscope-kernel-test-")
     r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # pragma: no cover - runs in the forked child
-        try:
-            os.close(r)
-            layers = child.lock_down(Limits(timeout_s=5), scratch, [w])
-            os.write(w, json.dumps({"layers": layers, **_probe(scratch)}).encode())
-        finally:
-            os._exit(0)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), scratch, str(w)], pass_fds=(w,),
+                            cwd=repo, env={**os.environ, "PYTHONPATH": repo})
     os.close(w)
-    # Forking a threaded test process can deadlock the child: never wait for it forever.
-    ready, _, _ = select.select([r], [], [], 20)
+    ready, _, _ = select.select([r], [], [], 30)
     data = b""
     while ready:
         chunk = os.read(r, 1 << 16)
@@ -66,8 +73,8 @@ def probed():
         ready, _, _ = select.select([r], [], [], 5)
     os.close(r)
     if not data:
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+        proc.kill()
+    proc.wait()
     assert data, "the probing child did not answer"
     yield json.loads(data)
     import shutil
@@ -97,3 +104,7 @@ def test_runs_live_in_their_own_network_namespace():
     ZYGOTE.ensure_started()
     assert ZYGOTE.network.startswith("network namespace")
     assert os.readlink(f"/proc/{ZYGOTE.pid}/ns/net") != os.readlink("/proc/self/ns/net")
+
+
+if __name__ == "__main__":   # the probing child started by the `probed` fixture
+    _probe_in_this_process(sys.argv[1], int(sys.argv[2]))
