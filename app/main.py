@@ -4,9 +4,11 @@ from __future__ import annotations
 import contextlib
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from app import middleware
+from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
 from app.routes import examples, health, ops, pages, render, run, snippets
 from app.services import runs
@@ -19,7 +21,9 @@ async def _lifespan(app: FastAPI):
 
 
 def create_app() -> FastAPI:
-    app = FastAPI(title="Dagscope", version="0.1.0", lifespan=_lifespan)
+    app = FastAPI(title="Dagscope", version="0.1.0", lifespan=_lifespan,
+                  default_response_class=SafeJSONResponse)
+    app.add_exception_handler(RequestValidationError, validation_error)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(health.router)
     app.include_router(run.router)

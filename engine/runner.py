@@ -44,6 +44,20 @@ class BoundedStdout(io.TextIOBase):
         return text
 
 
+class NoInput(io.TextIOBase):
+    """Standard input of a run: there is no keyboard behind a pasted program, so input() says so
+    instead of Python's puzzling "EOF when reading a line"."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> str:
+        raise EOFError("input() cannot be answered: Dagscope runs a program without a keyboard; "
+                       "write the value into the code instead")
+
+    read = readline
+
+
 def register_source(code: str, filename: str = USER_FILENAME) -> None:
     """Give the pasted code a stable pseudo-file so inspect, tracebacks and warnings find its lines."""
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
@@ -55,19 +69,48 @@ def _syntax_error(exc: SyntaxError) -> dict:
             "traceback": "".join(traceback.format_exception_only(type(exc), exc))}
 
 
+# An error's message and traceback are for reading: past these sizes they are cut (a program can
+# raise ValueError('x' * 10**7), which would otherwise push the whole run record past its limit).
+MAX_MESSAGE_CHARS = 4_000
+MAX_TRACEBACK_CHARS = 20_000
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... [cut: {len(text)} characters in all]"
+
+
+def _exception_text(exc: BaseException) -> str:
+    """str(exc), or what Python's own traceback prints when the exception's __str__ itself fails."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - the user's __str__ may raise anything
+        return "<exception str() failed>"
+
+
 def _runtime_error(exc: BaseException) -> dict:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == USER_FILENAME]
     line = frames[-1].lineno if frames else None
+    message = _bounded(_exception_text(exc), MAX_MESSAGE_CHARS)
     text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
-    text += "".join(traceback.format_exception_only(type(exc), exc))
+    text += f"{type(exc).__name__}: {message}\n" if message else f"{type(exc).__name__}\n"
     kind = "runtime_error"
     if isinstance(exc, UnsupportedError):
         kind = "unsupported"
     elif isinstance(exc, MemoryError):
         kind = "memory_limit"
-    elif isinstance(exc, RecursionError):
-        kind = "runtime_error"
-    return {"kind": kind, "type": type(exc).__name__, "message": str(exc), "line": line, "traceback": text}
+    return {"kind": kind, "type": type(exc).__name__, "message": message, "line": line,
+            "traceback": _bounded(text, MAX_TRACEBACK_CHARS)}
+
+
+def _exit_error(exc: SystemExit) -> dict | None:
+    """sys.exit() and sys.exit(0) end a program normally; any other status is a failure, as the
+    shell would report it (a string status is printed, as Python prints it to stderr)."""
+    if exc.code is None or exc.code == 0:
+        return None
+    error = _runtime_error(exc)
+    error["message"] = (_bounded(str(exc.code), MAX_MESSAGE_CHARS) if not isinstance(exc.code, int)
+                        else f"the program called sys.exit({exc.code})")
+    return error
 
 
 def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000) -> dict:
@@ -86,17 +129,17 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     namespace: dict = {}
     if error is None:
         namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
-        saved_out, saved_err = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = stdout
+        saved_in, saved_out, saved_err = sys.stdin, sys.stdout, sys.stderr
+        sys.stdin, sys.stdout, sys.stderr = NoInput(), stdout, stdout
         try:
             with compat.installed(), use_recorder(recorder):
                 exec(compiled, namespace)
-        except SystemExit:
-            pass
+        except SystemExit as exc:
+            error = _exit_error(exc)
         except BaseException as exc:  # noqa: BLE001 - every user failure becomes a record
             error = _runtime_error(exc)
         finally:
-            sys.stdout, sys.stderr = saved_out, saved_err
+            sys.stdin, sys.stdout, sys.stderr = saved_in, saved_out, saved_err
     if error is None and stdout.truncated:
         error = {"kind": "output_limit", "type": None, "line": None, "traceback": "",
                  "message": f"the program printed more than {max_stdout_bytes} characters; the rest was cut"}

@@ -2,10 +2,10 @@
 import asyncio
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 
 from app.config import get_settings
 from app.middleware import client_address
+from app.responses import SafeJSONResponse
 from app.schemas import RunRequest
 from app.services import runs
 
@@ -16,14 +16,14 @@ router = APIRouter()
 async def run_code(req: RunRequest, request: Request):
     limit = get_settings().max_code_bytes
     if len(req.code.encode("utf-8", "surrogatepass")) > limit:
-        return JSONResponse({"detail": f"code is longer than {limit} bytes"}, status_code=413)
+        return SafeJSONResponse({"detail": f"code is longer than {limit} bytes"}, status_code=413)
     try:
         future = runs.submit(client_address(request.scope), req.code, req.options.model_dump())
     except runs.Busy as busy:
-        return JSONResponse({"detail": busy.message}, status_code=429,
+        return SafeJSONResponse({"detail": busy.message}, status_code=429,
                             headers={"Retry-After": str(busy.retry_after)})
     # The run waits in its own thread pool; the event loop stays free for /healthz and pages.
     record = await asyncio.wrap_future(future)
     # Straight to JSON: the child already wrote it with allow_nan=False, and FastAPI's
     # jsonable_encoder would walk a megabyte record value by value (~4x slower).
-    return JSONResponse(record)
+    return SafeJSONResponse(record)

@@ -6,10 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.config import get_settings
+from app.responses import SafeJSONResponse
 from app.services import snippets
 
 
@@ -41,7 +41,7 @@ async def create_snippet(req: SnippetRequest):
     try:
         snippet_id = await run_in_threadpool(store.save, req.code, req.state)
     except snippets.SnippetTooLarge as exc:
-        return JSONResponse({"detail": str(exc)}, status_code=413)
+        return SafeJSONResponse({"detail": str(exc)}, status_code=413)
     return {"id": snippet_id, "url": f"/s/{snippet_id}"}
 
 

@@ -84,3 +84,14 @@ def test_per_client_rate_limit_is_429_with_retry_after(client, monkeypatch):
     assert [r.status_code for r in codes] == [200, 200, 429]
     assert int(codes[2].headers["Retry-After"]) >= 1
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_lone_surrogate_in_the_output_is_answered(client):
+    r = client.post("/api/run", json={"code": "print('a\\ud800b')"})
+    assert r.status_code == 200 and r.json()["stdout"] == "a?b\n"
+
+
+def test_a_lone_surrogate_echoed_in_a_validation_error_is_answered(client):
+    r = client.post("/api/run", content=b'{"code": "1", "options": {"\\ud800": 1}}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422

@@ -51,3 +51,4 @@ def test_render_svg_uses_graph_node_ids(client):
 def test_render_dot(client):
     r = client.post("/api/render", json={"graph": {"nodes": [{"id": "a"}], "edges": []}, "format": "dot"})
     assert r.status_code == 200 and "digraph" in r.text
+

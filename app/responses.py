@@ -1,0 +1,24 @@
+"""JSON responses that can carry whatever a program printed or raised."""
+from __future__ import annotations
+
+import json
+
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.requests import Request
+
+
+class SafeJSONResponse(JSONResponse):
+    """Starlette's JSONResponse, except that a lone surrogate (`print('\\ud800')`, or one sent in
+    a request and echoed in a validation error) becomes '?' instead of a UnicodeEncodeError, a
+    500 and a lost run record: such a character exists in a Python str but not in UTF-8."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
+                          separators=(",", ":")).encode("utf-8", "replace")
+
+
+async def validation_error(request: Request, exc: RequestValidationError) -> SafeJSONResponse:
+    """FastAPI's 422 body, through the safe encoder (it echoes the offending input)."""
+    return SafeJSONResponse(status_code=422, content={"detail": jsonable_encoder(exc.errors())})
