@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from engine.codegen.kernel import Kernel, Literal, Step
+from engine.codegen.library_kernels import render_library
 from engine.ops.dtypes import promote
 
 C_TYPES = {"float32": "float", "float64": "double", "bool": "uint8_t", "int8": "int8_t",
@@ -311,6 +312,8 @@ def _body(kernel: Kernel, loop_vars, pad: str, stores: bool) -> list[str]:
 def _signature(kernel: Kernel) -> str:
     params = [f"const {C_TYPES[a.dtype.name]} *in{i}" for i, a in enumerate(kernel.inputs)]
     params += [f"{C_TYPES[a.dtype.name]} *out{i}" for i, a in enumerate(kernel.outputs)]
+    if kernel.library:
+        params.append("int64_t *status")
     return f"void {kernel.name}({', '.join(params) or 'void'})"
 
 
@@ -342,7 +345,9 @@ def _render_kernel(kernel: Kernel) -> str:
     head = [f"/* {kernel.name}: nodes {' '.join(kernel.node_ids)}; loops {list(kernel.dims)} */",
             _signature(kernel) + " {"]
     lines: list[str] = []
-    if kernel.reduction is None:
+    if kernel.library:
+        lines += render_library(kernel, C_TYPES, literal)
+    elif kernel.reduction is None:
         pad = _open_loops(kernel.dims, loop_vars, "  ", lines)
         lines += _body(kernel, loop_vars, pad, True)
         _close_loops(len(kernel.dims), pad, lines)

@@ -21,6 +21,7 @@ import numpy as np
 from engine.codegen import buffers, cc
 from engine.codegen.c_render import render_for_display, render_module
 from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_strides
+from engine.codegen.library_kernels import LIBRARY_OPS, STATUS_WORDS, lower_library, status_error
 from engine.codegen.numpy_render import render_group
 from engine.codegen.units import Unit, node_unit, plan_units
 from engine.ir import interpreter
@@ -40,7 +41,7 @@ def choose_backend(backend: str | None = None) -> str:
 
 def kernel_signatures(units: list[Unit]) -> dict[str, int]:
     """Kernel name -> number of pointer arguments (the loader's argtypes)."""
-    return {u.name: len(u.kernel.inputs) + len(u.kernel.outputs) for u in units}
+    return {u.name: len(u.kernel.inputs) + len(u.kernel.outputs) + (1 if u.kernel.library else 0) for u in units}
 
 
 class Specialization:
@@ -142,6 +143,16 @@ class Specialization:
         lowered = []
         layout = self.layout
         for u in units:
+            if u.kind == "op" and self.nodes_by_id[u.node_ids[0]].op in LIBRARY_OPS:
+                try:       # a loss's library op with a hand-lowered kernel (library_kernels.py)
+                    node = self.nodes_by_id[u.node_ids[0]]
+                    u.kernel = lower_library(u.name, node, {v.id: layout[v.id] for v in node.inputs})
+                    u.kind = "kernel"
+                    lowered.append(u)
+                except NotLowerable:
+                    pass           # it stays a library op
+                final.append(u)
+                continue
             if u.kind != "kernel":
                 final.append(u)
                 continue
@@ -262,6 +273,14 @@ class Specialization:
                     def transpose_step():
                         env[out_id] = env[in_id].swapaxes(dim0, dim1)
                     return transpose_step
+                if node.op in ("reshape", "squeeze", "unsqueeze"):
+                    # the shape is the graph's (specialized per input signature): ndarray.reshape
+                    # with it is what the registry's forward computes, minus working it out
+                    shape = tuple(node.out.shape)
+
+                    def reshape_step():
+                        env[out_id] = env[in_id].reshape(shape)
+                    return reshape_step
 
                 def unary_call_step():
                     env[out_id] = run(env[in_id], **attrs)
@@ -312,6 +331,17 @@ class Specialization:
                 dynamic.append((pos, arg.value_id, None, arg.shape))
             else:
                 static.append(self.arrays[arg.value_id].ctypes.data)
+        if k.library:
+            # the status words a library kernel writes when it finds an index out of range
+            status = np.zeros(STATUS_WORDS, np.int64)
+            static.append(status.ctypes.data)
+            raw_fn = fn
+
+            def fn(*args):
+                raw_fn(*args)
+                if status[0]:
+                    status[0] = 0
+                    raise status_error(k, status)
         if not dynamic:
             args = tuple(static)
             return lambda: fn(*args)

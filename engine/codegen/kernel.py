@@ -101,6 +101,11 @@ class Kernel:
     # dims go innermost into a register accumulator
     accumulate_in_output: bool = False
     node_ids: list[str] = field(default_factory=list)
+    # a hand-lowered library op (library_kernels.py): its op name, attrs, input strides, comment
+    library: str | None = None
+    library_attrs: dict = field(default_factory=dict)
+    library_strides: list = field(default_factory=list)
+    library_comment: str = ""
 
 
 def contiguous_strides(shape) -> tuple[int, ...]:
