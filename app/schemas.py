@@ -1,9 +1,34 @@
 """Pydantic schemas of the JSON API (the run record itself is documented in DESIGN.md)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value):
+    """JSON may escape a lone surrogate ("\\ud800"); Python then holds a str that cannot be
+    written as UTF-8 (to the database, to Graphviz, to the answer). Each becomes U+FFFD, the
+    replacement character, in every string of a request."""
+    if isinstance(value, str):
+        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
+
+
+class ApiRequest(BaseModel):
+    """A request body: its strings are made writable as UTF-8 before validation."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _writable_strings(cls, data):
+        return without_lone_surrogates(data)
 
 
 class RunOptions(BaseModel):
@@ -14,7 +39,7 @@ class RunOptions(BaseModel):
     model_config = {"extra": "forbid"}
 
 
-class RunRequest(BaseModel):
+class RunRequest(ApiRequest):
     code: str
     options: RunOptions = Field(default_factory=RunOptions)
 
@@ -48,7 +73,7 @@ class Graph(BaseModel):
     model_config = {"extra": "allow"}
 
 
-class RenderRequest(BaseModel):
+class RenderRequest(ApiRequest):
     graph: Graph
     format: Literal["svg", "png", "dot"] = "svg"
     direction: Literal["TB", "LR", "BT", "RL"] = "TB"

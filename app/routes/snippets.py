@@ -6,10 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.config import get_settings
 from app.responses import SafeJSONResponse
+from app.schemas import ApiRequest
 from app.services import snippets
 
 
@@ -23,7 +24,7 @@ router = APIRouter(on_startup=[_open_store_on_start])
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{4,32}$")
 
 
-class SnippetRequest(BaseModel):
+class SnippetRequest(ApiRequest):
     code: str
     state: dict[str, Any] = Field(default_factory=dict)
 

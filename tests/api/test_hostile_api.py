@@ -95,3 +95,15 @@ def test_a_lone_surrogate_echoed_in_a_validation_error_is_answered(client):
     r = client.post("/api/run", content=b'{"code": "1", "options": {"\\ud800": 1}}',
                     headers={"content-type": "application/json"})
     assert r.status_code == 422
+
+
+@pytest.mark.parametrize("url, body", [
+    ("/api/snippets", b'{"code": "print(\'\\ud800\')", "state": {"tab": "\\udfff"}}'),
+    ("/api/render", b'{"graph": {"nodes": [{"id": "\\ud800", "label": "x\\udc00"}], "edges": []}, "format": "svg"}'),
+])
+def test_lone_surrogates_in_stored_or_drawn_text_are_replaced(client, url, body):
+    r = client.post(url, content=body, headers={"content-type": "application/json"})
+    assert r.status_code in (200, 201)
+    if url == "/api/snippets":
+        stored = client.get(f"/api/snippets/{r.json()['id']}").json()
+        assert stored["code"] == "print('\ufffd')" and stored["state"] == {"tab": "\ufffd"}
