@@ -114,6 +114,7 @@ class Recorder:
         self.warnings: list[str] = []
         self.backward_calls = 0
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
+        self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self._ids = 0
 
     # Called for every eager op while this recorder is active: where in the user's code, in which module.
@@ -168,6 +169,8 @@ class Recorder:
     def finish(self, namespace: dict | None = None) -> list[dict]:
         """The run's graphs. A program that built a graph but never called backward() still
         shows it: the forward DAG and the backward DAG that backward() would walk."""
+        for finisher in self.finishers:
+            finisher()
         if self.backward_calls == 0 and namespace:
             for name, t in _graph_roots(namespace)[:2]:
                 builder = DynamicGraphBuilder(t, {id(t): name})

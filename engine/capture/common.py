@@ -141,12 +141,13 @@ def param_names(fn) -> list[str]:
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def run_eager(graph: Graph, inputs: list) -> list:
+def run_eager(graph: Graph, inputs: list, trail=None) -> list:
     """Run `graph` op by op on Tensors (inputs in placeholder order); returns output Tensors.
 
     Each call goes through `engine.tensor.apply`, so the result carries an ordinary eager autograd
     graph (backward through a traced or scripted function equals eager backward) and an enclosing
-    trace records the ops as if they were written inline."""
+    trace records the ops as if they were written inline. A `trail` (engine.capture.calls.CallTrail)
+    is told which way each top-level cond went, how often each loop ran, and the watched values."""
     from engine.tensor import Tensor, apply
     env: dict[str, Any] = {}
     for node, x in zip(graph.placeholders, inputs):
@@ -160,17 +161,23 @@ def run_eager(graph: Graph, inputs: list) -> list:
             env[node.id] = apply(node.op, *(env[v.id] for v in node.inputs), **node.attrs)
         elif node.kind == COND:
             pred, operands = env[node.inputs[0].id], [env[v.id] for v in node.inputs[1:]]
-            branch = node.subgraphs["then" if truth(pred.array) else "else"]
-            for v, r in zip(node.outputs, run_eager(branch, operands)):
+            taken = "then" if truth(pred.array) else "else"
+            for v, r in zip(node.outputs, run_eager(node.subgraphs[taken], operands)):
                 env[v.id] = r
+            if trail is not None:
+                trail.branch(node, taken=taken)
         elif node.kind == WHILE:
             carried = [env[v.id] for v in node.inputs]
-            for _ in range(MAX_LOOP_ITERATIONS):
-                if not truth(run_eager(node.subgraphs["cond"], carried)[0].array):
+            for iterations in range(MAX_LOOP_ITERATIONS + 1):
+                if iterations == MAX_LOOP_ITERATIONS or not truth(run_eager(node.subgraphs["cond"], carried)[0].array):
                     break
                 carried = run_eager(node.subgraphs["body"], carried)
             for v, r in zip(node.outputs, carried):
                 env[v.id] = r
+            if trail is not None:
+                trail.branch(node, iterations=iterations)
+    if trail is not None:
+        trail.values.update((vid, env[vid].array) for vid in trail.watch if vid in env)
     return [env[v.id] for v in graph.outputs]
 
 

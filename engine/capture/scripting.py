@@ -14,6 +14,7 @@ import inspect
 
 import numpy as np
 
+from engine.capture import calls
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
 from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module,
                                    is_readonly_error, module_state, pack_outputs, python_key, record_static, run_eager,
@@ -128,6 +129,7 @@ class ScriptFunction:
         self.__doc__ = getattr(fn, "__doc__", None)
         self._params = list(inspect.signature(fn).parameters.values())[1 if module is not None else 0:]
         self._cache: dict = {}
+        self._sites: dict = {}         # signature -> engine.capture.calls.CallSite of its recorded graph
         self._generic = None
         self._generic_error = None
         parse_function(fn)             # fails now (with the reason) if the source cannot be read
@@ -185,9 +187,11 @@ class ScriptFunction:
             if frozen:
                 raise ScriptError(frozen[0] + "; Dagscope's IR has no random ops yet", None)
             self._cache[key] = hit
-            record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
-                          inputs=self._inputs(hit[2], args))
-        return hit
+            entry = record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
+                                  inputs=self._inputs(hit[2], args), extra={"function": self.__name__})
+            self._sites[key] = calls.site_for(entry, self._module if self._module is not None else self._fn,
+                                              self.capture)
+        return hit, key
 
     def _inputs(self, kinds, args) -> list:
         return gather_inputs(kinds, args, self._module)
@@ -200,8 +204,15 @@ class ScriptFunction:
 
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
-        graph, structure, kinds = self._specialized(args)
-        return pack_outputs(run_eager(graph, self._inputs(kinds, args)), structure)
+        (graph, structure, kinds), key = self._specialized(args)
+        inputs = self._inputs(kinds, args)
+        site = self._sites.get(key)
+        if not calls.active(site):
+            return pack_outputs(run_eager(graph, inputs), structure)
+        trail = calls.CallTrail()
+        outs = run_eager(graph, inputs, trail)
+        site.add([inputs[i].array for i, (kind, _) in enumerate(kinds) if kind == "arg"], [o.array for o in outs], trail)
+        return pack_outputs(outs, structure)
 
     # ---- what users inspect ----------------------------------------------------------------------------
     @property

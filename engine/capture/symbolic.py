@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 
 from engine import nn_context, record
+from engine.capture import calls
 from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
@@ -214,6 +215,8 @@ class Compiler:
         OP_OBSERVERS.append(self.observe)
         VALUE_READ_OBSERVERS.append(self.on_value_read)
         self._err = np.seterr(all="ignore")       # shadows are ones: log/div warnings mean nothing
+        self._capturing = calls.capturing()
+        self._capturing.__enter__()
         return self
 
     def __exit__(self, *exc):
@@ -221,6 +224,7 @@ class Compiler:
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
         np.seterr(**self._err)
+        self._capturing.__exit__(*exc)
         self.guard.release()
         return False
 

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from engine import nn_context, record
+from engine.capture import calls
 from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, changed_state, frozen_random_masks,
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
                                    pack_outputs, param_names, record_static, run_eager, snapshot_state)
@@ -89,7 +90,8 @@ class Tracer:
         line = record.user_line()
         message = TRACER_MESSAGES[kind]
         value = tensor.array.reshape(()).item() if tensor.array.size == 1 else tensor.array.tolist()
-        self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id})
+        self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id,
+                            "code": calls.condition_text(line)})
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
         rec = record.current()
@@ -107,12 +109,15 @@ class Tracer:
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
         OP_OBSERVERS.append(self.observe)
         VALUE_READ_OBSERVERS.append(self.on_value_read)
+        self._capturing = calls.capturing()
+        self._capturing.__enter__()
         return self
 
     def __exit__(self, *exc):
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        self._capturing.__exit__(*exc)
         self.guard.release()
         return False
 
@@ -207,6 +212,7 @@ class TracedFunction:
 
     def __init__(self, fn, graph: Graph, structure: str, warnings_: list[str], kinds: list):
         self._fn = fn
+        self._calls = None            # engine.capture.calls.CallSite once the graph is recorded
         self.graph = graph
         self._structure = structure
         self.warnings = warnings_
@@ -223,7 +229,14 @@ class TracedFunction:
         if len(args) != n:
             raise TypeError(f"{self.__name__}() expected {n} arguments but got {len(args)}")
         module = self._fn if is_module(self._fn) else None
-        return pack_outputs(run_eager(self.graph, gather_inputs(self._kinds, args, module)), self._structure)
+        inputs = gather_inputs(self._kinds, args, module)
+        if not calls.active(self._calls):
+            return pack_outputs(run_eager(self.graph, inputs), self._structure)
+        trail = calls.CallTrail(self._calls.watch())
+        outs = run_eager(self.graph, inputs, trail)
+        self._calls.add([inputs[i].array for i, (kind, _) in enumerate(self._kinds) if kind == "arg"],
+                        [o.array for o in outs], trail)
+        return pack_outputs(outs, self._structure)
 
     forward = __call__
 
@@ -258,6 +271,7 @@ def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
         if rec is not None:
             rec.warn(f"torch.jit.trace: {msg}")
     traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
-    record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
-                  values=tracer.arrays, extra={"frozen": tracer.frozen})
+    entry = record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
+                          values=tracer.arrays, extra={"frozen": tracer.frozen, "function": traced.__name__})
+    traced._calls = calls.site_for(entry, fn, "trace", tracer.frozen)
     return traced

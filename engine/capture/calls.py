@@ -1,0 +1,232 @@
+"""Calls of captured graphs, recorded on their static-graph record: which inputs each call got,
+what it returned, which way each control-flow point went, and — for a trace — whether the
+branches it froze still hold for this input (a *stale* call: the trace runs the branch its
+example took, and this input would have taken the other one). Found without running the user's
+Python again: the trace graph keeps the node whose value Python read (`frozen`), so replaying the
+graph computes what that condition is now.
+
+Recording is bounded and cheap in a loop: each graph keeps its first MAX_FIRST_CALLS calls and
+the latest one as copies of their arrays, counts the rest, and summarizes them (tensor summaries,
+comparisons of a trace and a script of one function on the same input) when the run finishes.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import linecache
+import tokenize
+import weakref
+
+import numpy as np
+
+from engine import record
+
+MAX_FIRST_CALLS = 4
+_capturing = 0                  # > 0 while a trace or script compile runs: calls then are not the user's
+_logs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Recorder -> CallLog
+
+
+@contextlib.contextmanager
+def capturing():
+    """Calls of captured graphs made while capturing (on shadow tensors, or inlined into another
+    trace) are not calls of the user's program: not recorded."""
+    global _capturing
+    _capturing += 1
+    try:
+        yield
+    finally:
+        _capturing -= 1
+
+
+class CallTrail:
+    """What one run of a captured graph did (filled by engine.capture.common.run_eager)."""
+
+    def __init__(self, watch=()):
+        self.watch = set(watch)                 # value ids whose arrays to keep (a trace's frozen reads)
+        self.values: dict = {}
+        self.branches: list[dict] = []
+
+    def branch(self, node, **what) -> None:
+        self.branches.append({"node": node.id, "line": node.source_line,
+                              "kind": "cond" if "taken" in what else "while", **what})
+
+
+def condition_text(line: int | None) -> str | None:
+    """The code of a user's line, without `if`/`elif`/`while` and the colon, comments dropped:
+    `if x.sum() > 0:  # note` -> `x.sum() > 0`."""
+    if line is None:
+        return None
+    text = linecache.getline(record.USER_FILENAME, line).strip()
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+        if tokens:
+            text = text[:tokens[0].start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    for keyword in ("if ", "elif ", "while ", "assert "):
+        if text.startswith(keyword):
+            text = text[len(keyword):].rstrip(":").rstrip()
+            break
+    return text or None
+
+
+def _plain(value):
+    """A read value as JSON (numbers, bools, nested lists)."""
+    arr = np.asarray(value)
+    return arr.reshape(()).item() if arr.size == 1 else arr.tolist()
+
+
+def frozen_check(frozen: dict, now) -> dict:
+    """One frozen read compared with its value on this call: does the trace's decision still hold?"""
+    was, arr = np.asarray(frozen["value"]), np.asarray(now)
+    if frozen["kind"] == "bool" and arr.size == 1 and was.size == 1:
+        traced, current = bool(was.reshape(())), bool(arr.reshape(()))
+        holds = traced == current
+    else:
+        traced, current = frozen["value"], _plain(arr)
+        same_shape = was.shape == arr.shape
+        if same_shape and arr.dtype.kind == "f":
+            holds = bool(np.allclose(was, arr, rtol=1e-5, atol=1e-8, equal_nan=True))
+        else:
+            holds = same_shape and bool(np.array_equal(was, arr))
+    return {"node": frozen["node"], "line": frozen["line"], "kind": "frozen", "read": frozen["kind"],
+            "code": frozen.get("code"), "traced": traced, "now": current, "holds": holds}
+
+
+def stale_reason(check: dict) -> str:
+    """The one-line English reason a frozen decision does not hold (the page words it from its catalog)."""
+    code = check["code"] or f"the value read at line {check['line']}"
+    if check["read"] == "bool":
+        was, now = ("true" if check["traced"] else "false"), ("true" if check["now"] else "false")
+        return (f"traced with {code} {was}; this input makes it {now}: "
+                f"the trace still runs the {was} branch (line {check['line']})")
+    return (f"while tracing, {code} read {check['traced']!r} from a tensor; this input gives {check['now']!r}: "
+            f"the trace still uses {check['traced']!r}, so its result may be wrong (line {check['line']})")
+
+
+def fingerprint(arrays: list) -> str:
+    """Identifies a call's inputs (shapes, dtypes and bytes): equal inputs, equal fingerprints."""
+    h = hashlib.blake2b(digest_size=8)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class _Call:
+    """One call as it happened: copies of its arrays, summarized when the run finishes."""
+
+    def __init__(self, index, line, inputs, outputs, trail, frozen):
+        self.index, self.line = index, line
+        self.inputs = [np.array(a, copy=True) for a in inputs]
+        self.outputs = [np.array(a, copy=True) for a in outputs]
+        self.branches = trail.branches
+        self.checks = [frozen_check(f, trail.values[f["node"]]) for f in frozen if f["node"] in trail.values]
+        self.summary: dict | None = None
+
+    def summarize(self) -> dict:
+        if self.summary is None:
+            broken = [c for c in self.checks if not c["holds"]]
+            self.summary = {"index": self.index, "line": self.line,
+                            "inputs": [record.tensor_json(a) for a in self.inputs],
+                            "outputs": [record.tensor_json(a) for a in self.outputs],
+                            "fingerprint": fingerprint(self.inputs),
+                            "branches": self.checks + self.branches,
+                            "stale": bool(broken), "reason": stale_reason(broken[0]) if broken else None,
+                            "same_input": []}
+        return self.summary
+
+
+class CallSite:
+    """One captured graph's record entry and its calls (the first few, then only the latest)."""
+
+    def __init__(self, entry: dict, target, capture: str, frozen: list):
+        self.entry, self.target, self.capture, self.frozen = entry, target, capture, frozen
+        self.first: list[_Call] = []
+        self.last: _Call | None = None
+        self.total = 0
+        self.warned = False
+        entry["calls"], entry["calls_total"] = [], 0
+
+    def watch(self) -> list:
+        return [f["node"] for f in self.frozen]
+
+    def add(self, inputs: list, outputs: list, trail: CallTrail) -> None:
+        call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen)
+        self.total += 1
+        self.entry["calls_total"] = self.total
+        if len(self.first) < MAX_FIRST_CALLS:
+            self.first.append(call)
+        else:
+            self.last = call
+        broken = [c for c in call.checks if not c["holds"]]
+        rec = record.current()
+        if broken and not self.warned and rec is not None:
+            self.warned = True      # once per trace: a loop of stale calls says it once
+            where = f"line {call.line}: " if call.line is not None else ""
+            rec.warn(f"{where}stale trace: {self.entry.get('title', 'a traced function')} was called on an input "
+                     f"its frozen branch does not fit ({stale_reason(broken[0])})")
+
+    def calls(self) -> list[_Call]:
+        return self.first + ([self.last] if self.last is not None else [])
+
+
+class CallLog:
+    """The calls of every captured graph of one run; summarized by the recorder's finish()."""
+
+    def __init__(self):
+        self.sites: list[CallSite] = []
+
+    def finish(self) -> None:
+        for site in self.sites:
+            site.entry["calls"] = [c.summarize() for c in site.calls()]
+            site.entry["calls_total"] = site.total
+        self._link_same_inputs()
+
+    def _link_same_inputs(self) -> None:
+        """A trace and a script of one function called on the same input: say whether they agree."""
+        seen: dict = {}
+        for site in self.sites:
+            for call in site.calls():
+                seen.setdefault((id(site.target), call.summarize()["fingerprint"]), []).append((site, call))
+        for group in seen.values():
+            for site, call in group:
+                for other_site, other in group:
+                    if other_site.capture == site.capture:
+                        continue
+                    agree, diff = _compare(call.outputs, other.outputs)
+                    call.summary["same_input"].append({"graph": other_site.entry["id"], "call": other.index,
+                                                       "capture": other_site.capture, "agree": agree,
+                                                       "max_abs_diff": diff})
+
+
+def _compare(a: list, b: list) -> tuple[bool, float | None]:
+    if len(a) != len(b) or any(x.shape != y.shape for x, y in zip(a, b)):
+        return False, None
+    pairs = [(x.astype(np.float64), y.astype(np.float64)) for x, y in zip(a, b)]
+    diffs = [float(np.max(np.abs(x - y))) for x, y in pairs if x.size]
+    agree = all(np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True) for x, y in pairs)
+    diff = max(diffs) if diffs else 0.0
+    return agree, diff if np.isfinite(diff) else None
+
+
+def site_for(entry: dict | None, target, capture: str, frozen: list | None = None) -> CallSite | None:
+    """Start recording the calls of the graph recorded as `entry` (None when it was not recorded)."""
+    rec = record.current()
+    if entry is None or rec is None:
+        return None
+    log = _logs.get(rec)
+    if log is None:
+        log = _logs[rec] = CallLog()
+        rec.finishers.append(log.finish)
+    site = CallSite(entry, target, capture, list(frozen or []))
+    site.recorder = rec
+    log.sites.append(site)
+    return site
+
+
+def active(site: CallSite | None) -> bool:
+    """Record this call? Only a call of the user's program, in the run that recorded the graph."""
+    return site is not None and _capturing == 0 and record.current() is site.recorder
