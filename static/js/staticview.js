@@ -1,5 +1,7 @@
 // The Static tab: captured graphs (trace, script, tf.function, session, compile) with their IR,
-// warnings marked on their source lines, trace vs script overlaid, and tf.function retraces.
+// warnings marked on their source lines, trace vs script overlaid, tf.function retraces, and the
+// calls of each graph (a stale trace marked, trace and script outputs side by side).
+import { callsHTML, comparisonHTML, comparisonRows } from "./calls.js";
 import { GraphView } from "./graphview.js";
 import { t } from "./i18n.js";
 import { esc } from "./tensorview.js";
@@ -80,8 +82,10 @@ export class StaticPanel {
       }).join("")}</div>` : ""}
       ${retraces.length ? `<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
         `<li class="${s === g ? "active" : ""}">${esc(s.signature || s.title || s.id)} — ${esc(retraceReason(s))}</li>`).join("")}</ol></div>` : ""}
+      ${callsHTML(g)}
       ${pair?.trace && pair?.script ? `<div class="overlay">
           <h4>${t("static.overlay_title")}</h4>
+          ${comparisonHTML(comparisonRows(pair.trace, statics))}
           <div class="legend"><span><span class="sw frozen"></span>${t("static.frozen_legend")}</span>
             <span><span class="sw changed"></span>${t("static.trace_only_legend")}</span>
             <span><span class="sw added"></span>${t("static.script_only_legend")}</span></div>

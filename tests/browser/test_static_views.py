@@ -25,6 +25,11 @@ def load_example(page, name):
     return fixture["record"]
 
 
+def line_of(name, text):
+    """The line of a fixture's code that contains `text`."""
+    return next(i for i, line in enumerate(load_fixture(name)["code"].splitlines(), 1) if text in line)
+
+
 def cls(page, selector):
     return page.get_attribute(selector, "class") or ""
 
@@ -45,14 +50,16 @@ def test_static_tab_overlays_trace_and_script(page):
     script = lambda n: cls(page, f"#panel-static .ov-script g.node[id='{n}']")
     ops = {n["id"]: (n["op"], n["line"]) for n in traced["forward"]["nodes"]}
     frozen = traced["frozen"][0]["node"]
-    assert ops[frozen] == ("gt", 11) and "frozen" in trace(frozen)   # x.sum() > 0 became a constant decision
-    baked = [i for i, (op, line) in ops.items() if line == 12]       # `y = y + 1`: the one branch it saw
+    condition, then = line_of("06_trace_vs_script", "if x.sum() > 0"), line_of("06_trace_vs_script", "y = y + 1")
+    assert ops[frozen] == ("gt", condition) and "frozen" in trace(frozen)   # x.sum() > 0 became a constant decision
+    baked = [i for i, (op, line) in ops.items() if line == then]     # `y = y + 1`: the one branch it saw
     assert baked and all("changed" in trace(i) for i in baked)
     cond = next(n["id"] for n in graph(record, title="scripted my_model (f32[3])")["forward"]["nodes"] if n["op"] == "cond")
     assert "added" in script(cond)                                   # the script kept the branch as a cond node
     assert "changed" not in trace("%2") and "added" not in script("%2")   # y = x * 2: in both
     assert "froze" in page.inner_text("#panel-static .warn-box")
-    assert page.inner_text(".cm-mark-warn").strip().startswith("if x.sum() > 0")   # warning on line 11
+    marked = page.eval_on_selector_all(".cm-mark-warn", "els => els.map(e => e.textContent.trim())")
+    assert any(m.startswith("if x.sum() > 0") for m in marked)      # the TracerWarning's line
     page.click("#panel-static .ov-script g.node[id='%2']")           # a node's source line lights up
     assert page.inner_text(".cm-mark-hover").strip() == "y = x * 2"
     shot(page, "static")
@@ -223,3 +230,34 @@ def test_clicking_a_module_frame_folds_it_and_clicking_the_box_opens_it(page):
     assert page.locator("#view-forward g.node[id='a']").count() == 0
     page.click("#view-forward g.node[id='fold_fc']")
     page.wait_for_selector("#view-forward g.node[id='a']")
+
+
+def test_static_tab_marks_the_stale_trace_call_and_shows_trace_and_script_side_by_side(page):
+    open_page(page)
+    record = load_example(page, "06_trace_vs_script")
+    traced = graph(record, capture="trace")
+    page.evaluate("window.dagscope.select('static')")
+    page.click(f"#panel-static .chip[data-g='{traced['id']}']")
+    page.wait_for_selector("#panel-static .calls-table")
+    rows = page.locator("#panel-static .calls-table tr.call")
+    assert rows.count() == 2
+    assert "stale" not in cls(page, "#panel-static .calls-table tr.call[data-call='0']")
+    assert "stale" in cls(page, "#panel-static .calls-table tr.call[data-call='1']")
+    stale_row = page.inner_text("#panel-static .calls-table tr.call[data-call='1']")
+    assert "[-1., -1., -1.]" in stale_row and "x.sum() > 0 is false now, but the trace froze true" in stale_row
+    reason = page.inner_text("#panel-static .calls-table tr.stale-reason")
+    assert "Traced with x.sum() > 0 true; this input makes it false" in reason
+    # the same inputs through the script: outputs side by side, the stale one differs
+    compare = page.locator("#panel-static .compare-table tbody tr")
+    assert compare.count() == 2
+    assert "same" in compare.nth(0).inner_text() and "agree" in (compare.nth(0).get_attribute("class") or "")
+    differ = compare.nth(1).inner_text()
+    assert "[-1., -1., -1.]" in differ and "[-3., -3., -3.]" in differ and "differ (by up to 2.)" in differ
+    page.click("#panel-static .calls-table tr.call[data-call='1'] a[data-line]")   # the call's line in the editor
+    assert "print(traced(neg))" in page.inner_text(".cm-activeLine")
+    assert any("print(traced(neg))" in m for m in page.eval_on_selector_all(".cm-mark-warn", "els => els.map(e => e.textContent)"))
+    shot(page, "static_calls")
+    page.select_option("#lang", "zh-CN")                              # the explanations come from the catalog
+    page.wait_for_function("document.querySelector('#panel-static .calls-table tr.stale-reason')?.textContent.includes('追踪时')")
+    assert "过期" in page.inner_text("#panel-static .calls-table tr.call[data-call='1']")
+    shot(page, "static_calls_zh-CN")

@@ -1,0 +1,95 @@
+// Calls of a captured graph (the record's `calls`): each call's input, the branch every control
+// point took, its output, and for a trace whether the branch it froze was wrong for that input
+// (a stale call); and a trace and a script of one function side by side on the same input.
+import { t } from "./i18n.js";
+import { esc, flatten, fmt, shapeText } from "./tensorview.js";
+
+const MAX_INLINE = 8;   // a tensor with more elements is summarized (dtype, shape, mean)
+
+/** A tensor in one line: its values when small, else dtype, shape and mean. */
+export function tensorText(tensor) {
+  if (!tensor) return "—";
+  if (tensor.data !== null && tensor.data !== undefined) {
+    if (!Array.isArray(tensor.data)) return fmt(tensor.data);
+    const flat = flatten(tensor.data);
+    if (flat.length <= MAX_INLINE) return JSON.stringify(tensor.data, (k, v) => (typeof v === "number" ? fmt(v) : v)).replace(/"/g, "").replace(/,/g, ", ");
+  }
+  const mean = tensor.stats ? fmt(tensor.stats.mean) : "—";
+  return t("calls.tensor_summary", { dtype: tensor.dtype || "", shape: shapeText(tensor.shape), mean });
+}
+
+const tensorsText = (ts) => (ts || []).map(tensorText).join(", ");
+const yesNo = (b) => t(b ? "calls.true" : "calls.false");
+const valueText = (v) => (typeof v === "boolean" ? yesNo(v) : typeof v === "number" ? fmt(v) : JSON.stringify(v));
+
+/** One control point of one call, in words. */
+export function branchText(b) {
+  const code = b.code || t("calls.value_at_line", { line: b.line });
+  if (b.kind === "frozen") {
+    const key = b.read === "bool" ? (b.holds ? "calls.frozen_holds" : "calls.frozen_broken")
+      : (b.holds ? "calls.read_holds" : "calls.read_broken");
+    return t(key, { code, now: valueText(b.now), traced: valueText(b.traced) });
+  }
+  if (b.kind === "cond") return t("calls.cond", { branch: t(b.taken === "then" ? "calls.then" : "calls.else") });
+  if (b.kind === "while") return t("calls.while", { n: b.iterations });
+  return "";
+}
+
+/** Why a call is stale, from its first broken frozen decision (worded from the catalog). */
+export function staleText(call) {
+  const b = (call.branches || []).find((x) => x.kind === "frozen" && !x.holds);
+  if (!b) return call.reason || "";
+  const code = b.code || t("calls.value_at_line", { line: b.line });
+  return b.read === "bool"
+    ? t("calls.stale_bool", { code, traced: yesNo(b.traced), now: yesNo(b.now), line: b.line })
+    : t("calls.stale_value", { code, traced: valueText(b.traced), now: valueText(b.now), line: b.line });
+}
+
+const lineLink = (line) => (line ? `<a href="#" data-line="${line}">${esc(t("inspector.line_n", { n: line }))}</a>` : "—");
+
+/** The calls table of one captured graph (empty string when it has none). */
+export function callsHTML(g) {
+  const calls = g.calls || [];
+  if (!calls.length) return "";
+  const total = g.calls_total ?? calls.length;
+  const stale = calls.filter((c) => c.stale).length;
+  const rows = calls.map((c) => {
+    const branches = (c.branches || []).map((b) => `<div${b.kind === "frozen" && !b.holds ? ' class="broken"' : ""}>${b.line ? `<span class="muted">${esc(t("inspector.line_n", { n: b.line }))}</span> ` : ""}${esc(branchText(b))}</div>`).join("");
+    const status = c.stale ? `<span class="badge bad">${esc(t("calls.stale"))}</span>` : `<span class="badge ok">${esc(t("calls.ok"))}</span>`;
+    return `<tr class="call ${c.stale ? "stale" : ""}" data-call="${c.index}">
+        <td>${c.index + 1}</td><td>${lineLink(c.line)}</td><td><code>${esc(tensorsText(c.inputs))}</code></td>
+        <td class="branches">${branches || "—"}</td><td><code>${esc(tensorsText(c.outputs))}</code></td><td>${status}</td></tr>
+      ${c.stale ? `<tr class="stale-reason"><td></td><td colspan="5">⚠ ${esc(staleText(c))}</td></tr>` : ""}`;
+  }).join("");
+  const skipped = total > calls.length ? `<div class="muted small">${esc(t("calls.skipped", { n: total - calls.length }))}</div>` : "";
+  return `<div class="card calls">
+      <h4>${esc(t("calls.title", { n: total }))}${stale ? ` <span class="badge bad">${esc(t("calls.n_stale", { n: stale }))}</span>` : ""}</h4>
+      <table class="calls-table"><thead><tr><th>#</th><th>${esc(t("calls.line"))}</th><th>${esc(t("calls.input"))}</th>
+        <th>${esc(t("calls.branch"))}</th><th>${esc(t("calls.output"))}</th><th></th></tr></thead><tbody>${rows}</tbody></table>${skipped}</div>`;
+}
+
+/** Trace and script outputs on the same inputs (from the trace's calls' `same_input` links). */
+export function comparisonRows(trace, statics) {
+  const rows = [];
+  for (const c of trace.calls || []) {
+    for (const link of c.same_input || []) {
+      if (link.capture !== "script") continue;
+      const other = statics.find((s) => s.id === link.graph)?.calls?.find((x) => x.index === link.call);
+      if (other) rows.push({ trace: c, script: other, link });
+    }
+  }
+  return rows;
+}
+
+export function comparisonHTML(rows) {
+  if (!rows.length) return "";
+  const body = rows.map(({ trace, script, link }) => `<tr class="${link.agree ? "agree" : "differ"}">
+      <td><code>${esc(tensorsText(trace.inputs))}</code></td>
+      <td><code>${esc(tensorsText(trace.outputs))}</code>${trace.stale ? ` <span class="badge bad">${esc(t("calls.stale"))}</span>` : ""}</td>
+      <td><code>${esc(tensorsText(script.outputs))}</code></td>
+      <td>${link.agree ? `<span class="badge ok">${esc(t("calls.agree"))}</span>`
+        : `<span class="badge bad">${esc(t("calls.differ", { d: link.max_abs_diff === null || link.max_abs_diff === undefined ? "?" : fmt(link.max_abs_diff) }))}</span>`}</td></tr>`).join("");
+  return `<div class="card compare"><h4>${esc(t("calls.compare_title"))}</h4>
+      <table class="compare-table"><thead><tr><th>${esc(t("calls.input"))}</th><th>${esc(t("calls.trace_output"))}</th>
+        <th>${esc(t("calls.script_output"))}</th><th></th></tr></thead><tbody>${body}</tbody></table></div>`;
+}
