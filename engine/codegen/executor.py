@@ -55,6 +55,7 @@ class Specialization:
         self.backend = backend
         self.input_layouts = input_layouts or {}         # placeholder id -> element strides
         self.nodes_by_id = {n.id: n for n in graph.nodes}
+        self.users = graph.users()
         self.placeholders = [n.id for n in graph.placeholders]
         self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype), self.input_layouts.get(n.id))
                                for n in graph.placeholders)
@@ -157,7 +158,7 @@ class Specialization:
                 final.append(u)
                 continue
             try:
-                u.kernel = lower(self.graph, u, {v: layout[v] for v in u.inputs}, self.nodes_by_id)
+                u.kernel = self._lower_with_bias(u, final[-1] if final else None)
                 final.append(u)
                 lowered.append(u)
             except NotLowerable:
@@ -174,6 +175,27 @@ class Specialization:
                     final.append(single)
         self.pending = lowered
         return final
+
+    def _lower_with_bias(self, u: Unit, before: Unit | None):
+        """Lower kernel `u`; when it is the epilogue of the addmm just before it (its only reader),
+        with the addmm's bias added inside its loop and the BLAS call left to write the product."""
+        layout = self.layout
+        node = self.nodes_by_id[before.node_ids[0]] if before is not None and before.kind == "matmul" else None
+        if node is not None and node.op == "addmm" and not getattr(before, "transposed", False) and \
+                self._matmul_dtypes_ok(node) and node.id in u.inputs and node.id not in self.output_ids and \
+                all(user.id in u.node_ids for user in self.users.get(node.id, [])):
+            bias_id = node.inputs[0].id
+            u.bias_add = (node.id, bias_id, node)
+            saved_inputs = list(u.inputs)
+            u.inputs = list(dict.fromkeys(u.inputs + [bias_id]))
+            try:
+                kernel = lower(self.graph, u, {v: layout[v] for v in u.inputs}, self.nodes_by_id)
+                before.bias_in_epilogue = True
+                return kernel
+            except NotLowerable:
+                del u.bias_add
+                u.inputs = saved_inputs
+        return lower(self.graph, u, {v: layout[v] for v in u.inputs}, self.nodes_by_id)
 
     # ---- storage -------------------------------------------------------------------------------
     def _allocate(self, units: list[Unit]) -> None:
@@ -245,6 +267,11 @@ class Specialization:
                     np.matmul(env[ins[0]], env[ins[1]], out=env[out_id])
                 return matmul_step
 
+            if getattr(u, "bias_in_epilogue", False):
+                def product_step():          # the epilogue kernel adds the bias
+                    np.matmul(env[ins[1]], env[ins[2]], out=env[out_id])
+                return product_step
+
             def addmm_step():
                 out = env[out_id]
                 np.matmul(env[ins[1]], env[ins[2]], out=out)
@@ -253,9 +280,13 @@ class Specialization:
         return self._op_step(node, u)
 
     def _matmul_ok(self, node: Node, out_id: str) -> bool:
+        return self._matmul_dtypes_ok(node) and (out_id in self.arrays or out_id in self.fresh)
+
+    @staticmethod
+    def _matmul_dtypes_ok(node: Node) -> bool:
+        """Whether np.matmul with `out=` computes the node (one dtype throughout, no scalars)."""
         dts = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
-        return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:]) and \
-            (out_id in self.arrays or out_id in self.fresh)
+        return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:])
 
     def _op_step(self, node: Node, u: Unit):
         env = self.env

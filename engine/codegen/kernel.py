@@ -177,6 +177,8 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
     nodes_by_id = nodes_by_id or {n.id: n for n in graph.nodes}
     nodes = [nodes_by_id[i] for i in group.node_ids]
     if len(nodes) == 1 and nodes[0].kind == CALL and nodes[0].op in NORMALIZE_OPS:
+        if getattr(group, "bias_add", None) is not None:
+            raise NotLowerable("a softmax kernel takes no bias of its own")
         return _lower_normalize(group, nodes[0], input_strides)
     for n in nodes:
         if n.kind != CALL or OPS[n.op].kind not in (ELEMENTWISE, REDUCE, MOVEMENT):
@@ -226,6 +228,17 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
             loads[key] = f"a{len(loads)}"
             kernel.loads.append(Load(loads[key], arg, key[1]))
         return loads[key]
+
+    bias = getattr(group, "bias_add", None)
+    if bias is not None:
+        # the bias of the addmm feeding this epilogue (the BLAS call wrote only the product):
+        # added here, in the loop that reads the product anyway, instead of in a pass of its own
+        product, bias_id, addmm = bias
+        var = f"v{len(kernel.steps)}"
+        kernel.steps.append(Step(var, addmm.id, "add", [ref(product), ref(bias_id)],
+                                 [np.dtype(addmm.out.dtype), np.dtype(addmm.inputs[0].dtype)], {},
+                                 np.dtype(addmm.out.dtype), "bias of " + describe(addmm)))
+        env[product] = ("var", var)
 
     for n in nodes:
         kind = OPS[n.op].kind

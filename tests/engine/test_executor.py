@@ -290,3 +290,23 @@ def test_random_graphs_on_the_c_backend(g):
 @given(random_graphs())
 def test_random_graphs_on_the_numpy_backend(g):
     _random_check(g, "numpy")
+
+
+@pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
+def test_addmm_bias_is_added_in_the_epilogue_kernel_unless_the_product_is_needed_alone():
+    rng = np.random.default_rng(3)
+    g = _mlp_graph()
+    compiled = _compile(g, "c")
+    sources = [k["source"] for k in compiled.kernels]
+    assert any("bias of" in s for s in sources), sources
+    _assert_matches(g, compiled, _mlp_args(rng))
+    # the pre-activation is also an output: the BLAS call's result must hold the bias itself
+    g2 = Graph("both")
+    x = g2.placeholder("x", (4, 6), np.float32)
+    w = g2.placeholder("w", (6, 5), np.float32)
+    b = g2.placeholder("b", (5,), np.float32)
+    pre = g2.call("addmm", b, x, w)
+    g2.output(g2.call("relu", pre), pre)
+    compiled2 = _compile(g2, "c")
+    assert not any("bias of" in k["source"] for k in compiled2.kernels)
+    _assert_matches(g2, compiled2, [rng.standard_normal(s).astype(np.float32) for s in [(4, 6), (6, 5), (5,)]])
