@@ -12,7 +12,7 @@ def shape_of(record: dict) -> list:
         out.append({"id": g["id"], "kind": g["kind"], "capture": g.get("capture"), "title": g["title"],
                     "nodes": [(n["id"], n["op"], n.get("line")) for n in g["forward"]["nodes"]],
                     "passes": [(p["name"], p["removed"], p["added"], p["changed"]) for p in g.get("passes") or []],
-                    "kernels": [(k["name"], k.get("graph"), k["nodes"]) for k in g.get("kernels") or []],
+                    "kernels": sorted((k.get("graph"), sorted(k["nodes"])) for k in g.get("kernels") or []),
                     "frozen": g.get("frozen"),
                     "calls": [(c["index"], c.get("stale")) for c in g.get("calls") or []]})
     return out
