@@ -1,15 +1,21 @@
 """Operator fusion: partition the graph's calls into kernels (engine.ir.schedule.FusionGroup).
 
-- elementwise chains become one loop nest, taking along the `expand` broadcasts that feed them
-  (the loop indexes the smaller input instead of materializing the broadcast);
-- a reduction over a group's value closes the group (a "reduction" kernel: loop + accumulate);
-- a matmul/addmm takes the elementwise ops right after it as its epilogue (bias-add, activation)
-  in one "extern" group: BLAS for the product, one loop for the epilogue;
+A kernel is one loop over one iteration space, so the rules follow the iteration space:
+- elementwise ops whose results have the same shape form one loop nest, whatever the DAG inside
+  looks like: a value used several times (x in 0.5*x*(1+tanh(0.79788456*(x+0.044715*x**3))))
+  is read once per element, and when two chains meet, their two loops merge into one;
+- the loop takes along the `expand` broadcasts that feed it (it indexes the smaller input instead
+  of materializing the broadcast);
+- a reduction over a loop's value ends that loop (a "reduction" kernel: loop + accumulate);
+- a matmul/addmm/conv2d is an extern call (BLAS, im2col) and takes the elementwise ops on its
+  result as its epilogue ("extern" group: the call, then one loop at the call's output shape);
 - anything else (movement, control flow, library ops) is a group of one.
 
-A node joins a group only if that creates no cycle between groups (one of its other inputs must
-not itself depend on the group). Groups are then ordered topologically and the graph's nodes
-reordered so that each group is contiguous: the schedule the code generator and memory planner use.
+Nodes join or merge groups only if that creates no cycle between groups: no value a group reads
+from outside may itself depend on that group. Groups are then ordered topologically and the
+graph's nodes reordered so that each group is contiguous: the schedule the code generator and
+memory planner use. Every fused node gets a note saying why it joined ("fused into
+fused_mul_add_0: elementwise, same shape as %3").
 """
 from __future__ import annotations
 
@@ -18,84 +24,159 @@ from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP,
 from engine.ops.registry import ELEMENTWISE, MATMUL, OPS, REDUCE
 from engine.passes.base import PassResult
 
-MAX_NAME_OPS = 4       # group names list at most this many op names
+MAX_NAME_OPS = 4                  # group names list at most this many op names
+EPILOGUE_HOSTS = {"conv2d"}       # library calls besides MATMUL-kind ops that take an epilogue
 
 
 class _Group:
     def __init__(self, index: int, kind: str, first: Node):
         self.index = index
+        self.indices = {index}    # its own index and those of the groups merged into it
         self.kind = kind
         self.nodes = [first]
         self.shape = tuple(first.out.shape) if first.outputs else ()
         self.closed = kind == REDUCTION_GROUP
-        self.epilogue = kind == EXTERN_GROUP and first.kind == CALL and OPS[first.op].kind == MATMUL
+        self.epilogue = kind == EXTERN_GROUP and first.kind == CALL and \
+            (OPS[first.op].kind == MATMUL or first.op in EPILOGUE_HOSTS)
+
+    def loop_accepts(self, node: Node) -> bool:
+        """An open elementwise loop over `node`'s iteration space."""
+        return self.kind == ELEMENTWISE_GROUP and not self.closed and self.shape == tuple(node.out.shape)
 
 
 def _op_kind(node: Node) -> str | None:
     return OPS[node.op].kind if node.kind == CALL else None
 
 
+class _Partition:
+    """The greedy partition, built in one walk over the nodes (topological order)."""
+
+    def __init__(self):
+        self.groups: list[_Group] = []
+        self.group_of: dict[str, _Group] = {}       # node id -> its group
+        self.depends: dict[str, set[int]] = {}      # value id -> indices of the groups it depends on
+        self.reasons: dict[str, str] = {}           # node id -> why it is in its group
+        self.readers: dict[str, list[str]] = {}     # value id -> ids of the nodes placed so far that read it
+        self.next_index = 0                          # group indices are never reused after a merge
+
+    def producer_group(self, v) -> _Group | None:
+        return self.group_of.get(v.producer.id) if v.producer is not None else None
+
+    def legal(self, members: list[_Group], node: Node) -> bool:
+        """May `members` and `node` become one group? Not if a value read from outside them
+        depends on one of them: the merged group would then have to run before and after it."""
+        indices = set().union(*(grp.indices for grp in members))
+        # the members' own outside inputs were checked against their own group when they joined;
+        # after a merge they must also not depend on the other members
+        to_check = [node] + ([n for grp in members for n in grp.nodes] if len(members) > 1 else [])
+        for n in to_check:
+            for v in n.inputs:
+                if self.producer_group(v) in members:
+                    continue
+                if indices & self.depends.get(v.id, set()):
+                    return False
+        return True
+
+    def merge(self, host: _Group, other: _Group) -> None:
+        host.nodes.extend(other.nodes)
+        for n in other.nodes:
+            self.group_of[n.id] = host
+        host.indices |= other.indices       # values that depended on `other` now depend on `host`
+        self.groups.remove(other)
+
+    def place(self, node: Node) -> None:
+        kind = _op_kind(node)
+        target = None
+        if kind == ELEMENTWISE:
+            target = self._elementwise_home(node)
+        elif kind == REDUCE:
+            target = self._reduction_home(node)
+        if target is None:
+            group_kind = ELEMENTWISE_GROUP if kind == ELEMENTWISE else REDUCTION_GROUP if kind == REDUCE else EXTERN_GROUP
+            target = _Group(self.next_index, group_kind, node)
+            self.next_index += 1
+            self.groups.append(target)
+            self.reasons[node.id] = _head_reason(node, target)
+        else:
+            target.nodes.append(node)
+        self.group_of[node.id] = target
+        mine = set().union(*(self.depends.get(v.id, set()) for v in node.inputs)) | {target.index}
+        for v in node.outputs:
+            self.depends[v.id] = mine
+        for v in node.inputs:
+            self.readers.setdefault(v.id, []).append(node.id)
+
+    def _links(self, node: Node) -> list[tuple[_Group, str, bool]]:
+        """The groups `node` could join, in preference order, each with the value that ties it to
+        `node` and whether that group produces it: first the groups producing its inputs, then
+        sibling groups that already read one of its inputs (constants aside: every loop reads some)."""
+        links: dict[int, tuple[_Group, str, bool]] = {}
+        for v in node.inputs:
+            grp = self.producer_group(v)
+            if grp is not None and id(grp) not in links:
+                links[id(grp)] = (grp, v.id, True)
+        for v in node.inputs:
+            if v.producer is not None and v.producer.kind == CONSTANT:
+                continue
+            for reader in self.readers.get(v.id, []):
+                grp = self.group_of[reader]
+                if id(grp) not in links:
+                    links[id(grp)] = (grp, f"{reader} (which also reads {v.id})", False)
+        return list(links.values())
+
+    def _elementwise_home(self, node: Node) -> _Group | None:
+        """The first linked group that can take `node`; when that is a loop, the other same-shape
+        loops linked to `node` merge into it (where that creates no cycle): one loop per DAG."""
+        links = self._links(node)
+        for grp, tie, produces in links:
+            if grp.loop_accepts(node) and self.legal([grp], node):
+                merged, ties = [grp], [tie]
+                for other, other_tie, _ in links:
+                    if other is not grp and other.loop_accepts(node) and self.legal(merged + [other], node):
+                        merged.append(other)
+                        ties.append(other_tie)
+                for other in merged[1:]:
+                    self.merge(grp, other)
+                self.reasons[node.id] = f"elementwise, same shape as {' and '.join(ties)}" + \
+                    (f": {len(merged)} loops merge into one" if len(merged) > 1 else "")
+                return grp
+            if produces and grp.epilogue and grp.shape == tuple(node.out.shape) and self.legal([grp], node):
+                head = grp.nodes[0]
+                self.reasons[node.id] = f"elementwise epilogue of {head.op} {head.id} (same shape as {tie})"
+                return grp
+        return None
+
+    def _reduction_home(self, node: Node) -> _Group | None:
+        """A reduction of a loop's value, over that loop's iteration space, ends the loop."""
+        source = node.inputs[0]
+        grp = self.producer_group(source)
+        if grp is not None and grp.kind == ELEMENTWISE_GROUP and not grp.closed \
+                and tuple(source.shape) == grp.shape and self.legal([grp], node):
+            grp.kind, grp.closed = REDUCTION_GROUP, True
+            self.reasons[node.id] = f"{node.op} of {source.id} in the same loop; a reduction ends the group"
+            return grp
+        return None
+
+
+def _head_reason(node: Node, grp: _Group) -> str:
+    if grp.kind == ELEMENTWISE_GROUP:
+        return "elementwise, starts the loop"
+    if grp.kind == REDUCTION_GROUP:
+        return f"{node.op} starts and ends its loop"
+    if grp.epilogue:
+        return f"{node.op} runs as an extern call; elementwise ops on its result form its epilogue"
+    return f"{node.op or node.kind} runs on its own"
+
+
 def fusion(graph: Graph) -> PassResult:
     g = graph.copy()
     result = PassResult(g, False)
-    group_of: dict[str, _Group] = {}          # node id -> group
-    depends: dict[str, set[int]] = {}         # value id -> indices of the groups it depends on
-    groups: list[_Group] = []
-
-    def deps_of(v) -> set[int]:
-        return depends.get(v.id, set())
-
-    def can_join(group: _Group, node: Node) -> bool:
-        if group.closed:
-            return False
-        for v in node.inputs:
-            p = v.producer
-            if p is not None and group_of.get(p.id) is group:
-                continue
-            if group.index in deps_of(v):         # joining would make a cycle between groups
-                return False
-        return True
-
+    part = _Partition()
     for node in g.nodes:
-        if node.kind in (PLACEHOLDER, CONSTANT, OUTPUT):
-            continue
-        kind = _op_kind(node)
-        target = None
-        producers = [group_of.get(v.producer.id) for v in node.inputs if v.producer is not None]
-        candidates = [p for p in dict.fromkeys(producers) if p is not None]
-        if kind == ELEMENTWISE:
-            for grp in candidates:
-                if grp.kind == ELEMENTWISE_GROUP and grp.shape == tuple(node.out.shape) and can_join(grp, node):
-                    target = grp
-                    break
-                if grp.epilogue and grp.shape == tuple(node.out.shape) and node.inputs and \
-                        any(v.producer is grp.nodes[-1] for v in node.inputs) and can_join(grp, node):
-                    target = grp
-                    break
-        elif kind == REDUCE:
-            for grp in candidates:
-                if grp.kind == ELEMENTWISE_GROUP and tuple(node.inputs[0].shape) == grp.shape \
-                        and group_of.get(node.inputs[0].producer.id) is grp and can_join(grp, node):
-                    target = grp
-                    grp.kind, grp.closed = REDUCTION_GROUP, True
-                    break
-        if target is None:
-            if kind == ELEMENTWISE:
-                target = _Group(len(groups), ELEMENTWISE_GROUP, node)
-            elif kind == REDUCE:
-                target = _Group(len(groups), REDUCTION_GROUP, node)
-            else:
-                target = _Group(len(groups), EXTERN_GROUP, node)
-            groups.append(target)
-        else:
-            target.nodes.append(node)
-        group_of[node.id] = target
-        mine = set().union(*(deps_of(v) for v in node.inputs)) | {target.index}
-        for v in node.outputs:
-            depends[v.id] = mine
-
-    _absorb_broadcasts(g, groups, group_of, depends)
-    ordered = _toposort(g, groups, group_of)
+        if node.kind not in (PLACEHOLDER, CONSTANT, OUTPUT):
+            part.place(node)
+    _absorb_broadcasts(g, part)
+    ordered = _toposort(g, part.groups, part.group_of)
     _reorder_nodes(g, ordered)
     users = g.users()
     graph_outputs = {v.id for v in g.outputs}
@@ -115,7 +196,7 @@ def fusion(graph: Graph) -> PassResult:
         plan.append(FusionGroup(name, grp.kind, [n.id for n in grp.nodes], inputs, outputs))
         if len(grp.nodes) > 1:
             for n in grp.nodes:
-                result.note(n.id, f"fused into {name}")
+                result.note(n.id, f"fused into {name}: {part.reasons[n.id]}")
     changed_plan = plan != list(graph.fusion_groups)        # dataclass equality: field by field
     g.fusion_groups = plan
     result.changed = result.changed or changed_plan
@@ -123,29 +204,28 @@ def fusion(graph: Graph) -> PassResult:
     return result
 
 
-def _absorb_broadcasts(g: Graph, groups: list[_Group], group_of: dict, depends: dict) -> None:
+def _absorb_broadcasts(g: Graph, part: _Partition) -> None:
     """An `expand` whose only users are in one elementwise group moves into that group."""
     users = g.users()
-    for grp in list(groups):
+    for grp in list(part.groups):
         if len(grp.nodes) != 1 or grp.nodes[0].op != "expand":
             continue
         node = grp.nodes[0]
         consumers = users.get(node.id, [])
-        targets = {id(group_of.get(u.id)) for u in consumers}
+        targets = {id(part.group_of.get(u.id)) for u in consumers}
         if len(targets) != 1 or not consumers:
             continue
-        host = group_of.get(consumers[0].id)
+        host = part.group_of.get(consumers[0].id)
         if host is None or host.kind not in (ELEMENTWISE_GROUP, REDUCTION_GROUP) or \
                 tuple(node.out.shape) != host.shape:
             continue
         # the expand's own input must not depend on the host group (it comes from outside)
-        if host.index in depends.get(node.inputs[0].id, set()):
+        if host.indices & part.depends.get(node.inputs[0].id, set()):
             continue
         host.nodes.insert(0, node)
-        group_of[node.id] = host
-        groups.remove(grp)
-
-
+        part.group_of[node.id] = host
+        part.groups.remove(grp)
+        part.reasons[node.id] = f"broadcast read in place by the loop of {consumers[0].id}"
 def _toposort(g: Graph, groups: list[_Group], group_of: dict) -> list[_Group]:
     order_index = {n.id: i for i, n in enumerate(g.nodes)}
     for grp in groups:

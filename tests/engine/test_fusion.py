@@ -1,0 +1,134 @@
+"""The fusion pass: one loop per elementwise DAG of one iteration space (fan-out inside, chains that
+meet, siblings reading the same input), reductions ending a loop, extern calls with an elementwise
+epilogue, no cycle between groups, a reason per fused node, and a plan the executor runs as is."""
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+
+import engine
+from engine.capture.tracing import trace_graph
+from engine.codegen.units import plan_units
+from engine.ir import Graph
+from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
+from engine.passes import run_pipeline
+from test_passes import check_preserved, random_graphs  # noqa: I001  (tests/engine is on sys.path)
+
+
+def tanh_gelu_expression(x):
+    return 0.5 * x * (1 + (0.79788456 * (x + 0.044715 * x ** 3)).tanh())
+
+
+def fusion_snapshot(result):
+    return next(s for s in result.snapshots if s["name"] == "fusion")
+
+
+def kernel_units(graph):
+    """The executor's steps for the plan (read-only use of engine.codegen)."""
+    return plan_units(graph, {n.id: n for n in graph.nodes})
+
+
+def test_traced_tanh_gelu_expression_is_one_loop_with_a_reason_per_node():
+    graph, *_ = trace_graph(tanh_gelu_expression, (engine.randn(4, 8),))
+    result = check_preserved(graph)
+    (group,) = result.graph.fusion_groups
+    ops = [n.op for n in graph.nodes if n.kind == "call"]
+    assert group.kind == ELEMENTWISE_GROUP and len(group.node_ids) == len(ops) == 8
+    assert group.outputs == [graph.outputs[0].id]
+    notes = {n["node"]: n for n in fusion_snapshot(result)["notes"]}
+    assert set(notes) == set(group.node_ids)
+    assert all(n["reason"].startswith(f"fused into {group.name}: elementwise") for n in notes.values())
+    x = graph.inputs[0].id
+    (cube,) = [n for n in graph.nodes if n.op == "pow_scalar"]
+    assert notes[cube.id]["reason"].endswith(f"(which also reads {x})")   # x**3 joins 0.5*x's loop
+    final = graph.node_by_id(graph.outputs[0].id)
+    assert notes[final.id]["reason"].endswith(f": elementwise, same shape as {final.inputs[0].id}")
+    # the executor has nothing left to merge: the one group is its one kernel
+    (unit,) = kernel_units(result.graph)
+    assert unit.kind == "kernel" and unit.node_ids == group.node_ids
+
+
+def test_two_chains_that_meet_merge_their_loops():
+    g = Graph()
+    x = g.placeholder("x", (4, 8))
+    y = g.placeholder("y", (4, 8))
+    a = g.call("exp", g.call("mul", x, 2.0))              # loop over x
+    b = g.call("tanh", g.call("add", y, 1.0))             # loop over y: no input shared with a
+    g.output(g.call("mul", b, a))
+    result = check_preserved(g)
+    (group,) = result.graph.fusion_groups
+    reasons = [n["reason"] for n in fusion_snapshot(result)["notes"]]
+    assert any(r.endswith("2 loops merge into one") for r in reasons), reasons
+
+
+def test_gelu_op_forward_and_backward_is_one_loop():
+    for approximate in ("tanh", "none"):
+        from engine.autodiff import joint_graph
+        g = Graph()
+        x = g.placeholder("x", (4, 8))
+        g.output(g.call("gelu", x, approximate=approximate))
+        (group,) = check_preserved(g).graph.fusion_groups      # the op alone
+        assert group.kind == ELEMENTWISE_GROUP
+        joint = joint_graph(g).graph                          # gelu and its vjp DAG, both reading x
+        result = check_preserved(joint)
+        (group,) = result.graph.fusion_groups
+        assert sorted(group.outputs) == sorted(v.id for v in joint.outputs)
+        assert len(kernel_units(result.graph)) == 1
+
+
+def test_gelu_after_a_matmul_is_its_epilogue():
+    g = Graph()
+    x = g.placeholder("x", (4, 6))
+    w = g.placeholder("w", (6, 8), role="param")
+    b = g.placeholder("b", (8,), role="param")
+    h = g.call("addmm", b, x, w)
+    g.output(g.call("mul", g.call("mul", h, 0.5), g.call("add", g.call("tanh", g.call(
+        "mul", g.call("add", h, g.call("mul", g.call("pow_scalar", h, exponent=3), 0.044715)), 0.79788456)), 1.0)))
+    result = check_preserved(g)
+    (group,) = result.graph.fusion_groups
+    assert group.kind == EXTERN_GROUP and group.name.startswith("fused_addmm_")
+    reasons = [n["reason"] for n in fusion_snapshot(result)["notes"]]
+    assert any("epilogue of addmm" in r for r in reasons)
+    assert [u.kind for u in kernel_units(result.graph)] == ["matmul", "kernel"]   # BLAS, then one loop
+
+
+def test_conv2d_takes_an_elementwise_epilogue():
+    g = Graph()
+    x = g.placeholder("x", (1, 2, 6, 6))
+    w = g.placeholder("w", (3, 2, 3, 3), role="param")
+    g.output(g.call("relu", g.call("mul", g.call("conv2d", x, w, stride=1, padding=1), 2.0)))
+    (group,) = check_preserved(g).graph.fusion_groups
+    assert group.kind == EXTERN_GROUP and group.name.startswith("fused_conv2d_")
+
+
+def test_reduction_ends_the_loop_and_a_later_op_starts_another():
+    g = Graph()
+    x = g.placeholder("x", (4, 8))
+    e = g.call("exp", x)
+    s = g.call("sum", e, dim=(1,), keepdim=True)
+    g.output(g.call("div", e, g.call("expand", s, shape=(4, 8))))
+    groups = check_preserved(g).graph.fusion_groups
+    assert [grp.kind for grp in groups] == [REDUCTION_GROUP, ELEMENTWISE_GROUP]
+    assert set(groups[1].inputs) == {e.id, s.id} and groups[0].outputs == [e.id, s.id]
+
+
+def test_loops_do_not_merge_across_a_group_between_them():
+    g = Graph()
+    x = g.placeholder("x", (3, 3))
+    a = g.call("exp", x)                                  # loop A
+    t = g.call("transpose", a, dim0=0, dim1=1)            # its own group, reads A
+    b = g.call("tanh", t)                                 # loop B, after the transpose
+    g.output(g.call("add", b, a))                         # reads A and B: merging them would be a cycle
+    result = check_preserved(g)
+    group_of = {nid: grp.name for grp in result.graph.fusion_groups for nid in grp.node_ids}
+    assert group_of[a.id] != group_of[b.id]
+    assert len(result.graph.fusion_groups) == 3
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_random_graphs_leave_the_executor_nothing_to_merge(g):
+    """Without extern calls, every loop group is exactly one executor kernel."""
+    with np.errstate(all="ignore"):
+        result = run_pipeline(g)
+    loops = sorted(grp.node_ids for grp in result.graph.fusion_groups if grp.kind != EXTERN_GROUP)
+    kernels = sorted(u.node_ids for u in kernel_units(result.graph) if u.kind == "kernel")
+    assert kernels == loops
