@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from engine import nn_context
+from engine import nn_context, record
 from engine.capture.common import INPLACE_MESSAGE, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
@@ -41,11 +41,14 @@ CMPOPS = {ast.Gt: operator.gt, ast.Lt: operator.lt, ast.GtE: operator.ge, ast.Lt
 
 
 class _Frame(ControlFlow):
-    """One function activation: its variables, globals and the file line offset."""
+    """One function activation: its variables, globals and the file line offset. A library
+    function's frame (`library`, compiled when a user scripts it: torch.jit.script(F.gelu)) keeps
+    the user's calling line: its own lines are in a file the user never sees."""
 
-    def __init__(self, comp: Compiler, fn, offset: int, env: dict):
+    def __init__(self, comp: Compiler, fn, offset: int, env: dict, library: bool = False):
         self.c = comp
         self.fn = fn
+        self.library = library
         self.offset = offset
         self.env = env
         self.globals = fn.__globals__
@@ -57,11 +60,14 @@ class _Frame(ControlFlow):
                     pass
 
     def err(self, node, reason: str, construct: bool = True) -> ScriptError:
-        line = node.lineno + self.offset if hasattr(node, "lineno") else self.c.line
+        if self.library:            # the user's line that compiled it, not the library file's
+            line = self.c.line if self.c.line is not None else record.user_line()
+        else:
+            line = node.lineno + self.offset if hasattr(node, "lineno") else self.c.line
         return ScriptError(reason, line, construct)
 
     def at(self, node) -> None:
-        if hasattr(node, "lineno"):
+        if hasattr(node, "lineno") and not self.library:
             self.c.line = node.lineno + self.offset
 
     # ---- statements ------------------------------------------------------------------------------

@@ -195,7 +195,9 @@ class Compiler:
     # ---- observers: ops on shadows become nodes --------------------------------------------------
     def observe(self, op, tensors, attrs, out) -> None:
         g = self.ctx.graph
-        g.current_line = self.line
+        # outside any compiled user line (library code run or compiled at the top: a scripted
+        # nn.GELU, torch.jit.script(F.gelu)), the node belongs to the user's line that called it
+        g.current_line = self.line if self.line is not None else record.user_line()
         g.current_module = nn_context.current_module_path() or self.module_path
         v = g.call(op.name, *(self.value_of(t) for t in tensors), **attrs)
         self.shadow(v, out)
@@ -240,7 +242,7 @@ class Compiler:
         bound.apply_defaults()
         env = dict(bound.arguments)
         from engine.capture.ast_compiler import _Frame
-        frame = _Frame(self, fn, offset, env)
+        frame = _Frame(self, fn, offset, env, library=not user_defined(fn))
         prev_line = self.line
         try:
             frame.block(tree.body)
