@@ -54,7 +54,7 @@ export function callsHTML(g) {
   const total = g.calls_total ?? calls.length;
   const stale = calls.filter((c) => c.stale).length;
   const rows = calls.map((c) => {
-    const branches = (c.branches || []).map((b) => `<div${b.kind === "frozen" && !b.holds ? ' class="broken"' : ""}>${b.line ? `<span class="muted">${esc(t("inspector.line_n", { n: b.line }))}</span> ` : ""}${esc(branchText(b))}</div>`).join("");
+    const branches = (c.branches || []).map((b) => `<div${b.kind === "frozen" && !b.holds ? ' class="broken"' : ""}>${b.line ? `${lineLink(b.line)} ` : ""}${esc(branchText(b))}</div>`).join("");
     const status = c.stale ? `<span class="badge bad">${esc(t("calls.stale"))}</span>` : `<span class="badge ok">${esc(t("calls.ok"))}</span>`;
     return `<tr class="call ${c.stale ? "stale" : ""}" data-call="${c.index}">
         <td>${c.index + 1}</td><td>${lineLink(c.line)}</td><td><code>${esc(tensorsText(c.inputs))}</code></td>

@@ -102,6 +102,7 @@ export class StaticPanel {
       view.setClass("sel", id ? [id] : []);
       this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
     };
+    let home;   // the drawing of g, where a call's control points light up
     if (pair?.trace && pair?.script) {
       const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, compact: true });
       const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, compact: true });
@@ -110,11 +111,25 @@ export class StaticPanel {
       tv.setClass("changed", cmp.traceOnly);
       sv.setClass("added", [...cmp.scriptOnly, ...cmp.scriptAtFrozen]);
       this.view = sv;
+      home = g === pair.trace ? tv : g === pair.script ? sv : null;
+      this.lightCalls(g, home);
       await Promise.all([tv.show(pair.trace.forward), sv.show(pair.script.forward)]);
     } else {
-      this.view = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select });
+      this.view = home = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select });
+      this.lightCalls(g, home);
       await this.view.show(g.forward);
     }
+  }
+
+  /** Hovering a call lights the nodes of its control points (the frozen condition, the cond taken). */
+  lightCalls(g, view) {
+    if (!view) return;
+    this.el.querySelectorAll(".calls-table tr.call").forEach((row) => {
+      const call = (g.calls || []).find((c) => String(c.index) === row.dataset.call);
+      const ids = (call?.branches || []).map((b) => b.node).filter(Boolean);
+      row.addEventListener("mouseenter", () => view.setClass("hover", ids));
+      row.addEventListener("mouseleave", () => view.setClass("hover", []));
+    });
   }
 
   currentView() { return this.view; }

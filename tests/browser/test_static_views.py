@@ -253,7 +253,9 @@ def test_static_tab_marks_the_stale_trace_call_and_shows_trace_and_script_side_b
     assert "same" in compare.nth(0).inner_text() and "agree" in (compare.nth(0).get_attribute("class") or "")
     differ = compare.nth(1).inner_text()
     assert "[-1., -1., -1.]" in differ and "[-3., -3., -3.]" in differ and "differ (by up to 2.)" in differ
-    page.click("#panel-static .calls-table tr.call[data-call='1'] a[data-line]")   # the call's line in the editor
+    page.hover("#panel-static .calls-table tr.call[data-call='1']")   # the call's control point lights up
+    assert "hover" in cls(page, f"#panel-static .ov-trace g.node[id='{traced['frozen'][0]['node']}']")
+    page.click("#panel-static .calls-table tr.call[data-call='1'] a[data-line] >> nth=0")   # the call's line in the editor
     assert "print(traced(neg))" in page.inner_text(".cm-activeLine")
     assert any("print(traced(neg))" in m for m in page.eval_on_selector_all(".cm-mark-warn", "els => els.map(e => e.textContent)"))
     shot(page, "static_calls")
