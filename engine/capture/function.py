@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 
 from engine import record
+from engine.capture import calls
 from engine.capture.ast_compiler import ScriptError, is_tensor
 from engine.capture.common import (frozen_random_masks, gather_inputs, pack_outputs, python_key, record_static,
                                    run_eager)
@@ -38,6 +39,7 @@ class GraphFunction:
         self._params = list(inspect.signature(fn).parameters.values())
         self._cache: dict = {}
         self._last = None
+        self._sites: dict = {}             # signature -> engine.capture.calls.CallSite of its recorded graph
         self.retraces: list[dict] = []     # [{"reason": ..., "signature": [...]}], one per retrace
 
     def _bind(self, args, kwargs) -> list:
@@ -75,9 +77,9 @@ class GraphFunction:
         if graph is None:
             graph, tracer, structure, kinds = trace_values(self.python_function, list(values), self.__name__)
             capture_note = capture_note or "traced (autograph off)"
-            warnings = tracer.warnings
+            warnings, frozen = tracer.warnings, tracer.frozen
         else:
-            warnings = []
+            warnings, frozen = [], []
         warnings = warnings + frozen_random_masks(graph)
         if reason is not None:
             self.retraces.append({"reason": reason, "signature": [_describe(v) for v in values]})
@@ -89,9 +91,11 @@ class GraphFunction:
                              "value makes a new graph (pass tensors rather than Python numbers that change)")
         if len(self._cache) < MAX_RECORDED_TRACES:
             notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
-            record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
-                          warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1},
-                          inputs=gather_inputs(kinds, values))
+            entry = record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
+                                  warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1,
+                                                         "function": self.__name__},
+                                  inputs=gather_inputs(kinds, values))
+            self._sites[key] = calls.site_for(entry, self.python_function, "function", frozen)
         return graph, structure, kinds
 
     def get_concrete_function(self, *args, **kwargs):
@@ -112,7 +116,14 @@ class GraphFunction:
             self._cache[key] = entry
         self._last = key
         graph, structure, kinds = entry
-        return pack_outputs(run_eager(graph, gather_inputs(kinds, values)), structure)
+        inputs = gather_inputs(kinds, values)
+        site = self._sites.get(key)
+        if not calls.active(site):
+            return pack_outputs(run_eager(graph, inputs), structure)
+        trail = calls.CallTrail(site.watch())
+        outs = run_eager(graph, inputs, trail)
+        site.add([inputs[i].array for i, (kind, _) in enumerate(kinds) if kind == "arg"], [o.array for o in outs], trail)
+        return pack_outputs(outs, structure)
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._cache)

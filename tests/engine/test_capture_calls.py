@@ -117,3 +117,15 @@ def test_no_recorder_no_calls_and_calls_still_work():
     from engine.compat.torch import jit
     t = jit.trace(lambda x: x * 2, engine.ones(2))
     assert t._calls is None and t(engine.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_engine_function_calls_record_the_branch_and_loop_count_per_signature(run):
+    rec = run("import dagscope as ds\n\n@ds.function\ndef halve(x):\n    if x.sum() > 0:\n        y = x\n    else:\n"
+              "        y = -x\n    while y.max() > 1.0:\n        y = y / 2.0\n    return y\n\n"
+              "a = halve(ds.tensor([4.0, 1.0]))\nb = halve(ds.tensor([-1.0, -0.5]))\nc = halve(ds.tensor([1.0, 2.0, 3.0]))\n")
+    assert rec["ok"], rec["error"]
+    first, second = [g for g in rec["graphs"] if g["capture"] == "function"]
+    assert first["calls_total"] == 2 and second["calls_total"] == 1          # one graph per signature
+    kinds = [[(b["kind"], b.get("taken", b.get("iterations"))) for b in c["branches"]] for c in first["calls"]]
+    assert kinds == [[("cond", "then"), ("while", 2)], [("cond", "else"), ("while", 0)]]
+    assert first["calls"][0]["outputs"][0]["data"] == [1.0, 0.25] and not any(c["stale"] for c in first["calls"])
