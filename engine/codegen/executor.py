@@ -21,10 +21,10 @@ import numpy as np
 from engine.codegen import buffers, cc
 from engine.codegen.c_render import render_for_display, render_module
 from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_strides
-from engine.codegen.library_kernels import LIBRARY_OPS, STATUS_WORDS, lower_library, status_error
+from engine.codegen.library_kernels import LIBRARY_OPS, lower_library
 from engine.codegen.numpy_render import render_group
+from engine.codegen.straight_line import generate
 from engine.codegen.units import Unit, node_unit, plan_units
-from engine.ir import interpreter
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE, Graph, Node
 from engine.ops.registry import OPS, Spec
 
@@ -65,15 +65,13 @@ class Specialization:
         self.compile_ms = 0.0
         self.cache_hit = True
         self.pending: list[Unit] = []                    # lowered kernels awaiting the C compiler
-        self._steps: list | None = None
+        self._run = None                                 # the generated run function (straight_line.py)
+        self.run_source = ""
         units = plan_units(graph, self.nodes_by_id)
         units = self._compile(units)
         self.units = units
         self._allocate(units)
         self._pool: dict[str, list[np.ndarray]] = {}
-        self._pointers: dict[str, int] = {}      # value id -> data address, valid during one call
-        self._per_call = list(self.placeholders) + list(self.fresh) + \
-            [v for u in units if u.kind in ("view", "op") for v in u.outputs if v not in self.arrays]
         self.build_ms = (time.perf_counter() - t0) * 1000
         if not defer:            # deferred: compile_together() builds several graphs' kernels at once
             self.finish()
@@ -98,7 +96,7 @@ class Specialization:
                 self.kernels.append({"name": u.name, "language": "c", "source": render_for_display(u.kernel),
                                      "nodes": list(u.node_ids), "compile_ms": round(share, 3),
                                      "cache_hit": module.cache_hit})
-        self._steps = [self._make_step(u) for u in self.units]
+        self._run, self.run_source = generate(self)
         self.build_ms += (time.perf_counter() - t0) * 1000
 
     def fall_back(self, exc: Exception) -> None:
@@ -230,55 +228,9 @@ class Specialization:
         # an output aliasing a reused buffer must be copied out; views of inputs need not be
         self.copy_outputs = {v for v in self.output_ids if v not in self.fresh and
                              any(r in self.arrays for r in root.get(v, [v]))}
-        self.env: dict[str, np.ndarray] = dict(self.arrays)
-        for n in self.graph.nodes:
-            if n.kind == CONSTANT:
-                self.env[n.id] = np.ascontiguousarray(n.value)
+        self.constants = {n.id: np.ascontiguousarray(n.value) for n in self.graph.nodes if n.kind == CONSTANT}
 
-    # ---- steps ---------------------------------------------------------------------------------
-    def _make_step(self, u: Unit):
-        env = self.env
-        if u.kind == "kernel" and hasattr(u, "function"):
-            return self._c_step(u)
-        if u.kind == "kernel" and hasattr(u, "numpy"):
-            k = u.numpy
-            scratch = [np.empty(shape, dtype) for shape, dtype in k.scratch]
-            fn = k.function
-
-            def numpy_step():
-                fn(*[env[v] for v in k.inputs], *[env[v] for v in k.outputs], *scratch)
-            return numpy_step
-        node = self.nodes_by_id[u.node_ids[0]]
-        ins = [v.id for v in node.inputs]
-        if getattr(u, "transposed", False):
-            out_id = u.outputs[0]
-            if self._matmul_ok(node, out_id):
-                def matmul_t_step():
-                    np.matmul(env[ins[1]].T, env[ins[0]].T, out=env[out_id])
-                return matmul_t_step
-
-            def matmul_t_fallback():
-                np.copyto(env[out_id], OPS["matmul"].run(env[ins[0]], env[ins[1]]).T, casting="unsafe")
-            return matmul_t_fallback
-        if u.kind == "matmul" and self._matmul_ok(node, node.id):
-            out_id = node.id
-            if node.op == "matmul":
-                def matmul_step():
-                    np.matmul(env[ins[0]], env[ins[1]], out=env[out_id])
-                return matmul_step
-
-            if getattr(u, "bias_in_epilogue", False):
-                def product_step():          # the epilogue kernel adds the bias
-                    np.matmul(env[ins[1]], env[ins[2]], out=env[out_id])
-                return product_step
-
-            def addmm_step():
-                out = env[out_id]
-                np.matmul(env[ins[1]], env[ins[2]], out=out)
-                np.add(out, env[ins[0]], out=out)
-            return addmm_step
-        return self._op_step(node, u)
-
+    # ---- running --------------------------------------------------------------------------------
     def _matmul_ok(self, node: Node, out_id: str) -> bool:
         return self._matmul_dtypes_ok(node) and (out_id in self.arrays or out_id in self.fresh)
 
@@ -288,136 +240,25 @@ class Specialization:
         dts = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
         return len(dts) == 1 and all(len(v.shape) >= 1 for v in node.inputs[-2:])
 
-    def _op_step(self, node: Node, u: Unit):
-        env = self.env
-        ins = [v.id for v in node.inputs]
-        outs = [v.id for v in node.outputs]
-        planned = [self.arrays.get(v) for v in outs]
-        if node.kind == CALL and len(outs) == 1 and planned[0] is None:
-            # the common case (views, library ops), without the generic step's per-call dispatch
-            run, attrs, out_id = OPS[node.op].run, node.attrs, outs[0]
-            if len(ins) == 1:
-                (in_id,) = ins
-                if node.op == "transpose":           # most views of a training step: the method itself
-                    dim0, dim1 = attrs["dim0"], attrs["dim1"]
-
-                    def transpose_step():
-                        env[out_id] = env[in_id].swapaxes(dim0, dim1)
-                    return transpose_step
-                if node.op in ("reshape", "squeeze", "unsqueeze"):
-                    # the shape is the graph's (specialized per input signature): ndarray.reshape
-                    # with it is what the registry's forward computes, minus working it out
-                    shape = tuple(node.out.shape)
-
-                    def reshape_step():
-                        env[out_id] = env[in_id].reshape(shape)
-                    return reshape_step
-
-                def unary_call_step():
-                    env[out_id] = run(env[in_id], **attrs)
-                return unary_call_step
-
-            def call_step():
-                env[out_id] = run(*[env[v] for v in ins], **attrs)
-            return call_step
-
-        def op_step():
-            args = [env[v] for v in ins]
-            if node.kind == CALL:
-                results = [OPS[node.op].run(*args, **node.attrs)]
-            elif node.kind == COND:
-                branch = node.subgraphs["then" if interpreter.truth(args[0]) else "else"]
-                results = interpreter.run(branch, args[1:])
-            else:
-                results = args
-                for _ in range(interpreter.MAX_LOOP_ITERATIONS):
-                    if not interpreter.truth(interpreter.run(node.subgraphs["cond"], results)[0]):
-                        break
-                    results = interpreter.run(node.subgraphs["body"], results)
-            for v, r, buf in zip(outs, results, planned):
-                if buf is not None:          # a kernel that could not be compiled: keep the plan
-                    np.copyto(buf, r, casting="unsafe")
-                else:
-                    env[v] = r
-        return op_step
-
-    def _c_step(self, u: Unit):
-        env, k, fn = self.env, u.kernel, u.function
-        static: list[int | None] = []
-        dynamic = []                 # (position, value id, expected byte strides over dims > 1)
-        for pos, arg in enumerate(k.inputs):
-            if arg.value_id in self.arrays or arg.value_id in self.env and \
-                    self.nodes_by_id[arg.value_id.split(".")[0]].kind == CONSTANT:
-                static.append(env[arg.value_id].ctypes.data)
-            else:
-                static.append(None)
-                layout = self.layout.get(arg.value_id, contiguous_strides(arg.shape))
-                expect = tuple(s * arg.dtype.itemsize for s, n in zip(layout, arg.shape) if n > 1)
-                contiguous = layout == contiguous_strides(arg.shape)
-                full = tuple(s * arg.dtype.itemsize for s in layout)     # the usual case, one compare
-                dynamic.append((pos, arg.value_id, (expect, contiguous, full), arg.shape))
-        for pos, arg in enumerate(k.outputs, start=len(k.inputs)):
-            if arg.value_id in self.fresh:
-                static.append(None)
-                dynamic.append((pos, arg.value_id, None, arg.shape))
-            else:
-                static.append(self.arrays[arg.value_id].ctypes.data)
-        if k.library:
-            # the status words a library kernel writes when it finds an index out of range
-            status = np.zeros(STATUS_WORDS, np.int64)
-            static.append(status.ctypes.data)
-            raw_fn = fn
-
-            def fn(*args):
-                raw_fn(*args)
-                if status[0]:
-                    status[0] = 0
-                    raise status_error(k, status)
-        if not dynamic:
-            args = tuple(static)
-            return lambda: fn(*args)
-
-        pointers, address_of = self._pointers, buffers.address
-
-        def c_step():
-            args = list(static)
-            for pos, vid, expect, shape in dynamic:
-                # a value is written once per call, so its checked address is reused by later kernels
-                address = pointers.get(vid)
-                if address is None:
-                    a = env[vid]
-                    if expect is not None and a.strides != expect[2] and \
-                            tuple(s for s, n in zip(a.strides, shape) if n > 1) != expect[0]:
-                        if not expect[1]:
-                            raise RuntimeError(f"{u.name}: input {vid} has strides {a.strides}, "
-                                               f"not the layout the kernel was compiled for")
-                        a = np.ascontiguousarray(a)       # e.g. a reshape that numpy had to copy
-                        env[vid] = a
-                    address = pointers[vid] = address_of(a)
-                args[pos] = address
-            fn(*args)
-        return c_step
-
-    def _output_array(self, vid: str, shape, dtype) -> np.ndarray:
-        """A fresh output array, recycled from an earlier call once the caller has let go of it
-        and of every view of it, as PyTorch's caching allocator does (a large new array costs page
-        faults on every call). Entries: [array, its memory's owner, refcounts when only we held them]."""
+    def output_array(self, vid: str, shape, dtype) -> tuple[np.ndarray, int]:
+        """A fresh output array and its address, recycled from an earlier call once the caller has
+        let go of it and of every view of it, as PyTorch's caching allocator does (a large new array
+        costs page faults on every call). Entries: [array, its memory's owner, refcounts when only
+        we held them, address]."""
         if not self.recycle:
-            arr, self._pointers[vid] = buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
-            return arr
+            return buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
         pool = self._pool.setdefault(vid, [])
         for entry in pool:
             if sys.getrefcount(entry[0]) == entry[2] and sys.getrefcount(entry[1]) == entry[3]:
-                self._pointers[vid] = entry[4]
-                return entry[0]
-        arr, self._pointers[vid] = buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
+                return entry[0], entry[4]
+        arr, at = buffers.aligned_array(shape, dtype, self.fresh_bytes[vid])
         if len(pool) >= OUTPUT_POOL:
-            return arr
-        pool.append([arr, arr.base, 0, 0, self._pointers[vid]])
+            return arr, at
+        pool.append([arr, arr.base, 0, 0, at])
         del arr
         entry = pool[-1]
         entry[2], entry[3] = sys.getrefcount(entry[0]), sys.getrefcount(entry[1])
-        return entry[0]
+        return entry[0], at
 
     def output_layout(self, index: int):
         """Element strides of output `index` as `run` returns it; None when C-contiguous."""
@@ -429,26 +270,9 @@ class Specialization:
         return None if layout is None or layout == contiguous_strides(node.out.shape) else layout
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        if self._steps is None:
+        if self._run is None:
             raise RuntimeError("this compiled graph's kernels were deferred: call compile_together() first")
-        env = self.env
-        self._pointers.clear()
-        for pid, a in zip(self.placeholders, arrays):
-            env[pid] = a
-        for vid in self.fresh:
-            env[vid] = None
-        for vid, (shape, dtype) in self.fresh.items():
-            env[vid] = self._output_array(vid, shape, dtype)
-        for step in self._steps:
-            step()
-        # fresh outputs are the caller's; views of reused buffers are copied before the next call
-        results = [np.array(env[v], copy=True) if v in self.copy_outputs else env[v] for v in self.output_ids]
-        # hold no reference to this call's arrays: the caller may take ownership (see recycle),
-        # and inputs and library-op results are not kept alive until the next call
-        for vid in self._per_call:
-            env[vid] = None
-        self._pointers.clear()
-        return results
+        return self._run(*arrays)
 
 
 def layout_of(a: np.ndarray):
@@ -576,7 +400,7 @@ def respecialize_graph(graph: Graph, sig) -> Graph:
 def compile_together(graphs: list[CompiledGraph]) -> None:
     """Compile the deferred kernels of several graphs (a training step's forward and backward) as
     one C module: one compiler run, one compile-service request from the sandbox."""
-    specs = [c.current for c in graphs if c.current is not None and c.current._steps is None]
+    specs = [c.current for c in graphs if c.current is not None and c.current._run is None]
     pending = [u for s in specs for u in s.pending]
     if pending:
         from engine.codegen.loader import load_module
