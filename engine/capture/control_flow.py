@@ -197,8 +197,13 @@ class ControlFlow:
         if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
             raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
         for _ in range(MAX_STATIC_WHILE):
+            graph = self.c.ctx.graph
+            before = {id(n) for n in graph.nodes}
             test = self.expr(s.test)
             if is_tensor(test):
+                # this evaluation only told a tensor condition from a Python one: the loop's cond
+                # sub-graph computes the test, so the nodes it left in this graph would dangle
+                self.c.drop_unused(graph, [n for n in graph.nodes if id(n) not in before])
                 return self.tensor_while(s)
             if not test:
                 return

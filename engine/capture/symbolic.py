@@ -15,7 +15,7 @@ from engine import nn_context, record
 from engine.capture import calls
 from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
 from engine.errors import UnsupportedError
-from engine.ir.graph import Graph, Value
+from engine.ir.graph import CALL, CONSTANT, Graph, Value
 
 
 class ScriptError(UnsupportedError):
@@ -148,7 +148,27 @@ class Compiler:
         ctx.captured.append(v)
         return inner
 
+    def _visible(self, v: Value) -> bool:
+        home, ctx = self.home.get(v.id), self.ctx
+        while ctx is not None:
+            if ctx.graph is home:
+                return True
+            ctx = ctx.parent
+        return False
+
+    def _forget_if_out_of_scope(self, t) -> None:
+        """A constant made for `t` inside a branch or loop body is not visible after it: forget it,
+        so this use makes the constant again where it is (e.g. a global tensor read in an `if`
+        and after it)."""
+        v = self.sym.get(id(t))
+        if v is not None and v.producer is not None and v.producer.kind == CONSTANT and not self._visible(v):
+            del self.sym[id(t)]
+            known = self.by_array.get(id(t.array))
+            if known is not None and known[1] is v:
+                del self.by_array[id(t.array)]
+
     def value_of(self, t) -> Value:
+        self._forget_if_out_of_scope(t)
         v = self.sym.get(id(t))
         if v is None or t.array is not self.data_of[id(t)]:
             # an in-place op made `t` take another op's result array: it now stands for that value
@@ -184,6 +204,24 @@ class Compiler:
             self._alive.append(t)
             return v
         return self.resolve(v)
+
+    def drop_unused(self, graph: Graph, nodes: list) -> None:
+        """Remove these call and constant nodes of `graph` where nothing reads them (last first, so a
+        chain goes), and forget the tensors standing for them (a later use makes a fresh node)."""
+        users = graph.users()
+        gone: set = set()
+        for node in reversed(nodes):
+            if node.kind not in (CALL, CONSTANT):
+                continue
+            if all(u.id in gone for v in node.outputs for u in users.get(v.id, [])) and \
+                    all(v is not o for v in node.outputs for o in graph.outputs):
+                graph.remove(node)
+                gone.add(node.id)
+        dropped = {v.id for n in nodes if n.id in gone for v in n.outputs}
+        for key in [k for k, v in self.sym.items() if v.id in dropped]:
+            del self.sym[key]
+        for key in [k for k, (_, v) in self.by_array.items() if v.id in dropped]:
+            del self.by_array[key]
 
     def symbolic(self, x):
         """How a shadow prints at trace time (as TensorFlow prints a symbolic tensor)."""
