@@ -80,7 +80,7 @@ def memory_planning(graph: Graph) -> PassResult:
     g.memory_plan = plan
     result = PassResult(g, True, extra={"memory": plan})   # JSON only in a snapshot
     for b in plan.buffers:
-        if len(b.values) > 1:
-            for v in b.values[1:]:
-                result.notes.append({"node": v, "reason": f"reuses {b.id} (shared with {', '.join(b.values[:b.values.index(v)])})"})
+        # one note per reuse, naming the value it follows (listing every earlier one grew quadratically)
+        for previous, v in zip(b.values, b.values[1:]):
+            result.notes.append({"node": v, "reason": f"reuses {b.id} (after {previous})"})
     return result

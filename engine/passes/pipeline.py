@@ -1,5 +1,6 @@
 """The pass pipeline: runs a readable list of passes, verifies the graph after each, and keeps a
-snapshot per pass (what the page shows as a diff; the names are the run-record contract)."""
+snapshot per pass (what the page shows as a diff; the names are the run-record contract). A
+snapshot's graph and IR text refer to an earlier snapshot's when they repeat it (snapshots.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from engine.passes.cse import cse
 from engine.passes.dce import dce
 from engine.passes.fusion import fusion
 from engine.passes.memory_planning import memory_planning, plan_memory
+from engine.passes.snapshots import compact_snapshots
 
 Pass = Callable[[Graph], PassResult]
 
@@ -90,6 +92,7 @@ def run_pipeline(graph: Graph, passes: list[Pass] | None = None, check: bool = T
         snap.update({key: _to_json(value) for key, value in res.extra.items()})
         out.snapshots.append(snap)
     out.graph = current
+    out.snapshots = compact_snapshots(out.snapshots)
     return out
 
 

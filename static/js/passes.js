@@ -3,6 +3,7 @@
 import { GraphView } from "./graphview.js";
 import { t } from "./i18n.js";
 import { diffHTML } from "./irdiff.js";
+import { passGraph, passIR } from "./passgraphs.js";
 import { esc } from "./tensorview.js";
 
 // the engine says so in `changed_anything` (memory planning changes no node, yet plans buffers)
@@ -97,8 +98,9 @@ export class PassesPanel {
     this.index = Math.max(0, Math.min(passes.length - 1, i));
     const p = passes[this.index];
     const prev = this.index > 0 ? passes[this.index - 1] : null;
-    const beforeGraph = prev ? prev.graph : this.graph.forward;
-    const beforeIR = prev ? prev.ir : (this.graph.ir || "");
+    // a snapshot may store its graph and IR as a patch on the one before (passgraphs.js)
+    const beforeGraph = prev ? passGraph(passes, this.index - 1) : this.graph.forward;
+    const beforeIR = prev ? passIR(passes, this.index - 1) : (this.graph.ir || "");
     this.renderList();
     const sb = prev?.stats || {}, sa = p.stats || {};
     const stat = (k, f = (x) => x ?? "—") => `<div class="stat"><span>${t(`passes.stat_${k}`)}</span><b>${f(sb[k])} → ${f(sa[k])}</b></div>`;
@@ -112,14 +114,14 @@ export class PassesPanel {
       this.el.querySelector(".pass-notes").insertAdjacentHTML("beforeend", `<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);
       this.el.querySelector(".open-memory").onclick = () => this.onOpenMemory?.();
     }
-    this.el.querySelector(".pass-diff").innerHTML = diffHTML(beforeIR, p.ir || "");
+    this.el.querySelector(".pass-diff").innerHTML = diffHTML(beforeIR, passIR(passes, this.index));
     const { before, after } = this.views;
     before.setClass("removed", p.removed);
     before.setClass("changed", p.changed);
     after.setClass("added", p.added);
     after.setClass("changed", p.changed);
     if (!silent) this.onChange?.(this.index);
-    await Promise.all([before.show(beforeGraph || { nodes: [], edges: [] }), after.show(p.graph || { nodes: [], edges: [] })]);
+    await Promise.all([before.show(beforeGraph || { nodes: [], edges: [] }), after.show(passGraph(passes, this.index) || { nodes: [], edges: [] })]);
   }
 
   /** The drawing an export takes from this tab. */
