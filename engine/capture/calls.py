@@ -6,8 +6,10 @@ Python again: the trace graph keeps the node whose value Python read (`frozen`),
 graph computes what that condition is now.
 
 Recording is bounded and cheap in a loop: each graph keeps its first MAX_FIRST_CALLS calls and
-the latest one as copies of their arrays, counts the rest, and summarizes them (tensor summaries,
-comparisons of a trace and a script of one function on the same input) when the run finishes.
+the latest one, counts the rest, and summarizes them (tensor summaries, comparisons of a trace and
+a script of one function on the same input) when the run finishes. A call holds its tensors' arrays
+by reference, not copied, with their version counters: a tensor changed in place after the call
+shows no value (null) rather than a value it did not have.
 """
 from __future__ import annotations
 
@@ -115,24 +117,44 @@ def fingerprint(arrays: list) -> str:
     return h.hexdigest()
 
 
+class _Held:
+    """A tensor's array as a call saw it, held without copying; None later if changed in place."""
+
+    __slots__ = ("array", "ref", "version")
+
+    def __init__(self, tensor):
+        self.array, self.ref, self.version = tensor.array, weakref.ref(tensor), tensor._version
+
+    def value(self):
+        t = self.ref()
+        if t is not None and t.array is self.array and t._version != self.version:
+            return None           # an in-place op wrote into this very array after the call
+        return self.array
+
+
 class _Call:
-    """One call as it happened: copies of its arrays, summarized when the run finishes."""
+    """One call as it happened (its tensors held, not copied), summarized when the run finishes."""
 
     def __init__(self, index, line, inputs, outputs, trail, frozen):
         self.index, self.line = index, line
-        self.inputs = [np.array(a, copy=True) for a in inputs]
-        self.outputs = [np.array(a, copy=True) for a in outputs]
+        self.held_inputs = [_Held(t) for t in inputs]
+        self.held_outputs = [_Held(t) for t in outputs]
+        self.inputs = self.outputs = None          # the arrays, read when summarized
         self.branches = trail.branches
         self.checks = [frozen_check(f, trail.values[f["node"]]) for f in frozen if f["node"] in trail.values]
         self.summary: dict | None = None
 
     def summarize(self) -> dict:
         if self.summary is None:
+            self.inputs = [h.value() for h in self.held_inputs]
+            self.outputs = [h.value() for h in self.held_outputs]
+            self.held_inputs = self.held_outputs = None
             broken = [c for c in self.checks if not c["holds"]]
+            known = all(a is not None for a in self.inputs)
             self.summary = {"index": self.index, "line": self.line,
                             "inputs": [record.tensor_json(a) for a in self.inputs],
                             "outputs": [record.tensor_json(a) for a in self.outputs],
-                            "fingerprint": fingerprint(self.inputs),
+                            "fingerprint": fingerprint(self.inputs) if known else None,
                             "branches": self.checks + self.branches,
                             "stale": bool(broken), "reason": stale_reason(broken[0]) if broken else None,
                             "same_input": []}
@@ -154,6 +176,7 @@ class CallSite:
         return [f["node"] for f in self.frozen]
 
     def add(self, inputs: list, outputs: list, trail: CallTrail) -> None:
+        """One call: its argument Tensors, output Tensors and trail."""
         call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen)
         self.total += 1
         self.entry["calls_total"] = self.total
@@ -190,7 +213,8 @@ class CallLog:
         seen: dict = {}
         for site in self.sites:
             for call in site.calls():
-                seen.setdefault((id(site.target), call.summarize()["fingerprint"]), []).append((site, call))
+                if call.summarize()["fingerprint"] is not None:
+                    seen.setdefault((id(site.target), call.summary["fingerprint"]), []).append((site, call))
         for group in seen.values():
             for site, call in group:
                 for other_site, other in group:
@@ -202,7 +226,9 @@ class CallLog:
                                                        "max_abs_diff": diff})
 
 
-def _compare(a: list, b: list) -> tuple[bool, float | None]:
+def _compare(a: list, b: list) -> tuple[bool | None, float | None]:
+    if any(x is None for x in a + b):
+        return None, None         # an output changed in place after its call: not comparable
     if len(a) != len(b) or any(x.shape != y.shape for x, y in zip(a, b)):
         return False, None
     pairs = [(x.astype(np.float64), y.astype(np.float64)) for x, y in zip(a, b)]

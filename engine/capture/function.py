@@ -122,7 +122,7 @@ class GraphFunction:
             return pack_outputs(run_eager(graph, inputs), structure)
         trail = calls.CallTrail(site.watch())
         outs = run_eager(graph, inputs, trail)
-        site.add([inputs[i].array for i, (kind, _) in enumerate(kinds) if kind == "arg"], [o.array for o in outs], trail)
+        site.add([inputs[i] for i, (kind, _) in enumerate(kinds) if kind == "arg"], outs, trail)
         return pack_outputs(outs, structure)
 
     def experimental_get_tracing_count(self) -> int:

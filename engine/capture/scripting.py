@@ -211,7 +211,7 @@ class ScriptFunction:
             return pack_outputs(run_eager(graph, inputs), structure)
         trail = calls.CallTrail()
         outs = run_eager(graph, inputs, trail)
-        site.add([inputs[i].array for i, (kind, _) in enumerate(kinds) if kind == "arg"], [o.array for o in outs], trail)
+        site.add([inputs[i] for i, (kind, _) in enumerate(kinds) if kind == "arg"], outs, trail)
         return pack_outputs(outs, structure)
 
     # ---- what users inspect ----------------------------------------------------------------------------

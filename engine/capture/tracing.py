@@ -234,8 +234,7 @@ class TracedFunction:
             return pack_outputs(run_eager(self.graph, inputs), self._structure)
         trail = calls.CallTrail(self._calls.watch())
         outs = run_eager(self.graph, inputs, trail)
-        self._calls.add([inputs[i].array for i, (kind, _) in enumerate(self._kinds) if kind == "arg"],
-                        [o.array for o in outs], trail)
+        self._calls.add([inputs[i] for i, (kind, _) in enumerate(self._kinds) if kind == "arg"], outs, trail)
         return pack_outputs(outs, self._structure)
 
     forward = __call__

@@ -18,7 +18,8 @@ export function tensorText(tensor) {
   return t("calls.tensor_summary", { dtype: tensor.dtype || "", shape: shapeText(tensor.shape), mean });
 }
 
-const tensorsText = (ts) => (ts || []).map(tensorText).join(", ");
+// a null tensor: changed in place after the call, so its value then is unknown
+const tensorsText = (ts) => (ts || []).map((x) => (x ? tensorText(x) : t("calls.changed_after"))).join(", ");
 const yesNo = (b) => t(b ? "calls.true" : "calls.false");
 const valueText = (v) => (typeof v === "boolean" ? yesNo(v) : typeof v === "number" ? fmt(v) : JSON.stringify(v));
 
@@ -87,7 +88,8 @@ export function comparisonHTML(rows) {
       <td><code>${esc(tensorsText(trace.inputs))}</code></td>
       <td><code>${esc(tensorsText(trace.outputs))}</code>${trace.stale ? ` <span class="badge bad">${esc(t("calls.stale"))}</span>` : ""}</td>
       <td><code>${esc(tensorsText(script.outputs))}</code></td>
-      <td>${link.agree ? `<span class="badge ok">${esc(t("calls.agree"))}</span>`
+      <td>${link.agree === null ? `<span class="badge">${esc(t("calls.not_comparable"))}</span>`
+        : link.agree ? `<span class="badge ok">${esc(t("calls.agree"))}</span>`
         : `<span class="badge bad">${esc(t("calls.differ", { d: link.max_abs_diff === null || link.max_abs_diff === undefined ? "?" : fmt(link.max_abs_diff) }))}</span>`}</td></tr>`).join("");
   return `<div class="card compare"><h4>${esc(t("calls.compare_title"))}</h4>
       <table class="compare-table"><thead><tr><th>${esc(t("calls.input"))}</th><th>${esc(t("calls.trace_output"))}</th>

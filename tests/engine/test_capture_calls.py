@@ -129,3 +129,13 @@ def test_engine_function_calls_record_the_branch_and_loop_count_per_signature(ru
     kinds = [[(b["kind"], b.get("taken", b.get("iterations"))) for b in c["branches"]] for c in first["calls"]]
     assert kinds == [[("cond", "then"), ("while", 2)], [("cond", "else"), ("while", 0)]]
     assert first["calls"][0]["outputs"][0]["data"] == [1.0, 0.25] and not any(c["stale"] for c in first["calls"])
+
+
+def test_a_tensor_changed_in_place_after_the_call_shows_no_value_rather_than_a_wrong_one(run):
+    rec = run("import torch\n\ndef f(x):\n    return x * 2\n\nt = torch.jit.trace(f, torch.ones(2))\n"
+              "x = torch.tensor([1.0, 2.0])\ny = t(x)\nx.add_(10.0)\nz = t(torch.tensor([3.0, 4.0]))\nz.mul_(0.0)\n")
+    assert rec["ok"], rec["error"]
+    first, second = graph(rec, "trace")["calls"]
+    assert first["inputs"] == [None] and first["fingerprint"] is None    # x changed after the call
+    assert first["outputs"][0]["data"] == [2.0, 4.0]
+    assert second["inputs"][0]["data"] == [3.0, 4.0] and second["outputs"] == [None]   # z changed after it
