@@ -134,5 +134,6 @@ def algebraic_simplification(graph: Graph) -> PassResult:
             replacement, reason = hit
             if replacement is not node.out:
                 sub.replace_uses(node.out, replacement)   # the node itself is left for DCE
+                result.replace(node.id, replacement)
             result.note(node.id, reason)
     return result

@@ -15,10 +15,17 @@ class PassResult:
     changed: bool
     notes: list[dict] = field(default_factory=list)   # [{"node": "%5", "reason": "folded: all inputs constant"}]
     extra: dict = field(default_factory=dict)         # pass-specific data for the page (e.g. the memory plan)
+    # node id -> id of the node whose value now stands for it (CSE, x*1 -> x, an inlined branch):
+    # how the page follows one node's identity from the captured graph to its kernel
+    replaced: dict[str, str] = field(default_factory=dict)
 
     def note(self, node_id: str, reason: str) -> None:
         self.notes.append({"node": node_id, "reason": reason})
         self.changed = True
+
+    def replace(self, node_id: str, by: Value) -> None:
+        """Record that `node_id`'s value is now `by` (its users read `by` instead)."""
+        self.replaced[node_id] = by.producer.id if by.producer is not None else by.id
 
 
 def all_graphs(graph: Graph) -> Iterator[Graph]:

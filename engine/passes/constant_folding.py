@@ -37,8 +37,10 @@ def _fold(g: Graph, result: PassResult) -> None:
             result.note(node.id, "folded: all inputs constant")
         elif node.kind == COND and constant_of(node.inputs[0]) is not None:
             taken = "then" if truth(constant_of(node.inputs[0])) else "else"
-            _inline(g, node, node.subgraphs[taken], node.inputs[1:])
+            results = _inline(g, node, node.subgraphs[taken], node.inputs[1:])
             result.note(node.id, f"folded: predicate is constant, inlined the {taken} branch")
+            if results:
+                result.replace(node.id, results[0])
         elif node.kind == COND:
             _constants_into_branches(node, result)
 
@@ -64,8 +66,9 @@ def _constants_into_branches(node: Node, result: PassResult) -> None:
             result.note(node.id, f"folded: constant operand {v.id} moved into the branches")
 
 
-def _inline(g: Graph, node: Node, branch: Graph, operands: list[Value]) -> None:
-    """Replace `node` by a copy of `branch`'s nodes (keeping their ids), its placeholders bound to `operands`."""
+def _inline(g: Graph, node: Node, branch: Graph, operands: list[Value]) -> list[Value]:
+    """Replace `node` by a copy of `branch`'s nodes (keeping their ids), its placeholders bound to
+    `operands`; returns the values that now stand for the node's results."""
     mapping = {p.id: v for p, v in zip(branch.inputs, operands)}
     with g.inserting_before(node):
         for n in branch.nodes:
@@ -75,6 +78,8 @@ def _inline(g: Graph, node: Node, branch: Graph, operands: list[Value]) -> None:
             g._add(n)
             for v in n.outputs:
                 mapping[v.id] = v
-    for out, res in zip(node.outputs, branch.outputs):
-        g.replace_uses(out, mapping.get(res.id, res))
+    results = [mapping.get(res.id, res) for res in branch.outputs]
+    for out, res in zip(node.outputs, results):
+        g.replace_uses(out, res)
     g.remove(node)
+    return results

@@ -35,5 +35,6 @@ def _merge(g: Graph, result: PassResult) -> None:
             g.replace_uses(node.out, first.out)
             g.remove(node)
             result.note(node.id, f"CSE: same as {first.id}")
+            result.replace(node.id, first.out)
         else:
             seen[key] = node

@@ -88,7 +88,7 @@ def run_pipeline(graph: Graph, passes: list[Pass] | None = None, check: bool = T
             continue
         snap = {"name": p.__name__, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph, lean=True),
                 **diff(previous, res.graph), "notes": res.notes, "stats": graph_stats(res.graph),
-                "changed_anything": res.changed}
+                "changed_anything": res.changed, "replaced": res.replaced}
         snap.update({key: _to_json(value) for key, value in res.extra.items()})
         out.snapshots.append(snap)
     out.graph = current

@@ -325,3 +325,26 @@ def test_constant_operands_fold_inside_branches():
     assert sum(n["reason"] == "folded: all inputs constant" for n in folding) == 2
     cond = next(n for n in result.graph.nodes if n.kind == "cond")
     assert len(cond.inputs) == 2                     # the constant operand was dropped by DCE
+
+
+def test_snapshots_say_which_node_stands_for_a_replaced_one():
+    """`replaced` lets the page follow a node from the captured graph to its final node and kernel."""
+    g = redundant_graph()
+    x = g.inputs[0]
+    result = check_preserved(g)
+    snaps = {s["name"]: s for s in result.snapshots}
+    simplified = snaps["algebraic_simplification"]
+    x_times_one = next(n["node"] for n in simplified["notes"] if n["reason"] == "x*1 -> x")
+    assert simplified["replaced"][x_times_one] == x.id
+    for note in snaps["cse"]["notes"]:                    # "CSE: same as %k" -> replaced by %k
+        assert snaps["cse"]["replaced"][note["node"]] == note["reason"].rsplit(" ", 1)[1]
+    assert snaps["dce"]["replaced"] == {} and snaps["fusion"]["replaced"] == {}
+    final = {n.id for n in result.graph.nodes}
+    dead = {n["node"] for n in snaps["dce"]["notes"]}
+    for captured in (n.id for n in g.nodes if n.kind != "output"):   # each node ends in the final graph or is dead
+        nid = captured
+        for snap in result.snapshots:
+            nid = snap["replaced"].get(nid, nid)
+        assert nid in final or nid in dead, captured
+    inlined = check_preserved(constant_cond_graph()).snapshots[0]["replaced"]
+    assert len(inlined) == 1 and list(inlined.values())[0] != list(inlined)[0]
