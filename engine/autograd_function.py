@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import autograd
+from engine import autograd, record
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor
 
@@ -73,10 +73,15 @@ class CustomNode:
         self.name = self.op.name + "Backward"
         self.ctx = ctx
         self.n_args = len(args)
-        self.arg_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-        self.saved = tuple(args[i] for i in self.arg_positions)   # the tensor inputs (graph edges)
-        self.input_shapes = tuple(t.array.shape for t in self.saved)
-        self.next_functions = tuple((autograd.gradient_edge(t), 0) for t in self.saved)
+        positions, saved, shapes, edges = [], [], [], []
+        for i, a in enumerate(args):          # one loop: a compiled graph's node has ~10 inputs
+            if isinstance(a, Tensor):
+                positions.append(i)
+                saved.append(a)               # the tensor inputs (graph edges)
+                shapes.append(a.array.shape)
+                edges.append((autograd.gradient_edge(a), 0))
+        self.arg_positions, self.saved = tuple(positions), tuple(saved)
+        self.input_shapes, self.next_functions = tuple(shapes), tuple(edges)
         self.out_data = out.array
         self.out_ref = weakref.ref(out)
         self.seq = next(autograd._seq)
@@ -216,16 +221,22 @@ def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):
                                "Dagscope supports custom Functions with one differentiable output "
                                "(mark the others with ctx.mark_non_differentiable).")
     if differentiable:
-        out = fresh[differentiable[0]]
-        node = CustomNode(cls, ctx, args, out)
-        from engine import record
-        if record.current() is not None:
-            from engine.nn_context import current_module_path
-            node.line = record.user_line()
-            node.module = current_module_path()
-        out.requires_grad = True
-        out.grad_fn = node
+        attach_custom_node(cls, ctx, args, fresh[differentiable[0]])
     return tuple(fresh) if isinstance(output, tuple) else fresh[0]
+
+
+def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> CustomNode:
+    """Make `out` (a new Tensor) the differentiable output of Function `cls` applied to `args`:
+    its grad_fn runs `cls.backward(ctx, grad)`. Also the direct path of a runner that computes its
+    forward itself (engine.capture.compile.AutogradRunner: compiled graphs)."""
+    node = CustomNode(cls, ctx, args, out)
+    if record.current() is not None:
+        from engine.nn_context import current_module_path
+        node.line = record.user_line()
+        node.module = current_module_path()
+    out.requires_grad = True
+    out.grad_fn = node
+    return node
 
 
 def once_differentiable(fn):

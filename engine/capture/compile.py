@@ -31,69 +31,125 @@ MAX_RECORDED_SPECIALIZATIONS = 3
 MAX_SPECIALIZATIONS = 8
 
 
-class InterpretedAutograd:
-    """The interpreter backend: forward with the saved values as extra outputs, and the backward
-    graph run on them when `backward()` reaches the output's CompiledFunctionBackward node."""
+class AutogradRunner:
+    """A graph's forward and backward joined to eager autograd, as torch.compile's AOTAutograd does.
 
-    backend = "interpreter"
+    The forward runs with the values its backward graph reads ("saved") as extra outputs; its one
+    differentiable output gets a grad_fn (`CompiledFunctionBackward`, PyTorch's name) whose
+    backward runs the backward graph on them, so `loss.backward()` and `opt.step()` work unchanged
+    and parameters' `.grad` are filled by ordinary AccumulateGrad nodes. Subclasses run the two
+    graphs: `run_forward(arrays)` (outputs, then saved values) and `run_backward(seeds, saved)`
+    (gradients in `wrt` order), on numpy arrays."""
 
-    def __init__(self, graph: Graph, wrt: list[str] | None = None):
+    backend: str | None = None
+    has_backward = False
+
+    def split(self, graph: Graph, wrt: list[str] | None):
+        """(the forward graph with the saved values as extra outputs, the backward graph or None),
+        and what calls need: which inputs get gradients, where each saved value comes from."""
         from engine.autodiff import backward_graph, differentiable_value
         self.graph = graph
         self.num_outputs = len(graph.outputs)
         ids = [n.id for n in graph.placeholders]
         self.wrt = wrt if wrt is not None else [v.id for v in graph.inputs if differentiable_value(v)]
         self.wrt_positions = [ids.index(w) for w in self.wrt]
-        self.backward = None
-        self.forward = graph
-        if self.wrt:
-            bwd = backward_graph(graph, self.wrt)
-            forward = graph.copy()
-            values = forward.values()
-            computed = [s for s in bwd.saved if s not in ids]
-            forward.output(list(forward.outputs) + [values[s] for s in computed])
-            self.saved_plan = [("input", ids.index(s)) if s in ids else ("output", self.num_outputs + computed.index(s))
-                               for s in bwd.saved]
-            self.forward, self.backward = forward, bwd.graph
-        self.kernels: list = []
+        self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
+        self.float_outputs = [i for i, v in enumerate(graph.outputs) if differentiable_value(v)]
+        self.saved_plan: list[tuple[str, int]] = []
+        self.has_backward = bool(self.wrt)
+        if not self.wrt:
+            return graph, None
+        bwd = backward_graph(graph, self.wrt)
+        forward = graph.copy()
+        values = forward.values()
+        computed = [s for s in bwd.saved if s not in ids]
+        forward.output(list(forward.outputs) + [values[s] for s in computed])
+        # each saved value: a graph input (placeholder index) or an extra forward output
+        self.saved_plan = [("input", ids.index(s)) if s in ids else ("output", self.num_outputs + computed.index(s))
+                           for s in bwd.saved]
+        return forward, bwd.graph
+
+    def run_forward(self, arrays: list) -> list:
+        raise NotImplementedError
+
+    def run_backward(self, seeds: list, saved: list) -> list:
+        raise NotImplementedError
 
     def __call__(self, *tensors):
         from engine import autograd
-        from engine.autograd_function import Function
-        from engine.ir.interpreter import run
+        from engine.autograd_function import FunctionCtx, attach_custom_node
         from engine.tensor import Tensor
+        needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in tensors)
+        needs_grad = self.has_backward and autograd.is_grad_enabled() and any(needs[p] for p in self.wrt_positions)
+        if needs_grad and len(self.float_outputs) != 1:
+            raise UnsupportedError("compiled training supports one differentiable output "
+                                   f"(this graph returns {len(self.float_outputs)})")
         arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
-        needs_grad = autograd.is_grad_enabled() and self.backward is not None and any(
-            isinstance(tensors[p], Tensor) and tensors[p].requires_grad for p in self.wrt_positions)
-        if not needs_grad:
-            return [Tensor(o) for o in run(self.forward, arrays)[: self.num_outputs]]
-        float_outs = [i for i, v in enumerate(self.graph.outputs) if v.dtype.kind == "f"]
-        if len(float_outs) != 1:
-            from engine.errors import UnsupportedError
-            raise UnsupportedError(f"compiled training supports one differentiable output (this graph returns {len(float_outs)})")
-        diff_index, runner = float_outs[0], self
+        outs = self.run_forward(arrays)
+        results = [Tensor(o) for o in outs[: self.num_outputs]]
+        if needs_grad:
+            # the node is made directly (Function.apply's generic checks cost more than the
+            # rest of this call): same node, same backward protocol
+            ctx = FunctionCtx(needs)
+            ctx.runner = self
+            ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in self.saved_plan]
+            del outs
+            attach_custom_node(_compiled_function(), ctx, tensors, results[self.float_outputs[0]])
+        return results
+
+    def gradients(self, ctx, grad) -> tuple:
+        """The backward of one call: a gradient (an array, or None) per input of the call."""
+        seeds = [np.zeros(shape, dtype) for shape, dtype in self.seed_specs]
+        d = self.float_outputs[0]
+        g = np.asarray(getattr(grad, "array", grad), dtype=seeds[d].dtype)
+        # a broadcast gradient is materialized: a compiled backward is specialized for contiguous seeds
+        seeds[d] = g if g.shape == seeds[d].shape else np.ascontiguousarray(np.broadcast_to(g, seeds[d].shape))
+        grads = self.run_backward(seeds, ctx.saved_arrays)
+        # arrays, not Tensors: the node takes them as they are, so an unshared gradient becomes
+        # .grad without a copy
+        by_position = dict(zip(self.wrt_positions, grads))
+        del grads
+        return tuple(by_position.pop(p, None) for p in range(len(ctx.needs_input_grad)))
+
+
+_COMPILED_FUNCTION = None
+
+
+def _compiled_function():
+    """The autograd.Function class every runner's node names (its backward asks the runner)."""
+    global _COMPILED_FUNCTION
+    if _COMPILED_FUNCTION is None:
+        from engine.autograd_function import Function
 
         class CompiledFunction(Function):
             @staticmethod
-            def forward(ctx, *args):
-                outs = run(runner.forward, arrays)
-                ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in runner.saved_plan]
-                results = tuple(Tensor(o) for o in outs[: runner.num_outputs])
-                for i, r in enumerate(results):
-                    if i != diff_index:
-                        ctx.mark_non_differentiable(r)
-                return results
+            def forward(ctx, *tensors):
+                raise RuntimeError("CompiledFunction's forward runs in AutogradRunner.__call__")
 
             @staticmethod
             def backward(ctx, grad):
-                seeds = [np.zeros(v.shape, v.dtype) for v in runner.graph.outputs]
-                seeds[diff_index] = np.broadcast_to(np.asarray(getattr(grad, "array", grad), seeds[diff_index].dtype),
-                                                    seeds[diff_index].shape)
-                grads = run(runner.backward, seeds + ctx.saved_arrays)
-                by_position = dict(zip(runner.wrt_positions, grads))
-                return tuple(Tensor(by_position[p]) if p in by_position else None for p in range(len(tensors)))
+                return ctx.runner.gradients(ctx, grad)
 
-        return list(CompiledFunction.apply(*tensors))
+        _COMPILED_FUNCTION = CompiledFunction
+    return _COMPILED_FUNCTION
+
+
+class InterpretedAutograd(AutogradRunner):
+    """The interpreter backend: both graphs run on the reference interpreter."""
+
+    backend = "interpreter"
+
+    def __init__(self, graph: Graph, wrt: list[str] | None = None):
+        self.forward, self.backward = self.split(graph, wrt)
+        self.kernels: list = []
+
+    def run_forward(self, arrays: list) -> list:
+        from engine.ir.interpreter import run
+        return run(self.forward, arrays)
+
+    def run_backward(self, seeds: list, saved: list) -> list:
+        from engine.ir.interpreter import run
+        return run(self.backward, seeds + saved)
 
 
 def make_runner(graph: Graph, wrt: list[str]):
