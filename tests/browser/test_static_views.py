@@ -259,6 +259,15 @@ def test_static_tab_marks_the_stale_trace_call_and_shows_trace_and_script_side_b
     assert "print(traced(neg))" in page.inner_text(".cm-activeLine")
     assert any("print(traced(neg))" in m for m in page.eval_on_selector_all(".cm-mark-warn", "els => els.map(e => e.textContent)"))
     shot(page, "static_calls")
+    script = graph(record, title="scripted my_model (f32[3])")       # the script's own calls: the branch each took
+    page.click(f"#panel-static .chip[data-g='{script['id']}']")
+    page.wait_for_selector("#panel-static .calls-table tr.call[data-call='1']")
+    assert "took the then branch" in page.inner_text("#panel-static .calls-table tr.call[data-call='0']")
+    assert "took the else branch" in page.inner_text("#panel-static .calls-table tr.call[data-call='1']")
+    assert page.locator("#panel-static .calls-table tr.stale").count() == 0
+    shot(page, "static_calls_script")
+    page.click(f"#panel-static .chip[data-g='{traced['id']}']")
+    page.wait_for_selector("#panel-static .calls-table tr.stale")
     page.select_option("#lang", "zh-CN")                              # the explanations come from the catalog
     page.wait_for_function("document.querySelector('#panel-static .calls-table tr.stale-reason')?.textContent.includes('追踪时')")
     assert "过期" in page.inner_text("#panel-static .calls-table tr.call[data-call='1']")
