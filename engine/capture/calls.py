@@ -13,7 +13,6 @@ shows no value (null) rather than a value it did not have.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import linecache
@@ -29,16 +28,16 @@ _capturing = 0                  # > 0 while a trace or script compile runs: call
 _logs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Recorder -> CallLog
 
 
-@contextlib.contextmanager
-def capturing():
+def capture_started() -> None:
     """Calls of captured graphs made while capturing (on shadow tensors, or inlined into another
-    trace) are not calls of the user's program: not recorded."""
+    trace) are not calls of the user's program: not recorded until capture_ended()."""
     global _capturing
     _capturing += 1
-    try:
-        yield
-    finally:
-        _capturing -= 1
+
+
+def capture_ended() -> None:
+    global _capturing
+    _capturing -= 1
 
 
 class CallTrail:
@@ -164,7 +163,8 @@ class _Call:
 class CallSite:
     """One captured graph's record entry and its calls (the first few, then only the latest)."""
 
-    def __init__(self, entry: dict, target, capture: str, frozen: list):
+    def __init__(self, recorder, entry: dict, target, capture: str, frozen: list):
+        self.recorder = recorder
         self.entry, self.target, self.capture, self.frozen = entry, target, capture, frozen
         self.first: list[_Call] = []
         self.last: _Call | None = None
@@ -247,8 +247,7 @@ def site_for(entry: dict | None, target, capture: str, frozen: list | None = Non
     if log is None:
         log = _logs[rec] = CallLog()
         rec.finishers.append(log.finish)
-    site = CallSite(entry, target, capture, list(frozen or []))
-    site.recorder = rec
+    site = CallSite(rec, entry, target, capture, list(frozen or []))
     log.sites.append(site)
     return site
 

@@ -255,8 +255,7 @@ class Compiler:
         OP_OBSERVERS.append(self.observe)
         VALUE_READ_OBSERVERS.append(self.on_value_read)
         self._err = np.seterr(all="ignore")       # shadows are ones: log/div warnings mean nothing
-        self._capturing = calls.capturing()
-        self._capturing.__enter__()
+        calls.capture_started()
         return self
 
     def __exit__(self, *exc):
@@ -264,7 +263,7 @@ class Compiler:
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
         np.seterr(**self._err)
-        self._capturing.__exit__(*exc)
+        calls.capture_ended()
         self.guard.release()
         return False
 

@@ -109,15 +109,14 @@ class Tracer:
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
         OP_OBSERVERS.append(self.observe)
         VALUE_READ_OBSERVERS.append(self.on_value_read)
-        self._capturing = calls.capturing()
-        self._capturing.__enter__()
+        calls.capture_started()
         return self
 
     def __exit__(self, *exc):
         from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
         OP_OBSERVERS.remove(self.observe)
         VALUE_READ_OBSERVERS.remove(self.on_value_read)
-        self._capturing.__exit__(*exc)
+        calls.capture_ended()
         self.guard.release()
         return False
 
