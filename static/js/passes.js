@@ -32,6 +32,7 @@ export class PassesPanel {
   /** The passes of a graph; index selects one (clamped). Resolves when both drawings are done. */
   async show(graph, index = null) {
     this.graph = graph;
+    this.picked = null;
     const passes = graph?.passes || [];
     if (!passes.length) {
       this.el.innerHTML = `<div class="empty-state"><h3>${t("passes.none_title")}</h3><p>${t("passes.none")}</p></div>`;
@@ -55,7 +56,8 @@ export class PassesPanel {
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
       </div></div>`;
     const select = (id, view) => {
-      view.setClass("sel", id ? [id] : []);
+      this.picked = id ? { id, side: view === this.views.before ? "before" : "after" } : null;
+      this.lightPicked();
       this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
     };
     this.views = { before: new GraphView(this.el.querySelector(".pass-before"), { onSelect: select, compact: true }),
@@ -65,6 +67,29 @@ export class PassesPanel {
     const rewrote = passes.findIndex((p) => p.added?.length || p.removed?.length || p.changed?.length);
     const start = index ?? (rewrote >= 0 ? rewrote : passes.length - 1);
     return this.select(start, { silent: true });
+  }
+
+  /**
+   * One identity across the two drawings: the picked node, in the other drawing the node that
+   * stands for it after this pass (CSE, x*1 -> x: the snapshot's `replaced`) or the nodes it
+   * stands for, and in each drawing the rest of its fusion group. Kept while moving through passes.
+   */
+  lightPicked() {
+    const { before, after } = this.views;
+    const replaced = this.graph.passes[this.index]?.replaced || {};
+    const { id = null, side = "after" } = this.picked || {};
+    const [here, there] = side === "before" ? [before, after] : [after, before];
+    const partners = !id ? [] : side === "before" ? [replaced[id] ?? id]
+      : [id, ...Object.keys(replaced).filter((k) => replaced[k] === id)];
+    const groupOf = (view, nid) => {
+      const nodes = view.graph?.nodes || [];
+      const group = nodes.find((n) => n.id === nid)?.group;
+      return group ? nodes.filter((n) => n.group === group && n.id !== nid).map((n) => n.id) : [];
+    };
+    here.setClass("sel", id ? [id] : []);
+    here.setClass("linked", id ? groupOf(here, id) : []);
+    there.setClass("sel", []);
+    there.setClass("linked", [...partners, ...partners.flatMap((p) => groupOf(there, p))]);
   }
 
   /** Indices of the passes shown in the list. */
@@ -122,6 +147,7 @@ export class PassesPanel {
     after.setClass("changed", p.changed);
     if (!silent) this.onChange?.(this.index);
     await Promise.all([before.show(beforeGraph || { nodes: [], edges: [] }), after.show(passGraph(passes, this.index) || { nodes: [], edges: [] })]);
+    this.lightPicked();       // groups are known once both graphs are shown
   }
 
   /** The drawing an export takes from this tab. */
