@@ -17,6 +17,8 @@ for once, where it is first needed.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.codegen import buffers
@@ -189,10 +191,18 @@ def _general_op(node):
     if node.kind == CALL:
         run, attrs = OPS[node.op].run, node.attrs
         return lambda *args: [run(*args, **attrs)]
+    shapes = [tuple(v.shape) for v in node.outputs]
+
+    def as_declared(results):
+        # a branch or loop body may give a value of the declared size in another shape (a [1]
+        # where the graph says []): kernels after it are compiled for the declared one
+        return [np.reshape(r, shape) if np.shape(r) != shape and np.size(r) == math.prod(shape) else r
+                for r, shape in zip(results, shapes)]
+
     if node.kind == COND:
         def cond(*args):
             branch = node.subgraphs["then" if interpreter.truth(args[0]) else "else"]
-            return interpreter.run(branch, list(args[1:]))
+            return as_declared(interpreter.run(branch, list(args[1:])))
         return cond
 
     def while_loop(*args):
@@ -201,7 +211,7 @@ def _general_op(node):
             if not interpreter.truth(interpreter.run(node.subgraphs["cond"], results)[0]):
                 break
             results = interpreter.run(node.subgraphs["body"], results)
-        return results
+        return as_declared(results)
     return while_loop
 
 
