@@ -139,3 +139,18 @@ def test_a_tensor_changed_in_place_after_the_call_shows_no_value_rather_than_a_w
     assert first["inputs"] == [None] and first["fingerprint"] is None    # x changed after the call
     assert first["outputs"][0]["data"] == [2.0, 4.0]
     assert second["inputs"][0]["data"] == [3.0, 4.0] and second["outputs"] == [None]   # z changed after it
+
+
+def test_a_traced_and_a_scripted_module_are_compared_on_the_same_input(run):
+    rec = run("import torch\nimport torch.nn as nn\n\nclass Gate(nn.Module):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n\n    def forward(self, x):\n"
+              "        h = self.fc(x)\n        if h.sum() > 0:\n            return h\n        return -h\n\n"
+              "m = Gate()\nwith torch.no_grad():\n    m.fc.weight.copy_(torch.eye(2))\n    m.fc.bias.zero_()\n"
+              "x = torch.tensor([[1.0, 2.0]])\nt = torch.jit.trace(m, x)\ns = torch.jit.script(m)\n"
+              "a, b = t(-x), s(-x)\nprint(a.tolist(), b.tolist())\n")
+    assert rec["ok"], rec["error"]
+    assert rec["stdout"].endswith("[[-1.0, -2.0]] [[1.0, 2.0]]\n")      # h = -x: the trace returns h, the script -h
+    (call,) = graph(rec, "trace")["calls"]
+    assert call["stale"] and call["branches"][0]["code"] == "h.sum() > 0"
+    assert call["same_input"] == [{"graph": graph(rec, "script", "scripted Gate (f32[1,2])")["id"], "call": 0,
+                                   "capture": "script", "agree": False, "max_abs_diff": 4.0}]
