@@ -72,20 +72,30 @@ def condition_text(line: int | None) -> str | None:
     return text or None
 
 
-def _plain(value):
-    """A read value as JSON (numbers, bools, nested lists)."""
+def json_safe(x):
+    """Numbers, bools and nested lists as the run record writes them (NaN and infinities as strings)."""
+    if isinstance(x, list):
+        return [json_safe(y) for y in x]
+    if isinstance(x, float) and not np.isfinite(x):
+        return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def plain(value):
+    """A tensor's value read by Python, as JSON: a number or bool, or nested lists."""
     arr = np.asarray(value)
-    return arr.reshape(()).item() if arr.size == 1 else arr.tolist()
+    return json_safe(arr.reshape(()).item() if arr.size == 1 else arr.tolist())
 
 
-def frozen_check(frozen: dict, now) -> dict:
-    """One frozen read compared with its value on this call: does the trace's decision still hold?"""
-    was, arr = np.asarray(frozen["value"]), np.asarray(now)
+def frozen_check(frozen: dict, was, now) -> dict:
+    """One frozen read (its record entry and the array Python read while tracing) compared with
+    its value on this call: does the trace's decision still hold?"""
+    was, arr = np.asarray(was), np.asarray(now)
     if frozen["kind"] == "bool" and arr.size == 1 and was.size == 1:
         traced, current = bool(was.reshape(())), bool(arr.reshape(()))
         holds = traced == current
     else:
-        traced, current = frozen["value"], _plain(arr)
+        traced, current = plain(was), plain(arr)
         same_shape = was.shape == arr.shape
         if same_shape and arr.dtype.kind == "f":
             holds = bool(np.allclose(was, arr, rtol=1e-5, atol=1e-8, equal_nan=True))
@@ -140,7 +150,7 @@ class _Call:
         self.held_outputs = [_Held(t) for t in outputs]
         self.inputs = self.outputs = None          # the arrays, read when summarized
         self.branches = trail.branches
-        self.checks = [frozen_check(f, trail.values[f["node"]]) for f in frozen if f["node"] in trail.values]
+        self.checks = [frozen_check(f, was, trail.values[f["node"]]) for f, was in frozen if f["node"] in trail.values]
         self.summary: dict | None = None
 
     def summarize(self) -> dict:
@@ -161,7 +171,8 @@ class _Call:
 
 
 class CallSite:
-    """One captured graph's record entry and its calls (the first few, then only the latest)."""
+    """One captured graph's record entry and its calls (the first few, then only the latest).
+    `frozen`: a trace's (record entry, array read) per place Python read a tensor's value."""
 
     def __init__(self, recorder, entry: dict, target, capture: str, frozen: list):
         self.recorder = recorder
@@ -173,7 +184,7 @@ class CallSite:
         entry["calls"], entry["calls_total"] = [], 0
 
     def watch(self) -> list:
-        return [f["node"] for f in self.frozen]
+        return [f["node"] for f, _ in self.frozen]
 
     def add(self, inputs: list, outputs: list, trail: CallTrail) -> None:
         """One call: its argument Tensors, output Tensors and trail."""

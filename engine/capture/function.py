@@ -77,7 +77,7 @@ class GraphFunction:
         if graph is None:
             graph, tracer, structure, kinds = trace_values(self.python_function, list(values), self.__name__)
             capture_note = capture_note or "traced (autograph off)"
-            warnings, frozen = tracer.warnings, tracer.frozen
+            warnings, frozen = tracer.warnings, list(zip(tracer.frozen, tracer.frozen_arrays))
         else:
             warnings, frozen = [], []
         warnings = warnings + frozen_random_masks(graph)

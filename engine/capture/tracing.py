@@ -43,6 +43,7 @@ class Tracer:
         self._alive: list = []                    # keeps traced tensors alive so ids are not reused
         self.warnings: list[str] = []
         self.frozen: list[dict] = []              # where Python read a tensor's value: the frozen branches
+        self.frozen_arrays: list = []             # ... and the array it read there (checked on later calls)
         self.guard = ReadOnlyGuard()
         self.lifted: list = []                    # parameter-like tensors made inputs, by reference
         self.kinds: list = []                     # per placeholder: ("arg", i) | ("state", name) | ("lifted", t)
@@ -89,9 +90,10 @@ class Tracer:
             return                                # not computed from the trace's inputs
         line = record.user_line()
         message = TRACER_MESSAGES[kind]
-        value = tensor.array.reshape(()).item() if tensor.array.size == 1 else tensor.array.tolist()
+        value = calls.plain(tensor.array)
         self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id,
                             "code": calls.condition_text(line)})
+        self.frozen_arrays.append(np.array(tensor.array, copy=True))
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
         rec = record.current()
@@ -271,5 +273,5 @@ def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
     traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
     entry = record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
                           values=tracer.arrays, extra={"frozen": tracer.frozen, "function": traced.__name__})
-    traced._calls = calls.site_for(entry, fn, "trace", tracer.frozen)
+    traced._calls = calls.site_for(entry, fn, "trace", list(zip(tracer.frozen, tracer.frozen_arrays)))
     return traced

@@ -154,3 +154,16 @@ def test_a_traced_and_a_scripted_module_are_compared_on_the_same_input(run):
     assert call["stale"] and call["branches"][0]["code"] == "h.sum() > 0"
     assert call["same_input"] == [{"graph": graph(rec, "script", "scripted Gate (f32[1,2])")["id"], "call": 0,
                                    "capture": "script", "agree": False, "max_abs_diff": 4.0}]
+
+
+def test_nan_read_while_tracing_or_on_a_call_keeps_the_record_strict_json(run):
+    import json
+    rec = run("import torch\n\ndef f(x):\n    return x * x.sum().item()\n\n"
+              "t = torch.jit.trace(f, torch.tensor([float('nan'), 1.0]))\ny = t(torch.tensor([1.0, 1.0]))\n"
+              "z = t(torch.tensor([float('inf'), 1.0]))\n")
+    assert rec["ok"], rec["error"]
+    json.dumps(rec, allow_nan=False)                                  # what the sandbox child sends
+    trace = graph(rec, "trace")
+    assert trace["frozen"][0]["value"] == "nan"
+    assert [c["branches"][0]["now"] for c in trace["calls"]] == [2.0, "inf"]
+    assert all(c["stale"] for c in trace["calls"])
