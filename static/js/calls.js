@@ -21,7 +21,9 @@ export function tensorText(tensor) {
 // a null tensor: changed in place after the call, so its value then is unknown
 const tensorsText = (ts) => (ts || []).map((x) => (x ? tensorText(x) : t("calls.changed_after"))).join(", ");
 const yesNo = (b) => t(b ? "calls.true" : "calls.false");
-const valueText = (v) => (typeof v === "boolean" ? yesNo(v) : typeof v === "number" ? fmt(v) : JSON.stringify(v));
+// a value Python read: a bool, a number ("nan"/"inf" arrive as strings), or nested lists
+const valueText = (v) => (typeof v === "boolean" ? yesNo(v) : typeof v === "number" ? fmt(v)
+  : typeof v === "string" ? v : JSON.stringify(v).replace(/"/g, ""));
 
 /** One control point of one call, in words. */
 export function branchText(b) {

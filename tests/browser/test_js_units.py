@@ -102,3 +102,21 @@ def test_tensor_views_table_heatmap_and_preview(page):
                 heat.querySelectorAll('svg.heatmap rect').length, prev.querySelectorAll('.heat-strip span').length,
                 m.fmt(2.0), m.fmt(0.333333), m.fmt(1e-7)];""")
     assert out == [4, "1.", 6, 3, "2.", "0.3333", "1.00e-7"]
+
+
+def test_calls_helpers_word_tensors_branches_and_stale_reasons(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/calls.js');
+        const big = {shape: [64, 64], dtype: 'float32', data: null, stats: {mean: 0.5}};
+        const broken = {kind: 'frozen', read: 'bool', code: 'x.sum() > 0', traced: true, now: false, holds: false, line: 12};
+        const item = {kind: 'frozen', read: 'item', code: 'n = x.max().item()', traced: 3, now: 'nan', holds: false, line: 4};
+        return [m.tensorText({shape: [3], data: [-1, 0.5, 2]}), m.tensorText({shape: [], data: 2.5}), m.tensorText(big),
+                m.branchText(broken), m.branchText({kind: 'cond', taken: 'else'}), m.branchText({kind: 'while', iterations: 3}),
+                m.staleText({branches: [{kind: 'cond', taken: 'then'}, broken]}), m.staleText({branches: [item]}),
+                m.staleText({branches: [], reason: 'engine words'})];""")
+    assert out[:3] == ["[-1., 0.5, 2.]", "2.5", "float32[64, 64] mean 0.5"]
+    assert out[3:6] == ["x.sum() > 0 is false now, but the trace froze true", "if on a tensor: took the else branch",
+                        "while on a tensor: ran 3 times"]
+    assert out[6].startswith("Traced with x.sum() > 0 true; this input makes it false: the trace still runs the true branch (line 12)")
+    assert out[7].startswith("While tracing, n = x.max().item() read 3. from a tensor; this input gives nan")
+    assert out[8] == "engine words"
