@@ -34,10 +34,12 @@ class _Group:
         self.indices = {index}    # its own index and those of the groups merged into it
         self.kind = kind
         self.nodes = [first]
+        self.head = first
         self.shape = tuple(first.out.shape) if first.outputs else ()
         self.closed = kind == REDUCTION_GROUP
         self.epilogue = kind == EXTERN_GROUP and first.kind == CALL and \
             (OPS[first.op].kind == MATMUL or first.op in EPILOGUE_HOSTS)
+        self.head_deps: set[int] = set()
 
     def loop_accepts(self, node: Node) -> bool:
         """An open elementwise loop over `node`'s iteration space."""
@@ -95,6 +97,8 @@ class _Partition:
             group_kind = ELEMENTWISE_GROUP if kind == ELEMENTWISE else REDUCTION_GROUP if kind == REDUCE else EXTERN_GROUP
             target = _Group(self.next_index, group_kind, node)
             self.next_index += 1
+            # what the head reads depends on these groups: they must not move into its epilogue
+            target.head_deps = set().union(*(self.depends.get(v.id, set()) for v in node.inputs))
             self.groups.append(target)
             self.reasons[node.id] = _head_reason(node, target)
         else:
@@ -125,25 +129,35 @@ class _Partition:
         return list(links.values())
 
     def _elementwise_home(self, node: Node) -> _Group | None:
-        """The first linked group that can take `node`; when that is a loop, the other same-shape
-        loops linked to `node` merge into it (where that creates no cycle): one loop per DAG."""
+        """The group that takes `node`: an extern call's epilogue when `node` reads its result,
+        else the first linked loop. The other same-shape loops linked to `node` merge into it
+        where that creates no cycle (and, for an epilogue, where they do not feed the call):
+        one loop per DAG."""
+        shape = tuple(node.out.shape)
         links = self._links(node)
-        for grp, tie, produces in links:
-            if grp.loop_accepts(node) and self.legal([grp], node):
-                merged, ties = [grp], [tie]
-                for other, other_tie, _ in links:
-                    if other is not grp and other.loop_accepts(node) and self.legal(merged + [other], node):
-                        merged.append(other)
-                        ties.append(other_tie)
-                for other in merged[1:]:
-                    self.merge(grp, other)
-                self.reasons[node.id] = f"elementwise, same shape as {' and '.join(ties)}" + \
+        epilogues = [(grp, tie) for grp, tie, produces in links if produces and grp.epilogue and grp.shape == shape]
+        loops = [(grp, tie) for grp, tie, _ in links if grp.loop_accepts(node)]
+        for host, tie in epilogues + loops:
+            if not self.legal([host], node):
+                continue
+            merged, ties = [host], [tie]
+            for other, other_tie in loops:
+                if other in merged or (host.epilogue and other.indices & host.head_deps):
+                    continue
+                if self.legal(merged + [other], node):
+                    merged.append(other)
+                    ties.append(other_tie)
+            for other in merged[1:]:
+                self.merge(host, other)
+            if host.epilogue:
+                reason = f"elementwise epilogue of {host.head.op} {host.head.id} (same shape as {tie})"
+                if len(merged) > 1:
+                    reason += f"; the loop of {' and '.join(ties[1:])} moves into it"
+            else:
+                reason = f"elementwise, same shape as {' and '.join(ties)}" + \
                     (f": {len(merged)} loops merge into one" if len(merged) > 1 else "")
-                return grp
-            if produces and grp.epilogue and grp.shape == tuple(node.out.shape) and self.legal([grp], node):
-                head = grp.nodes[0]
-                self.reasons[node.id] = f"elementwise epilogue of {head.op} {head.id} (same shape as {tie})"
-                return grp
+            self.reasons[node.id] = reason
+            return host
         return None
 
     def _reduction_home(self, node: Node) -> _Group | None:
@@ -230,6 +244,11 @@ def _toposort(g: Graph, groups: list[_Group], group_of: dict) -> list[_Group]:
     order_index = {n.id: i for i, n in enumerate(g.nodes)}
     for grp in groups:
         grp.nodes.sort(key=lambda n: order_index[n.id])
+        if grp.epilogue:
+            # the call first, then its epilogue: loops that moved into it may come earlier in the
+            # graph, but never feed the call (see _elementwise_home)
+            grp.nodes.remove(grp.head)
+            grp.nodes.insert(0, grp.head)
     preds: dict[int, set[int]] = {id(grp): set() for grp in groups}
     for grp in groups:
         for n in grp.nodes:

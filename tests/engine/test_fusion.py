@@ -90,6 +90,33 @@ def test_gelu_after_a_matmul_is_its_epilogue():
     assert [u.kind for u in kernel_units(result.graph)] == ["matmul", "kernel"]   # BLAS, then one loop
 
 
+def test_a_loop_read_only_by_an_epilogue_moves_into_it():
+    g = Graph()
+    x = g.placeholder("x", (4, 6))
+    w = g.placeholder("w", (6, 8), role="param")
+    a = g.placeholder("a", (4, 8))
+    b = g.placeholder("b", (4, 8))
+    s = g.call("tanh", g.call("add", a, b))                         # a loop that does not feed the matmul
+    g.output(g.call("mul", g.call("relu", g.call("matmul", x, w)), s))
+    result = check_preserved(g)
+    (group,) = result.graph.fusion_groups
+    matmul = next(n for n in g.nodes if n.op == "matmul")
+    assert group.kind == EXTERN_GROUP and group.node_ids[0] == matmul.id          # the call, then the loop
+    assert [u.kind for u in kernel_units(result.graph)] == ["matmul", "kernel"]
+    reasons = [n["reason"] for n in fusion_snapshot(result)["notes"]]
+    assert any("moves into it" in r for r in reasons), reasons
+
+
+def test_a_loop_feeding_the_matmul_stays_out_of_its_epilogue():
+    g = Graph()
+    x = g.placeholder("x", (4, 4))
+    w = g.placeholder("w", (4, 4), role="param")
+    h = g.call("relu", g.call("mul", x, 2.0))                       # feeds the matmul and the residual add
+    g.output(g.call("add", g.call("matmul", h, w), h))
+    groups = check_preserved(g).graph.fusion_groups
+    assert [(grp.kind, len(grp.node_ids)) for grp in groups] == [(ELEMENTWISE_GROUP, 2), (EXTERN_GROUP, 2)]
+
+
 def test_conv2d_takes_an_elementwise_epilogue():
     g = Graph()
     x = g.placeholder("x", (1, 2, 6, 6))
