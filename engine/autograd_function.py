@@ -116,6 +116,11 @@ class CustomNode:
             if g is None:
                 grads.append(None)
                 continue
+            if type(g) is np.ndarray and not create_graph and g.shape == self.input_shapes[k] and \
+                    g.dtype == self.saved[k].array.dtype:
+                grads.append(g)       # the usual array gradient (a compiled backward's), as it is
+                g = None              # hold no extra reference: AccumulateGrad may keep it uncopied
+                continue
             if isinstance(g, Tensor):
                 array = g.array
             else:

@@ -19,13 +19,15 @@ import io
 
 import numpy as np
 
-from engine import record
+from engine import autograd, record
+from engine.autograd_function import Function, FunctionCtx, attach_custom_node
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
 from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module, module_state,
                                    pack_outputs, python_key, record_static, snapshot_state)
 from engine.capture.scripting import compile_graph
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
+from engine.tensor import Tensor
 
 MAX_RECORDED_SPECIALIZATIONS = 3
 MAX_SPECIALIZATIONS = 8
@@ -76,9 +78,6 @@ class AutogradRunner:
         raise NotImplementedError
 
     def __call__(self, *tensors):
-        from engine import autograd
-        from engine.autograd_function import FunctionCtx, attach_custom_node
-        from engine.tensor import Tensor
         needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in tensors)
         needs_grad = self.has_backward and autograd.is_grad_enabled() and any(needs[p] for p in self.wrt_positions)
         if needs_grad and len(self.float_outputs) != 1:
@@ -94,7 +93,7 @@ class AutogradRunner:
             ctx.runner = self
             ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in self.saved_plan]
             del outs
-            attach_custom_node(_compiled_function(), ctx, tensors, results[self.float_outputs[0]])
+            attach_custom_node(RunnerFunction, ctx, tensors, results[self.float_outputs[0]])
         return results
 
     def gradients(self, ctx, grad) -> tuple:
@@ -112,26 +111,21 @@ class AutogradRunner:
         return tuple(by_position.pop(p, None) for p in range(len(ctx.needs_input_grad)))
 
 
-_COMPILED_FUNCTION = None
+class RunnerFunction(Function):
+    """The autograd.Function every runner's node names; its backward asks the runner that made
+    the node. Named as PyTorch names it (the node shows as `CompiledFunctionBackward`); the
+    Python name differs from CompiledFunction below, what torch.compile(fn) returns."""
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        raise RuntimeError("the forward runs in AutogradRunner.__call__")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.runner.gradients(ctx, grad)
 
 
-def _compiled_function():
-    """The autograd.Function class every runner's node names (its backward asks the runner)."""
-    global _COMPILED_FUNCTION
-    if _COMPILED_FUNCTION is None:
-        from engine.autograd_function import Function
-
-        class CompiledFunction(Function):
-            @staticmethod
-            def forward(ctx, *tensors):
-                raise RuntimeError("CompiledFunction's forward runs in AutogradRunner.__call__")
-
-            @staticmethod
-            def backward(ctx, grad):
-                return ctx.runner.gradients(ctx, grad)
-
-        _COMPILED_FUNCTION = CompiledFunction
-    return _COMPILED_FUNCTION
+RunnerFunction.__name__ = RunnerFunction.__qualname__ = "CompiledFunction"
 
 
 class InterpretedAutograd(AutogradRunner):
@@ -183,7 +177,6 @@ class CompiledFunction:
         self.graph_breaks: list[str] = []
 
     def _key(self, args) -> tuple:
-        from engine import autograd
         key = [("grad_mode", autograd.is_grad_enabled())]
         if self._module is not None:
             key.append(("training", getattr(self._module, "training", None)))
@@ -224,7 +217,6 @@ class CompiledFunction:
         return gather_inputs(entry.kinds, values, self._module)
 
     def _capture(self, values, key):
-        from engine import autograd
         from engine.passes import run_pipeline
         reason = None
         if self._cache:
@@ -291,7 +283,6 @@ class CompiledFunction:
     def _kernels_and_timings(self, entry, values) -> dict:
         if importlib.util.find_spec("engine.codegen.report") is None or not hasattr(entry.runner, "compiled"):
             return {}
-        from engine import autograd
         from engine.codegen.report import kernels_record, timings
         inputs = self._inputs(entry, values)
 

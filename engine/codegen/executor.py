@@ -60,6 +60,8 @@ class Specialization:
         self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype), self.input_layouts.get(n.id))
                                for n in graph.placeholders)
         self.output_ids = [v.id for v in graph.outputs]
+        self.guard = tuple((shape, dtype, layout, tuple(st * dtype.itemsize for st in layout or contiguous_strides(shape)))
+                           for shape, dtype, layout in self.signature)
         self.kernels: list[dict] = []
         self.fallback_reason: str | None = None
         self.compile_ms = 0.0
@@ -326,7 +328,7 @@ class CompiledGraph:
 
     def __call__(self, *inputs) -> list[np.ndarray]:
         spec = self.current
-        if spec is not None and len(inputs) == self.n_inputs and _fits(inputs, spec.signature):
+        if spec is not None and len(inputs) == self.n_inputs and _fits(inputs, spec.guard):
             return spec.run(inputs)          # the usual call: same signature as the last one
         arrays = [a if type(a) is np.ndarray else np.asarray(getattr(a, "array", a)) for a in inputs]
         n_inputs = self.n_inputs
@@ -362,13 +364,16 @@ class CompiledGraph:
         return spec
 
 
-def _fits(inputs: tuple, signature: tuple) -> bool:
-    """Whether numpy `inputs` have `signature` (what __call__ would compute for them, cheaper)."""
-    for a, (shape, dtype, layout) in zip(inputs, signature):
+def _fits(inputs: tuple, guard: tuple) -> bool:
+    """Whether numpy `inputs` have a specialization's signature (what __call__ would compute for
+    them, cheaper): the byte strides compared first, the usual case in one tuple comparison."""
+    for a, (shape, dtype, layout, strides) in zip(inputs, guard):
         if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
             return False
+        if a.strides == strides:
+            continue
         if layout is None:
-            if not a.flags.c_contiguous:
+            if not a.flags.c_contiguous:          # size-1 dims may have any stride
                 return False
         elif layout_of(a) != layout:
             return False
