@@ -212,8 +212,12 @@ class CallLog:
 
     def __init__(self):
         self.sites: list[CallSite] = []
+        self.finished = False
 
     def finish(self) -> None:
+        if self.finished:             # the recorder may finish more than once: link once
+            return
+        self.finished = True
         for site in self.sites:
             site.entry["calls"] = [c.summarize() for c in site.calls()]
             site.entry["calls_total"] = site.total
