@@ -310,3 +310,17 @@ def test_addmm_bias_is_added_in_the_epilogue_kernel_unless_the_product_is_needed
     compiled2 = _compile(g2, "c")
     assert not any("bias of" in k["source"] for k in compiled2.kernels)
     _assert_matches(g2, compiled2, [rng.standard_normal(s).astype(np.float32) for s in [(4, 6), (6, 5), (5,)]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reshape_numpy_has_to_copy_feeds_a_kernel_contiguously(backend):
+    """The generated run function checks a view's strides where a kernel first reads it: a
+    reshape of a transposed input is a copy at run time, which the kernel reads as such."""
+    g = Graph("reshape_copy")
+    a = g.placeholder("a", (4, 6), np.float32)
+    flat = g.call("reshape", g.call("transpose", a, dim0=0, dim1=1), shape=(24,))
+    g.output(g.call("exp", g.call("mul", flat, 2.0)))
+    compiled = _compile(g, backend)
+    x = np.arange(24, dtype=np.float32).reshape(4, 6) / 24
+    _assert_matches(g, compiled, [x])
+    assert "def run(" in compiled.current.run_source
