@@ -171,6 +171,9 @@ class CompiledFunction:
         self._target = type(module).forward if module is not None else fn
         self.__name__ = type(module).__name__ if module is not None else getattr(fn, "__name__", "compiled")
         self._params = list(inspect.signature(self._target).parameters.values())[1 if module is not None else 0:]
+        self._signature = inspect.Signature(self._params)
+        # a call with every argument given positionally needs no binding (the training loop's call)
+        self._positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._params)
         self._cache: dict = {}
         self._last_key = None
         self.retraces: list[dict] = []
@@ -180,19 +183,22 @@ class CompiledFunction:
         key = [("grad_mode", autograd.is_grad_enabled())]
         if self._module is not None:
             key.append(("training", getattr(self._module, "training", None)))
-            key += [(n, tuple(t.array.shape), str(t.array.dtype), t.requires_grad) for n, t in module_state(self._module)]
+            # (dtype objects, not their names: str(dtype) costs a microsecond per tensor per call)
+            key += [(n, t.array.shape, t.array.dtype, t.requires_grad) for n, t in module_state(self._module)]
         for p, a in zip(self._params, args):
             if is_tensor(a):
-                key.append((p.name, tuple(a.array.shape), str(a.array.dtype), a.requires_grad))
+                key.append((p.name, a.array.shape, a.array.dtype, a.requires_grad))
             else:
                 key.append((p.name,) + python_key(a))
         return tuple(key)
 
     def __call__(self, *args, **kwargs):
-        sig = inspect.Signature(self._params)
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        values = [bound.arguments[p.name] for p in self._params]
+        if self._positional and not kwargs and len(args) == len(self._params):
+            values = list(args)
+        else:
+            bound = self._signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = [bound.arguments[p.name] for p in self._params]
         key = self._key(values)
         entry = self._cache.get(key)
         if entry is None and len(self._cache) >= MAX_SPECIALIZATIONS:
