@@ -9,6 +9,7 @@ A kernel is one loop over one iteration space, so the rules follow the iteration
 - a reduction over a loop's value ends that loop (a "reduction" kernel: loop + accumulate);
 - a matmul/addmm/conv2d is an extern call (BLAS, im2col) and takes the elementwise ops on its
   result as its epilogue ("extern" group: the call, then one loop at the call's output shape);
+  a loop that meets the epilogue moves into it, unless it feeds the call;
 - anything else (movement, control flow, library ops) is a group of one.
 
 Nodes join or merge groups only if that creates no cycle between groups: no value a group reads
@@ -129,16 +130,16 @@ class _Partition:
         return list(links.values())
 
     def _elementwise_home(self, node: Node) -> _Group | None:
-        """The group that takes `node`: an extern call's epilogue when `node` reads its result,
-        else the first linked loop. The other same-shape loops linked to `node` merge into it
-        where that creates no cycle (and, for an epilogue, where they do not feed the call):
-        one loop per DAG."""
+        """The first linked group that can take `node`: a loop over its iteration space, or an
+        extern call's epilogue when `node` reads its result. The other same-shape loops linked to
+        `node` merge into it where that creates no cycle (and, for an epilogue, where they do not
+        feed the call): one loop per DAG."""
         shape = tuple(node.out.shape)
         links = self._links(node)
-        epilogues = [(grp, tie) for grp, tie, produces in links if produces and grp.epilogue and grp.shape == shape]
         loops = [(grp, tie) for grp, tie, _ in links if grp.loop_accepts(node)]
-        for host, tie in epilogues + loops:
-            if not self.legal([host], node):
+        for host, tie, produces in links:
+            takes = host.loop_accepts(node) or (produces and host.epilogue and host.shape == shape)
+            if not takes or not self.legal([host], node):
                 continue
             merged, ties = [host], [tie]
             for other, other_tie in loops:
@@ -161,7 +162,9 @@ class _Partition:
         return None
 
     def _reduction_home(self, node: Node) -> _Group | None:
-        """A reduction of a loop's value, over that loop's iteration space, ends the loop."""
+        """A reduction of a loop's value, over that loop's iteration space, ends the loop. (Not an
+        epilogue's: an extern group keeps its elementwise epilogue, and its result stays a value
+        the memory plan places.)"""
         source = node.inputs[0]
         grp = self.producer_group(source)
         if grp is not None and grp.kind == ELEMENTWISE_GROUP and not grp.closed \

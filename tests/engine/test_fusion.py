@@ -2,12 +2,15 @@
 meet, siblings reading the same input), reductions ending a loop, extern calls with an elementwise
 epilogue, no cycle between groups, a reason per fused node, and a plan the executor runs as is."""
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import engine
 from engine.capture.tracing import trace_graph
+from engine.codegen import cc
+from engine.codegen.executor import build
 from engine.codegen.units import plan_units
-from engine.ir import Graph
+from engine.ir import Graph, interpreter
 from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
 from engine.passes import run_pipeline
 from test_passes import check_preserved, random_graphs  # noqa: I001  (tests/engine is on sys.path)
@@ -117,6 +120,16 @@ def test_a_loop_feeding_the_matmul_stays_out_of_its_epilogue():
     assert [(grp.kind, len(grp.node_ids)) for grp in groups] == [(ELEMENTWISE_GROUP, 2), (EXTERN_GROUP, 2)]
 
 
+def test_a_reduction_of_an_epilogue_is_a_kernel_of_its_own():
+    g = Graph()
+    x = g.placeholder("x", (4, 6))
+    w = g.placeholder("w", (6, 8), role="param")
+    r = g.call("relu", g.call("matmul", x, w))
+    g.output(g.call("sum", r, dim=(1,), keepdim=False))
+    groups = check_preserved(g).graph.fusion_groups
+    assert [(grp.kind, len(grp.node_ids)) for grp in groups] == [(EXTERN_GROUP, 2), (REDUCTION_GROUP, 1)]
+
+
 def test_conv2d_takes_an_elementwise_epilogue():
     g = Graph()
     x = g.placeholder("x", (1, 2, 6, 6))
@@ -151,7 +164,7 @@ def test_loops_do_not_merge_across_a_group_between_them():
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(random_graphs())
+@given(random_graphs(with_matmul=False))
 def test_random_graphs_leave_the_executor_nothing_to_merge(g):
     """Without extern calls, every loop group is exactly one executor kernel."""
     with np.errstate(all="ignore"):
@@ -159,3 +172,27 @@ def test_random_graphs_leave_the_executor_nothing_to_merge(g):
     loops = sorted(grp.node_ids for grp in result.graph.fusion_groups if grp.kind != EXTERN_GROUP)
     kernels = sorted(u.node_ids for u in kernel_units(result.graph) if u.kind == "kernel")
     assert kernels == loops
+
+
+@pytest.fixture(scope="module")
+def kernel_cache(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.mktemp("kernels")))
+    yield
+    mp.undo()
+
+
+@pytest.mark.parametrize("backend", ["c", "numpy"] if cc.have_compiler() else ["numpy"])
+def test_the_executor_runs_the_plans_of_random_graphs_with_products(backend, kernel_cache):
+    """Epilogues that take in loops and reductions, compiled and run (read-only use of codegen)."""
+    @settings(max_examples=12 if backend == "c" else 30, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(random_graphs(with_matmul=True))
+    def check(g):
+        args = [np.random.default_rng(0).standard_normal(v.shape).astype(v.dtype) for v in g.inputs]
+        with np.errstate(all="ignore"):
+            want = interpreter.run(g, args)
+            got = build(run_pipeline(g).graph, backend=backend)(*args)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    check()

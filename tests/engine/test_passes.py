@@ -215,17 +215,20 @@ def test_memory_planning_reuses_buffers_along_a_chain():
 
 # ---- random graphs -------------------------------------------------------------------------------
 
-SHAPES = [(3, 4), (4,), (1, 4), (3, 1), ()]
+SHAPES = [(3, 4), (4,), (1, 4), (3, 1), (), (3, 3)]
 UNARY = ["neg", "exp", "tanh", "relu"]
 BINARY = ["add", "sub", "mul", "div", "maximum"]
 
 
 @st.composite
-def random_graphs(draw):
+def random_graphs(draw, with_matmul: bool = True):
+    """Random DAGs of elementwise ops, reductions, views and duplicates (food for CSE), and with
+    `with_matmul` also products whose results feed epilogues and reductions."""
     g = Graph("random")
     values = [g.placeholder(f"x{i}", s) for i, s in enumerate(draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3)))]
     for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["unary", "binary", "binary", "const", "reduce", "move", "dup"]))
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "const", "reduce", "move", "dup"]
+                                    + (["matmul"] if with_matmul else [])))
         a = draw(st.sampled_from(values))
         try:
             if kind == "unary":
@@ -249,13 +252,21 @@ def random_graphs(draw):
                     values.append(g.call("transpose", t, dim0=0, dim1=1) if draw(st.booleans()) else t)
                 else:
                     values.append(g.call("reshape", a, shape=(int(np.prod(a.shape)),)))
+            elif kind == "matmul":
+                if a.ndim != 2:
+                    continue
+                product = g.call("matmul", a, g.call("transpose", a, dim0=0, dim1=1))     # a @ a.T
+                values.append(product)
+                if draw(st.booleans()):           # an epilogue to grow (or a loop to move into it)
+                    values.append(g.call(draw(st.sampled_from(UNARY)), product))
             else:   # the same op twice: food for CSE
                 n = a.producer
                 if n.kind == CALL:
                     values.append(g.call(n.op, *n.inputs, **n.attrs))
         except (ValueError, RuntimeError, IndexError):
             continue    # shapes that do not broadcast: draw again
-    outs = draw(st.lists(st.sampled_from(values), min_size=1, max_size=2))
+    # the last value is always returned, so the chain that built it stays alive past DCE
+    outs = [values[-1]] + draw(st.lists(st.sampled_from(values), min_size=0, max_size=1))
     g.output(outs)
     return g
 
