@@ -157,6 +157,20 @@ def make_runner(graph: Graph, wrt: list[str]):
     return InterpretedAutograd(graph, wrt), None
 
 
+class _KnownState:
+    """A module whose parameters and buffers were just listed (module_state's (name, tensor)
+    pairs), for gather_inputs, which would otherwise walk the module's tree again."""
+
+    def __init__(self, state: list):
+        self.state = state
+
+    def named_parameters(self):
+        return self.state
+
+    def named_buffers(self):
+        return ()
+
+
 class _Entry:
     def __init__(self, graph, structure, kinds, runner):
         self.graph, self.structure, self.kinds, self.runner = graph, structure, kinds, runner
@@ -179,12 +193,13 @@ class CompiledFunction:
         self.retraces: list[dict] = []
         self.graph_breaks: list[str] = []
 
-    def _key(self, args) -> tuple:
+    def _key(self, args, state=None) -> tuple:
         key = [("grad_mode", autograd.is_grad_enabled())]
         if self._module is not None:
             key.append(("training", getattr(self._module, "training", None)))
             # (dtype objects, not their names: str(dtype) costs a microsecond per tensor per call)
-            key += [(n, t.array.shape, t.array.dtype, t.requires_grad) for n, t in module_state(self._module)]
+            key += [(n, t.array.shape, t.array.dtype, t.requires_grad)
+                    for n, t in (state if state is not None else module_state(self._module))]
         for p, a in zip(self._params, args):
             if is_tensor(a):
                 key.append((p.name, a.array.shape, a.array.dtype, a.requires_grad))
@@ -199,7 +214,10 @@ class CompiledFunction:
             bound = self._signature.bind(*args, **kwargs)
             bound.apply_defaults()
             values = [bound.arguments[p.name] for p in self._params]
-        key = self._key(values)
+        # the module's parameters and buffers, walked once per call: the guard key and the graph's
+        # inputs both read them (the walk is most of a small model's call overhead)
+        state = module_state(self._module) if self._module is not None else None
+        key = self._key(values, state)
         entry = self._cache.get(key)
         if entry is None and len(self._cache) >= MAX_SPECIALIZATIONS:
             # like torch._dynamo's cache_size_limit: past it, recompiling costs more than it saves
@@ -214,13 +232,13 @@ class CompiledFunction:
         self._last_key = key
         if entry is False:                       # graph break: run eagerly
             return self._fn(*args, **kwargs)
-        inputs = self._inputs(entry, values)
+        inputs = self._inputs(entry, values, state)
         return pack_outputs(entry.runner(*inputs), entry.structure)
 
     forward = __call__
 
-    def _inputs(self, entry, values) -> list:
-        return gather_inputs(entry.kinds, values, self._module)
+    def _inputs(self, entry, values, state=None) -> list:
+        return gather_inputs(entry.kinds, values, self._module if state is None else _KnownState(state))
 
     def _capture(self, values, key):
         from engine.passes import run_pipeline
