@@ -154,3 +154,30 @@ def test_forward_and_backward_compile_as_one_module_or_fall_back_together(tmp_pa
     out.sum().backward()
     np.testing.assert_allclose(out.array, model(x).array, rtol=1e-5, atol=1e-6)
     assert all(p.grad is not None for p in model.parameters())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interpreted_and_compiled_runners_share_one_autograd_wrapper(backend):
+    """Both runners are AutogradRunners: the same node (CompiledFunctionBackward), the same
+    gradients, and a non-differentiable second output (argmax) passed through untouched."""
+    from engine.capture.compile import AutogradRunner, InterpretedAutograd
+    from engine.ir.graph import Graph
+    g = Graph("two_outputs")
+    x = g.placeholder("x", (5, 3), np.float32)
+    w = g.placeholder("w", (3, 4), np.float32, role="param")
+    z = g.call("tanh", g.call("matmul", x, w))
+    g.output(g.call("sum", g.call("mul", z, z)), g.call("argmax", z, dim=1))
+    rng = np.random.default_rng(4)
+    xa, wa = rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32)
+    grads = []
+    for runner in (InterpretedAutograd(g, [w.producer.id]), CompiledAutograd(g, [w.producer.id], backend=backend)):
+        assert isinstance(runner, AutogradRunner)
+        wt = engine.tensor(wa, requires_grad=True)
+        loss, index = runner(engine.tensor(xa), wt)
+        assert loss.grad_fn.name == "CompiledFunctionBackward" and index.grad_fn is None
+        np.testing.assert_array_equal(index.array, np.argmax(np.tanh(xa @ wa), axis=1))
+        loss.backward()
+        grads.append(wt.grad.array)
+    z_ref = np.tanh(xa @ wa)
+    np.testing.assert_allclose(grads[0], xa.T @ (2 * z_ref * (1 - z_ref ** 2)), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
