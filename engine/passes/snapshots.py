@@ -67,6 +67,8 @@ def _edges_into(edges: list[dict]) -> dict[str, list[dict]]:
 
 def _ir_patch(base: str, text: str, base_index: int) -> dict:
     a, b = base.split("\n"), text.split("\n")
+    if a == b:                      # a pass that changed nothing: no need to diff
+        return {"base": base_index, "lines": [[0, len(a)]]}
     lines: list = []
     for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         lines.extend([[i1, i2]] if op == "equal" else b[j1:j2])
