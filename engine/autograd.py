@@ -79,44 +79,49 @@ class set_grad_enabled(_SetGrad):
 
 # ---- graph nodes --------------------------------------------------------------------------------
 
-class Node:
+class Node(weakref.ref):
     """A backward function (PyTorch's grad_fn): the op that made a tensor, its saved inputs, and
-    `next_functions`, the nodes its gradients flow on to."""
+    `next_functions`, the nodes its gradients flow on to.
 
-    __slots__ = ("op", "name", "attrs", "saved", "out_data", "out_ref", "next_functions", "seq",
-                 "freed", "line", "module", "input_shapes", "versions", "out_version", "__weakref__")
+    `record_node` makes one for every recorded op, so a node holds only what must be snapshotted
+    when the op runs; `next_functions` and `input_shapes` are derived from that on request. A
+    node *is* the weak reference to its output tensor (`node()`, or `node.out_ref()` as other
+    node kinds spell it): one object per recorded op rather than a node and a weakref."""
 
-    def __init__(self, op, inputs: tuple, attrs: dict, out):
-        self.op = op
-        self.name = op.grad_fn if type(op.grad_fn) is str else op.grad_fn_name(*inputs, **attrs)
-        self.attrs = attrs
-        self.saved = inputs                  # the input Tensors (kept alive until backward frees them)
-        self.out_data = out.array
-        self.out_ref = weakref.ref(out)
-        # gradient_edge(t), inlined: this constructor runs once per recorded op (the eager hot path)
-        if len(inputs) == 2:
-            a, b = inputs
-            self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),
-                                   ((b.grad_fn or gradient_edge(b)) if b.requires_grad else None, 0))
-            self.input_shapes = (a.array.shape, b.array.shape)
-            self.versions = (a._version, b._version)
-        elif len(inputs) == 1:
-            (a,) = inputs
-            self.next_functions = (((a.grad_fn or gradient_edge(a)) if a.requires_grad else None, 0),)
-            self.input_shapes = (a.array.shape,)
-            self.versions = (a._version,)
-        else:                                # one loop, not three generator expressions
-            edges, shapes, versions = [], [], []
-            for t in inputs:
-                edges.append(((t.grad_fn or gradient_edge(t)) if t.requires_grad else None, 0))
-                shapes.append(t.array.shape)
-                versions.append(t._version)
-            self.next_functions, self.input_shapes, self.versions = tuple(edges), tuple(shapes), tuple(versions)
-        self.out_version = out._version      # in-place ops bump versions: see _check_versions
-        self.seq = next(_seq)
-        self.freed = False
-        self.line = None
-        self.module = None
+    # (No __dict__: an instance dict's storage would be allocated for every node.)
+    __slots__ = ("op", "name", "attrs", "saved", "out_data", "edges", "arrays", "versions",
+                 "out_version", "seq", "freed", "line", "module", "moved_out", "__weakref__")
+    # Identity semantics, as every node kind: a weakref would hash and compare by its referent.
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+    @property
+    def out_ref(self):
+        """A callable giving the output tensor (None once it is gone): the node itself, unless an
+        in-place op made another tensor this node's output (`moved_out`)."""
+        return self if self.moved_out is None else self.moved_out
+
+    @out_ref.setter
+    def out_ref(self, ref) -> None:
+        self.moved_out = ref
+
+    def output(self):
+        """The output tensor, or None once it is gone."""
+        return self() if self.moved_out is None else self.moved_out()
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's ((node, input_nr), ...): one pair per input, None for an input without grad."""
+        return tuple([(nxt, 0) for nxt in self.edges])
+
+    @next_functions.setter
+    def next_functions(self, pairs) -> None:
+        self.edges = tuple([nxt for nxt, _ in pairs])
+
+    @property
+    def input_shapes(self) -> tuple:
+        return tuple([a.shape for a in self.arrays])
 
     def __repr__(self) -> str:
         return f"<{self.name} object>"
@@ -128,7 +133,7 @@ class Node:
         """What this node's vjp reads: input indices and/or "out" (Python-scalar constants excluded)."""
         saves = self.op.saves
         if self.op.saves_for is not None:
-            saves = {s for i, (nxt, _) in enumerate(self.next_functions) if nxt is not None
+            saves = {s for i, nxt in enumerate(self.edges) if nxt is not None
                      for s in self.op.saves_for.get(i, ())}
         elif saves is None:
             saves = range(len(self.saved))
@@ -137,13 +142,17 @@ class Node:
     def has_saved_tensors(self) -> bool:
         return bool(self.saved_items())
 
+    def recorded_version(self, i: int) -> int:
+        """Input i's version counter when the op ran (`versions` is None when all were 0)."""
+        return 0 if self.versions is None else self.versions[i]
+
     def _check_versions(self) -> None:
         """PyTorch's error when a tensor this node saved was changed in place after the op ran
         (its vjp would read the new value and give a wrong gradient)."""
-        out = self.out_ref()
+        out = self.output()
         for item in self.saved_items():
             t, expected = ((out, self.out_version) if item == "out"
-                           else (self.saved[item], self.versions[item]))
+                           else (self.saved[item], self.recorded_version(item)))
             if t is not None and t._version != expected:
                 where = f", which is output 0 of {t.grad_fn.name}," if t.grad_fn is not None else ""
                 raise RuntimeError(
@@ -154,29 +163,47 @@ class Node:
                     "torch.autograd.set_detect_anomaly(True).")
 
     def apply(self, builder, grad, create_graph: bool) -> tuple:
-        """Gradients for each input, from the op's vjp rule."""
+        """Gradients for each input, from the op's vjp rule (or its masked form when some input
+        needs none: PyTorch's needs_input_grad; the input of the first Linear layer, for one,
+        would cost a whole matmul). Unrolled for one and two inputs: this runs once per node of
+        every backward pass."""
         if self.freed and self.has_saved_tensors():
             raise RuntimeError(SECOND_BACKWARD)
-        saved = self.saved
-        versions = ((saved[0]._version, saved[1]._version) if len(saved) == 2
-                    else tuple(t._version for t in saved))
-        out_tensor = self.out_ref()
-        if versions != self.versions or (out_tensor is not None and out_tensor._version != self.out_version):
+        saved, versions, edges = self.saved, self.versions, self.edges
+        out_tensor = self() if self.moved_out is None else self.moved_out()
+        n = len(saved)
+        if n == 2:
+            a, b = saved
+            changed = (a._version or b._version) if versions is None else ((a._version, b._version) != versions)
+        elif n == 1:
+            a = saved[0]
+            changed = a._version if versions is None else (a._version,) != versions
+        elif versions is None:
+            changed = any([t._version for t in saved])
+        else:
+            changed = tuple([t._version for t in saved]) != versions
+        if changed or (out_tensor is not None and out_tensor._version != self.out_version):
             self._check_versions()
         if create_graph:
-            inputs = self.saved
-            out = self.out_ref() if self.out_ref() is not None else self.out_data
+            out = out_tensor if out_tensor is not None else self.out_data
         else:
-            inputs = [t.array for t in self.saved]
             out = self.out_data
-        op = self.op
-        if op.vjp_masked is not None:
-            # Skip gradients nobody receives (PyTorch's needs_input_grad): the input of the first
-            # Linear layer, for one, would cost a whole matmul.
-            needs = tuple(nxt is not None for nxt, _ in self.next_functions)
-            if not all(needs):
-                return op.vjp_masked(builder, needs, grad, *inputs, out, **self.attrs)
-        return op.vjp(builder, grad, *inputs, out, **self.attrs)
+        op, attrs = self.op, self.attrs
+        masked = op.vjp_masked is not None and None in edges
+        if n == 2 and not attrs:
+            if not create_graph:
+                a, b = a.array, b.array
+            if masked:
+                return op.vjp_masked(builder, (edges[0] is not None, edges[1] is not None), grad, a, b, out)
+            return op.vjp(builder, grad, a, b, out)
+        if n == 1:
+            a = a if create_graph else a.array
+            return (op.vjp_masked(builder, (False,), grad, a, out, **attrs) if masked
+                    else op.vjp(builder, grad, a, out, **attrs))
+        inputs = saved if create_graph else [t.array for t in saved]
+        if masked:
+            return op.vjp_masked(builder, tuple([nxt is not None for nxt in edges]), grad, *inputs, out, **attrs)
+        return op.vjp(builder, grad, *inputs, out, **attrs)
 
     def release(self) -> None:
         """Free what backward no longer needs, as PyTorch does unless retain_graph=True. (Whether
@@ -184,11 +211,56 @@ class Node:
         self.freed = True
 
 
+_next_seq = _seq.__next__
+
+
+def record_node(op, inputs: tuple, attrs: dict, out) -> Node:
+    """`out`'s grad_fn for registered op `op` applied to Tensors `inputs`. This runs once per
+    recorded op (the eager hot path), hence the unrolled common arities and no allocation that
+    can be avoided: the input version counters are snapshotted as `versions=None` when all are
+    0 (the common case)."""
+    node = Node(out)
+    node.op = op
+    name = op.grad_fn
+    node.name = name if type(name) is str else op.grad_fn_name(*inputs, **attrs)
+    node.attrs = attrs
+    node.saved = inputs                  # the input Tensors (kept alive until the graph is dropped)
+    node.out_data = out.array
+    node.moved_out = None
+    if len(inputs) == 2:
+        a, b = inputs
+        node.edges = ((a.grad_fn or gradient_edge(a)) if a.requires_grad else None,
+                      (b.grad_fn or gradient_edge(b)) if b.requires_grad else None)
+        node.arrays = (a.array, b.array)
+        va, vb = a._version, b._version
+        node.versions = (va, vb) if va or vb else None
+    elif len(inputs) == 1:
+        a = inputs[0]
+        node.edges = ((a.grad_fn or gradient_edge(a)) if a.requires_grad else None,)
+        node.arrays = (a.array,)
+        va = a._version
+        node.versions = (va,) if va else None
+    else:                                # one loop, not three generator expressions
+        edges, arrays, versions = [], [], []
+        for t in inputs:
+            edges.append((t.grad_fn or gradient_edge(t)) if t.requires_grad else None)
+            arrays.append(t.array)
+            versions.append(t._version)
+        node.edges, node.arrays = tuple(edges), tuple(arrays)
+        node.versions = tuple(versions) if any(versions) else None
+    node.out_version = out._version      # in-place ops bump versions: see _check_versions
+    node.seq = _next_seq()
+    node.freed = False
+    node.line = node.module = None       # where the recorder runs, it annotates the node
+    return node
+
+
 class AccumulateGrad:
     """The sink node of a leaf tensor: adds the arriving gradient into `variable.grad`."""
 
     __slots__ = ("variable", "seq", "next_functions", "__weakref__", "line", "module")
     name = "AccumulateGrad"
+    edges = ()                           # a sink: no gradient flows on
 
     def __init__(self, variable):
         self.variable = variable
@@ -224,22 +296,30 @@ class _StepObservers:
     callbacks: list = []
 
 
+def _edges(node) -> tuple:
+    """The nodes `node` sends gradients to (None for an input without grad), for any node kind:
+    Node and AccumulateGrad keep them as `edges`; others (custom Functions) as next_functions."""
+    if type(node) is Node or type(node) is AccumulateGrad:
+        return node.edges
+    return tuple([nxt for nxt, _ in node.next_functions])
+
+
 def _dependencies(roots) -> dict:
     """How many consumers each reachable node has (iterative: graphs may be 200,000 nodes deep)."""
     deps: dict = {}
-    seen = set()
     stack = [r for r in roots if r is not None]
-    for r in stack:
-        seen.add(r)
+    queued = set(stack)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in (node.edges if type(node) is Node else _edges(node)):
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:                        # first consumer: walk on from it (unless it is a root)
+                deps[nxt] = 1
+                if nxt not in queued:
+                    stack.append(nxt)
     return deps
 
 
@@ -271,6 +351,21 @@ def _tensor_classes() -> tuple:
     return _TENSOR_CLASSES
 
 
+class _Shape:
+    """An input shape where the walk expects an input array (nodes other than Node list shapes)."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def _input_arrays(node) -> tuple:
+    """What the walk reads each input's recorded shape from: Node keeps the input arrays."""
+    if type(node) is Node:
+        return node.arrays
+    return tuple([_Shape(shape) for shape in node.input_shapes])
+
+
 def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     Tensor, TensorBuilder = _tensor_classes()
 
@@ -286,17 +381,18 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     deps = _dependencies(root_nodes)
     ready = [(-n.seq, id(n), n) for n in dict.fromkeys(root_nodes) if n is not None and deps.get(n, 0) == 0]
     heapq.heapify(ready)
+    heappush, heappop = heapq.heappush, heapq.heappop
     results: list = [None] * (len(inputs) if inputs is not None else 0)
     observers = _StepObservers.callbacks
     prev_mode = is_grad_enabled()
     _GradMode.enabled = create_graph
+    node = heappop(ready)[2] if ready else None
     try:
-        while ready:
-            _, _, node = heapq.heappop(ready)
+        while node is not None:
             grad = pending.pop(node, None)
             if capture and id(node) in capture:
                 results[capture[id(node)]] = grad
-            if isinstance(node, AccumulateGrad):
+            if type(node) is AccumulateGrad:
                 if grad is not None:
                     if inputs is None:
                         in_grads = None          # the previous node's list may still hold this array
@@ -304,11 +400,17 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         _accumulate_into_leaf(node.variable, grad, create_graph, owned)
                     for cb in observers:         # autograd.grad's walks are shown too
                         cb(node, grad, ())
+                node = heappop(ready)[2] if ready else None
                 continue
-            if grad is None:
-                in_grads = (None,) * len(node.next_functions)
+            if type(node) is Node:
+                edges = node.edges
+                out = node() if node.moved_out is None else node.moved_out()
             else:
+                edges = _edges(node)
                 out = node.out_ref()
+            if grad is None:
+                in_grads = (None,) * len(edges)
+            else:
                 if out is not None:
                     if out._hooks:
                         grad = _run_tensor_hooks(out, grad, builder)
@@ -320,20 +422,33 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                     for cb in observers:
                         cb(node, grad, in_grads)
             if not retain_graph:
-                node.release()
-            for (nxt, _), g, shape in zip(node.next_functions, in_grads, node.input_shapes):
+                if type(node) is Node:
+                    node.freed = True            # Node.release, inlined
+                else:
+                    node.release()
+            # The next node is the ready one made last (highest seq). Usually exactly one node
+            # becomes ready and none was waiting (a chain): it runs next without the heap.
+            after = None
+            for nxt, g, arr in zip(edges, in_grads, node.arrays if type(node) is Node else _input_arrays(node)):
                 if nxt is None:
                     continue
                 if g is not None:
-                    if g.shape != shape and tuple(g.shape) != tuple(shape):   # _reduce_to_inputs, inlined
-                        g = builder.sum_to_size(g, shape=tuple(shape))
+                    if g.shape != arr.shape and tuple(g.shape) != tuple(arr.shape):   # _reduce_to_inputs, inlined
+                        g = builder.sum_to_size(g, shape=tuple(arr.shape))
                     old = pending.get(nxt)
                     pending[nxt] = g if old is None else builder.add(old, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
-            g = old = None               # drop loop references: a leaf may then keep its gradient uncopied
+                    if after is None and not ready:
+                        after = nxt
+                    else:
+                        if after is not None:
+                            heappush(ready, (-after.seq, id(after), after))
+                            after = None
+                        heappush(ready, (-nxt.seq, id(nxt), nxt))
+            g = old = arr = None         # drop loop references: a leaf may then keep its gradient uncopied
+            node = after if after is not None else (heappop(ready)[2] if ready else None)
     finally:
         _GradMode.enabled = prev_mode
     if inputs is not None:
@@ -350,7 +465,8 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
 def _reduce_to_inputs(builder, node, in_grads) -> tuple:
     """Undo broadcasting: each input's gradient is summed down to that input's shape."""
     out = list(in_grads)
-    for i, (g, shape, (nxt, _)) in enumerate(zip(in_grads, node.input_shapes, node.next_functions)):
+    for i, (g, arr, nxt) in enumerate(zip(in_grads, _input_arrays(node), _edges(node))):
+        shape = arr.shape
         if g is None:
             continue
         if nxt is None:

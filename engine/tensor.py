@@ -19,23 +19,28 @@ VALUE_READ_OBSERVERS: list = []
 
 
 class Tensor:
-    # Every op creates a Tensor, so construction sets only the four hot fields; the rarely set
-    # ones live in the instance __dict__ when set, with these class-level defaults otherwise.
-    __slots__ = ("array", "requires_grad", "grad", "grad_fn", "__dict__", "__weakref__")
+    # Every op creates a Tensor, so construction sets only the fields autograd reads per op and
+    # per backward step (slots: reading a class-level default through an instance is a slow,
+    # unspecialised lookup); the rarely used ones live in the instance __dict__ when set, with
+    # these class-level defaults otherwise.
+    __slots__ = ("array", "requires_grad", "grad", "grad_fn", "_version", "_hooks", "_retains_grad",
+                 "__dict__", "__weakref__")
+    # _version: bumped by every in-place op, as PyTorch's version counter
+    # _hooks: register_hook callbacks (a list once one is registered)
     __array_priority__ = 1000       # so `np.float32(2) * t` defers to Tensor.__rmul__
     _accumulator = None             # weakref to the leaf's AccumulateGrad node
-    _hooks = ()                     # register_hook callbacks (a list once one is registered)
-    _retains_grad = False
     _is_scalar = False              # a constant made from a Python scalar (weakly typed)
     _module = None                  # owning module path and parameter name, set by nn.Module
     _name = None
-    _version = 0                    # bumped by every in-place op, as PyTorch's version counter
 
     def __init__(self, data, requires_grad: bool = False):
         self.array = data if type(data) is np.ndarray else np.asarray(data)
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
+        self._version = 0
+        self._hooks = ()
+        self._retains_grad = False
 
     # ---- properties ----
     @property
@@ -196,25 +201,15 @@ class Tensor:
         return _Handle()
 
     # ---- operators ------------------------------------------------------------------------------
-    def __add__(self, other): return apply_binary("add", self, other)
+    # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator).
     def __radd__(self, other): return apply_binary("add", other, self)
-    def __sub__(self, other): return apply_binary("sub", self, other)
     def __rsub__(self, other): return apply_binary("sub", other, self)
-    def __mul__(self, other): return apply_binary("mul", self, other)
     def __rmul__(self, other): return apply_binary("mul", other, self)
-    def __truediv__(self, other): return apply_binary("div", self, other)
     def __rtruediv__(self, other): return apply_binary("div", other, self)
-    def __matmul__(self, other): return apply_binary("matmul", self, other)
     def __rmatmul__(self, other): return apply_binary("matmul", other, self)
     def __neg__(self): return apply("neg", self)
     def __pos__(self): return self
     def __abs__(self): return apply("abs", self)
-    def __gt__(self, other): return apply_binary("gt", self, other)
-    def __lt__(self, other): return apply_binary("lt", self, other)
-    def __ge__(self, other): return apply_binary("ge", self, other)
-    def __le__(self, other): return apply_binary("le", self, other)
-    def __eq__(self, other): return apply_binary("eq", self, other)
-    def __ne__(self, other): return apply_binary("ne", self, other)
     def __and__(self, other): return apply("bitwise_and", self, other)
     def __rand__(self, other): return apply("bitwise_and", other, self)
     def __or__(self, other): return apply("bitwise_or", self, other)
@@ -667,6 +662,8 @@ _new = object.__new__
 _SAME_DTYPE_UFUNCS = {name: op.extra["same_dtype_ufunc"] for name, op in OPS.items()
                       if "same_dtype_ufunc" in op.extra}
 _GradMode = autograd._GradMode
+_record_node = autograd.record_node
+_NO_ATTRS: dict = {}     # shared by the nodes of attribute-less binary ops (nothing mutates a node's attrs)
 
 def as_tensor_like(x, inputs: tuple) -> Tensor:
     """Wrap a Python scalar (or array-like) as a constant tensor; scalars are weakly typed."""
@@ -703,13 +700,14 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
         data = op.forward(*[t.array for t in tensors])
     out = _new(Tensor)
     out.array = data if type(data) is np.ndarray else np.asarray(data)
-    out.requires_grad = False
+    out.requires_grad = out._retains_grad = False
     out.grad = out.grad_fn = None
+    out._version, out._hooks = 0, ()
     if op.differentiable and _GradMode.enabled:
         for t in tensors:
             if t.requires_grad:
                 out.requires_grad = True
-                out.grad_fn = autograd.Node(op, tensors, attrs, out)
+                out.grad_fn = _record_node(op, tensors, attrs, out)
                 break
     if OP_OBSERVERS:
         for observer in OP_OBSERVERS:
@@ -728,15 +726,50 @@ def apply_binary(name: str, a, b) -> Tensor:
     data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else op.forward(x, y)
     out = _new(Tensor)
     out.array = data if type(data) is np.ndarray else np.asarray(data)
-    out.requires_grad = False
+    out.requires_grad = out._retains_grad = False
     out.grad = out.grad_fn = None
+    out._version, out._hooks = 0, ()
     if (a.requires_grad or b.requires_grad) and op.differentiable and _GradMode.enabled:
         out.requires_grad = True
-        out.grad_fn = autograd.Node(op, (a, b), {}, out)
+        out.grad_fn = _record_node(op, (a, b), _NO_ATTRS, out)
     if OP_OBSERVERS:
         for observer in OP_OBSERVERS:
             observer(op, (a, b), {}, out)
     return out
+
+
+def _binary_operator(name: str):
+    """Tensor.__mul__ and the like: `apply_binary` specialised to one op, its ufunc and OpDef
+    bound once here rather than looked up on every `x * y` (one Python frame fewer, too)."""
+    op = OPS[name]
+    ufunc = _SAME_DTYPE_UFUNCS.get(name)
+    forward, differentiable, ndarray = op.forward, op.differentiable, np.ndarray
+
+    def operator(self, other):
+        if type(other) is not Tensor or type(self) is not Tensor:
+            return apply(name, self, other)
+        x, y = self.array, other.array
+        data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else forward(x, y)
+        out = _new(Tensor)
+        out.array = data if type(data) is ndarray else np.asarray(data)
+        out.requires_grad = out._retains_grad = False
+        out.grad = out.grad_fn = None
+        out._version, out._hooks = 0, ()
+        if (self.requires_grad or other.requires_grad) and differentiable and _GradMode.enabled:
+            out.requires_grad = True
+            out.grad_fn = _record_node(op, (self, other), _NO_ATTRS, out)
+        if OP_OBSERVERS:
+            for observer in OP_OBSERVERS:
+                observer(op, (self, other), {}, out)
+        return out
+    operator.__name__ = operator.__qualname__ = f"Tensor.{name}"
+    return operator
+
+
+for _name, _dunder in (("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__"), ("div", "__truediv__"),
+                       ("matmul", "__matmul__"), ("gt", "__gt__"), ("lt", "__lt__"), ("ge", "__ge__"),
+                       ("le", "__le__"), ("eq", "__eq__"), ("ne", "__ne__")):
+    setattr(Tensor, _dunder, _binary_operator(_name))
 
 
 class TensorBuilder(Builder):

@@ -43,9 +43,16 @@ def _unary_float(ufunc):
     return forward
 
 
-def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None, saves_for=None):
+def binary(name, forward, vjp, grad_fn, formula, rule, infer=broadcast, saves=None, saves_for=None,
+           vjp_masked=None):
     register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves,
-                   saves_for=saves_for, extra=_fast_path(forward)))
+                   saves_for=saves_for, extra=_fast_path(forward), vjp_masked=vjp_masked))
+
+
+def _complete(vjp_masked):
+    """The full vjp of a binary op from its masked form (both gradients wanted): one rule, so the
+    masked form that eager backward runs cannot drift from what graph autodiff reads."""
+    return lambda F, g, a, b, out: vjp_masked(F, (True, True), g, a, b, out)
 
 
 def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=()):
@@ -62,14 +69,30 @@ def no_grad_op(name, forward, infer, formula, attrs=()):
 
 binary("add", _binary(np.add), lambda F, g, a, b, out: (g, g),
        "AddBackward0", "a + b", "grad_a = grad; grad_b = grad", saves=())
-binary("sub", _binary(np.subtract), lambda F, g, a, b, out: (g, F.neg(g)),
-       "SubBackward0", "a - b", "grad_a = grad; grad_b = -grad", saves=())
-binary("mul", _binary(np.multiply), lambda F, g, a, b, out: (F.mul(g, b), F.mul(g, a)),
-       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a", saves=(0, 1), saves_for={0: (1,), 1: (0,)})
-binary("div", _binary(np.true_divide, floats=True),
-       lambda F, g, a, b, out: (F.div(g, b), F.neg(F.div(F.mul(g, out), b))),
+# The masked forms compute only the gradients whose `needs` flag is set (x * w with a constant w
+# costs one product in backward, not two); `_complete` derives each full rule from them.
+
+
+def _sub_vjp_masked(F, needs, g, a, b, out):
+    return (g if needs[0] else None), (F.neg(g) if needs[1] else None)
+
+
+def _mul_vjp_masked(F, needs, g, a, b, out):
+    return (F.mul(g, b) if needs[0] else None), (F.mul(g, a) if needs[1] else None)
+
+
+def _div_vjp_masked(F, needs, g, a, b, out):
+    return (F.div(g, b) if needs[0] else None), (F.neg(F.div(F.mul(g, out), b)) if needs[1] else None)
+
+
+binary("sub", _binary(np.subtract), _complete(_sub_vjp_masked),
+       "SubBackward0", "a - b", "grad_a = grad; grad_b = -grad", saves=(), vjp_masked=_sub_vjp_masked)
+binary("mul", _binary(np.multiply), _complete(_mul_vjp_masked),
+       "MulBackward0", "a * b", "grad_a = grad * b; grad_b = grad * a", saves=(0, 1), saves_for={0: (1,), 1: (0,)},
+       vjp_masked=_mul_vjp_masked)
+binary("div", _binary(np.true_divide, floats=True), _complete(_div_vjp_masked),
        "DivBackward0", "a / b", "grad_a = grad / b; grad_b = -grad * out / b", infer=broadcast_float,
-       saves=(1, "out"), saves_for={0: (1,), 1: (1, "out")})
+       saves=(1, "out"), saves_for={0: (1,), 1: (1, "out")}, vjp_masked=_div_vjp_masked)
 
 
 def _minmax_vjp(F, g, a, b, a_wins):
