@@ -56,7 +56,7 @@ export class PassesPanel {
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
       </div></div>`;
     const select = (id, view) => {
-      this.picked = id ? { id, side: view === this.views.before ? "before" : "after" } : null;
+      this.picked = id ? { id, side: view === this.views.before ? "before" : "after", index: this.index } : null;
       this.lightPicked();
       this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
     };
@@ -76,8 +76,12 @@ export class PassesPanel {
    */
   lightPicked() {
     const { before, after } = this.views;
-    const replaced = this.graph.passes[this.index]?.replaced || {};
-    const { id = null, side = "after" } = this.picked || {};
+    const passes = this.graph.passes;
+    const replaced = passes[this.index]?.replaced || {};
+    let { id = null, side = "after", index = this.index } = this.picked || {};
+    // picked on an earlier pass: follow what stood for it through the passes in between
+    for (let k = index + (side === "after" ? 1 : 0); id && k < this.index; k++) id = passes[k].replaced?.[id] ?? id;
+    if (index < this.index) side = "before";
     const [here, there] = side === "before" ? [before, after] : [after, before];
     const partners = !id ? [] : side === "before" ? [replaced[id] ?? id]
       : [id, ...Object.keys(replaced).filter((k) => replaced[k] === id)];
