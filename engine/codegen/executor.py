@@ -6,8 +6,10 @@ preallocated once per input signature and reused by every call.
 
 Elementwise and reduction groups become generated kernels (C, or numpy when no compiler exists);
 matmul/addmm call BLAS through numpy with `out=` into the planned buffer and their elementwise
-epilogue runs as one kernel; movement ops are numpy views; control flow and library ops run the
-registry's forward. A call whose input shapes/dtypes differ from the specialization's builds (or
+epilogue (with an addmm's bias) runs as one kernel; a classifier loss's nll_loss/gather_backward
+have hand-lowered kernels (library_kernels.py); movement ops are numpy views; control flow and
+other library ops run the registry's forward. Each specialization's schedule runs as one
+generated Python function (straight_line.py). A call whose input shapes/dtypes differ from the specialization's builds (or
 reuses) another specialization and records why, as a retrace.
 """
 from __future__ import annotations
@@ -45,7 +47,7 @@ def kernel_signatures(units: list[Unit]) -> dict[str, int]:
 
 
 class Specialization:
-    """The graph compiled for one input signature: steps, buffers, kernels."""
+    """The graph compiled for one input signature: buffers, kernels, and the generated run function."""
 
     def __init__(self, graph: Graph, backend: str, input_layouts: dict | None = None, recycle: bool = True,
                  defer: bool = False):
@@ -80,7 +82,8 @@ class Specialization:
 
     def finish(self, module=None) -> None:
         """Load the compiled kernels (compiling them unless `module` already holds them), then
-        make the steps. A failed compile falls back to the numpy backend and says why."""
+        generate the run function (straight_line.py). A failed compile falls back to the numpy
+        backend and says why."""
         t0 = time.perf_counter()
         if self.pending and module is None:
             from engine.codegen.loader import load_module
