@@ -120,3 +120,15 @@ def test_uncovered_cases_stay_library_ops():
     assert _library_kernels(compiled) == []
     args = [np.log(np.full((4, 3), 1 / 3, np.float32)), np.array([0, 1, 2, 1]), np.arange(1, 4, dtype=np.float32)]
     np.testing.assert_allclose(compiled(*args)[0], interpreter.run(g, args)[0], rtol=1e-6)
+
+
+def test_library_kernels_pass_the_sandbox_compile_broker_filter():
+    broker = pytest.importorskip("app.sandbox.compile_broker")
+    from engine.codegen.c_render import render_module
+    units = build(_nll_graph(4, 3, "mean"), backend="c").current.units + \
+        build(_gather_backward_graph(1, (3, 4)), backend="c").current.units
+    source = render_module([u.kernel for u in units if u.kind == "kernel"])
+    directives = [line.strip() for line in source.splitlines() if line.lstrip().startswith("#")]
+    for d in directives:
+        assert broker._ALLOWED_DIRECTIVE.match(d), d
+    assert "int64_t *status" in source
