@@ -63,8 +63,28 @@ def test_large_tensors_carry_a_heatmap_of_block_means():
     a = np.arange(96 * 48, dtype=np.float32).reshape(96, 48)      # 4 x 2 blocks of 24 x 24
     grid = record.tensor_json(a)["heatmap"]
     assert len(grid) == record.HEATMAP_SIDE and len(grid[0]) == record.HEATMAP_SIDE
-    assert abs(grid[0][0] - a[:4, :2].mean()) < 1e-9 and abs(grid[-1][-1] - a[-4:, -2:].mean()) < 1e-9
+    # a colour needs 4 significant digits: each cell is its block's mean to that precision
+    assert grid[0][0] == a[:4, :2].mean() == 72.5
+    assert abs(grid[-1][-1] - a[-4:, -2:].mean()) <= 5e-4 * a[-4:, -2:].mean()
     v = record.tensor_json(np.ones(1000, dtype=np.float32))["heatmap"]
     assert len(v) == 1 and len(v[0]) == 2 * record.HEATMAP_SIDE and v[0][0] == 1.0
     small = record.tensor_json(np.ones((3, 100), dtype=np.float32))["heatmap"]
     assert len(small) == 3
+
+
+def test_float32_values_are_written_short_and_read_back_exactly():
+    import json
+
+    import numpy as np
+    rng = np.random.default_rng(0)
+    assert record.tensor_json(np.array([0.1, 2.5, 1 / 3], np.float32))["data"] == [0.1, 2.5, 0.333333343]
+    for scale in (1e-40, 1e-20, 1e-3, 1.0, 1e6, 1e25, 3e38):
+        for dtype in (np.float32, np.float16):
+            a = (rng.standard_normal(64) * scale).astype(dtype)
+            written = json.loads(json.dumps(record.tensor_json(a)))
+            assert (np.array(written["data"], dtype) == a).all()
+            finite = a[np.isfinite(a)]                  # float16 overflows to inf at 1e6: stats skip it
+            if finite.size:
+                assert np.array(written["stats"]["min"], dtype) == finite.min()
+    wide = rng.standard_normal(64)                       # float64 keeps every digit
+    assert record.tensor_json(wide)["data"] == wide.tolist()
