@@ -12,53 +12,49 @@ EDGEITEMS = 3
 
 
 class _Formatter:
+    """torch/_tensor_str.py's _Formatter: the width, fixed or scientific notation, and whether a float
+    tensor holds only whole numbers, all decided from its nonzero finite values (so `0.`, `-0.`, `nan`
+    and `inf` never widen a column)."""
+
     def __init__(self, values: np.ndarray):
-        self.kind = values.dtype.kind
+        self.floating = values.dtype.kind == "f"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
         flat = values.reshape(-1)
-        if self.kind == "b":
-            self.max_width = max((len(str(bool(v))) for v in flat), default=1)
-            return
-        if self.kind in "iu":
-            self.max_width = max((len(str(int(v))) for v in flat), default=1)
+        if not self.floating:
+            self.max_width = max((len(self._plain(v)) for v in flat), default=1)
             return
         finite = flat[np.isfinite(flat)].astype(np.float64)
-        if finite.size == 0:
-            self.max_width = max((len(self._fmt_special(v)) for v in flat), default=1)
+        nonzero = finite[finite != 0]
+        if nonzero.size == 0:
             return
-        nonzero = np.abs(finite[finite != 0])
-        self.int_mode = bool(np.all(np.ceil(finite) == finite))
-        if self.int_mode:
-            if nonzero.size and nonzero.max() > 1e8:
-                self.sci_mode = True
-        elif nonzero.size:
-            hi, lo = nonzero.max(), nonzero.min()
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-        self.max_width = max(len(self._fmt(v)) for v in flat)
-
-    @staticmethod
-    def _fmt_special(v) -> str:
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-
-    def _fmt(self, v) -> str:
-        if self.kind == "b":
-            return str(bool(v))
-        if self.kind in "iu":
-            return str(int(v))
-        v = float(v)
-        if not math.isfinite(v):
-            return self._fmt_special(v)
+        magnitudes = np.abs(nonzero)
+        hi, lo = magnitudes.max(), magnitudes.min()
+        self.int_mode = bool(np.all(np.ceil(nonzero) == nonzero))
+        self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
         if self.sci_mode:
-            return f"{v:.{PRECISION}e}"
-        if self.int_mode:
-            return f"{v:.0f}."
-        return f"{v:.{PRECISION}f}"
+            self.max_width = max(len(f"{v:.{PRECISION}e}") for v in nonzero.tolist())
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in nonzero.tolist())
+        else:
+            self.max_width = max(len(f"{v:.{PRECISION}f}") for v in nonzero.tolist())
+
+    def _plain(self, v) -> str:
+        return str(bool(v)) if isinstance(v, (bool, np.bool_)) else str(int(v))
 
     def format(self, v) -> str:
-        return self._fmt(v).rjust(self.max_width)
+        if not self.floating:
+            text = self._plain(v)
+        else:
+            v = float(v)
+            if self.sci_mode:
+                text = f"{v:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+            else:
+                text = f"{v:.{PRECISION}f}"
+        return text.rjust(self.max_width)
 
 
 def _summarize(a: np.ndarray) -> np.ndarray:
@@ -101,18 +97,38 @@ def array_str(a: np.ndarray, indent: int) -> str:
     return _tensor_str(a, fmt, indent, summarize)
 
 
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """As PyTorch: a suffix that would pass the line width goes on a line of its own (the length of
+    the last line is PyTorch's own count, two more than its characters on a one-line tensor)."""
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    return "".join(parts) + ")"
+
+
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     a = t.array
     suffixes = []
-    body = array_str(a, len(prefix))
-    if a.size == 0 and a.shape != (0,):
-        suffixes.append(f"size={tuple(a.shape)}")
+    body = prefix + array_str(a, len(prefix))
     dt = a.dtype
-    if not (dt == np.float32 or dt == np.int64 or dt == np.bool_):
+    if a.size == 0:
+        # An empty tensor shows its shape (unless 1-D) and any dtype but the default float.
+        if a.ndim != 1:
+            suffixes.append(f"size={tuple(a.shape)}")
+        if dt != np.float32:
+            from engine.compat import torch_dtypes
+            suffixes.append(f"dtype={torch_dtypes.from_numpy(dt)}")
+    elif not (dt == np.float32 or dt == np.int64 or dt == np.bool_):
         from engine.compat import torch_dtypes
         suffixes.append(f"dtype={torch_dtypes.from_numpy(dt)}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _add_suffixes(body, suffixes, len(prefix))
