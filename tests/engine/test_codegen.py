@@ -18,13 +18,7 @@ from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
 from engine.passes import run_pipeline
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernel_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
-    mp.delenv("DAGSCOPE_BACKEND", raising=False)
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/conftest.py
 
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]     # both, unless no compiler here

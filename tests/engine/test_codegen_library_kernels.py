@@ -8,15 +8,8 @@ from engine.codegen.executor import build
 from engine.ir import interpreter
 from engine.ir.graph import Graph
 
-pytestmark = pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def kernel_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
-    yield
-    mp.undo()
+pytestmark = [pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler"),
+              pytest.mark.usefixtures("kernel_cache")]            # tests/engine/conftest.py
 
 
 def _library_kernels(compiled) -> list[str]:

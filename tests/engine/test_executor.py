@@ -10,13 +10,7 @@ from engine.ir.graph import Graph
 from engine.passes import run_pipeline
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernel_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
-    mp.delenv("DAGSCOPE_BACKEND", raising=False)
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/conftest.py
 
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
@@ -66,8 +60,9 @@ def test_matmul_epilogue_fuses_and_buffers_are_reused_across_calls(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_planned_buffer_sharing_stays_correct_with_views(backend):
-    """The plan lets a later matmul reuse `a`'s buffer once the reshapes have read it; the executor
-    runs reshapes as views of `a`, so it must keep `a` alive (give the other its own memory)."""
+    """A plan that lets a later matmul reuse `a`'s buffer once the reshape has read it (a planner
+    that does not know the executor runs reshapes as views of `a` may make one; this test makes
+    it so whatever the planner decides): the executor must keep `a` alive, giving `b` its own memory."""
     g = Graph("views")
     x = g.placeholder("x", (16, 16), np.float32)
     w = g.placeholder("w", (16, 16), np.float32)
@@ -76,13 +71,12 @@ def test_planned_buffer_sharing_stays_correct_with_views(backend):
     b = g.call("matmul", w, x)                                     # planned into a's buffer
     g.output(g.call("add", t, g.call("reshape", b, shape=(256,))))
     optimized = run_pipeline(g).graph
-    assignment = optimized.memory_plan.assignment()
-    sharing = [v for v, buf in assignment.items() if buf == assignment[a.id] and v != a.id]
-    assert sharing, assignment                              # the plan does reuse a's buffer
+    assignment = dict(optimized.memory_plan.assignment())
+    assignment[b.id] = assignment[a.id]
+    optimized.memory_plan.assignment = lambda: assignment          # b shares a's buffer, as planned
     compiled = build(optimized, backend=backend)
     rng = np.random.default_rng(1)
     _assert_matches(g, compiled, [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(2)])
-    assert b.id in sharing
     assert compiled.current.arrays[a.id].ctypes.data != compiled.current.arrays[b.id].ctypes.data
 
 

@@ -14,13 +14,7 @@ from engine.codegen.training import CompiledAutograd
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernel_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
-    mp.delenv("DAGSCOPE_BACKEND", raising=False)
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/conftest.py
 
 
 class WithLoss(nn.Module):

@@ -1,0 +1,14 @@
+"""Fixtures shared by the engine's tests (opt-in: a module asks for them by name)."""
+import pytest
+
+
+@pytest.fixture(scope="module")
+def kernel_cache(tmp_path_factory):
+    """Compiled kernels cached in the test session's temporary folder rather than the user's cache,
+    and the backend chosen by each test rather than by DAGSCOPE_BACKEND. Use it with
+    `pytestmark = pytest.mark.usefixtures("kernel_cache")`."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path_factory.getbasetemp() / "kernels"))
+    mp.delenv("DAGSCOPE_BACKEND", raising=False)
+    yield
+    mp.undo()
