@@ -250,3 +250,16 @@ def test_tf1_optimizers_by_hand():
         w -= lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t) * m / (np.sqrt(v) + eps)
         expected.append(w)
     assert _tf1_quadratic_steps(lambda: tf.compat.v1.train.AdamOptimizer(lr), 3) == pytest.approx(expected, rel=1e-5)
+
+
+def test_graph_and_eager_variables_read_tf_variables_arguments_alike(run):
+    """One reading of tf.Variable's arguments serves both: a lazy initial value, trainable, None refused."""
+    lazy = ("v = tf.Variable(lambda: tf.zeros([2]) + 3.0, trainable=False, name='v')\n"
+            "print(v.name, v.trainable)\n"
+            "try:\n    tf.Variable(None)\nexcept ValueError as e:\n    print(e)\n")
+    eager = run("import tensorflow as tf\n" + lazy + "print(v.numpy())\n")
+    graph = run("import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n" + lazy +
+                "with tf.compat.v1.Session() as s:\n"
+                "    s.run(tf.compat.v1.global_variables_initializer())\n    print(s.run(v))\n")
+    assert eager["stdout"] == "v:0 False\ninitial_value must be specified.\n[3. 3.]\n"
+    assert graph["stdout"] == eager["stdout"]

@@ -24,20 +24,14 @@ GLOBAL = "variables"
 class GraphVariable(Variable):
     """`tf.Variable` while a TF1 graph is being built (what `tf.Variable(...)` returns then)."""
 
-    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
-                 name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
-                 synchronization=None, aggregation=None, shape=None, **kwargs):
+    def _create(self, initial_value, name, dtype, validate_shape: bool) -> None:
+        """Called by Variable.__init__ (which reads tf.Variable's arguments) with trainable already set."""
         from engine.compat.tensorflow.ops import convert_to_tensor
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        if callable(initial_value):
-            initial_value = initial_value()
         graph = context.state().default_graph
         self.initial_value = convert_to_tensor(initial_value, dtype=dtype)
         if not self.initial_value.shape.is_fully_defined():
             raise UnsupportedError("a tf.Variable needs a fully known shape in Dagscope")
         self._dtype = self.initial_value.dtype
-        self._trainable = True if trainable is None else bool(trainable)
         self._graph = graph
         self._value = graph.add("VariableV2", name or "Variable", [], {"variable": self}, None,
                                 self._dtype, self.initial_value.shape)

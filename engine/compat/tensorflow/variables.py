@@ -30,15 +30,19 @@ class Variable(TensorOperators):
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
                  synchronization=None, aggregation=None, shape=None, **kwargs):
+        """tf.Variable's signature, read once for the eager and the graph variable (`_create`)."""
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
-            initial_value = initial_value()
+            initial_value = initial_value()      # TF's lazy initializer: a function giving the value
+        self._trainable = True if trainable is None else bool(trainable)
+        self._create(initial_value, name, dtype, validate_shape)
+
+    def _create(self, initial_value, name, dtype, validate_shape: bool) -> None:
         if hasattr(initial_value, "_dagscope_value"):
             initial_value = initial_value._dagscope_value()
         arr = infer_array(initial_value, dtype)
         self._dtype = dtypes.as_dtype(arr.dtype)
-        self._trainable = True if trainable is None else bool(trainable)
         self._validate_shape = validate_shape
         self._name = name or "Variable"
         self._previous: list = []            # weakrefs to leaves replaced by assign
