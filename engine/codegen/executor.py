@@ -9,8 +9,8 @@ matmul/addmm call BLAS through numpy with `out=` into the planned buffer and the
 epilogue (with an addmm's bias) runs as one kernel; a classifier loss's nll_loss/gather_backward
 have hand-lowered kernels (library_kernels.py); movement ops are numpy views; control flow and
 other library ops run the registry's forward. Each specialization's schedule runs as one
-generated Python function (straight_line.py). A call whose input shapes/dtypes differ from the specialization's builds (or
-reuses) another specialization and records why, as a retrace.
+generated Python function (straight_line.py). A call whose input shapes/dtypes differ from the
+specialization's builds (or reuses) another specialization and records why, as a retrace.
 """
 from __future__ import annotations
 
@@ -62,7 +62,9 @@ class Specialization:
         self.signature = tuple((tuple(n.out.shape), np.dtype(n.out.dtype), self.input_layouts.get(n.id))
                                for n in graph.placeholders)
         self.output_ids = [v.id for v in graph.outputs]
-        self.guard = tuple((shape, dtype, layout, tuple(st * dtype.itemsize for st in layout or contiguous_strides(shape)))
+        # the signature with each input's expected byte strides, which the usual call compares first
+        self.guard = tuple((shape, dtype, layout,
+                            tuple(st * dtype.itemsize for st in layout or contiguous_strides(shape)))
                            for shape, dtype, layout in self.signature)
         self.kernels: list[dict] = []
         self.fallback_reason: str | None = None

@@ -75,7 +75,8 @@ def _render_nll(kernel: Kernel, c_types: dict, literal) -> list[str]:
              "  /* bounds first, as the registry's forward checks them before reading anything */",
              f"  for (int64_t i = 0; i < {n}; i++) {{",
              f"    const int64_t target = (int64_t)in1[i*{ts}];",
-             f"    if (target != {ignore} && (target < 0 || target >= {c})) {{ status[0] = 1; status[1] = target; return; }}",
+             f"    if (target != {ignore} && (target < 0 || target >= {c})) "
+             "{ status[0] = 1; status[1] = target; return; }",
              "  }"]
     if reduction != "none":
         lines.append("  double total = 0, weight = 0;   /* numpy sums pairwise; double keeps as close */")
