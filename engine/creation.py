@@ -120,8 +120,50 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
-    return _make(np.arange(start, end, step).astype(_np_dtype(dtype, DEFAULT_FLOAT if is_float else np.int64)),
-                 requires_grad)
+    out_dtype = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT if is_float else np.int64))
+    values = np.arange(start, end, step)
+    if out_dtype in _VECTOR_LANES and values.dtype.kind == "f":
+        return _make(_arange_as_pytorch(float(start), float(step), len(values), out_dtype), requires_grad)
+    return _make(values.astype(out_dtype), requires_grad)
+
+
+# PyTorch fills float ranges with its CPU kernels' own rounding, and printing shows it: in PyTorch
+# torch.arange(-1, 1, 0.1)[10] is -2.9802e-09, not 0, so that tensor prints in scientific notation.
+# The kernels' vector loops work in AVX2 registers (PyTorch's usual CPU capability): 8 floats, 4 doubles.
+_VECTOR_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _arange_as_pytorch(start: float, step: float, n: int, dtype: np.dtype) -> np.ndarray:
+    """torch's arange_kernel: value i is start + step * i (in double, the multiply-add fused), except
+    that its vector loop fills two registers at a time, each from a base rounded to the dtype plus
+    k * step; the elements after the last pair of registers are filled one by one. The fused
+    multiply-adds are emulated in long double (for float64 a rare last-bit difference remains).
+    Past 32,768 elements PyTorch splits the range between threads, each with its own vector loop:
+    values there can differ by one unit in the last place."""
+    wide = np.longdouble
+    lanes = _VECTOR_LANES[dtype]
+    vectorized = n // (2 * lanes) * 2 * lanes
+    bases = (wide(start) + wide(step) * np.arange(0, vectorized, lanes, dtype=wide)).astype(np.float64)
+    head = bases.astype(dtype).astype(wide)[:, None] + np.arange(lanes, dtype=wide) * wide(step)
+    tail = wide(start) + wide(step) * np.arange(vectorized, n, dtype=wide)
+    # Rounded to double first: the kernel computes in double, then stores in the dtype.
+    return np.concatenate([head.reshape(-1), tail]).astype(np.float64).astype(dtype)
+
+
+def _linspace_as_pytorch(start: float, end: float, steps: int, dtype: np.dtype) -> np.ndarray:
+    """torch's linspace_kernel: the step rounded to the dtype, the first half counted up from start and
+    the second down from end (so both ends are exact), each value in one rounding as the compiled
+    kernel fuses the multiply-add (emulated in long double; for float64 a rare last-bit difference
+    remains)."""
+    if steps == 1:
+        return np.array([start], dtype)
+    lo, hi = dtype.type(start), dtype.type(end)
+    step = (hi - lo) / dtype.type(steps - 1)
+    wide = np.longdouble
+    half = steps // 2
+    up = wide(lo) + wide(step) * np.arange(half, dtype=wide)
+    down = wide(hi) - wide(step) * np.arange(steps - half - 1, -1, -1, dtype=wide)
+    return np.concatenate([up, down]).astype(dtype)
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
@@ -145,7 +187,10 @@ def empty(*shape, size=None, dtype=None, requires_grad=False, device=None, **_) 
 
 def linspace(start, end, steps: int, dtype=None, requires_grad=False, device=None) -> Tensor:
     start, end = (float(v.item()) if isinstance(v, Tensor) else v for v in (start, end))
-    return _make(np.linspace(start, end, int(steps)).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    out_dtype = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT))
+    if out_dtype in _VECTOR_LANES and int(steps) > 0:
+        return _make(_linspace_as_pytorch(start, end, int(steps), out_dtype), requires_grad)
+    return _make(np.linspace(start, end, int(steps)).astype(out_dtype), requires_grad)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, dtype=None, requires_grad=False, device=None) -> Tensor:
