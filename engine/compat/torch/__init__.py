@@ -11,6 +11,7 @@ from engine import functional as _functional
 from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._products import dot, ger, mv, outer
+from engine.compat.torch._selection import nonzero, where
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
                                         int8, int16, int32, int64, long, short, uint8)
@@ -33,11 +34,11 @@ _TENSOR_FUNCTIONS = (
     "tan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "sign", "reciprocal", "floor", "ceil", "round",
     "trunc", "frac", "clamp", "clip", "maximum", "minimum", "fmax", "fmin", "softmax", "log_softmax",
     "logsumexp", "matmul", "mm", "bmm", "addmm", "sum", "mean", "prod", "max", "min",
-    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "where", "reshape", "flatten",
+    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "reshape", "flatten",
     "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
     "masked_fill", "broadcast_to", "flip", "roll", "chunk", "split", "tril", "triu", "diag", "trace",
     "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
-    "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "nonzero", "count_nonzero",
+    "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
     "unique", "meshgrid", "atleast_1d", "atleast_2d")
