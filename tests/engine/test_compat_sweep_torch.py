@@ -50,6 +50,9 @@ KNOWN_BUGS: dict[str, str] = {
                             "(PyTorch: SortBackward0, TopkBackward0)",
     "51_zero_dim_promotion": "engine/ops dtype rule: a float64 0-d tensor times a float32 tensor gives float64 "
                              "(PyTorch: float32; a 0-d tensor only promotes across kinds)",
+    "55_inplace_version_error": "engine/autograd.py _check_versions: names the op that made the tensor by its "
+                                "node name, 'output 0 of AddBackward0' / 'ZeroBackward0' (PyTorch: 'output 0 of "
+                                "Add' / 'Zero', the name without Backward0), and its hint lacks ', check_nan=False'",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
@@ -183,6 +186,7 @@ UNSUPPORTED = [
     ("nn.Conv2d(2, 2, 3, dilation=2)(torch.ones(1, 2, 7, 7))", "dilation", None),
     ("nn.Conv2d(2, 2, 3, groups=2)(torch.ones(1, 2, 7, 7))", "groups", None),
     ("F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), padding='same')", "padding='same'", None),
+    ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it
     ("torch.ones(3).cumsum(0)", "cumsum", _TENSOR_METHOD_GAP),
     ("torch.ones(3).prod()", "prod", _TENSOR_METHOD_GAP),
