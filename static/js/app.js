@@ -4,9 +4,10 @@ import * as api from "./api.js";
 import { CodeEditor } from "./editor.js";
 import { GraphView, drawable } from "./graphview.js";
 import { setLang, t, lang, applyTo } from "./i18n.js";
+import * as identity from "./identity.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
-import { showMemory } from "./memory.js";
+import { lightMemory, showMemory } from "./memory.js";
 import { showOutput } from "./output.js";
 import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
@@ -129,8 +130,11 @@ function selectNode(id, { push = true, side = null } = {}) {
   inspect($("#inspector-forward"), fwd || forwardNode(g, fid), { ...common, role: "forward", linked: bids });
   inspect($("#inspector-backward"), bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null,
           { ...common, role: "backward", linked: fid ? [fid] : [] });
-  const line = (fwd || bwd)?.line;
-  editor.mark("hover", line ? [line] : []);
+  // the page's identity: its source line in the editor, and in Static, Passes and Kernels when
+  // this graph was captured (the DAG tabs draw its captured nodes, stage 0)
+  const line = (fwd || bwd)?.line ?? null;
+  if (g && (fwd || bwd)) identity.pick({ graph: g.id, side: fwd ? "forward" : "backward", stage: 0, ids: [id], line });
+  else editor.mark("hover", line ? [line] : []);
   saveHash(push);
 }
 
@@ -157,7 +161,26 @@ function clearSelection() {
   for (const v of [views.forward, views.backward]) for (const c of ["sel", "linked", "saved"]) v.setClass(c, []);
   inspect($("#inspector-forward"), null, {});
   inspect($("#inspector-backward"), null, {});
-  editor.mark("hover", []);
+  identity.reset();
+}
+
+/** The identity's source lines marked in the editor (revealed when picked), and its values in
+ * the Memory tab; the other tabs light it themselves (identity.subscribe). */
+function showIdentity(ident, reason) {
+  const g = ident ? graphById(ident.graph) : null;
+  const lines = identity.linesOf(g, ident);
+  if (String(lines) !== String(editor.kinds.hover)) editor.mark("hover", lines);
+  if (reason === "pick" && lines.length) editor.reveal(lines[0]);
+  lightMemory($("#panel-memory"), graphFor("memory"), ident);
+}
+
+const IDENTITY_TABS = ["static", "passes", "kernels", "memory"];
+
+/** Pointing at a line of the code: the nodes captured from it light up in the graph-compiling tabs. */
+function hoverLine(line) {
+  const g = IDENTITY_TABS.includes(state.tab) ? graphFor(state.tab) : null;
+  const ids = line && g ? identity.nodesAt(g, 0).filter((n) => n.line === line && n.kind !== "output").map((n) => n.id) : [];
+  identity.hover(ids.length ? { graph: g.id, side: "forward", stage: 0, ids, line } : null);
 }
 
 // ---- URL state ------------------------------------------------------------------------------------
@@ -325,7 +348,8 @@ async function start() {
   applyPresenter(f.present);
   for (const part of f.hide) document.body.classList.add(`hide-${part}`);
 
-  editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}) });
+  editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}), onHoverLine: hoverLine });
+  identity.subscribe(showIdentity);
   const onSelect = (side) => (id) => (id ? selectNode(id, { side }) : clearSelection());
   views = {
     forward: new GraphView($("#view-forward"), { onSelect: onSelect("forward") }),
@@ -339,14 +363,12 @@ async function start() {
   stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
                           forwardView: views.stepForward,
                           onChange: (i, { playing }) => { state.step = i; saveHash(!playing); } });
-  // a node clicked in a Static, Passes or Kernels drawing: its source line lights up in the editor
-  const showLine = (node) => { editor.mark("hover", node?.line ? [node.line] : []); editor.reveal(node?.line); };
+  // Static, Passes, Kernels and Memory light the page's one identity (identity.js) themselves
   passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); },
-                                                 onOpenMemory: () => select("memory"), onNode: showLine });
-  kernels = new KernelsPanel($("#panel-kernels"), { onHoverLines: (lines) => editor.mark("hover", lines), onNode: showLine });
+                                                 onOpenMemory: () => select("memory") });
+  kernels = new KernelsPanel($("#panel-kernels"));
   statics = new StaticPanel($("#panel-static"), {
     onLine: (n) => editor.jumpTo(n),
-    onNode: showLine,
     onPick: (id) => { state.graph = graphById(id); fillGraphPicker(); state.drawn.static = null; drawTab("static"); saveHash(true); },
   });
 
@@ -380,6 +402,7 @@ async function start() {
     select: (tab) => select(tab),
     step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
     selectNode: (id) => selectNode(id),
+    identity: () => identity.current(),
     state,
     lastShareUrl: null,
   };

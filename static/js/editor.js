@@ -17,7 +17,7 @@ const marksField = StateField.define({
 });
 
 export class CodeEditor {
-  constructor(parent, { onRun }) {
+  constructor(parent, { onRun, onHoverLine = () => {} }) {
     this.kinds = { error: [], warn: [], hover: [] };
     this.view = new EditorView({
       parent,
@@ -30,6 +30,14 @@ export class CodeEditor {
         ],
       }),
     });
+    // the line under the pointer (null when it leaves): the page lights the nodes captured from it
+    let hovered = null;
+    const report = (line) => { if (line !== hovered) { hovered = line; onHoverLine(line); } };
+    this.view.contentDOM.addEventListener("mousemove", (e) => {
+      const pos = this.view.posAtCoords({ x: e.clientX, y: e.clientY });
+      report(pos === null ? null : this.view.state.doc.lineAt(pos).number);
+    });
+    this.view.contentDOM.addEventListener("mouseleave", () => report(null));
   }
 
   get code() { return this.view.state.doc.toString(); }

@@ -14,7 +14,7 @@ export function drawable(graph) {
 }
 
 const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
-const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen"];
+const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen", "ident", "ident-group"];
 
 export class GraphView {
   /** el: the container; onSelect(nodeId|null, view) on a click; compact: no search box (small panes). */

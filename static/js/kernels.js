@@ -1,21 +1,34 @@
-// The Kernels tab: each generated kernel's source (highlighted); hovering one lights its nodes
-// in the captured graph and its lines in the editor; eager vs compiled time as a bar chart.
+// The Kernels tab: each generated kernel's source (highlighted); pointing at a kernel or at one of
+// its lines makes that kernel's nodes (or that line's node) the page's identity (identity.js), lit
+// in the graph beside it, in every tab and in the editor; eager vs compiled time as a bar chart.
 import { GraphView } from "./graphview.js";
 import { t } from "./i18n.js";
+import * as identity from "./identity.js";
 import { esc } from "./tensorview.js";
 
 const C_TOKENS = /(\/\*[\s\S]*?\*\/|\/\/[^\n]*)|("(?:\\.|[^"\\])*")|\b(for|if|else|return|while|void|const|static|inline|include|define)\b|\b(float|double|int|int64_t|int32_t|uint8_t|size_t|char|bool)\b|\b(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?f?)\b|(#\w+)/g;
 
-/** C source -> HTML with token classes (comments, strings, keywords, types, numbers). */
+/** C source -> HTML with token classes (comments, strings, keywords, types, numbers). A token
+ * spanning lines is closed and reopened at each line break, so the HTML splits into lines. */
 export function highlightC(src) {
   let out = "", last = 0;
   for (const m of src.matchAll(C_TOKENS)) {
     out += esc(src.slice(last, m.index));
     const cls = m[1] ? "com" : m[2] ? "str" : m[3] ? "kw" : m[4] ? "ty" : m[5] ? "num" : "pre";
-    out += `<span class="tok-${cls}">${esc(m[0])}</span>`;
+    out += esc(m[0]).split("\n").map((part) => `<span class="tok-${cls}">${part}</span>`).join("\n");
     last = m.index + m[0].length;
   }
   return out + esc(src.slice(last));
+}
+
+/** A kernel's source as one span per line; a line that computes a node names it (data-node). */
+export function kernelSourceHTML(src) {
+  const nodes = identity.kernelLineNodes(src);
+  return highlightC(src || "").split("\n").map((html, i) => {
+    const at = nodes[i];
+    return at ? `<span class="kl" data-node="${esc(at.node)}"${at.line ? ` data-line="${at.line}"` : ""}>${html}</span>`
+      : `<span class="kl">${html}</span>`;
+  }).join("\n");
 }
 
 function barChart(timings) {
@@ -35,10 +48,9 @@ function barChart(timings) {
 }
 
 export class KernelsPanel {
-  constructor(el, { onHoverLines, onNode }) {
+  constructor(el) {
     this.el = el;
-    this.onHoverLines = onHoverLines;
-    this.onNode = onNode;
+    identity.subscribe((ident) => this.applyIdentity(ident));
   }
 
   async show(graph) {
@@ -47,9 +59,11 @@ export class KernelsPanel {
       this.el.innerHTML = `<div class="empty-state"><h3>${t("kernels.none_title")}</h3><p>${t("kernels.none")}</p></div>`;
       this.view = null;
       this.views = {};
+      this.kernels = null;
       return;
     }
     this.graph = graph;
+    this.kernels = kernels;
     const timings = graph.timings || {};
     this.el.innerHTML = `<div class="kernels">
       <div class="kernel-list">${kernels.map((k, i) => `
@@ -57,9 +71,10 @@ export class KernelsPanel {
           <div class="card-title"><code>${esc(k.name)}</code> <span class="badge">${esc(k.language || "c")}</span>
             <span class="muted small">${t("kernels.nodes", { n: (k.nodes || []).length })}</span>
             ${typeof k.compile_ms === "number" ? `<span class="badge">${k.cache_hit ? t("kernels.cached") : t("kernels.compiled_in", { ms: k.compile_ms.toFixed(0) })}</span>` : ""}</div>
-          <pre class="code">${highlightC(k.source || "")}</pre>
+          <pre class="code">${kernelSourceHTML(k.source || "")}</pre>
         </article>`).join("")}</div>
       <div class="kernel-side">
+        <p class="muted small">${t("kernels.identity_hint")}</p>
         <h4>${t("kernels.timing")}</h4>${barChart(timings) || `<div class="muted">${t("kernels.no_timings")}</div>`}
         ${timings.note ? `<div class="muted small">${esc(timings.note)}</div>` : ""}
         <h4>${t("kernels.graph")}</h4><div class="graphview kernel-graph" data-side="forward"></div>
@@ -73,36 +88,59 @@ export class KernelsPanel {
     });
     this.view = this.views.forward;
     this.el.querySelectorAll(".kernel").forEach((card) => {
-      const k = kernels[Number(card.dataset.i)];
-      const on = () => this.light(k, card);
-      card.addEventListener("mouseenter", on);
-      card.addEventListener("focus", on);
-      card.addEventListener("mouseleave", () => this.light(null));
+      const i = Number(card.dataset.i);
+      const pointed = (e) => this.identityAt(i, e.target);
+      card.addEventListener("mouseover", (e) => identity.hover(pointed(e)));
+      card.addEventListener("focus", () => identity.hover(this.identityAt(i, null)));
+      card.addEventListener("mouseleave", () => identity.hover(null));
+      card.addEventListener("blur", () => identity.hover(null));
+      card.addEventListener("click", (e) => identity.pick(pointed(e)));
     });
+    this.cardNodes = kernels.map((k) => new Set(k.nodes || []));
     await Promise.all(Object.entries(this.views).map(([side, v]) => v.show(graph[side])));
+    this.applyIdentity(identity.current(), { scroll: true });
   }
 
   hasBackward(graph) { return !!graph.backward && graph.kernels.some((k) => k.graph === "backward"); }
 
-  /** Light one kernel's nodes and source lines (null clears). */
-  light(kernel, card = null) {
-    this.el.querySelectorAll(".kernel.lit").forEach((c) => c.classList.remove("lit"));
-    card?.classList.add("lit");
-    const ids = kernel?.nodes || [];
-    const side = kernel?.graph === "backward" && this.views.backward ? "backward" : "forward";
-    for (const [s, v] of Object.entries(this.views || {})) v.setClass("hover", s === side ? ids : []);
-    const byId = new Map((this.graph?.[side]?.nodes || []).map((n) => [n.id, n]));
-    this.onHoverLines?.(ids.map((id) => byId.get(id)?.line).filter(Boolean));
+  /** The identity of what the pointer is on in kernel `i`: the node of a source line that
+   * computes one, else the whole kernel's nodes. Kernel ids are those after the last pass. */
+  identityAt(i, target) {
+    const k = this.kernels[i];
+    const side = k.graph === "backward" && this.views.backward ? "backward" : "forward";
+    const stage = side === "forward" ? identity.finalStage(this.graph) : 0;
+    const line = target?.closest?.(".kl[data-node]");
+    if (line) {
+      return { graph: this.graph.id, side, stage, ids: [line.dataset.node], line: Number(line.dataset.line) || null };
+    }
+    return { graph: this.graph.id, side, stage, ids: [...(k.nodes || [])] };
   }
 
-  /** Clicking a node in a graph finds the kernel that computes it. */
+  /** Light what stands for `ident` here: its nodes in the graphs, the kernels computing them and
+   * their source lines. Classes only: nothing is redrawn. */
+  applyIdentity(ident, { scroll = false } = {}) {
+    if (!this.graph || !this.kernels) return;
+    const g = this.graph;
+    for (const [side, v] of Object.entries(this.views || {})) v.setClass("ident", identity.idsAt(g, ident, 0, side));
+    const finals = {
+      forward: new Set(identity.idsAt(g, ident, identity.finalStage(g), "forward")),
+      backward: new Set(identity.idsAt(g, ident, 0, "backward")),
+    };
+    let first = null;
+    this.el.querySelectorAll(".kernel").forEach((card) => {
+      const k = this.kernels[Number(card.dataset.i)];
+      const ids = finals[k.graph === "backward" && this.views.backward ? "backward" : "forward"];
+      const lit = [...this.cardNodes[Number(card.dataset.i)]].some((id) => ids.has(id));
+      card.classList.toggle("lit", lit);
+      if (lit && !first) first = card;
+      card.querySelectorAll(".kl[data-node]").forEach((l) => l.classList.toggle("ident", lit && ids.has(l.dataset.node)));
+    });
+    if (scroll && first) first.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Clicking a node in a graph picks it: its kernel and lines light up, here and everywhere. */
   fromNode(id, side = "forward") {
-    const i = (this.graph?.kernels || []).findIndex((k) => (k.graph || "forward") === side && (k.nodes || []).includes(id));
-    if (i < 0) { this.light(null); return; }
-    const card = this.el.querySelector(`.kernel[data-i="${i}"]`);
-    this.light(this.graph.kernels[i], card);
-    card.scrollIntoView({ block: "nearest" });
-    this.onNode?.(this.graph[side].nodes.find((n) => n.id === id) || null);
+    identity.pick(id ? { graph: this.graph.id, side, stage: 0, ids: [id] } : null);
   }
 
   currentView() { return this.view; }

@@ -1,8 +1,12 @@
 // The Memory tab: buffer lifetimes along the schedule (one bar per value, buffers that share
 // memory coloured alike) and the peak bytes before and after planning.
 import { t } from "./i18n.js";
+import * as identity from "./identity.js";
 import { fmtBytes } from "./passes.js";
 import { esc } from "./tensorview.js";
+
+// the node that writes a value ("%25.1" is the second result of node %25)
+const nodeOfValue = (v) => String(v ?? "").replace(/\.\d+$/, "");
 
 const PALETTE = ["#4f46e5", "#0891b2", "#d97706", "#db2777", "#16a34a", "#7c3aed", "#dc2626", "#0d9488", "#ca8a04", "#2563eb"];
 
@@ -37,8 +41,8 @@ function lifetimes(plan, graph) {
   // columns are schedule steps, numbered; the list under the chart names each step's kernel
   const grid = ticks.map((s) => `<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/>`
     + (s < end ? `<text x="${(x(s) + x(s + 1)) / 2}" y="${rows.length * RH + 16}" class="tick">${s}</text>` : "")).join("");
-  const schedule = sched.length ? `<div class="schedule"><h4>${t("memory.schedule")}</h4><ol start="0">${sched.map((k) => `<li><code>${esc(k)}</code></li>`).join("")}</ol></div>` : "";
-  const bars = rows.map((iv, i) => `<g class="life" data-buffer="${esc(iv.buffer)}" data-node="${esc(iv.node || "")}">
+  const schedule = sched.length ? `<div class="schedule"><h4>${t("memory.schedule")}</h4><ol start="0">${sched.map((k) => `<li data-group="${esc(k)}"><code>${esc(k)}</code></li>`).join("")}</ol></div>` : "";
+  const bars = rows.map((iv, i) => `<g class="life" data-buffer="${esc(iv.buffer)}" data-node="${esc(nodeOfValue(iv.value))}">
       <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${esc(label(iv))}</text>
       <rect x="${x(iv.start)}" y="${i * RH + 4}" width="${Math.max(4, x(iv.end + 1) - x(iv.start))}" height="${RH - 8}" rx="4" fill="${colour.get(iv.buffer)}"><title>${esc(iv.buffer)} · ${fmtBytes(iv.bytes)}</title></rect>
       <text x="${x(iv.start) + 6}" y="${i * RH + RH / 2 + 4}" class="life-buf">${esc(iv.buffer)}</text></g>`).join("");
@@ -59,6 +63,12 @@ function peaks(plan) {
     <div class="muted">${t("memory.saved", { pct: before ? Math.round((1 - after / before) * 100) : 0 })}</div></div>`;
 }
 
+/** The nodes of each fusion group by name, from the fusion snapshot. */
+function groupNodes(graph) {
+  const groups = [...(graph?.passes || [])].reverse().find((p) => Array.isArray(p.groups))?.groups || [];
+  return new Map(groups.map((grp) => [grp.name, grp.node_ids || []]));
+}
+
 export function showMemory(el, graph) {
   const found = memoryPlan(graph);
   if (!found || !found.plan.intervals.length) {
@@ -67,4 +77,27 @@ export function showMemory(el, graph) {
   }
   el.innerHTML = `<div class="memory"><h3>${t("memory.title")}</h3>${peaks(found.plan)}
     <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan, graph)}</div>`;
+  // a value's bar or a kernel of the schedule is the page's identity while pointed at (ids after
+  // the last pass: the plan is made on that graph)
+  const stage = identity.finalStage(graph);
+  const groups = groupNodes(graph);
+  const bind = (node, ids) => {
+    const ident = { graph: graph.id, side: "forward", stage, ids };
+    node.addEventListener("mouseenter", () => identity.hover(ident));
+    node.addEventListener("mouseleave", () => identity.hover(null));
+    node.addEventListener("click", () => identity.pick(ident));
+  };
+  el.querySelectorAll(".life[data-node]").forEach((g) => bind(g, [g.dataset.node]));
+  el.querySelectorAll(".schedule li[data-group]").forEach((li) => bind(li, groups.get(li.dataset.group) || []));
+  lightMemory(el, graph, identity.current());
+}
+
+/** Light the bars of the identity's values and the kernels of the schedule computing them. */
+export function lightMemory(el, graph, ident) {
+  if (!graph || !el.querySelector(".memory")) return;
+  const ids = new Set(identity.idsAt(graph, ident, identity.finalStage(graph)));
+  el.querySelectorAll(".life[data-node]").forEach((g) => g.classList.toggle("ident", ids.has(g.dataset.node)));
+  const groups = groupNodes(graph);
+  el.querySelectorAll(".schedule li[data-group]").forEach((li) =>
+    li.classList.toggle("ident", (groups.get(li.dataset.group) || []).some((id) => ids.has(id))));
 }

@@ -2,6 +2,7 @@
 // and changed nodes coloured, the IR text diff, a reason per rewrite, and statistics.
 import { GraphView } from "./graphview.js";
 import { t } from "./i18n.js";
+import * as identity from "./identity.js";
 import { diffHTML } from "./irdiff.js";
 import { passGraph, passIR } from "./passgraphs.js";
 import { esc } from "./tensorview.js";
@@ -19,26 +20,26 @@ export function fmtBytes(b) {
 }
 
 export class PassesPanel {
-  constructor(el, { onChange, onNode, onOpenMemory }) {
+  constructor(el, { onChange, onOpenMemory }) {
     this.onOpenMemory = onOpenMemory;
     this.el = el;
     this.onChange = onChange;
-    this.onNode = onNode;
     this.hideUnchanged = true;
     this.graph = null;
     this.index = 0;
+    identity.subscribe(() => this.lightPicked());
   }
 
   /** The passes of a graph; index selects one (clamped). Resolves when both drawings are done. */
   async show(graph, index = null) {
     this.graph = graph;
-    this.picked = null;
     const passes = graph?.passes || [];
     if (!passes.length) {
       this.el.innerHTML = `<div class="empty-state"><h3>${t("passes.none_title")}</h3><p>${t("passes.none")}</p></div>`;
       this.views = null;
       return;
     }
+    this.views = null;        // until both drawings exist: an identity change meanwhile has nothing to light
     this.el.innerHTML = `<div class="passes">
       <div class="pass-list">
         <label class="check"><input type="checkbox" class="hide-unchanged" ${this.hideUnchanged ? "checked" : ""}> ${t("passes.hide_unchanged")}</label>
@@ -55,11 +56,9 @@ export class PassesPanel {
         <div class="pass-notes"></div>
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
       </div></div>`;
-    const select = (id, view) => {
-      this.picked = id ? { id, side: view === this.views.before ? "before" : "after", index: this.index } : null;
-      this.lightPicked();
-      this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
-    };
+    // a node picked in either drawing is the page's identity, named at that drawing's stage
+    const stageOf = (view) => (view === this.views.before ? this.index : this.index + 1);
+    const select = (id, view) => identity.pick(id ? { graph: graph.id, side: "forward", stage: stageOf(view), ids: [id] } : null);
     this.views = { before: new GraphView(this.el.querySelector(".pass-before"), { onSelect: select, compact: true }),
                    after: new GraphView(this.el.querySelector(".pass-after"), { onSelect: select, compact: true }) };
     this.el.querySelector(".hide-unchanged").onchange = (e) => { this.hideUnchanged = e.target.checked; this.renderList(); };
@@ -70,31 +69,27 @@ export class PassesPanel {
   }
 
   /**
-   * One identity across the two drawings: the picked node, in the other drawing the node that
-   * stands for it after this pass (CSE, x*1 -> x: the snapshot's `replaced`) or the nodes it
-   * stands for, and in each drawing the rest of its fusion group. Kept while moving through passes.
+   * The page's identity in both drawings: in each, the nodes that stand for it at that stage
+   * (followed through the snapshots' `replaced`, so a CSE'd node is its survivor after the pass)
+   * and, once fusion has run, the rest of their fusion group. Kept while moving through passes.
    */
   lightPicked() {
-    const { before, after } = this.views;
-    const passes = this.graph.passes;
-    const replaced = passes[this.index]?.replaced || {};
-    let { id = null, side = "after", index = this.index } = this.picked || {};
-    // picked on an earlier pass: follow what stood for it through the passes in between
-    for (let k = index + (side === "after" ? 1 : 0); id && k < this.index; k++) id = passes[k].replaced?.[id] ?? id;
-    if (index < this.index) side = "before";
-    const [here, there] = side === "before" ? [before, after] : [after, before];
-    const partners = !id ? [] : side === "before" ? [replaced[id] ?? id]
-      : [id, ...Object.keys(replaced).filter((k) => replaced[k] === id)];
-    const groupOf = (view, nid) => {
-      const nodes = view.graph?.nodes || [];
-      const group = nodes.find((n) => n.id === nid)?.group;
-      return group ? nodes.filter((n) => n.group === group && n.id !== nid).map((n) => n.id) : [];
+    if (!this.views || !this.graph) return;
+    const ident = identity.current();
+    const draw = (view, stage) => {
+      const ids = identity.idsAt(this.graph, ident, stage);
+      view.setClass("ident", ids);
+      view.setClass("ident-group", ids.length ? identity.groupMates(identity.nodesAt(this.graph, stage), ids) : []);
     };
-    here.setClass("sel", id ? [id] : []);
-    here.setClass("linked", id ? groupOf(here, id) : []);
-    there.setClass("sel", []);
-    there.setClass("linked", [...partners, ...partners.flatMap((p) => groupOf(there, p))]);
+    draw(this.views.before, this.index);
+    draw(this.views.after, this.index + 1);
+    this.el.querySelectorAll(".notes li[data-node]").forEach((li) => {
+      li.classList.toggle("ident", identity.idsAt(this.graph, ident, this.noteStage(li.dataset.node)).includes(li.dataset.node));
+    });
   }
+
+  /** The stage a note's node is named at: before this pass when the pass removed it, else after. */
+  noteStage(id) { return (this.graph.passes[this.index]?.removed || []).includes(id) ? this.index : this.index + 1; }
 
   /** Indices of the passes shown in the list. */
   visible() {
@@ -137,12 +132,19 @@ export class PassesPanel {
       <div class="stats-row">${stat("nodes")}${stat("kernels")}${stat("peak_bytes", fmtBytes)}</div>`;
     const notes = (p.notes || []).map((n) => (typeof n === "string" ? { reason: n } : n));
     this.el.querySelector(".pass-notes").innerHTML = notes.length
-      ? `<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => `<li>${n.node ? `<code>${esc(n.node)}</code> ` : ""}${esc(n.reason || n.message || "")}</li>`).join("")}</ul>`
+      ? `<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => `<li${n.node ? ` data-node="${esc(n.node)}"` : ""}>${n.node ? `<code>${esc(n.node)}</code> ` : ""}${esc(n.reason || n.message || "")}</li>`).join("")}</ul>`
       : (changedNothing(p) ? `<div class="muted">${t("passes.nothing_changed")}</div>` : "");
     if (p.memory) {
       this.el.querySelector(".pass-notes").insertAdjacentHTML("beforeend", `<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);
       this.el.querySelector(".open-memory").onclick = () => this.onOpenMemory?.();
     }
+    // a note names a node after this pass: pointing at it lights that node everywhere
+    const noteIdent = (li) => ({ graph: this.graph.id, side: "forward", stage: this.noteStage(li.dataset.node), ids: [li.dataset.node] });
+    this.el.querySelectorAll(".notes li[data-node]").forEach((li) => {
+      li.onmouseenter = () => identity.hover(noteIdent(li));
+      li.onmouseleave = () => identity.hover(null);
+      li.onclick = () => identity.pick(noteIdent(li));
+    });
     this.el.querySelector(".pass-diff").innerHTML = diffHTML(beforeIR, passIR(passes, this.index));
     const { before, after } = this.views;
     before.setClass("removed", p.removed);
@@ -150,8 +152,8 @@ export class PassesPanel {
     after.setClass("added", p.added);
     after.setClass("changed", p.changed);
     if (!silent) this.onChange?.(this.index);
+    this.lightPicked();       // set before drawing: the views paint their classes into the new drawings
     await Promise.all([before.show(beforeGraph || { nodes: [], edges: [] }), after.show(passGraph(passes, this.index) || { nodes: [], edges: [] })]);
-    this.lightPicked();       // groups are known once both graphs are shown
   }
 
   /** The drawing an export takes from this tab. */

@@ -4,7 +4,16 @@
 import { callsHTML, comparisonHTML, comparisonRows } from "./calls.js";
 import { GraphView } from "./graphview.js";
 import { t } from "./i18n.js";
+import * as identity from "./identity.js";
 import { esc } from "./tensorview.js";
+
+/** IR text as one span per line; a line defining a node names it (data-node). */
+export function irHTML(ir) {
+  return String(ir).split("\n").map((line) => {
+    const id = /^\s*(%[\w.]+) :/.exec(line)?.[1];
+    return id ? `<span class="irl" data-node="${esc(id)}">${esc(line)}</span>` : esc(line);
+  }).join("\n");
+}
 
 /** The source line a warning names ("line 11: ..." or {line}), or null. */
 export function warningLine(w) {
@@ -50,11 +59,12 @@ function retraceReason(g) {
 }
 
 export class StaticPanel {
-  constructor(el, { onLine, onNode, onPick }) {
+  constructor(el, { onLine, onPick }) {
     this.el = el;
     this.onLine = onLine;
-    this.onNode = onNode;
     this.onPick = onPick;
+    this.drawn = [];          // [view, graph record]: where the page's identity lights up
+    identity.subscribe((ident) => this.applyIdentity(ident));
   }
 
   async show(record, graph) {
@@ -62,6 +72,7 @@ export class StaticPanel {
     if (!statics.length) {
       this.el.innerHTML = `<div class="empty-state"><h3>${t("static.none_title")}</h3><p>${t("static.none")}</p></div>`;
       this.view = null;
+      this.drawn = [];
       return;
     }
     const g = graph?.kind === "static" ? graph : statics[0];
@@ -94,14 +105,21 @@ export class StaticPanel {
             <div><h4>${t("capture.script")}</h4><div class="graphview ov-script"></div></div>
           </div></div>`
         : `<div class="graphview static-graph"></div>`}
-      <h4>${t("static.ir")}</h4><pre class="ir">${esc(g.ir || g.passes?.[0]?.ir || t("static.no_ir"))}</pre>
+      <p class="muted small">${t("static.identity_hint")}</p>
+      <h4>${t("static.ir")}</h4><pre class="ir">${g.ir || g.passes?.[0]?.ir ? irHTML(g.ir || g.passes[0].ir) : esc(t("static.no_ir"))}</pre>
     </div>`;
     this.el.querySelectorAll(".chip[data-g]").forEach((b) => { b.onclick = () => this.onPick(b.dataset.g); });
     this.el.querySelectorAll("a[data-line]").forEach((a) => { a.onclick = (e) => { e.preventDefault(); this.onLine(Number(a.dataset.line)); }; });
-    const select = (id, view) => {
-      view.setClass("sel", id ? [id] : []);
-      this.onNode?.(view.graph?.nodes.find((n) => n.id === id) || null);
-    };
+    // a node picked in a drawing is the page's identity (as captured: stage 0)
+    const graphOf = new Map();
+    const select = (id, view) => identity.pick(id ? { graph: graphOf.get(view).id, side: "forward", stage: 0, ids: [id] } : null);
+    const irIdent = (el) => ({ graph: g.id, side: "forward", stage: 0, ids: [el.dataset.node] });
+    this.el.querySelectorAll("pre.ir .irl").forEach((el) => {
+      el.onmouseenter = () => identity.hover(irIdent(el));
+      el.onmouseleave = () => identity.hover(null);
+      el.onclick = () => identity.pick(irIdent(el));
+    });
+    this.graph = g;
     let home;   // the drawing of g, where a call's control points light up
     if (pair?.trace && pair?.script) {
       const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, compact: true });
@@ -113,12 +131,25 @@ export class StaticPanel {
       this.view = sv;
       home = g === pair.trace ? tv : g === pair.script ? sv : null;
       this.lightCalls(g, home);
+      graphOf.set(tv, pair.trace).set(sv, pair.script);
+      this.drawn = [[tv, pair.trace], [sv, pair.script]];
+      this.applyIdentity(identity.current());
       await Promise.all([tv.show(pair.trace.forward), sv.show(pair.script.forward)]);
     } else {
       this.view = home = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select });
       this.lightCalls(g, home);
+      graphOf.set(home, g);
+      this.drawn = [[home, g]];
+      this.applyIdentity(identity.current());
       await this.view.show(g.forward);
     }
+  }
+
+  /** Light the page's identity in the drawings (as captured) and in the IR text: classes only. */
+  applyIdentity(ident) {
+    for (const [view, graph] of this.drawn) view.setClass("ident", identity.idsAt(graph, ident, 0));
+    const mine = new Set(this.graph ? identity.idsAt(this.graph, ident, 0) : []);
+    this.el.querySelectorAll("pre.ir .irl").forEach((el) => el.classList.toggle("ident", mine.has(el.dataset.node)));
   }
 
   /** Hovering a call lights the nodes of its control points (the frozen condition, the cond taken). */

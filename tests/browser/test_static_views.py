@@ -130,12 +130,13 @@ def test_kernel_hover_lights_nodes_and_source_lines(page):
     page.wait_for_selector("#panel-kernels .kernel-graph g.node")
     assert page.locator(".tok-kw").count() > 0
     assert f"{timings['eager_ms'] / timings['compiled_ms']:.1f}" in page.inner_text(".speedup")
-    page.hover("#panel-kernels .kernel >> nth=0")
+    page.hover("#panel-kernels .kernel >> nth=0 >> .card-title")       # the kernel, not one of its lines
     for node in ["%5", "%7", "%8", "%11", "%14", "%17", "%19", "%20"]:   # the one fused kernel's nodes
-        assert "hover" in cls(page, f".kernel-graph g.node[id='{node}']")
-    assert "hover" not in cls(page, ".kernel-graph g.node[id='%10']")   # dead code: in no kernel
+        assert "ident" in cls(page, f".kernel-graph g.node[id='{node}']")
+    assert "ident" not in cls(page, ".kernel-graph g.node[id='%10']")   # dead code: in no kernel
     lit = page.eval_on_selector_all(".cm-mark-hover", "els => els.map(e => e.textContent.trim())")
-    assert len(lit) == 4 and lit[0].startswith("y = torch.tanh") and lit[-1].startswith("return")   # lines 10, 12, 14, 15
+    # lines 10, 12, 14, 15, and 13 (b = y * half): CSE made a's node stand for b's, so the kernel computes both
+    assert len(lit) == 5 and lit[0].startswith("y = torch.tanh") and lit[2].startswith("b = y * half") and lit[-1].startswith("return")
     shot(page, "kernels")
 
 
@@ -147,11 +148,11 @@ def test_backward_kernel_hover_lights_the_backward_graph(page):
     index = compiled["kernels"].index(back)
     page.evaluate("window.dagscope.select('kernels')")
     page.wait_for_selector("#panel-kernels .kernel-graph[data-side=backward] g.node")
-    page.hover(f"#panel-kernels .kernel >> nth={index}")
+    page.hover(f"#panel-kernels .kernel >> nth={index} >> .card-title")
     for node in back["nodes"]:
-        assert "hover" in cls(page, f".kernel-graph[data-side=backward] g.node[id='{node}']")
+        assert "ident" in cls(page, f".kernel-graph[data-side=backward] g.node[id='{node}']")
     forward_ids = [n["id"] for n in compiled["forward"]["nodes"] if n["op"] not in ("placeholder", "output")]
-    assert not any("hover" in cls(page, f".kernel-graph[data-side=forward] g.node[id='{i}']") for i in forward_ids)
+    assert not any("ident" in cls(page, f".kernel-graph[data-side=forward] g.node[id='{i}']") for i in forward_ids)
 
 
 def test_memory_tab_draws_lifetimes_with_shared_colours(page):
