@@ -9,6 +9,7 @@ import importlib.util
 import sys
 
 from engine.errors import UnsupportedError
+from engine.format import reset_printoptions
 
 ALIASES = {
     "torch": "engine.compat.torch",
@@ -72,6 +73,7 @@ def installed():
     try:
         yield
     finally:
+        reset_printoptions()      # torch.set_printoptions in one run must not reach the next
         sys.meta_path.remove(_FINDER)
         for name in aliased():
             del sys.modules[name]

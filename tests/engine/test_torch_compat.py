@@ -171,3 +171,11 @@ def test_grad_mode_decorators_with_and_without_parentheses(run):
         "        inner = x * 2\n"
         "print(bare(x).requires_grad, called(x).requires_grad, infer(x).requires_grad, inner.requires_grad)\n"))
     assert out == "False False False True\n"
+
+
+def test_print_options_last_one_run(run):
+    changed = run("import torch\ntorch.set_printoptions(precision=2, sci_mode=False)\nprint(torch.tensor([1/3, 1e-6]))")
+    assert changed["stdout"] == "tensor([0.33, 0.00])\n"
+    assert run("import torch\nprint(torch.tensor([1/3]))")["stdout"] == "tensor([0.3333])\n"
+    unknown = run("import torch\ntorch.set_printoptions(profile='long')\nprint(torch.tensor([1/3]))")
+    assert unknown["stdout"] == "tensor([0.3333])\n"        # as PyTorch, an unknown profile changes nothing

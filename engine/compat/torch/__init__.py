@@ -12,6 +12,7 @@ from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._products import dot, ger, mv, outer
 from engine.compat.torch._selection import nonzero, where
+from engine.format import set_printoptions
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
                                         int8, int16, int32, int64, long, short, uint8)
