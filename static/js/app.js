@@ -133,7 +133,10 @@ function selectNode(id, { push = true, side = null } = {}) {
   // the page's identity: its source line in the editor, and in Static, Passes and Kernels when
   // this graph was captured (the DAG tabs draw its captured nodes, stage 0)
   const line = (fwd || bwd)?.line ?? null;
-  if (g && (fwd || bwd)) identity.pick({ graph: g.id, side: fwd ? "forward" : "backward", stage: 0, ids: [id], line });
+  if (g && (fwd || bwd)) {
+    pickingInDag = true;
+    try { identity.pick({ graph: g.id, side: fwd ? "forward" : "backward", stage: 0, ids: [id], line }); } finally { pickingInDag = false; }
+  }
   else editor.mark("hover", line ? [line] : []);
   saveHash(push);
 }
@@ -166,11 +169,15 @@ function clearSelection() {
 
 /** The identity's source lines marked in the editor (revealed when picked), and its values in
  * the Memory tab; the other tabs light it themselves (identity.subscribe). */
+let pickingInDag = false;   // selectNode's own pick: it keeps `state.node` (the DAG tabs' selection)
+
 function showIdentity(ident, reason) {
+  if (reason === "pick" && !pickingInDag) state.node = null;   // a pick elsewhere replaces the DAG's
   const g = ident ? graphById(ident.graph) : null;
   const lines = identity.linesOf(g, ident);
   if (String(lines) !== String(editor.kinds.hover)) editor.mark("hover", lines);
   if (reason === "pick" && lines.length) editor.reveal(lines[0]);
+  if (reason === "pick" && ident && !pickingInDag) saveHash(true);
   lightMemory($("#panel-memory"), graphFor("memory"), ident);
 }
 
@@ -187,7 +194,9 @@ function hoverLine(line) {
 
 function viewState() {
   return { tab: state.tab, g: state.graph?.id, node: state.node, step: state.tab === "step" ? state.step : undefined,
-           pass: state.tab === "passes" ? passes.index : undefined };
+           pass: state.tab === "passes" ? passes.index : undefined,
+           // a node picked in Static, Passes, Kernels or Memory (a DAG tab's pick is `node`)
+           pick: state.node ? undefined : identity.encode() ?? undefined };
 }
 
 function saveHash(push) { if (!saveHash.muted) writeHash(viewState(), { push }); }
@@ -204,6 +213,10 @@ async function applyState(s) {
     if (s.node) {
       await Promise.all([drawTab("forward"), drawTab("backward")]);
       selectNode(s.node, { push: false });
+    } else if (s.pick && identity.decode(s.pick) && graphById(identity.decode(s.pick).graph)) {
+      identity.pick(identity.decode(s.pick));
+    } else if (identity.encode()) {
+      identity.reset();          // back to a view state without a pick
     }
   } finally {
     saveHash.muted = false;

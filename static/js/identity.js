@@ -50,6 +50,18 @@ export function reset() {
   notify("reset");
 }
 
+/** The pick as text for a share link ("g1|forward|5|%11,%12"), or null. */
+export function encode() {
+  return picked ? [picked.graph, picked.side || "forward", picked.stage, picked.ids.join(",")].join("|") : null;
+}
+
+/** The identity a share link's text names (null when malformed). */
+export function decode(text) {
+  const [graph, side, stage, ids] = String(text || "").split("|");
+  if (!graph || !["forward", "backward"].includes(side) || !/^\d+$/.test(stage) || !ids) return null;
+  return { graph, side, stage: Number(stage), ids: ids.split(",").filter(Boolean) };
+}
+
 // ---- following a node through the passes ----------------------------------------------------------
 
 const idSets = new WeakMap();   // graph -> [Set of node ids per stage]

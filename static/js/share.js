@@ -1,7 +1,7 @@
 // View state in the URL: the hash holds tab, graph, node, pass and step (so Back works);
 // the query holds presenter flags (present, hide=editor,gallery) and the language.
 
-const KEYS = ["tab", "g", "node", "step", "pass", "kernel"];
+const KEYS = ["tab", "g", "node", "step", "pass", "kernel", "pick"];
 const NUMERIC = new Set(["step", "pass"]);
 
 export function readHash(hash = location.hash) {

@@ -86,6 +86,12 @@ def test_a_node_picked_in_static_stays_lit_in_kernels_and_passes(page):
     switch(page, "kernels")
     assert page.locator("#panel-kernels .kernel.lit").count() == 0
     assert page.evaluate("window.dagscope.identity().ids") == ["%10"]
+    # the pick is part of the view state in the URL: Back restores the one before
+    assert "pick=g1%7Cforward%7C0%7C%2510" in page.evaluate("location.hash")
+    page.go_back()                                                     # Static, %10 picked
+    page.go_back()                                                     # the CSE pass, %12 picked
+    page.wait_for_function("window.dagscope.identity()?.ids?.[0] === '%12'")
+    assert lit(page, "#panel-passes .pass-before") == {"%12"}
 
 
 def test_pointing_at_a_line_of_code_lights_its_nodes(page):
@@ -122,3 +128,20 @@ def test_identity_helpers(page):
     assert out["lines"] == [3, 4]
     assert out["kernel"] == [None, None, None, {"node": "%1", "line": 3}, {"node": "%1", "line": 3},
                              {"node": "%1", "line": 3}, None, None]
+
+
+def test_memory_bars_and_schedule_share_the_identity(page):
+    open_page(page)
+    load_example(page, "13_memory_reuse")
+    page.evaluate("window.dagscope.select('kernels')")
+    page.wait_for_selector("#panel-kernels .kernel-graph g.node")
+    switch(page, "memory")
+    page.wait_for_selector("svg.lifetimes")
+    page.hover("svg.lifetimes .life[data-node='%9'] rect")             # h3
+    assert "ident" in cls(page, "svg.lifetimes .life[data-node='%9']")
+    assert "ident" in cls(page, ".schedule li[data-group='fused_matmul_relu_2']")
+    assert "lit" in cls(page, "#panel-kernels .kernel >> nth=2") and "ident" in cls(page, "#panel-kernels .kl[data-node='%9']")
+    assert marked_lines(page) == ["h3 = torch.relu(h2 @ w3)      # ...so h3 can reuse h1's buffer"]
+    page.hover(".schedule li[data-group='fused_matmul_relu_0']")        # a kernel of the schedule: its product and relu
+    lit_bars = page.eval_on_selector_all("svg.lifetimes .life.ident", "gs => gs.map(g => g.dataset.node)")
+    assert sorted(lit_bars) == ["%4", "%5"]
