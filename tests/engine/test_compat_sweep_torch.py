@@ -53,6 +53,10 @@ KNOWN_BUGS: dict[str, str] = {
     "55_inplace_version_error": "engine/autograd.py _check_versions: names the op that made the tensor by its "
                                 "node name, 'output 0 of AddBackward0' / 'ZeroBackward0' (PyTorch: 'output 0 of "
                                 "Add' / 'Zero', the name without Backward0), and its hint lacks ', check_nan=False'",
+    "63_tensor_format_spec": "engine/tensor.py: no Tensor.__format__, so f'{t:.3f}' of a 0-d tensor raises "
+                             "TypeError and f'{t}' prints 'tensor(1.5000)' (PyTorch formats t.item())",
+    "64_python_range_index": "engine/tensor.py indexing: a Python range as an index raises IndexError (PyTorch "
+                             "takes it as a list of ints)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
@@ -187,6 +191,7 @@ UNSUPPORTED = [
     ("nn.Conv2d(2, 2, 3, groups=2)(torch.ones(1, 2, 7, 7))", "groups", None),
     ("F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), padding='same')", "padding='same'", None),
     ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
+    ("torch.div(torch.tensor([-7, 7]), 2, rounding_mode='trunc')", "rounding_mode='trunc'", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it
     ("torch.ones(3).cumsum(0)", "cumsum", _TENSOR_METHOD_GAP),
     ("torch.ones(3).prod()", "prod", _TENSOR_METHOD_GAP),

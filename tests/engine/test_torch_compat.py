@@ -179,3 +179,15 @@ def test_print_options_last_one_run(run):
     assert run("import torch\nprint(torch.tensor([1/3]))")["stdout"] == "tensor([0.3333])\n"
     unknown = run("import torch\ntorch.set_printoptions(profile='long')\nprint(torch.tensor([1/3]))")
     assert unknown["stdout"] == "tensor([0.3333])\n"        # as PyTorch, an unknown profile changes nothing
+
+
+def test_size_stays_a_size_under_tuple_operations():
+    from engine.compat.torch_size import Size
+    s = Size([2, 3])
+    for value, text in [(s + (4,), "torch.Size([2, 3, 4])"), ((1,) + s, "torch.Size([1, 2, 3])"),
+                        (s[::-1], "torch.Size([3, 2])"), (s * 2, "torch.Size([2, 3, 2, 3])"),
+                        (2 * s, "torch.Size([2, 3, 2, 3])")]:
+        assert type(value) is Size and repr(value) == text
+    assert s[0] == 2 and type(s[0]) is int and s == (2, 3) and hash(s) == hash((2, 3))
+    with pytest.raises(TypeError, match="not list"):
+        s + [4]

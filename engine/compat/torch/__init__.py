@@ -42,7 +42,10 @@ _TENSOR_FUNCTIONS = (
     "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
-    "unique", "meshgrid", "atleast_1d", "atleast_2d")
+    "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max",
+    "detach", "conv2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "clamp_", "zero_", "fill_")
+# (torch.dropout, torch.batch_norm, torch.layer_norm and torch.embedding take their arguments in
+# another order than their torch.nn.functional namesakes: not exported, so they fail as unsupported.)
 # Functions on lists of tensors (no Tensor method form): only from engine.functional.
 _LIST_FUNCTIONS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "broadcast_tensors",
                    "block_diag", "cartesian_prod")
