@@ -233,7 +233,7 @@ def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):
 def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> CustomNode:
     """Make `out` (a new Tensor) the differentiable output of Function `cls` applied to `args`:
     its grad_fn runs `cls.backward(ctx, grad)`. Also the direct path of a runner that computes its
-    forward itself (engine.capture.compile.AutogradRunner: compiled graphs)."""
+    forward itself (engine.capture.compiler.AutogradRunner: compiled graphs)."""
     node = CustomNode(cls, ctx, args, out)
     if record.current() is not None:
         from engine.nn_context import current_module_path

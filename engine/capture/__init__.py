@@ -7,11 +7,11 @@ from engine.capture.tracing import trace
 def __getattr__(name):
     # Imported lazily: compile and function pull in the pass pipeline and autodiff.
     if name == "compile":
-        from engine.capture.compile import compile as compile_
+        from engine.capture.compiler import compile as compile_
         globals()["compile"] = compile_
         return compile_
     if name == "function":
-        from engine.capture.function import function
+        from engine.capture.graph_function import function
         globals()["function"] = function
         return function
     raise AttributeError(f"module 'engine.capture' has no attribute {name!r}")

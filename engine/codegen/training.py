@@ -1,7 +1,7 @@
 """Compiled forward and backward, joined to eager autograd (what torch.compile does for training).
 
 From a captured forward graph, graph autodiff (engine.autodiff.backward_graph) gives the backward
-graph and the forward values it reads ("saved"); engine.capture.compile.AutogradRunner joins the
+graph and the forward values it reads ("saved"); engine.capture.compiler.AutogradRunner joins the
 two to eager autograd. Here both are compiled (kernels + BLAS, one C module for the pair), the
 forward with the saved values as extra outputs, the backward for the layouts they will have.
 """
@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import gc
 
-# Through the package first: its lazy __getattr__ loads engine.capture.compile and keeps the
-# package attribute `engine.capture.compile` the compile() function. Importing the submodule
-# directly first would leave that attribute the module (the import system binds it so), and
-# `torch.compile(model)` would call a module.
-from engine.capture import compile as _compile_function  # noqa: F401,E402
-from engine.capture.compile import AutogradRunner  # noqa: E402
+from engine.capture.compiler import AutogradRunner
 from engine.codegen.executor import CompiledGraph, build, compile_together
 from engine.ir.graph import Graph
 

@@ -15,7 +15,7 @@ the graph to the variables: a call runs the captured graph op by op through the 
 
 Explicit `tf.cond` / `tf.while_loop` are in control_flow.py.
 
-Why this drives the compiler itself instead of wrapping `engine.capture.function.GraphFunction`:
+Why this drives the compiler itself instead of wrapping `engine.capture.graph_function.GraphFunction`:
 that class creates its Compiler inside `compile_graph`, so a facade cannot register the variables
 a trace reads as graph inputs (they would be frozen as constants, and a call after `v.assign`
 would silently return a stale result), nor reach the compiler for explicit `tf.cond` /
