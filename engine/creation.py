@@ -50,10 +50,7 @@ def tensor(data, dtype=None, requires_grad: bool = False, device=None) -> Tensor
         target = arr.dtype
     else:
         target = _np_dtype(dtype, _infer_dtype(arr))
-    t = Tensor(np.array(arr, dtype=target, copy=True))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _make(np.array(arr, dtype=target, copy=True), requires_grad)
 
 
 def _sized(shape, size=None) -> tuple:
@@ -67,6 +64,9 @@ def _sized(shape, size=None) -> tuple:
 def _make(arr, requires_grad) -> Tensor:
     t = Tensor(arr)
     if requires_grad:
+        if t.array.dtype.kind != "f":
+            # A factory's own wording in PyTorch (requires_grad_() words it differently).
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 

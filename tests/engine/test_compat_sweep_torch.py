@@ -57,6 +57,8 @@ KNOWN_BUGS: dict[str, str] = {
                              "TypeError and f'{t}' prints 'tensor(1.5000)' (PyTorch formats t.item())",
     "64_python_range_index": "engine/tensor.py indexing: a Python range as an index raises IndexError (PyTorch "
                              "takes it as a list of ints)",
+    "68_rnn_relu_repr": "engine/nn: RNN(nonlinearity='relu') prints 'RNN(3, 5, nonlinearity=relu)' (PyTorch: "
+                        "'RNN(3, 5)')",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
@@ -192,6 +194,9 @@ UNSUPPORTED = [
     ("F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), padding='same')", "padding='same'", None),
     ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
     ("torch.div(torch.tensor([-7, 7]), 2, rounding_mode='trunc')", "rounding_mode='trunc'", None),
+    ("F.adaptive_avg_pool2d(torch.ones(1, 1, 5, 5), 3)", "adaptive_avg_pool2d", None),
+    ("nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))", "ceil_mode", None),
+    ("nn.AvgPool2d(3, padding=1, count_include_pad=False)(torch.ones(1, 1, 5, 5))", "count_include_pad", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it
     ("torch.ones(3).cumsum(0)", "cumsum", _TENSOR_METHOD_GAP),
     ("torch.ones(3).prod()", "prod", _TENSOR_METHOD_GAP),
