@@ -189,6 +189,17 @@ class Node(weakref.ref):
         else:
             out = self.out_data
         op, attrs = self.op, self.attrs
+        if op.numpy_vjp is not None and builder is NUMPY:
+            if n == 2:
+                grads = op.numpy_vjp((edges[0] is not None, edges[1] is not None), grad, a.array, b.array, out,
+                                     **attrs)
+            elif n == 1:
+                grads = op.numpy_vjp((True,), grad, a.array, out, **attrs)
+            else:
+                grads = op.numpy_vjp(tuple([nxt is not None for nxt in edges]), grad, *[t.array for t in saved],
+                                     out, **attrs)
+            if grads is not None:
+                return grads
         masked = op.vjp_masked is not None and None in edges
         if n == 2 and not attrs:
             if not create_graph:

@@ -149,14 +149,16 @@ class Tensor:
         if gradient is None:
             if self.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            gradient = np.ones_like(self.array)
+            gradient = np.ones(self.array.shape, self.array.dtype)    # = ones_like, minus its wrapper
         elif isinstance(gradient, Tensor):
             gradient = gradient if create_graph else gradient.array
         else:
             gradient = np.asarray(gradient, dtype=self.array.dtype)
         retain = create_graph if retain_graph is None else retain_graph
-        from engine import record
-        with record.backward_call(self, retain):
+        if _record.current() is None:        # nothing records this walk: no context to enter
+            autograd.run_backward([self], [gradient], retain_graph=retain, create_graph=create_graph)
+            return
+        with _record.backward_call(self, retain):
             autograd.run_backward([self], [gradient], retain_graph=retain, create_graph=create_graph)
 
     def detach(self) -> "Tensor":
@@ -780,3 +782,4 @@ class TensorBuilder(Builder):
 
 
 from engine import functional as _F  # noqa: E402  (functional imports this module: bind it last)
+from engine import record as _record  # noqa: E402

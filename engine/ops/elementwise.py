@@ -55,8 +55,9 @@ def _complete(vjp_masked):
     return lambda F, g, a, b, out: vjp_masked(F, (True, True), g, a, b, out)
 
 
-def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=()):
-    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves, attrs=attrs))
+def unary(name, forward, vjp, grad_fn, formula, rule, infer=same_float, saves=None, attrs=(), numpy_vjp=None):
+    register(OpDef(name, ELEMENTWISE, forward, infer, vjp, grad_fn, formula, rule, saves=saves, attrs=attrs,
+                   numpy_vjp=numpy_vjp))
 
 
 def no_grad_op(name, forward, infer, formula, attrs=()):
@@ -225,9 +226,18 @@ def _sigmoid_forward(x):
 
 unary("sigmoid", _sigmoid_forward, lambda F, g, x, out: (F.mul(g, F.mul(out, F.sub(1.0, out))),),
       "SigmoidBackward0", "1 / (1 + exp(-x))", "grad_x = grad * out * (1 - out)", saves=("out",))
+def _relu_numpy_vjp(needs, g, x, out):
+    """The rule below for a float32/float64 gradient of out's shape, in the numpy calls it makes on
+    the NumpyBuilder (gt's ufunc with 0.0 as out's dtype; where(mask, g, +0.0) is _keep_or_zero)."""
+    if not (type(g) is np.ndarray and g.dtype in _SAME_WIDTH_INT and out.dtype is g.dtype and g.shape == out.shape):
+        return None
+    return (_keep_or_zero(np.greater(out, np.asarray(0.0, dtype=out.dtype)), g, True),)
+
+
 unary("relu", lambda x: np.maximum(x, x.dtype.type(0)),
       lambda F, g, x, out: (F.where(F.gt(out, 0.0), g, 0.0),),
-      "ReluBackward0", "max(x, 0)", "grad_x = grad where x > 0, else 0", infer=same, saves=("out",))
+      "ReluBackward0", "max(x, 0)", "grad_x = grad where x > 0, else 0", infer=same, saves=("out",),
+      numpy_vjp=_relu_numpy_vjp)
 
 
 def _erf_forward(x):

@@ -103,12 +103,26 @@ def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
             grad_b)
 
 
+def _addmm_numpy_vjp(needs, g, bias, a, b, out):
+    """_addmm_vjp_masked on 2-D arrays, in the numpy calls its builder ops make (transpose is
+    swapaxes, matmul is _matmul_forward), without the builder's dispatch."""
+    if not (type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and g.ndim == 2):
+        return None
+    grad_b = None
+    if needs[2]:
+        if _is_transposed_view(b):
+            grad_b = _matmul_forward(g.swapaxes(0, 1), a).swapaxes(0, 1)
+        else:
+            grad_b = _matmul_forward(a.swapaxes(0, 1), g)
+    return (g if needs[0] else None, _matmul_forward(g, b.swapaxes(0, 1)) if needs[1] else None, grad_b)
+
+
 register(OpDef(
     "addmm", MATMUL, _addmm_forward,
     lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
     lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
-    saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked))
+    saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked, numpy_vjp=_addmm_numpy_vjp))
 
 
 # ---- einsum ---------------------------------------------------------------------------------------

@@ -78,7 +78,8 @@ register(OpDef(
     lambda F, g, x, out, dim0, dim1: (F.transpose(g, dim0=dim0, dim1=dim1),),
     lambda x, dim0, dim1: "TBackward0" if len(x.shape) == 2 else "TransposeBackward0",
     "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
-    attrs=("dim0", "dim1"), saves=()))
+    attrs=("dim0", "dim1"), saves=(),
+    numpy_vjp=lambda needs, g, x, out, dim0, dim1: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray else None))
 
 
 # ---- squeeze / unsqueeze ------------------------------------------------------------------------

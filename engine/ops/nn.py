@@ -41,11 +41,20 @@ register(OpDef(
     "SoftmaxBackward0", "exp(x) / sum(exp(x), dim)", "grad_x = out * (grad - sum(grad * out, dim))",
     attrs=("dim",), saves=("out",)))
 
+def _log_softmax_numpy_vjp(needs, g, x, out, dim):
+    """The rule below on float arrays of one dtype, in the same numpy calls (exp's, sum's, mul's
+    and sub's forwards), without the builder's dispatch: eager backward runs it per step."""
+    if not (type(g) is np.ndarray and g.dtype is out.dtype and out.dtype.kind == "f"):
+        return None
+    total = np.add.reduce(g, axis=normalize_dims(dim, g.ndim), dtype=g.dtype, keepdims=True)
+    return (np.subtract(g, np.multiply(np.exp(out), total)),)
+
+
 register(OpDef(
     "log_softmax", NN, _log_softmax_forward, _float_same,
     lambda F, g, x, out, dim: (F.sub(g, F.mul(F.exp(out), F.sum(g, dim=dim, keepdim=True))),),
     "LogSoftmaxBackward0", "x - log(sum(exp(x), dim))", "grad_x = grad - softmax(x) * sum(grad, dim)",
-    attrs=("dim",), saves=("out",)))
+    attrs=("dim",), saves=("out",), numpy_vjp=_log_softmax_numpy_vjp))
 
 
 # ---- conv2d via im2col ---------------------------------------------------------------------------------
@@ -351,6 +360,25 @@ def _nll_vjp(F, g, logp, target, *weight_and_out, reduction="mean", ignore_index
     return (grad,) + (None,) * len(weight_and_out)
 
 
+def _nll_numpy_vjp(needs, g, logp, target, *weight_and_out, reduction="mean", ignore_index=-100):
+    """`_nll_vjp` for the classifier's case (2-D float logp, class indices, no weight, a gradient
+    of logp's dtype) in the numpy calls its ops make on the NumpyBuilder, without the dispatch of
+    ten builder calls per backward step. Other cases: None (the rule runs)."""
+    if not (len(weight_and_out) == 1 and logp.ndim == 2 and type(g) is np.ndarray and g.dtype is logp.dtype
+            and logp.dtype.kind == "f" and target.dtype == np.int64 and target.ndim == 1):
+        return None
+    valid = np.not_equal(target, np.asarray(ignore_index, dtype=np.int64))        # F.ne
+    safe = np.where(valid, target, np.asarray(0, dtype=np.int64))                 # F.where
+    w = valid.astype(logp.dtype)                                                  # F.to_dtype
+    coeff = np.negative(w)                                                        # F.neg
+    if reduction == "mean":                                                       # F.div(coeff, F.sum(w))
+        coeff = np.true_divide(coeff, np.asarray(np.add.reduce(w, axis=None, dtype=w.dtype, keepdims=False)))
+    per_sample = np.multiply(g, coeff)                                            # F.mul
+    grad = np.zeros(logp.shape, dtype=per_sample.dtype)                           # F.gather_backward:
+    grad[np.arange(safe.shape[0]), safe] = per_sample + per_sample.dtype.type(0)  # one index per row
+    return (grad, None)
+
+
 def _nll_infer(logp, target, *weight, reduction="mean", ignore_index=-100):
     return _reduced_spec(target.shape, logp.dtype, reduction)
 
@@ -361,7 +389,7 @@ register(OpDef(
         "NllLoss2DBackward0" if len(logp.shape) == 4 else "NllLossBackward0",
     "-weight[target] * logp[target] (mean over the weights)",
     "grad_logp = -weight[target] * grad / sum(weight) at each target class, 0 elsewhere",
-    attrs=("reduction", "ignore_index"), saves=None))
+    attrs=("reduction", "ignore_index"), saves=None, numpy_vjp=_nll_numpy_vjp))
 
 _LOG_FLOOR = -100.0     # PyTorch clamps log(p) at -100 so that p = 0 or 1 gives a finite loss
 

@@ -59,6 +59,12 @@ class OpDef:
     # Optional: (F, needs, grad, *inputs, out, **attrs) -> grads, like `vjp` but computing only the
     # gradients whose `needs` flag is True (None for the rest). Eager backward uses it to skip work
     # (PyTorch's needs_input_grad); `vjp` stays the complete rule that graph autodiff reads.
+    numpy_vjp: Callable[..., tuple | None] | None = None
+    # Optional: (needs, grad, *input_arrays, out, **attrs) -> grads (needs as for vjp_masked; a
+    # gradient whose flag is False may be computed or None), the vjp rule written straight in numpy
+    # for eager backward (no builder dispatch per step), or None where it does not cover the case
+    # (then the rule runs). It must make the same numpy calls as the rule on the NumpyBuilder, so
+    # that the results are bit for bit the same (tests/engine/test_fast_paths.py checks it).
 
 
     def run(self, *arrays: np.ndarray, **attrs) -> np.ndarray:

@@ -77,3 +77,81 @@ def test_zero_versions_snapshot_still_catches_an_inplace_change():
         a.mul_(3)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+NUMPY_VJPS = sorted(name for name, op in OPS.items() if op.numpy_vjp is not None)
+
+
+def _classifier_cases():
+    """An MLP classifier's ops as its training step runs them (linear's addmm and transpose, relu,
+    log_softmax over classes, nll_loss on class indices): float32 and float64, each reduction of
+    the loss, with and without an ignored target."""
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        logits = rng.standard_normal((6, 4)).astype(dtype)
+        logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        yield "log_softmax", [logits], {"dim": 1}
+        yield "log_softmax", [logits], {"dim": -1}
+        for reduction in ("mean", "sum", "none"):
+            for target in (np.array([0, 3, 1, 1, 2, 0]), np.array([0, -100, 1, 3, -100, 2])):
+                yield "nll_loss", [logp, target], {"reduction": reduction, "ignore_index": -100}
+        yield "nll_loss", [logp, np.array([1, 1, 2, 0, 3, 2])], {"reduction": "mean", "ignore_index": 1}
+        yield "relu", [logits], {}
+        weight = rng.standard_normal((3, 4)).astype(dtype)
+        yield "transpose", [weight], {"dim0": 0, "dim1": 1}
+        yield "addmm", [rng.standard_normal(3).astype(dtype), logits, weight.T], {}        # nn.Linear's x @ W^T
+        yield "addmm", [rng.standard_normal(3).astype(dtype), logits, weight.T.copy()], {}
+
+
+def _numpy_vjp_params():
+    for name in NUMPY_VJPS:
+        for i, case in enumerate(CASES[name]):
+            for j, arrays in enumerate((case.inputs, [a.astype(np.float32) if a.dtype == np.float64 else a
+                                                      for a in case.inputs])):
+                yield pytest.param(name, arrays, case.attrs, False, id=f"{name}-case{i}-{j}")
+    for k, (name, arrays, attrs) in enumerate(_classifier_cases()):
+        yield pytest.param(name, arrays, attrs, True, id=f"{name}-classifier{k}")
+
+
+@pytest.mark.parametrize("name,arrays,attrs,must_cover", list(_numpy_vjp_params()))
+def test_numpy_vjp_equals_the_rule_on_the_numpy_builder(name, arrays, attrs, must_cover):
+    op = OPS[name]
+    out = op.run(*arrays, **attrs)
+    g = np.random.default_rng(11).standard_normal(out.shape).astype(out.dtype)
+    rule = op.vjp(NUMPY, g, *arrays, out, **attrs)
+    for needs in itertools.product((False, True), repeat=len(arrays)):
+        if not any(needs):
+            continue
+        fast = op.numpy_vjp(needs, g, *arrays, out, **attrs)
+        if must_cover:
+            assert fast is not None, "this case must take the numpy path"
+        if fast is None:
+            continue
+        assert len(fast) == len(rule)
+        for need, got, want in zip(needs, fast, rule):
+            if need and want is not None:
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)
+
+
+def test_eager_backward_takes_the_numpy_vjp_and_matches_the_rule():
+    """Through Tensor.backward: the loss's gradient equals the rule's, and the numpy path ran."""
+    rng = np.random.default_rng(2)
+    logits = Tensor(rng.standard_normal((5, 3)).astype(np.float32), requires_grad=True)
+    target = Tensor(np.array([0, 2, 1, -100, 2]))
+    from engine import functional as F
+    calls = []
+    op = OPS["nll_loss"]
+    original = op.numpy_vjp
+    object.__setattr__(op, "numpy_vjp", lambda *a, **k: calls.append(1) or original(*a, **k))
+    try:
+        F.cross_entropy(logits, target).backward()
+    finally:
+        object.__setattr__(op, "numpy_vjp", original)
+    assert calls == [1]
+    x = logits.array
+    logp = OPS["log_softmax"].run(x, dim=1)
+    loss = OPS["nll_loss"].run(logp, target.array, reduction="mean", ignore_index=-100)
+    g_logp = op.vjp(NUMPY, np.ones_like(loss), logp, target.array, loss, reduction="mean", ignore_index=-100)[0]
+    want = OPS["log_softmax"].vjp(NUMPY, g_logp, x, logp, dim=1)[0]
+    np.testing.assert_array_equal(logits.grad.array, want)
