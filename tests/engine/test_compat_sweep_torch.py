@@ -59,6 +59,8 @@ KNOWN_BUGS: dict[str, str] = {
                              "takes it as a list of ints)",
     "68_rnn_relu_repr": "engine/nn: RNN(nonlinearity='relu') prints 'RNN(3, 5, nonlinearity=relu)' (PyTorch: "
                         "'RNN(3, 5)')",
+    "71_create_graph_leaf_grad": "engine/autograd.py: a leaf's .grad after backward(create_graph=True) keeps the "
+                                 "last op's grad_fn (MulBackward0; PyTorch: CopyBackwards)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
