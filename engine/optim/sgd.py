@@ -21,11 +21,24 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        self._products: dict = {}      # id(parameter) -> scratch array for lr * grad (not optimizer state)
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        lr, array = group["lr"], p.array
+        if (not group["momentum"] and not group["weight_decay"] and not group["maximize"]
+                and (type(lr) is float or type(lr) is int) and grad.dtype is array.dtype
+                and grad.shape == array.shape):
+            # Plain SGD: p -= lr * grad, the product written into a buffer kept from the last step
+            # (the same float ops; a fresh array per step costs page faults for a large parameter).
+            buffer = self._products.get(id(p))
+            if buffer is None or buffer.shape != array.shape or buffer.dtype is not array.dtype:
+                buffer = self._products[id(p)] = np.empty_like(array)
+            np.multiply(lr, grad, out=buffer)
+            array -= buffer
+            return
         g = -grad if group["maximize"] else grad
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * p.array

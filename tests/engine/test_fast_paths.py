@@ -155,3 +155,22 @@ def test_eager_backward_takes_the_numpy_vjp_and_matches_the_rule():
     g_logp = op.vjp(NUMPY, np.ones_like(loss), logp, target.array, loss, reduction="mean", ignore_index=-100)[0]
     want = OPS["log_softmax"].vjp(NUMPY, g_logp, x, logp, dim=1)[0]
     np.testing.assert_array_equal(logits.grad.array, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_sgd_step_equals_the_generic_update(dtype):
+    """SGD without momentum/weight decay writes lr * grad into a kept buffer; the parameters must
+    come out exactly as the generic update `p -= lr * grad` leaves them, step after step."""
+    from engine import optim
+    rng = np.random.default_rng(4)
+    start = rng.standard_normal((5, 7)).astype(dtype)
+    p = Tensor(start.copy(), requires_grad=True)
+    opt = optim.SGD([p], lr=0.037)
+    expected = start.copy()
+    for _ in range(3):
+        grad = rng.standard_normal((5, 7)).astype(dtype)
+        p.grad = Tensor(grad.copy())
+        opt.step()
+        expected -= 0.037 * grad
+        np.testing.assert_array_equal(p.array, expected)
+    assert opt.state_dict()["state"] == {}, "the product buffer is not optimizer state"
