@@ -61,6 +61,8 @@ KNOWN_BUGS: dict[str, str] = {
                         "'RNN(3, 5)')",
     "71_create_graph_leaf_grad": "engine/autograd.py: a leaf's .grad after backward(create_graph=True) keeps the "
                                  "last op's grad_fn (MulBackward0; PyTorch: CopyBackwards)",
+    "75_clamp_min_grad_fn": "engine/tensor.py: clamp_min/clamp_max record ClampBackward1 (PyTorch: "
+                            "ClampMinBackward0, ClampMaxBackward0)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
@@ -196,6 +198,7 @@ UNSUPPORTED = [
     ("F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), padding='same')", "padding='same'", None),
     ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
     ("torch.div(torch.tensor([-7, 7]), 2, rounding_mode='trunc')", "rounding_mode='trunc'", None),
+    ("torch.addmm(torch.ones(2), torch.ones(2, 3), torch.ones(3, 2), beta=0.5)", "torch.addmm with beta", None),
     ("F.adaptive_avg_pool2d(torch.ones(1, 1, 5, 5), 3)", "adaptive_avg_pool2d", None),
     ("nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))", "ceil_mode", None),
     ("nn.AvgPool2d(3, padding=1, count_include_pad=False)(torch.ones(1, 1, 5, 5))", "count_include_pad", None),

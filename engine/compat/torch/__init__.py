@@ -10,7 +10,7 @@ import numpy as _np
 from engine import functional as _functional
 from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
-from engine.compat.torch._products import dot, ger, mv, outer
+from engine.compat.torch._products import addmm, dot, ger, mv, outer
 from engine.compat.torch._selection import nonzero, where
 from engine.format import set_printoptions
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
@@ -34,7 +34,7 @@ _TENSOR_FUNCTIONS = (
     "pow", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "sin", "cos",
     "tan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "sign", "reciprocal", "floor", "ceil", "round",
     "trunc", "frac", "clamp", "clip", "maximum", "minimum", "fmax", "fmin", "softmax", "log_softmax",
-    "logsumexp", "matmul", "mm", "bmm", "addmm", "sum", "mean", "prod", "max", "min",
+    "logsumexp", "matmul", "mm", "bmm", "sum", "mean", "prod", "max", "min",
     "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "reshape", "flatten",
     "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
     "masked_fill", "broadcast_to", "flip", "roll", "chunk", "split", "tril", "triu", "diag", "trace",
