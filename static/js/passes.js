@@ -83,8 +83,10 @@ export class PassesPanel {
     };
     draw(this.views.before, this.index);
     draw(this.views.after, this.index + 1);
+    const at = { [this.index]: new Set(identity.idsAt(this.graph, ident, this.index)),
+                 [this.index + 1]: new Set(identity.idsAt(this.graph, ident, this.index + 1)) };
     this.el.querySelectorAll(".notes li[data-node]").forEach((li) => {
-      li.classList.toggle("ident", identity.idsAt(this.graph, ident, this.noteStage(li.dataset.node)).includes(li.dataset.node));
+      li.classList.toggle("ident", at[this.noteStage(li.dataset.node)].has(li.dataset.node));
     });
   }
 
