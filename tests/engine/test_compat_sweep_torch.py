@@ -202,6 +202,8 @@ UNSUPPORTED = [
     ("F.adaptive_avg_pool2d(torch.ones(1, 1, 5, 5), 3)", "adaptive_avg_pool2d", None),
     ("nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))", "ceil_mode", None),
     ("nn.AvgPool2d(3, padding=1, count_include_pad=False)(torch.ones(1, 1, 5, 5))", "count_include_pad", None),
+    ("import torchvision", "torchvision", None),
+    ("from torchvision import datasets, transforms", "torchvision", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it
     ("torch.ones(3).cumsum(0)", "cumsum", _TENSOR_METHOD_GAP),
     ("torch.ones(3).prod()", "prod", _TENSOR_METHOD_GAP),
