@@ -44,8 +44,8 @@ KNOWN_BUGS: dict[str, str] = {
                             "ViewBackward0 after addmm)",
     "48_batchnorm_grad_fn": "engine/functional.py batch_norm: AddBackward0 (PyTorch: "
                             "NativeBatchNormBackward0)",
-    "49_transpose_property_grad_fn": "engine/tensor.py: w.T, w.mT, w.transpose(0, 1) of a 2-D tensor are all TBackward0 (PyTorch 2.13: "
-                                     "PermuteBackward0 and TransposeBackward0)",
+    "49_transpose_property_grad_fn": "engine/tensor.py: w.T, w.mT, w.transpose(0, 1) of a 2-D tensor are all "
+                                     "TBackward0 (PyTorch 2.13: PermuteBackward0, TransposeBackward0 twice)",
     "50_sort_topk_grad_fn": "engine/tensor.py/functional.py: sort and topk values are GatherBackward0 "
                             "(PyTorch: SortBackward0, TopkBackward0)",
     "51_zero_dim_promotion": "engine/ops dtype rule: a float64 0-d tensor times a float32 tensor gives float64 "
@@ -67,7 +67,7 @@ KNOWN_BUGS: dict[str, str] = {
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
 _PYTORCH_CHILD = r"""
-import contextlib, io, json, sys, traceback
+import contextlib, io, json, sys
 import torch
 torch.set_num_threads(1)
 results = {}
