@@ -136,8 +136,9 @@ function selectNode(id, { push = true, side = null } = {}) {
   if (g && (fwd || bwd)) {
     pickingInDag = true;
     try { identity.pick({ graph: g.id, side: fwd ? "forward" : "backward", stage: 0, ids: [id], line }); } finally { pickingInDag = false; }
+  } else {
+    editor.mark("hover", line ? [line] : []);
   }
-  else editor.mark("hover", line ? [line] : []);
   saveHash(push);
 }
 
@@ -167,10 +168,10 @@ function clearSelection() {
   identity.reset();
 }
 
-/** The identity's source lines marked in the editor (revealed when picked), and its values in
- * the Memory tab; the other tabs light it themselves (identity.subscribe). */
 let pickingInDag = false;   // selectNode's own pick: it keeps `state.node` (the DAG tabs' selection)
 
+/** The identity's source lines marked in the editor (revealed when picked), and its values in
+ * the Memory tab; the other tabs light it themselves (identity.subscribe). */
 function showIdentity(ident, reason) {
   if (reason === "pick" && !pickingInDag) state.node = null;   // a pick elsewhere replaces the DAG's
   const g = ident ? graphById(ident.graph) : null;
