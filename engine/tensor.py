@@ -692,14 +692,20 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
         if type(x) is not Tensor and not isinstance(x, Tensor):
             tensors = tuple(x if isinstance(x, Tensor) else as_tensor_like(x, inputs) for x in inputs)
             break
-    if attrs:
-        data = op.forward(*[t.array for t in tensors], **attrs)
-    elif len(tensors) == 2:           # the common binary op: no argument packing at all
+    n = len(tensors)
+    if n == 1:                        # unrolled: no list of arrays to build for the common arities
+        data = op.forward(tensors[0].array, **attrs) if attrs else op.forward(tensors[0].array)
+    elif n == 2:
         a, b = tensors[0].array, tensors[1].array
-        ufunc = _SAME_DTYPE_UFUNCS.get(name)
-        data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
+        if attrs:
+            data = op.forward(a, b, **attrs)
+        else:
+            ufunc = _SAME_DTYPE_UFUNCS.get(name)
+            data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
+    elif n == 3 and not attrs:
+        data = op.forward(tensors[0].array, tensors[1].array, tensors[2].array)
     else:
-        data = op.forward(*[t.array for t in tensors])
+        data = op.forward(*[t.array for t in tensors], **attrs)
     out = _new(Tensor)
     out.array = data if type(data) is np.ndarray else np.asarray(data)
     out.requires_grad = out._retains_grad = False
