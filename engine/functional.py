@@ -202,11 +202,19 @@ def einsum(equation: str, *operands):
 
 
 def linear(input, weight, bias=None):
-    """x @ W^T + b; for 2-D x this is addmm, so grad_fn is AddmmBackward0 with TBackward0 on W (as PyTorch)."""
+    """x @ W^T + b as PyTorch 2.13 computes it, so the graph has the same nodes: addmm for 2-D x
+    (AddmmBackward0, TBackward0 on W); a contiguous x of any other rank with a 1-D bias is viewed as
+    2-D, run through addmm and viewed back (ViewBackward0); otherwise matmul, then the bias added."""
     # (dims 0 and 1 of a 2-D weight need no range check: apply directly)
     weight_t = apply("transpose", weight, dim0=0, dim1=1) if weight.ndim == 2 else weight
     if bias is not None and input.ndim == 2:
         return apply("addmm", bias, input, weight_t)
+    if bias is not None and bias.ndim == 1 and weight.ndim == 2 and input.ndim >= 1 \
+            and input.array.flags.c_contiguous:      # (PyTorch takes this path only for contiguous input)
+        leading, features = input.array.shape[:-1], input.array.shape[-1]
+        rows = int(np.prod(leading, dtype=np.int64))    # not -1: that fails when a dim is 0
+        out = apply("addmm", bias, reshape(input, (rows, features)), weight_t)
+        return reshape(out, leading + (out.array.shape[1],))
     out = matmul(input, weight_t)
     return out if bias is None else add(out, bias)
 

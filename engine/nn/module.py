@@ -386,7 +386,12 @@ class Module:
 
     # ---- state ----
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
-        out = OrderedDict() if destination is None else destination
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()     # each module's _version, as PyTorch keeps it
+        out = destination
+        if hasattr(out, "_metadata"):
+            out._metadata[prefix[:-1]] = {"version": self._version}
         for name, p in self._parameters.items():
             if p is not None:
                 out[prefix + name] = p if keep_vars else p.detach()
@@ -399,6 +404,11 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)       # filled in below: the caller's dict stays as it was
+        for path, module in self.named_modules(remove_duplicate=False):
+            version = (metadata or {}).get(path, {}).get("version")
+            module._upgrade_state_dict(state_dict, path + "." if path else "", version)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -422,6 +432,10 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _upgrade_state_dict(self, state_dict: OrderedDict, prefix: str, version) -> None:
+        """Add in place what a state_dict saved by an older version of this module (`version` from
+        its `_metadata`, None for a plain dict) lacks; PyTorch's _load_from_state_dict does this."""
 
     # ---- printing ----
     def _get_name(self) -> str:

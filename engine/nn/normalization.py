@@ -40,6 +40,7 @@ class LayerNorm(Module):
 
 class _BatchNorm(Module):
     """Shared by BatchNorm1d (N,C or N,C,L input) and BatchNorm2d (N,C,H,W)."""
+    _version = 2        # PyTorch's: version 2 added num_batches_tracked
     _input_dims: tuple = ()
     _dims_text = ""
 
@@ -68,6 +69,12 @@ class _BatchNorm(Module):
             self.running_mean.array[...] = 0
             self.running_var.array[...] = 1
             self.num_batches_tracked.array[...] = 0
+
+    def _upgrade_state_dict(self, state_dict, prefix: str, version) -> None:
+        # A state_dict without version-2 metadata (a plain dict, or one saved before the buffer existed)
+        # keeps this module's own count rather than reporting it missing, as PyTorch's _NormBase does.
+        if (version is None or version < 2) and self.track_running_stats:
+            state_dict.setdefault(prefix + "num_batches_tracked", self.num_batches_tracked)
 
     def forward(self, input):
         if input.ndim not in self._input_dims:

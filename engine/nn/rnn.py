@@ -158,11 +158,7 @@ class RNN(RNNBase):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_" + nonlinearity.upper(), input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional)
-        self.nonlinearity = nonlinearity
-
-    def extra_repr(self) -> str:
-        s = super().extra_repr()
-        return s + (f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else "")
+        self.nonlinearity = nonlinearity    # not in the repr: PyTorch's RNNBase.extra_repr leaves it out
 
 
 class LSTM(RNNBase):

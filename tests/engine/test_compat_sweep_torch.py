@@ -36,12 +36,8 @@ KNOWN_BUGS: dict[str, str] = {
                                "does not copy it, so .contiguous().view(-1) raises PyTorch's view error",
     "43_broadcast_error": "engine/tensor.py / engine/ops: numpy's ValueError escapes for shapes that do not "
                           "broadcast (PyTorch: RuntimeError 'The size of tensor a (3) must match ...')",
-    "44_load_state_dict_batchnorm": "engine/nn: load_state_dict lists a BatchNorm's num_batches_tracked as "
-                                    "missing (PyTorch's _NormBase fills it in)",
     "46_matmul_grad_fn_names": "engine/ops matmul: 1-D @ 2-D is UnsafeViewBackward0 (PyTorch: SqueezeBackward4), "
                                "2-D @ 3-D UnsafeViewBackward0 (PyTorch 2.13: CloneBackward0)",
-    "47_linear_3d_grad_fn": "engine/functional.py linear: a 3-D input ends in AddBackward0 (PyTorch: "
-                            "ViewBackward0 after addmm)",
     "48_batchnorm_grad_fn": "engine/functional.py batch_norm: AddBackward0 (PyTorch: "
                             "NativeBatchNormBackward0)",
     "49_transpose_property_grad_fn": "engine/tensor.py: w.T, w.mT, w.transpose(0, 1) of a 2-D tensor are all "
@@ -57,8 +53,6 @@ KNOWN_BUGS: dict[str, str] = {
                              "TypeError and f'{t}' prints 'tensor(1.5000)' (PyTorch formats t.item())",
     "64_python_range_index": "engine/tensor.py indexing: a Python range as an index raises IndexError (PyTorch "
                              "takes it as a list of ints)",
-    "68_rnn_relu_repr": "engine/nn: RNN(nonlinearity='relu') prints 'RNN(3, 5, nonlinearity=relu)' (PyTorch: "
-                        "'RNN(3, 5)')",
     "71_create_graph_leaf_grad": "engine/autograd.py: a leaf's .grad after backward(create_graph=True) keeps the "
                                  "last op's grad_fn (MulBackward0; PyTorch: CopyBackwards)",
     "75_clamp_min_grad_fn": "engine/tensor.py: clamp_min/clamp_max record ClampBackward1 (PyTorch: "

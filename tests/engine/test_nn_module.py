@@ -119,6 +119,23 @@ def test_state_dict_roundtrip_and_errors():
         b.load_state_dict({**a.state_dict(), "fc1.weight": creation.zeros(4, 4)})
 
 
+def test_batchnorm_count_is_kept_unless_the_state_dict_says_version_2():
+    """PyTorch's _NormBase: a state_dict without version-2 metadata for the BatchNorm (a plain dict)
+    keeps the module's num_batches_tracked instead of reporting it missing; one from state_dict() does not."""
+    model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    model[1].num_batches_tracked.array[...] = 3
+    state = model.state_dict()
+    assert state._metadata == {"": {"version": 1}, "0": {"version": 1}, "1": {"version": 2}}
+    del state["1.num_batches_tracked"]
+    assert model.load_state_dict(state, strict=False).missing_keys == ["1.num_batches_tracked"]
+    plain = dict(state)
+    assert repr(model.load_state_dict(plain)) == "<All keys matched successfully>"
+    assert "1.num_batches_tracked" not in plain                 # the caller's dict is left as it was
+    assert int(model[1].num_batches_tracked.array) == 3
+    partial = model.load_state_dict({"0.weight": creation.zeros(2, 2)}, strict=False)
+    assert partial.missing_keys == ["0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var"]
+
+
 def test_attribute_errors_like_pytorch():
     m = MLP(2, 2, 2)
     with pytest.raises(AttributeError, match="'MLP' object has no attribute 'fc3'"):

@@ -102,7 +102,8 @@ def test_names_shapes_init_and_repr_follow_pytorch():
     assert all(np.abs(p.array).max() <= bound for p in lstm.parameters())
     assert repr(lstm) == "LSTM(10, 20, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True)"
     assert repr(nn.GRU(3, 4, bias=False)) == "GRU(3, 4, bias=False)"
-    assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4, nonlinearity=relu)"
+    assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4)"      # PyTorch's RNNBase leaves it out
+    assert repr(nn.RNNCell(3, 4, nonlinearity="relu")) == "RNNCell(3, 4, nonlinearity=relu)"   # RNNCell shows it
     assert repr(nn.LSTMCell(3, 4)) == "LSTMCell(3, 4)"
 
 

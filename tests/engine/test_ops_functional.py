@@ -28,7 +28,31 @@ def test_linear_is_addmm_with_a_transposed_weight():
     assert [n.name if n else None for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", None, "TBackward0"]
     np.testing.assert_allclose(out.array, x.array @ w.array.T + b.array, rtol=1e-12)
     batched = F.linear(t(rng.standard_normal((2, 4, 3))), w, b)
-    assert batched.shape == (2, 4, 2) and batched.grad_fn.name == "AddBackward0"
+    assert batched.shape == (2, 4, 2) and batched.grad_fn.name == "ViewBackward0"
+    assert [n.name for n, _ in batched.grad_fn.next_functions] == ["AddmmBackward0"]
+
+
+@pytest.mark.parametrize("shape,transposed,grad_fn", [
+    ((3,), False, "ViewBackward0"), ((2, 4, 3), False, "ViewBackward0"), ((2, 1, 2, 3), False, "ViewBackward0"),
+    ((0, 2, 3), False, "ViewBackward0"), ((4, 2, 3), True, "AddBackward0")])
+def test_linear_on_other_ranks_follows_pytorchs_graph_and_gradients(shape, transposed, grad_fn):
+    """PyTorch views a contiguous input as 2-D around addmm; a non-contiguous one goes through
+    matmul and an add. Both must give x @ W^T + b and its exact gradients."""
+    data = rng.standard_normal(shape)
+    w_data, b_data = rng.standard_normal((2, 3)), rng.standard_normal(2)
+    x, w, b = t(data.copy(), True), t(w_data, True), t(b_data, True)
+    x_in = x.transpose(0, 1) if transposed else x
+    out = F.linear(x_in, w, b)
+    assert out.grad_fn.name == grad_fn
+    x_np = data.swapaxes(0, 1) if transposed else data
+    np.testing.assert_allclose(out.array, x_np @ w_data.T + b_data, rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(t(upstream))
+    grad_x = upstream @ w_data
+    np.testing.assert_allclose(x.grad.array, grad_x.swapaxes(0, 1) if transposed else grad_x, rtol=1e-12)
+    rows, cols = x_np.reshape(-1, 3), upstream.reshape(-1, 2)
+    np.testing.assert_allclose(w.grad.array, cols.T @ rows, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.grad.array, cols.sum(0), rtol=1e-10, atol=1e-12)
 
 
 def test_cross_entropy_matches_numpy_and_prints_like_pytorch():
