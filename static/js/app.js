@@ -82,7 +82,7 @@ async function drawTab(tab) {
     case "backward":
       if (g?.backward) await views.backward.show(g.backward); else views.backward.showMessage(explain("backward"));
       break;
-    case "step": await stepper.load(g, state.step || 0); break;
+    case "step": await stepper.load(g, state.step || 0); lightDags(identity.current()); break;
     case "static": await statics.show(state.record, g); break;
     case "passes": await passes.show(g, state.pass); break;
     case "kernels": await kernels.show(g); break;
@@ -160,11 +160,16 @@ async function gradcheck(node) {
   if (state.node) selectNode(state.node, { push: false });
 }
 
-function clearSelection() {
+/** Forget the DAG tabs' own selection (its classes and the inspectors), not the page's identity. */
+function clearDagSelection() {
   state.node = null;
   for (const v of [views.forward, views.backward]) for (const c of ["sel", "linked", "saved"]) v.setClass(c, []);
   inspect($("#inspector-forward"), null, {});
   inspect($("#inspector-backward"), null, {});
+}
+
+function clearSelection() {
+  clearDagSelection();
   identity.reset();
 }
 
@@ -173,7 +178,7 @@ let pickingInDag = false;   // selectNode's own pick: it keeps `state.node` (the
 /** The identity's source lines marked in the editor (revealed when picked), and its values in
  * the Memory tab; the other tabs light it themselves (identity.subscribe). */
 function showIdentity(ident, reason) {
-  if (reason === "pick" && !pickingInDag) state.node = null;   // a pick elsewhere replaces the DAG's
+  if (reason === "pick" && !pickingInDag && state.node) clearDagSelection();   // a pick elsewhere replaces the DAG's
   const g = ident ? graphById(ident.graph) : null;
   const lines = identity.linesOf(g, ident);
   if (String(lines) !== String(editor.kinds.hover)) editor.mark("hover", lines);
@@ -182,13 +187,29 @@ function showIdentity(ident, reason) {
   lightMemory($("#panel-memory"), graphFor("memory"), ident);
 }
 
-const IDENTITY_TABS = ["static", "passes", "kernels", "memory"];
+/**
+ * The identity in the autograd DAGs of Forward, Backward and Step: the nodes it names and their
+ * partners across (identity.dagIds). Classes only, so a hover never redraws; a view drawn later
+ * paints the classes it was given.
+ */
+function lightDags(ident) {
+  views.forward.setClass("ident", identity.dagIds(graphFor("forward"), ident).forward);
+  views.backward.setClass("ident", identity.dagIds(graphFor("backward"), ident).backward);
+  const inStep = identity.dagIds(stepper.graph, ident);
+  views.stepForward.setClass("ident", inStep.forward);
+  views.stepBackward.setClass("ident", inStep.backward);
+}
 
-/** Pointing at a line of the code: the nodes captured from it light up in the graph-compiling tabs. */
+/** The identity of a node under the pointer (or clicked) in a DAG of `g`, or null. */
+function dagIdent(g, side, id) {
+  const node = id && g ? (side === "forward" ? forwardNode(g, id) : backwardNode(g, id)) : null;
+  return node ? { graph: g.id, side, stage: 0, ids: [id], line: node.line ?? null } : null;
+}
+
+/** Pointing at a line of the code: the nodes of the current tab's graph computed on it light up. */
 function hoverLine(line) {
-  const g = IDENTITY_TABS.includes(state.tab) ? graphFor(state.tab) : null;
-  const ids = line && g ? identity.nodesAt(g, 0).filter((n) => n.line === line && n.kind !== "output").map((n) => n.id) : [];
-  identity.hover(ids.length ? { graph: g.id, side: "forward", stage: 0, ids, line } : null);
+  const g = state.tab === "step" ? stepper.graph : state.tab === "output" ? null : graphFor(state.tab);
+  identity.hover(identity.lineIdent(g, line));
 }
 
 // ---- URL state ------------------------------------------------------------------------------------
@@ -364,15 +385,27 @@ async function start() {
 
   editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}), onHoverLine: hoverLine });
   identity.subscribe(showIdentity);
+  identity.subscribe(lightDags);
   const onSelect = (side) => (id) => (id ? selectNode(id, { side }) : clearSelection());
+  const onHover = (side, graphOf) => (id) => identity.hover(dagIdent(graphOf(), side, id));
+  // a node clicked in the stepper's drawings is the page's pick (one history entry with the step)
+  const stepPick = (side, id) => {
+    const ident = dagIdent(stepper.graph, side, id);
+    if (!ident) return;
+    saveHash.muted = true;
+    try { identity.pick(ident); } finally { saveHash.muted = false; }
+    // and the step that handles it: its backward node, or (walking forward) its op
+    const i = stepper.mode === "backward" ? (side === "backward" ? stepper.graph.steps.findIndex((s) => s.node === id) : -1)
+      : side === "forward" ? stepper.forwardOps().findIndex((n) => n.id === id) : -1;
+    if (i >= 0) stepper.go(i); else saveHash(true);
+  };
   views = {
-    forward: new GraphView($("#view-forward"), { onSelect: onSelect("forward") }),
-    backward: new GraphView($("#view-backward"), { onSelect: onSelect("backward") }),
-    stepBackward: new GraphView($("#view-step-backward"), { compact: true, onSelect: (id) => {
-      const i = stepper.graph?.steps?.findIndex((s) => s.node === id);
-      if (i >= 0) stepper.go(i);
-    } }),
-    stepForward: new GraphView($("#view-step-forward"), { compact: true }),
+    forward: new GraphView($("#view-forward"), { onSelect: onSelect("forward"), onHover: onHover("forward", () => graphFor("forward")) }),
+    backward: new GraphView($("#view-backward"), { onSelect: onSelect("backward"), onHover: onHover("backward", () => graphFor("backward")) }),
+    stepBackward: new GraphView($("#view-step-backward"), { compact: true, onSelect: (id) => stepPick("backward", id),
+                                                            onHover: onHover("backward", () => stepper.graph) }),
+    stepForward: new GraphView($("#view-step-forward"), { compact: true, onSelect: (id) => stepPick("forward", id),
+                                                          onHover: onHover("forward", () => stepper.graph) }),
   };
   stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
                           forwardView: views.stepForward,

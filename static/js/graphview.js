@@ -17,10 +17,12 @@ const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a pos
 const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen", "ident", "ident-group"];
 
 export class GraphView {
-  /** el: the container; onSelect(nodeId|null, view) on a click; compact: no search box (small panes). */
-  constructor(el, { onSelect = () => {}, compact = false } = {}) {
+  /** el: the container; onSelect(nodeId|null, view) on a click; onHover(nodeId|null, view) when
+   * the pointer enters or leaves a node; compact: no search box (small panes). */
+  constructor(el, { onSelect = () => {}, onHover = null, compact = false } = {}) {
     this.el = el;
     this.onSelect = onSelect;
+    this.onHover = onHover;
     this.graph = null;
     this.expanded = null;
     this.token = 0;
@@ -263,6 +265,15 @@ export class GraphView {
     };
     c.addEventListener("pointerup", end);
     c.addEventListener("pointercancel", () => { drag = null; c.classList.remove("panning"); });
+    // one delegated listener: entering a node (not a folded cluster) or leaving it for the background
+    let hovered = null;
+    const hoverTo = (id) => { if (id !== hovered) { hovered = id; this.onHover?.(id, this); } };
+    c.addEventListener("pointerover", (e) => {
+      if (drag?.moved) return;
+      const g = e.target.closest?.("g.node");
+      hoverTo(g && !g.id.startsWith("fold_") ? g.id : null);
+    });
+    c.addEventListener("pointerleave", () => hoverTo(null));
   }
 
   clickAt(target) {

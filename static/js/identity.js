@@ -152,3 +152,50 @@ export function kernelLineNodes(source) {
     return node ? { node, line } : null;
   });
 }
+
+// ---- the autograd DAGs: a forward node and its backward partners ----------------------------------
+
+const dagIndex = new WeakMap();   // graph -> {partners: forward id -> [backward ids], backward: id -> node}
+
+function dagIndexOf(graph) {
+  let index = dagIndex.get(graph);
+  if (!index) {
+    index = { partners: new Map(), backward: new Map() };
+    for (const b of graph.backward?.nodes || []) {
+      index.backward.set(b.id, b);
+      if (!b.forward_node) continue;
+      if (!index.partners.has(b.forward_node)) index.partners.set(b.forward_node, []);
+      index.partners.get(b.forward_node).push(b.id);
+    }
+    dagIndex.set(graph, index);
+  }
+  return index;
+}
+
+/**
+ * What an identity lights in the forward DAG (as captured) and the backward DAG of `graph`: the
+ * nodes it names and their partners across, a backward node's `forward_node` and a forward node's
+ * backward nodes. Indexed once per graph, so a hover on a 2,000-node graph costs a few lookups.
+ */
+export function dagIds(graph, ident) {
+  if (!graph || !ident || ident.graph !== graph.id) return { forward: [], backward: [] };
+  const index = dagIndexOf(graph);
+  if ((ident.side || "forward") === "backward") {
+    const forward = ident.ids.map((id) => index.backward.get(id)?.forward_node).filter(Boolean);
+    return { forward: [...new Set(forward)], backward: ident.ids };
+  }
+  const forward = idsAt(graph, ident, 0);
+  return { forward, backward: forward.flatMap((id) => index.partners.get(id) || []) };
+}
+
+/** The identity of a source line in a graph: its forward nodes (else its backward ones), or null. */
+export function lineIdent(graph, line) {
+  if (!graph || !line) return null;
+  // a captured graph's "output" is its return, not a computation; a dynamic graph's is the tensor
+  // backward() was called on, a computation of its line like any other
+  const onLine = (nodes) => nodes.filter((n) => n.line === line && (n.kind !== "output" || graph.kind !== "static")).map((n) => n.id);
+  const forward = onLine(nodesAt(graph, 0));
+  if (forward.length) return { graph: graph.id, side: "forward", stage: 0, ids: forward, line };
+  const backward = onLine(graph.backward?.nodes || []);
+  return backward.length ? { graph: graph.id, side: "backward", stage: 0, ids: backward, line } : null;
+}
