@@ -51,6 +51,32 @@ export function compareCaptures(trace, script) {
   };
 }
 
+/**
+ * The nodes of capture `to` standing for nodes `ids` of capture `from` (a trace and a script of one
+ * function; they number their nodes independently). A node matches the node of the other capture
+ * that computes the same op on the same source line (an input: the same argument name; the
+ * graph's output: its output), the k-th such node of one capture the k-th of the other, so two
+ * `mul`s on one line pair up in order. There is no match for a node without a source line (a
+ * constant a pass made), nor for one whose op and line the other capture lacks: the ops of the
+ * branch a trace saw (`y = y + 1`) sit inside the script's `cond` node, which stands for both
+ * branches and is not their counterpart, so they light nothing there.
+ */
+export function counterparts(from, to, ids) {
+  const keyed = (g) => {
+    const seen = new Map();
+    return g.forward.nodes.map((n) => {
+      const key = n.kind === "input" ? `in:${n.label}` : n.kind === "output" ? "out" : n.line ? `${n.op}@${n.line}` : null;
+      if (!key) return [n.id, null];
+      const k = seen.get(key) || 0;
+      seen.set(key, k + 1);
+      return [n.id, `${key}#${k}`];
+    });
+  };
+  const want = new Set(ids);
+  const keys = new Set(keyed(from).filter(([id, key]) => key && want.has(id)).map(([, key]) => key));
+  return keyed(to).filter(([, key]) => key && keys.has(key)).map(([id]) => id);
+}
+
 /** Why a tf.function graph was traced: the record's reason, else its "first call"/"retraced" warning. */
 function retraceReason(g) {
   if (g.retrace_reason || g.reason) return String(g.retrace_reason || g.reason);
@@ -112,7 +138,9 @@ export class StaticPanel {
     this.el.querySelectorAll("a[data-line]").forEach((a) => { a.onclick = (e) => { e.preventDefault(); this.onLine(Number(a.dataset.line)); }; });
     // a node picked in a drawing is the page's identity (as captured: stage 0)
     const graphOf = new Map();
-    const select = (id, view) => identity.pick(id ? { graph: graphOf.get(view).id, side: "forward", stage: 0, ids: [id] } : null);
+    const nodeIdent = (id, view) => (id ? { graph: graphOf.get(view).id, side: "forward", stage: 0, ids: [id] } : null);
+    const select = (id, view) => identity.pick(nodeIdent(id, view));
+    const hover = (id, view) => identity.hover(nodeIdent(id, view));
     const irIdent = (el) => ({ graph: g.id, side: "forward", stage: 0, ids: [el.dataset.node] });
     this.el.querySelectorAll("pre.ir .irl").forEach((el) => {
       el.onmouseenter = () => identity.hover(irIdent(el));
@@ -122,8 +150,8 @@ export class StaticPanel {
     this.graph = g;
     let home;   // the drawing of g, where a call's control points light up
     if (pair?.trace && pair?.script) {
-      const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, compact: true });
-      const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, compact: true });
+      const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, onHover: hover, compact: true });
+      const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, onHover: hover, compact: true });
       const cmp = compareCaptures(pair.trace, pair.script);
       tv.setClass("frozen", cmp.frozen);
       tv.setClass("changed", cmp.traceOnly);
@@ -136,7 +164,7 @@ export class StaticPanel {
       this.applyIdentity(identity.current());
       await Promise.all([tv.show(pair.trace.forward), sv.show(pair.script.forward)]);
     } else {
-      this.view = home = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select });
+      this.view = home = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select, onHover: hover });
       this.lightCalls(g, home);
       graphOf.set(home, g);
       this.drawn = [[home, g]];
@@ -147,9 +175,18 @@ export class StaticPanel {
 
   /** Light the page's identity in the drawings (as captured) and in the IR text: classes only. */
   applyIdentity(ident) {
-    for (const [view, graph] of this.drawn) view.setClass("ident", identity.idsAt(graph, ident, 0));
-    const mine = new Set(this.graph ? identity.idsAt(this.graph, ident, 0) : []);
+    for (const [view, graph] of this.drawn) view.setClass("ident", this.identIn(graph, ident));
+    const mine = new Set(this.graph ? this.identIn(this.graph, ident) : []);
     this.el.querySelectorAll("pre.ir .irl").forEach((el) => el.classList.toggle("ident", mine.has(el.dataset.node)));
+  }
+
+  /** What stands for `ident` in a drawn capture: its own nodes, or in a trace-and-script overlay,
+   * the counterparts of the other capture's nodes. */
+  identIn(graph, ident) {
+    const own = identity.idsAt(graph, ident, 0);
+    if (own.length || this.drawn.length < 2) return own;
+    const other = this.drawn.map(([, g]) => g).find((g) => g !== graph && g.id === ident?.graph);
+    return other ? counterparts(other, graph, identity.idsAt(other, ident, 0)) : [];
   }
 
   /** Hovering a call lights the nodes of its control points (the frozen condition, the cond taken). */
