@@ -716,11 +716,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, dim=class_dim)
     if target.array.dtype.kind == "f":          # class probabilities instead of class indices
-        if label_smoothing:
-            n = input.array.shape[class_dim]
-            target = add(mul(target, 1.0 - label_smoothing), label_smoothing / n)
-        per = mul(logp, target) if weight is None else mul(mul(logp, target), _class_view(weight, input))
-        return _reduce_loss(neg(sum(per, dim=class_dim)), reduction)
+        return _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing, class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll
@@ -735,6 +731,22 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     else:
         smooth = _reduce_loss(smooth, reduction)
     return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing))
+
+
+def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing, class_dim):
+    """PyTorch's composition (cross_entropy_loss_prob_target): -(logp * target * weight) summed, and
+    for 'mean' divided by the number of samples (PyTorch divides by a scalar there: DivBackward1)."""
+    n_classes = logp.array.shape[class_dim]
+    if label_smoothing:
+        target = add(mul(target, 1.0 - label_smoothing), label_smoothing / n_classes)
+    per = mul(logp, target) if weight is None else mul(mul(logp, target), _class_view(weight, logp))
+    if reduction == "none":
+        return neg(sum(per, dim=class_dim))
+    if reduction == "sum":
+        return neg(sum(per))
+    if reduction == "mean":
+        return div(neg(sum(per)), logp.numel() / n_classes)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _class_view(weight, input):

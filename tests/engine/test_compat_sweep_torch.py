@@ -29,17 +29,17 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 KNOWN_BUGS: dict[str, str] = {
     "40_grad_fn_classes": "engine/autograd.py: every grad_fn is one Node class (type(...).__name__ is 'Node', "
                           "'CustomNode' for custom Functions) and Node.name is a str, so grad_fn.name() raises",
-    "41_loss_grad_fn_names": "engine/functional.py: smooth_l1_loss/huber_loss end in Mean/Sum/WhereBackward0 "
-                             "(PyTorch: SmoothL1LossBackward0, HuberLossBackward0); cross_entropy with class "
-                             "probabilities ends in MeanBackward0 (PyTorch: DivBackward1)",
+    "41_loss_grad_fn_names": "engine/ops: no smooth_l1_loss/huber_loss ops (they end in Mean/Sum/WhereBackward0; "
+                             "PyTorch: SmoothL1LossBackward0, HuberLossBackward0) and no division by a scalar "
+                             "(cross_entropy with class probabilities ends in DivBackward0; PyTorch: DivBackward1)",
     "42_transpose_contiguous": "engine/tensor.py: is_contiguous() is True for a transpose and contiguous() "
                                "does not copy it, so .contiguous().view(-1) raises PyTorch's view error",
     "43_broadcast_error": "engine/tensor.py / engine/ops: numpy's ValueError escapes for shapes that do not "
                           "broadcast (PyTorch: RuntimeError 'The size of tensor a (3) must match ...')",
     "46_matmul_grad_fn_names": "engine/ops matmul: 1-D @ 2-D is UnsafeViewBackward0 (PyTorch: SqueezeBackward4), "
                                "2-D @ 3-D UnsafeViewBackward0 (PyTorch 2.13: CloneBackward0)",
-    "48_batchnorm_grad_fn": "engine/functional.py batch_norm: AddBackward0 (PyTorch: "
-                            "NativeBatchNormBackward0)",
+    "48_batchnorm_grad_fn": "engine/ops: no batch-norm op, so functional.batch_norm ends in AddBackward0 "
+                            "(PyTorch: NativeBatchNormBackward0)",
     "49_transpose_property_grad_fn": "engine/tensor.py: w.T, w.mT, w.transpose(0, 1) of a 2-D tensor are all "
                                      "TBackward0 (PyTorch 2.13: PermuteBackward0, TransposeBackward0 twice)",
     "50_sort_topk_grad_fn": "engine/tensor.py/functional.py: sort and topk values are GatherBackward0 "

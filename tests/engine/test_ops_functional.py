@@ -94,6 +94,29 @@ def test_cross_entropy_options():
     np.testing.assert_allclose(F.cross_entropy(t(logits3), t(target3)).item(), want3, rtol=1e-12)
 
 
+@pytest.mark.parametrize("reduction,grad_fn", [("mean", "DivBackward0"), ("sum", "NegBackward0"),
+                                                ("none", "NegBackward0")])
+def test_cross_entropy_with_probabilities_follows_pytorchs_composition(reduction, grad_fn):
+    """-(logp * target * weight) summed (and for 'mean' divided by the sample count), as PyTorch's
+    cross_entropy_loss_prob_target; its gradient is (softmax * sum(w t) - w t) / scale."""
+    logits, probs = rng.standard_normal((2, 3, 4)), np.exp(_log_softmax(rng.standard_normal((2, 3, 4))))
+    weight, e = np.array([0.5, 2.0, 1.0]), 0.2
+    x = t(logits, True)
+    loss = F.cross_entropy(x, t(probs), weight=t(weight), reduction=reduction, label_smoothing=e)
+    assert loss.grad_fn.name == grad_fn     # (PyTorch's 'mean' divides by a scalar: DivBackward1)
+    smoothed = probs * (1 - e) + e / 3
+    wt = smoothed * weight[None, :, None]
+    per_sample = -(wt * _log_softmax(logits)).sum(1)
+    scale = {"mean": per_sample.size, "sum": 1, "none": 1}[reduction]
+    want = per_sample if reduction == "none" else per_sample.sum() / scale
+    np.testing.assert_allclose(loss.array, want, rtol=1e-12)
+    upstream = rng.standard_normal(per_sample.shape) if reduction == "none" else np.ones(per_sample.shape)
+    loss.backward(t(upstream) if reduction == "none" else None)
+    softmax = np.exp(_log_softmax(logits))
+    grad = (softmax * wt.sum(1, keepdims=True) - wt) * upstream[:, None, :] / scale
+    np.testing.assert_allclose(x.grad.array, grad, rtol=1e-10, atol=1e-12)
+
+
 def test_other_losses_match_numpy():
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     mse = F.mse_loss(t(a), t(b))
