@@ -1,5 +1,6 @@
-"""Page speed in headless Chromium: Run click -> drawn graph for the MLP snippet, and a synthetic
-2,000-node backward graph opening folded and expanding one cluster. Prints a table.
+"""Page speed in headless Chromium: Run click -> drawn graph for the MLP snippet, a synthetic
+2,000-node backward graph opening folded and expanding one cluster, and the shared identity's
+hover (a node lighting its partners in both DAGs) on 2,000 + 2,000 drawn nodes. Prints a table.
 
     .venv/bin/python bench/page.py [--runs 5]
 """
@@ -44,6 +45,56 @@ def synthetic_backward(blocks: int = 12, per_block: int = 167) -> dict:
             edges.append({"src": prev, "dst": nid, "shape": [64, 64]})
             prev = nid
     return {"nodes": nodes, "edges": edges}
+
+
+def synthetic_forward(blocks: int = 12, per_block: int = 167) -> dict:
+    """The forward partners of synthetic_backward's nodes: one op per user line, chained."""
+    nodes, edges, prev = [], [], None
+    for b in range(blocks):
+        for i in range(per_block):
+            nid = f"n{b}_{i}"
+            op = ["mul", "add", "tanh", "mm"][i % 4]
+            nodes.append({"id": nid, "op": op, "label": op, "kind": "op", "shape": [64, 64],
+                          "module": f"layers.{b}.{['attn', 'mlp'][i % 2]}", "line": 1 + (b * per_block + i) % 40})
+            if prev:
+                edges.append({"src": prev, "dst": nid, "shape": [64, 64]})
+            prev = nid
+    return {"nodes": nodes, "edges": edges}
+
+
+# Hover every 10th forward node in turn through the page's identity (as a pointer does) and time
+# each: the subscribers toggle classes in Forward, Backward, Step, Static, Passes, Kernels and the
+# editor's line marks. `flush` reads layout after each, so style recalculation is counted too.
+HOVER_TIMES = """async () => {
+    const identity = await import('/static/js/identity.js');
+    const g = window.dagscope.state.graph;
+    const ids = g.forward.nodes.filter((n, i) => i % 10 === 0);
+    const times = [];
+    for (const n of ids) {
+        const t0 = performance.now();
+        identity.hover({graph: g.id, side: 'forward', stage: 0, ids: [n.id], line: n.line});
+        document.body.offsetHeight;
+        times.push(performance.now() - t0);
+    }
+    identity.hover(null);
+    const lit = document.querySelectorAll('#view-backward g.node.ident').length;
+    times.sort((a, b) => a - b);
+    return {median: times[times.length >> 1], worst: times[times.length - 1], n: times.length,
+            drawn: document.querySelectorAll('#view-forward g.node').length
+                 + document.querySelectorAll('#view-backward g.node').length, lit};
+}"""
+
+
+def draw_everything(page, view):
+    """Expand all of a view and press 'draw anyway' past the size notice; waits until drawn."""
+    page.evaluate(f"""async () => {{
+        document.querySelector('{view} .gv-collapse').click();
+        while (!document.querySelector('{view} .gv-notice button'))
+            await new Promise(r => requestAnimationFrame(r));
+        document.querySelector('{view} .gv-notice button').click();
+        while (document.querySelectorAll('{view} g.node').length < 1000)
+            await new Promise(r => setTimeout(r, 20));
+    }}""")
 
 
 def main() -> None:
@@ -150,6 +201,20 @@ def main() -> None:
             }""")
             rows.append(("  expand all: the 'too large' notice instead of a frozen page", t["notice"], t["notice"], None))
             rows.append(("  'draw anyway': all nodes laid out by dot and drawn", t["full"], t["full"], None))
+
+            both = {**record, "graphs": [{**record["graphs"][0], "forward": synthetic_forward(), "backward": big}]}
+            page.evaluate("window.dagscope.select('forward')")
+            page.evaluate("rec => window.dagscope.load(rec)", both)
+            h = page.evaluate(HOVER_TIMES)
+            rows.append((f"hover a forward node, partners lit in both DAGs (folded, {h['drawn']} drawn)",
+                         h["median"], h["median"], 16))
+            rows.append(("  worst of the hovers", h["worst"], h["worst"], None))
+            draw_everything(page, "#view-forward")
+            page.evaluate("window.dagscope.select('backward')")
+            draw_everything(page, "#view-backward")
+            h = page.evaluate(HOVER_TIMES)
+            rows.append((f"hover a forward node, every node drawn ({h['drawn']} nodes)", h["median"], h["median"], 16))
+            rows.append(("  worst of the hovers", h["worst"], h["worst"], None))
             browser.close()
     finally:
         server.terminate()
