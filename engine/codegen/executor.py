@@ -7,9 +7,11 @@ preallocated once per input signature and reused by every call.
 Elementwise and reduction groups become generated kernels (C, or numpy when no compiler exists);
 matmul/addmm call BLAS through numpy with `out=` into the planned buffer and their elementwise
 epilogue (with an addmm's bias) runs as one kernel; a classifier loss's nll_loss/gather_backward
-have hand-lowered kernels (library_kernels.py); movement ops are numpy views; control flow and
-other library ops run the registry's forward. Each specialization's schedule runs as one
-generated Python function (straight_line.py). A call whose input shapes/dtypes differ from the
+have hand-lowered kernels (library_kernels.py); conv2d (one BLAS call over im2col columns in a
+planned scratch), cat and stack also write into their planned buffers; movement ops are numpy
+views; control flow and other library ops run the registry's forward, a fresh array each call
+(the memory plan gives those a buffer of their own). Each specialization's schedule runs as one
+generated Python function (straight_line.py), which drops every array after its last reader. A call whose input shapes/dtypes differ from the
 specialization's builds (or reuses) another specialization and records why, as a retrace.
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ from engine.codegen.straight_line import generate
 from engine.codegen.units import Unit, node_unit, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE, Graph, Node
 from engine.ops.registry import OPS, Spec
+from engine.passes.memory_planning import conv_scratch
 
 MAX_SPECIALIZATIONS = 8  # input signatures kept compiled per graph (a loop over ever-new shapes stays bounded)
 OUTPUT_POOL = 2          # recycled arrays per graph output (a loop holds one result while computing the next)
@@ -204,14 +207,29 @@ class Specialization:
 
     # ---- storage -------------------------------------------------------------------------------
     def _allocate(self, units: list[Unit]) -> None:
-        """Preallocate what kernels and matmuls write; views and other ops produce their own arrays."""
-        defined_at, last_use, root = {}, {}, {}
+        """Preallocate what kernels, BLAS calls and the ops that write with `out=` (conv2d, cat,
+        stack) produce, and a convolution's scratch, in the memory plan's buffers; views and other
+        ops produce their own arrays."""
+        defined_at, last_use, root, view_root = {}, {}, {}, {}
+        specs = {}
         for i, u in enumerate(units):
+            node = self.nodes_by_id[u.node_ids[0]]
+            u.writes_out = u.kind == "op" and _writes_out(node)
+            u.scratch = conv_scratch(node) if u.writes_out and node.op == "conv2d" else None
+            for sid, shape, dtype in u.scratch or ():
+                specs[sid] = (tuple(shape), np.dtype(dtype))
+                defined_at[sid] = last_use[sid] = i
             for v in u.outputs:
                 defined_at[v] = i
                 last_use.setdefault(v, i)
                 # views (and ops that may return views) keep their sources' memory alive
-                root[v] = [r for s in u.inputs for r in root.get(s, [s])] if u.kind in ("view", "op") else [v]
+                aliasing = u.kind == "view" or (u.kind == "op" and not u.writes_out)
+                root[v] = [r for s in u.inputs for r in root.get(s, [s])] if aliasing else [v]
+                if u.kind == "view":
+                    view_root[v] = view_root.get(u.inputs[0], u.inputs[0])
+                if u.kind in ("kernel", "matmul") or u.writes_out:
+                    val = self.nodes_by_id[v.split(".")[0]].out
+                    specs[v] = (tuple(val.shape), np.dtype(val.dtype))
             for v in u.inputs:
                 for r in root.get(v, [v]):
                     last_use[r] = max(last_use.get(r, i), i)
@@ -219,20 +237,17 @@ class Specialization:
         for v in self.output_ids:
             for r in root.get(v, [v]):
                 last_use[r] = end
-        specs = {}
-        for u in units:
-            if u.kind in ("kernel", "matmul"):
-                for v in u.outputs:
-                    val = self.nodes_by_id[v.split(".")[0]].out
-                    specs[v] = (tuple(val.shape), np.dtype(val.dtype))
-        # graph outputs are written straight into fresh arrays each call (the caller keeps them),
-        # so returning them costs no copy; everything else lives in preallocated buffers
-        self.fresh = {v: specs.pop(v) for v in dict.fromkeys(self.output_ids) if v in specs}
+        # graph outputs, and the arrays returned views look into, are written straight into fresh
+        # arrays each call (the caller keeps them), so returning them costs no copy; everything
+        # else lives in preallocated buffers
+        returned = dict.fromkeys(self.output_ids + [view_root[v] for v in self.output_ids if v in view_root])
+        self.fresh = {v: specs.pop(v) for v in returned if v in specs}
         self.fresh_bytes = {v: buffers.nbytes(*spec) for v, spec in self.fresh.items()}
         plan = self.graph.memory_plan
         assignment = plan.assignment() if plan is not None else {}
         self.arrays, self.memory = buffers.allocate(specs, defined_at, last_use, assignment)
-        # an output aliasing a reused buffer must be copied out; views of inputs need not be
+        # an output aliasing a reused buffer (through an op that may return a view) must be
+        # copied out; views of inputs need not be
         self.copy_outputs = {v for v in self.output_ids if v not in self.fresh and
                              any(r in self.arrays for r in root.get(v, [v]))}
         self.constants = {n.id: np.ascontiguousarray(n.value) for n in self.graph.nodes if n.kind == CONSTANT}
@@ -280,6 +295,14 @@ class Specialization:
         if self._run is None:
             raise RuntimeError("this compiled graph's kernels were deferred: call compile_together() first")
         return self._run(*arrays)
+
+
+def _writes_out(node: Node) -> bool:
+    """Whether the executor runs `node` with `out=` into its planned buffer (np.concatenate,
+    np.stack, a convolution's BLAS call over im2col columns) rather than the registry's forward."""
+    if node.kind != CALL or len(node.outputs) != 1:
+        return False
+    return node.op in ("cat", "stack") or (node.op == "conv2d" and conv_scratch(node) is not None)
 
 
 def layout_of(a: np.ndarray):

@@ -5,7 +5,9 @@ over local variables, instead of a closure per step that reads and writes a dict
 builds each kernel's argument list at run time: on a training step's ~30 steps that dict traffic
 was a few percent of the step. Kernel arguments in planned buffers are address constants in the
 source; an input, view or library result is checked against the layout its kernels were compiled
-for once, where it is first needed.
+for once, where it is first needed. A local is deleted after its last reader, so an array the
+call creates (a library op's result, a view) lives as long as the memory plan's interval says,
+not to the end of the call.
 
     def run(a0, a1, a2):
         v0, p_v0 = new3()                                  # a fresh output (the caller keeps it)
@@ -28,6 +30,7 @@ from engine.codegen.library_kernels import STATUS_WORDS, status_error
 from engine.ir import interpreter
 from engine.ir.graph import CALL, COND, CONSTANT
 from engine.ops.registry import OPS
+from engine.passes.memory_planning import pair
 
 RESHAPES = ("reshape", "squeeze", "unsqueeze")
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -44,6 +47,7 @@ class _Generator:
         self.ns: dict = {"matmul": np.matmul, "add": np.add, "copyto": np.copyto, "array": np.array,
                          "address": buffers.address}
         self.names: dict[str, str] = {}          # value id -> Python name holding its array
+        self.owned: dict[str, str] = {}          # value id -> its local (not yet deleted)
         self.addresses: dict[str, str] = {}      # value id -> expression of its data address
         self.lines: list[str] = []
 
@@ -54,7 +58,24 @@ class _Generator:
 
     def local(self, vid: str) -> str:
         name = self.names[vid] = f"v{len(self.names)}"
+        self.owned[vid] = name
         return name
+
+    def free_after_last_use(self) -> None:
+        """The steps, each followed by `del` of the arrays no later step reads and the caller does
+        not get: a local holds its array until deleted, and the memory plan's intervals end at the
+        last reader (a view still holding its source keeps that memory alive, as planned)."""
+        units = self.spec.units
+        last_read: dict[str, int] = {}
+        for i, u in enumerate(units):
+            for v in u.inputs:
+                last_read[v] = i
+        returned = set(self.spec.output_ids)
+        for i, u in enumerate(units):
+            self.unit(u)
+            dead = [vid for vid in self.owned if vid not in returned and last_read.get(vid, i) <= i]
+            if dead:
+                self.lines.append(f"del {', '.join(self.owned.pop(vid) for vid in dead)}")
 
     def build(self):
         spec = self.spec
@@ -74,8 +95,7 @@ class _Generator:
             name = self.local(vid)
             self.addresses[vid] = f"p_{name}"
             self.lines.append(f"{name}, p_{name} = {new}()          # output {vid}")
-        for u in spec.units:
-            self.unit(u)
+        self.free_after_last_use()
         results = [f"array({self.names[v]}, copy=True)" if v in spec.copy_outputs else self.names[v]
                    for v in spec.output_ids]
         self.lines.append(f"return [{', '.join(results)}]")
@@ -161,6 +181,9 @@ class _Generator:
         args = [self.names[v.id] for v in node.inputs]
         outs = [v.id for v in node.outputs]
         planned = [v in spec.arrays for v in outs]
+        if getattr(u, "writes_out", False):
+            self.write_out(u, node, args)
+            return
         if node.kind == CALL and len(outs) == 1 and not planned[0]:
             out = self.local(outs[0])
             if node.op == "transpose":
@@ -179,6 +202,52 @@ class _Generator:
                 self.lines.append(f"copyto({self.names[vid]}, r[{i}], casting='unsafe')")
             else:
                 self.lines.append(f"{self.local(vid)} = r[{i}]")
+        self.lines.append("del r")
+
+    def write_out(self, u, node, args: list[str]) -> None:
+        """cat/stack with `out=` into the value's array; a convolution as one BLAS call over
+        im2col columns in its planned scratch (memory_planning.conv_scratch)."""
+        out = self.names[node.id]
+        ndim = len(node.out.shape)
+        if node.op == "conv2d":
+            scratch = {sid.split(":")[1]: self.spec.arrays[sid] for sid, _, _ in u.scratch}
+            fn = self.constant("conv", _conv_into(node, scratch.get("padded"), scratch["im2col"]))
+            self.lines.append(f"{fn}({out}, {', '.join(args)})          # {u.name}")
+            return
+        join = self.constant("join", np.concatenate if node.op == "cat" else np.stack)
+        dim = node.attrs.get("dim", 0)
+        axis = dim % (ndim if node.op == "stack" else len(node.inputs[0].shape))
+        self.lines.append(f"{join}([{', '.join(args)}], axis={axis}, out={out}, casting='unsafe')          # {u.name}")
+
+
+def _conv_into(node, padded, cols):
+    """conv(out, x, weight[, bias]) writing into `out` (N, O, OH, OW): x's receptive fields copied
+    into `cols` (N, C*kh*kw, OH*OW), then weight (O, C*kh*kw) @ cols by BLAS into `out`, as the
+    registry's im2col forward computes it but with no array of its own."""
+    n, c, h, w = node.inputs[0].shape
+    o, _, kh, kw = node.inputs[1].shape
+    oh, ow = node.out.shape[2:]
+    (sh, sw), (ph, pw) = (pair(node.attrs.get("stride", 1)), pair(node.attrs.get("padding", 0)))
+    fields = cols.reshape(n, c, kh, kw, oh, ow)
+    if padded is not None:
+        inside = padded[:, :, ph:ph + h, pw:pw + w]
+        # the padded buffer is shared with other values: its border is zeroed on every call
+        border = [padded[:, :, :ph], padded[:, :, ph + h:], padded[:, :, ph:ph + h, :pw], padded[:, :, ph:ph + h, pw + w:]]
+    windows_of = np.lib.stride_tricks.sliding_window_view
+
+    def conv(out, x, weight, *bias):
+        source = x
+        if padded is not None:
+            for strip in border:
+                strip.fill(0)
+            np.copyto(inside, x)
+            source = padded
+        windows = windows_of(source, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]   # (n, c, oh, ow, kh, kw)
+        np.copyto(fields, windows.transpose(0, 1, 4, 5, 2, 3))
+        np.matmul(weight.reshape(o, c * kh * kw), cols, out=out.reshape(n, o, oh * ow))
+        if bias:
+            np.add(out, bias[0].reshape(o, 1, 1), out=out)
+    return conv
 
 
 def _bind(fn, *args):

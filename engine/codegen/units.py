@@ -15,6 +15,7 @@ from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
 
 KERNEL_KINDS = (ELEMENTWISE, REDUCE)
 NORMALIZE_OPS = {"softmax", "log_softmax"}      # library ops with kernels of their own (kernel.py)
+COPYING_MOVEMENT = {"cat", "stack"}
 
 
 @dataclass
@@ -53,8 +54,10 @@ def node_unit(node: Node) -> Unit:
     kind = "op"
     if node.kind == CALL:
         k = OPS[node.op].kind
+        # cat and stack are movement ops that copy: library ops writing into a planned buffer
         kind = "kernel" if k in KERNEL_KINDS or node.op in NORMALIZE_OPS else \
-            "matmul" if node.op in ("matmul", "addmm") else "view" if k == MOVEMENT else "op"
+            "matmul" if node.op in ("matmul", "addmm") else \
+            "view" if k == MOVEMENT and node.op not in COPYING_MOVEMENT else "op"
     return Unit(kind, f"{node.op or node.kind}_{node.id.lstrip('%')}", [node.id],
                 list(dict.fromkeys(v.id for v in node.inputs)), [v.id for v in node.outputs])
 
@@ -70,12 +73,14 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
             units.append(Unit("kernel", grp.name, list(grp.node_ids), list(grp.inputs), list(grp.outputs)))
             continue
         run: list[Node] = []
+        first = len(units)                              # this group's units start here
         for n in nodes + [None]:
             if n is not None and n.kind == CALL and OPS[n.op].kind in KERNEL_KINDS:
                 run.append(n)
                 if OPS[n.op].kind == REDUCE:            # a reduction ends a loop nest
-                    units.append(_sub_unit(f"{grp.name}_epilogue" if units and units[-1].kind == "matmul"
-                                           else grp.name, run, users, graph_outputs))
+                    after_product = len(units) > first and units[-1].kind == "matmul"
+                    units.append(_sub_unit(f"{grp.name}_epilogue" if after_product else grp.name,
+                                           run, users, graph_outputs))
                     run = []
                 continue
             if run:

@@ -7,7 +7,14 @@ epilogue follows it (BLAS or the convolution writes it before the epilogue's loo
 Values internal to a loop never reach memory (registers), graph inputs and constants are not the
 plan's to place, and a view (reshape, transpose, ...) has no memory of its own: it keeps its
 source's buffer alive for as long as it is read. A graph output is written into a fresh array the
-caller keeps, so it never takes over a buffer that another value used.
+caller keeps, so it never takes over a buffer that another value used; nor does a value a
+returned view looks into (the caller keeps it, seen through the view, rather than a copy).
+
+What the executor cannot place: an op it runs as the registry's numpy forward (control flow, most
+library ops) gets a fresh array every call, so its value has a buffer of its own, never shared.
+A convolution writes into its planned buffer with one BLAS call over im2col columns; those
+columns (and the zero-padded input) are scratch values of its step, planned like any other:
+"%7:im2col", "%7:padded".
 """
 from __future__ import annotations
 
@@ -15,11 +22,56 @@ import numpy as np
 
 from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph
 from engine.ir.schedule import EXTERN_GROUP, Buffer, Interval, MemoryPlan
+from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
 from engine.passes.base import PassResult
 
 MIN_SIZE_CLASS = 64        # bytes; tiny values share one class rather than fragmenting
 # ops the executor runs as numpy views of their input (cat and stack are movement ops that copy)
-VIEW_OPS = {"reshape", "squeeze", "unsqueeze", "transpose", "permute", "expand", "slice"}
+VIEW_OPS = {"reshape", "squeeze", "unsqueeze", "transpose", "permute", "expand", "slice", "select"}
+# extern ops the executor runs with `out=` into the planned buffer (BLAS, np.concatenate, np.stack),
+# and softmax's own loop nest (a loss's hand-lowered C kernel has no numpy twin: the numpy backend
+# runs the registry's forward, so the plan gives nll_loss and gather_backward a buffer of their own)
+OUT_OPS = {"matmul", "addmm", "cat", "stack", "softmax", "log_softmax"}
+FLOAT_DTYPES = ("float32", "float64")
+
+
+def conv_scratch(node) -> list[tuple[str, tuple, np.dtype]] | None:
+    """(value id, shape, dtype) of the scratch a convolution writing into its planned buffer needs:
+    the zero-padded input (when padded) and the im2col columns (N, C*kh*kw, OH*OW); None when the
+    executor runs the registry's forward instead (mixed or non-float dtypes, or not 2-D)."""
+    if node.kind != CALL or node.op != "conv2d" or len(node.inputs) not in (2, 3) or \
+            len(node.inputs[0].shape) != 4 or len(node.inputs[1].shape) != 4:
+        return None
+    dtypes = {np.dtype(v.dtype) for v in node.inputs} | {np.dtype(node.out.dtype)}
+    if len(dtypes) != 1 or str(next(iter(dtypes))) not in FLOAT_DTYPES:
+        return None
+    dtype = next(iter(dtypes))
+    n, c, h, w = node.inputs[0].shape
+    _, _, kh, kw = node.inputs[1].shape
+    _, _, oh, ow = node.out.shape
+    ph, pw = pair(node.attrs.get("padding", 0))
+    scratch = []
+    if ph or pw:
+        scratch.append((f"{node.id}:padded", (n, c, h + 2 * ph, w + 2 * pw), dtype))
+    scratch.append((f"{node.id}:im2col", (n, c * kh * kw, oh * ow), dtype))
+    return scratch
+
+
+def pair(v) -> tuple[int, int]:
+    """A conv attribute (an int or a pair) as (height, width)."""
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else (int(v[0]), int(v[1]))
+
+
+def fresh_each_call(node) -> bool:
+    """Whether the executor gets `node`'s result as a new array every call (the registry's forward
+    or control flow on the interpreter), so no planned buffer holds it."""
+    if node.kind in (COND, WHILE):
+        return True
+    if node.kind != CALL:
+        return False
+    if OPS[node.op].kind in (ELEMENTWISE, REDUCE) or node.op in VIEW_OPS or node.op in OUT_OPS:
+        return False
+    return node.op != "conv2d" or conv_scratch(node) is None
 
 
 def size_class(nbytes: int) -> int:
@@ -60,13 +112,18 @@ def plan_memory(g: Graph) -> MemoryPlan:
     steps = schedule_steps(g)
     unplanned = {n.id for n in g.nodes if n.kind in (PLACEHOLDER, CONSTANT)}
     views = view_sources(g)
+    nodes = {n.id: n for n in g.nodes}
     start: dict[str, int] = {}
     end: dict[str, int] = {}
+    scratch_bytes: dict[str, int] = {}
     for i, (_, reads, writes) in enumerate(steps):
         for v in writes:
             if v not in views:
                 start.setdefault(v, i)
                 end.setdefault(v, i)
+                for sid, shape, dtype in conv_scratch(nodes[v.split(".")[0]]) or ():
+                    start[sid] = end[sid] = i          # used only while the convolution runs
+                    scratch_bytes[sid] = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         for v in reads:
             v = views.get(v, v)               # reading a view reads its source's memory
             if v in start:
@@ -75,8 +132,11 @@ def plan_memory(g: Graph) -> MemoryPlan:
     for v in returned:                        # returned values stay alive past the last kernel
         if v in end:
             end[v] = len(steps)
-    fresh = {v.id for v in g.outputs}         # the caller's own arrays, never a shared buffer
-    nbytes = {v: _nbytes(values[v]) for v in start}
+    # the caller's own arrays (outputs, and what a returned view looks into) and the arrays the
+    # executor gets new each call: never a shared buffer
+    fresh = {v.id for v in g.outputs} | returned | \
+        {v for v in start if v not in scratch_bytes and fresh_each_call(nodes[v.split(".")[0]])}
+    nbytes = {v: scratch_bytes[v] if v in scratch_bytes else _nbytes(values[v]) for v in start}
     buffers: list[Buffer] = []
     free_at: dict[str, int] = {}              # buffer id -> last step its current value is read
     intervals = []

@@ -318,3 +318,31 @@ def test_a_reshape_numpy_has_to_copy_feeds_a_kernel_contiguously(backend):
     x = np.arange(24, dtype=np.float32).reshape(4, 6) / 24
     _assert_matches(g, compiled, [x])
     assert "def run(" in compiled.current.run_source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_convolutions_cat_and_stack_write_into_their_planned_buffers(backend):
+    """conv2d (bias, stride, uneven padding), cat of mixed dtypes and stack at a negative dim run
+    with `out=` into the planned buffers and compute what the reference interpreter does, call
+    after call (a shared padded buffer gets its zero border back every call)."""
+    g = Graph("conv_cat")
+    x = g.placeholder("x", (2, 3, 9, 8), np.float32)
+    w = g.placeholder("w", (4, 3, 3, 2), np.float32, role="param")
+    b = g.placeholder("b", (4,), np.float32, role="param")
+    k = g.placeholder("k", (2, 4, 5, 4), np.int32)
+    c1 = g.call("tanh", g.call("conv2d", x, w, b, stride=2, padding=(1, 0)))
+    c2 = g.call("conv2d", g.call("exp", x), w, stride=(1, 2), padding=1)
+    joined = g.call("cat", c1, k, dim=-1)
+    stacked = g.call("stack", c1, g.call("neg", c1), dim=-2)
+    g.output(g.call("sum", joined), g.call("mul", stacked, 2.0), g.call("relu", c2))
+    rng = np.random.default_rng(3)
+    compiled = _compile(g, backend)
+    spec = compiled.current
+    convs = [n.id for n in spec.graph.nodes if n.op == "conv2d"]
+    assert all(f"{c}:im2col" in spec.arrays for c in convs)
+    assert any(n.op == "cat" and (n.id in spec.arrays or n.id in spec.fresh) for n in spec.graph.nodes)
+    for _ in range(2):
+        args = [rng.standard_normal((2, 3, 9, 8)).astype(np.float32),
+                rng.standard_normal((4, 3, 3, 2)).astype(np.float32),
+                rng.standard_normal(4).astype(np.float32), rng.integers(-5, 5, (2, 4, 5, 4)).astype(np.int32)]
+        _assert_matches(g, compiled, args, rtol=1e-4)

@@ -15,12 +15,29 @@ from engine.passes.memory_planning import plan_memory
 from tests.engine.test_passes import check_memory_plan, inputs_for, random_graphs
 
 
+def conv_scratch_bytes(node, env) -> dict[str, int]:
+    """The scratch a float convolution runs in, from the arrays themselves: the zero-padded input
+    (when padded) and the im2col columns, one row per (channel, kernel offset), one column per
+    output position."""
+    x, w, out = env[node.inputs[0].id], env[node.inputs[1].id], env[node.id]
+    if len({x.dtype, w.dtype, out.dtype}) != 1 or x.dtype.kind != "f":
+        return {}
+    pad = node.attrs.get("padding", 0)
+    ph, pw = (pad, pad) if isinstance(pad, int) else pad
+    n, c, h, wd = x.shape
+    scratch = {f"{node.id}:padded": n * c * (h + 2 * ph) * (wd + 2 * pw) * x.itemsize} if ph or pw else {}
+    scratch[f"{node.id}:im2col"] = n * c * w.shape[2] * w.shape[3] * out.shape[2] * out.shape[3] * x.itemsize
+    return scratch
+
+
 def true_live_bytes(g: Graph, args) -> tuple[list[int], int]:
     """Bytes held in memory at each step of the fusion schedule (one more for the returned values),
     and the bytes of all those arrays together (the peak without reuse):
     every array a BLAS call, a kernel or a library op writes, alive from its step to its last
-    reader's; a view holds none of its own but keeps its source alive."""
+    reader's, and a convolution's scratch during its step; a view holds none of its own but keeps
+    its source alive."""
     env = evaluate(g, args)
+    size: dict[str, int] = {}
     step_of = {nid: i for i, grp in enumerate(g.fusion_groups) for nid in grp.node_ids}
     inputs = {n.id for n in g.nodes if n.kind in ("placeholder", "constant")}
     source: dict[str, str] = {}
@@ -38,12 +55,16 @@ def true_live_bytes(g: Graph, args) -> tuple[list[int], int]:
                 source[v] = source.get(src, src)
             elif v not in inputs:
                 born[v], last[v] = step, step
+                node = next(n for n in g.nodes if n.id == v.split(".")[0])
+                if node.op == "conv2d":
+                    for sid, nbytes in conv_scratch_bytes(node, env).items():
+                        born[sid], last[sid], size[sid] = step, step, nbytes
     steps = len(g.fusion_groups)
     for v in g.outputs:
         root = source.get(v.id, v.id)
         if root in born:
             last[root] = steps
-    size = {v: np.asarray(env[v]).nbytes for v in born}
+    size.update({v: np.asarray(env[v]).nbytes for v in born if v not in size})
     return [sum(size[v] for v in born if born[v] <= t <= last[v]) for t in range(steps + 1)], sum(size.values())
 
 
@@ -56,8 +77,9 @@ def check_truthful(g: Graph):
     env = evaluate(optimized, args)
     assert plan.live_peak_bytes == max(live)
     assert plan.peak_bytes_before == total
+    scratch = {sid: b for n in optimized.nodes if n.op == "conv2d" for sid, b in conv_scratch_bytes(n, env).items()}
     for iv in plan.intervals:
-        assert iv.bytes == np.asarray(env[iv.value]).nbytes
+        assert iv.bytes == (scratch[iv.value] if iv.value in scratch else np.asarray(env[iv.value]).nbytes)
     compiled = build(optimized, backend="numpy")
     spec = compiled.current
     placed = plan.assignment()
@@ -142,3 +164,84 @@ def test_a_graph_output_never_takes_a_used_buffer():
 def test_random_graphs_plans_are_truthful(g):
     with np.errstate(all="ignore"):
         check_truthful(g)
+
+
+# ---- the executor really holds what the plan says ---------------------------------------------------
+
+def conv_net():
+    """Two padded convolutions (each with its im2col scratch), their epilogues, a cat of both
+    activations, and an output that is a view (a reshape) of the cat."""
+    g = Graph("convnet")
+    x = g.placeholder("x", (4, 4, 32, 32))
+    w1 = g.placeholder("w1", (8, 4, 3, 3), role="param")
+    w2 = g.placeholder("w2", (8, 8, 3, 3), role="param")
+    a = g.call("relu", g.call("mul", g.call("conv2d", x, w1, stride=1, padding=1), 2.0))
+    b = g.call("tanh", g.call("conv2d", a, w2, stride=1, padding=1))
+    joined = g.call("cat", a, b, dim=1)
+    g.output(g.call("reshape", joined, shape=(4, 16 * 32 * 32)), g.call("sum", b))
+    return g
+
+
+def mlp_with_view_outputs():
+    """matmul/addmm epilogues layer after layer (buffers reused), a stack of two activations, and
+    outputs that are views of intermediates (a transpose, a slice)."""
+    g = Graph("mlp_views")
+    h = g.placeholder("x", (64, 256))
+    layers = []
+    for i in range(3):
+        w = g.placeholder(f"w{i}", (256, 256), role="param")
+        b = g.placeholder(f"b{i}", (256,), role="param")
+        h = g.call("tanh", g.call("addmm", b, h, w))
+        layers.append(h)
+    stacked = g.call("stack", layers[0], g.call("exp", layers[2]), dim=0)
+    g.output(g.call("transpose", layers[1], dim0=0, dim1=1), g.call("sum", stacked),
+             g.call("slice", g.call("relu", g.call("matmul", h, w)), dim=0, start=0, end=8, step=1))
+    return g
+
+
+PYTHON_SLACK = 16 * 1024   # the call's own Python objects (argument lists, views' headers, ctypes)
+UFUNC_BUFFER = np.getbufsize() * 4   # a broadcasting float32 ufunc's iterator buffer (bias adds)
+
+
+@pytest.mark.usefixtures("kernel_cache")
+@pytest.mark.parametrize("backend", ["c", "numpy"])
+@pytest.mark.parametrize("make", [conv_net, mlp_with_view_outputs, two_layers])
+def test_the_executor_holds_no_more_than_the_plan(make, backend):
+    """What a call of the compiled graph really holds at its peak: the planned buffers (allocated
+    once when compiling, `spec.memory["bytes"]`, each a raw allocation) plus the most numpy
+    allocated during the call, measured by tracemalloc (numpy reports every array's data to it):
+    fresh outputs, arrays an op creates, copies. That must be at most the plan's
+    peak_bytes_after, the sum of its buffers, which already counts each output (and each array a
+    returned view looks into) as a buffer of its own, plus 64 bytes of alignment per array, a
+    little for Python objects and numpy's own iterator buffer (8192 elements: a broadcasting
+    ufunc, as the numpy backend's bias add, fills one). conv_net and mlp_with_view_outputs hold
+    intermediates of 64 KiB or more, larger than that slack, so an array the plan does not count
+    (a convolution's fresh result, a copied-out view, an intermediate kept to the end of the call)
+    breaks the bound. Not counted: the numpy backend's per-kernel scratch for values inside a
+    fused group (registers in C), allocated at compile time like the buffers."""
+    import gc
+    import tracemalloc
+    g = make()
+    args = inputs_for(g)
+    optimized = run_pipeline(g, snapshots=False).graph
+    plan = optimized.memory_plan
+    expected = evaluate(optimized, args)
+    compiled = build(optimized, backend=backend, recycle=False)   # recycled outputs would hide allocations
+    if backend == "c" and compiled.backend != "c":
+        pytest.skip("no C compiler")
+    compiled(*args)                                # the first call's one-time work
+    gc.collect()
+    tracemalloc.start()
+    try:
+        outs = compiled(*args)
+        _, during_call = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    for out, v in zip(outs, optimized.outputs):
+        np.testing.assert_allclose(out, expected[v.id], rtol=1e-4, atol=1e-4)
+    spec = compiled.current
+    arrays = len(plan.buffers) + len(outs)
+    held = spec.memory["bytes"] + during_call
+    assert held <= plan.peak_bytes_after + 64 * arrays + PYTHON_SLACK + UFUNC_BUFFER, \
+        f"the call held {held} bytes; the plan says {plan.peak_bytes_after}"
+    assert not spec.copy_outputs, "a view of an intermediate is returned, not copied"
