@@ -304,10 +304,17 @@ async function run() {
 
 // ---- gallery, share, export, presenter --------------------------------------------------------------
 
+/** An example's concept tag in the page's language (the catalog's "concept.<tag>"; a tag it lacks as written). */
+function conceptLabel(tag) {
+  const key = `concept.${tag}`;
+  const text = t(key);
+  return text === key ? tag : text;
+}
+
 function renderGallery() {
   $("#gallery").innerHTML = examples.map((ex) => `<li><button class="example" data-id="${esc(ex.id)}" title="${esc(ex.summary || "")}">
       <span class="ex-title">${esc(lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title)}</span>
-      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${esc(c)}</span>`).join("")}</span></button></li>`).join("");
+      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${esc(conceptLabel(c))}</span>`).join("")}</span></button></li>`).join("");
   document.querySelectorAll(".example").forEach((b) => {
     b.onclick = () => {
       const ex = examples.find((e) => e.id === b.dataset.id);

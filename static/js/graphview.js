@@ -30,10 +30,10 @@ export class GraphView {
     el.classList.add("gv");
     el.innerHTML = `
       <div class="gv-toolbar">
-        <input class="gv-search" type="search" placeholder="${t("graph.search")}" aria-label="${t("graph.search")}">
-        <button class="gv-fit" title="${t("graph.fit")}">⤢</button>
-        <button class="gv-zoom-in" title="${t("graph.zoom_in")}">+</button>
-        <button class="gv-zoom-out" title="${t("graph.zoom_out")}">−</button>
+        <input class="gv-search" type="search">
+        <button class="gv-fit">⤢</button>
+        <button class="gv-zoom-in">+</button>
+        <button class="gv-zoom-out">−</button>
         <button class="gv-collapse" hidden></button>
         <span class="gv-count muted"></span>
       </div>
@@ -47,10 +47,22 @@ export class GraphView {
     this.canvas = el.querySelector(".gv-canvas");
     this.notice = el.querySelector(".gv-notice");
     this.message = el.querySelector(".gv-message");
+    this.labelToolbar();
     this.bindToolbar();
     this.bindPanZoom();
     // a view drawn while its tab was hidden has no size: fit it when it becomes visible (or resizes)
     new ResizeObserver(() => { if (this.svg && !this.userMoved) this.fit(); }).observe(this.canvas);
+  }
+
+  /** The toolbar's words in the page's language: set when built and again on each drawing, so a
+   * view built before the language changed speaks the new one. */
+  labelToolbar() {
+    const q = (s) => this.el.querySelector(s);
+    q(".gv-search").placeholder = t("graph.search");
+    q(".gv-search").setAttribute("aria-label", t("graph.search"));
+    q(".gv-fit").title = t("graph.fit");
+    q(".gv-zoom-in").title = t("graph.zoom_in");
+    q(".gv-zoom-out").title = t("graph.zoom_out");
   }
 
   bindToolbar() {
@@ -94,6 +106,7 @@ export class GraphView {
     this.shown = shown;
     this.message.hidden = true;
     this.el.querySelector(".gv-toolbar").hidden = false;
+    this.labelToolbar();
     const collapseBtn = this.el.querySelector(".gv-collapse");
     collapseBtn.hidden = !shouldCollapse(this.graph);
     collapseBtn.textContent = this.expanded === null ? t("graph.collapse_all") : t("graph.expand_all");

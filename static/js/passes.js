@@ -129,7 +129,9 @@ export class PassesPanel {
     const beforeIR = prev ? passIR(passes, this.index - 1) : (this.graph.ir || "");
     this.renderList();
     const sb = prev?.stats || {}, sa = p.stats || {};
-    const stat = (k, f = (x) => x ?? "—") => `<div class="stat"><span>${t(`passes.stat_${k}`)}</span><b>${f(sb[k])} → ${f(sa[k])}</b></div>`;
+    // the first pass has no "before" figures (the record has none for the graph as captured): its after alone
+    const stat = (k, f = (x) => x ?? "—") => `<div class="stat"><span>${t(`passes.stat_${k}`)}</span><b>${
+      sb[k] === undefined || sb[k] === null ? f(sa[k]) : `${f(sb[k])} → ${f(sa[k])}`}</b></div>`;
     this.el.querySelector(".pass-head").innerHTML = `<h3>${esc(p.name)}</h3>
       <div class="stats-row">${stat("nodes")}${stat("kernels")}${stat("peak_bytes", fmtBytes)}</div>`;
     const notes = (p.notes || []).map((n) => (typeof n === "string" ? { reason: n } : n));

@@ -24,6 +24,24 @@ export function warningLine(w) {
 // the line is shown as a link, so a leading "line 11:" is not repeated in the text
 const warningText = (w) => (w && typeof w === "object" ? w.message : String(w)).replace(/^line \d+:\s*/, "");
 
+// the value the trace saw, as Python writes it (the record is JSON: true -> True)
+const pythonValue = (v) => (typeof v === "boolean" ? (v ? "True" : "False") : String(v));
+
+/**
+ * One warning of a graph as HTML. The warning on a line where a trace froze a decision is
+ * explained from the record's `frozen` entry in the page's language, with PyTorch's own
+ * TracerWarning (English, as PyTorch prints it) quoted under it; any other is shown as written.
+ */
+function warningHTML(g, w) {
+  const line = warningLine(w);
+  const link = line ? `<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : "";
+  const frozen = line && (g.frozen || []).find((f) => f.line === line && f.code);
+  if (!frozen) return `<div>⚠ ${link}${esc(warningText(w))}</div>`;
+  const said = warningText(w).replace(/^trace froze the branch at line \d+:\s*/, "").replace(/\s*\(value seen: [^)]*\)$/, "");
+  return `<div>⚠ ${link}${t("static.frozen_warning", { code: `<code>${esc(frozen.code)}</code>`, value: esc(pythonValue(frozen.value)) })}
+    <div class="muted small">${t("static.tracer_says")} ${esc(said)}</div></div>`;
+}
+
 /** The captured function's name: the record's `function`, else the IR's `graph NAME(` line. */
 export function functionName(g) {
   return g.function || /^graph ([\w.]+)\(/.exec(g.ir || "")?.[1] || null;
@@ -113,10 +131,7 @@ export class StaticPanel {
     this.el.innerHTML = `<div class="static">
       <div class="chips">${statics.map((s) => `<button class="chip ${s === g ? "active" : ""}" data-g="${esc(s.id)}">
           <span class="badge">${esc(t(`capture.${s.capture || "none"}`))}</span> ${esc(s.title || s.id)}</button>`).join("")}</div>
-      ${warnings.length ? `<div class="warn-box">${warnings.map((w) => {
-        const line = warningLine(w);
-        return `<div>⚠ ${line ? `<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : ""}${esc(warningText(w))}</div>`;
-      }).join("")}</div>` : ""}
+      ${warnings.length ? `<div class="warn-box">${warnings.map((w) => warningHTML(g, w)).join("")}</div>` : ""}
       ${retraces.length ? `<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
         `<li class="${s === g ? "active" : ""}">${esc(s.signature || s.title || s.id)} — ${esc(retraceReason(s))}</li>`).join("")}</ol></div>` : ""}
       ${callsHTML(g)}
