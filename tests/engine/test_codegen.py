@@ -287,3 +287,29 @@ def test_softmax_and_log_softmax_kernels(backend):
                           backend)
     names = [k["name"] for k in compiled.kernels]
     assert sum("softmax" in n for n in names) == len(outs), names
+
+
+def test_a_reduction_after_another_groups_product_is_not_named_an_epilogue():
+    """`_epilogue` names the elementwise tail of the same group's matmul; a lone reduction whose
+    group merely follows a matmul group keeps its group's name."""
+    from engine.codegen.units import plan_units
+    g = Graph("after_product")
+    x = g.placeholder("x", (8, 16))
+    w = g.placeholder("w", (16, 4), role="param")
+    g.output(g.call("matmul", x, w), g.call("sum_to_size", x, shape=(16,)))
+    optimized = run_pipeline(g, snapshots=False).graph
+    units = plan_units(optimized, {n.id: n for n in optimized.nodes})
+    assert [u.kind for u in units] == ["matmul", "kernel"]
+    assert not units[1].name.endswith("_epilogue")
+    product = product_with_relu_sum()
+    optimized = run_pipeline(product, snapshots=False).graph
+    names = [u.name for u in plan_units(optimized, {n.id: n for n in optimized.nodes}) if u.kind == "kernel"]
+    assert any(name.endswith("_epilogue") for name in names)
+
+
+def product_with_relu_sum():
+    g = Graph("product_epilogue")
+    x = g.placeholder("x", (8, 16))
+    w = g.placeholder("w", (16, 4), role="param")
+    g.output(g.call("sum", g.call("relu", g.call("matmul", x, w))))
+    return g
