@@ -87,3 +87,16 @@ def test_compiler_tabs_in_chinese(zh_page, example, tab, ready):
         # the frozen branch is explained in Chinese; PyTorch's own warning is quoted beside it
         assert "冻结" in page.inner_text("#panel-static .warn-box")
     shot(page, f"zh-CN_{tab}")
+
+
+def test_an_error_and_the_empty_tabs_in_chinese(zh_page):
+    page = zh_page
+    page.evaluate("c => window.dagscope.setCode(c)", "import torch\nx = torch.tensor([1.0])\ny = 1 / 0\n")
+    page.evaluate("() => window.dagscope.run()")
+    page.wait_for_selector("#panel-output .error-box, #panel-output [class*=error]")
+    assert english_left(page, "output") == []
+    shot(page, "zh-CN_output")
+    for tab in ["forward", "static", "passes", "kernels", "memory"]:   # nothing recorded: each says why, in Chinese
+        page.evaluate(f"window.dagscope.select('{tab}')")
+        assert english_left(page, tab) == [], tab
+    shot(page, "zh-CN_empty_memory")
