@@ -154,7 +154,12 @@ class Unflatten(Module):
     def forward(self, input):
         shape = tuple(input.array.shape)
         dim = self.dim % len(shape)
-        return F.reshape(input, shape[:dim] + self.unflattened_size + shape[dim + 1:])
+        sizes = self.unflattened_size
+        known = int(np.prod([n for n in sizes if n != -1], dtype=np.int64))
+        if (-1 not in sizes and known != shape[dim]) or (-1 in sizes and (known == 0 or shape[dim] % known)):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                               f"{self.dim} ({shape[dim]}) in the input tensor")
+        return F.reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

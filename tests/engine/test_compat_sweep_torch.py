@@ -57,6 +57,10 @@ KNOWN_BUGS: dict[str, str] = {
                                  "last op's grad_fn (MulBackward0; PyTorch: CopyBackwards)",
     "75_clamp_min_grad_fn": "engine/tensor.py: clamp_min/clamp_max record ClampBackward1 (PyTorch: "
                             "ClampMinBackward0, ClampMaxBackward0)",
+    "85_fused_grad_fn_names": "engine/ops: no leaky_relu, silu, native_layer_norm or adaptive_avg_pool2d op, so "
+                              "functional composes them (WhereBackward0, MulBackward0, AddBackward0, "
+                              "AvgPool2DBackward0; PyTorch: LeakyReluBackward0, SiluBackward0, "
+                              "NativeLayerNormBackward0, AdaptiveAvgPool2DBackward0)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).

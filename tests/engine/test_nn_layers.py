@@ -230,6 +230,11 @@ def test_unflatten_softmin_and_robust_losses():
     x = creation.randn(2, 6)
     assert nn.Unflatten(1, (2, 3))(x).shape == (2, 2, 3)
     assert repr(nn.Unflatten(1, (2, 3))) == "Unflatten(dim=1, unflattened_size=(2, 3))"
+    assert nn.Unflatten(-1, (3, -1))(x).shape == (2, 3, 2)
+    for sizes in [(4, 2), (4, -1)]:
+        with pytest.raises(RuntimeError, match=r"unflatten: Provided sizes \[4, .*\] don't multiply up to the size of "
+                                               r"dim 1 \(6\) in the input tensor"):
+            nn.Unflatten(1, sizes)(x)
     e = np.exp(-x.array - (-x.array).max(1, keepdims=True))
     np.testing.assert_allclose(nn.Softmin(dim=1)(x).array, e / e.sum(1, keepdims=True), rtol=1e-5)
     a, b = np.array([0.0, 0.5, 3.0], np.float32), np.zeros(3, np.float32)

@@ -33,7 +33,8 @@ def test_linear_is_addmm_with_a_transposed_weight():
 
 
 @pytest.mark.parametrize("shape,transposed,grad_fn", [
-    ((3,), False, "ViewBackward0"), ((2, 4, 3), False, "ViewBackward0"), ((2, 1, 2, 3), False, "ViewBackward0"),
+    ((3,), False, "AddBackward0"),          # (PyTorch 2.13: ViewBackward0; see functional.linear)
+    ((2, 4, 3), False, "ViewBackward0"), ((2, 1, 2, 3), False, "ViewBackward0"),
     ((0, 2, 3), False, "ViewBackward0"), ((4, 2, 3), True, "AddBackward0")])
 def test_linear_on_other_ranks_follows_pytorchs_graph_and_gradients(shape, transposed, grad_fn):
     """PyTorch views a contiguous input as 2-D around addmm; a non-contiguous one goes through
@@ -292,3 +293,63 @@ def test_sort_topk_argsort():
     top.values.sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
     assert F.argsort(t(np.array([2, 2, 1]))).tolist() == [2, 0, 1]        # stable
+
+
+def _ones(*shape, dtype=np.float32):
+    return t(np.ones(shape, dtype))
+
+
+# Calls PyTorch refuses (several of which numpy would have answered with a wrong number), with its words.
+_REFUSED = [
+    (lambda: F.linear(_ones(2, 2, 3), _ones(2, 4)), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x2)"),
+    (lambda: F.linear(_ones(5, 2, 3), _ones(2, 3), _ones(3)), RuntimeError,
+     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 1.  "
+     "Target sizes: [10, 2].  Tensor sizes: [3]"),
+    (lambda: F.linear(t(np.float32(1)), _ones(2, 4)), RuntimeError, "at least 1D, but they are 0D and 2D"),
+    (lambda: F.conv2d(_ones(5, 5), _ones(1, 1, 3, 3)), RuntimeError, "but got input of size: [5, 5]"),
+    (lambda: F.conv2d(_ones(1, 1, 2, 2), _ones(1, 1, 5, 5), padding=1), RuntimeError,
+     "Calculated padded input size per channel: (4 x 4). Kernel size: (5 x 5)."),
+    (lambda: F.conv2d(_ones(1, 1, 4, 4), _ones(2, 1, 3, 3), _ones(3)), RuntimeError,
+     "expected bias to be 1-dimensional with 2 elements, but got bias of size [3] instead"),
+    (lambda: F.max_pool2d(_ones(4, 4), 2), RuntimeError, "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    (lambda: F.avg_pool2d(_ones(1, 1, 4, 4), 2, padding=2), RuntimeError, "but got pad=2, kernel_size=2"),
+    (lambda: F.avg_pool2d(_ones(1, 1, 2, 2), 3), RuntimeError,
+     "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too small"),
+    (lambda: F.nll_loss(_ones(2, 3), t(np.array([0, 1], np.int32))), RuntimeError,
+     "expected target dtype to be Long or Byte, but got Int"),
+    (lambda: F.nll_loss(_ones(2, 3), t(np.array([0, 1, 1]))), ValueError,
+     "Expected input batch_size (2) to match target batch_size (3)."),
+    (lambda: F.cross_entropy(_ones(2, 3, 4), t(np.zeros((2, 5), np.int64))), RuntimeError,
+     "Expected target size [2, 4], got [2, 5]"),
+    (lambda: F.cross_entropy(_ones(2, 3), t(np.array([0, 1])), weight=_ones(2)), RuntimeError,
+     "weight tensor should be defined either for all 3 classes or no classes but got weight tensor of shape: [2]"),
+    (lambda: F.cross_entropy(_ones(2, 3), t(np.ones((2, 3), np.int64))), RuntimeError,
+     "Expected floating point type for target with class probabilities, got Long"),
+    (lambda: F.binary_cross_entropy(_ones(2) * 0.5, _ones(2, dtype=np.float64)), RuntimeError,
+     "Found dtype Double but expected Float"),
+    (lambda: F.mse_loss(t(np.array([1, 2])), t(np.array([1, 3]))), NotImplementedError,
+     "\"mse_cpu\" not implemented for 'Long'"),
+    (lambda: F.huber_loss(_ones(1), _ones(1), delta=0.0), RuntimeError, "non-positive values for delta"),
+    (lambda: F.smooth_l1_loss(_ones(1), _ones(1), beta=-1.0), RuntimeError, "negative values for beta"),
+    (lambda: F.embedding(t(np.array([-1])), _ones(3, 2)), IndexError, "index out of range in self"),
+    (lambda: F.embedding(t(np.array([3])), _ones(3, 2)), IndexError, "index out of range in self"),
+    (lambda: F.embedding(_ones(1), _ones(3, 2)), RuntimeError, "but got torch.FloatTensor instead"),
+    (lambda: F.one_hot(t(np.array([-1, 2]))), RuntimeError, "Class values must be non-negative."),
+    (lambda: F.layer_norm(_ones(3, 2, 3), (2, 4)), RuntimeError,
+     "Given normalized_shape=[2, 4], expected input with shape [*, 2, 4], but got input of size[3, 2, 3]"),
+    (lambda: F.batch_norm(_ones(4, 2), _ones(3), _ones(3)), RuntimeError, "running_mean should contain 2 elements not 3"),
+]
+
+
+@pytest.mark.parametrize("call,error,words", _REFUSED, ids=[w[:40] for _, _, w in _REFUSED])
+def test_calls_pytorch_refuses_fail_with_its_words(call, error, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert words in str(caught.value)
+
+
+def test_accepted_index_dtypes_still_work():
+    weight = t(np.arange(6, dtype=np.float32).reshape(3, 2))
+    np.testing.assert_array_equal(F.embedding(t(np.array([2], np.int32)), weight).array, [[4.0, 5.0]])
+    loss = F.nll_loss(t(np.log(np.full((2, 3), 1 / 3))), t(np.array([0, 2], np.uint8)))
+    np.testing.assert_allclose(loss.item(), np.log(3))
