@@ -327,9 +327,9 @@ def _dependencies(roots) -> dict:
                 continue
             if nxt in deps:
                 deps[nxt] += 1
-            else:                        # first consumer: walk on from it (unless it is a root)
-                deps[nxt] = 1
-                if nxt not in queued:
+            else:                        # first consumer: walk on from it (unless it is a root
+                deps[nxt] = 1            # or a leaf's accumulator, which sends nothing on)
+                if type(nxt) is not AccumulateGrad and nxt not in queued:
                     stack.append(nxt)
     return deps
 
@@ -533,7 +533,7 @@ def _unshared(grad) -> bool:
 
 
 def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> None:
-    Tensor = _tensor_classes()[0]
+    Tensor = _TENSOR_CLASSES[0] if _TENSOR_CLASSES else _tensor_classes()[0]
     if t._hooks:
         grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
         owned = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import autograd
 from engine.optim.optimizer import Optimizer
 from engine.tensor import Tensor
 
@@ -21,24 +22,34 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        self._products: dict = {}      # id(parameter) -> scratch array for lr * grad (not optimizer state)
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
+    def step(self, closure=None):
+        """Optimizer.step, with plain SGD (no momentum, weight decay or maximize) done in the loop:
+        the same update `p -= lr * grad`, without a per-parameter call and state lookup. Like
+        PyTorch's SGD without momentum, it keeps no per-parameter state."""
+        loss = None
+        if closure is not None:
+            with autograd.enable_grad():
+                loss = closure()
+        with autograd.no_grad():
+            for group in self.param_groups:
+                plain = not group["momentum"] and not group["weight_decay"] and not group["maximize"]
+                lr = group["lr"]
+                for p in group["params"]:
+                    grad = p.grad
+                    if grad is None:
+                        continue
+                    if plain:
+                        p.array -= lr * grad.array
+                    else:
+                        self._update(p, grad.array, group, self.state[p])
+                    p._version += 1          # an in-place change, as in Optimizer.step
+        return loss
+
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        lr, array = group["lr"], p.array
-        if (not group["momentum"] and not group["weight_decay"] and not group["maximize"]
-                and (type(lr) is float or type(lr) is int) and grad.dtype is array.dtype
-                and grad.shape == array.shape):
-            # Plain SGD: p -= lr * grad, the product written into a buffer kept from the last step
-            # (the same float ops; a fresh array per step costs page faults for a large parameter).
-            buffer = self._products.get(id(p))
-            if buffer is None or buffer.shape != array.shape or buffer.dtype is not array.dtype:
-                buffer = self._products[id(p)] = np.empty_like(array)
-            np.multiply(lr, grad, out=buffer)
-            array -= buffer
-            return
         g = -grad if group["maximize"] else grad
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * p.array

@@ -159,18 +159,20 @@ def test_eager_backward_takes_the_numpy_vjp_and_matches_the_rule():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_plain_sgd_step_equals_the_generic_update(dtype):
-    """SGD without momentum/weight decay writes lr * grad into a kept buffer; the parameters must
-    come out exactly as the generic update `p -= lr * grad` leaves them, step after step."""
+    """SGD without momentum/weight decay updates in its step loop; the parameters must come out
+    exactly as the generic update (`_update`, `p -= lr * grad`) leaves them, step after step."""
     from engine import optim
     rng = np.random.default_rng(4)
     start = rng.standard_normal((5, 7)).astype(dtype)
     p = Tensor(start.copy(), requires_grad=True)
     opt = optim.SGD([p], lr=0.037)
-    expected = start.copy()
+    q = Tensor(start.copy(), requires_grad=True)
+    generic = optim.SGD([q], lr=0.037)
     for _ in range(3):
         grad = rng.standard_normal((5, 7)).astype(dtype)
-        p.grad = Tensor(grad.copy())
+        p.grad, q.grad = Tensor(grad.copy()), Tensor(grad.copy())
         opt.step()
-        expected -= 0.037 * grad
-        np.testing.assert_array_equal(p.array, expected)
-    assert opt.state_dict()["state"] == {}, "the product buffer is not optimizer state"
+        generic._update(q, q.grad.array, generic.param_groups[0], {})
+        np.testing.assert_array_equal(p.array, q.array)
+    assert p._version == 3
+    assert len(opt.state) == 0, "as PyTorch's SGD without momentum, no per-parameter state"
