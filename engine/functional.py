@@ -123,18 +123,22 @@ def relu(input, inplace: bool = False):
 
 
 def gelu(input, approximate: str = "none"):
+    _require_float(input, "GeluKernelImpl")
     return apply("gelu", input, approximate=approximate)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _require_float(input, "softplus_cpu")
     return apply("softplus", input, beta=float(beta), threshold=float(threshold))
 
 
 def silu(input, inplace: bool = False):
+    _require_float(input, "silu_cpu")
     return mul(input, sigmoid(input))
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    _require_float(input, "leaky_relu_cpu")
     return where(gt(input, 0.0), input, mul(input, negative_slope))
 
 
@@ -229,6 +233,16 @@ def _check_linear_shapes(input, weight, bias) -> None:
                            f"{weight.ndim}D")
     if weight.ndim != 2:
         return
+    fused = bias is not None and (input.ndim == 2 or (bias.ndim == 1 and input.array.flags.c_contiguous))
+    if fused and input.array.dtype != weight.array.dtype:       # PyTorch's addmm (2-D, or viewed as 2-D)
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_type_word(input)} and "
+                           f"{_type_word(weight)}")
+    if fused and bias.array.dtype != weight.array.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_type_word(bias)} and "
+                           f"{_type_word(weight)}")
+    if input.array.dtype != weight.array.dtype:                 # PyTorch's matmul
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_type_name(input)} != "
+                           f"{_c_type_name(weight)}")
     out_features, in_features = weight.array.shape
     leading = input.array.shape[:-1]
     rows = int(np.prod(leading, dtype=np.int64))
@@ -254,6 +268,19 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_type_word(input)}")
     return apply("mean", input if dtype is None else input.to(dtype), dim=_dims(dim), keepdim=keepdim)
+
+
+def _c_type_name(t) -> str:
+    """The C++ name PyTorch's kernels use for a dtype in their messages: 'float', 'double', 'long int'."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
+        t.array.dtype.name, t.array.dtype.name)
+
+
+def _require_float(t, kernel: str) -> None:
+    """PyTorch's kernels for these activations exist for floating dtypes only."""
+    if t.array.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(t)}\'')
 
 
 def _type_word(t) -> str:
@@ -327,14 +354,22 @@ def _softmax_dim(input, dim):
     return _dim(dim, input.ndim)
 
 
+def _softmax_kernel(name: str, x, dim: int) -> str:
+    return f"{name}_lastdim_kernel_impl" if dim == builtins.max(x.ndim, 1) - 1 else f"{name}_kernel_impl"
+
+
 def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     x = input if dtype is None else input.to(dtype)
-    return apply("softmax", x, dim=_softmax_dim(x, dim))
+    d = _softmax_dim(x, dim)
+    _require_float(x, _softmax_kernel("softmax", x, d))
+    return apply("softmax", x, dim=d)
 
 
 def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     x = input if dtype is None else input.to(dtype)
-    return apply("log_softmax", x, dim=_softmax_dim(x, dim))
+    d = _softmax_dim(x, dim)
+    _require_float(x, _softmax_kernel("log_softmax", x, d))
+    return apply("log_softmax", x, dim=d)
 
 
 # ---- shapes ----------------------------------------------------------------------------------------
@@ -621,6 +656,11 @@ def _check_conv2d_shapes(input, weight, bias, stride, padding) -> None:
         raise RuntimeError(f"Given weight of size {list(weight.array.shape)}, expected bias to be 1-dimensional "
                            f"with {weight.array.shape[0]} elements, but got bias of size {list(bias.array.shape)} "
                            "instead")
+    if bias is not None and bias.array.dtype != input.array.dtype:
+        raise RuntimeError(f"Input type ({_c_type_name(input)}) and bias type ({_c_type_name(bias)}) should be the "
+                           "same")
+    if weight.array.dtype != input.array.dtype:
+        raise RuntimeError(f"expected scalar type {_type_word(input)} but found {_type_word(weight)}")
     padded = [size + 2 * pad for size, pad in zip(input.array.shape[-2:], padding)]
     kernel = weight.array.shape[2:]
     if padded[0] < kernel[0] or padded[1] < kernel[1]:
@@ -700,9 +740,17 @@ def one_hot(tensor, num_classes: int = -1):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    if p != 2 and p != 2.0:
-        raise UnsupportedError(f"normalize(p={p!r}) is not supported by Dagscope (only p=2)")
-    norm = sqrt(sum(mul(input, input), dim=dim, keepdim=True))
+    """input / max(||input||_p along dim, eps), as PyTorch (its vector norm, then clamp_min)."""
+    if p == 2:
+        norm = sqrt(sum(mul(input, input), dim=dim, keepdim=True))
+    elif p == 1:
+        norm = sum(abs(input), dim=dim, keepdim=True)
+    elif p == float("inf"):
+        norm = amax(abs(input), dim=dim, keepdim=True)
+    elif p > 0:
+        norm = pow(sum(pow(abs(input), float(p)), dim=dim, keepdim=True), 1.0 / p)
+    else:
+        raise UnsupportedError(f"normalize(p={p!r}) is not supported by Dagscope (p must be positive)")
     return div(input, clamp(norm, min=eps))
 
 
@@ -713,6 +761,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
         shape = ", ".join(str(n) for n in normalized_shape)
         raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape [*, {shape}], but got "
                            f"input of size{list(input.array.shape)}")
+    if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     dims = tuple(range(-len(normalized_shape), 0))
     centered = sub(input, mean(input, dim=dims, keepdim=True))
     variance = var(input, dim=dims, keepdim=True, correction=0)
@@ -731,6 +781,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     dims = (0,) + tuple(range(2, input.ndim))
     shape = (1, -1) + (1,) * (input.ndim - 2)
     channels = input.array.shape[1] if input.ndim > 1 else 1
+    if input.array.dtype.kind != "f":
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_word(input)}\'')
+    if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias, running_mean, running_var)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
@@ -777,6 +831,11 @@ def _reduce_loss(loss, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    kinds = input.array.dtype.kind + target.array.dtype.kind
+    if kinds in ("fi", "fu", "fb"):       # PyTorch promotes an integer target to the input's float dtype
+        target = target.to(input.dtype)
+    elif kinds in ("if", "uf", "bf"):
+        input = input.to(target.dtype)
     result = np.result_type(input.array, target.array)
     if result.kind != "f":
         raise NotImplementedError(f'"mse_cpu" not implemented for \'{_type_word(Tensor(np.zeros(0, result)))}\'')
@@ -819,6 +878,8 @@ def _check_nll_args(input, target, weight) -> None:
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0):
     reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}")
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, dim=class_dim)
     if tuple(target.array.shape) == tuple(input.array.shape):     # PyTorch's test for class probabilities

@@ -86,6 +86,10 @@ class RNNBase(Module):
         unbatched = input.ndim == 2
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        weight = self.weight_ih_l0
+        if input.array.dtype != weight.array.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
+                             f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
         x = F.unsqueeze(input, 1) if unbatched else (F.transpose(input, 0, 1) if self.batch_first else input)
         steps, batch = x.array.shape[0], x.array.shape[1]
         directions = 2 if self.bidirectional else 1

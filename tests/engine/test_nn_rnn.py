@@ -124,3 +124,11 @@ def test_initial_state_unbatched_input_and_cells():
     ref = _np_cell("GRU", x1.array.astype(np.float64), np.zeros((2, 4)), p["weight_ih"], p["weight_hh"],
                    p["bias_ih"], p["bias_hh"])
     np.testing.assert_allclose(h1.array, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_an_input_of_another_dtype_than_the_weights_is_refused_as_pytorch_does():
+    with pytest.raises(ValueError, match=r"RNN input dtype \(torch.float64\) does not match weight dtype "
+                                         r"\(torch.float32\). Convert input: input.to\(torch.float32\), or convert "
+                                         r"model: model.to\(torch.float64\)"):
+        nn.LSTM(2, 3)(creation.randn(1, 1, 2).double())
+    assert nn.GRU(2, 3).double()(creation.randn(1, 1, 2).double())[0].dtype == creation.randn(1).double().dtype

@@ -341,6 +341,26 @@ _REFUSED = [
 ]
 
 
+_REFUSED += [     # dtypes that do not match the parameters' (a float64 batch from numpy, a float32 model)
+    (lambda: F.linear(_ones(2, 2, dtype=np.float64), _ones(1, 2), _ones(1)), RuntimeError,
+     "mat1 and mat2 must have the same dtype, but got Double and Float"),
+    (lambda: F.linear(_ones(2, 2, dtype=np.float64), _ones(1, 2)), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: double != float"),
+    (lambda: F.conv2d(_ones(1, 1, 2, 2, dtype=np.int64), _ones(1, 1, 1, 1), _ones(1)), RuntimeError,
+     "Input type (long int) and bias type (float) should be the same"),
+    (lambda: F.conv2d(_ones(1, 1, 2, 2, dtype=np.float64), _ones(1, 1, 1, 1)), RuntimeError,
+     "expected scalar type Double but found Float"),
+    (lambda: F.layer_norm(_ones(1, 2, dtype=np.float64), (2,), _ones(2)), RuntimeError, "mixed dtype (CPU)"),
+    (lambda: F.batch_norm(_ones(3, 2, dtype=np.int64), None, None, training=True), NotImplementedError,
+     "\"batch_norm\" not implemented for 'Long'"),
+    (lambda: F.softmax(t(np.array([[1, 2]])), dim=0), NotImplementedError, "\"softmax_kernel_impl\" not implemented"),
+    (lambda: F.log_softmax(t(np.array([[1, 2]])), dim=1), NotImplementedError, "log_softmax_lastdim_kernel_impl"),
+    (lambda: F.gelu(t(np.array([1], np.int32))), NotImplementedError, "\"GeluKernelImpl\" not implemented for 'Int'"),
+    (lambda: F.cross_entropy(_ones(2, 3), t(np.array([0, 1])), label_smoothing=1.5), RuntimeError,
+     "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+]
+
+
 @pytest.mark.parametrize("call,error,words", _REFUSED, ids=[w[:40] for _, _, w in _REFUSED])
 def test_calls_pytorch_refuses_fail_with_its_words(call, error, words):
     with pytest.raises(error) as caught:
@@ -353,3 +373,29 @@ def test_accepted_index_dtypes_still_work():
     np.testing.assert_array_equal(F.embedding(t(np.array([2], np.int32)), weight).array, [[4.0, 5.0]])
     loss = F.nll_loss(t(np.log(np.full((2, 3), 1 / 3))), t(np.array([0, 2], np.uint8)))
     np.testing.assert_allclose(loss.item(), np.log(3))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, float("inf")])
+def test_normalize_any_positive_p_and_its_gradient(p):
+    data = np.array([[3.0, -4.0, 0.5], [0.0, 2.0, -1.0]])
+    x = t(data.copy(), True)
+    upstream = rng.standard_normal(data.shape)
+    out = F.normalize(x, p=p, dim=1)
+    norm = np.linalg.norm(data, ord=p, axis=1, keepdims=True)
+    np.testing.assert_allclose(out.array, data / norm, rtol=1e-12)
+    out.backward(t(upstream))
+
+    def value(a):
+        return float((a / np.linalg.norm(a, ord=p, axis=1, keepdims=True) * upstream).sum())
+    numeric = np.zeros_like(data)
+    for i in np.ndindex(data.shape):
+        hi, lo = data.copy(), data.copy()
+        hi[i] += 1e-6
+        lo[i] -= 1e-6
+        numeric[i] = (value(hi) - value(lo)) / 2e-6
+    np.testing.assert_allclose(x.grad.array, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_mse_promotes_an_integer_target_to_the_inputs_float_dtype():
+    loss = F.mse_loss(t(np.array([1.0, 2.0], np.float32)), t(np.array([1, 3])))
+    assert loss.array.dtype == np.float32 and loss.item() == 0.5
