@@ -1,7 +1,10 @@
-"""Containers: Sequential (calls its modules in order) and ModuleList (a list that registers them)."""
+"""Containers: Sequential (calls its modules in order), ModuleList (a list that registers them) and
+ModuleDict (a dict that does), with PyTorch's list and dict methods."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
+from itertools import chain
 
 from engine.nn.module import Module, _addindent
 
@@ -63,6 +66,21 @@ class Sequential(Module):
             self.add_module(str(i), m)
         return self
 
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential().extend(chain(self, other))
+
+    def __iadd__(self, other) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
 
 class ModuleList(Module):
     def __init__(self, modules=None):
@@ -84,24 +102,42 @@ class ModuleList(Module):
     def __setitem__(self, idx, module) -> None:
         self.add_module(str(_index(idx, len(self))), module)
 
+    def __delitem__(self, idx) -> None:
+        items = list(self._modules.values())
+        del items[idx if isinstance(idx, slice) else _index(idx, len(self))]
+        self._renumber(items)
+
     def append(self, module) -> "ModuleList":
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules) -> "ModuleList":
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
         for m in modules:
             self.append(m)
         return self
 
+    __iadd__ = extend
+
+    def __add__(self, other) -> "ModuleList":
+        return ModuleList(list(chain(self, other)))
+
     def insert(self, index: int, module) -> None:
         items = list(self._modules.values())
         items.insert(index, module)
+        self._renumber(items)
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def _renumber(self, items) -> None:
+        # PyTorch keeps a ModuleList's keys 0..n-1 after an insertion or a deletion.
         self._modules.clear()
         for i, m in enumerate(items):
             self.add_module(str(i), m)
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleList has no forward; call its modules in a loop")
 
     def __repr__(self) -> str:
         """PyTorch's ModuleList repr: runs of identical modules are folded as `(0-11): 12 x Block(...)`."""
@@ -151,6 +187,21 @@ class ModuleDict(Module):
 
     def items(self):
         return self._modules.items()
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def pop(self, key: str) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def update(self, modules) -> None:
+        for key, m in (modules.items() if hasattr(modules, "items") else modules):
+            self[key] = m
 
 
 def _index(idx, n: int) -> int:

@@ -15,6 +15,8 @@ class Parameter(Tensor):
         # Shares the array with `data`, as PyTorch's Parameter shares the tensor's storage.
         Tensor.__init__(self, data.array if isinstance(data, Tensor) else np.asarray(data))
         if requires_grad:
+            if self.array.dtype.kind not in "fc":      # (Parameter words it unlike requires_grad_)
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
             self.requires_grad_(True)
 
     def __repr__(self) -> str:

@@ -224,6 +224,24 @@ def test_sequential_and_module_list_editing():
     ml.insert(0, nn.ReLU())
     ml[1] = nn.Tanh()
     assert [type(m).__name__ for m in ml] == ["ReLU", "Tanh"] and len(ml[:1]) == 1
+    # the rest of PyTorch's list and dict methods, keys renumbered 0..n-1 as PyTorch keeps them
+    assert type(seq.pop(0)).__name__ == "Identity" and list(seq._modules) == ["0", "1"]
+    joined = seq + nn.Sequential(nn.ReLU())
+    assert [type(m).__name__ for m in joined] == ["Tanh", "Sigmoid", "ReLU"] and len(seq) == 2
+    with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
+        seq + nn.ReLU()
+    ml = ml + nn.ModuleList([nn.Sigmoid()])
+    del ml[0]
+    assert [type(m).__name__ for m in ml] == ["Tanh", "Sigmoid"] and list(ml._modules) == ["0", "1"]
+    assert type(ml.pop(-1)).__name__ == "Sigmoid" and len(ml) == 1
+    with pytest.raises(TypeError, match="ModuleList.extend should be called with an iterable, but got ReLU"):
+        ml.extend(nn.ReLU())
+    md = nn.ModuleDict({"a": nn.ReLU()})
+    md.update({"b": nn.Tanh()})
+    md.update([("c", nn.Sigmoid())])
+    assert list(md.keys()) == ["a", "b", "c"] and type(md.pop("a")).__name__ == "ReLU" and list(md) == ["b", "c"]
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        nn.Parameter(Tensor(np.array([1])))
 
 
 def test_unflatten_softmin_and_robust_losses():
