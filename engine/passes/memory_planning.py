@@ -13,8 +13,8 @@ returned view looks into (the caller keeps it, seen through the view, rather tha
 What the executor cannot place: an op it runs as the registry's numpy forward (control flow, most
 library ops) gets a fresh array every call, so its value has a buffer of its own, never shared.
 A convolution writes into its planned buffer with one BLAS call over im2col columns; those
-columns (and the zero-padded input) are scratch values of its step, planned like any other:
-"%7:im2col", "%7:padded".
+columns (and the zero-padded input, and a batch's product before its reordering) are scratch
+values of its step, planned like any other: "%7:padded", "%7:im2col", "%7:product".
 """
 from __future__ import annotations
 
@@ -37,8 +37,9 @@ FLOAT_DTYPES = ("float32", "float64")
 
 def conv_scratch(node) -> list[tuple[str, tuple, np.dtype]] | None:
     """(value id, shape, dtype) of the scratch a convolution writing into its planned buffer needs:
-    the zero-padded input (when padded) and the im2col columns (N, C*kh*kw, OH*OW); None when the
-    executor runs the registry's forward instead (mixed or non-float dtypes, or not 2-D)."""
+    the zero-padded input (when padded), the im2col columns (C*kh*kw, N*OH*OW), and for a batch
+    the product (O, N*OH*OW) that one BLAS call writes before its (N, O, ...) reordering; None when
+    the executor runs the registry's forward instead (mixed or non-float dtypes, or not 2-D)."""
     if node.kind != CALL or node.op != "conv2d" or len(node.inputs) not in (2, 3) or \
             len(node.inputs[0].shape) != 4 or len(node.inputs[1].shape) != 4:
         return None
@@ -47,13 +48,15 @@ def conv_scratch(node) -> list[tuple[str, tuple, np.dtype]] | None:
         return None
     dtype = next(iter(dtypes))
     n, c, h, w = node.inputs[0].shape
-    _, _, kh, kw = node.inputs[1].shape
+    o, _, kh, kw = node.inputs[1].shape
     _, _, oh, ow = node.out.shape
     ph, pw = pair(node.attrs.get("padding", 0))
     scratch = []
     if ph or pw:
         scratch.append((f"{node.id}:padded", (n, c, h + 2 * ph, w + 2 * pw), dtype))
-    scratch.append((f"{node.id}:im2col", (n, c * kh * kw, oh * ow), dtype))
+    scratch.append((f"{node.id}:im2col", (c * kh * kw, n * oh * ow), dtype))
+    if n > 1:
+        scratch.append((f"{node.id}:product", (o, n * oh * ow), dtype))
     return scratch
 
 
