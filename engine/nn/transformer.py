@@ -84,6 +84,8 @@ class MultiheadAttention(Module):
         elif self.batch_first:
             query, key, value = (F.transpose(t, 0, 1) for t in (query, key, value))
         L, N, E = query.array.shape
+        if E != self.embed_dim:       # PyTorch's multi_head_attention_forward asserts this
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {E}")
         S, H, hd = key.array.shape[0], self.num_heads, self.head_dim
         w_q, w_k, w_v = F.chunk(self.in_proj_weight, 3, 0)
         b_q, b_k, b_v = F.chunk(self.in_proj_bias, 3, 0) if self.in_proj_bias is not None else (None,) * 3

@@ -72,6 +72,9 @@ def test_batch_first_and_unbatched_layouts_agree():
     single, _ = mha(x[0], x[0], x[0])
     np.testing.assert_allclose(out.array[0], single.array, rtol=1e-5, atol=1e-6)
     assert mha(x, x, x, need_weights=False)[1] is None
+    wide = creation.randn(2, 3, 5)
+    with pytest.raises(AssertionError, match="was expecting embedding dimension of 4, but got 5"):
+        mha(wide, wide, wide)
 
 
 def test_multihead_attention_gradcheck():
