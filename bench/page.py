@@ -140,6 +140,9 @@ def main() -> None:
                     await new Promise(r => requestAnimationFrame(r));
                     const svg = document.querySelector('#view-forward svg');
                     if (svg && svg !== before && !window.dagscope.state.running) break;
+                    // a run that failed draws nothing new: say so instead of waiting forever
+                    if (!window.dagscope.state.running && performance.now() - t0 > 30000)
+                        throw new Error('no new drawing: ' + document.querySelector('#status').textContent);
                 }
                 const t1 = performance.now();
                 return {ms: t1 - t0, server: window.dagscope.state.record.elapsed_ms,
