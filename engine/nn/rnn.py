@@ -90,6 +90,9 @@ class RNNBase(Module):
         if input.array.dtype != weight.array.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
                              f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
+        if input.array.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{input.array.shape[-1]}")
         x = F.unsqueeze(input, 1) if unbatched else (F.transpose(input, 0, 1) if self.batch_first else input)
         steps, batch = x.array.shape[0], x.array.shape[1]
         directions = 2 if self.bidirectional else 1
@@ -194,6 +197,7 @@ class _CellBase(Module):
         _reset_uniform(self, self.hidden_size)
 
     def forward(self, input, hx=None):
+        self._check_sizes(input, hx)
         unbatched = input.ndim == 1
         x = F.unsqueeze(input, 0) if unbatched else input
         zeros = Tensor(np.zeros((x.array.shape[0], self.hidden_size), x.array.dtype))
@@ -206,6 +210,19 @@ class _CellBase(Module):
         h = zeros if hx is None else (F.unsqueeze(hx, 0) if unbatched else hx)
         h = _STEPS[self.mode](x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return F.squeeze(h, 0) if unbatched else h
+
+    def _check_sizes(self, input, hx) -> None:
+        """PyTorch's checks and words (its RNNCellBase.check_forward_input / check_forward_hidden)."""
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if input.array.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.array.shape[-1]} expected "
+                               f"{self.input_size}")
+        states = () if hx is None else (hx if self.mode == "LSTM" else (hx,))
+        for i, state in enumerate(states):
+            if state.array.shape[-1] != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {state.array.shape[-1]}, expected "
+                                   f"{self.hidden_size}")
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"

@@ -132,3 +132,14 @@ def test_an_input_of_another_dtype_than_the_weights_is_refused_as_pytorch_does()
                                          r"model: model.to\(torch.float64\)"):
         nn.LSTM(2, 3)(creation.randn(1, 1, 2).double())
     assert nn.GRU(2, 3).double()(creation.randn(1, 1, 2).double())[0].dtype == creation.randn(1).double().dtype
+
+
+def test_wrong_input_and_hidden_sizes_fail_with_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"input.size\(-1\) must be equal to input_size. Expected 2, got 5"):
+        nn.GRU(2, 3, batch_first=True)(creation.randn(4, 3, 5))
+    with pytest.raises(RuntimeError, match="input has inconsistent input_size: got 5 expected 2"):
+        nn.LSTMCell(2, 3)(creation.randn(4, 5))
+    with pytest.raises(RuntimeError, match="hidden1 has inconsistent hidden_size: got 4, expected 3"):
+        nn.LSTMCell(2, 3)(creation.randn(4, 2), (creation.randn(4, 3), creation.randn(4, 4)))
+    with pytest.raises(ValueError, match="RNNCell: Expected input to be 1D or 2D, got 3D instead"):
+        nn.RNNCell(2, 3)(creation.randn(1, 4, 2))
