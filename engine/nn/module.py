@@ -187,8 +187,7 @@ class Module:
     def register_parameter(self, name: str, param) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
+        self._check_new_name(name, "parameter", self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
@@ -198,6 +197,7 @@ class Module:
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_new_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -213,13 +213,31 @@ class Module:
     def add_module(self, name: str, module) -> None:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
         if module is not None:
             module._set_qualname(_join(self._qualname, name))
 
     register_module = add_module
+
+    def _check_new_name(self, name, kind: str, store: dict) -> None:
+        """PyTorch's rules for a parameter's or buffer's name (a name taken by another attribute would
+        otherwise shadow it, or be shadowed)."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in store:
+            raise KeyError(f"attribute '{name}' already exists")
 
     def get_submodule(self, target: str) -> "Module":
         mod = self
@@ -404,6 +422,8 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        if not hasattr(state_dict, "keys"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)       # filled in below: the caller's dict stays as it was
         for path, module in self.named_modules(remove_duplicate=False):
@@ -417,7 +437,11 @@ class Module:
             if key not in state_dict:
                 continue
             source = state_dict[key]
-            value = source.array if isinstance(source, Tensor) else np.asarray(source)
+            if not isinstance(source, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(source)}")
+                continue
+            value = source.array
             if tuple(value.shape) != tuple(target.array.shape):
                 from engine.compat.torch_size import Size
                 errors.append(f"size mismatch for {key}: copying a param with shape {Size(value.shape)} from "

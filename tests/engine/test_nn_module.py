@@ -136,6 +136,30 @@ def test_batchnorm_count_is_kept_unless_the_state_dict_says_version_2():
     assert partial.missing_keys == ["0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var"]
 
 
+def test_registration_refuses_names_pytorch_refuses():
+    """A name already taken would shadow (or be shadowed by) the attribute: PyTorch raises instead."""
+    m = MLP(2, 2, 2)
+    m.scale = 3
+    for register in (lambda n: m.register_parameter(n, None), lambda n: m.register_buffer(n, None),
+                     lambda n: m.add_module(n, nn.ReLU())):
+        with pytest.raises(KeyError, match="attribute 'scale' already exists"):
+            register("scale")
+        with pytest.raises(KeyError, match="be empty string"):
+            register("")
+    with pytest.raises(KeyError, match="attribute 'fc1' already exists"):    # a submodule's name
+        m.register_buffer("fc1", creation.zeros(1))
+    with pytest.raises(TypeError, match="parameter name should be a string. Got int"):
+        m.register_parameter(1, None)
+    m.register_buffer("stats", creation.zeros(1))
+    m.register_buffer("stats", creation.ones(1))          # the same buffer may be registered again
+    assert float(m.stats.array[0]) == 1.0 and isinstance(m.fc1, nn.Linear)
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like, got <class 'list'>."):
+        m.load_state_dict([1, 2])
+    state = {k: v.array.tolist() for k, v in m.state_dict().items()}
+    with pytest.raises(RuntimeError, match='While copying the parameter named "fc1.weight", expected torch.Tensor'):
+        m.load_state_dict(state)
+
+
 def test_attribute_errors_like_pytorch():
     m = MLP(2, 2, 2)
     with pytest.raises(AttributeError, match="'MLP' object has no attribute 'fc3'"):
