@@ -110,6 +110,18 @@ class Node(weakref.ref):
         """The output tensor, or None once it is gone."""
         return self() if self.moved_out is None else self.moved_out()
 
+    def __deepcopy__(self, memo):
+        """A copy with every field deep-copied, as for any object with slots, except the output
+        reference: it still finds this node's output, as the weakref it used to hold did."""
+        import copy
+        twin = Node(self)                # any live referent: the output is found via moved_out
+        memo[id(self)] = twin
+        for name in Node.__slots__:
+            if name not in ("moved_out", "__weakref__"):
+                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        twin.moved_out = self.out_ref
+        return twin
+
     @property
     def next_functions(self) -> tuple:
         """PyTorch's ((node, input_nr), ...): one pair per input, None for an input without grad."""

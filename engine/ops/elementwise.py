@@ -231,7 +231,8 @@ def _relu_numpy_vjp(needs, g, x, out):
     the NumpyBuilder (gt's ufunc with 0.0 as out's dtype; where(mask, g, +0.0) is _keep_or_zero)."""
     if not (type(g) is np.ndarray and g.dtype in _SAME_WIDTH_INT and out.dtype is g.dtype and g.shape == out.shape):
         return None
-    return (_keep_or_zero(np.greater(out, np.asarray(0.0, dtype=out.dtype)), g, True),)
+    grad = _keep_or_zero(np.greater(out, np.asarray(0.0, dtype=out.dtype)), g, True)
+    return (grad if type(grad) is np.ndarray else np.asarray(grad),)     # (0-d: ufuncs return scalars)
 
 
 unary("relu", lambda x: np.maximum(x, x.dtype.type(0)),

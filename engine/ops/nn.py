@@ -47,7 +47,8 @@ def _log_softmax_numpy_vjp(needs, g, x, out, dim):
     if not (type(g) is np.ndarray and g.dtype is out.dtype and out.dtype.kind == "f"):
         return None
     total = np.add.reduce(g, axis=normalize_dims(dim, g.ndim), dtype=g.dtype, keepdims=True)
-    return (np.subtract(g, np.multiply(np.exp(out), total)),)
+    grad = np.subtract(g, np.multiply(np.exp(out), total))
+    return (grad if type(grad) is np.ndarray else np.asarray(grad),)     # (0-d: ufuncs return scalars)
 
 
 register(OpDef(

@@ -97,6 +97,8 @@ def _classifier_cases():
                 yield "nll_loss", [logp, target], {"reduction": reduction, "ignore_index": -100}
         yield "nll_loss", [logp, np.array([1, 1, 2, 0, 3, 2])], {"reduction": "mean", "ignore_index": 1}
         yield "relu", [logits], {}
+        yield "relu", [np.asarray(0.5, dtype=dtype)], {}           # 0-d: ufuncs give scalars there
+        yield "log_softmax", [np.asarray([0.5], dtype=dtype)], {"dim": 0}
         weight = rng.standard_normal((3, 4)).astype(dtype)
         yield "transpose", [weight], {"dim0": 0, "dim1": 1}
         yield "addmm", [rng.standard_normal(3).astype(dtype), logits, weight.T], {}        # nn.Linear's x @ W^T
@@ -130,6 +132,7 @@ def test_numpy_vjp_equals_the_rule_on_the_numpy_builder(name, arrays, attrs, mus
         assert len(fast) == len(rule)
         for need, got, want in zip(needs, fast, rule):
             if need and want is not None:
+                assert type(got) is np.ndarray, "a gradient is an ndarray (ufuncs make 0-d ones scalars)"
                 assert got.dtype == want.dtype and got.shape == want.shape
                 np.testing.assert_array_equal(got, want)
 
@@ -176,3 +179,23 @@ def test_plain_sgd_step_equals_the_generic_update(dtype):
         np.testing.assert_array_equal(p.array, q.array)
     assert p._version == 3
     assert len(opt.state) == 0, "as PyTorch's SGD without momentum, no per-parameter state"
+
+
+def test_a_non_leaf_tensor_still_deep_copies():
+    """A node is a weakref subclass now; deepcopy copies its fields as it did for the slots object."""
+    import copy
+    x = Tensor(np.ones(2), requires_grad=True)
+    y = x * 2
+    z = copy.deepcopy(y)
+    assert z.grad_fn is not y.grad_fn and z.grad_fn.name == "MulBackward0"
+    assert z.grad_fn.out_ref() is y and len(z.grad_fn.next_functions) == 2
+    np.testing.assert_array_equal(z.array, y.array)
+
+
+def test_relu_of_relu_of_a_0d_tensor():
+    """The numpy vjps hand on ndarrays, never numpy scalars (a scalar gradient used to turn into a
+    bool array in the next rule: relu(relu(x)) of a 0-d x got gradient 1.0 times nothing)."""
+    x = Tensor(np.asarray(0.25, dtype=np.float32), requires_grad=True)
+    y = (x * 3.0).relu().relu()
+    y.backward(Tensor(np.asarray(2.0, dtype=np.float32)))
+    assert x.grad.array.dtype == np.float32 and float(x.grad.array) == 6.0
