@@ -87,14 +87,28 @@ def _exception_text(exc: BaseException) -> str:
         return "<exception str() failed>"
 
 
+def _missing_tensor_method(exc: BaseException) -> str | None:
+    """The unsupported-name message for `t.cumsum(0)` on a Tensor that lacks it, else None.
+    Judged here, after the fact, rather than by a Tensor.__getattr__: defining one makes every
+    attribute read of every tensor slower (CPython then cannot specialize them), ~13% per op."""
+    from engine.tensor import Tensor
+    name, obj = getattr(exc, "name", None), getattr(exc, "obj", None)
+    if (type(exc) is not AttributeError or not isinstance(obj, Tensor) or not isinstance(name, str)
+            or name.startswith("_") or type(obj).__module__.startswith("engine.compat.tensorflow")):
+        return None                  # (a TensorFlow tensor just lacks PyTorch's names, as in TF)
+    public = sorted(n for n in dir(Tensor) if not n.startswith("_"))
+    return f"Tensor.{name} is not supported by Dagscope. Supported Tensor attributes: {', '.join(public)}."
+
+
 def _runtime_error(exc: BaseException) -> dict:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == USER_FILENAME]
     line = frames[-1].lineno if frames else None
-    message = _bounded(_exception_text(exc), MAX_MESSAGE_CHARS)
+    unsupported_method = _missing_tensor_method(exc)
+    message = _bounded(unsupported_method or _exception_text(exc), MAX_MESSAGE_CHARS)
     text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
     text += f"{type(exc).__name__}: {message}\n" if message else f"{type(exc).__name__}\n"
     kind = "runtime_error"
-    if isinstance(exc, UnsupportedError):
+    if isinstance(exc, UnsupportedError) or unsupported_method:
         kind = "unsupported"
     elif isinstance(exc, MemoryError):
         kind = "memory_limit"

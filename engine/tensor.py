@@ -140,17 +140,6 @@ class Tensor:
         from engine.format import tensor_repr
         return tensor_repr(self)
 
-    def __getattr__(self, name: str):
-        # Reached only when normal lookup fails (no cost to the hot path): a PyTorch Tensor
-        # method Dagscope lacks (`t.cumsum(0)`) is then an `unsupported` error naming it, not a
-        # bare AttributeError; it is still an AttributeError, so hasattr() and getattr(t, n, d) work.
-        if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
-        from engine.errors import UnsupportedAttributeError
-        public = sorted(n for n in dir(type(self)) if not n.startswith("_"))
-        raise UnsupportedAttributeError(f"Tensor.{name} is not supported by Dagscope. "
-                                        f"Supported Tensor attributes: {', '.join(public)}.")
-
     __str__ = __repr__
 
     # ---- autograd ----

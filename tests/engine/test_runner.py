@@ -33,3 +33,19 @@ def test_input_says_there_is_no_keyboard(run):
     rec = run("name = input('name? ')\nprint(name)")
     assert rec["error"]["type"] == "EOFError" and "without a keyboard" in rec["error"]["message"]
     assert rec["error"]["line"] == 1
+
+
+@pytest.mark.parametrize("code, name", [("torch.ones(3).cumsum(0)", "Tensor.cumsum"),
+                                        ("torch.nn.Parameter(torch.ones(3)).dot(torch.ones(3))", "Tensor.dot")])
+def test_a_tensor_method_dagscope_lacks_is_unsupported_naming_it(run, code, name):
+    rec = run("import torch\n" + code)
+    assert rec["error"]["kind"] == "unsupported" and rec["error"]["line"] == 2
+    assert rec["error"]["message"].startswith(f"{name} is not supported by Dagscope")
+    assert "Supported Tensor attributes:" in rec["error"]["message"]
+
+
+def test_a_missing_attribute_of_anything_else_stays_a_runtime_error(run):
+    rec = run("import torch\nclass A:\n    pass\nA().cumsum")
+    assert rec["error"]["kind"] == "runtime_error" and rec["error"]["type"] == "AttributeError"
+    rec = run("import tensorflow as tf\ntf.constant([1.0]).sum()")
+    assert rec["error"]["kind"] == "runtime_error" and "tf.reduce_sum" in rec["error"]["message"]

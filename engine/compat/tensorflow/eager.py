@@ -118,26 +118,11 @@ _TF_TENSOR_SURFACE = {"numpy", "shape", "dtype", "ndim", "device"}
 _ENGINE_STATE = {"array", "requires_grad", "grad", "grad_fn", "is_leaf"}
 
 
-def _missing(name: str) -> AttributeError:
-    message = f"'tensorflow.python.framework.ops.EagerTensor' object has no attribute '{name}'"
-    if hasattr(Tensor, name):
-        message += f" (x.{name} is PyTorch-style; TensorFlow uses functions such as tf.reduce_sum(x))"
-    return AttributeError(message)
-
-
 def _not_in_tensorflow(name: str) -> property:
     def get(self):
-        raise _missing(name)
+        raise AttributeError(f"'tensorflow.python.framework.ops.EagerTensor' object has no attribute '{name}' "
+                             f"(x.{name} is PyTorch-style; TensorFlow uses functions such as tf.reduce_sum(x))")
     return property(get)
-
-
-def _no_attribute(self, name: str):
-    # Replaces the engine Tensor's __getattr__ (PyTorch names as `unsupported`): Python calls it
-    # when a property above raises AttributeError too, and a TF tensor simply lacks these names.
-    raise _missing(name)
-
-
-EagerTensor.__getattr__ = _no_attribute
 
 
 for _name in dir(Tensor):
