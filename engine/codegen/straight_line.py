@@ -187,10 +187,11 @@ class _Generator:
         if node.kind == CALL and len(outs) == 1 and not planned[0]:
             out = self.local(outs[0])
             if node.op == "transpose":
-                self.lines.append(f"{out} = {args[0]}.swapaxes({node.attrs['dim0']}, {node.attrs['dim1']})")
+                # int(): attributes come from the user's call; only numbers may enter this source
+                self.lines.append(f"{out} = {args[0]}.swapaxes({int(node.attrs['dim0'])}, {int(node.attrs['dim1'])})")
             elif node.op in RESHAPES:
                 # the graph's shape (specialized per signature): what the registry's forward computes
-                self.lines.append(f"{out} = {args[0]}.reshape({tuple(node.out.shape)!r})")
+                self.lines.append(f"{out} = {args[0]}.reshape({tuple(int(n) for n in node.out.shape)!r})")
             else:
                 fn = self.constant("op", _bind_attrs(OPS[node.op].run, node.attrs))
                 self.lines.append(f"{out} = {fn}({', '.join(args)})          # {node.op}")
@@ -217,7 +218,7 @@ class _Generator:
             return
         join = self.constant("join", np.concatenate if node.op == "cat" else np.stack)
         dim = node.attrs.get("dim", 0)
-        axis = dim % (ndim if node.op == "stack" else len(node.inputs[0].shape))
+        axis = int(dim) % (ndim if node.op == "stack" else len(node.inputs[0].shape))
         self.lines.append(f"{join}([{', '.join(args)}], axis={axis}, out={out}, casting='unsafe')          # {u.name}")
 
 
