@@ -21,6 +21,21 @@ def promote(*dtypes) -> np.dtype:
     return max((np.dtype(d) for d in dtypes), key=lambda d: _RANK.get(d, 7))
 
 
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}     # bool < integers < floats
+
+
+def result_type(*xs) -> np.dtype:
+    """PyTorch's result dtype for tensors (arrays or Specs: anything with .dtype and .shape). A 0-d
+    tensor's dtype counts only when its category is higher than every dimensioned tensor's:
+    float32 vector * float64 0-d tensor -> float32, but int64 vector * float64 0-d -> float64."""
+    dims = [x.dtype for x in xs if x.shape]
+    if not dims or len(dims) == len(xs):
+        return promote(*(x.dtype for x in xs))
+    dim = promote(*dims)
+    zero = promote(*(x.dtype for x in xs if not x.shape))
+    return promote(dim, zero) if _CATEGORY[zero.kind] > _CATEGORY[dim.kind] else dim
+
+
 def promote_with_scalar(dtype, scalar) -> np.dtype:
     """A Python scalar only lifts the category: int tensor * 2.5 -> float32 (the default float)."""
     dtype = np.dtype(dtype)

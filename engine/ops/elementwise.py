@@ -9,20 +9,21 @@ import math
 
 import numpy as np
 
-from engine.ops.dtypes import promote, promote_with_scalar, to_float
+from engine.ops.dtypes import promote, promote_with_scalar, result_type, to_float
 from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 from engine.ops.shapes import broadcast, broadcast_bool, broadcast_float, same, same_float
 from engine.ops.special import erf
 
 
-def _binary(ufunc, floats: bool = False):
-    """Forward of a binary ufunc with PyTorch's dtype rule (int64 + float32 -> float32). Without
-    `floats`, two arrays of one dtype go straight to the ufunc (see `same_dtype_ufunc`)."""
+def _binary(ufunc, floats: bool = False, rule=result_type):
+    """Forward of a binary ufunc with PyTorch's dtype rule (int64 + float32 -> float32; a 0-d
+    float64 tensor does not widen a float32 one). Without `floats`, two arrays of one dtype go
+    straight to the ufunc (see `same_dtype_ufunc`)."""
     def forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if a.dtype is b.dtype and not floats:     # the common case (builtin dtypes are singletons)
             return ufunc(a, b)
         if a.dtype != b.dtype or (floats and a.dtype.kind != "f"):
-            dt = promote(a.dtype, b.dtype)
+            dt = rule(a, b)
             dt = to_float(dt) if floats else dt
             a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
         return ufunc(a, b)
@@ -110,7 +111,7 @@ binary("minimum", _binary(np.minimum), lambda F, g, a, b, out: _minmax_vjp(F, g,
 
 def _pow_forward(a, b):
     if a.dtype != b.dtype:
-        dt = promote(a.dtype, b.dtype)
+        dt = result_type(a, b)
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
     return np.power(a, b)
 
@@ -373,7 +374,9 @@ register(OpDef("to_dtype", ELEMENTWISE, _to_dtype_forward,
 
 
 def compare(name, ufunc, symbol):
-    no_grad_op(name, _binary(ufunc), broadcast_bool, f"a {symbol} b")
+    # Compared in the plainly promoted dtype, as the C renderer does (its operands carry no
+    # shapes): a 0-d float64 tensor against float32 values compares in float64 here, not float32.
+    no_grad_op(name, _binary(ufunc, rule=lambda a, b: promote(a.dtype, b.dtype)), broadcast_bool, f"a {symbol} b")
 
 
 compare("gt", np.greater, ">")
@@ -394,7 +397,7 @@ no_grad_op("isnan", np.isnan, lambda x: Spec(x.shape, np.dtype(np.bool_)), "isna
 
 
 def _where_infer(cond, a, b, **_):
-    return Spec(broadcast(cond, a, b).shape, promote(a.dtype, b.dtype))
+    return Spec(broadcast(cond, a, b).shape, result_type(a, b))
 
 
 _BOOL = np.dtype(np.bool_)
@@ -422,7 +425,7 @@ def _where_forward(cond, a, b):
     if b.ndim == 0 and a.dtype is b.dtype and a.dtype in _SAME_WIDTH_INT and cond.dtype is _BOOL \
             and a.shape == cond.shape and _is_plus_zero(b):
         return _keep_or_zero(cond, a, True)       # where(mask, g, 0.0): relu/dropout backward
-    dt = promote(a.dtype, b.dtype)
+    dt = result_type(a, b)
     if dt in _SAME_WIDTH_INT and cond.dtype == np.bool_:
         if b.ndim == 0 and a.dtype == dt and a.shape == cond.shape and _is_plus_zero(b):
             return _keep_or_zero(cond, a, True)

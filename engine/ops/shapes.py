@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.dtypes import promote, to_float
+from engine.ops.dtypes import result_type, to_float
 from engine.ops.registry import Spec
 
 
 def broadcast(*specs: Spec, **_) -> Spec:
-    return Spec(tuple(np.broadcast_shapes(*(s.shape for s in specs))), promote(*(s.dtype for s in specs)))
+    return Spec(tuple(np.broadcast_shapes(*(s.shape for s in specs))), result_type(*specs))
 
 
 def broadcast_float(*specs: Spec, **_) -> Spec:

@@ -44,8 +44,6 @@ KNOWN_BUGS: dict[str, str] = {
                                      "TBackward0 (PyTorch 2.13: PermuteBackward0, TransposeBackward0 twice)",
     "50_sort_topk_grad_fn": "engine/tensor.py/functional.py: sort and topk values are GatherBackward0 "
                             "(PyTorch: SortBackward0, TopkBackward0)",
-    "51_zero_dim_promotion": "engine/ops dtype rule: a float64 0-d tensor times a float32 tensor gives float64 "
-                             "(PyTorch: float32; a 0-d tensor only promotes across kinds)",
     "55_inplace_version_error": "engine/autograd.py _check_versions: names the op that made the tensor by its "
                                 "node name, 'output 0 of AddBackward0' / 'ZeroBackward0' (PyTorch: 'output 0 of "
                                 "Add' / 'Zero', the name without Backward0), and its hint lacks ', check_nan=False'",

@@ -399,3 +399,19 @@ def test_normalize_any_positive_p_and_its_gradient(p):
 def test_mse_promotes_an_integer_target_to_the_inputs_float_dtype():
     loss = F.mse_loss(t(np.array([1.0, 2.0], np.float32)), t(np.array([1, 3])))
     assert loss.array.dtype == np.float32 and loss.item() == 0.5
+
+
+@pytest.mark.parametrize("a, b, want", [
+    ((np.float32, (3,)), (np.float64, ()), np.float32),     # a 0-d tensor does not widen its kind
+    ((np.int64, (3,)), (np.float64, ()), np.float64),       # ...but lifts the category
+    ((np.int8, (3,)), (np.int64, ()), np.int8),
+    ((np.bool_, (3,)), (np.int32, ()), np.int32),
+    ((np.float32, ()), (np.float64, ()), np.float64),       # two 0-d tensors promote as usual
+    ((np.float32, (3,)), (np.float64, (1,)), np.float64),   # a 1-element tensor has a dimension
+])
+def test_zero_dim_tensors_promote_as_pytorch(a, b, want):
+    from engine.tensor import Tensor
+    x = Tensor(np.ones(a[1], a[0]))
+    y = Tensor(np.full(b[1], 2, b[0]))
+    for out in (x * y, y + x, F.where(Tensor(np.array(True)), x, y), x ** y):
+        assert out.array.dtype == np.dtype(want), (a, b, out.array.dtype)
