@@ -204,11 +204,11 @@ class Tensor:
 
     # ---- operators ------------------------------------------------------------------------------
     # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator).
-    def __radd__(self, other): return apply_binary("add", other, self)
-    def __rsub__(self, other): return apply_binary("sub", other, self)
-    def __rmul__(self, other): return apply_binary("mul", other, self)
-    def __rtruediv__(self, other): return apply_binary("div", other, self)
-    def __rmatmul__(self, other): return apply_binary("matmul", other, self)
+    def __radd__(self, other): return apply("add", other, self)
+    def __rsub__(self, other): return apply("sub", other, self)
+    def __rmul__(self, other): return apply("mul", other, self)
+    def __rtruediv__(self, other): return apply("div", other, self)
+    def __rmatmul__(self, other): return apply("matmul", other, self)
     def __neg__(self): return apply("neg", self)
     def __pos__(self): return self
     def __abs__(self): return apply("abs", self)
@@ -723,31 +723,8 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     return out
 
 
-def apply_binary(name: str, a, b) -> Tensor:
-    """`apply` for the arithmetic operators (x * y, x + 1 ...): the same steps, without packing
-    *inputs/**attrs, for the ops user code calls most."""
-    if type(a) is not Tensor or type(b) is not Tensor:
-        return apply(name, a, b)
-    x, y = a.array, b.array
-    ufunc = _SAME_DTYPE_UFUNCS.get(name)
-    op = OPS[name]
-    data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else op.forward(x, y)
-    out = _new(Tensor)
-    out.array = data if type(data) is np.ndarray else np.asarray(data)
-    out.requires_grad = out._retains_grad = False
-    out.grad = out.grad_fn = None
-    out._version, out._hooks = 0, ()
-    if (a.requires_grad or b.requires_grad) and op.differentiable and _GradMode.enabled:
-        out.requires_grad = True
-        out.grad_fn = _record_node(op, (a, b), _NO_ATTRS, out)
-    if OP_OBSERVERS:
-        for observer in OP_OBSERVERS:
-            observer(op, (a, b), {}, out)
-    return out
-
-
 def _binary_operator(name: str):
-    """Tensor.__mul__ and the like: `apply_binary` specialised to one op, its ufunc and OpDef
+    """Tensor.__mul__ and the like: `apply` specialised to one binary op, its ufunc and OpDef
     bound once here rather than looked up on every `x * y` (one Python frame fewer, too)."""
     op = OPS[name]
     ufunc = _SAME_DTYPE_UFUNCS.get(name)
