@@ -63,13 +63,17 @@ class Optimizer:
                 loss = closure()
         with autograd.no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, p.grad.array, group, self.state[p])
-                        # an in-place change, as PyTorch's: a graph that saved p before this step
-                        # refuses to backward through the new values
-                        p._version += 1
+                self._update_group(group)
         return loss
+
+    def _update_group(self, group: dict) -> None:
+        """One step for each parameter of `group` that has a gradient."""
+        for p in group["params"]:
+            if p.grad is not None:
+                self._update(p, p.grad.array, group, self.state[p])
+                # an in-place change, as PyTorch's: a graph that saved p before this step
+                # refuses to backward through the new values
+                p._version += 1
 
     def _update(self, p: Tensor, grad, group: dict, state: dict) -> None:
         raise NotImplementedError

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import autograd
 from engine.optim.optimizer import Optimizer
 from engine.tensor import Tensor
 
@@ -26,28 +25,18 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
-    def step(self, closure=None):
-        """Optimizer.step, with plain SGD (no momentum, weight decay or maximize) done in the loop:
-        the same update `p -= lr * grad`, without a per-parameter call and state lookup. Like
-        PyTorch's SGD without momentum, it keeps no per-parameter state."""
-        loss = None
-        if closure is not None:
-            with autograd.enable_grad():
-                loss = closure()
-        with autograd.no_grad():
-            for group in self.param_groups:
-                plain = not group["momentum"] and not group["weight_decay"] and not group["maximize"]
-                lr = group["lr"]
-                for p in group["params"]:
-                    grad = p.grad
-                    if grad is None:
-                        continue
-                    if plain:
-                        p.array -= lr * grad.array
-                    else:
-                        self._update(p, grad.array, group, self.state[p])
-                    p._version += 1          # an in-place change, as in Optimizer.step
-        return loss
+    def _update_group(self, group: dict) -> None:
+        """Plain SGD (no momentum, weight decay or maximize) in the loop: the same update
+        `p -= lr * grad`, without a per-parameter call and state lookup. Like PyTorch's SGD without
+        momentum, it keeps no per-parameter state."""
+        if group["momentum"] or group["weight_decay"] or group["maximize"]:
+            return super()._update_group(group)
+        lr = group["lr"]
+        for p in group["params"]:
+            grad = p.grad
+            if grad is not None:
+                p.array -= lr * grad.array
+                p._version += 1          # an in-place change, as in Optimizer._update_group
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = -grad if group["maximize"] else grad
