@@ -6,7 +6,7 @@ import pytest
 
 from tests.browser.conftest import open_page, shot
 from tests.browser.test_identity import lit, marked_lines, switch
-from tests.browser.test_static_views import cls, graph, line_of, load_example
+from tests.browser.test_static_views import cls, graph, line_of, load_example, open_trace_overlay
 
 pytestmark = pytest.mark.browser
 
@@ -109,11 +109,7 @@ def test_a_pick_in_the_static_tab_lights_the_forward_and_backward_dags(page):
 
 
 def test_the_trace_and_script_overlay_lights_the_counterpart_in_the_other_capture(page):
-    open_page(page)
-    record = load_example(page, "06_trace_vs_script")
-    traced = graph(record, capture="trace")
-    page.evaluate("window.dagscope.select('static')")
-    page.click(f"#panel-static .chip[data-g='{traced['id']}']")
+    traced = graph(open_trace_overlay(page), capture="trace")
     page.wait_for_selector("#panel-static .ov-script g.node")
     page.wait_for_selector("#panel-static .ov-trace g.node")
     page.click("#panel-static .ov-trace g.node[id='%2']")               # y = x * 2, in both captures

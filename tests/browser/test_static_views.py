@@ -38,12 +38,19 @@ def graph(record, **match):
     return next(g for g in record["graphs"] if all(g.get(k) == v for k, v in match.items()))
 
 
-def test_static_tab_overlays_trace_and_script(page):
+def open_trace_overlay(page) -> dict:
+    """Example 06 on the Static tab, its traced graph picked (drawn beside the script); its record."""
     open_page(page)
     record = load_example(page, "06_trace_vs_script")
     traced = graph(record, capture="trace")
     page.evaluate("window.dagscope.select('static')")
     page.click(f"#panel-static .chip[data-g='{traced['id']}']")
+    return record
+
+
+def test_static_tab_overlays_trace_and_script(page):
+    record = open_trace_overlay(page)
+    traced = graph(record, capture="trace")
     page.wait_for_selector("#panel-static .ov-script g.node")
     page.wait_for_selector("#panel-static .ov-trace g.node")
     trace = lambda n: cls(page, f"#panel-static .ov-trace g.node[id='{n}']")
@@ -240,11 +247,8 @@ def test_clicking_a_module_frame_folds_it_and_clicking_the_box_opens_it(page):
 
 
 def test_static_tab_marks_the_stale_trace_call_and_shows_trace_and_script_side_by_side(page):
-    open_page(page)
-    record = load_example(page, "06_trace_vs_script")
+    record = open_trace_overlay(page)
     traced = graph(record, capture="trace")
-    page.evaluate("window.dagscope.select('static')")
-    page.click(f"#panel-static .chip[data-g='{traced['id']}']")
     page.wait_for_selector("#panel-static .calls-table")
     rows = page.locator("#panel-static .calls-table tr.call")
     assert rows.count() == 2
