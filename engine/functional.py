@@ -134,12 +134,12 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def silu(input, inplace: bool = False):
     _require_float(input, "silu_cpu")
-    return mul(input, sigmoid(input))
+    return apply("silu", input)
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     _require_float(input, "leaky_relu_cpu")
-    return where(gt(input, 0.0), input, mul(input, negative_slope))
+    return apply("leaky_relu", input, negative_slope=float(negative_slope))
 
 
 def maximum(input, other): return apply("maximum", input, other)
@@ -208,15 +208,14 @@ def einsum(equation: str, *operands):
 def linear(input, weight, bias=None):
     """x @ W^T + b as PyTorch 2.13 computes it, so the graph has the same nodes: addmm for 2-D x
     (AddmmBackward0, TBackward0 on W); a contiguous x of 3 or more dims with a 1-D bias is viewed as
-    2-D, run through addmm and viewed back (ViewBackward0); otherwise matmul, then the bias added.
-    (PyTorch views a 1-D x around addmm too; here it stays matmul + add for now, because the capture
-    tests pin a matmul node for nn.Linear on a 1-D input.)"""
+    2-D, run through addmm and viewed back (ViewBackward0), a 1-D x too (as one row); otherwise
+    matmul, then the bias added."""
     _check_linear_shapes(input, weight, bias)
     # (dims 0 and 1 of a 2-D weight need no range check: apply directly)
     weight_t = apply("transpose", weight, dim0=0, dim1=1) if weight.ndim == 2 else weight
     if bias is not None and input.ndim == 2:
         return apply("addmm", bias, input, weight_t)
-    if bias is not None and bias.ndim == 1 and weight.ndim == 2 and input.ndim >= 3 \
+    if bias is not None and bias.ndim == 1 and weight.ndim == 2 and input.ndim != 2 \
             and input.array.flags.c_contiguous:      # (PyTorch takes this path only for contiguous input)
         leading, features = input.array.shape[:-1], input.array.shape[-1]
         rows = int(np.prod(leading, dtype=np.int64))    # not -1: that fails when a dim is 0
@@ -483,11 +482,12 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
-    """(values, indices); values are gathered at the indices, so they carry gather's gradient."""
+    """(values, indices): argsort's indices, and the values read at them by the sort op (SortBackward0)."""
     if input.ndim == 0:
         return _SortResult(input, Tensor(np.zeros((), np.int64)))
-    indices = argsort(input, dim, descending)
-    return _SortResult(gather(input, dim, indices), indices)
+    d = _dim(dim, input.ndim)
+    indices = argsort(input, d, descending)
+    return _SortResult(apply("sort", input, indices, dim=d), indices)
 
 
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
@@ -495,7 +495,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     if not 0 <= k <= input.array.shape[d]:
         raise RuntimeError("selected index k out of range")
     indices = apply("slice", argsort(input, d, descending=largest), dim=d, start=0, end=k, step=1)
-    return _TopkResult(gather(input, d, indices), indices)
+    return _TopkResult(apply("topk", input, indices, dim=d), indices)
 
 
 def index_select(input, dim: int, index):
@@ -755,32 +755,36 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
-    normalized_shape = tuple(normalized_shape)
+    """PyTorch's native_layer_norm: one op over the last len(normalized_shape) dims."""
+    normalized_shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) \
+        else tuple(normalized_shape)
     if tuple(input.array.shape[input.ndim - len(normalized_shape):]) != normalized_shape or \
             len(normalized_shape) > input.ndim:
         shape = ", ".join(str(n) for n in normalized_shape)
         raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape [*, {shape}], but got "
                            f"input of size{list(input.array.shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.array.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(p.array.shape)} and normalized_shape = {list(normalized_shape)}")
     if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias)):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    dims = tuple(range(-len(normalized_shape), 0))
-    centered = sub(input, mean(input, dim=dims, keepdim=True))
-    variance = var(input, dim=dims, keepdim=True, correction=0)
-    out = div(centered, sqrt(add(variance, eps)))
-    if weight is not None:
-        out = mul(out, weight)
-    if bias is not None:
-        out = add(out, bias)
-    return out
+    _require_float(input, "LayerNormKernelImpl")
+    params = tuple(p for p in (weight, bias) if p is not None)
+    return apply("native_layer_norm", input, *params, normalized_ndim=len(normalized_shape), eps=float(eps),
+                 has_weight=weight is not None, has_bias=bias is not None)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
-    """Normalize over every dim but the channels (dim 1). In training, batch statistics are used and
-    the running ones updated in place (with the unbiased variance, as PyTorch does)."""
+    """PyTorch's native_batch_norm: normalize over every dim but the channels (dim 1), one op. In
+    training, batch statistics are used and the running ones updated in place (with the unbiased
+    variance, as PyTorch does); in eval the running statistics are the op's inputs."""
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-builtins.max(input.ndim, 1)}, "
+                         f"{builtins.max(input.ndim, 1) - 1}], but got 1)")
     dims = (0,) + tuple(range(2, input.ndim))
-    shape = (1, -1) + (1,) * (input.ndim - 2)
-    channels = input.array.shape[1] if input.ndim > 1 else 1
+    channels = input.array.shape[1]
     if input.array.dtype.kind != "f":
         raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_word(input)}\'')
     if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias, running_mean, running_var)):
@@ -788,26 +792,32 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    params = tuple(p for p in (weight, bias) if p is not None)
     if training:
-        mu = mean(input, dim=dims, keepdim=True)
-        variance = var(input, dim=dims, keepdim=True, correction=0)
-        count = input.numel() // input.array.shape[1]
+        count = input.numel() // channels
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        with autograd.no_grad():
-            if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(reshape(mu.detach(), (-1,)) * momentum)
-            if running_var is not None:
-                unbiased = reshape(variance.detach(), (-1,)) * (count / (count - 1))
-                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+        if running_mean is not None or running_var is not None:
+            with autograd.no_grad():
+                _update_running_stats(input, running_mean, running_var, dims, count, momentum)
     else:
-        mu, variance = reshape(running_mean, shape), reshape(running_var, shape)
-    out = div(sub(input, mu), sqrt(add(variance, eps)))
-    if weight is not None:
-        out = mul(out, reshape(weight, shape))
-    if bias is not None:
-        out = add(out, reshape(bias, shape))
-    return out
+        if running_mean is None or running_var is None:
+            raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in "
+                               "evaluation mode")
+        params += (running_mean, running_var)
+    return apply("native_batch_norm", input, *params, training=bool(training), eps=float(eps),
+                 has_weight=weight is not None, has_bias=bias is not None)
+
+
+def _update_running_stats(input, running_mean, running_var, dims, count, momentum) -> None:
+    """running = (1 - momentum) running + momentum batch statistic (the variance unbiased)."""
+    if running_mean is not None:
+        mu = mean(input, dim=dims, keepdim=True)
+        running_mean.mul_(1 - momentum).add_(reshape(mu, (-1,)) * momentum)
+    if running_var is not None:
+        variance = var(input, dim=dims, keepdim=True, correction=0)
+        unbiased = reshape(variance, (-1,)) * (count / (count - 1))
+        running_var.mul_(1 - momentum).add_(unbiased * momentum)
 
 
 # ---- losses --------------------------------------------------------------------------------------------
@@ -830,7 +840,9 @@ def _reduce_loss(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+def _float_pair(input, target, kernel: str):
+    """input and target in one float dtype, as PyTorch's pointwise losses take them: an integer side
+    takes the other's float dtype; two integer sides are an error naming the kernel."""
     kinds = input.array.dtype.kind + target.array.dtype.kind
     if kinds in ("fi", "fu", "fb"):       # PyTorch promotes an integer target to the input's float dtype
         target = target.to(input.dtype)
@@ -838,7 +850,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
         input = input.to(target.dtype)
     result = np.result_type(input.array, target.array)
     if result.kind != "f":
-        raise NotImplementedError(f'"mse_cpu" not implemented for \'{_type_word(Tensor(np.zeros(0, result)))}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(Tensor(np.zeros(0, result)))}\'')
+    return input, target
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    input, target = _float_pair(input, target, "mse_cpu")
     return apply("mse_loss", input, target, reduction=_reduction(size_average, reduce, reduction))
 
 
@@ -905,7 +922,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
 
 def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing, class_dim):
     """PyTorch's composition (cross_entropy_loss_prob_target): -(logp * target * weight) summed, and
-    for 'mean' divided by the number of samples (PyTorch divides by a scalar there: DivBackward1)."""
+    for 'mean' divided by the number of samples (a number, not a tensor: DivBackward1)."""
     n_classes = logp.array.shape[class_dim]
     if label_smoothing:
         target = add(mul(target, 1.0 - label_smoothing), label_smoothing / n_classes)
@@ -915,7 +932,7 @@ def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothin
     if reduction == "sum":
         return neg(sum(per))
     if reduction == "mean":
-        return div(neg(sum(per)), logp.numel() / n_classes)
+        return apply("div_scalar", neg(sum(per)), divisor=logp.numel() // n_classes)
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -947,18 +964,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    diff = abs(sub(input, target))
-    quadratic = mul(pow(diff, 2), 0.5)
-    linear_part = mul(sub(diff, 0.5 * delta), delta)
-    return _reduce_loss(where(lt(diff, delta), quadratic, linear_part), reduction)
+    input, target = _float_pair(input, target, "huber_cpu")
+    if target.array.dtype != input.array.dtype:      # PyTorch's huber_loss computes in the input's dtype
+        target = target.to(input.dtype)
+    return apply("huber_loss", input, target, reduction=_reduction(None, None, reduction), delta=float(delta))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    if beta == 0:
+    if beta == 0:           # PyTorch computes an l1_loss then
         return l1_loss(input, target, reduction=reduction)
-    diff = abs(sub(input, target))
-    loss = where(lt(diff, beta), div(mul(pow(diff, 2), 0.5), beta), sub(diff, 0.5 * beta))
-    return _reduce_loss(loss, reduction)
+    input, target = _float_pair(input, target, "smooth_l1_cpu")
+    return apply("smooth_l1_loss", input, target, reduction=reduction, beta=float(beta))

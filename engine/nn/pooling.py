@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from engine import functional as F
 from engine.nn.module import Module
+from engine.tensor import apply
 
 
 class MaxPool2d(Module):
@@ -42,18 +43,15 @@ class AvgPool2d(Module):
 
 def adaptive_avg_pool2d(input, output_size):
     """Output size 1 is a mean over H and W (what PyTorch itself computes, grad_fn MeanBackward1);
-    sizes that divide the input evenly are an average pool with kernel = stride = input / output."""
+    other sizes are the adaptive_avg_pool2d op (PyTorch's bins, AdaptiveAvgPool2DBackward0)."""
     out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    if input.ndim not in (3, 4) or 0 in input.array.shape[-3:]:
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.array.shape)}")
     h, w = input.array.shape[-2:]
-    out_h, out_w = h if out_h is None else out_h, w if out_w is None else out_w
+    out_h, out_w = h if out_h is None else int(out_h), w if out_w is None else int(out_w)
     if (out_h, out_w) == (1, 1):
         return F.mean(input, dim=(-2, -1), keepdim=True)
-    if h % out_h or w % out_w:
-        from engine.errors import UnsupportedError
-        raise UnsupportedError(f"adaptive_avg_pool2d from {h}x{w} to {out_h}x{out_w}: Dagscope supports output "
-                               "sizes that divide the input size evenly.")
-    kernel = (h // out_h, w // out_w)
-    return F.avg_pool2d(input, kernel, kernel)
+    return apply("adaptive_avg_pool2d", input, output_size=(out_h, out_w))
 
 
 class AdaptiveAvgPool2d(Module):

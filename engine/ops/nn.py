@@ -442,3 +442,77 @@ register(OpDef(
     _bce_logits_vjp, "BinaryCrossEntropyWithLogitsBackward0",
     "w ((1 - y) x + (1 + (pw - 1) y) log(1 + exp(-x)))", "grad_x = w grad (sigmoid(x) - y) (with pos_weight pw = 1)",
     attrs=("reduction",), saves=(0, 1, 2, 3)))
+
+
+
+# ---- smooth L1 and Huber: quadratic near 0, linear beyond a threshold ------------------------------------
+
+def _robust_forward(a, b, reduction, threshold, square_divisor, linear_scale):
+    """Per element, z = |a - b|: 0.5 z^2 / square_divisor where z < threshold, else
+    linear_scale (z - threshold / 2). Smooth L1: square_divisor = beta, linear_scale = 1; Huber:
+    square_divisor = 1, linear_scale = delta (PyTorch's two forward formulas, term for term)."""
+    z = np.abs(a - b)
+    kind = z.dtype.type
+    quadratic = kind(0.5) * z * z
+    if square_divisor != 1:
+        quadratic = quadratic / kind(square_divisor)
+    linear = z - kind(0.5) * kind(threshold)
+    if linear_scale != 1:
+        linear = kind(linear_scale) * linear
+    return _reduce(np.where(z < threshold, quadratic, linear), reduction)
+
+
+def _robust_vjp(F, g, a, b, reduction, slope_limit, divide_by):
+    """The gradient of either loss per element is clamp(d / divide_by, -limit, limit) (d / beta for
+    smooth L1 clamped at 1; d clamped at delta for Huber), times the incoming gradient."""
+    n = _numel(a, b)
+    d = F.sub(a, b)
+    if divide_by != 1:
+        d = F.div(d, float(divide_by))
+    grad = F.mul(F.clamp(d, min=-float(slope_limit), max=float(slope_limit)), _scale_grad(F, g, reduction, n))
+    return grad, F.neg(grad)
+
+
+def _robust_infer(a, b, reduction="mean", **threshold):
+    return _reduced_spec(np.broadcast_shapes(a.shape, b.shape), np.result_type(a.dtype, b.dtype), reduction)
+
+
+register(OpDef(
+    "smooth_l1_loss", NN,
+    lambda a, b, reduction="mean", beta=1.0: _robust_forward(a, b, reduction, beta, beta, 1.0),
+    _robust_infer,
+    lambda F, g, a, b, out, reduction="mean", beta=1.0: _robust_vjp(F, g, a, b, reduction, 1.0, beta),
+    "SmoothL1LossBackward0", "0.5 (a - b)^2 / beta if |a - b| < beta, else |a - b| - beta / 2",
+    "grad_a = clamp((a - b) / beta, -1, 1) grad (/ n for the mean); grad_b = -grad_a",
+    attrs=("reduction", "beta"), saves=(0, 1)))
+
+register(OpDef(
+    "huber_loss", NN,
+    lambda a, b, reduction="mean", delta=1.0: _robust_forward(a, b, reduction, delta, 1.0, delta),
+    _robust_infer,
+    lambda F, g, a, b, out, reduction="mean", delta=1.0: _robust_vjp(F, g, a, b, reduction, delta, 1.0),
+    "HuberLossBackward0", "0.5 (a - b)^2 if |a - b| < delta, else delta (|a - b| - delta / 2)",
+    "grad_a = clamp(a - b, -delta, delta) grad (/ n for the mean); grad_b = -grad_a",
+    attrs=("reduction", "delta"), saves=(0, 1)))
+
+
+
+# ---- division by a number: what PyTorch's C++ losses do (at::div(tensor, scalar): DivBackward1) ----------
+# A Python `x / 2` is DivBackward0 in PyTorch (the 2 becomes a tensor); inside its C++ losses the
+# divisor stays a Scalar, whose backward node is DivBackward1. The engine's losses that PyTorch
+# composes that way divide with this op so their printed grad_fn is PyTorch's.
+
+def _div_scalar_forward(x, divisor):
+    x = x if x.dtype.kind == "f" else x.astype(np.float32)
+    return x / x.dtype.type(divisor)
+
+
+register(OpDef(
+    "div_scalar", NN, _div_scalar_forward,
+    lambda x, divisor: Spec(tuple(x.shape), x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)),
+    lambda F, g, x, out, divisor: (F.div_scalar(g, divisor=divisor),),
+    "DivBackward1", "x / divisor (a number)", "grad_x = grad / divisor", attrs=("divisor",), saves=()))
+
+
+# The fused ops of other files register on import (engine/ops/__init__.py imports this family).
+from engine.ops import activation, adaptive_pool, normalization, sorting  # noqa: E402,F401

@@ -73,6 +73,15 @@ def _conv_g(x_shape, w_shape, stride, padding):
     return rnd(x_shape[0], w_shape[0], oh, ow)
 
 
+def _sorted(x, dim, descending=False, k=None):
+    """A sort/topk case: x and the indices argsort gives (the first k of them along dim for topk)."""
+    order = np.argsort(-x if descending else x, axis=dim, kind="stable")
+    if k is not None:
+        order = np.take(order, np.arange(k), axis=dim)
+    return Case([x, order.astype(np.int64)], {"dim": dim}, diff=(0,),
+                label=f"dim {dim}{', descending' if descending else ''}{f', k={k}' if k else ''}")
+
+
 CASES: dict[str, list[Case]] = {
     "add": binary_cases(), "sub": binary_cases(), "mul": binary_cases(),
     "div": binary_cases(away),
@@ -220,6 +229,35 @@ CASES: dict[str, list[Case]] = {
         Case([rnd(3, 4) * 2, R.random((3, 4)), np.array(1.0), np.array(1.0)], {"reduction": "mean"}, diff=(0, 1)),
         Case([rnd(3, 4) * 2, R.random((3, 4)), pos(3, 4), pos(4)], {"reduction": "sum"}, diff=(0, 1),
              label="weight, pos_weight")],
+    "leaky_relu": [Case([away(3, 4)], {"negative_slope": 0.1}, diff=(0,)),
+                   Case([away(2, 3)], {"negative_slope": -0.5}, diff=(0,), label="negative slope")],
+    "silu": [Case([rnd(3, 4) * 3], diff=(0,))],
+    "native_layer_norm": [
+        Case([rnd(3, 4), pos(4), rnd(4)], {"normalized_ndim": 1, "eps": 1e-5, "has_weight": True,
+                                            "has_bias": True}, diff=(0, 1, 2)),
+        Case([rnd(2, 3, 4)], {"normalized_ndim": 2, "eps": 1e-3, "has_weight": False, "has_bias": False},
+             diff=(0,), label="two dims, no affine"),
+        Case([rnd(5), rnd(5)], {"normalized_ndim": 1, "eps": 1e-5, "has_weight": False, "has_bias": True},
+             diff=(0, 1), label="1-D, bias only")],
+    "native_batch_norm": [
+        Case([rnd(4, 3), pos(3), rnd(3)], {"training": True, "eps": 1e-5, "has_weight": True, "has_bias": True},
+             diff=(0, 1, 2)),
+        Case([rnd(2, 3, 2, 2)], {"training": True, "eps": 1e-3, "has_weight": False, "has_bias": False},
+             diff=(0,), label="2d, no affine"),
+        Case([rnd(4, 3, 2), pos(3), rnd(3), rnd(3), pos(3)], {"training": False, "eps": 1e-5, "has_weight": True,
+                                                              "has_bias": True}, diff=(0, 1, 2), label="eval"),
+        Case([rnd(3, 2), pos(2), rnd(2), pos(2)], {"training": False, "eps": 1e-5, "has_weight": True,
+                                                   "has_bias": False}, diff=(0, 1), label="eval, weight only")],
+    "adaptive_avg_pool2d": [Case([rnd(2, 2, 5, 7)], {"output_size": (2, 3)}, diff=(0,), label="overlapping bins"),
+                            Case([rnd(3, 4, 4)], {"output_size": (2, 4)}, diff=(0,), label="3-D input")],
+    "adaptive_avg_pool2d_backward": [Case([rnd(1, 2, 2, 3)], {"input_shape": (1, 2, 5, 7)}, diff=(0,))],
+    "sort": [_sorted(_spread(3, 4), dim=1), _sorted(_spread(3, 2), dim=0, descending=True)],
+    "topk": [_sorted(_spread(3, 5), dim=1, descending=True, k=2), _sorted(_spread(4, 2), dim=0, k=1)],
+    "smooth_l1_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r, "beta": b}, diff=(0, 1))
+                       for r, b in (("mean", 1.0), ("sum", 0.5), ("none", 2.0))],
+    "huber_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r, "delta": d}, diff=(0, 1))
+                   for r, d in (("mean", 1.0), ("sum", 0.5), ("none", 2.0))],
+    "div_scalar": [Case([rnd(2, 3)], {"divisor": 3}, diff=(0,)), Case([rnd()], {"divisor": 0.25}, diff=(0,))],
     # ---- ops without gradient: used by the shape/dtype rule checks only ----
     "gt": binary_cases(), "lt": binary_cases(), "ge": binary_cases(), "le": binary_cases(),
     "eq": binary_cases(), "ne": binary_cases(),

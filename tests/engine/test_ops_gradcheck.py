@@ -85,7 +85,8 @@ def test_vjp_matches_finite_differences(name, case):
 
 SECOND_ORDER = ["mul", "div", "pow", "pow_scalar", "exp", "log", "sqrt", "tanh", "sigmoid", "erf", "gelu",
                 "softplus", "matmul", "addmm", "var", "std", "logsumexp", "softmax", "log_softmax", "conv2d",
-                "mse_loss", "binary_cross_entropy_with_logits"]
+                "mse_loss", "binary_cross_entropy_with_logits", "silu", "native_layer_norm", "native_batch_norm",
+                "smooth_l1_loss", "huber_loss"]
 
 
 def _first_order(name, case, weights, arrays, create_graph):

@@ -1,0 +1,53 @@
+"""Activations PyTorch computes as one fused op (its own grad_fn): leaky_relu and silu.
+
+They are pointwise, but registered as library (NN) ops: the code generator's tests require a
+codegen case for every ELEMENTWISE op (tests/engine/test_codegen.py OP_CASES), so until those
+cases exist they run as a registry call between compiled kernels rather than inside one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ops.registry import NN, OpDef, Spec, register
+
+
+def _same(x, **attrs) -> Spec:
+    return Spec(tuple(x.shape), x.dtype)
+
+
+def _leaky_relu_forward(x, negative_slope=0.01):
+    # PyTorch: x > 0 ? x : x * negative_slope (so -0.0 and nan take the slope branch, as here)
+    return np.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+
+def _leaky_relu_vjp(F, g, x, out, negative_slope=0.01):
+    # PyTorch's leaky_relu_backward: the slope applies at x == 0 too (x > 0 is false there)
+    return (F.where(F.gt(x, 0.0), g, F.mul(g, float(negative_slope))),)
+
+
+register(OpDef(
+    "leaky_relu", NN, _leaky_relu_forward, _same, _leaky_relu_vjp, "LeakyReluBackward0",
+    "x if x > 0 else negative_slope * x", "grad_x = grad where x > 0, else negative_slope * grad",
+    attrs=("negative_slope",), saves=(0,)))
+
+
+def _sigmoid(x):
+    # 0.5 * (1 + tanh(x / 2)): the sigmoid op's overflow-free form
+    s = np.tanh(x * x.dtype.type(0.5))
+    s += 1
+    s *= 0.5
+    return s
+
+
+def _silu_forward(x):
+    return x * _sigmoid(x)
+
+
+def _silu_vjp(F, g, x, out):
+    s = F.sigmoid(x)
+    return (F.mul(g, F.mul(s, F.add(F.mul(x, F.sub(1.0, s)), 1.0))),)
+
+
+register(OpDef(
+    "silu", NN, _silu_forward, _same, _silu_vjp, "SiluBackward0", "x * sigmoid(x)",
+    "grad_x = grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))", saves=(0,)))
