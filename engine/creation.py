@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.dtypes import DEFAULT_FLOAT
+from engine.ops.dtypes import DEFAULT_FLOAT, promote
 from engine.tensor import Tensor
 
 _rng = np.random.default_rng(0)
@@ -44,12 +44,37 @@ def _unwrap(data):
     return data
 
 
+def _data_dtype(data):
+    """The dtype torch.tensor infers for `data`, or None where numpy's own inference is right.
+    PyTorch promotes the dtypes of all the elements, a Python float counting as float32, a Python
+    int as int64, while a numpy scalar, array or tensor keeps its own dtype: so
+    torch.tensor([np.float64(1.5), 2.0]) and torch.tensor([t64, t32]) are float64."""
+    if isinstance(data, Tensor):
+        return data.array.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data.dtype if data.dtype.kind in "biuf" else None
+    if isinstance(data, (list, tuple)):
+        found = [d for d in map(_data_dtype, data) if d is not None]
+        return promote(*found) if found else None
+    if isinstance(data, bool):
+        return np.dtype(np.bool_)
+    if isinstance(data, int):
+        return np.dtype(np.int64)
+    if isinstance(data, float):
+        return DEFAULT_FLOAT
+    return None
+
+
 def tensor(data, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
     arr = np.asarray(_unwrap(data))
-    if isinstance(data, np.ndarray) and dtype is None:
+    if dtype is not None:
+        target = _np_dtype(dtype)
+    elif isinstance(data, np.ndarray):
         target = arr.dtype
     else:
-        target = _np_dtype(dtype, _infer_dtype(arr))
+        target = _data_dtype(data)
+        if target is None:
+            target = _infer_dtype(arr)
     return _make(np.array(arr, dtype=target, copy=True), requires_grad)
 
 

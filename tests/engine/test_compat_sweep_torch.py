@@ -62,6 +62,44 @@ KNOWN_BUGS: dict[str, str] = {
     "87_linear_1d_grad_fn": "engine/functional.py linear: a 1-D input stays matmul + add (AddBackward0; PyTorch: "
                             "ViewBackward0 after addmm) because tests/engine/test_capture_library_lines.py pins a "
                             "matmul node for nn.Linear on a 1-D input",
+    "127_double_backward_grad_fns": "engine/ops vjp rules: the relu vjp (a where on a constant mask) leaves the "
+                                    "second derivative of relu(x)**2 without a graph (requires_grad False; PyTorch: "
+                                    "ThresholdBackwardBackward0, True); derivative graphs are named by their parts "
+                                    "(tanh/sigmoid: MulBackward0, PyTorch: TanhBackwardBackward0/"
+                                    "SigmoidBackwardBackward0; sin'': NegBackward0, PyTorch: MulBackward0; "
+                                    "matmul's grad: MmBackward0, PyTorch: MulBackward0)",
+    "128_autograd_misuse_messages": "engine/autograd.py: autograd.grad on an unused input says 'One of the "
+                                    "differentiated Tensors appears...' (PyTorch: 'The differentiated Tensor at "
+                                    "index 1 appears...'), and backward(gradient) of the wrong shape lets numpy's "
+                                    "ValueError escape (PyTorch: RuntimeError 'Mismatch in shape: grad_output[0] "
+                                    "has a shape of torch.Size([3]) and output[0] has a shape of torch.Size([2]).')",
+    "129_backward_twice_scalar_factor": "engine/autograd.py: a graph whose nodes save no tensor ((x * 2).sum(): "
+                                        "the factor is a Python scalar) runs a second backward without "
+                                        "retain_graph and accumulates again (PyTorch raises 'Trying to backward "
+                                        "through the graph a second time')",
+    "130_view_of_leaf_inplace": "engine/tensor.py: p[0] = 1.0 and p[1:].zero_() on a leaf that requires grad say "
+                                "'a leaf Variable ...' and 'an in-place change (here after slice) of a view ... "
+                                "not supported' (PyTorch: RuntimeError 'a view of a leaf Variable that requires "
+                                "grad is being used in an in-place operation.' for both)",
+    "131_matmul_error_messages": "engine/ops/linalg.py matmul: a float32 @ float64 (or int64 @ float32) product "
+                                 "silently promotes (PyTorch: RuntimeError 'expected m1 and m2 to have the same "
+                                 "dtype, but got: float != double', 'dot : expected both vectors to have same "
+                                 "dtype...'); 1-D, matrix-vector and bmm size errors all read 'mat1 and mat2 shapes "
+                                 "cannot be multiplied (1x3 and 4x1)' (PyTorch: 'inconsistent tensor size...', "
+                                 "'size mismatch, got input (2), mat (2x3), vec (2)', 'Expected size for first two "
+                                 "dimensions of batch2 tensor...'), and batch dims that do not broadcast let numpy's "
+                                 "ValueError escape",
+    "132_int_cast_of_grad_tensor": "engine/tensor.py Tensor.to / engine/ops/elementwise.py to_dtype: .int(), .long(), "
+                                   ".bool() of a tensor that requires grad keep grad_fn=<ToCopyBackward0> and "
+                                   "requires_grad True (PyTorch: an integer or bool result has no autograd history)",
+    "133_cat_size_message": "engine/ops/movement.py cat: 'Expected size [2, 3] but got size [2, 2] for a tensor in "
+                            "the list' (PyTorch: 'Expected size 3 but got size 2 for tensor number 1 in the list.', "
+                            "the sizes of the mismatched dimension and the tensor's index)",
+    "134_mse_target_grad_zero_sign": "engine/functional.py mse_loss: the target's gradient is the negated input "
+                                     "gradient, so where input == target it is -0. and prints -0.0000 (PyTorch "
+                                     "computes 2 (target - input) grad / n: 0.0000)",
+    "135_cross_entropy_3d_grad_fn": "engine/ops/nn.py nll_loss: (N, C, L) input is NllLossBackward0 (PyTorch: "
+                                    "NllLoss2DBackward0 for every input of more than 2 dims; only 4-D is handled)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).

@@ -191,3 +191,23 @@ def test_size_stays_a_size_under_tuple_operations():
     assert s[0] == 2 and type(s[0]) is int and s == (2, 3) and hash(s) == hash((2, 3))
     with pytest.raises(TypeError, match="not list"):
         s + [4]
+
+
+@pytest.mark.parametrize("data,dtype", [
+    ("np.float64(2.5)", "torch.float64"), ("[np.float64(1.5), 2.0]", "torch.float64"),
+    ("[np.float32(1), 2.0]", "torch.float32"), ("np.int32(3)", "torch.int32"), ("[np.int32(1), 2]", "torch.int64"),
+    ("[np.int32(1), 2.5]", "torch.float32"), ("[torch.tensor(1.0, dtype=torch.float64), torch.tensor(2.0)]",
+                                               "torch.float64"),
+    ("[torch.tensor(1), torch.tensor(2.5)]", "torch.float32"), ("[[1.0, 2], [3, 4]]", "torch.float32"),
+    ("[True, 2]", "torch.int64"), ("[]", "torch.float32"), ("np.array([1], dtype=np.int32)", "torch.int32"),
+])
+def test_tensor_infers_the_dtype_pytorch_does(run, data, dtype):
+    # PyTorch promotes the elements' dtypes; numpy scalars and tensors keep theirs, Python floats are float32.
+    assert _stdout(run, f"import numpy as np\nimport torch\nprint(torch.tensor({data}).dtype)") == dtype + "\n"
+
+
+def test_isclose_is_elementwise_allclose(run):
+    out = _stdout(run, "import torch\na = torch.tensor([1.0, 2.0, float('nan')])\n"
+                       "print(torch.isclose(a, torch.tensor([1.0, 2.1, float('nan')])))\n"
+                       "print(torch.isclose(a, a, equal_nan=True), torch.isclose(a, a + 0.05, atol=0.1).dtype)")
+    assert out == "tensor([ True, False, False])\ntensor([True, True, True]) torch.bool\n"

@@ -66,6 +66,11 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     return _builtin_bool(_np.allclose(input.array, other.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """allclose elementwise: a bool tensor (no gradient, as every comparison)."""
+    return _EngineTensor(_np.isclose(input.array, other.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
 def equal(input: Tensor, other: Tensor):
     """Same shape and the same values (a Python bool)."""
     return input.array.shape == other.array.shape and _builtin_bool((input.array == other.array).all())

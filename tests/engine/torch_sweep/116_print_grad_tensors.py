@@ -1,0 +1,21 @@
+# Printing tensors that carry autograd information: leaves with requires_grad, results with grad_fn, float64, 0-d.
+import torch
+
+a = torch.tensor(1.5, requires_grad=True)
+b = torch.tensor([[1.0, -2.0], [3.0, 4.5]], requires_grad=True)
+c = torch.tensor([0.1, 0.2], dtype=torch.float64, requires_grad=True)
+print(a)
+print(b)
+print(c)
+print(a * 2, a + b, b.sum(), b.mean(1), c * 3, (c * 3).sum())
+print(b @ b, b.t(), b.view(4), b[0], b.exp(), b.relu(), torch.sigmoid(b))
+print(b.reshape(1, 2, 2) * 1e6, b * 1e-6)
+print(torch.arange(1200.0, requires_grad=True) * 2)
+print(torch.zeros(0, requires_grad=True), torch.zeros(2, 0, requires_grad=True) + 1)
+print(torch.zeros(3, requires_grad=True).sum(), torch.ones(2, 2, 2, requires_grad=True) * torch.tensor([1.0, 2.0]))
+print([a * 2, c.sum()])
+print(c.double() * 1e10, (c * 100).detach())
+print(torch.tensor([1.0, 2.0], requires_grad=True).to(torch.float64))
+print(b.max(dim=0))
+x = torch.tensor([[0.0012345, 123.456], [-7.0, 0.5]], requires_grad=True)
+print(x * 1, (x * 1).detach().int(), x.detach().bool(), x.data.long())
