@@ -248,18 +248,25 @@ class Module:
         return mod
 
     def get_buffer(self, target: str) -> Tensor:
-        path, _, name = target.rpartition(".")
-        mod = self.get_submodule(path)
+        mod, name = self._owner_of(target)
         if name not in mod._buffers:
-            raise AttributeError(f"{mod._get_name()} has no buffer `{name}`")
+            raise AttributeError(f"`{name}` is not a buffer")
         return mod._buffers[name]
 
     def get_parameter(self, target: str) -> Parameter:
+        mod, name = self._owner_of(target)
+        if name not in mod._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return mod._parameters[name]
+
+    def _owner_of(self, target: str):
+        """The submodule holding the attribute `target` names, and the attribute's name (PyTorch's words
+        when the attribute does not exist at all; the caller checks it is the right kind)."""
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
-        return mod._parameters[name]
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        return mod, name
 
     # ---- names for the recorder ----
     def _set_qualname(self, path: str) -> None:

@@ -55,7 +55,7 @@ def test_unsupported_names_fail_loudly(run):
     for code, name in [("import torch\ntorch.fft.fft(torch.ones(2))\n", "torch.fft"),
                        ("import torch.nn as nn\nnn.ConvTranspose2d(2, 2, 3)\n", "torch.nn.ConvTranspose2d"),
                        ("import torch\ntorch.optim.LBFGS\n", "torch.optim.LBFGS"),
-                       ("import torch\ntorch.nn.init.orthogonal_\n", "torch.nn.init.orthogonal_")]:
+                       ("import torch\ntorch.nn.init.sparse_\n", "torch.nn.init.sparse_")]:
         record = run(code)
         assert not record["ok"]
         err = record["error"]
