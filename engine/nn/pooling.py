@@ -44,14 +44,18 @@ class AvgPool2d(Module):
 def adaptive_avg_pool2d(input, output_size):
     """Output size 1 is a mean over H and W (what PyTorch itself computes, grad_fn MeanBackward1);
     other sizes are the adaptive_avg_pool2d op (PyTorch's bins, AdaptiveAvgPool2DBackward0)."""
-    out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-    if input.ndim not in (3, 4) or 0 in input.array.shape[-3:]:
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.array.shape)}")
+    if input.ndim < 3:          # torch.nn.functional's own check, before the op's
+        raise ValueError("Input dimension should be at least 3")
+    sizes = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     h, w = input.array.shape[-2:]
-    out_h, out_w = h if out_h is None else int(out_h), w if out_w is None else int(out_w)
-    if (out_h, out_w) == (1, 1):
+    sizes = (h if sizes[0] is None else int(sizes[0]), w if sizes[1] is None else int(sizes[1]))
+    if input.array.dtype.kind != "f":
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for \'{F._type_word(input)}\'')
+    if sizes == (1, 1) and input.ndim in (3, 4) and h and w:
         return F.mean(input, dim=(-2, -1), keepdim=True)
-    return apply("adaptive_avg_pool2d", input, output_size=(out_h, out_w))
+    return apply("adaptive_avg_pool2d", input, output_size=sizes)
 
 
 class AdaptiveAvgPool2d(Module):

@@ -26,10 +26,18 @@ def _pool_matrices(h: int, w: int, out_h: int, out_w: int, dtype):
 
 
 def _check(shape, output_size):
-    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+    """PyTorch's checks (adaptive_avg_pool2d's C++ ones), in its words."""
+    if len(shape) not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(shape)}")
-    if len(output_size) != 2 or min(output_size) < 0:
+    for d in (len(shape) - 2, len(shape) - 1):
+        if shape[d] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(shape)} with dimension {d} being empty")
+    if len(output_size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if min(output_size) < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{output_size[0]}, {output_size[1]}}}")
 
 
 def _pool_forward(x, output_size):

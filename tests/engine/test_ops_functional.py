@@ -285,6 +285,35 @@ def test_small_cnn_end_to_end_gradients_match_finite_differences():
         np.testing.assert_allclose(params[name].grad.array, numeric, rtol=1e-5, atol=1e-7, err_msg=name)
 
 
+def test_fused_layers_print_pytorchs_grad_fn_names():
+    """One op each where PyTorch runs one fused kernel; adaptive pooling to 1x1 is a mean, as in PyTorch."""
+    from engine.nn.pooling import adaptive_avg_pool2d
+    x = t(rng.standard_normal((4, 3)), True)
+    img = t(rng.standard_normal((1, 2, 5, 5)), True)
+    names = {
+        "LeakyReluBackward0": F.leaky_relu(x, 0.1), "SiluBackward0": F.silu(x),
+        "NativeLayerNormBackward0": F.layer_norm(x, (3,)),
+        "NativeBatchNormBackward0": F.batch_norm(x, None, None, training=True),
+        "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d(img, (2, 3)), "MeanBackward1": adaptive_avg_pool2d(img, 1),
+        "SortBackward0": F.sort(x, dim=0).values, "TopkBackward0": F.topk(x, 2).values,
+        "SmoothL1LossBackward0": F.smooth_l1_loss(x, t(np.zeros((4, 3)))),
+        "HuberLossBackward0": F.huber_loss(x, t(np.zeros((4, 3)))),
+        "DivBackward1": F.cross_entropy(x, t(np.full((4, 3), 1 / 3))),
+    }
+    for name, out in names.items():
+        assert out.grad_fn.name == name
+
+
+def test_adaptive_avg_pool_bins_overlap_as_pytorchs():
+    """Cell i of m over n rows averages rows floor(i n / m) .. ceil((i + 1) n / m) - 1."""
+    from engine.nn.pooling import adaptive_avg_pool2d
+    x = rng.standard_normal((1, 1, 5, 3))
+    out = adaptive_avg_pool2d(t(x), (3, 2)).array[0, 0]
+    rows, cols = [(0, 2), (1, 4), (3, 5)], [(0, 2), (1, 3)]
+    want = [[x[0, 0, r0:r1, c0:c1].mean() for c0, c1 in cols] for r0, r1 in rows]
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
 def test_sort_topk_argsort():
     x = t(np.array([[3.0, 1.0, 2.0], [0.5, 2.5, -1.0]]), True)
     values, indices = F.sort(x, dim=1, descending=True)
@@ -360,6 +389,43 @@ _REFUSED += [     # dtypes that do not match the parameters' (a float64 batch fr
     (lambda: F.gelu(t(np.array([1], np.int32))), NotImplementedError, "\"GeluKernelImpl\" not implemented for 'Int'"),
     (lambda: F.cross_entropy(_ones(2, 3), t(np.array([0, 1])), label_smoothing=1.5), RuntimeError,
      "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+]
+
+
+_REFUSED += [     # the fused ops' own checks, as PyTorch words them
+    (lambda: F.layer_norm(_ones(2, 4), (4,), _ones(3)), RuntimeError,
+     "Expected weight to be of same shape as normalized_shape, but got weight of shape [3] and "
+     "normalized_shape = [4]"),
+    (lambda: F.layer_norm(t(np.ones((2, 3), np.int64)), (3,)), NotImplementedError,
+     "\"LayerNormKernelImpl\" not implemented for 'Long'"),
+    (lambda: F.batch_norm(_ones(3, 2), None, None, training=False), RuntimeError,
+     "running_mean must be defined in evaluation mode"),
+    (lambda: F.batch_norm(_ones(4), None, None, training=True), IndexError, "Dimension out of range"),
+    (lambda: F.smooth_l1_loss(t(np.array([1, 2])), t(np.array([1, 3]))), NotImplementedError,
+     "\"smooth_l1_cpu\" not implemented for 'Long'"),
+    (lambda: F.huber_loss(t(np.array([1, 2])), t(np.array([1, 3]))), NotImplementedError,
+     "\"huber_cpu\" not implemented for 'Long'"),
+    (lambda: F.silu(t(np.array([1, 2]))), NotImplementedError, "\"silu_cpu\" not implemented for 'Long'"),
+    (lambda: F.leaky_relu(t(np.array([1, 2]))), NotImplementedError, "\"leaky_relu_cpu\" not implemented"),
+]
+
+
+def _adaptive_pool(*args):
+    from engine.nn.pooling import adaptive_avg_pool2d
+    return adaptive_avg_pool2d(*args)
+
+
+_REFUSED += [
+    (lambda: _adaptive_pool(_ones(3, 3), (2, 2)), ValueError, "Input dimension should be at least 3"),
+    (lambda: _adaptive_pool(_ones(1, 1, 2, 3, 3), (2, 2)), RuntimeError,
+     "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [1, 1, 2, 3, 3]"),
+    (lambda: _adaptive_pool(_ones(2, 3, 0, 3), (2, 2)), RuntimeError,
+     "but input has sizes [2, 3, 0, 3] with dimension 2 being empty"),
+    (lambda: _adaptive_pool(_ones(1, 2, 3, 3), (2, 2, 2)), RuntimeError, "adaptive_avg_pool2d: output_size must be 2"),
+    (lambda: _adaptive_pool(_ones(1, 2, 3, 3), (-1, 2)), RuntimeError,
+     "elements of output_size must be greater than or equal to 0 but received {-1, 2}"),
+    (lambda: _adaptive_pool(t(np.ones((1, 2, 3, 3), np.int64)), (2, 2)), NotImplementedError,
+     "\"adaptive_avg_pool2d\" not implemented for 'Long'"),
 ]
 
 
