@@ -36,12 +36,62 @@ def _infer_dtype(arr: np.ndarray) -> np.dtype:
     raise TypeError(f"can't convert values of type {arr.dtype} to a tensor")
 
 
-def _unwrap(data):
+def _unwrap(data, nested: bool = False):
+    """Tensors to arrays. Inside a list PyTorch takes a tensor as a number: it must have one element."""
     if isinstance(data, Tensor):
-        return data.array
+        if not nested:
+            return data.array
+        if data.array.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data.array.reshape(())
     if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
+        if _PLAIN_NUMBERS.issuperset(map(type, data)):
+            return data         # the common case, a list of Python numbers: nothing to unwrap
+        return [_unwrap(d, True) for d in data]
     return data
+
+
+_PLAIN_NUMBERS = frozenset((float, int, bool))
+_PLAIN_DTYPES = {frozenset((bool,)): np.dtype(np.bool_), frozenset((int,)): np.dtype(np.int64),
+                 frozenset((int, bool)): np.dtype(np.int64)}
+
+
+def _is_sequence(x) -> bool:
+    return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _raise_unconvertible(data, unwrapped):
+    """PyTorch's error for data numpy could not make a numeric array of: lists of unequal lengths
+    (checked depth first, as PyTorch walks them), a sequence where a number belongs, other objects."""
+    sizes, probe = [], unwrapped
+    while _is_sequence(probe):
+        sizes.append(len(probe))
+        if not len(probe):
+            break
+        probe = probe[0]
+
+    def check(seq, dim):
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        for item in seq:
+            if dim + 1 < len(sizes):
+                if not _is_sequence(item):
+                    raise TypeError("not a sequence")
+                check(item, dim + 1)
+            elif _is_sequence(item):
+                raise TypeError(f"must be real number, not {type(item).__name__}")
+
+    if sizes:
+        check(unwrapped, 0)
+    leaves = [data]
+    while leaves and isinstance(leaves[0], (list, tuple)):
+        leaves = [leaf for seq in leaves for leaf in seq]
+    odd = next((leaf for leaf in leaves if not isinstance(leaf, (int, float, np.generic, np.ndarray, Tensor))), None)
+    if isinstance(odd, str):
+        if odd is data or any(not isinstance(x, str) for x in leaves):
+            raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("too many dimensions 'str'")
+    raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
 
 
 def _data_dtype(data):
@@ -54,6 +104,9 @@ def _data_dtype(data):
     if isinstance(data, (np.ndarray, np.generic)):
         return data.dtype if data.dtype.kind in "biuf" else None
     if isinstance(data, (list, tuple)):
+        kinds = frozenset(map(type, data))
+        if kinds and _PLAIN_NUMBERS.issuperset(kinds):     # Python numbers only: no per-element work
+            return _PLAIN_DTYPES.get(kinds, DEFAULT_FLOAT)
         found = [d for d in map(_data_dtype, data) if d is not None]
         return promote(*found) if found else None
     if isinstance(data, bool):
@@ -66,7 +119,14 @@ def _data_dtype(data):
 
 
 def tensor(data, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
-    arr = np.asarray(_unwrap(data))
+    unwrapped = _unwrap(data)
+    try:
+        arr = np.asarray(unwrapped)
+    except ValueError:          # numpy's "inhomogeneous shape"
+        _raise_unconvertible(data, unwrapped)
+        raise
+    if arr.dtype.kind not in "biuf":
+        _raise_unconvertible(data, unwrapped)
     if dtype is not None:
         target = _np_dtype(dtype)
     elif isinstance(data, np.ndarray):
@@ -78,12 +138,30 @@ def tensor(data, dtype=None, requires_grad: bool = False, device=None) -> Tensor
     return _make(np.array(arr, dtype=target, copy=True), requires_grad)
 
 
-def _sized(shape, size=None) -> tuple:
+def _sized(shape, size=None, name: str = "empty") -> tuple:
+    """The shape a factory was given (zeros(2, 3), zeros((2, 3)), zeros(size=...)), checked with
+    PyTorch's words: whole numbers only, none negative."""
     if size is not None:
         shape = (size,)
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+    packed = len(shape) == 1 and isinstance(shape[0], (tuple, list))
+    if packed:
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    for pos, dim in enumerate(shape):
+        if isinstance(dim, (float, np.floating)):
+            if not packed and len(shape) == 1:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not float")
+            if pos == 0:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                                f"element of type float at pos 0")
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos + 1} with error "
+                            f'"type must be tuple of ints,but got float"')
+    dims = tuple(int(s) for s in shape)
+    negative = [d for d in dims if d < 0]
+    if negative:
+        if name == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {list(dims)}")
+    return dims
 
 
 def _make(arr, requires_grad) -> Tensor:
@@ -97,25 +175,27 @@ def _make(arr, requires_grad) -> Tensor:
 
 
 def zeros(*shape, size=None, dtype=None, requires_grad=False, device=None) -> Tensor:
-    return _make(np.zeros(_sized(shape, size), _np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    return _make(np.zeros(_sized(shape, size, "zeros"), _np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
 def ones(*shape, size=None, dtype=None, requires_grad=False, device=None) -> Tensor:
-    return _make(np.ones(_sized(shape, size), _np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    return _make(np.ones(_sized(shape, size, "ones"), _np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
 def full(shape, fill_value, dtype=None, requires_grad=False, device=None) -> Tensor:
+    if isinstance(fill_value, Tensor):        # a 0-d tensor fills as its Python number
+        fill_value = fill_value.item()
     default = DEFAULT_FLOAT if isinstance(fill_value, float) else (
         np.dtype(np.bool_) if isinstance(fill_value, bool) else np.dtype(np.int64))
-    return _make(np.full(_sized((shape,)), fill_value, _np_dtype(dtype, default)), requires_grad)
+    return _make(np.full(_sized((shape,), name="full"), fill_value, _np_dtype(dtype, default)), requires_grad)
 
 
 def randn(*shape, size=None, dtype=None, requires_grad=False, device=None, generator=None) -> Tensor:
-    return _make(_rng.standard_normal(_sized(shape, size)).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    return _make(_rng.standard_normal(_sized(shape, size, "randn")).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
 def rand(*shape, size=None, dtype=None, requires_grad=False, device=None, generator=None) -> Tensor:
-    return _make(_rng.random(_sized(shape, size)).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    return _make(_rng.random(_sized(shape, size, "rand")).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, generator=None, requires_grad=False) -> Tensor:
@@ -125,6 +205,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, generator=None, 
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     return Tensor(_rng.integers(low, high, size=_sized((size,))).astype(_np_dtype(dtype, np.int64)))
 
 
@@ -144,8 +226,18 @@ def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None, requires_gr
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None) -> Tensor:
     if end is None:
         start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     is_float = any(isinstance(v, float) for v in (start, end, step))
     out_dtype = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT if is_float else np.int64))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if is_float and out_dtype.kind != "f":
+        # An integer range: PyTorch truncates the bounds and the step to integers first.
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
     values = np.arange(start, end, step)
     if out_dtype in _VECTOR_LANES and values.dtype.kind == "f":
         return _make(_arange_as_pytorch(float(start), float(step), len(values), out_dtype), requires_grad)
@@ -207,12 +299,14 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 def empty(*shape, size=None, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
     """Uninitialized in PyTorch (any values); zeros here, so runs are repeatable."""
-    return zeros(*shape, size=size, dtype=dtype, requires_grad=requires_grad)
+    return _make(np.zeros(_sized(shape, size, "empty"), _np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
 def linspace(start, end, steps: int, dtype=None, requires_grad=False, device=None) -> Tensor:
     start, end = (float(v.item()) if isinstance(v, Tensor) else v for v in (start, end))
     out_dtype = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT))
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     if out_dtype in _VECTOR_LANES and int(steps) > 0:
         return _make(_linspace_as_pytorch(start, end, int(steps), out_dtype), requires_grad)
     return _make(np.linspace(start, end, int(steps)).astype(out_dtype), requires_grad)
@@ -224,6 +318,9 @@ def logspace(start, end, steps: int, base: float = 10.0, dtype=None, requires_gr
 
 
 def eye(n: int, m: int | None = None, dtype=None, requires_grad=False, device=None) -> Tensor:
+    for label, count in (("n", n), ("m", m)):
+        if count is not None and count < 0:
+            raise RuntimeError(f"{label} must be greater or equal to 0, got {count}")
     return _make(np.eye(int(n), None if m is None else int(m), dtype=_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
 
 
@@ -246,6 +343,8 @@ def empty_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> 
 
 
 def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     return _make(np.full(t.array.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
 
 

@@ -100,6 +100,10 @@ KNOWN_BUGS: dict[str, str] = {
                                      "computes 2 (target - input) grad / n: 0.0000)",
     "135_cross_entropy_3d_grad_fn": "engine/ops/nn.py nll_loss: (N, C, L) input is NllLossBackward0 (PyTorch: "
                                     "NllLoss2DBackward0 for every input of more than 2 dims; only 4-D is handled)",
+    "139_relu_inplace_flag": "engine/nn/activation.py ReLU/LeakyReLU and engine/functional.py relu: inplace=True is "
+                             "kept for the repr but ignored, so the input is left unchanged and a new tensor is "
+                             "returned (PyTorch overwrites the input and returns it: `r is t`, and h prints the "
+                             "rectified values)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).

@@ -211,3 +211,22 @@ def test_isclose_is_elementwise_allclose(run):
                        "print(torch.isclose(a, torch.tensor([1.0, 2.1, float('nan')])))\n"
                        "print(torch.isclose(a, a, equal_nan=True), torch.isclose(a, a + 0.05, atol=0.1).dtype)")
     assert out == "tensor([ True, False, False])\ntensor([True, True, True]) torch.bool\n"
+
+
+def test_creation_takes_a_one_element_tensor_as_a_number(run):
+    out = _stdout(run, "import torch\nprint(torch.full((2,), torch.tensor(3.5)), torch.full_like(torch.ones(1), torch.tensor(2)))\n"
+                       "print(torch.tensor([torch.tensor([1.0]), torch.tensor(2.0)]), torch.arange(torch.tensor(2.5)))")
+    assert out == "tensor([3.5000, 3.5000]) tensor([2.])\ntensor([1., 2.]) tensor([0., 1., 2.])\n"
+
+
+@pytest.mark.parametrize("code,error", [
+    ("torch.arange(5, 0)", "RuntimeError: upper bound and lower bound inconsistent with step sign"),
+    ("torch.arange(0, 5, 0)", "RuntimeError: step must be nonzero"),
+    ("torch.tensor([[1, 2], [3]])", "ValueError: expected sequence of length 2 at dim 1 (got 1)"),
+    ("torch.tensor([1, None])", "RuntimeError: Could not infer dtype of NoneType"),
+    ("torch.ones(2, -1)", "RuntimeError: Trying to create tensor with negative dimension -1: [2, -1]"),
+    ("torch.rand(2.0)", "TypeError: rand(): argument 'size' (position 1) must be tuple of ints, not float"),
+])
+def test_creation_mistakes_raise_pytorchs_errors(run, code, error):
+    out = _stdout(run, f"import torch\ntry:\n    {code}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}')")
+    assert out == error + "\n"
