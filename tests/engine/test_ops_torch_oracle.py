@@ -81,7 +81,9 @@ def _affine(params, has_weight, has_bias):
 
 
 def _descending(x, indices, dim):
-    """Whether a sort/topk case's indices put the largest value first."""
+    """Whether a sort/topk case's indices put the largest value first (k = 0: either way)."""
+    if indices.shape[dim] == 0:
+        return False
     first, last = (torch.gather(x, dim, indices.narrow(dim, i, 1)) for i in (0, indices.shape[dim] - 1))
     return bool((first > last).all()) if indices.shape[dim] > 1 else bool((first == x.amax(dim, True)).all())
 
@@ -90,6 +92,11 @@ def _check_indices(result, indices):
     """PyTorch's values, after checking its indices are the case's (which the op reads as given)."""
     assert torch.equal(result.indices, indices)
     return result.values
+
+
+# Ops whose grad_fn name depends on which torch function called them (torch.bmm and torch.matmul of
+# the same 3-D operands record BmmBackward0 and UnsafeViewBackward0): the op case cannot say.
+CALLER_NAMED = {"matmul"}
 
 
 def _params():
@@ -113,4 +120,5 @@ def test_forward_and_gradients_equal_pytorchs(name, case):
     for i, g in zip(case.diff, grads):
         np.testing.assert_allclose(g.array, theirs_in[i].grad.numpy(), rtol=1e-8, atol=1e-10,
                                    err_msg=f"gradient of input {i}")
-    assert ours.grad_fn.name == type(theirs.grad_fn).__name__
+    if name not in CALLER_NAMED:
+        assert ours.grad_fn.name == type(theirs.grad_fn).__name__
