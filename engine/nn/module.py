@@ -28,13 +28,15 @@ class RemovableHandle:
     """What register_*_hook returns: `.remove()` takes the hook out again."""
     _next_id = 0
 
-    def __init__(self, hooks: dict):
+    def __init__(self, hooks: dict, *extra: dict):
         self._hooks = hooks
+        self._extra = extra          # per-hook flags (with_kwargs) kept beside the hooks
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self) -> None:
-        self._hooks.pop(self.id, None)
+        for table in (self._hooks, *self._extra):
+            table.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -67,7 +69,9 @@ class Module:
         set_(self, "_non_persistent_buffers_set", set())
         set_(self, "_modules", OrderedDict())
         set_(self, "_forward_hooks", OrderedDict())
+        set_(self, "_forward_hooks_with_kwargs", OrderedDict())
         set_(self, "_forward_pre_hooks", OrderedDict())
+        set_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         set_(self, "_backward_hooks", OrderedDict())
         set_(self, "_backward_pre_hooks", OrderedDict())
         set_(self, "_qualname", "")          # path from the model that owns it, e.g. "encoder.fc1"
@@ -77,7 +81,15 @@ class Module:
 
     # ---- calling ----
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+                continue
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
@@ -89,34 +101,49 @@ class Module:
             out = self.forward(*args, **kwargs)
         finally:
             nn_context.pop()
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, out)
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                result = hook(self, args, kwargs, out)
+            else:
+                result = hook(self, args, out)
             if result is not None:
                 out = result
         if backward_hooked:
             out = hooks.wrap_output(self, out, hook_pass)
         return out
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """hook(module, args, output) — or hook(module, args, kwargs, output) with_kwargs — after forward;
+        a result other than None replaces the output."""
+        if always_call:
+            raise UnsupportedError("register_forward_hook(always_call=True) is not supported by Dagscope.")
+        return self._add_hook(self._forward_hooks, hook, prepend, self._forward_hooks_with_kwargs, with_kwargs)
 
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """hook(module, args) — or hook(module, args, kwargs) with_kwargs — before forward; a result other
+        than None replaces the arguments."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, self._forward_pre_hooks_with_kwargs,
+                              with_kwargs)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_input, grad_output) once the gradients for the module's input are known."""
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return self._add_hook(self._backward_hooks, hook, prepend)
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_output) when the gradient for the module's output arrives."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    @staticmethod
+    def _add_hook(table: OrderedDict, hook: Callable, prepend: bool, flags: OrderedDict | None = None,
+                  flagged: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(table, *(() if flags is None else (flags,)))
+        table[handle.id] = hook
+        if prepend:
+            table.move_to_end(handle.id, last=False)       # runs before the hooks already there
+        if flagged:
+            flags[handle.id] = True
         return handle
 
     def register_backward_hook(self, hook):

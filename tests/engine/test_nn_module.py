@@ -188,6 +188,25 @@ def test_forward_hooks_and_pre_hooks():
     assert seen == [[4.0]]
 
 
+
+def test_hooks_with_kwargs_and_prepend():
+    class Scaled(nn.Module):
+        def forward(self, x, scale=1.0):
+            return x * scale
+    m = Scaled()
+    order = []
+    m.register_forward_hook(lambda mod, args, out: order.append("first"))
+    late = m.register_forward_hook(lambda mod, args, out: order.append("prepended"), prepend=True)
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {"scale": kwargs["scale"] * 10}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: out + kwargs["scale"], with_kwargs=True)
+    out = m(creation.tensor([1.0]), scale=2.0)
+    assert out.array.tolist() == [40.0] and order == ["prepended", "first"]
+    late.remove()
+    assert late.id not in m._forward_hooks
+    m.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, new_kwargs\\)"):
+        m(creation.tensor([1.0]), scale=2.0)
+
 def test_call_pushes_module_path():
     from engine import nn_context
     paths = []
