@@ -79,18 +79,36 @@ class set_grad_enabled(_SetGrad):
 
 # ---- graph nodes --------------------------------------------------------------------------------
 
+class NodeName(str):
+    """A node's name: text to the engine (`node.name`) and, called, PyTorch's `grad_fn.name()`."""
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        return str(self)
+
+
 class Node(weakref.ref):
     """A backward function (PyTorch's grad_fn): the op that made a tensor, its saved inputs, and
     `next_functions`, the nodes its gradients flow on to.
 
-    `record_node` makes one for every recorded op, so a node holds only what must be snapshotted
-    when the op runs; `next_functions` and `input_shapes` are derived from that on request. A
-    node *is* the weak reference to its output tensor (`node()`, or `node.out_ref()` as other
-    node kinds spell it): one object per recorded op rather than a node and a weakref."""
+    `record_node` makes one for every recorded op — the eager hot path — so a node stores only
+    what must be snapshotted when the op runs: its inputs (`saved`), its output's value, the
+    nodes its gradients go to (`edges`) and its place in the run (`seq`). The rest is shared:
+    each grad_fn name has its own subclass (`type(y.grad_fn).__name__ == "MulBackward0"`, as in
+    PyTorch), which carries the op and the name, and the fields most nodes never change are
+    class-level defaults, set per node only when they differ (an in-place op moving the output,
+    the recorder's source line). A node *is* the weak reference to its output tensor (`node()`):
+    one object per recorded op rather than a node and a weakref."""
 
-    # (No __dict__: an instance dict's storage would be allocated for every node.)
-    __slots__ = ("op", "name", "attrs", "saved", "out_data", "edges", "arrays", "versions",
-                 "out_version", "seq", "freed", "line", "module", "moved_out", "__weakref__")
+    __slots__ = ("saved", "out_data", "edges", "seq", "__dict__", "__weakref__")
+    op = None                        # the OpDef (set on each subclass)
+    name = NodeName("Node")          # PyTorch's grad_fn name (set on each subclass)
+    attrs: dict = {}                 # the op's attributes (shared and never mutated when empty)
+    versions = None                  # the inputs' version counters when the op ran; None if all 0
+    out_version = 0                  # the output's version counter when the op ran
+    moved_out = None                 # a weakref to the output, when an in-place op moved it
+    freed = False                    # backward ran without retain_graph: saved values are gone
+    line = module = None             # where the op ran in the user's code (set by the recorder)
     # Identity semantics, as every node kind: a weakref would hash and compare by its referent.
     __hash__ = object.__hash__
     __eq__ = object.__eq__
@@ -110,15 +128,21 @@ class Node(weakref.ref):
         """The output tensor, or None once it is gone."""
         return self() if self.moved_out is None else self.moved_out()
 
+    def rename(self, name: str) -> None:
+        """Show this node as `name` (an in-place op is AddBackward0 after `add_`, ZeroBackward0
+        after `zero_`): it becomes an instance of that name's class, with every field kept."""
+        self.__class__ = node_class(self.op, name)
+
     def __deepcopy__(self, memo):
-        """A copy with every field deep-copied, as for any object with slots, except the output
-        reference: it still finds this node's output, as the weakref it used to hold did."""
+        """A copy with every field deep-copied, except the output reference: it still finds this
+        node's output, as the weakref it used to hold did."""
         import copy
-        twin = Node(self)                # any live referent: the output is found via moved_out
+        twin = type(self)(self)          # any live referent: the output is found via moved_out
         memo[id(self)] = twin
-        for name in Node.__slots__:
-            if name not in ("moved_out", "__weakref__"):
-                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        for name in ("saved", "out_data", "edges", "seq"):
+            setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        for name, value in self.__dict__.items():
+            setattr(twin, name, copy.deepcopy(value, memo))
         twin.moved_out = self.out_ref
         return twin
 
@@ -133,7 +157,9 @@ class Node(weakref.ref):
 
     @property
     def input_shapes(self) -> tuple:
-        return tuple([a.shape for a in self.arrays])
+        """Each input's shape, read from the saved inputs as the vjp reads their values (an
+        in-place op keeps a tensor's shape: one that would broadcast it larger is refused)."""
+        return tuple([t.array.shape for t in self.saved])
 
     def __repr__(self) -> str:
         return f"<{self.name} object>"
@@ -235,46 +261,64 @@ class Node(weakref.ref):
 
 
 _next_seq = _seq.__next__
+# Keyed by the OpDef's id (and checked against the class's op): an OpDef replaced in OPS, as a
+# test may do, gets classes of its own.
+_NODE_CLASSES: dict = {}     # (id(op), grad_fn name) -> its Node subclass
+_OP_NODE_CLASS: dict = {}    # id(op) -> its Node subclass, for ops with one grad_fn name
+
+
+def node_class(op, name: str) -> type:
+    """The Node subclass for registered op `op` when its grad_fn is called `name` (made on first
+    use: PyTorch has one class per backward function, and so `type(grad_fn).__name__` is its name)."""
+    key = (id(op), name)
+    cls = _NODE_CLASSES.get(key)
+    if cls is None or cls.op is not op:
+        cls = _NODE_CLASSES[key] = type(name, (Node,), {"__slots__": (), "op": op, "name": NodeName(name),
+                                                        "__module__": __name__})
+    return cls
+
+
+def op_node_class(op, inputs: tuple, attrs: dict) -> type:
+    """The class of the node that records `op` applied to `inputs` (a name may depend on them)."""
+    cls = _OP_NODE_CLASS.get(id(op))
+    if cls is not None and cls.op is op:
+        return cls
+    name = op.grad_fn
+    if type(name) is str:
+        cls = _OP_NODE_CLASS[id(op)] = node_class(op, name)
+        return cls
+    return node_class(op, op.grad_fn_name(*inputs, **attrs))
 
 
 def record_node(op, inputs: tuple, attrs: dict, out) -> Node:
     """`out`'s grad_fn for registered op `op` applied to Tensors `inputs`. This runs once per
-    recorded op (the eager hot path), hence the unrolled common arities and no allocation that
-    can be avoided: the input version counters are snapshotted as `versions=None` when all are
-    0 (the common case)."""
-    node = Node(out)
-    node.op = op
-    name = op.grad_fn
-    node.name = name if type(name) is str else op.grad_fn_name(*inputs, **attrs)
-    node.attrs = attrs
+    recorded op (the eager hot path), hence the unrolled common arities and only the stores a
+    node needs: the input version counters are kept only when one is not 0."""
+    node = op_node_class(op, inputs, attrs)(out)
     node.saved = inputs                  # the input Tensors (kept alive until the graph is dropped)
     node.out_data = out.array
-    node.moved_out = None
+    if attrs:
+        node.attrs = attrs
     if len(inputs) == 2:
         a, b = inputs
         node.edges = ((a.grad_fn or gradient_edge(a)) if a.requires_grad else None,
                       (b.grad_fn or gradient_edge(b)) if b.requires_grad else None)
-        node.arrays = (a.array, b.array)
-        va, vb = a._version, b._version
-        node.versions = (va, vb) if va or vb else None
+        if a._version or b._version:     # in-place ops bump versions: see _check_versions
+            node.versions = (a._version, b._version)
     elif len(inputs) == 1:
         a = inputs[0]
         node.edges = ((a.grad_fn or gradient_edge(a)) if a.requires_grad else None,)
-        node.arrays = (a.array,)
-        va = a._version
-        node.versions = (va,) if va else None
-    else:                                # one loop, not three generator expressions
-        edges, arrays, versions = [], [], []
+        if a._version:
+            node.versions = (a._version,)
+    else:                                # one loop, not two generator expressions
+        edges, versions = [], []
         for t in inputs:
             edges.append((t.grad_fn or gradient_edge(t)) if t.requires_grad else None)
-            arrays.append(t.array)
             versions.append(t._version)
-        node.edges, node.arrays = tuple(edges), tuple(arrays)
-        node.versions = tuple(versions) if any(versions) else None
-    node.out_version = out._version      # in-place ops bump versions: see _check_versions
+        node.edges = tuple(edges)
+        if any(versions):
+            node.versions = tuple(versions)
     node.seq = _next_seq()
-    node.freed = False
-    node.line = node.module = None       # where the recorder runs, it annotates the node
     return node
 
 
@@ -282,7 +326,7 @@ class AccumulateGrad:
     """The sink node of a leaf tensor: adds the arriving gradient into `variable.grad`."""
 
     __slots__ = ("variable", "seq", "next_functions", "__weakref__", "line", "module")
-    name = "AccumulateGrad"
+    name = NodeName("AccumulateGrad")
     edges = ()                           # a sink: no gradient flows on
 
     def __init__(self, variable):
@@ -322,7 +366,7 @@ class _StepObservers:
 def _edges(node) -> tuple:
     """The nodes `node` sends gradients to (None for an input without grad), for any node kind:
     Node and AccumulateGrad keep them as `edges`; others (custom Functions) as next_functions."""
-    if type(node) is Node or type(node) is AccumulateGrad:
+    if isinstance(node, (Node, AccumulateGrad)):
         return node.edges
     return tuple([nxt for nxt, _ in node.next_functions])
 
@@ -334,7 +378,7 @@ def _dependencies(roots) -> dict:
     queued = set(stack)
     while stack:
         node = stack.pop()
-        for nxt in (node.edges if type(node) is Node else _edges(node)):
+        for nxt in (node.edges if isinstance(node, Node) else _edges(node)):
             if nxt is None:
                 continue
             if nxt in deps:
@@ -374,21 +418,6 @@ def _tensor_classes() -> tuple:
     return _TENSOR_CLASSES
 
 
-class _Shape:
-    """An input shape where the walk expects an input array (nodes other than Node list shapes)."""
-    __slots__ = ("shape",)
-
-    def __init__(self, shape):
-        self.shape = shape
-
-
-def _input_arrays(node) -> tuple:
-    """What the walk reads each input's recorded shape from: Node keeps the input arrays."""
-    if type(node) is Node:
-        return node.arrays
-    return tuple([_Shape(shape) for shape in node.input_shapes])
-
-
 def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     Tensor, TensorBuilder = _tensor_classes()
 
@@ -425,7 +454,8 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         cb(node, grad, ())
                 node = heappop(ready)[2] if ready else None
                 continue
-            if type(node) is Node:
+            is_node = isinstance(node, Node)
+            if is_node:
                 edges = node.edges
                 out = node() if node.moved_out is None else node.moved_out()
             else:
@@ -445,19 +475,21 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                     for cb in observers:
                         cb(node, grad, in_grads)
             if not retain_graph:
-                if type(node) is Node:
+                if is_node:
                     node.freed = True            # Node.release, inlined
                 else:
                     node.release()
             # The next node is the ready one made last (highest seq). Usually exactly one node
             # becomes ready and none was waiting (a chain): it runs next without the heap.
             after = None
-            for nxt, g, arr in zip(edges, in_grads, node.arrays if type(node) is Node else _input_arrays(node)):
+            # (A Node reads its inputs' shapes from the inputs themselves: see Node.input_shapes.)
+            for nxt, g, src in zip(edges, in_grads, node.saved if is_node else node.input_shapes):
                 if nxt is None:
                     continue
                 if g is not None:
-                    if g.shape != arr.shape and tuple(g.shape) != tuple(arr.shape):   # _reduce_to_inputs, inlined
-                        g = builder.sum_to_size(g, shape=tuple(arr.shape))
+                    shape = src.array.shape if is_node else src
+                    if g.shape != shape and tuple(g.shape) != tuple(shape):   # _reduce_to_inputs, inlined
+                        g = builder.sum_to_size(g, shape=tuple(shape))
                     old = pending.get(nxt)
                     pending[nxt] = g if old is None else builder.add(old, g)
                 left = deps[nxt] - 1
@@ -470,7 +502,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                             heappush(ready, (-after.seq, id(after), after))
                             after = None
                         heappush(ready, (-nxt.seq, id(nxt), nxt))
-            g = old = arr = None         # drop loop references: a leaf may then keep its gradient uncopied
+            g = old = None               # drop loop references: a leaf may then keep its gradient uncopied
             node = after if after is not None else (heappop(ready)[2] if ready else None)
     finally:
         _GradMode.enabled = prev_mode
@@ -488,8 +520,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
 def _reduce_to_inputs(builder, node, in_grads) -> tuple:
     """Undo broadcasting: each input's gradient is summed down to that input's shape."""
     out = list(in_grads)
-    for i, (g, arr, nxt) in enumerate(zip(in_grads, _input_arrays(node), _edges(node))):
-        shape = arr.shape
+    for i, (g, shape, nxt) in enumerate(zip(in_grads, node.input_shapes, _edges(node))):
         if g is None:
             continue
         if nxt is None:

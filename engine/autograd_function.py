@@ -61,16 +61,18 @@ class FunctionCtx:
 
 
 class CustomNode:
-    """The grad_fn of a custom Function's output (same protocol as engine.autograd.Node)."""
+    """The grad_fn of a custom Function's output (same protocol as engine.autograd.Node). Each
+    Function has its own subclass, named as PyTorch names it (`SquareBackward`), which carries
+    the op description and the name: see `node_class`."""
 
-    __slots__ = ("op", "name", "fn_cls", "ctx", "saved", "out_data", "out_ref", "next_functions",
+    __slots__ = ("fn_cls", "ctx", "saved", "out_data", "out_ref", "next_functions",
                  "seq", "freed", "line", "module", "input_shapes", "arg_positions", "n_args",
                  "__weakref__")
+    op: CustomOp | None = None
+    name = autograd.NodeName("CustomNode")
 
     def __init__(self, fn_cls, ctx: FunctionCtx, args: tuple, out: Tensor):
         self.fn_cls = fn_cls
-        self.op = _custom_op(fn_cls)
-        self.name = self.op.name + "Backward"
         self.ctx = ctx
         self.n_args = len(args)
         positions, saved, shapes, edges = [], [], [], []
@@ -141,17 +143,20 @@ class CustomNode:
         return tuple(grads)
 
 
-def _custom_op(fn_cls) -> CustomOp:
-    """The node's op description, made once per Function class."""
-    op = _CUSTOM_OPS.get(fn_cls)
-    if op is None:
+def node_class(fn_cls) -> type:
+    """The CustomNode subclass of Function `fn_cls` (`<Name>Backward`, holding the op description
+    the recorder reads), made once per Function class."""
+    cls = _NODE_CLASSES.get(fn_cls)
+    if cls is None:
         name = fn_cls.__name__
-        op = _CUSTOM_OPS[fn_cls] = CustomOp(name, f"{name}.forward(ctx, ...) (custom autograd.Function)",
-                                            f"{name}.backward(ctx, grad) (user-written)")
-    return op
+        op = CustomOp(name, f"{name}.forward(ctx, ...) (custom autograd.Function)",
+                      f"{name}.backward(ctx, grad) (user-written)")
+        cls = _NODE_CLASSES[fn_cls] = type(name + "Backward", (CustomNode,), {
+            "__slots__": (), "op": op, "name": autograd.NodeName(name + "Backward"), "__module__": __name__})
+    return cls
 
 
-_CUSTOM_OPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_NODE_CLASSES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _expandable(shape, target) -> bool:
@@ -234,7 +239,7 @@ def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> Custo
     """Make `out` (a new Tensor) the differentiable output of Function `cls` applied to `args`:
     its grad_fn runs `cls.backward(ctx, grad)`. Also the direct path of a runner that computes its
     forward itself (engine.capture.compiler.AutogradRunner: compiled graphs)."""
-    node = CustomNode(cls, ctx, args, out)
+    node = node_class(cls)(cls, ctx, args, out)
     if record.current() is not None:
         from engine.nn_context import current_module_path
         node.line = record.user_line()

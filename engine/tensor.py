@@ -19,15 +19,14 @@ VALUE_READ_OBSERVERS: list = []
 
 
 class Tensor:
-    # Every op creates a Tensor, so construction sets only the fields autograd reads per op and
-    # per backward step (slots: reading a class-level default through an instance is a slow,
-    # unspecialised lookup); the rarely used ones live in the instance __dict__ when set, with
-    # these class-level defaults otherwise.
-    __slots__ = ("array", "requires_grad", "grad", "grad_fn", "_version", "_hooks", "_retains_grad",
-                 "__dict__", "__weakref__")
+    # Every op creates a Tensor, so construction stores only the fields every op reads (slots);
+    # the others live in the instance __dict__ once set, with these class-level defaults before.
+    __slots__ = ("array", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
     # _version: bumped by every in-place op, as PyTorch's version counter
-    # _hooks: register_hook callbacks (a list once one is registered)
     __array_priority__ = 1000       # so `np.float32(2) * t` defers to Tensor.__rmul__
+    grad = None                     # the accumulated gradient (a leaf's, or a retain_grad() tensor's)
+    _hooks = ()                     # register_hook callbacks (a list once one is registered)
+    _retains_grad = False
     _accumulator = None             # weakref to the leaf's AccumulateGrad node
     _is_scalar = False              # a constant made from a Python scalar (weakly typed)
     _module = None                  # owning module path and parameter name, set by nn.Module
@@ -36,11 +35,8 @@ class Tensor:
     def __init__(self, data, requires_grad: bool = False):
         self.array = data if type(data) is np.ndarray else np.asarray(data)
         self.requires_grad = requires_grad
-        self.grad = None
         self.grad_fn = None
         self._version = 0
-        self._hooks = ()
-        self._retains_grad = False
 
     # ---- properties ----
     @property
@@ -518,7 +514,7 @@ class Tensor:
             out.grad_fn.out_ref = weakref.ref(self)
             out.grad_fn.out_version = self._version      # the node's output is now this tensor
             if node_name:
-                out.grad_fn.name = node_name
+                out.grad_fn.rename(node_name)
         return self
 
     def _needs_graph(self, *others) -> bool:
@@ -665,6 +661,8 @@ _SAME_DTYPE_UFUNCS = {name: op.extra["same_dtype_ufunc"] for name, op in OPS.ite
                       if "same_dtype_ufunc" in op.extra}
 _GradMode = autograd._GradMode
 _record_node = autograd.record_node
+_gradient_edge = autograd.gradient_edge
+_next_seq = autograd._next_seq
 _NO_ATTRS: dict = {}     # shared by the nodes of attribute-less binary ops (nothing mutates a node's attrs)
 
 def as_tensor_like(x, inputs: tuple) -> Tensor:
@@ -708,9 +706,9 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
         data = op.forward(*[t.array for t in tensors], **attrs)
     out = _new(Tensor)
     out.array = data if type(data) is np.ndarray else np.asarray(data)
-    out.requires_grad = out._retains_grad = False
-    out.grad = out.grad_fn = None
-    out._version, out._hooks = 0, ()
+    out._version = 0
+    out.requires_grad = False
+    out.grad_fn = None
     if op.differentiable and _GradMode.enabled:
         for t in tensors:
             if t.requires_grad:
@@ -729,6 +727,9 @@ def _binary_operator(name: str):
     op = OPS[name]
     ufunc = _SAME_DTYPE_UFUNCS.get(name)
     forward, differentiable, ndarray = op.forward, op.differentiable, np.ndarray
+    # The node class, when the op's grad_fn name does not depend on its inputs: record_node is then
+    # inlined below (this is the hottest path of a recorded program).
+    node_class = autograd.node_class(op, op.grad_fn) if differentiable and type(op.grad_fn) is str else None
 
     def operator(self, other):
         if type(other) is not Tensor or type(self) is not Tensor:
@@ -736,13 +737,25 @@ def _binary_operator(name: str):
         x, y = self.array, other.array
         data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else forward(x, y)
         out = _new(Tensor)
-        out.array = data if type(data) is ndarray else np.asarray(data)
-        out.requires_grad = out._retains_grad = False
-        out.grad = out.grad_fn = None
-        out._version, out._hooks = 0, ()
+        out.array = data = data if type(data) is ndarray else np.asarray(data)
+        out._version = 0
         if (self.requires_grad or other.requires_grad) and differentiable and _GradMode.enabled:
             out.requires_grad = True
-            out.grad_fn = _record_node(op, (self, other), _NO_ATTRS, out)
+            if node_class is None:
+                out.grad_fn = _record_node(op, (self, other), _NO_ATTRS, out)
+            else:                        # record_node, inlined
+                node = node_class(out)
+                node.saved = (self, other)
+                node.out_data = data
+                node.edges = ((self.grad_fn or _gradient_edge(self)) if self.requires_grad else None,
+                              (other.grad_fn or _gradient_edge(other)) if other.requires_grad else None)
+                if self._version or other._version:
+                    node.versions = (self._version, other._version)
+                node.seq = _next_seq()
+                out.grad_fn = node
+        else:
+            out.requires_grad = False
+            out.grad_fn = None
         if OP_OBSERVERS:
             for observer in OP_OBSERVERS:
                 observer(op, (self, other), {}, out)

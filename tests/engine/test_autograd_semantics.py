@@ -132,3 +132,44 @@ def test_grad_fn_names_and_next_functions():
     mul = y.grad_fn.next_functions[0][0]
     assert mul.name == "MulBackward0"
     assert mul.next_functions[0][0].name == "AccumulateGrad"
+
+
+def test_each_grad_fn_name_is_a_class_and_name_is_also_a_method():
+    """PyTorch has one class per backward function, and grad_fn.name() is a method."""
+    x = _x()
+    y = (x * 2).sum()
+    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SumBackward0"
+    mul = y.grad_fn.next_functions[0][0]
+    assert type(mul).__name__ == mul.name() == "MulBackward0"
+    assert isinstance(mul, autograd.Node) and type(mul) is not type(y.grad_fn)
+    acc = mul.next_functions[0][0]
+    assert type(acc).__name__ == acc.name() == "AccumulateGrad"
+    assert type((x * 3).grad_fn) is type(mul)        # one class per name, made once
+
+
+def test_an_inplace_op_renames_the_node_and_keeps_its_fields():
+    x = _x()
+    y = x * 1
+    y.zero_()
+    assert type(y.grad_fn).__name__ == y.grad_fn.name == "ZeroBackward0"
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.array, np.zeros(3, np.float32))
+
+
+def test_a_custom_function_node_is_named_after_the_function():
+    class Square(torch_autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, g):
+            (t,) = ctx.saved_tensors
+            return 2 * t * g
+
+    x = _x()
+    y = Square.apply(x)
+    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SquareBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.array, 2 * x.array)
