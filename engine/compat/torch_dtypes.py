@@ -1,16 +1,21 @@
 """torch dtypes (`torch.float32` ...) as thin names over numpy dtypes."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "is_complex")
 
     def __init__(self, name: str, np_dtype):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self.is_complex = False
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -51,3 +56,42 @@ def to_numpy(d) -> np.dtype:
     if d is builtins.bool:
         return np.dtype(np.bool_)
     return np.dtype(d)
+
+
+class finfo:
+    """torch.finfo: the limits of a floating dtype (float32 when none is given)."""
+
+    def __init__(self, type: dtype = float32):
+        if not type.is_floating_point:
+            # (PyTorch's message names the class where it means the dtype: copied as it reads)
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        info = np.finfo(type.np)
+        self.dtype = type.name
+        self.bits = info.bits
+        self.eps, self.max, self.min = (builtins.float(v) for v in (info.eps, info.max, info.min))
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k):.6g}" for k in ("resolution", "min", "max", "eps",
+                                                                   "smallest_normal", "tiny"))
+        return f"finfo({fields}, dtype={self.dtype})"
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    def __init__(self, type: dtype):
+        if type.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            "'torch.iinfo'")
+        if type.np == np.bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = np.iinfo(type.np)
+        self.dtype = type.name
+        self.bits = info.bits
+        self.min, self.max = builtins.int(info.min), builtins.int(info.max)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -14,8 +14,8 @@ from engine.compat.torch._products import addmm, dot, ger, mv, outer
 from engine.compat.torch._selection import nonzero, where
 from engine.format import set_printoptions
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
-from engine.compat.torch_dtypes import (bool, double, dtype, float, float16, float32, float64, half, int,
-                                        int8, int16, int32, int64, long, short, uint8)
+from engine.compat.torch_dtypes import (bool, double, dtype, finfo, float, float16, float32, float64, half,
+                                        iinfo, int, int8, int16, int32, int64, long, short, uint8)
 from engine.compat.torch_size import Size
 from engine.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                              logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
