@@ -1,14 +1,17 @@
-"""Hand-lowered C kernels for the library ops of a classifier's loss, which no loop nest expresses.
+"""Hand-lowered C kernels for library ops that no loop nest expresses.
 
 `nll_loss` (forward: one log-probability gathered per row, then a masked sum or mean) and
 `gather_backward` with one index per row (its gradient: a row of zeros with the incoming
 gradient at the target) run as registry ops in ~15 numpy calls each, which on a batch of 64 cost
 more than the kernels around them (73 and 24 us against 1-2 us here). Both read integer indices:
 a kernel that finds one out of range writes a status word instead of memory it does not own, and
-the executor raises the error the registry's forward would raise.
+the executor raises the error the registry's forward would raise. `native_layer_norm` (a row's
+mean and variance, then every element of the row normalized, scaled and shifted) is three passes
+over each row; its numpy forward is a dozen array-sized temporaries.
 
 Each kernel takes one extra pointer after its outputs, `int64_t *status` (2 words: a flag and the
-offending index), which the executor allocates and checks.
+offending index), which the executor allocates and checks (layer norm reads no index: it never
+writes it).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import numpy as np
 from engine.codegen.kernel import C_DTYPES, Arg, Kernel, NotLowerable, contiguous_strides, describe
 from engine.ir.graph import CALL, Node
 
-LIBRARY_OPS = {"nll_loss", "gather_backward"}
+LIBRARY_OPS = {"nll_loss", "gather_backward", "native_layer_norm"}
 STATUS_WORDS = 2
 FLOATS = ("float32", "float64")
 
@@ -28,8 +31,7 @@ def lower_library(name: str, node: Node, input_strides: dict) -> Kernel:
         raise NotLowerable(f"{node.id}: no library kernel for {node.op or node.kind}")
     if any(str(v.dtype) not in C_DTYPES for v in node.inputs + node.outputs):
         raise NotLowerable(f"{node.id}: dtype without a C type")
-    check = _check_nll if node.op == "nll_loss" else _check_gather_backward
-    check(node)
+    _CHECKS[node.op](node)
     inputs = [Arg(v.id, np.dtype(v.dtype), tuple(v.shape)) for v in node.inputs]
     kernel = Kernel(name, tuple(node.inputs[0].shape), (), inputs,
                     [Arg(node.id, np.dtype(node.out.dtype), tuple(node.out.shape))], node_ids=[node.id])
@@ -37,7 +39,16 @@ def lower_library(name: str, node: Node, input_strides: dict) -> Kernel:
     kernel.library_attrs = dict(node.attrs)
     kernel.library_strides = [tuple(input_strides.get(v.id) or contiguous_strides(v.shape)) for v in node.inputs]
     kernel.library_comment = describe(node)
+    if node.op == "native_layer_norm" and not all(
+            _dense(a.shape, strides) for a, strides in zip(inputs, kernel.library_strides)):
+        raise NotLowerable(f"{node.id}: layer norm kernel reads row-major inputs")
     return kernel
+
+
+def _dense(shape, strides) -> bool:
+    """Row-major in memory (the stride of a size-1 dim does not matter)."""
+    return all(size == 1 or stride == want
+               for size, stride, want in zip(shape, strides, contiguous_strides(shape)))
 
 
 def _check_nll(node: Node) -> None:
@@ -47,6 +58,12 @@ def _check_nll(node: Node) -> None:
         raise NotLowerable(f"{node.id}: nll_loss kernel covers (N, C) log-probabilities, integer targets, no weight")
     if node.attrs.get("reduction", "mean") not in ("mean", "sum", "none"):
         raise NotLowerable(f"{node.id}: reduction {node.attrs.get('reduction')!r}")
+
+
+def _check_layer_norm(node: Node) -> None:
+    if str(node.inputs[0].dtype) not in FLOATS or any(v.dtype != node.inputs[0].dtype for v in node.inputs) or \
+            node.attrs.get("normalized_ndim", 0) < 1:
+        raise NotLowerable(f"{node.id}: layer norm kernel covers float inputs of one dtype")
 
 
 def _check_gather_backward(node: Node) -> None:
@@ -63,7 +80,7 @@ def _check_gather_backward(node: Node) -> None:
 
 def render_library(kernel: Kernel, c_types: dict, literal) -> list[str]:
     """The C body lines of a library kernel (c_render supplies its type names and literals)."""
-    return (_render_nll if kernel.library == "nll_loss" else _render_gather_backward)(kernel, c_types, literal)
+    return _RENDERERS[kernel.library](kernel, c_types, literal)
 
 
 def _render_nll(kernel: Kernel, c_types: dict, literal) -> list[str]:
@@ -117,6 +134,41 @@ def _render_gather_backward(kernel: Kernel, c_types: dict, literal) -> list[str]
             # g + 0: the sum np.add.at would store (it turns -0.0 into +0.0), as the registry does
             f"    out0[{at}] = ({t})(in0[k*{g_step}] + {zero});",
             "  }"]
+
+
+def _render_layer_norm(kernel: Kernel, c_types: dict, literal) -> list[str]:
+    """Per row of the normalized dims: the mean, the (biased) variance around it, both summed in
+    double, then out = (x - mean) * rstd in the row's type, times the weight, plus the bias."""
+    attrs = kernel.library_attrs
+    shape = kernel.inputs[0].shape
+    k = int(attrs["normalized_ndim"])
+    cols = int(np.prod(shape[len(shape) - k:], dtype=np.int64))
+    rows = int(np.prod(shape[:len(shape) - k], dtype=np.int64))
+    t = c_types[kernel.outputs[0].dtype.name]
+    weight = "in1" if attrs.get("has_weight") else None
+    bias = f"in{1 + bool(weight)}" if attrs.get("has_bias") else None
+    lines = [f"  /* {kernel.library_comment} */",
+             "  (void)status;   /* reads no index: nothing to report */",
+             f"  for (int64_t r = 0; r < {rows}; r++) {{",
+             f"    const {t} *x = in0 + r*{cols};",
+             f"    {t} *y = out0 + r*{cols};",
+             "    double acc = 0, sq = 0;",
+             f"    for (int64_t c = 0; c < {cols}; c++) acc += x[c];",
+             f"    const double mean = acc / (double){cols};",
+             f"    for (int64_t c = 0; c < {cols}; c++) {{ const double d = (double)x[c] - mean; sq += d * d; }}",
+             f"    const double rstd = 1.0 / sqrt(sq / (double){cols} + {float(attrs.get('eps', 1e-5))!r});",
+             f"    for (int64_t c = 0; c < {cols}; c++) {{",
+             f"      {t} v = ({t})(((double)x[c] - mean) * rstd);"]
+    if weight:
+        lines.append(f"      v = v * {weight}[c];")
+    if bias:
+        lines.append(f"      v = v + {bias}[c];")
+    return lines + ["      y[c] = v;", "    }", "  }"]
+
+
+_CHECKS = {"nll_loss": _check_nll, "gather_backward": _check_gather_backward, "native_layer_norm": _check_layer_norm}
+_RENDERERS = {"nll_loss": _render_nll, "gather_backward": _render_gather_backward,
+              "native_layer_norm": _render_layer_norm}
 
 
 def status_error(kernel: Kernel, status: np.ndarray) -> Exception:

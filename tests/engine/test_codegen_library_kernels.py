@@ -1,5 +1,6 @@
-"""The hand-lowered C kernels of a classifier's loss (nll_loss forward, gather_backward) against the
-reference interpreter: reductions, ignored targets, index dtypes, transposed inputs, bounds errors."""
+"""The hand-lowered C kernels (nll_loss forward, gather_backward, native_layer_norm) against the
+reference interpreter: reductions, ignored targets, index dtypes, transposed inputs, bounds errors,
+optional affine parameters."""
 import numpy as np
 import pytest
 
@@ -115,11 +116,50 @@ def test_uncovered_cases_stay_library_ops():
     np.testing.assert_allclose(compiled(*args)[0], interpreter.run(g, args)[0], rtol=1e-6)
 
 
+def _layer_norm_graph(shape, normalized_ndim, dtype, weight=True, bias=True, transposed=False):
+    g = Graph("layer_norm")
+    x = g.placeholder("x", shape[::-1] if transposed else shape, dtype)
+    if transposed:
+        x = g.call("permute", x, dims=tuple(range(len(shape)))[::-1])
+    params = [g.placeholder(name, shape[len(shape) - normalized_ndim:], dtype)
+              for name, present in (("weight", weight), ("bias", bias)) if present]
+    g.output(g.call("native_layer_norm", x, *params, normalized_ndim=normalized_ndim, eps=1e-5,
+                    has_weight=weight, has_bias=bias))
+    return g
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,normalized_ndim,weight,bias", [
+    ((5, 8), 1, True, True), ((2, 3, 4), 2, False, False), ((3, 6), 1, True, False), ((7,), 1, False, True),
+    ((0, 4), 1, True, True)])
+def test_layer_norm_kernel_matches_the_interpreter(shape, normalized_ndim, weight, bias, dtype):
+    rng = np.random.default_rng(3)
+    g = _layer_norm_graph(shape, normalized_ndim, dtype, weight, bias)
+    compiled = build(g, backend="c")
+    assert _library_kernels(compiled) == ["native_layer_norm"]
+    for _ in range(2):
+        args = [(rng.standard_normal(p.out.shape) * 3 + 1).astype(dtype) for p in g.placeholders]
+        (got,), (want,) = compiled(*args), interpreter.run(g, args)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_layer_norm_of_a_strided_input_stays_correct():
+    """A permuted input is either made row-major for the kernel or left to the registry's forward."""
+    rng = np.random.default_rng(4)
+    g = _layer_norm_graph((4, 6), 1, np.float32, transposed=True)
+    compiled = build(g, backend="c")
+    args = [rng.standard_normal(p.out.shape).astype(np.float32) for p in g.placeholders]
+    np.testing.assert_allclose(compiled(*args)[0], interpreter.run(g, args)[0], rtol=1e-5, atol=1e-6)
+
+
 def test_library_kernels_pass_the_sandbox_compile_broker_filter():
     broker = pytest.importorskip("app.sandbox.compile_broker")
     from engine.codegen.c_render import render_module
     units = build(_nll_graph(4, 3, "mean"), backend="c").current.units + \
-        build(_gather_backward_graph(1, (3, 4)), backend="c").current.units
+        build(_gather_backward_graph(1, (3, 4)), backend="c").current.units + \
+        build(_layer_norm_graph((3, 4), 1, np.float32), backend="c").current.units
     source = render_module([u.kernel for u in units if u.kind == "kernel"])
     directives = [line.strip() for line in source.splitlines() if line.lstrip().startswith("#")]
     for d in directives:
