@@ -101,6 +101,20 @@ def default_collate(batch):
                     f"found {type(first)}")
 
 
+def default_convert(data):
+    """What a DataLoader with batch_size=None does to each sample (PyTorch's default_convert): numpy
+    arrays and scalars become tensors, tuples become lists (namedtuples stay), containers are walked."""
+    if isinstance(data, (np.ndarray, np.generic)) and data.dtype.kind in "biuf":
+        return Tensor(np.asarray(data))
+    if isinstance(data, dict):
+        return {k: default_convert(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, (tuple, list)):
+        return [default_convert(d) for d in data]
+    return data
+
+
 class DataLoader:
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool = False, sampler=None,
                  batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
@@ -111,7 +125,7 @@ class DataLoader:
                                    "use batch_size, shuffle and drop_last.")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
         self.drop_last, self.num_workers = drop_last, num_workers
-        self.collate_fn = collate_fn or default_collate
+        self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
 
     def __len__(self) -> int:
         n = len(self.dataset)
@@ -124,7 +138,7 @@ class DataLoader:
         order = creation.rng().permutation(n) if self.shuffle else np.arange(n)
         if self.batch_size is None:
             for i in order:
-                yield self.dataset[int(i)]
+                yield self.collate_fn(self.dataset[int(i)])
             return
         for start in range(0, n, self.batch_size):
             idx = order[start:start + self.batch_size]
