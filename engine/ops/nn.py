@@ -1,4 +1,6 @@
-"""Neural-network ops: softmax/log_softmax, conv2d (im2col), pooling, dropout and the losses.
+"""Neural-network ops: softmax/log_softmax, conv2d (im2col), pooling, dropout, the losses and
+division by a number (DivBackward1). The other fused families (activation, normalization,
+adaptive_pool, sorting) live in files of their own and register when this one is imported.
 
 Their backward helpers (conv2d_input_grad, conv2d_weight_grad, avg_pool2d_backward,
 max_pool2d_indices) are registered ops too, so a captured graph's backward is itself a graph.
@@ -444,7 +446,6 @@ register(OpDef(
     attrs=("reduction",), saves=(0, 1, 2, 3)))
 
 
-
 # ---- smooth L1 and Huber: quadratic near 0, linear beyond a threshold ------------------------------------
 
 def _robust_forward(a, b, reduction, threshold, square_divisor, linear_scale):
@@ -496,11 +497,11 @@ register(OpDef(
     attrs=("reduction", "delta"), saves=(0, 1)))
 
 
-
 # ---- division by a number: what PyTorch's C++ losses do (at::div(tensor, scalar): DivBackward1) ----------
 # A Python `x / 2` is DivBackward0 in PyTorch (the 2 becomes a tensor); inside its C++ losses the
 # divisor stays a Scalar, whose backward node is DivBackward1. The engine's losses that PyTorch
-# composes that way divide with this op so their printed grad_fn is PyTorch's.
+# composes that way divide with this op so their printed grad_fn is PyTorch's. (A library op rather
+# than ELEMENTWISE for the reason engine/ops/activation.py gives.)
 
 def _div_scalar_forward(x, divisor):
     x = x if x.dtype.kind == "f" else x.astype(np.float32)
