@@ -104,6 +104,14 @@ KNOWN_BUGS: dict[str, str] = {
                              "kept for the repr but ignored, so the input is left unchanged and a new tensor is "
                              "returned (PyTorch overwrites the input and returns it: `r is t`, and h prints the "
                              "rectified values)",
+    "145_inplace_on_view_of_grad_tensor": "engine/tensor.py: in-place arithmetic on a view of a non-leaf tensor "
+                                          "that requires grad (z[:, 2] *= 2, z[0] += 1 after z = x.clone()) fails "
+                                          "as unsupported (PyTorch records CopySlices and differentiates through it)",
+    "146_index_error_messages": "engine/tensor.py / engine/ops gather: a mask assignment with the wrong number of "
+                                "values lets numpy's ValueError escape (PyTorch: RuntimeError 'shape mismatch: value "
+                                "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
+                                "out of range or with a float index raises IndexError (PyTorch: RuntimeError 'index "
+                                "4 is out of bounds...' and 'gather(): Expected dtype int32/int64 for index')",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
