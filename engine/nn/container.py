@@ -1,12 +1,15 @@
-"""Containers: Sequential (calls its modules in order), ModuleList (a list that registers them) and
-ModuleDict (a dict that does), with PyTorch's list and dict methods."""
+"""Containers: Sequential (calls its modules in order), ModuleList (a list that registers them),
+ModuleDict (a dict that does), ParameterList and ParameterDict (the same for parameters), with
+PyTorch's list and dict methods."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import chain
 
 from engine.nn.module import Module, _addindent
+from engine.nn.parameter import Parameter
+from engine.tensor import Tensor
 
 
 class Sequential(Module):
@@ -202,6 +205,170 @@ class ModuleDict(Module):
     def update(self, modules) -> None:
         for key, m in (modules.items() if hasattr(modules, "items") else modules):
             self[key] = m
+
+
+class ParameterList(Module):
+    """A list whose tensors are registered as parameters named "0", "1"... (a plain tensor put in
+    becomes a Parameter; other objects are kept as they are)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, str(_index(idx, len(self))))
+
+    def __setitem__(self, idx, value) -> None:
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, str(_index(idx, len(self))), value)
+
+    def append(self, value) -> "ParameterList":
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values) -> "ParameterList":
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):   # never unpack a tensor
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for value in values:
+            self.append(value)
+        return self
+
+    __iadd__ = extend
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({i}): " + _describe(p, str(p.dtype) if isinstance(p, Tensor) else "")
+                         for i, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict from strings to parameters (a plain tensor put in becomes a Parameter). Updating from a
+    plain dict adds its keys in sorted order, as PyTorch does; an OrderedDict keeps its order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    @staticmethod
+    def _key_to_attr(key) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                            f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key):
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key, value) -> None:
+        self._keys[key] = None
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+
+    def __delitem__(self, key) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(self._keys)
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self) -> "ParameterDict":
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def update(self, parameters) -> None:
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = []
+            for j, pair in enumerate(parameters):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; is"
+                                    + type(pair).__name__)
+                if len(pair) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length {len(pair)}; "
+                                     "2 is required")
+                pairs.append(pair)
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        # (ParameterDict names the tensor type where ParameterList names the dtype, as in PyTorch.)
+        return "\n".join(f"  ({k}): " + _describe(p, p.type() if isinstance(p, Tensor) else "")
+                         for k, p in self.items())
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")
+
+
+def _describe(value, type_name: str) -> str:
+    if not isinstance(value, Tensor):
+        return f"Object of type: {type(value).__name__}"
+    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+    return f"{kind} containing: [{type_name} of size {'x'.join(str(d) for d in value.shape)}]"
 
 
 def _index(idx, n: int) -> int:

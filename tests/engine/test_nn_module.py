@@ -312,3 +312,22 @@ def test_pytorch_module_methods_left_out_fail_as_unsupported():
     with pytest.raises(UnsupportedError, match=r"nn.Module.bfloat16 is not supported by Dagscope \(used on MLP\)"):
         m.bfloat16()
     assert nn.BatchNorm1d(2).get_buffer("running_var").array.tolist() == [1.0, 1.0]
+
+
+def test_parameter_containers_register_and_name_their_parameters():
+    from engine.nn.container import ParameterDict, ParameterList
+
+    class Poly(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.coeffs = ParameterList([creation.tensor([1.0]), creation.tensor([2.0])])
+            self.extra = ParameterDict({"b": creation.tensor([3.0]), "a": creation.tensor([4.0])})
+
+    poly = Poly()
+    assert [n for n, _ in poly.named_parameters()] == ["coeffs.0", "coeffs.1", "extra.a", "extra.b"]
+    assert isinstance(poly.coeffs[1], nn.Parameter) and poly.coeffs[-1]._name == "coeffs.1"
+    assert repr(poly.extra) == ("ParameterDict(\n    (a): Parameter containing: [torch.FloatTensor of size 1]\n"
+                                "    (b): Parameter containing: [torch.FloatTensor of size 1]\n)")
+    assert repr(poly.coeffs[:1]) == "ParameterList(  (0): Parameter containing: [torch.float32 of size 1])"
+    del poly.extra["a"]
+    assert [n for n, _ in poly.named_parameters()] == ["coeffs.0", "coeffs.1", "extra.b"]
