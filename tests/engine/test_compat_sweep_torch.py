@@ -112,6 +112,15 @@ KNOWN_BUGS: dict[str, str] = {
                                 "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
                                 "out of range or with a float index raises IndexError (PyTorch: RuntimeError 'index "
                                 "4 is out of bounds...' and 'gather(): Expected dtype int32/int64 for index')",
+    "153_backward_inputs_arg": "engine/autograd.py: backward(inputs=[w]) also accumulates into the other leaves "
+                               "(x.grad becomes ones; PyTorch leaves it None), so a later backward adds onto it",
+    "154_retain_grad_accumulates": "engine/autograd.py: a retained non-leaf gradient is replaced on each backward "
+                                   "(z.grad stays [4, 8, 12]; PyTorch accumulates it to [8, 16, 24] as for leaves)",
+    "155_grad_assignment_checks": "engine/tensor.py: x.grad = a tensor of another size or dtype is accepted (PyTorch: "
+                                  "RuntimeError 'attempting to assign a gradient of size...'/'...with dtype "
+                                  "'double'...'; a wrong int64 grad later breaks backward with numpy's "
+                                  "UFuncTypeError), and y.requires_grad = False on a computed tensor is accepted "
+                                  "(PyTorch: RuntimeError 'you can only change requires_grad flags of leaf variables...')",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
