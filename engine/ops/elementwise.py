@@ -304,7 +304,7 @@ def _clamp_dtype(dtype, lo, hi):
     return np.dtype(dtype)
 
 
-def _clamp_forward(x, min=None, max=None):
+def _clamp_forward(x, min=None, max=None, fn=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dt = _clamp_dtype(x.dtype, min, max)
@@ -316,7 +316,7 @@ def _clamp_forward(x, min=None, max=None):
     return x
 
 
-def _clamp_vjp(F, g, x, out, min=None, max=None):
+def _clamp_vjp(F, g, x, out, min=None, max=None, fn=None):
     if min is not None:
         g = F.where(F.ge(x, min), g, 0.0)
     if max is not None:
@@ -324,10 +324,14 @@ def _clamp_vjp(F, g, x, out, min=None, max=None):
     return (g,)
 
 
-unary("clamp", _clamp_forward, _clamp_vjp, "ClampBackward1", "min(max(x, min), max)",
-      "grad_x = grad where min <= x <= max, else 0",
-      infer=lambda x, min=None, max=None: Spec(x.shape, _clamp_dtype(x.dtype, min, max)),
-      attrs=("min", "max"), saves=(0,))
+# `fn` names the PyTorch function that ran when it is not clamp itself; it changes only the grad_fn name.
+_CLAMP_NAMES = {None: "ClampBackward1", "clamp": "ClampBackward1", "clip": "ClampBackward1",
+                "clamp_min": "ClampMinBackward0", "clamp_max": "ClampMaxBackward0"}
+
+unary("clamp", _clamp_forward, _clamp_vjp, lambda x, min=None, max=None, fn=None: _CLAMP_NAMES[fn],
+      "min(max(x, min), max)", "grad_x = grad where min <= x <= max, else 0",
+      infer=lambda x, min=None, max=None, fn=None: Spec(x.shape, _clamp_dtype(x.dtype, min, max)),
+      attrs=("min", "max", "fn"), saves=(0,))
 
 
 def _masked_fill_forward(x, mask, value):

@@ -67,7 +67,8 @@ register(OpDef(
     lambda g, *indices, shape, positions: Spec(tuple(shape), g.dtype),
     lambda F, gg, g, *rest, shape, positions: (
         F.index(gg, *rest[:-1], positions=positions),) + (None,) * (len(rest) - 1),
-    "IndexPutBackward0", "zeros of `shape` with g added at [indices] (scatter-add)",
+    # PyTorch's index backward is an accumulating _index_put_impl_ (IndexPutImplBackward0).
+    "IndexPutImplBackward0", "zeros of `shape` with g added at [indices] (scatter-add)",
     "grad_g = grad[indices]", attrs=("shape", "positions"), saves=None))
 
 

@@ -25,7 +25,7 @@ def _matmul_shape(a: tuple, b: tuple) -> tuple:
     return out
 
 
-def _matmul_forward(a, b):
+def _matmul_forward(a, b, fn=None):
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype:
         return np.matmul(a, b)        # the common case, without the general shape and dtype checks
     _matmul_shape(a.shape, b.shape)  # PyTorch's error message rather than numpy's
@@ -35,7 +35,7 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
-def _matmul_vjp_masked(F, needs, g, a, b, out):
+def _matmul_vjp_masked(F, needs, g, a, b, out, fn=None):
     if len(a.shape) == 1 and len(b.shape) == 1:       # dot product: out is a scalar
         return (F.mul(g, b) if needs[0] else None), (F.mul(g, a) if needs[1] else None)
     a2 = F.reshape(a, shape=(1,) + tuple(a.shape)) if len(a.shape) == 1 else a
@@ -57,25 +57,44 @@ def _matmul_vjp_masked(F, needs, g, a, b, out):
     return ga, gb
 
 
-def _matmul_vjp(F, g, a, b, out):
+def _matmul_vjp(F, g, a, b, out, fn=None):
     return _matmul_vjp_masked(F, (True, True), g, a, b, out)
 
 
-def _matmul_name(a, b) -> str:
+def _requires_grad(x) -> bool:
+    # An IR value (a Spec) carries no requires_grad: name it as if the gradient were wanted.
+    return getattr(x, "requires_grad", True)
+
+
+def _matmul_name(a, b, fn=None) -> str:
+    """The node PyTorch 2.13's matmul ends in (at::native::_matmul_impl): dot, mv, mm, an in-place
+    squeeze for 1-D @ 2-D, and for batched operands the view that unfolds the bmm (or the folded mm)
+    result, except that 2-D @ N-D with a 2-D operand wanting a gradient is computed as (B^T A^T)^T and
+    made contiguous: a clone, or only the transpose when the result has a size-1 matrix dim.
+    torch.bmm is this op too and says so through `fn`; a caller that does not say gets BmmBackward0 for
+    two 3-D operands of one batch size (what torch.bmm records, and `@` of them UnsafeViewBackward0)."""
     na, nb = len(a.shape), len(b.shape)
-    if na == 1 and nb == 1:
-        return "DotBackward0"
-    if na == 2 and nb == 1:
-        return "MvBackward0"
-    if na == 2 and nb == 2:
-        return "MmBackward0"
-    return "BmmBackward0" if na == nb == 3 else "UnsafeViewBackward0"
+    if fn == "bmm" or (fn is None and na == nb == 3 and a.shape[0] == b.shape[0]):
+        return "BmmBackward0"
+    if na <= 2 and nb <= 2:
+        return _MATRIX_NAMES[na, nb]
+    if na == 2 and _requires_grad(a):        # should_fold with the smaller operand on the left
+        rows, cols = a.shape[0], b.shape[-1]
+        return "TransposeBackward0" if rows == 1 or cols == 1 else "CloneBackward0"
+    if na == 3 and nb == 3 and a.shape[0] != b.shape[0]:
+        # A batch of one that wants a gradient is squeezed and multiplied as a matrix.
+        if a.shape[0] == 1 and _requires_grad(a):
+            return _matmul_name(Spec(tuple(a.shape[1:]), a.dtype), b, fn="matmul")
+    return "UnsafeViewBackward0"
+
+
+_MATRIX_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4", (2, 2): "MmBackward0"}
 
 
 register(OpDef(
     "matmul", MATMUL, _matmul_forward,
-    lambda a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
-    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", saves=(0, 1),
+    lambda a, b, fn=None: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
+    _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", attrs=("fn",), saves=(0, 1),
     saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked))
 
 
@@ -188,7 +207,18 @@ def _einsum_vjp(F, g, *inputs_and_out, equation):
     return tuple(grads)
 
 
+def _einsum_name(*xs, equation) -> str:
+    """The node PyTorch's einsum ends in: it has no node of its own but permutes, sums and multiplies.
+    One operand: a sum over the dropped letters, else a permute; several: a product, contracted by
+    bmm and viewed back to the output whenever some letter is summed away."""
+    subs, out = parse_einsum(equation, len(xs))
+    dropped = set("".join(subs)) - set(out)
+    if len(xs) == 1:
+        return "SumBackward1" if dropped else "PermuteBackward0"
+    return "ViewBackward0" if dropped else "MulBackward0"
+
+
 register(OpDef(
-    "einsum", MATMUL, _einsum_forward, _einsum_infer, _einsum_vjp, "EinsumBackward0",
+    "einsum", MATMUL, _einsum_forward, _einsum_infer, _einsum_vjp, _einsum_name,
     "sum over the repeated subscripts of the product of the operands",
     "grad_i = einsum(grad with the other operands) onto operand i's subscripts", attrs=("equation",)))

@@ -29,11 +29,27 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
+def _reshape_name(x, shape, fn=None) -> str:
+    """x.view is always ViewBackward0. PyTorch's x.reshape (fn="reshape") is a view of a contiguous x
+    (ViewBackward0), an alias with new strides of a non-contiguous x whose memory can take the new shape
+    (ReshapeAliasBackward0), else a copy that is then viewed (UnsafeViewBackward0). A caller that does
+    not say which ran gets the view's name wherever the memory allows one. An IR value has no memory
+    layout yet: it is named as the view."""
+    array = getattr(x, "array", None)
+    if fn == "view" or array is None or array.flags.c_contiguous:
+        return "ViewBackward0"
+    try:
+        np.reshape(array, _resolve_shape(shape, array.size), copy=False)
+    except ValueError:               # numpy would have to copy, and so does PyTorch
+        return "UnsafeViewBackward0"
+    return "ReshapeAliasBackward0" if fn == "reshape" else "ViewBackward0"
+
+
 register(OpDef(
-    "reshape", MOVEMENT, lambda x, shape: np.reshape(x, _resolve_shape(shape, x.size)),
-    lambda x, shape: Spec(_resolve_shape(shape, _numel(x.shape)), x.dtype),
-    lambda F, g, x, out, shape: (F.reshape(g, shape=tuple(x.shape)),),
-    "ViewBackward0", "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape",), saves=()))
+    "reshape", MOVEMENT, lambda x, shape, fn=None: np.reshape(x, _resolve_shape(shape, x.size)),
+    lambda x, shape, fn=None: Spec(_resolve_shape(shape, _numel(x.shape)), x.dtype),
+    lambda F, g, x, out, shape, fn=None: (F.reshape(g, shape=tuple(x.shape)),),
+    _reshape_name, "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape", "fn"), saves=()))
 
 
 def _expand_shape(in_shape, shape) -> tuple[int, ...]:
@@ -72,14 +88,28 @@ def _transpose_dims(ndim, dim0, dim1):
     return tuple(dims)
 
 
+def _transpose_name(x, dim0, dim1, fn=None) -> str:
+    """PyTorch names x.t() TBackward0 and x.transpose(d0, d1) (x.mT, x.swapaxes) TransposeBackward0, whatever
+    the rank: the caller says which ran through `fn` ("t" or "transpose"). A caller that does not say gets
+    TBackward0 for a 2-D input: the name of x.t() and of nn.Linear's W^T, the callers that do not say yet."""
+    if fn is None:
+        return "TBackward0" if len(x.shape) == 2 else "TransposeBackward0"
+    return _TRANSPOSE_NAMES[fn]
+
+
+_TRANSPOSE_NAMES = {"t": "TBackward0", "transpose": "TransposeBackward0", "swapaxes": "TransposeBackward0",
+                    "mT": "TransposeBackward0"}
+
+
 register(OpDef(
-    "transpose", MOVEMENT, lambda x, dim0, dim1: x.swapaxes(dim0, dim1),   # the method: no Python wrapper
-    lambda x, dim0, dim1: Spec(tuple(x.shape[d] for d in _transpose_dims(len(x.shape), dim0, dim1)), x.dtype),
-    lambda F, g, x, out, dim0, dim1: (F.transpose(g, dim0=dim0, dim1=dim1),),
-    lambda x, dim0, dim1: "TBackward0" if len(x.shape) == 2 else "TransposeBackward0",
-    "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
-    attrs=("dim0", "dim1"), saves=(),
-    numpy_vjp=lambda needs, g, x, out, dim0, dim1: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray else None))
+    "transpose", MOVEMENT, lambda x, dim0, dim1, fn=None: x.swapaxes(dim0, dim1),   # the method: no Python wrapper
+    lambda x, dim0, dim1, fn=None: Spec(tuple(x.shape[d] for d in _transpose_dims(len(x.shape), dim0, dim1)),
+                                        x.dtype),
+    lambda F, g, x, out, dim0, dim1, fn=None: (F.transpose(g, dim0=dim0, dim1=dim1),),
+    _transpose_name, "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
+    attrs=("dim0", "dim1", "fn"), saves=(),
+    numpy_vjp=lambda needs, g, x, out, dim0, dim1, fn=None: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray
+    else None))
 
 
 # ---- squeeze / unsqueeze ------------------------------------------------------------------------

@@ -65,7 +65,9 @@ register(OpDef(
     "sum_to_size", REDUCE, _sum_to_forward,
     lambda x, shape: Spec(tuple(shape), x.dtype),
     lambda F, g, x, out, shape: (F.expand(g, shape=tuple(x.shape)),),
-    "SumBackward1", "sum x down to `shape` (undoes broadcasting)",
+    # PyTorch's sum_to sums with keepdim=True, then views the leading dims away when there are any.
+    lambda x, shape: "ViewBackward0" if len(x.shape) > len(shape) else "SumBackward1",
+    "sum x down to `shape` (undoes broadcasting)",
     "grad_x = grad broadcast back to x's shape", attrs=("shape",), saves=()))
 
 
