@@ -121,6 +121,14 @@ KNOWN_BUGS: dict[str, str] = {
                                   "'double'...'; a wrong int64 grad later breaks backward with numpy's "
                                   "UFuncTypeError), and y.requires_grad = False on a computed tensor is accepted "
                                   "(PyTorch: RuntimeError 'you can only change requires_grad flags of leaf variables...')",
+    "157_grads_at_singular_points": "engine/ops/reduce.py std/norm and engine/ops/elementwise.py pow vjps: the "
+                                    "gradient of std of a constant, of the norm of a zero vector (or zero row) and "
+                                    "of the base of 0 ** 0 is nan (PyTorch masks these to 0)",
+    "158_clamp_tensor_bound_ties": "engine/ops clamp with tensor bounds: where x equals a bound the gradient is split "
+                                   "0.5/0.5 between x and the bound, as maximum/minimum do (PyTorch's clamp gives it "
+                                   "all to x: x.grad [0, 1, 1], lo.grad [1, 0, 0], hi.grad [0, 0, 0])",
+    "159_int_division_by_zero": "engine/ops/elementwise.py floor_divide/remainder: integer // 0 and % 0 return 0 "
+                                "(numpy's result; PyTorch raises RuntimeError 'ZeroDivisionError')",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).

@@ -1,0 +1,57 @@
+# Gradients of elementwise ops and reductions at ties, zeros and saturation (max/amax/maximum ties, clamp edges,
+# relu/abs at 0, sqrt/log at 0, pow with negative bases), reduction dims/dtypes and integer arithmetic corners.
+import torch
+import torch.nn.functional as F
+def attempt(label, fn):
+    try:
+        print(label, fn())
+    except Exception as exc:
+        print(label, "ERROR", type(exc).__name__, exc)
+def grad(fn, *vals):
+    xs = [torch.tensor(v, requires_grad=True) for v in vals]
+    out = fn(*xs)
+    out.sum().backward()
+    return out.detach(), [x.grad for x in xs]
+attempt("max ties", lambda: grad(lambda x: x.max(), [1.0, 3.0, 3.0]))
+attempt("amax ties", lambda: grad(lambda x: x.amax(), [1.0, 3.0, 3.0]))
+attempt("max dim ties", lambda: grad(lambda x: x.max(dim=1).values, [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]))
+attempt("amax dim ties", lambda: grad(lambda x: x.amax(dim=1), [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]))
+attempt("min ties", lambda: grad(lambda x: x.min(), [1.0, 1.0, 3.0]))
+attempt("maximum ties", lambda: grad(lambda a, b: torch.maximum(a, b), [1.0, 2.0, 3.0], [1.0, 0.0, 3.0]))
+attempt("minimum ties", lambda: grad(lambda a, b: torch.minimum(a, b), [1.0, 2.0, 3.0], [1.0, 0.0, 3.0]))
+attempt("clamp edges", lambda: grad(lambda x: x.clamp(0.0, 1.0), [-1.0, 0.0, 0.5, 1.0, 2.0]))
+attempt("relu at 0", lambda: grad(torch.relu, [-1.0, 0.0, 1.0]))
+attempt("abs at 0", lambda: grad(torch.abs, [-1.0, 0.0, 1.0]))
+attempt("sqrt at 0", lambda: grad(torch.sqrt, [0.0, 4.0]))
+attempt("pow at 0", lambda: grad(lambda x: x ** 0.5, [0.0, 4.0]))
+attempt("pow neg base", lambda: grad(lambda x: x ** 2.5, [-1.0, 4.0]))
+attempt("pow tensor exp", lambda: grad(lambda a, b: a ** b, [2.0, 0.0, -1.0], [3.0, 2.0, 2.0]))
+attempt("log 0", lambda: grad(torch.log, [0.0, 1.0]))
+attempt("div by 0", lambda: grad(lambda a, b: a / b, [1.0, 0.0, -1.0], [0.0, 0.0, 0.0]))
+attempt("exp big", lambda: grad(torch.exp, [100.0, -100.0]))
+attempt("tanh sat", lambda: grad(torch.tanh, [20.0, -20.0, 0.0]))
+attempt("sigmoid sat", lambda: grad(torch.sigmoid, [100.0, -100.0]))
+attempt("softplus", lambda: grad(lambda x: F.softplus(x, beta=2.0, threshold=5.0), [-1.0, 0.0, 2.0, 3.0]))
+attempt("gelu", lambda: grad(F.gelu, [-2.0, -0.5, 0.0, 0.5, 2.0]))
+attempt("gelu tanh", lambda: grad(lambda x: F.gelu(x, approximate="tanh"), [-2.0, 0.5, 2.0]))
+attempt("softmax dim0", lambda: grad(lambda x: F.softmax(x, dim=0) * torch.tensor([[1.0], [2.0]]), [[1.0, 2.0], [3.0, 4.0]]))
+attempt("log_softmax -inf", lambda: grad(lambda x: F.log_softmax(x, dim=-1)[..., 0], [[0.0, float("-inf")], [1.0, 2.0]]))
+attempt("softmax dtype", lambda: F.softmax(torch.tensor([1, 2, 3]).float(), dim=0, dtype=torch.float64))
+attempt("logsumexp inf", lambda: grad(lambda x: x.logsumexp(0), [float("-inf"), float("-inf")]))
+attempt("mean dim tuple", lambda: grad(lambda x: x.mean(dim=(0, 2)), [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]))
+attempt("sum neg dim keep", lambda: grad(lambda x: x.sum(-1, keepdim=True) * torch.tensor([[1.0], [2.0]]), [[1.0, 2.0], [3.0, 4.0]]))
+attempt("sum dtype", lambda: torch.tensor([1, 2, 3]).sum(dtype=torch.float32))
+attempt("mean dtype", lambda: torch.tensor([1, 2, 4]).mean(dtype=torch.float64))
+attempt("var single", lambda: grad(lambda x: x.var(), [2.0]))
+attempt("max int dim", lambda: torch.tensor([[1, 5], [7, 2]]).max(dim=0))
+attempt("argmax ties", lambda: (torch.tensor([1, 3, 3]).argmax(), torch.tensor([[2, 2], [1, 1]]).argmax(dim=1)))
+attempt("empty max", lambda: torch.tensor([]).max())
+attempt("mean empty dim", lambda: torch.zeros(0, 3).mean(dim=0))
+attempt("sum bool", lambda: (torch.tensor([True, True]).sum(), torch.tensor([True, False]).float().mean()))
+attempt("where scalar both", lambda: torch.where(torch.tensor([True, False]), 1.0, 0))
+attempt("where int float", lambda: torch.where(torch.tensor([True, False]), torch.tensor([1, 2]), torch.tensor([0.5, 0.5])))
+attempt("comparison grad", lambda: (torch.tensor([1.0], requires_grad=True) > 0).requires_grad)
+attempt("round half", lambda: torch.tensor([0.5, 1.5, 2.5, -0.5]).round())
+attempt("floor div neg", lambda: (torch.tensor([-7, 7]) // 2, torch.tensor([-7.0, 7.0]) // 2))
+attempt("remainder neg", lambda: (torch.tensor([-7, 7]) % 3, torch.tensor([-7.5, 7.5]) % 2))
+attempt("int div by zero", lambda: torch.tensor([1, 2]) / 0)
