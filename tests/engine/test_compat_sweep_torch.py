@@ -129,6 +129,13 @@ KNOWN_BUGS: dict[str, str] = {
                                    "all to x: x.grad [0, 1, 1], lo.grad [1, 0, 0], hi.grad [0, 0, 0])",
     "159_int_division_by_zero": "engine/ops/elementwise.py floor_divide/remainder: integer // 0 and % 0 return 0 "
                                 "(numpy's result; PyTorch raises RuntimeError 'ZeroDivisionError')",
+    "161_shape_error_messages": "engine/tensor.py / engine/ops/movement.py: expand's message lacks '.  Target sizes: "
+                                "[3, 3].  Tensor sizes: [2, 3]' and a -1 in a new leading dim lets numpy's ValueError "
+                                "escape; reshape of 0 elements to [-1, 0] says 'invalid for input of size 0' (PyTorch: "
+                                "'cannot reshape tensor of 0 elements ... ambiguous'); permute with repeated or too "
+                                "few dims lets numpy's ValueError escape (PyTorch: RuntimeError 'permute(): duplicate "
+                                "dims are not allowed.' / '...does not match the length of the desired ordering...'); "
+                                "torch.cat([]) raises RuntimeError (PyTorch: ValueError)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
