@@ -118,8 +118,19 @@ def cos(input): return apply("cos", input)
 def isnan(input): return apply("isnan", input)
 
 
+def _activation_(input, name: str, node_name: str, **attrs):
+    """PyTorch's in-place activation (relu_, leaky_relu_, silu_): the input is overwritten and
+    returned, through the tensor's own in-place machinery; with a graph the input takes on the new
+    node, named as PyTorch names the in-place variant's."""
+    before = input.grad_fn
+    input._inplace(name, **attrs)
+    if input.grad_fn is not None and input.grad_fn is not before:
+        input.grad_fn.rename(node_name)
+    return input
+
+
 def relu(input, inplace: bool = False):
-    return apply("relu", input)
+    return _activation_(input, "relu", "ReluBackward0") if inplace else apply("relu", input)
 
 
 def gelu(input, approximate: str = "none"):
@@ -134,11 +145,13 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def silu(input, inplace: bool = False):
     _require_float(input, "silu_cpu")
-    return apply("silu", input)
+    return _activation_(input, "silu", "SiluBackward0") if inplace else apply("silu", input)
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     _require_float(input, "leaky_relu_cpu")
+    if inplace:     # (PyTorch's in-place node saves the result instead of the input: ...Backward1)
+        return _activation_(input, "leaky_relu", "LeakyReluBackward1", negative_slope=float(negative_slope))
     return apply("leaky_relu", input, negative_slope=float(negative_slope))
 
 
@@ -866,9 +879,18 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mea
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean"):
     _check_nll_args(input, target, weight)
+    reduction = _reduction(size_average, reduce, reduction)
+    out_shape = None
+    if input.ndim == 3 or input.ndim > 4:
+        # PyTorch's nll_loss_nd: every input of more than 2 dims goes through the 4-D (image) kernel,
+        # as (N, C, 1, rest) with the per-position losses viewed back ('none'): NllLoss2DBackward0
+        n, c = input.array.shape[:2]
+        out_shape = (n,) + tuple(input.array.shape[2:])
+        flat = (1, -1) if input.numel() else (0, 0)
+        input, target = reshape(input, (n, c) + flat), reshape(target, (n,) + flat)
     args = (input, target) if weight is None else (input, target, weight)
-    return apply("nll_loss", *args, reduction=_reduction(size_average, reduce, reduction),
-                 ignore_index=int(ignore_index))
+    loss = apply("nll_loss", *args, reduction=reduction, ignore_index=int(ignore_index))
+    return loss.view(out_shape) if out_shape is not None and reduction == "none" else loss
 
 
 def _check_nll_args(input, target, weight) -> None:

@@ -310,14 +310,16 @@ def _mse_forward(a, b, reduction="mean"):
 
 def _mse_vjp(F, g, a, b, out, reduction="mean"):
     n = int(np.prod(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)), dtype=np.int64))
-    grad = F.mul(F.sub(a, b), F.mul(_scale_grad(F, g, reduction, n), 2.0))
-    return grad, F.neg(grad)
+    scale = F.mul(_scale_grad(F, g, reduction, n), 2.0)
+    # PyTorch runs mse_loss_backward for each side with the operands swapped: 2 (b - a) grad / n for
+    # b, not -grad_a, so a difference of zero gives 0. there, not -0.
+    return F.mul(F.sub(a, b), scale), F.mul(F.sub(b, a), scale)
 
 
 register(OpDef(
     "mse_loss", NN, _mse_forward,
     lambda a, b, reduction="mean": _reduced_spec(np.broadcast_shapes(a.shape, b.shape), a.dtype, reduction),
-    _mse_vjp, "MseLossBackward0", "mean((a - b)^2)", "grad_a = 2 (a - b) grad / n; grad_b = -grad_a",
+    _mse_vjp, "MseLossBackward0", "mean((a - b)^2)", "grad_a = 2 (a - b) grad / n; grad_b = 2 (b - a) grad / n",
     attrs=("reduction",), saves=(0, 1)))
 
 
@@ -389,7 +391,7 @@ def _nll_infer(logp, target, *weight, reduction="mean", ignore_index=-100):
 register(OpDef(
     "nll_loss", NN, _nll_forward, _nll_infer, _nll_vjp,
     lambda logp, target, *w, reduction="mean", ignore_index=-100:
-        "NllLoss2DBackward0" if len(logp.shape) == 4 else "NllLossBackward0",
+        "NllLoss2DBackward0" if len(logp.shape) > 2 else "NllLossBackward0",
     "-weight[target] * logp[target] (mean over the weights)",
     "grad_logp = -weight[target] * grad / sum(weight) at each target class, 0 elsewhere",
     attrs=("reduction", "ignore_index"), saves=None, numpy_vjp=_nll_numpy_vjp))

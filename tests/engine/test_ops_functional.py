@@ -483,3 +483,67 @@ def test_zero_dim_tensors_promote_as_pytorch(a, b, want):
     y = Tensor(np.full(b[1], 2, b[0]))
     for out in (x * y, y + x, F.where(Tensor(np.array(True)), x, y), x ** y):
         assert out.array.dtype == np.dtype(want), (a, b, out.array.dtype)
+
+
+@pytest.mark.parametrize("call, node", [
+    (lambda h: F.relu(h, inplace=True), "ReluBackward0"),
+    (lambda h: engine.nn.ReLU(inplace=True)(h), "ReluBackward0"),
+    (lambda h: F.leaky_relu(h, 0.1, inplace=True), "LeakyReluBackward1"),    # PyTorch's in-place variant
+    (lambda h: engine.nn.LeakyReLU(0.1, inplace=True)(h), "LeakyReluBackward1"),
+    (lambda h: F.silu(h, inplace=True), "SiluBackward0"),
+    (lambda h: engine.nn.SiLU(inplace=True)(h), "SiluBackward0")])
+def test_inplace_activations_overwrite_and_return_their_input(call, node):
+    data = np.array([-1.5, 0.0, 2.0])
+    out_of_place = (F.relu if node.startswith("Relu") else F.silu if node.startswith("Silu")
+                    else lambda v: F.leaky_relu(v, 0.1))
+    plain = t(data.copy())
+    assert call(plain) is plain
+    np.testing.assert_array_equal(plain.array, out_of_place(t(data)).array)
+    x = t(data.copy(), grad=True)
+    h = x * 2.0
+    out = call(h)
+    assert out is h and type(h.grad_fn).__name__ == node
+    reference = t(data.copy(), grad=True)
+    expected = out_of_place(reference * 2.0)
+    np.testing.assert_allclose(h.array, expected.array, rtol=1e-15)
+    (out * t(np.array([1.0, 2.0, 3.0]))).sum().backward()
+    (expected * t(np.array([1.0, 2.0, 3.0]))).sum().backward()
+    np.testing.assert_allclose(x.grad.array, reference.grad.array, rtol=1e-15)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        call(t(data.copy(), grad=True))
+
+
+def test_mse_gradient_of_an_equal_target_is_positive_zero():
+    """PyTorch computes the target's gradient as 2 (target - input) grad / n, not -grad_input."""
+    p, y = t(np.array([1.0, 2.0, 3.0]), grad=True), t(np.array([0.0, 2.0, 5.0]), grad=True)
+    F.mse_loss(p, y).backward()
+    np.testing.assert_allclose(y.grad.array, [-2 / 3, 0.0, 4 / 3], rtol=1e-15)
+    assert not np.signbit(y.grad.array[1]) and not np.signbit(p.grad.array[1])
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 2, 2, 2), (2, 3, 0)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_of_more_than_two_dims_runs_the_image_kernel(shape, reduction):
+    """PyTorch's nll_loss_nd views (N, C, ...) as (N, C, 1, rest) for NllLoss2D and views a
+    per-position loss back: the grad_fn and values below are what it gives."""
+    logits = rng.standard_normal(shape)
+    target = rng.integers(0, 3, (shape[0],) + shape[2:])
+    target.flat[:1] = -100      # (one ignored position, where there is one)
+    x = t(logits, grad=True)
+    loss = F.nll_loss(x, t(target), reduction=reduction)
+    per = np.where(target == -100, 0.0, -np.take_along_axis(logits, np.maximum(target, 0)[:, None], 1)[:, 0])
+    if reduction == "none":
+        assert type(loss.grad_fn).__name__ == "ViewBackward0" and loss.shape == target.shape
+        assert type(loss.grad_fn.next_functions[0][0]).__name__ == "NllLoss2DBackward0"
+        np.testing.assert_allclose(loss.array, per, rtol=1e-15)
+    else:
+        assert type(loss.grad_fn).__name__ == "NllLoss2DBackward0"
+        want = per.sum() / (target != -100).sum() if reduction == "mean" else per.sum()
+        np.testing.assert_allclose(loss.array, want, rtol=1e-12)
+    loss.sum().backward()
+    expected = np.zeros(shape)
+    scale = 1.0 / max((target != -100).sum(), 1) if reduction == "mean" else 1.0
+    for index in np.ndindex(target.shape):
+        if target[index] != -100:
+            expected[(index[0], target[index]) + index[1:]] = -scale
+    np.testing.assert_allclose(x.grad.array, expected, rtol=1e-12)
