@@ -7,16 +7,19 @@ from engine.ops.dtypes import promote
 from engine.ops.registry import MATMUL, OpDef, Spec, register
 
 
-def _matmul_shape(a: tuple, b: tuple) -> tuple:
+def _matmul_shape(a: tuple, b: tuple, a_strides=None, b_strides=None, fn=None) -> tuple:
+    """The shape of a @ b, or PyTorch's error for the product its matmul would have attempted
+    (see _size_error). Strides are in elements; without them the operands count as contiguous."""
+    a, b = tuple(a), tuple(b)
     if not a or not b:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{len(a)}D and {len(b)}D")
     a2 = (1,) + a if len(a) == 1 else a
     b2 = b + (1,) if len(b) == 1 else b
-    if a2[-1] != b2[-2]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({'x'.join(map(str, a2[-2:]))} and {'x'.join(map(str, b2[-2:]))})")
-    batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+    batch = _broadcast_batch(a2[:-2], b2[:-2]) if fn != "bmm" else a2[:-2]
+    if a2[-1] != b2[-2] or (fn == "bmm" and a[0] != b[0]):
+        raise RuntimeError(_size_error(a, b, a_strides or _contiguous_strides(a),
+                                       b_strides or _contiguous_strides(b), fn))
     out = batch + (a2[-2], b2[-1])
     if len(a) == 1:
         out = out[:-2] + out[-1:]
@@ -25,10 +28,80 @@ def _matmul_shape(a: tuple, b: tuple) -> tuple:
     return out
 
 
+def _broadcast_batch(a: tuple, b: tuple) -> tuple:
+    out = []
+    for i in range(max(len(a), len(b))):
+        x = a[len(a) - 1 - i] if i < len(a) else 1
+        y = b[len(b) - 1 - i] if i < len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {max(len(a), len(b)) - 1 - i}")
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def _mm_error(rows, inner, inner2, cols) -> str:
+    return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and {inner2}x{cols})"
+
+
+def _folds(a: tuple, b: tuple, a_strides, b_strides) -> bool:
+    """at::native's should_fold for operands that do not require grad: a batch of matrices against
+    a matrix or vector is one mm/mv when the batch dims fold without a copy (the grad case folds
+    always, so 2-D @ N-D with a 2-D operand that requires grad is named differently there)."""
+    if len(a) >= len(b):
+        t1_shape, t1_strides, small = a, a_strides, len(b)
+    else:                                          # b.mT is the larger operand
+        t1_shape = b[:-2] + (b[-1], b[-2])
+        t1_strides = b_strides[:-2] + (b_strides[-1], b_strides[-2])
+        small = len(a)
+    if not (len(t1_shape) >= 3 and small <= 2) or len(a) == 2:
+        return False
+    if 0 in t1_shape:
+        return True
+    return all(t1_strides[i] == t1_strides[i + 1] * t1_shape[i + 1] for i in range(len(t1_shape) - 2))
+
+
+def _size_error(a: tuple, b: tuple, a_strides, b_strides, fn) -> str:
+    """PyTorch 2.13's words for a @ b whose inner sizes differ, from the op its matmul calls."""
+    na, nb = len(a), len(b)
+    if na == nb == 1:
+        return (f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the same number "
+                f"of elements, but got {a[0]} and {b[0]} elements respectively")
+    if (na, nb) == (2, 1):
+        return f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})"
+    if na <= 2 and nb <= 2:
+        return _mm_error(1 if na == 1 else a[0], a[-1], b[0], b[1])
+    if fn != "bmm" and _folds(a, b, a_strides, b_strides):
+        t1, t2 = (a, b) if na >= nb else (b[:-2] + (b[-1], b[-2]), a)
+        rows = int(np.prod(t1[:-1], dtype=np.int64))
+        if len(t2) == 1:
+            return f"size mismatch, got input ({rows}), mat ({rows}x{t1[-1]}), vec ({t2[0]})"
+        return _mm_error(rows, t1[-1], t2[0], t2[1])
+    if fn == "bmm":
+        products, expected_inner, got = a[0], a[-1], b[:2]
+    else:
+        a2 = (1,) + a if na == 1 else a
+        b2 = b + (1,) if nb == 1 else b
+        products = int(np.prod(_broadcast_batch(a2[:-2], b2[:-2]), dtype=np.int64))
+        expected_inner, got = a2[-1], (products, b2[-2])
+    return (f"Expected size for first two dimensions of batch2 tensor to be: [{products}, {expected_inner}] "
+            f"but got: [{got[0]}, {got[1]}].")
+
+
 def _matmul_forward(a, b, fn=None):
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype:
         return np.matmul(a, b)        # the common case, without the general shape and dtype checks
-    _matmul_shape(a.shape, b.shape)  # PyTorch's error message rather than numpy's
+    # PyTorch's error message rather than numpy's
+    _matmul_shape(a.shape, b.shape, tuple(s // a.itemsize for s in a.strides),
+                  tuple(s // b.itemsize for s in b.strides), fn)
     if a.dtype != b.dtype:
         dt = promote(a.dtype, b.dtype)
         a, b = a.astype(dt), b.astype(dt)
@@ -93,7 +166,7 @@ _MATRIX_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "Squeeze
 
 register(OpDef(
     "matmul", MATMUL, _matmul_forward,
-    lambda a, b, fn=None: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(a.dtype, b.dtype)),
+    lambda a, b, fn=None: Spec(_matmul_shape(a.shape, b.shape, fn=fn), promote(a.dtype, b.dtype)),
     _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", attrs=("fn",), saves=(0, 1),
     saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked))
 
