@@ -13,7 +13,9 @@ A kernel is one loop over one iteration space, so the rules follow the iteration
 - anything else (movement, control flow, library ops) is a group of one.
 
 Nodes join or merge groups only if that creates no cycle between groups: no value a group reads
-from outside may itself depend on that group. Groups are then ordered topologically and the
+from outside may itself depend on that group. Dependencies are tracked between groups, not values:
+a group runs as one unit, so once any node of G reads from H, every value G produces (also the
+ones computed before that node) comes after H. Groups are then ordered topologically and the
 graph's nodes reordered so that each group is contiguous: the schedule the code generator and
 memory planner use. Every fused node gets a note saying why it joined ("fused into
 fused_mul_add_0: elementwise, same shape as %3").
@@ -40,7 +42,7 @@ class _Group:
         self.closed = kind == REDUCTION_GROUP
         self.epilogue = kind == EXTERN_GROUP and first.kind == CALL and \
             (OPS[first.op].kind == MATMUL or first.op in EPILOGUE_HOSTS)
-        self.head_deps: set[int] = set()
+        self.reads: set[int] = set()     # indices of the groups it reads values from (maybe merged since)
 
     def loop_accepts(self, node: Node) -> bool:
         """An open elementwise loop over `node`'s iteration space."""
@@ -57,7 +59,7 @@ class _Partition:
     def __init__(self):
         self.groups: list[_Group] = []
         self.group_of: dict[str, _Group] = {}       # node id -> its group
-        self.depends: dict[str, set[int]] = {}      # value id -> indices of the groups it depends on
+        self.by_index: dict[int, _Group] = {}       # group index (also a merged one) -> its live group
         self.reasons: dict[str, str] = {}           # node id -> why it is in its group
         self.readers: dict[str, list[str]] = {}     # value id -> ids of the nodes placed so far that read it
         self.next_index = 0                          # group indices are never reused after a merge
@@ -65,26 +67,42 @@ class _Partition:
     def producer_group(self, v) -> _Group | None:
         return self.group_of.get(v.producer.id) if v.producer is not None else None
 
+    def reaches(self, sources, targets: list[_Group]) -> bool:
+        """Does one of the groups `sources` depend on (or is it) one of `targets`?"""
+        wanted = {id(grp) for grp in targets}
+        stack, seen = list(sources), set()
+        while stack:
+            grp = stack.pop()
+            if id(grp) in wanted:
+                return True
+            if id(grp) not in seen:
+                seen.add(id(grp))
+                stack.extend(self.by_index[i] for i in grp.reads)
+        return False
+
     def legal(self, members: list[_Group], node: Node) -> bool:
-        """May `members` and `node` become one group? Not if a value read from outside them
+        """May `members` and `node` become one group? Not if a group they read from outside
         depends on one of them: the merged group would then have to run before and after it."""
-        indices = set().union(*(grp.indices for grp in members))
         # the members' own outside inputs were checked against their own group when they joined;
         # after a merge they must also not depend on the other members
         to_check = [node] + ([n for grp in members for n in grp.nodes] if len(members) > 1 else [])
-        for n in to_check:
-            for v in n.inputs:
-                if self.producer_group(v) in members:
-                    continue
-                if indices & self.depends.get(v.id, set()):
-                    return False
-        return True
+        sources = {id(grp): grp for n in to_check for grp in map(self.producer_group, n.inputs)
+                   if grp is not None and grp not in members}
+        return not self.reaches(sources.values(), members)
+
+    def feeds_head(self, other: _Group, host: _Group) -> bool:
+        """Does `other` compute something `host`'s head call reads? (An epilogue runs after its
+        call, so such a loop cannot move into it.)"""
+        return self.reaches(filter(None, map(self.producer_group, host.head.inputs)), [other])
 
     def merge(self, host: _Group, other: _Group) -> None:
         host.nodes.extend(other.nodes)
         for n in other.nodes:
             self.group_of[n.id] = host
-        host.indices |= other.indices       # values that depended on `other` now depend on `host`
+        host.indices |= other.indices
+        host.reads |= other.reads
+        for index in other.indices:         # groups that read from `other` now read from `host`
+            self.by_index[index] = host
         self.groups.remove(other)
 
     def place(self, node: Node) -> None:
@@ -98,17 +116,16 @@ class _Partition:
             group_kind = ELEMENTWISE_GROUP if kind == ELEMENTWISE else REDUCTION_GROUP if kind == REDUCE else EXTERN_GROUP
             target = _Group(self.next_index, group_kind, node)
             self.next_index += 1
-            # what the head reads depends on these groups: they must not move into its epilogue
-            target.head_deps = set().union(*(self.depends.get(v.id, set()) for v in node.inputs))
+            self.by_index[target.index] = target
             self.groups.append(target)
             self.reasons[node.id] = _head_reason(node, target)
         else:
             target.nodes.append(node)
         self.group_of[node.id] = target
-        mine = set().union(*(self.depends.get(v.id, set()) for v in node.inputs)) | {target.index}
-        for v in node.outputs:
-            self.depends[v.id] = mine
         for v in node.inputs:
+            source = self.producer_group(v)
+            if source is not None and source is not target:
+                target.reads.add(source.index)
             self.readers.setdefault(v.id, []).append(node.id)
 
     def _links(self, node: Node) -> list[tuple[_Group, str, bool]]:
@@ -143,7 +160,7 @@ class _Partition:
                 continue
             merged, ties = [host], [tie]
             for other, other_tie in loops:
-                if other in merged or (host.epilogue and other.indices & host.head_deps):
+                if other in merged or (host.epilogue and self.feeds_head(other, host)):
                     continue
                 if self.legal(merged + [other], node):
                     merged.append(other)
@@ -237,12 +254,13 @@ def _absorb_broadcasts(g: Graph, part: _Partition) -> None:
                 tuple(node.out.shape) != host.shape:
             continue
         # the expand's own input must not depend on the host group (it comes from outside)
-        if host.indices & part.depends.get(node.inputs[0].id, set()):
+        source = part.producer_group(node.inputs[0])
+        if source is not None and part.reaches([source], [host]):
             continue
-        host.nodes.insert(0, node)
-        part.group_of[node.id] = host
-        part.groups.remove(grp)
+        part.merge(host, grp)           # (_toposort puts the group's nodes back in graph order)
         part.reasons[node.id] = f"broadcast read in place by the loop of {consumers[0].id}"
+
+
 def _toposort(g: Graph, groups: list[_Group], group_of: dict) -> list[_Group]:
     order_index = {n.id: i for i, n in enumerate(g.nodes)}
     for grp in groups:

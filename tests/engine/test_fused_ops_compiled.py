@@ -56,10 +56,6 @@ def test_forward_and_backward_compile_to_the_interpreters_values(name, case, dty
         np.testing.assert_allclose(a, b, rtol=tol * 4, atol=tol, err_msg=f"output {i} of {name}")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="engine/passes/fusion.py: a group's dependencies are tracked per value, so when %28 = "
-                          "mul(%16, tanh(w)) joins %16's loop, values of that loop computed before it (%36) do not "
-                          "record the dependency on tanh(w)'s loop, which then takes the weight gradient: a cycle")
 def test_a_computed_weight_of_layer_norm_trains_compiled():
     """The layer norm weight computed by elementwise ops (tanh(w * 0.5)) in a joint graph: fusion must
     not put the weight's gradient into the loop that computes the weight (the old composition of

@@ -163,6 +163,25 @@ def test_loops_do_not_merge_across_a_group_between_them():
     assert len(result.graph.fusion_groups) == 3
 
 
+def test_a_loop_that_reads_another_group_makes_all_its_values_depend_on_it():
+    """u = exp(x) starts loop G; n = u * expand(tanh(w)) joins G, so G as a whole (u too) runs after
+    tanh(w)'s loop H. The reduction of u ends G; m = tanh(w) + sum(u) then reads G and must not join
+    H: G would run after H and H after G (a cycle, when dependencies were tracked per value)."""
+    g = Graph()
+    x = g.placeholder("x", (4, 3))
+    w = g.placeholder("w", (3,))
+    hw = g.call("tanh", w)
+    u = g.call("exp", x)
+    n = g.call("mul", u, g.call("expand", hw, shape=(4, 3)))
+    r = g.call("sum", u, dim=(0,), keepdim=False)
+    m = g.call("add", hw, r)
+    g.output(n, m)
+    result = check_preserved(g)
+    group_of = {nid: grp for grp in result.graph.fusion_groups for nid in grp.node_ids}
+    assert group_of[m.id] is not group_of[hw.id]
+    assert group_of[u.id] is group_of[n.id] is group_of[r.id]     # the loop itself still fuses
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_graphs(with_matmul=False))
 def test_random_graphs_leave_the_executor_nothing_to_merge(g):
