@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import heapq
 import itertools
+import re
 import sys
 import weakref
 from typing import Callable
@@ -168,14 +169,15 @@ class Node(weakref.ref):
         return self.name
 
     def saved_items(self) -> list:
-        """What this node's vjp reads: input indices and/or "out" (Python-scalar constants excluded)."""
+        """What this node's vjp reads: input indices and/or "out" (a Python-scalar constant counts,
+        as PyTorch saves the `2` of x * 2: a second backward through it is an error)."""
         saves = self.op.saves
         if self.op.saves_for is not None:
             saves = {s for i, nxt in enumerate(self.edges) if nxt is not None
                      for s in self.op.saves_for.get(i, ())}
         elif saves is None:
             saves = range(len(self.saved))
-        return [s for s in saves if s == "out" or not getattr(self.saved[s], "_is_scalar", False)]
+        return list(saves)
 
     def has_saved_tensors(self) -> bool:
         return bool(self.saved_items())
@@ -192,13 +194,15 @@ class Node(weakref.ref):
             t, expected = ((out, self.out_version) if item == "out"
                            else (self.saved[item], self.recorded_version(item)))
             if t is not None and t._version != expected:
-                where = f", which is output 0 of {t.grad_fn.name}," if t.grad_fn is not None else ""
+                # PyTorch names the op that made the tensor: "output 0 of Add" for AddBackward0
+                op_name = re.sub(r"Backwards?\d*$", "", t.grad_fn.name) if t.grad_fn is not None else ""
+                where = f", which is output 0 of {op_name}," if op_name else ""
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: [{t.type()} [{', '.join(map(str, t.array.shape))}]]{where} is at version "
                     f"{t._version}; expected version {expected} instead. Hint: enable anomaly detection to find "
                     "the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
     def apply(self, builder, grad, create_graph: bool) -> tuple:
         """Gradients for each input, from the op's vjp rule (or its masked form when some input
@@ -405,6 +409,19 @@ def run_backward(roots: list, grads: list, retain_graph: bool = False, create_gr
             gc.enable()
 
 
+def backward(root, grad, retain_graph: bool, create_graph: bool, inputs: list | None) -> None:
+    """Tensor.backward: accumulate gradients into the leaves' .grad or, given `inputs`, into those
+    tensors' .grad only (leaves or not), as PyTorch's backward(inputs=...)."""
+    if inputs is None:
+        run_backward([root], [grad], retain_graph=retain_graph, create_graph=create_graph)
+        return
+    grads = run_backward([root], [grad], retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
+                         allow_unused=True)
+    for t, g in zip(inputs, grads):
+        if g is not None:                # (a non-leaf's hooks ran in the walk, when its node did)
+            _accumulate_into_leaf(t, g, create_graph, run_hooks=t.grad_fn is None)
+
+
 _TENSOR_CLASSES: tuple = ()
 
 
@@ -467,8 +484,8 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                 if out is not None:
                     if out._hooks:
                         grad = _run_tensor_hooks(out, grad, builder)
-                    if out._retains_grad and inputs is None:
-                        out.grad = _as_leaf_grad(grad)
+                    if out._retains_grad and inputs is None:     # accumulated, as a leaf's .grad
+                        _accumulate_into_leaf(out, grad, create_graph, run_hooks=False)
                 in_grads = node.apply(builder, grad, create_graph)
                 if observers:
                     in_grads = _reduce_to_inputs(builder, node, in_grads)
@@ -509,7 +526,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     if inputs is not None:
         for i, (t, r) in enumerate(zip(inputs, results)):
             if r is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in "
                                    "the graph. Set allow_unused=True if this is the desired behavior.")
             if r is not None and not isinstance(r, Tensor):
                 results[i] = Tensor(r)
@@ -543,11 +560,6 @@ def _run_tensor_hooks(t, grad, builder):
     return grad
 
 
-def _as_leaf_grad(grad):
-    from engine.tensor import Tensor
-    return grad if isinstance(grad, Tensor) else Tensor(np.array(grad, copy=True))
-
-
 def _refcounts(array) -> tuple[int, int]:
     base = array.base
     return sys.getrefcount(array), (0 if base is None else sys.getrefcount(base))
@@ -575,9 +587,9 @@ def _unshared(grad) -> bool:
     return count <= _UNSHARED_COUNTS[0] and (grad.base is None or base_count <= _UNSHARED_COUNTS[1])
 
 
-def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> None:
+def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False, run_hooks: bool = True) -> None:
     Tensor = _TENSOR_CLASSES[0] if _TENSOR_CLASSES else _tensor_classes()[0]
-    if t._hooks:
+    if t._hooks and run_hooks:
         grad = _run_tensor_hooks(t, grad, NUMPY if not create_graph else None)
         owned = False
     if isinstance(grad, Tensor) and not create_graph:
@@ -585,11 +597,17 @@ def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False) -> N
     if t.grad is None:
         if owned and grad.dtype == t.array.dtype:
             t.grad = Tensor(grad)
+        elif create_graph and isinstance(grad, Tensor) and grad.requires_grad:
+            # Recorded, as PyTorch copies the gradient into a fresh .grad (a CopyBackwards node), so
+            # that .grad is not the very tensor a later op of the graph may change.
+            from engine.tensor import apply
+            t.grad = apply("clone", grad)
+            t.grad.grad_fn.rename("CopyBackwards")
         else:
             # A copy (the same array may reach several leaves), in C order: a gradient that arrives
             # as a transposed view would keep a layout that slows every later op on .grad.
-            t.grad = grad if isinstance(grad, Tensor) else Tensor(
-                np.array(grad, dtype=t.array.dtype, copy=True, order="C"))
+            t.grad = Tensor(np.array(grad.array if isinstance(grad, Tensor) else grad, dtype=t.array.dtype,
+                                     copy=True, order="C"))
     elif create_graph:
         t.grad = t.grad + grad
     else:

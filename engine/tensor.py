@@ -6,7 +6,7 @@ import numpy as np
 from engine import autograd
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT
-from engine.ops.registry import OPS
+from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_size import Size as _Size
 
 # Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
@@ -74,9 +74,7 @@ class Tensor:
     def T(self) -> "Tensor":
         if self.ndim < 2:              # PyTorch returns the tensor itself for 0-D and 1-D
             return self
-        if self.ndim == 2:             # TBackward0, as x.t()
-            return self.transpose(0, 1)
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(*reversed(range(self.ndim)))    # PermuteBackward0, as PyTorch 2.13's
 
     def size(self, dim=None):
         return self.shape if dim is None else self.array.shape[dim]
@@ -138,6 +136,13 @@ class Tensor:
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """As PyTorch's: a 0-d tensor formats its value (f"{loss:.4f}"); others as str() (an empty
+        spec) or not at all."""
+        if self.array.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
     # ---- autograd ----
     def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
         if not self.requires_grad:
@@ -150,12 +155,19 @@ class Tensor:
             gradient = gradient if create_graph else gradient.array
         else:
             gradient = np.asarray(gradient, dtype=self.array.dtype)
+        if gradient.shape != self.array.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {_Size(gradient.shape)} and "
+                               f"output[0] has a shape of {_Size(self.array.shape)}.")
         retain = create_graph if retain_graph is None else retain_graph
+        if inputs is not None:               # only these tensors' .grad receive a gradient
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            if not inputs:
+                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         if _record.current() is None:        # nothing records this walk: no context to enter
-            autograd.run_backward([self], [gradient], retain_graph=retain, create_graph=create_graph)
+            autograd.backward(self, gradient, retain, create_graph, inputs)
             return
         with _record.backward_call(self, retain):
-            autograd.run_backward([self], [gradient], retain_graph=retain, create_graph=create_graph)
+            autograd.backward(self, gradient, retain, create_graph, inputs)
 
     def detach(self) -> "Tensor":
         return Tensor(self.array)
@@ -241,6 +253,10 @@ class Tensor:
                                      "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
                 raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
             return apply("select", self, dim=0, index=key % size)
+        if type(key) is range:             # PyTorch takes a range as the list of its ints
+            key = list(key)
+        elif type(key) is tuple and any([type(k) is range for k in key]):
+            key = tuple([list(k) if type(k) is range else k for k in key])
         return _F.getitem(self, key)
 
     def __setitem__(self, key, value):
@@ -285,8 +301,11 @@ class Tensor:
     def minimum(self, other): return apply("minimum", self, other)
     def clamp(self, min=None, max=None): return _F.clamp(self, min, max)
     clip = clamp
-    def clamp_min(self, min): return _F.clamp(self, min=min)
-    def clamp_max(self, max): return _F.clamp(self, max=max)
+    def clamp_min(self, min):
+        return _F.clamp(self, min=min) if isinstance(min, Tensor) else apply("clamp", self, min=min, fn="clamp_min")
+
+    def clamp_max(self, max):
+        return _F.clamp(self, max=max) if isinstance(max, Tensor) else apply("clamp", self, max=max, fn="clamp_max")
     def masked_fill(self, mask, value): return _F.masked_fill(self, mask, value)
     def where(self, condition, other): return _F.where(condition, self, other)
     def matmul(self, other): return apply("matmul", self, other)
@@ -336,12 +355,12 @@ class Tensor:
 
     # ---- shapes ----
     def reshape(self, *shape):
-        return apply("reshape", self, shape=_shape_arg(shape))
+        return apply("reshape", self, shape=_shape_arg(shape), fn="reshape")
 
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):   # view(dtype)
             raise _unsupported("Tensor.view(dtype)")
-        out = apply("reshape", self, shape=_shape_arg(shape))
+        out = apply("reshape", self, shape=_shape_arg(shape), fn="view")
         if self.array.size and not np.may_share_memory(out.array, self.array):
             # numpy had to copy: the strides cannot express the new shape, and PyTorch refuses
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
@@ -360,13 +379,17 @@ class Tensor:
     def permute(self, *dims):
         return apply("permute", self, dims=tuple(d % max(self.ndim, 1) for d in _shape_arg(dims)))
 
-    def transpose(self, dim0: int, dim1: int): return _F.transpose(self, dim0, dim1)
-    def swapaxes(self, dim0: int, dim1: int): return _F.transpose(self, dim0, dim1)
+    def transpose(self, dim0: int, dim1: int): return self._transpose(dim0, dim1, "transpose")
+    def swapaxes(self, dim0: int, dim1: int): return self._transpose(dim0, dim1, "transpose")
 
     def t(self):
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-        return self if self.ndim < 2 else self.transpose(0, 1)
+        return self if self.ndim < 2 else self._transpose(0, 1, "t")
+
+    def _transpose(self, dim0: int, dim1: int, fn: str) -> "Tensor":
+        # `fn` only names the grad_fn as PyTorch does: TBackward0 for t(), else TransposeBackward0
+        return apply("transpose", self, dim0=_F._dim(dim0, self.ndim), dim1=_F._dim(dim1, self.ndim), fn=fn)
 
     @property
     def mT(self): return self.transpose(-2, -1)
@@ -402,8 +425,13 @@ class Tensor:
         x = x.expand(*(d for r, s in zip(sizes, shape) for d in (r, s)))
         return x.reshape(*(r * s for r, s in zip(sizes, shape)))
 
-    def contiguous(self, memory_format=None): return self
-    def is_contiguous(self, memory_format=None) -> bool: return True
+    def contiguous(self, memory_format=None):
+        """Itself when row-major already, else a row-major copy (CloneBackward0), as PyTorch's."""
+        return self if self.array.flags.c_contiguous else apply("clone", self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        # numpy's flag, like PyTorch's test, ignores the strides of size-1 dimensions
+        return bool(self.array.flags.c_contiguous)
     def clone(self, memory_format=None): return apply("clone", self)
 
     # ---- dtype and device ----
@@ -424,6 +452,9 @@ class Tensor:
         target = to_numpy(dtype)
         if target == self.array.dtype:
             return self
+        if target.kind not in "fc":          # an integer or bool result has no autograd history
+            with autograd.no_grad():
+                return apply("to_dtype", self, dtype=target.name)
         return apply("to_dtype", self, dtype=target.name)
 
     def type_as(self, other): return self.to(other.dtype)
@@ -524,7 +555,9 @@ class Tensor:
     def _inplace(self, name: str, *others, **attrs) -> "Tensor":
         if self._needs_graph(*others):
             self._check_inplace()
-            return self._become(apply(name, self._alias(), *others, **attrs))
+            out = apply(name, self._alias(), *others, **attrs)
+            _check_inplace_shape(self.array.shape, out.array.shape)
+            return self._become(out)
         ufunc = _INPLACE_UFUNCS.get(name)
         if ufunc is not None and not attrs:
             other = others[0].array if isinstance(others[0], Tensor) else others[0]
@@ -533,11 +566,16 @@ class Tensor:
             except TypeError:
                 raise RuntimeError(f"result type {_kind_word(np.result_type(self.array, other))} can't be cast to "
                                    f"the desired output type {_kind_word(self.array.dtype)}") from None
+            except ValueError:
+                _raise_broadcast_error(self.array.shape, np.shape(other))
+                _check_inplace_shape(self.array.shape, np.broadcast_shapes(self.array.shape, np.shape(other)))
+                raise
             self._version += 1
             return self
         arrays = [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
                   for o in others]
         result = OPS[name].run(self.array, *arrays, **attrs)
+        _check_inplace_shape(self.array.shape, result.shape)
         self.array[...] = result
         self._version += 1
         return self
@@ -622,6 +660,25 @@ _VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "ex
 _INPLACE_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 
 
+def _raise_broadcast_error(a: tuple, b: tuple) -> None:
+    """PyTorch's RuntimeError when shapes `a` and `b` do not broadcast (it names the first
+    mismatch from the right); nothing when they do."""
+    n = max(len(a), len(b))
+    for dim in range(n - 1, -1, -1):
+        offset = n - 1 - dim
+        size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
+        size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                               f"non-singleton dimension {dim}")
+
+
+def _check_inplace_shape(shape: tuple, result_shape: tuple) -> None:
+    """An in-place op writes into its tensor: a result broadcast to a larger shape is an error."""
+    if tuple(result_shape) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(result_shape)}")
+
+
 def _kind_word(dtype) -> str:
     return {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}[np.dtype(dtype).kind]
 
@@ -695,11 +752,16 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
         data = op.forward(tensors[0].array, **attrs) if attrs else op.forward(tensors[0].array)
     elif n == 2:
         a, b = tensors[0].array, tensors[1].array
-        if attrs:
-            data = op.forward(a, b, **attrs)
-        else:
-            ufunc = _SAME_DTYPE_UFUNCS.get(name)
-            data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
+        try:
+            if attrs:
+                data = op.forward(a, b, **attrs)
+            else:
+                ufunc = _SAME_DTYPE_UFUNCS.get(name)
+                data = ufunc(a, b) if ufunc is not None and a.dtype is b.dtype else op.forward(a, b)
+        except ValueError:
+            if op.kind == ELEMENTWISE:
+                _raise_broadcast_error(a.shape, b.shape)
+            raise
     elif n == 3 and not attrs:
         data = op.forward(tensors[0].array, tensors[1].array, tensors[2].array)
     else:
@@ -727,6 +789,7 @@ def _binary_operator(name: str):
     op = OPS[name]
     ufunc = _SAME_DTYPE_UFUNCS.get(name)
     forward, differentiable, ndarray = op.forward, op.differentiable, np.ndarray
+    elementwise = op.kind == ELEMENTWISE
     # The node class, when the op's grad_fn name does not depend on its inputs: record_node is then
     # inlined below (this is the hottest path of a recorded program).
     node_class = autograd.node_class(op, op.grad_fn) if differentiable and type(op.grad_fn) is str else None
@@ -735,7 +798,12 @@ def _binary_operator(name: str):
         if type(other) is not Tensor or type(self) is not Tensor:
             return apply(name, self, other)
         x, y = self.array, other.array
-        data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else forward(x, y)
+        try:
+            data = ufunc(x, y) if ufunc is not None and x.dtype is y.dtype else forward(x, y)
+        except ValueError:
+            if elementwise:
+                _raise_broadcast_error(x.shape, y.shape)
+            raise
         out = _new(Tensor)
         out.array = data = data if type(data) is ndarray else np.asarray(data)
         out._version = 0

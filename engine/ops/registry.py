@@ -54,7 +54,7 @@ class OpDef:
     saves_for: dict | None = None
     # Optional refinement of `saves`: input index -> what that input's gradient formula reads. A node
     # then holds only what the inputs that need a gradient read, as PyTorch saves `other` of x * y
-    # only when x requires grad (so a second backward through `x * 3` is allowed, as in PyTorch).
+    # only when x requires grad: whether a second backward through the node is an error depends on it.
     vjp_masked: Callable[..., tuple] | None = None
     # Optional: (F, needs, grad, *inputs, out, **attrs) -> grads, like `vjp` but computing only the
     # gradients whose `needs` flag is True (None for the rest). Eager backward uses it to skip work

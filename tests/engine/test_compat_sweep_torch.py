@@ -27,56 +27,12 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "40_grad_fn_classes": "engine/autograd.py: every grad_fn is one Node class (type(...).__name__ is 'Node', "
-                          "'CustomNode' for custom Functions) and Node.name is a str, so grad_fn.name() raises",
-    "41_loss_grad_fn_names": "engine/ops: no smooth_l1_loss/huber_loss ops (they end in Mean/Sum/WhereBackward0; "
-                             "PyTorch: SmoothL1LossBackward0, HuberLossBackward0) and no division by a scalar "
-                             "(cross_entropy with class probabilities ends in DivBackward0; PyTorch: DivBackward1)",
-    "42_transpose_contiguous": "engine/tensor.py: is_contiguous() is True for a transpose and contiguous() "
-                               "does not copy it, so .contiguous().view(-1) raises PyTorch's view error",
-    "43_broadcast_error": "engine/tensor.py / engine/ops: numpy's ValueError escapes for shapes that do not "
-                          "broadcast (PyTorch: RuntimeError 'The size of tensor a (3) must match ...')",
-    "46_matmul_grad_fn_names": "engine/ops matmul: 1-D @ 2-D is UnsafeViewBackward0 (PyTorch: SqueezeBackward4), "
-                               "2-D @ 3-D UnsafeViewBackward0 (PyTorch 2.13: CloneBackward0)",
-    "48_batchnorm_grad_fn": "engine/ops: no batch-norm op, so functional.batch_norm ends in AddBackward0 "
-                            "(PyTorch: NativeBatchNormBackward0)",
-    "49_transpose_property_grad_fn": "engine/tensor.py: w.T, w.mT, w.transpose(0, 1) of a 2-D tensor are all "
-                                     "TBackward0 (PyTorch 2.13: PermuteBackward0, TransposeBackward0 twice)",
-    "50_sort_topk_grad_fn": "engine/tensor.py/functional.py: sort and topk values are GatherBackward0 "
-                            "(PyTorch: SortBackward0, TopkBackward0)",
-    "55_inplace_version_error": "engine/autograd.py _check_versions: names the op that made the tensor by its "
-                                "node name, 'output 0 of AddBackward0' / 'ZeroBackward0' (PyTorch: 'output 0 of "
-                                "Add' / 'Zero', the name without Backward0), and its hint lacks ', check_nan=False'",
-    "63_tensor_format_spec": "engine/tensor.py: no Tensor.__format__, so f'{t:.3f}' of a 0-d tensor raises "
-                             "TypeError and f'{t}' prints 'tensor(1.5000)' (PyTorch formats t.item())",
-    "64_python_range_index": "engine/tensor.py indexing: a Python range as an index raises IndexError (PyTorch "
-                             "takes it as a list of ints)",
-    "71_create_graph_leaf_grad": "engine/autograd.py: a leaf's .grad after backward(create_graph=True) keeps the "
-                                 "last op's grad_fn (MulBackward0; PyTorch: CopyBackwards)",
-    "75_clamp_min_grad_fn": "engine/tensor.py: clamp_min/clamp_max record ClampBackward1 (PyTorch: "
-                            "ClampMinBackward0, ClampMaxBackward0)",
-    "85_fused_grad_fn_names": "engine/ops: no leaky_relu, silu, native_layer_norm or adaptive_avg_pool2d op, so "
-                              "functional composes them (WhereBackward0, MulBackward0, AddBackward0, "
-                              "AvgPool2DBackward0; PyTorch: LeakyReluBackward0, SiluBackward0, "
-                              "NativeLayerNormBackward0, AdaptiveAvgPool2DBackward0)",
-    "87_linear_1d_grad_fn": "engine/functional.py linear: a 1-D input stays matmul + add (AddBackward0; PyTorch: "
-                            "ViewBackward0 after addmm) because tests/engine/test_capture_library_lines.py pins a "
-                            "matmul node for nn.Linear on a 1-D input",
     "127_double_backward_grad_fns": "engine/ops vjp rules: the relu vjp (a where on a constant mask) leaves the "
                                     "second derivative of relu(x)**2 without a graph (requires_grad False; PyTorch: "
                                     "ThresholdBackwardBackward0, True); derivative graphs are named by their parts "
                                     "(tanh/sigmoid: MulBackward0, PyTorch: TanhBackwardBackward0/"
                                     "SigmoidBackwardBackward0; sin'': NegBackward0, PyTorch: MulBackward0; "
                                     "matmul's grad: MmBackward0, PyTorch: MulBackward0)",
-    "128_autograd_misuse_messages": "engine/autograd.py: autograd.grad on an unused input says 'One of the "
-                                    "differentiated Tensors appears...' (PyTorch: 'The differentiated Tensor at "
-                                    "index 1 appears...'), and backward(gradient) of the wrong shape lets numpy's "
-                                    "ValueError escape (PyTorch: RuntimeError 'Mismatch in shape: grad_output[0] "
-                                    "has a shape of torch.Size([3]) and output[0] has a shape of torch.Size([2]).')",
-    "129_backward_twice_scalar_factor": "engine/autograd.py: a graph whose nodes save no tensor ((x * 2).sum(): "
-                                        "the factor is a Python scalar) runs a second backward without "
-                                        "retain_graph and accumulates again (PyTorch raises 'Trying to backward "
-                                        "through the graph a second time')",
     "130_view_of_leaf_inplace": "engine/tensor.py: p[0] = 1.0 and p[1:].zero_() on a leaf that requires grad say "
                                 "'a leaf Variable ...' and 'an in-place change (here after slice) of a view ... "
                                 "not supported' (PyTorch: RuntimeError 'a view of a leaf Variable that requires "
@@ -89,21 +45,9 @@ KNOWN_BUGS: dict[str, str] = {
                                  "'size mismatch, got input (2), mat (2x3), vec (2)', 'Expected size for first two "
                                  "dimensions of batch2 tensor...'), and batch dims that do not broadcast let numpy's "
                                  "ValueError escape",
-    "132_int_cast_of_grad_tensor": "engine/tensor.py Tensor.to / engine/ops/elementwise.py to_dtype: .int(), .long(), "
-                                   ".bool() of a tensor that requires grad keep grad_fn=<ToCopyBackward0> and "
-                                   "requires_grad True (PyTorch: an integer or bool result has no autograd history)",
     "133_cat_size_message": "engine/ops/movement.py cat: 'Expected size [2, 3] but got size [2, 2] for a tensor in "
                             "the list' (PyTorch: 'Expected size 3 but got size 2 for tensor number 1 in the list.', "
                             "the sizes of the mismatched dimension and the tensor's index)",
-    "134_mse_target_grad_zero_sign": "engine/functional.py mse_loss: the target's gradient is the negated input "
-                                     "gradient, so where input == target it is -0. and prints -0.0000 (PyTorch "
-                                     "computes 2 (target - input) grad / n: 0.0000)",
-    "135_cross_entropy_3d_grad_fn": "engine/ops/nn.py nll_loss: (N, C, L) input is NllLossBackward0 (PyTorch: "
-                                    "NllLoss2DBackward0 for every input of more than 2 dims; only 4-D is handled)",
-    "139_relu_inplace_flag": "engine/nn/activation.py ReLU/LeakyReLU and engine/functional.py relu: inplace=True is "
-                             "kept for the repr but ignored, so the input is left unchanged and a new tensor is "
-                             "returned (PyTorch overwrites the input and returns it: `r is t`, and h prints the "
-                             "rectified values)",
     "145_inplace_on_view_of_grad_tensor": "engine/tensor.py: in-place arithmetic on a view of a non-leaf tensor "
                                           "that requires grad (z[:, 2] *= 2, z[0] += 1 after z = x.clone()) fails "
                                           "as unsupported (PyTorch records CopySlices and differentiates through it)",
@@ -112,10 +56,6 @@ KNOWN_BUGS: dict[str, str] = {
                                 "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
                                 "out of range or with a float index raises IndexError (PyTorch: RuntimeError 'index "
                                 "4 is out of bounds...' and 'gather(): Expected dtype int32/int64 for index')",
-    "153_backward_inputs_arg": "engine/autograd.py: backward(inputs=[w]) also accumulates into the other leaves "
-                               "(x.grad becomes ones; PyTorch leaves it None), so a later backward adds onto it",
-    "154_retain_grad_accumulates": "engine/autograd.py: a retained non-leaf gradient is replaced on each backward "
-                                   "(z.grad stays [4, 8, 12]; PyTorch accumulates it to [8, 16, 24] as for leaves)",
     "155_grad_assignment_checks": "engine/tensor.py: x.grad = a tensor of another size or dtype is accepted (PyTorch: "
                                   "RuntimeError 'attempting to assign a gradient of size...'/'...with dtype "
                                   "'double'...'; a wrong int64 grad later breaks backward with numpy's "
@@ -270,7 +210,6 @@ UNSUPPORTED = [
     ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
     ("torch.div(torch.tensor([-7, 7]), 2, rounding_mode='trunc')", "rounding_mode='trunc'", None),
     ("torch.addmm(torch.ones(2), torch.ones(2, 3), torch.ones(3, 2), beta=0.5)", "torch.addmm with beta", None),
-    ("F.adaptive_avg_pool2d(torch.ones(1, 1, 5, 5), 3)", "adaptive_avg_pool2d", None),
     ("nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))", "ceil_mode", None),
     ("nn.AvgPool2d(3, padding=1, count_include_pad=False)(torch.ones(1, 1, 5, 5))", "count_include_pad", None),
     ("import torchvision", "torchvision", None),

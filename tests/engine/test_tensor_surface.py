@@ -108,7 +108,7 @@ def test_inplace_on_a_non_leaf_records_the_op():
     z = x * 3
     z.relu_()                  # ReluBackward0 saves its result ...
     z.mul_(2)                  # ... which this changes: PyTorch refuses the backward, and so do we
-    with pytest.raises(RuntimeError, match="output 0 of MulBackward0, is at version 2; expected version 1"):
+    with pytest.raises(RuntimeError, match="output 0 of Mul, is at version 2; expected version 1"):
         z.sum().backward()
 
 
@@ -280,10 +280,14 @@ def test_inplace_ops_bump_the_version_counter():
 
 def test_second_backward_is_an_error_only_where_pytorch_saved_something():
     x = engine.tensor(2.0, requires_grad=True)
-    y = x * 3                      # MulBackward0 saves only the scalar 3: PyTorch allows this twice
+    y = x + 3                      # AddBackward0 saves nothing: PyTorch allows this twice
     y.backward()
     y.backward()
-    assert x.grad.item() == 6.0
+    assert x.grad.item() == 2.0
+    y = x * 3                      # MulBackward0 saves the scalar 3 (as a wrapped tensor): an error
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
     z = x * x                      # saves x: the second backward must fail
     z.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
@@ -301,7 +305,7 @@ def test_backward_through_a_tensor_changed_in_place_raises_pytorchs_error():
     c = (b * b).sum()
     b.add_(1)                               # MulBackward0 saved b at version 0
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.FloatTensor \[3\]\], "
-                                           r"which is output 0 of AddBackward0, is at version 1; expected version 0"):
+                                           r"which is output 0 of Add, is at version 1; expected version 0"):
         c.backward()
     y = a.exp()
     with engine.no_grad():

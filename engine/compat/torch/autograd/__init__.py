@@ -51,7 +51,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for i, (t, g) in enumerate(zip(tensors, grads)):
         # Several roots share one graph: keep it until the last one has gone through.
         keep = retain_graph if retain_graph is not None else (create_graph or i < len(tensors) - 1)
-        t.backward(g, retain_graph=keep, create_graph=create_graph)
+        t.backward(g, retain_graph=keep, create_graph=create_graph, inputs=inputs)
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False):
