@@ -34,7 +34,8 @@ EPILOGUE_HOSTS = {"conv2d"}       # library calls besides MATMUL-kind ops that t
 class _Group:
     def __init__(self, index: int, kind: str, first: Node):
         self.index = index
-        self.indices = {index}    # its own index and those of the groups merged into it
+        self.indices = [index]    # its own index and those of the groups merged into it
+        self.bits = 1 << index    # the same, as a bit set
         self.kind = kind
         self.nodes = [first]
         self.head = first
@@ -42,7 +43,8 @@ class _Group:
         self.closed = kind == REDUCTION_GROUP
         self.epilogue = kind == EXTERN_GROUP and first.kind == CALL and \
             (OPS[first.op].kind == MATMUL or first.op in EPILOGUE_HOSTS)
-        self.reads: set[int] = set()     # indices of the groups it reads values from (maybe merged since)
+        self.ancestors = 0        # bit set of the indices of the groups it depends on, transitively
+        self.readers: set[int] = set()   # indices of the groups that read its values (maybe merged since)
 
     def loop_accepts(self, node: Node) -> bool:
         """An open elementwise loop over `node`'s iteration space."""
@@ -67,18 +69,33 @@ class _Partition:
     def producer_group(self, v) -> _Group | None:
         return self.group_of.get(v.producer.id) if v.producer is not None else None
 
-    def reaches(self, sources, targets: list[_Group]) -> bool:
+    @staticmethod
+    def reaches(sources, targets: list[_Group]) -> bool:
         """Does one of the groups `sources` depend on (or is it) one of `targets`?"""
-        wanted = {id(grp) for grp in targets}
-        stack, seen = list(sources), set()
-        while stack:
-            grp = stack.pop()
-            if id(grp) in wanted:
-                return True
-            if id(grp) not in seen:
-                seen.add(id(grp))
-                stack.extend(self.by_index[i] for i in grp.reads)
-        return False
+        wanted = 0
+        for grp in targets:
+            wanted |= grp.bits
+        return any((grp.bits | grp.ancestors) & wanted for grp in sources)
+
+    def depend(self, reader: _Group, source: _Group) -> None:
+        """`reader` reads a value of `source`: it, and every group that depends on it, now
+        depends on `source` and on what `source` depends on."""
+        source.readers.add(reader.index)
+        self._inherit(reader, source.bits | source.ancestors)
+
+    def _inherit(self, grp: _Group, bits: int) -> None:
+        """`grp` and, transitively, the groups reading it now depend on the groups in `bits`."""
+        work = [(grp, bits)]
+        while work:
+            grp, bits = work.pop()
+            if not bits & ~grp.ancestors:
+                continue            # nothing new: its readers have it already
+            grp.ancestors |= bits
+            passed_on = grp.bits | grp.ancestors
+            work.extend((reader, passed_on) for reader in self._live_readers(grp))
+
+    def _live_readers(self, grp: _Group) -> list[_Group]:
+        return list({id(r): r for r in map(self.by_index.get, grp.readers) if r is not grp}.values())
 
     def legal(self, members: list[_Group], node: Node) -> bool:
         """May `members` and `node` become one group? Not if a group they read from outside
@@ -99,11 +116,18 @@ class _Partition:
         host.nodes.extend(other.nodes)
         for n in other.nodes:
             self.group_of[n.id] = host
-        host.indices |= other.indices
-        host.reads |= other.reads
         for index in other.indices:         # groups that read from `other` now read from `host`
             self.by_index[index] = host
+        host.indices += other.indices
+        host.bits |= other.bits
+        host.readers |= other.readers
         self.groups.remove(other)
+        # every group that depended on either now depends on the merged group and all it depends on
+        # (when `other` read `host`, host's bits join its ancestors: harmless, it only depends on itself)
+        host.ancestors |= other.ancestors
+        passed_on = host.bits | host.ancestors
+        for reader in self._live_readers(host):
+            self._inherit(reader, passed_on)
 
     def place(self, node: Node) -> None:
         kind = _op_kind(node)
@@ -125,7 +149,7 @@ class _Partition:
         for v in node.inputs:
             source = self.producer_group(v)
             if source is not None and source is not target:
-                target.reads.add(source.index)
+                self.depend(target, source)
             self.readers.setdefault(v.id, []).append(node.id)
 
     def _links(self, node: Node) -> list[tuple[_Group, str, bool]]:
@@ -205,11 +229,7 @@ def _head_reason(node: Node, grp: _Group) -> str:
 def fusion(graph: Graph) -> PassResult:
     g = graph.copy()
     result = PassResult(g, False)
-    part = _Partition()
-    for node in g.nodes:
-        if node.kind not in (PLACEHOLDER, CONSTANT, OUTPUT):
-            part.place(node)
-    _absorb_broadcasts(g, part)
+    part = partition(g)
     ordered = _toposort(g, part.groups, part.group_of)
     _reorder_nodes(g, ordered)
     users = g.users()
@@ -236,6 +256,16 @@ def fusion(graph: Graph) -> PassResult:
     result.changed = result.changed or changed_plan
     result.extra["groups"] = plan          # the pipeline turns it into JSON for a snapshot
     return result
+
+
+def partition(g: Graph) -> _Partition:
+    """The groups of `g`'s op nodes (in walk order; `fusion` orders them and names them)."""
+    part = _Partition()
+    for node in g.nodes:
+        if node.kind not in (PLACEHOLDER, CONSTANT, OUTPUT):
+            part.place(node)
+    _absorb_broadcasts(g, part)
+    return part
 
 
 def _absorb_broadcasts(g: Graph, part: _Partition) -> None:

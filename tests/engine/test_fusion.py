@@ -13,6 +13,7 @@ from engine.codegen.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
 from engine.passes import run_pipeline
+from engine.passes.fusion import fusion, partition
 from test_passes import check_preserved, random_graphs  # noqa: I001  (tests/engine is on sys.path)
 
 
@@ -180,6 +181,60 @@ def test_a_loop_that_reads_another_group_makes_all_its_values_depend_on_it():
     group_of = {nid: grp for grp in result.graph.fusion_groups for nid in grp.node_ids}
     assert group_of[m.id] is not group_of[hw.id]
     assert group_of[u.id] is group_of[n.id] is group_of[r.id]     # the loop itself still fuses
+
+
+def tangled_graph(rng) -> Graph:
+    """A random graph of loops over three shapes tied by broadcasts, reductions, transposes and
+    products: many groups that read each other, loops that merge later (denser than random_graphs)."""
+    g = Graph("tangled")
+    by_shape = {(4, 3): [g.placeholder("x", (4, 3))], (3,): [g.placeholder("w", (3,))], (3, 4): [], (4, 4): []}
+    for _ in range(40):
+        shape = list(by_shape)[rng.integers(4)]
+        if not by_shape[shape]:
+            continue
+        a = by_shape[shape][rng.integers(len(by_shape[shape]))]
+        b = by_shape[shape][rng.integers(len(by_shape[shape]))]
+        choice = rng.integers(6)
+        if choice == 0:
+            by_shape[shape].append(g.call(["tanh", "exp", "neg"][rng.integers(3)], a))
+        elif choice == 1:
+            by_shape[shape].append(g.call(["mul", "add"][rng.integers(2)], a, b))
+        elif choice == 2 and shape == (3,):
+            by_shape[(4, 3)].append(g.call("expand", a, shape=(4, 3)))
+        elif choice == 3 and shape == (4, 3):
+            by_shape[(3,)].append(g.call("sum", a, dim=(0,), keepdim=False))
+        elif choice == 4 and len(shape) == 2 and shape[0] != shape[1]:
+            by_shape[shape[::-1]].append(g.call("transpose", a, dim0=0, dim1=1))
+        elif choice == 5 and shape == (4, 3) and by_shape[(3, 4)]:
+            by_shape[(4, 4)].append(g.call("matmul", a, by_shape[(3, 4)][-1]))
+    made = [v for values in by_shape.values() for v in values if v.producer is not None and v.producer.kind == "call"]
+    g.output(made[-3:] if made else [g.call("tanh", by_shape[(3,)][0])])
+    return g
+
+
+def test_the_dependencies_kept_during_the_walk_are_those_of_the_final_groups():
+    """The partition updates each group's dependencies as nodes join and groups merge; they must
+    equal the ones found afterwards by following every node's inputs between the final groups,
+    and the groups must have an order (fusion raises on a cycle)."""
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        g = tangled_graph(rng)
+        part = partition(g)
+        reads = {id(grp): set() for grp in part.groups}
+        for grp in part.groups:
+            for n in grp.nodes:
+                reads[id(grp)] |= {id(part.group_of[v.producer.id]) for v in n.inputs
+                                   if v.producer is not None and v.producer.id in part.group_of}
+        for grp in part.groups:
+            found, stack = set(), [i for i in reads[id(grp)] if i != id(grp)]
+            while stack:
+                i = stack.pop()
+                if i not in found:
+                    found.add(i)
+                    stack.extend(reads[i])
+            kept = {id(other) for other in part.groups if other.bits & grp.ancestors}
+            assert kept - {id(grp)} == found - {id(grp)}
+        fusion(g)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
