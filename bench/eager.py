@@ -70,19 +70,32 @@ def chain_rows(repeat):
     x, a, b = (np.full(8, v, np.float32) for v in (1.0, 0.999, 0.001))
     ex, ea, eb = Tensor(x), Tensor(a), Tensor(b)
     gx = Tensor(x.copy(), requires_grad=True)
-    t = best_times({
+    cases = {
         "numpy": lambda: chain_numpy(x, a, b),
-        "no grad": lambda: chain_engine(ex, ea, eb),
-        "graph": lambda: chain_engine(gx, ea, eb),
-        "both": lambda: chain_engine(gx, ea, eb).sum().backward(),
-    }, repeat)
-    per_op = lambda s: s / CHAIN * 1e6  # noqa: E731
-    return [
-        ("1,000 tiny ops: numpy", per_op(t["numpy"]), 1.0),
-        ("1,000 tiny ops: Dagscope, no grad", per_op(t["no grad"]), t["no grad"] / t["numpy"]),
-        ("1,000 tiny ops: Dagscope, recording the graph", per_op(t["graph"]), t["graph"] / t["numpy"]),
-        ("1,000 tiny ops: Dagscope, forward + backward", per_op(t["both"]), t["both"] / t["numpy"]),
-    ]
+        "Dagscope, no grad": lambda: chain_engine(ex, ea, eb),
+        "Dagscope, recording the graph": lambda: chain_engine(gx, ea, eb),
+        "Dagscope, forward + backward": lambda: chain_engine(gx, ea, eb).sum().backward(),
+    }
+    torch = real_torch()
+    if torch is not None:
+        tx, ta, tb = (torch.from_numpy(v.copy()) for v in (x, a, b))
+        tgx = tx.clone().requires_grad_()
+        cases["PyTorch, no grad"] = lambda: chain_engine(tx, ta, tb)
+        cases["PyTorch, recording the graph"] = lambda: chain_engine(tgx, ta, tb)
+        cases["PyTorch, forward + backward"] = lambda: chain_engine(tgx, ta, tb).sum().backward()
+    t = best_times(cases, repeat)
+    return [(f"1,000 tiny ops: {name}", seconds / CHAIN * 1e6, seconds / t["numpy"]) for name, seconds in t.items()]
+
+
+def real_torch():
+    """Real PyTorch, when installed (not Dagscope's compat module under that name), else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not hasattr(torch, "set_num_threads") or "dagscope" in getattr(torch, "__version__", ""):
+        return None
+    return torch
 
 
 # ---- 2. an MLP training step ---------------------------------------------------------------------
@@ -160,11 +173,8 @@ def engine_nn_setup(params):
 
 
 def torch_setup(params, threads):
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not hasattr(torch, "set_num_threads") or "dagscope" in getattr(torch, "__version__", ""):
+    torch = real_torch()
+    if torch is None:
         return None
     torch.set_num_threads(threads)
     model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
@@ -228,11 +238,21 @@ def main() -> None:
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     print(f"numpy {np.__version__}, BLAS threads {blas_threads()}, best of {args.repeat} interleaved runs, "
           f"{args.clock} clock, load average {os.getloadavg()[0]:.1f}\n")
+    torch = real_torch()
+    if torch is not None:        # the same thread count as numpy's BLAS, for the tiny ops as well
+        torch.set_num_threads(blas_threads())
     print(f"{'case':50s} {'time':>12s} {'vs numpy':>9s}")
-    for name, value, ratio in chain_rows(args.repeat):
+    chain = chain_rows(args.repeat)
+    for name, value, ratio in chain:
         print(f"{name:50s} {value:9.2f} us {ratio:8.2f}x")
     for name, value, ratio in mlp_rows(args.repeat):
         print(f"{name:50s} {value:9.2f} ms {ratio:8.2f}x")
+    # Each tiny op calls numpy once: what a framework adds per op is its time beyond that call.
+    numpy_us = chain[0][1]
+    print("\nper-op time beyond numpy's own call (the framework's bookkeeping), in numpy per-op costs:")
+    for name, value, _ in chain[1:]:
+        if "forward + backward" not in name:
+            print(f"  {name.split(': ')[1]:40s} {value - numpy_us:6.2f} us {(value - numpy_us) / numpy_us:6.2f}x")
     print("\ngoals: MLP step <= 1.3x numpy; per-op overhead <= 3x numpy's per-op cost")
 
 
