@@ -260,6 +260,9 @@ class Tensor:
         return _F.getitem(self, key)
 
     def __setitem__(self, key, value):
+        if self.requires_grad and self.grad_fn is None and autograd._GradMode.enabled and _selects_a_view(key):
+            # PyTorch writes through a view of the leaf (p[0] = 1.0): its error names the view
+            raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
         _F.setitem(self, key, value)
 
     def __iter__(self):
@@ -524,6 +527,12 @@ class Tensor:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         op = getattr(self.grad_fn, "op", None)
         if op is not None and op.name in _VIEW_OPS:
+            base = self.grad_fn.saved[0]
+            while base.grad_fn is not None and getattr(base.grad_fn, "op", None) is not None \
+                    and base.grad_fn.op.name in _VIEW_OPS:
+                base = base.grad_fn.saved[0]
+            if base.grad_fn is None and base.requires_grad:
+                raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
             # PyTorch would also change the tensor this one is a view of (and its gradient);
             # Dagscope's eager in-place ops rebind only this tensor, so refuse rather than differ.
             raise _unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
@@ -654,6 +663,18 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from engine.creation import rng
         return self._fill_raw(rng().normal(mean, std, self.array.shape), "NormalBackward0")
+
+
+_VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _selects_a_view(key) -> bool:
+    """Whether indexing with `key` gives a proper view (ints, slices, None; not all of the tensor, not
+    an advanced index that copies), as PyTorch's p[key] = v then writes through one."""
+    parts = key if type(key) is tuple else (key,)
+    if not all(type(k) in (int, slice) or k is None or k is Ellipsis for k in parts):
+        return False
+    return not all(k is Ellipsis or (type(k) is slice and k == slice(None)) for k in parts)
 
 
 _VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze"})

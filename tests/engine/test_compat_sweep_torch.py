@@ -33,10 +33,6 @@ KNOWN_BUGS: dict[str, str] = {
                                     "(tanh/sigmoid: MulBackward0, PyTorch: TanhBackwardBackward0/"
                                     "SigmoidBackwardBackward0; sin'': NegBackward0, PyTorch: MulBackward0; "
                                     "matmul's grad: MmBackward0, PyTorch: MulBackward0)",
-    "130_view_of_leaf_inplace": "engine/tensor.py: p[0] = 1.0 and p[1:].zero_() on a leaf that requires grad say "
-                                "'a leaf Variable ...' and 'an in-place change (here after slice) of a view ... "
-                                "not supported' (PyTorch: RuntimeError 'a view of a leaf Variable that requires "
-                                "grad is being used in an in-place operation.' for both)",
     "131_matmul_error_messages": "engine/ops/linalg.py matmul: a float32 @ float64 (or int64 @ float32) product "
                                  "silently promotes (PyTorch: RuntimeError 'expected m1 and m2 to have the same "
                                  "dtype, but got: float != double', 'dot : expected both vectors to have same "
