@@ -380,7 +380,15 @@ class Tensor:
     def broadcast_to(self, shape): return self.expand(shape)
 
     def permute(self, *dims):
-        return apply("permute", self, dims=tuple(d % max(self.ndim, 1) for d in _shape_arg(dims)))
+        dims = _shape_arg(dims)
+        if len(dims) != self.ndim:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                               "length of the desired ordering of dimensions i.e. input.dim() = "
+                               f"{self.ndim} is not equal to len(dims) = {len(dims)}")
+        dims = tuple([_F._dim(d, self.ndim) for d in dims])
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return apply("permute", self, dims=dims)
 
     def transpose(self, dim0: int, dim1: int): return self._transpose(dim0, dim1, "transpose")
     def swapaxes(self, dim0: int, dim1: int): return self._transpose(dim0, dim1, "transpose")
