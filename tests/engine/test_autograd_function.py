@@ -195,3 +195,12 @@ def test_gradient_of_a_broadcast_shape_is_summed_and_a_wrong_shape_is_an_error()
     with pytest.raises(RuntimeError, match=r"Function WrongShapeBackward returned an invalid gradient at index 0 - "
                                            r"got \[3\] but expected shape compatible with \[2\]"):
         WrongShape.apply(creation.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
+
+
+def test_the_node_is_named_after_the_function_and_has_its_own_class():
+    x = creation.tensor([1.0, 2.0], requires_grad=True)
+    y = Square.apply(x)
+    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SquareBackward"     # as PyTorch's
+    assert type(Square.apply(x).grad_fn) is type(y.grad_fn)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.array, [2.0, 4.0])

@@ -154,22 +154,3 @@ def test_an_inplace_op_renames_the_node_and_keeps_its_fields():
     assert type(y.grad_fn).__name__ == y.grad_fn.name == "ZeroBackward0"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.array, np.zeros(3, np.float32))
-
-
-def test_a_custom_function_node_is_named_after_the_function():
-    class Square(torch_autograd.Function):
-        @staticmethod
-        def forward(ctx, t):
-            ctx.save_for_backward(t)
-            return t * t
-
-        @staticmethod
-        def backward(ctx, g):
-            (t,) = ctx.saved_tensors
-            return 2 * t * g
-
-    x = _x()
-    y = Square.apply(x)
-    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SquareBackward"
-    y.sum().backward()
-    np.testing.assert_allclose(x.grad.array, 2 * x.array)
