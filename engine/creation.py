@@ -4,19 +4,31 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ops.dtypes import DEFAULT_FLOAT, promote
+from engine.random_pytorch import Generator, default_generator
 from engine.tensor import Tensor
 
-_rng = np.random.default_rng(0)
+
+def manual_seed(seed: int) -> Generator:
+    """torch.manual_seed: reseed the default generator (PyTorch's Mersenne Twister, so the numbers
+    drawn afterwards are PyTorch's)."""
+    return default_generator.manual_seed(seed)
 
 
-def manual_seed(seed: int):
-    global _rng
-    _rng = np.random.default_rng(int(seed))
-    return _rng
+def rng(generator: Generator | None = None) -> Generator:
+    """The generator a draw uses: the one passed as `generator=`, else the default one."""
+    return default_generator if generator is None else generator
 
 
-def rng() -> np.random.Generator:
-    return _rng
+def _random_dtype(dtype) -> np.dtype:
+    """The dtype a random float tensor is drawn in (float16 is drawn as float32, then rounded)."""
+    target = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT))
+    if target.kind != "f":
+        raise NotImplementedError(f'"check_uniform_bounds" not implemented for '
+                                  f"'{_TORCH_NAMES.get(target.name, target.name)}'")
+    return target
+
+
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _np_dtype(dtype, default=None):
@@ -191,11 +203,14 @@ def full(shape, fill_value, dtype=None, requires_grad=False, device=None) -> Ten
 
 
 def randn(*shape, size=None, dtype=None, requires_grad=False, device=None, generator=None) -> Tensor:
-    return _make(_rng.standard_normal(_sized(shape, size, "randn")).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    target = _random_dtype(dtype)
+    values = rng(generator).standard_normal(_sized(shape, size, "randn"), target)
+    return _make(values.astype(target), requires_grad)
 
 
 def rand(*shape, size=None, dtype=None, requires_grad=False, device=None, generator=None) -> Tensor:
-    return _make(_rng.random(_sized(shape, size, "rand")).astype(_np_dtype(dtype, DEFAULT_FLOAT)), requires_grad)
+    target = _random_dtype(dtype)
+    return _make(rng(generator).random(_sized(shape, size, "rand"), target).astype(target), requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, generator=None, requires_grad=False) -> Tensor:
@@ -207,20 +222,27 @@ def randint(low, high=None, size=None, dtype=None, device=None, generator=None, 
         raise TypeError("randint() missing required argument 'size'")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return Tensor(_rng.integers(low, high, size=_sized((size,))).astype(_np_dtype(dtype, np.int64)))
+    values = rng(generator).integers(low, high, _sized((size,), name="randint"))
+    return Tensor(values.astype(_np_dtype(dtype, np.int64)))
 
 
 def randperm(n: int, dtype=None, device=None, generator=None, requires_grad=False) -> Tensor:
-    return Tensor(_rng.permutation(int(n)).astype(_np_dtype(dtype, np.int64)))
+    return Tensor(rng(generator).permutation(int(n)).astype(_np_dtype(dtype, np.int64)))
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None, requires_grad=False) -> Tensor:
-    """torch.normal: tensor means/stds (broadcast) or float mean and std with a `size`."""
+    """torch.normal: float mean and std with a `size`, or tensor means/stds (broadcast), drawn as
+    PyTorch draws them (standard normals scaled by std, plus mean, for tensor arguments)."""
     m = mean.array if isinstance(mean, Tensor) else mean
     s = std.array if isinstance(std, Tensor) else std
-    shape = _sized((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
-    dt = m.dtype if isinstance(m, np.ndarray) else (s.dtype if isinstance(s, np.ndarray) else DEFAULT_FLOAT)
-    return _make(_rng.normal(m, s, size=shape).astype(_np_dtype(dtype, dt)), requires_grad)
+    if size is not None or not (isinstance(m, np.ndarray) or isinstance(s, np.ndarray)):
+        target = _random_dtype(dtype)
+        shape = _sized((size,), name="normal") if size is not None else ()
+        return _make(rng(generator).normal(m, s, shape, target).astype(target), requires_grad)
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    target = np.dtype(m.dtype if isinstance(m, np.ndarray) else s.dtype)
+    draws = rng(generator).standard_normal(shape, target)
+    return _make((draws * s + m).astype(target), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None) -> Tensor:
@@ -348,15 +370,19 @@ def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False, device=Non
     return _make(np.full(t.array.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
 
 
-def rand_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(_rng.random(t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)
+def rand_like(t: Tensor, dtype=None, requires_grad=False, device=None, generator=None, **_) -> Tensor:
+    target = _random_dtype(_like_dtype(t, dtype))
+    return _make(rng(generator).random(t.array.shape, target).astype(target), requires_grad)
 
 
-def randn_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(_rng.standard_normal(t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)
+def randn_like(t: Tensor, dtype=None, requires_grad=False, device=None, generator=None, **_) -> Tensor:
+    target = _random_dtype(_like_dtype(t, dtype))
+    return _make(rng(generator).standard_normal(t.array.shape, target).astype(target), requires_grad)
 
 
-def randint_like(t: Tensor, low, high=None, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
+def randint_like(t: Tensor, low, high=None, dtype=None, requires_grad=False, device=None, generator=None,
+                 **_) -> Tensor:
     if high is None:
         low, high = 0, low
-    return _make(_rng.integers(low, high, size=t.array.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    values = rng(generator).integers(low, high, t.array.shape)
+    return _make(values.astype(_like_dtype(t, dtype)), requires_grad)

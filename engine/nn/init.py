@@ -1,6 +1,6 @@
 """nn.init: in-place initializers with PyTorch's formulas (gains, fans, bounds), drawn from the
-engine's seeded RNG (`manual_seed`) — so runs are repeatable, though the numbers differ from
-real PyTorch's, whose random generator is a different algorithm."""
+engine's PyTorch-compatible generator (engine.random_pytorch), so after torch.manual_seed the values
+are the ones PyTorch draws."""
 from __future__ import annotations
 
 import math
@@ -55,23 +55,49 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, creation.rng().uniform(a, b, size=tensor.array.shape))
+    return _fill(tensor, creation.rng(generator).uniform(a, b, tensor.array.shape, _draw_dtype(tensor)))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, creation.rng().normal(mean, std, size=tensor.array.shape))
+    return _fill(tensor, creation.rng(generator).normal(mean, std, tensor.array.shape, _draw_dtype(tensor)))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Normal values redrawn until they fall inside [a, b] (the distribution PyTorch samples)."""
-    rng = creation.rng()
-    values = rng.normal(mean, std, size=tensor.array.shape)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, size=int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values)
+    """PyTorch's rejection sampling, draw for draw: when [a, b] holds more than 30% of the normal's mass,
+    normal values with the rejected ones redrawn (a whole tensor of draws per round); otherwise uniform
+    proposals in [a, b], each accepted with probability pdf / peak."""
+    rng, dtype, shape = creation.rng(generator), _draw_dtype(tensor), tensor.array.shape
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = dtype.type(a), dtype.type(b)
+        result = rng.normal(mean, std, shape, dtype)
+        while True:
+            rejected = (result < lo) | (result > hi)
+            if not rejected.any():
+                return _fill(tensor, result)
+            result = np.where(rejected, rng.normal(mean, std, shape, dtype), result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x):          # log(pdf(x) / pdf(mode)), in the tensor's dtype as PyTorch's in-place ops
+        return ((x - dtype.type(mean)) / dtype.type(std)) ** 2 * dtype.type(-0.5) - dtype.type(log_peak)
+
+    result = rng.uniform(a, b, shape, dtype)
+    pending = np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(result)
+    while pending.any():
+        candidates = rng.uniform(a, b, shape, dtype)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(candidates), pending)
+    return _fill(tensor, result)
+
+
+def _draw_dtype(tensor: Tensor) -> np.dtype:
+    """PyTorch's kernels draw float64 tensors with 53-bit uniforms, every other float with 24."""
+    return np.dtype(np.float64) if tensor.array.dtype == np.float64 else np.dtype(np.float32)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -111,14 +137,15 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR decomposition of a normal one, signs fixed so the
-    distribution is uniform, as PyTorch computes it (from the engine's RNG, so other numbers)."""
+    distribution is uniform, as PyTorch computes it."""
     shape = tensor.array.shape
     if len(shape) < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.array.size == 0:
         return tensor
     rows = shape[0]
-    flat = creation.rng().normal(0.0, 1.0, size=(rows, tensor.array.size // rows))
+    flat = creation.rng(generator).normal(0.0, 1.0, (rows, tensor.array.size // rows),
+                                          _draw_dtype(tensor)).astype(np.float64)
     wide = rows < flat.shape[1]
     q, r = np.linalg.qr(flat.T if wide else flat)
     q = q * np.sign(np.diag(r))
@@ -127,13 +154,14 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std        # in PyTorch's order of operations: the bound is bit-identical
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
@@ -142,7 +170,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
@@ -150,7 +178,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     if 0 in tensor.array.shape:
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def default_linear_init(weight: Tensor, bias: Tensor | None) -> None:

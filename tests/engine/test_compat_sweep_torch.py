@@ -72,6 +72,13 @@ KNOWN_BUGS: dict[str, str] = {
                                 "few dims lets numpy's ValueError escape (PyTorch: RuntimeError 'permute(): duplicate "
                                 "dims are not allowed.' / '...does not match the length of the desired ordering...'); "
                                 "torch.cat([]) raises RuntimeError (PyTorch: ValueError)",
+    "168_seeded_dropout_mask": "engine/functional.py dropout: the mask is rng().random(shape) >= p (24-bit float32 "
+                               "uniforms); PyTorch's bernoulli_(1 - p) keeps an element where a 53-bit double uniform "
+                               "is below 1 - p: rng().bernoulli(1 - p, shape) (engine/random_pytorch.py) draws that",
+    "169_seeded_float64_uniform_": "engine/tensor.py uniform_/normal_: they call rng().uniform(a, b, shape) without "
+                                   "the tensor's dtype (and ignore generator=), so a float64 tensor gets float32-style "
+                                   "draws; pass dtype=self.array.dtype (53-bit draws for doubles, as PyTorch) and "
+                                   "use creation.rng(generator)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).

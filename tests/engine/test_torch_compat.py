@@ -230,3 +230,29 @@ def test_creation_takes_a_one_element_tensor_as_a_number(run):
 def test_creation_mistakes_raise_pytorchs_errors(run, code, error):
     out = _stdout(run, f"import torch\ntry:\n    {code}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}')")
     assert out == error + "\n"
+
+
+def test_manual_seed_draws_pytorchs_numbers():
+    # Values printed by PyTorch 2.13 on a CPU for the same calls (its Mersenne Twister and kernels).
+    from engine import creation, nn
+    creation.manual_seed(42)
+    assert creation.rand(3).array.tolist() == [0.8822692632675171, 0.9150039553642273, 0.38286375999450684]
+    np.testing.assert_array_equal(creation.randn(3).array,                  # < 16 values: double Box-Muller
+                                  np.float32([-0.829319179058075, -1.6137069463729858, -0.21470452845096588]))
+    np.testing.assert_allclose(creation.randn(17).array[[0, 16]],           # >= 16: blocks of 16, last redrawn
+                               [-0.9341631531715393, -0.6011420488357544], rtol=1e-6)
+    assert creation.randint(0, 10, (5,)).array.tolist() == [7, 3, 3, 4, 3]
+    assert creation.randperm(5).array.tolist() == [2, 3, 0, 1, 4]
+    creation.manual_seed(0)
+    lin = nn.Linear(2, 2)
+    np.testing.assert_array_equal(lin.weight.array, np.float32([[-0.005293981172144413, 0.37932288646698],
+                                                                [-0.5819807648658752, -0.5203874707221985]]))
+    np.testing.assert_array_equal(lin.bias.array, np.float32([-0.27234524488449097, 0.1896158903837204]))
+    assert creation.rand(2, dtype=np.float64).array.tolist() == [0.9207476841219603, 0.6450241201227648]
+
+
+def test_a_generator_object_is_independent_of_the_default_one(run):
+    out = _stdout(run, "import torch\ng = torch.Generator().manual_seed(42)\ntorch.manual_seed(1)\n"
+                       "a = torch.rand(2, generator=g)\ntorch.manual_seed(42)\nprint(torch.equal(a, torch.rand(2)), "
+                       "g.initial_seed(), torch.initial_seed())")
+    assert out == "True 42 42\n"

@@ -13,6 +13,7 @@ from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._products import addmm, dot, ger, mv, outer
 from engine.compat.torch._selection import nonzero, where
 from engine.format import set_printoptions
+from engine.random_pytorch import Generator, default_generator
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, finfo, float, float16, float32, float64, half,
                                         iinfo, int, int8, int16, int32, int64, long, short, uint8)
@@ -108,9 +109,11 @@ def set_default_dtype(d) -> None:
 
 
 def seed() -> int:
-    value = int(_np.random.SeedSequence().entropy % (2 ** 63))
-    manual_seed(value)
-    return value
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
 
 
 class no_grad(_engine_autograd.no_grad):

@@ -1,5 +1,6 @@
-"""`torch.utils.data`: Dataset, TensorDataset, DataLoader (batching, shuffling with the engine's seeded
-RNG, drop_last, PyTorch's default collate) and random_split. Single process: num_workers is ignored."""
+"""`torch.utils.data`: Dataset, TensorDataset, DataLoader (batching, shuffling, drop_last, PyTorch's default
+collate) and random_split, drawing from the generators as PyTorch does (so a seeded run shuffles and splits
+the same way). Single process: num_workers is ignored."""
 from __future__ import annotations
 
 import numbers
@@ -7,6 +8,7 @@ import numbers
 import numpy as np
 
 from engine import creation
+from engine.random_pytorch import Generator
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.tensor import Tensor
 
@@ -68,7 +70,7 @@ def random_split(dataset, lengths, generator=None) -> list:
         lengths = counts
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = creation.rng().permutation(n).tolist()
+    order = creation.rng(generator).permutation(n).tolist()
     out, offset = [], 0
     for length in lengths:
         out.append(Subset(dataset, order[offset:offset + length]))
@@ -118,13 +120,13 @@ def default_convert(data):
 class DataLoader:
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool = False, sampler=None,
                  batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
-                 drop_last: bool = False, **_ignored):
+                 drop_last: bool = False, generator=None, **_ignored):
         if sampler is not None or batch_sampler is not None:
             from engine.errors import UnsupportedError
             raise UnsupportedError("DataLoader(sampler=..., batch_sampler=...) is not supported by Dagscope; "
                                    "use batch_size, shuffle and drop_last.")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
-        self.drop_last, self.num_workers = drop_last, num_workers
+        self.drop_last, self.num_workers, self.generator = drop_last, num_workers, generator
         self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
 
     def __len__(self) -> int:
@@ -135,7 +137,14 @@ class DataLoader:
 
     def __iter__(self):
         n = len(self.dataset)
-        order = creation.rng().permutation(n) if self.shuffle else np.arange(n)
+        # Each pass draws the base seed PyTorch gives its workers, then (shuffling) RandomSampler draws a
+        # seed for a fresh generator and permutes with it, unless the loader was given a generator.
+        creation.rng(self.generator).random_int64()
+        if self.shuffle:
+            sampler = self.generator or Generator().manual_seed(creation.rng().random_int64())
+            order = sampler.permutation(n)
+        else:
+            order = np.arange(n)
         if self.batch_size is None:
             for i in order:
                 yield self.collate_fn(self.dataset[int(i)])

@@ -1,0 +1,138 @@
+"""PyTorch's CPU random numbers, reproduced: after torch.manual_seed(s), torch.rand/randn/randint/randperm,
+Tensor.uniform_/normal_, nn.init and dropout draw the numbers PyTorch draws on a CPU.
+
+PyTorch's generator is a 32-bit Mersenne Twister seeded with init_genrand (numpy's MT19937 with its legacy
+seeding is the same engine); each distribution below follows the ATen CPU kernel named beside it. Bit for
+bit, except: the float32 normal kernel evaluates log/sin/cos with AVX2 polynomial approximations (matched
+to about 1e-6 relative), and float64 uniforms may differ in the last bit (see uniform)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721          # PyTorch's default_rng_seed_val: the seed of a fresh process
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
+
+
+class Generator:
+    """torch.Generator: a Mersenne Twister plus the cached second value of the last Box-Muller pair."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(DEFAULT_SEED)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self._bits = np.random.MT19937()
+        self._bits._legacy_seeding(self._seed & 0xFFFFFFFF)      # mt19937(seed) keeps the low 32 bits
+        self._next_normal = None
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        """A new nondeterministic seed, set and returned (torch.seed / Generator.seed)."""
+        value = int(np.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(value)
+        return value
+
+    # ---- raw bits: CPUGeneratorImpl::random() and random64() ----
+    def _u32(self, n: int) -> np.ndarray:
+        return self._bits.random_raw(int(n)).astype(np.uint64)
+
+    def _u64(self, n: int) -> np.ndarray:
+        pairs = self._u32(2 * n)
+        return (pairs[0::2] << np.uint64(32)) | pairs[1::2]       # make64BitsFrom32Bits(hi, lo)
+
+    def _unit(self, n: int, dtype) -> np.ndarray:
+        """uniform_real_distribution(0, 1): 24 random bits for float32 (and narrower), 53 for float64."""
+        if np.dtype(dtype) == _F64:
+            return (self._u64(n) & _MASK53).astype(np.float64) * 2.0 ** -53
+        return (self._u32(n) & _MASK24).astype(np.float32) * np.float32(2.0 ** -24)
+
+    # ---- distributions, with numpy's Generator method names (the engine calls rng().uniform(...)) ----
+    def uniform(self, low=0.0, high=1.0, size=(), dtype=_F32) -> np.ndarray:
+        """uniform_kernel: x * (to - from) + from in the tensor's dtype, the multiply-add fused (the
+        kernel is compiled with FMA): emulated in a wider type, exact for float32; for float64 a long
+        double leaves a rare last-bit difference."""
+        work = _F64 if np.dtype(dtype) == _F64 else _F32
+        wide = np.longdouble if work == _F64 else np.float64
+        low, high = work.type(low), work.type(high)
+        x = self._unit(_count(size), work)
+        return (x.astype(wide) * wide(high - low) + wide(low)).astype(work).reshape(size)
+
+    def random(self, size=(), dtype=_F32) -> np.ndarray:
+        return self.uniform(0.0, 1.0, size, dtype)
+
+    def normal(self, loc=0.0, scale=1.0, size=(), dtype=_F32) -> np.ndarray:
+        """normal_kernel: Box-Muller over 16-value blocks for 16 or more values (the last block redrawn
+        when the count is not a multiple of 16), else one double normal_distribution value at a time."""
+        n = _count(size)
+        work = _F64 if np.dtype(dtype) == _F64 else _F32
+        if n >= 16:
+            data = self._unit(n, work).astype(np.float64)
+            whole = n // 16 * 16
+            data[:whole] = _box_muller(data[:whole].reshape(-1, 16)).reshape(-1)
+            if n % 16:
+                data[n - 16:] = _box_muller(self._unit(16, work).astype(np.float64).reshape(1, 16)).reshape(-1)
+            values = data
+        else:
+            values = np.array([self._normal_double() for _ in range(n)], dtype=np.float64)
+        return (values * float(scale) + float(loc)).astype(work).reshape(size)
+
+    def standard_normal(self, size=(), dtype=_F32) -> np.ndarray:
+        return self.normal(0.0, 1.0, size, dtype)
+
+    def _normal_double(self) -> float:
+        """at::normal_distribution<double>: a Box-Muller pair; the sine half is kept for the next call."""
+        if self._next_normal is not None:
+            value, self._next_normal = self._next_normal, None
+            return value
+        u1, u2 = self._unit(2, _F64)
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def integers(self, low, high=None, size=()) -> np.ndarray:
+        """random_from_to: (bits % range) + low, from 64 bits when the range needs more than 32."""
+        if high is None:
+            low, high = 0, low
+        span = int(high) - int(low)
+        n = _count(size)
+        bits = self._u64(n) if span >= 1 << 32 else self._u32(n)
+        return ((bits % np.uint64(span)).astype(np.int64) + int(low)).reshape(size)
+
+    def permutation(self, n: int) -> np.ndarray:
+        """randperm_cpu: Fisher-Yates with random() % (n - i)."""
+        n = int(n)
+        order = list(range(n))
+        for i, draw in enumerate(self._u32(max(n - 1, 0)).tolist()):     # Python ints: a fast loop
+            j = i + draw % (n - i)
+            order[i], order[j] = order[j], order[i]
+        return np.array(order, dtype=np.int64)
+
+    def bernoulli(self, p: float, size=()) -> np.ndarray:
+        """bernoulli_(p) (the default, non-MKL kernel): a double uniform below p."""
+        return (self._unit(_count(size), _F64) < p).reshape(size)
+
+    def random_int64(self) -> int:
+        """torch.empty((), dtype=torch.int64).random_(): 64 bits modulo 2**63."""
+        return int(self._u64(1)[0] % np.uint64(1 << 63))
+
+
+def _box_muller(blocks: np.ndarray) -> np.ndarray:
+    """normal_fill_16 on each row of 16 uniforms: the first 8 become cosines, the last 8 sines."""
+    radius = np.sqrt(-2.0 * np.log(1.0 - blocks[:, :8]))
+    theta = 2.0 * np.pi * blocks[:, 8:]
+    return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+
+
+def _count(size) -> int:
+    return int(np.prod(size, dtype=np.int64)) if np.ndim(size) else int(size)
+
+
+default_generator = Generator()
