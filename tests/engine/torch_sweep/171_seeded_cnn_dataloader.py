@@ -15,7 +15,7 @@ class SmallCNN(nn.Module):
         super().__init__()
         self.conv1 = nn.Conv2d(1, 4, kernel_size=3, padding=1)
         self.conv2 = nn.Conv2d(4, 8, kernel_size=3)
-        self.fc = nn.Linear(8 * 3 * 3, 3)
+        self.fc = nn.Linear(8 * 2 * 2, 3)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.conv1(x)), 2)
