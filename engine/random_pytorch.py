@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-DEFAULT_SEED = 67280421310721          # PyTorch's default_rng_seed_val: the seed of a fresh process
+DEFAULT_SEED = 67280421310721   # default_rng_seed_val: a new torch.Generator()'s seed (PyTorch seeds its default
+                               # generator at random at startup; Dagscope uses this seed, so runs repeat)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
 
