@@ -79,6 +79,9 @@ KNOWN_BUGS: dict[str, str] = {
                                    "the tensor's dtype (and ignore generator=), so a float64 tensor gets float32-style "
                                    "draws; pass dtype=self.array.dtype (53-bit draws for doubles, as PyTorch) and "
                                    "use creation.rng(generator)",
+    "174_numpy_style_axis_keyword": "engine/tensor.py / engine/functional.py: reductions (sum, mean, max, argmax, "
+                                    "std), cat and stack reject numpy's axis= and keepdims= with a TypeError "
+                                    "(PyTorch takes them as aliases of dim= and keepdim=)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
