@@ -175,6 +175,11 @@ def _tanh(x: Ctx, a: str) -> str:
     return f"ds_tanhf({a})" if x.t == "float" else f"{x.f('tanh')}({a})"
 
 
+def _sigmoid(x: Ctx, a: str) -> str:
+    # 0.5 (1 + tanh(x / 2)): the registry's overflow-free form, vectorizable through ds_tanhf
+    return f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))"
+
+
 def _clamp(x: Ctx, a: str) -> str:
     lo, hi = x.attrs.get("min"), x.attrs.get("max")
     if lo is not None:       # NaN compares false both ways, so it passes through as numpy's does
@@ -200,6 +205,7 @@ C_EXPR = {
     "sub": lambda x, a, b: f"({a} - {b})",
     "mul": lambda x, a, b: f"({a} * {b})",
     "div": lambda x, a, b: f"({a} / {b})",
+    "div_scalar": lambda x, a: f"({a} / {x.c(x.attrs['divisor'])})",     # (an integer x is converted first)
     "maximum": lambda x, a, b: f"(({a} > {b} || {a} != {a}) ? {a} : {b})",
     "minimum": lambda x, a, b: f"(({a} < {b} || {a} != {a}) ? {a} : {b})",
     "pow": _pow_binary,
@@ -210,9 +216,11 @@ C_EXPR = {
     "sqrt": lambda x, a: f"{x.f('sqrt')}({a})",
     "abs": lambda x, a: f"{x.f('fabs')}({a})" if x.is_float else (a if x.dtype == np.bool_ else f"({a} < 0 ? -{a} : {a})"),
     "tanh": _tanh,
-    # 0.5 (1 + tanh(x / 2)): the registry's overflow-free form, vectorizable through ds_tanhf
-    "sigmoid": lambda x, a: f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))",
+    "sigmoid": _sigmoid,
     "relu": lambda x, a: f"({a} < {x.c(0)} ? {x.c(0)} : {a})",
+    # PyTorch's x > 0 ? x : x * slope (NaN and -0.0 take the slope branch, as in the registry)
+    "leaky_relu": lambda x, a: f"({a} > {x.c(0)} ? {a} : {a} * {x.c(x.attrs.get('negative_slope', 0.01))})",
+    "silu": lambda x, a: f"({a} * {_sigmoid(x, a)})",
     "erf": lambda x, a: f"{x.f('erf')}({a})",
     "floor": lambda x, a: f"{x.f('floor')}({a})" if x.is_float else a,
     "ceil": lambda x, a: f"{x.f('ceil')}({a})" if x.is_float else a,

@@ -1,14 +1,13 @@
 """Activations PyTorch computes as one fused op (its own grad_fn): leaky_relu and silu.
 
-They are pointwise, but registered as library (NN) ops: the code generator's tests require a
-codegen case for every ELEMENTWISE op (tests/engine/test_codegen.py OP_CASES), so until those
-cases exist they run as a registry call between compiled kernels rather than inside one.
+Pointwise, so registered as ELEMENTWISE: compiled graphs fuse them into the loops around them
+(their C and numpy forms are in engine/codegen/c_render.py and numpy_render.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.registry import NN, OpDef, Spec, register
+from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 
 
 def _same(x, **attrs) -> Spec:
@@ -26,7 +25,7 @@ def _leaky_relu_vjp(F, g, x, out, negative_slope=0.01):
 
 
 register(OpDef(
-    "leaky_relu", NN, _leaky_relu_forward, _same, _leaky_relu_vjp, "LeakyReluBackward0",
+    "leaky_relu", ELEMENTWISE, _leaky_relu_forward, _same, _leaky_relu_vjp, "LeakyReluBackward0",
     "x if x > 0 else negative_slope * x", "grad_x = grad where x > 0, else negative_slope * grad",
     attrs=("negative_slope",), saves=(0,)))
 
@@ -49,5 +48,5 @@ def _silu_vjp(F, g, x, out):
 
 
 register(OpDef(
-    "silu", NN, _silu_forward, _same, _silu_vjp, "SiluBackward0", "x * sigmoid(x)",
+    "silu", ELEMENTWISE, _silu_forward, _same, _silu_vjp, "SiluBackward0", "x * sigmoid(x)",
     "grad_x = grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))", saves=(0,)))

@@ -502,8 +502,8 @@ register(OpDef(
 # ---- division by a number: what PyTorch's C++ losses do (at::div(tensor, scalar): DivBackward1) ----------
 # A Python `x / 2` is DivBackward0 in PyTorch (the 2 becomes a tensor); inside its C++ losses the
 # divisor stays a Scalar, whose backward node is DivBackward1. The engine's losses that PyTorch
-# composes that way divide with this op so their printed grad_fn is PyTorch's. (A library op rather
-# than ELEMENTWISE for the reason engine/ops/activation.py gives.)
+# composes that way divide with this op so their printed grad_fn is PyTorch's. (Pointwise: compiled,
+# it fuses into the loops around it.)
 
 def _div_scalar_forward(x, divisor):
     x = x if x.dtype.kind == "f" else x.astype(np.float32)
@@ -511,7 +511,7 @@ def _div_scalar_forward(x, divisor):
 
 
 register(OpDef(
-    "div_scalar", NN, _div_scalar_forward,
+    "div_scalar", ELEMENTWISE, _div_scalar_forward,
     lambda x, divisor: Spec(tuple(x.shape), x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)),
     lambda F, g, x, out, divisor: (F.div_scalar(g, divisor=divisor),),
     "DivBackward1", "x / divisor (a number)", "grad_x = grad / divisor", attrs=("divisor",), saves=()))

@@ -27,7 +27,8 @@ needs_cc = pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
 # op -> list of (input domains, attrs). Domains: x in [-2, 2], pos in [0.5, 2], bool, int in [-3, 3].
 OP_CASES = {
     "add": [(("x", "x"), {})], "sub": [(("x", "x"), {})], "mul": [(("x", "x"), {})],
-    "div": [(("x", "pos"), {})], "maximum": [(("x", "x"), {})], "minimum": [(("x", "x"), {})],
+    "div": [(("x", "pos"), {})], "div_scalar": [(("x",), {"divisor": 3}), (("int",), {"divisor": 0.25})],
+    "maximum": [(("x", "x"), {})], "minimum": [(("x", "x"), {})],
     "pow": [(("pos", "x"), {})],
     "pow_scalar": [(("x",), {"exponent": 3}), (("pos",), {"exponent": 2.5}), (("x",), {"exponent": 2})],
     "neg": [(("x",), {})], "exp": [(("x",), {})], "log": [(("pos",), {})], "sqrt": [(("pos",), {})],
@@ -37,6 +38,8 @@ OP_CASES = {
     "remainder": [(("x", "x"), {}), (("int", "int"), {})], "floor_divide": [(("x", "pos"), {}), (("int", "int"), {})],
     "gelu": [(("x",), {"approximate": "none"}), (("x",), {"approximate": "tanh"})],
     "softplus": [(("x",), {"beta": 1.0, "threshold": 20.0}), (("x",), {"beta": 2.0, "threshold": 1.0})],
+    "leaky_relu": [(("x",), {"negative_slope": 0.1}), (("x",), {"negative_slope": -0.3})],
+    "silu": [(("x",), {})],
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
     "masked_fill": [(("x", "bool"), {"value": 0.5})],
     "clone": [(("x",), {})],

@@ -1,5 +1,5 @@
-"""The fused library ops (layer/batch norm, leaky_relu, silu, adaptive pooling, sort/topk values, the
-robust losses, division by a number) compiled: each op case's forward and graph-autodiff backward,
+"""The fused ops (layer/batch norm, leaky_relu, silu, adaptive pooling, sort/topk values, the robust
+losses, division by a number) compiled: each op case's forward and graph-autodiff backward,
 after every pass, run by the executor on both backends equal the reference interpreter, in float64
 and float32, with elementwise work around the op so that kernels are generated beside it."""
 import numpy as np
@@ -69,3 +69,22 @@ def test_a_computed_weight_of_layer_norm_trains_compiled():
     got = build(run_pipeline(joint).graph, backend="numpy")(*case.inputs, cotangent)
     for a, b in zip(got, interpreter.run(joint, list(case.inputs) + [cotangent])):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_leaky_relu_and_silu_fuse_with_their_gradients_into_one_loop(backend):
+    """They are elementwise ops: the chain around them and its backward are one kernel."""
+    from engine.codegen.units import plan_units
+    g = Graph("activations")
+    x = g.placeholder("x", (4, 8), np.float32)
+    g.output(g.call("add", g.call("silu", g.call("leaky_relu", g.call("mul", x, 2.0), negative_slope=0.2)), 1.0))
+    joint = joint_graph(g).graph
+    optimized = run_pipeline(joint).graph
+    (group,) = optimized.fusion_groups
+    assert group.kind == "elementwise"
+    nodes_by_id = {n.id: n for n in optimized.nodes}
+    assert [u.kind for u in plan_units(optimized, nodes_by_id)] == ["kernel"]
+    args = [np.random.default_rng(1).uniform(-2, 2, (4, 8)).astype(np.float32),
+            np.random.default_rng(2).standard_normal((4, 8)).astype(np.float32)]
+    for a, b in zip(build(optimized, backend=backend)(*args), interpreter.run(joint, args)):
+        np.testing.assert_allclose(a, b, rtol=4e-5, atol=1e-5)
