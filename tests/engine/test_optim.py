@@ -170,6 +170,31 @@ def test_schedulers():
     assert math.isclose(cos.get_last_lr()[0], 0.5)
 
 
+
+def test_schedulers_chain_and_follow_a_hand_set_rate():
+    # PyTorch's schedulers rescale the current rate: two on one optimizer multiply, and a rate set by
+    # hand carries on (a closed form of the epoch count would undo both).
+    opt = optim.SGD([nn.Parameter(creation.ones(1))], lr=1.0)
+    step, expo = lr_scheduler.StepLR(opt, step_size=1, gamma=0.5), lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    for _ in range(2):
+        opt.step()
+        step.step()
+        expo.step()
+    assert math.isclose(opt.param_groups[0]["lr"], (0.5 * 0.9) ** 2)
+    opt.param_groups[0]["lr"] = 5.0
+    step.step()
+    assert opt.param_groups[0]["lr"] == 2.5 and step.get_last_lr() == [2.5]
+    step.step(epoch=4)          # an explicit epoch: the closed form from the initial rate
+    assert opt.param_groups[0]["lr"] == 1.0 * 0.5 ** 4
+    linear = lr_scheduler.LinearLR(optim.SGD([nn.Parameter(creation.ones(1))], lr=1.0), start_factor=0.25,
+                                   total_iters=3)
+    rates = [linear.get_last_lr()[0]]
+    for _ in range(4):
+        linear.optimizer.step()
+        linear.step()
+        rates.append(linear.get_last_lr()[0])
+    assert rates == [0.25, 0.5, 0.75, 1.0, 1.0]
+
 def _rmsprop_reference(p, grads, lr, alpha=0.99, eps=1e-8, momentum=0.0, centered=False):
     p = p.astype(np.float64)
     v, mean_g, buf = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)

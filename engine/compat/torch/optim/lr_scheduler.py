@@ -1,6 +1,7 @@
-"""`torch.optim.lr_scheduler`: closed-form schedulers and ReduceLROnPlateau."""
+"""`torch.optim.lr_scheduler`: PyTorch's chainable schedulers and ReduceLROnPlateau."""
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
-from engine.optim.lr_scheduler import (CosineAnnealingLR, ExponentialLR, LambdaLR, LRScheduler,  # noqa: F401
-                                       MultiStepLR, ReduceLROnPlateau, StepLR)
+from engine.optim.lr_scheduler import (ConstantLR, CosineAnnealingLR, ExponentialLR, LambdaLR,  # noqa: F401
+                                       LinearLR, LRScheduler, MultiplicativeLR, MultiStepLR, PolynomialLR,
+                                       ReduceLROnPlateau, StepLR, _LRScheduler)
 
 __getattr__ = _unsupported_getattr("torch.optim.lr_scheduler", globals())
