@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ops.dtypes import promote
+from engine.ops.elementwise import dtype_name
 from engine.ops.registry import MATMUL, OpDef, Spec, register
 
 
@@ -96,19 +97,71 @@ def _size_error(a: tuple, b: tuple, a_strides, b_strides, fn) -> str:
             f"but got: [{got[0]}, {got[1]}].")
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _dtype_error(a: tuple, b: tuple, a_dtype, b_dtype, a_strides, b_strides, fn) -> str:
+    """PyTorch 2.13's refusal of operands of two dtypes, in the words of the product it attempts."""
+    names = dtype_name(a_dtype), dtype_name(b_dtype)
+    big, small = (_SCALAR_NAMES.get(n, n) for n in names), (_CPP_NAMES.get(n, n) for n in names)
+    (a_big, b_big), (a_small, b_small) = tuple(big), tuple(small)
+    na, nb = len(a), len(b)
+    if na == nb == 1:
+        return f"dot : expected both vectors to have same dtype, but found {a_big} and {b_big}"
+    mv = f"addmv input tensors must have the same dtype, but got {{vec}}, {{mat}}, and {{vec}}"   # out made like vec
+    mm = f"expected m1 and m2 to have the same dtype, but got: {a_small} != {b_small}"
+    if na <= 2 and nb <= 2:
+        return mv.format(mat=a_big, vec=b_big) if (na, nb) == (2, 1) else mm
+    if fn != "bmm" and _folds(a, b, a_strides, b_strides):
+        if 1 in (na, nb):
+            return mv.format(mat=a_big, vec=b_big) if nb == 1 else mv.format(mat=b_big, vec=a_big)
+        return mm
+    return f"expected scalar type {a_big} but found {b_big}"          # bmm
+
+
+def _matmul_check(a, b, fn=None) -> tuple:
+    """The shape of a @ b for arrays a and b, or PyTorch's error, in its order: the dtypes of two vectors,
+    then sizes, then the dtypes of the rest."""
+    a_strides = tuple(s // a.itemsize for s in a.strides)
+    b_strides = tuple(s // b.itemsize for s in b.strides)
+    if a.dtype != b.dtype and a.ndim == b.ndim == 1:
+        raise RuntimeError(_dtype_error(a.shape, b.shape, a.dtype, b.dtype, a_strides, b_strides, fn))
+    shape = _matmul_shape(a.shape, b.shape, a_strides, b_strides, fn)
+    if a.dtype != b.dtype:
+        raise RuntimeError(_dtype_error(a.shape, b.shape, a.dtype, b.dtype, a_strides, b_strides, fn))
+    return shape
+
+
+def _matmul_infer(a, b, fn=None) -> Spec:
+    if a.dtype != b.dtype and len(a.shape) == len(b.shape) == 1:
+        raise RuntimeError(_dtype_error(tuple(a.shape), tuple(b.shape), a.dtype, b.dtype, None, None, fn))
+    shape = _matmul_shape(a.shape, b.shape, fn=fn)
+    if a.dtype != b.dtype:
+        a_shape, b_shape = tuple(a.shape), tuple(b.shape)
+        raise RuntimeError(_dtype_error(a_shape, b_shape, a.dtype, b.dtype, _contiguous_strides(a_shape),
+                                        _contiguous_strides(b_shape), fn))
+    return Spec(shape, np.dtype(a.dtype))
+
+
+def _matching_dtype(F, g, out):
+    """The gradient of `out` in out's dtype. A gradient may arrive in a wider dtype (out * a float64
+    tensor is float64); PyTorch's engine casts it to out's dtype before the node's backward runs, and
+    matmul, which refuses mixed dtypes, needs that too."""
+    return g if dtype_name(g) == dtype_name(out) else F.to_dtype(g, dtype=dtype_name(out))
+
+
 def _matmul_forward(a, b, fn=None):
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype:
         return np.matmul(a, b)        # the common case, without the general shape and dtype checks
-    # PyTorch's error message rather than numpy's
-    _matmul_shape(a.shape, b.shape, tuple(s // a.itemsize for s in a.strides),
-                  tuple(s // b.itemsize for s in b.strides), fn)
-    if a.dtype != b.dtype:
-        dt = promote(a.dtype, b.dtype)
-        a, b = a.astype(dt), b.astype(dt)
+    _matmul_check(a, b, fn)            # PyTorch's errors rather than numpy's (and no dtype promotion)
     return np.matmul(a, b)
 
 
 def _matmul_vjp_masked(F, needs, g, a, b, out, fn=None):
+    g = _matching_dtype(F, g, out)
     if len(a.shape) == 1 and len(b.shape) == 1:       # dot product: out is a scalar
         return (F.mul(g, b) if needs[0] else None), (F.mul(g, a) if needs[1] else None)
     a2 = F.reshape(a, shape=(1,) + tuple(a.shape)) if len(a.shape) == 1 else a
@@ -166,12 +219,23 @@ _MATRIX_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "Squeeze
 
 register(OpDef(
     "matmul", MATMUL, _matmul_forward,
-    lambda a, b, fn=None: Spec(_matmul_shape(a.shape, b.shape, fn=fn), promote(a.dtype, b.dtype)),
+    _matmul_infer,
     _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", attrs=("fn",), saves=(0, 1),
     saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked))
 
 
+def _addmm_check(bias, a, b) -> tuple:
+    """The shape of bias + a @ b, or PyTorch's error: dtypes first (bias against b, then a against b)."""
+    for first, dtype, which in ((bias, bias.dtype, "self"), (a, a.dtype, "mat1")):
+        if dtype != b.dtype:
+            names = (_SCALAR_NAMES.get(dtype_name(d), dtype_name(d)) for d in (dtype, b.dtype))
+            raise RuntimeError(f"{which} and mat2 must have the same dtype, but got {' and '.join(names)}")
+    return _matmul_shape(tuple(a.shape), tuple(b.shape))
+
+
 def _addmm_forward(bias, a, b):
+    if a.dtype is not b.dtype or bias.dtype is not b.dtype or a.shape[-1] != b.shape[0]:
+        _addmm_check(bias, a, b)
     out = np.matmul(a, b)
     out += bias
     return out
@@ -182,6 +246,7 @@ def _is_transposed_view(x) -> bool:
 
 
 def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
+    g = _matching_dtype(F, g, out)
     grad_b = None
     if needs[2]:
         if _is_transposed_view(b):
@@ -198,7 +263,8 @@ def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
 def _addmm_numpy_vjp(needs, g, bias, a, b, out):
     """_addmm_vjp_masked on 2-D arrays, in the numpy calls its builder ops make (transpose is
     swapaxes, matmul is _matmul_forward), without the builder's dispatch."""
-    if not (type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and g.ndim == 2):
+    if not (type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and g.ndim == 2
+            and g.dtype is out.dtype):
         return None
     grad_b = None
     if needs[2]:
@@ -211,7 +277,7 @@ def _addmm_numpy_vjp(needs, g, bias, a, b, out):
 
 register(OpDef(
     "addmm", MATMUL, _addmm_forward,
-    lambda bias, a, b: Spec(_matmul_shape(tuple(a.shape), tuple(b.shape)), promote(bias.dtype, a.dtype, b.dtype)),
+    lambda bias, a, b: Spec(_addmm_check(bias, a, b), np.dtype(b.dtype)),
     lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
     saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked, numpy_vjp=_addmm_numpy_vjp))

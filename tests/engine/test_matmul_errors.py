@@ -1,5 +1,6 @@
-"""A matmul whose sizes do not fit raises PyTorch 2.13's RuntimeError, in the words of the product its
-matmul attempts: dot, mv, mm, a batch folded into one mm/mv, or bmm after broadcasting the batch dims.
+"""A matmul (or addmm) whose sizes or dtypes do not fit raises PyTorch 2.13's RuntimeError, in the words of
+the product its matmul attempts: dot, mv, mm, a batch folded into one mm/mv, or bmm after broadcasting the
+batch dims.
 
 The messages were printed by real torch 2.13 and are stored here; where torch is importable they are
 also checked against it now.
@@ -14,8 +15,8 @@ from engine.ops.registry import Spec
 from engine.tensor import Tensor, apply
 
 SETUP = """
-def t(*shape):
-    return torch.ones(shape)
+def t(*shape, dtype=torch.float32):
+    return torch.ones(shape, dtype=dtype)
 """
 
 MESSAGES = [
@@ -50,6 +51,47 @@ MESSAGES = [
     ("torch.ones(()) @ t(3)", "both arguments to matmul need to be at least 1D, but they are 0D and 1D"),
     ("torch.bmm(t(2, 2, 3), t(2, 4, 2))",
      "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4]."),
+    # two dtypes: refused (no promotion), by dot before its sizes, by the others after them
+    ('t(3) @ t(3, dtype=torch.float64)',
+     'dot : expected both vectors to have same dtype, but found Float and Double'),
+    ('t(3) @ t(4, dtype=torch.float64)',
+     'dot : expected both vectors to have same dtype, but found Float and Double'),
+    ('t(2, 3) @ t(3, dtype=torch.float64)',
+     'addmv input tensors must have the same dtype, but got Double, Float, and Double'),
+    ('t(2, 3, dtype=torch.float64) @ t(3)',
+     'addmv input tensors must have the same dtype, but got Float, Double, and Float'),
+    ('t(3) @ t(3, 2, dtype=torch.float64)',
+     'expected m1 and m2 to have the same dtype, but got: float != double'),
+    ('t(2, 2) @ t(2, 2, dtype=torch.float64)',
+     'expected m1 and m2 to have the same dtype, but got: float != double'),
+    ('t(2, 2, dtype=torch.int64) @ t(2, 2)',
+     'expected m1 and m2 to have the same dtype, but got: long int != float'),
+    ('t(2, 3) @ t(4, 2, dtype=torch.float64)',
+     'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)'),
+    ('t(2, 3, 4) @ t(4, 4, dtype=torch.float64)',
+     'expected m1 and m2 to have the same dtype, but got: float != double'),
+    ('t(2, 3, 4) @ t(4, dtype=torch.float64)',
+     'addmv input tensors must have the same dtype, but got Double, Float, and Double'),
+    ('t(2, 2, 3) @ t(2, 3, 2, dtype=torch.float64)',
+     'expected scalar type Float but found Double'),
+    ('t(2, 4) @ t(2, 4, 3, dtype=torch.float64)',
+     'expected scalar type Float but found Double'),
+    ('t(2, 2, 3) @ t(3, 3, 2, dtype=torch.float64)',
+     'The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0'),
+    ('t(2, 2, 3, dtype=torch.int32) @ t(2, 3, 2)',
+     'expected scalar type Int but found Float'),
+    ('torch.bmm(t(2, 2, 3), t(2, 3, 2, dtype=torch.float64))',
+     'expected scalar type Float but found Double'),
+    ('torch.addmm(t(2), t(2, 3), t(3, 2, dtype=torch.float64))',
+     'self and mat2 must have the same dtype, but got Float and Double'),
+    ('torch.addmm(t(2, dtype=torch.float64), t(2, 3), t(3, 2))',
+     'self and mat2 must have the same dtype, but got Double and Float'),
+    ('torch.addmm(t(2), t(2, 3, dtype=torch.float64), t(3, 2))',
+     'mat1 and mat2 must have the same dtype, but got Double and Float'),
+    ('torch.addmm(t(2), t(2, 3), t(4, 2))',
+     'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)'),
+    ('torch.nn.functional.linear(t(2, 3, dtype=torch.float64), t(2, 3), t(2))',
+     'mat1 and mat2 must have the same dtype, but got Double and Float'),
 ]
 
 
@@ -93,3 +135,19 @@ def test_the_stored_message_is_what_pytorch_raises_now(expr, message):
     if "dagscope" in getattr(torch, "__version__", ""):
         pytest.skip("torch is Dagscope's own facade here, not the real library")
     assert raised(torch, expr) == message
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("linear", [False, True])
+def test_a_wider_gradient_reaching_a_product_is_cast_to_its_dtype(create_graph, linear):
+    """y = x @ w in float32 times a float64 vector is float64, so y's gradient arrives as float64; as in
+    PyTorch it is cast to y's dtype before the product's backward (which refuses mixed dtypes)."""
+    import engine.compat.torch as torch
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    w = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], requires_grad=True)
+    y = torch.nn.functional.linear(x, w.t(), torch.zeros(3)) if linear else x @ w
+    loss = (y * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum()
+    gx, gw = torch.autograd.grad(loss, (x, w), create_graph=create_graph)
+    assert gx.dtype == gw.dtype == torch.float32
+    np.testing.assert_allclose(gx.detach().numpy(), [[4.5, -7.0], [4.5, -7.0]])
+    np.testing.assert_allclose(gw.detach().numpy(), [[4.0, 8.0, 12.0], [6.0, 12.0, 18.0]])
