@@ -41,7 +41,10 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
 
 
 def parameters_to_vector(parameters) -> Tensor:
-    return Tensor(np.concatenate([p.array.reshape(-1) for p in parameters]))
+    """The parameters flattened and concatenated, in the graph (as PyTorch's torch.cat of views): a
+    penalty on the vector sends gradients back to the parameters."""
+    from engine import functional
+    return functional.cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec: Tensor, parameters) -> None:
