@@ -256,3 +256,17 @@ def test_a_generator_object_is_independent_of_the_default_one(run):
                        "a = torch.rand(2, generator=g)\ntorch.manual_seed(42)\nprint(torch.equal(a, torch.rand(2)), "
                        "g.initial_seed(), torch.initial_seed())")
     assert out == "True 42 42\n"
+
+
+def test_save_and_load_a_checkpoint_through_a_file(run, tmp_path):
+    path = tmp_path / "ckpt.pt"
+    out = _stdout(run, (
+        "import torch\nimport torch.nn as nn\n"
+        "m = nn.Linear(2, 1)\n"
+        f"torch.save({{'model': m.state_dict(), 'step': 7}}, {str(path)!r})\n"
+        f"ckpt = torch.load({str(path)!r})\n"
+        "print(ckpt['step'], torch.equal(ckpt['model']['weight'], m.weight), ckpt['model']['bias'].requires_grad)\n"
+        f"torch.save(m, {str(path)!r})\n"
+        f"try:\n    torch.load({str(path)!r})\nexcept Exception as e:\n    print(type(e).__name__, str(e).split('.')[0])\n"
+        f"print(type(torch.load({str(path)!r}, weights_only=False)).__name__)\n"))
+    assert out == "7 True False\nUnpicklingError Weights only load failed\nLinear\n"

@@ -12,6 +12,7 @@ from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._products import addmm, dot, ger, mv, outer
 from engine.compat.torch._selection import nonzero, where
+from engine.compat.torch._serialization import load, save
 from engine.format import set_printoptions
 from engine.random_pytorch import Generator, default_generator
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
