@@ -724,7 +724,12 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     if not training or p == 0:
         return input
     from engine.creation import rng
-    mask = Tensor(rng().random(input.array.shape) >= p)
+    # PyTorch's CPU dropout: noise = bernoulli_(1 - p) (an element is kept where a double uniform is
+    # below 1 - p), out = input * noise / (1 - p); for p == 1 it multiplies by zero and draws nothing
+    shape = input.array.shape
+    mask = Tensor(np.zeros(shape, np.bool_) if p == 1 else rng().bernoulli(1 - p, shape))
+    if inplace:
+        return input._inplace("dropout", mask, p=float(p))
     return apply("dropout", input, mask, p=float(p))
 
 

@@ -267,6 +267,8 @@ register(OpDef(
 
 
 # ---- dropout: deterministic given its mask --------------------------------------------------------------
+# PyTorch's CPU dropout is input * (noise / (1 - p)) with noise a bernoulli tensor: MulBackward0.
+# (NativeDropoutBackward0 is the fused kernel's node, used on GPUs.)
 
 def _dropout_scale(p: float) -> float:
     return 0.0 if p >= 1 else 1.0 / (1.0 - p)
@@ -277,7 +279,7 @@ register(OpDef(
     lambda x, mask, p: x * mask.astype(x.dtype, copy=False) * x.dtype.type(_dropout_scale(p)),
     lambda x, mask, p: Spec(tuple(np.broadcast_shapes(x.shape, mask.shape)), x.dtype),
     lambda F, g, x, mask, out, p: (F.mul(F.mul(g, mask), _dropout_scale(p)), None),
-    "NativeDropoutBackward0", "x * mask / (1 - p)", "grad_x = grad * mask / (1 - p)",
+    "MulBackward0", "x * mask / (1 - p)", "grad_x = grad * mask / (1 - p)",
     attrs=("p",), saves=(1,)))
 
 
