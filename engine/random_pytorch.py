@@ -34,6 +34,9 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {id(self):#x}>"      # what print(torch.manual_seed(0)) shows
+
     def seed(self) -> int:
         """A new nondeterministic seed, set and returned (torch.seed / Generator.seed)."""
         value = int(np.random.SeedSequence().entropy % (1 << 63))
