@@ -120,8 +120,13 @@ class Generator:
         return np.array(order, dtype=np.int64)
 
     def bernoulli(self, p: float, size=()) -> np.ndarray:
-        """bernoulli_(p) (the default, non-MKL kernel): a double uniform below p."""
+        """bernoulli_(p) with a number p (the default, non-MKL kernel): a double uniform below p."""
         return (self._unit(_count(size), _F64) < p).reshape(size)
+
+    def bernoulli_tensor(self, probs: np.ndarray) -> np.ndarray:
+        """torch.bernoulli(probs): per element, a uniform of the probabilities' precision below it."""
+        work = _F64 if probs.dtype == _F64 else _F32
+        return self._unit(probs.size, work).reshape(probs.shape) < probs
 
     def random_int64(self) -> int:
         """torch.empty((), dtype=torch.int64).random_(): 64 bits modulo 2**63."""

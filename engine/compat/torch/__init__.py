@@ -117,6 +117,20 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws with the probabilities in `input` (or the number p), in input's dtype, no gradient."""
+    from engine.creation import rng
+    probs = input.array
+    if p is None:
+        if ((probs < 0) | (probs > 1)).any():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        draws = rng(generator).bernoulli_tensor(probs)
+    else:
+        draws = rng(generator).bernoulli(p, probs.shape)
+    return _EngineTensor(draws.astype(probs.dtype))
+
+
 class no_grad(_engine_autograd.no_grad):
     """torch.no_grad: a context manager, a decorator `@torch.no_grad()`, and (as PyTorch 2) a bare
     decorator `@torch.no_grad`."""
