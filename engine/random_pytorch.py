@@ -128,6 +128,28 @@ class Generator:
         work = _F64 if probs.dtype == _F64 else _F32
         return self._unit(probs.size, work).reshape(probs.shape) < probs
 
+    def exponential(self, size=(), lambd: float = 1.0) -> np.ndarray:
+        """exponential_: -log1p(-u) / lambda from double uniforms (float64 values; the caller casts)."""
+        return -np.log1p(-self._unit(_count(size), _F64)).reshape(size) / lambd
+
+    def multinomial(self, probs: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
+        """torch.multinomial on rows of weights. Without replacement (or for one sample): the largest
+        weight / Exp(1) draws (PyTorch's exponential trick, so topk order); with replacement: a double
+        uniform per sample searched in the normalised cumulative weights, row after row."""
+        rows = probs.reshape(-1, probs.shape[-1])
+        if not replacement or num_samples == 1:
+            noise = self.exponential(rows.shape).astype(rows.dtype)
+            keys = rows / noise
+            order = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        else:
+            order = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+            for i, row in enumerate(rows):
+                cumulative = np.cumsum(row.astype(np.float64))
+                cumulative /= cumulative[-1]
+                cumulative[-1] = 1.0
+                order[i] = np.searchsorted(cumulative, self._unit(num_samples, _F64), side="left")
+        return order.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
+
     def random_int64(self) -> int:
         """torch.empty((), dtype=torch.int64).random_(): 64 bits modulo 2**63."""
         return int(self._u64(1)[0] % np.uint64(1 << 63))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util as _importlib_util
-from builtins import bool as _builtin_bool
+from builtins import bool as _builtin_bool, int as _builtin_int
 
 import numpy as _np
 
@@ -115,6 +115,23 @@ def seed() -> int:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
+    """Indices drawn in proportion to the weights in each row of `input` (1-D or 2-D), as PyTorch draws them."""
+    from engine.creation import rng
+    probs = input.array
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if not _np.isfinite(probs).all() or (probs < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.sum(axis=-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    return _EngineTensor(rng(generator).multinomial(probs, _builtin_int(num_samples), replacement))
 
 
 def bernoulli(input, p=None, *, generator=None):
