@@ -26,6 +26,8 @@ class Unit:
     node_ids: list[str]
     inputs: list[str]
     outputs: list[str]
+    # index of the fusion group (the memory plan's time axis) during which the executor runs it
+    step: int = 0
 
 
 def default_groups(graph: Graph) -> list[FusionGroup]:
@@ -67,10 +69,10 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
     users = graph.users()
     graph_outputs = {v.id for v in graph.outputs}
     units: list[Unit] = []
-    for grp in graph.fusion_groups or default_groups(graph):
+    for step, grp in enumerate(graph.fusion_groups or default_groups(graph)):
         nodes = [nodes_by_id[i] for i in grp.node_ids]
         if grp.kind in (ELEMENTWISE_GROUP, REDUCTION_GROUP) and len(nodes) > 1:
-            units.append(Unit("kernel", grp.name, list(grp.node_ids), list(grp.inputs), list(grp.outputs)))
+            units.append(Unit("kernel", grp.name, list(grp.node_ids), list(grp.inputs), list(grp.outputs), step))
             continue
         run: list[Node] = []
         first = len(units)                              # this group's units start here
@@ -89,6 +91,8 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
                 run = []
             if n is not None:
                 units.append(node_unit(n))
+        for u in units[first:]:
+            u.step = step
     units = _fold_transposed_products(units, nodes_by_id, users, graph_outputs)
     units = _merge_single_consumer_kernels(units, nodes_by_id, users, graph_outputs)
     names: dict[str, int] = {}
@@ -133,7 +137,7 @@ def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_
                     continue
                 merged = Unit("kernel", ub.name, ua.node_ids + ub.node_ids,
                               list(dict.fromkeys(ua.inputs + [i for i in ub.inputs if i not in ua.outputs])),
-                              list(ub.outputs))
+                              list(ub.outputs), ub.step)          # it runs where the consumer runs
                 units = [merged if i == b else u for i, u in enumerate(units) if i != a]
                 changed = True
                 break
@@ -163,7 +167,8 @@ def _fold_transposed_products(units: list[Unit], nodes_by_id, users, graph_outpu
         m = nodes_by_id[units[j].node_ids[0]]
         if m.op != "matmul" or any(len(v.shape) != 2 for v in m.inputs):
             continue
-        units[j] = Unit("matmul", units[j].name, [m.id, t.id], list(units[j].inputs), [t.id])
+        # it runs where the product ran: its result is in memory from then on
+        units[j] = Unit("matmul", units[j].name, [m.id, t.id], list(units[j].inputs), [t.id], units[j].step)
         units[j].transposed = True
         drop.add(i)
     return [u for i, u in enumerate(units) if i not in drop]

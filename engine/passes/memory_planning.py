@@ -2,8 +2,11 @@
 groups, and buffer reuse: a value takes a free buffer of its size class whose previous values are
 all dead, so peak memory drops from the sum of all intermediates to the sum of the buffers.
 
-What a step writes to memory: its group's outputs, and an extern call's whole result when an
-epilogue follows it (BLAS or the convolution writes it before the epilogue's loop reads it back).
+What reaches memory is what the executor's steps (engine.codegen.units) write, each placed at the
+fusion group it runs in: a kernel's outputs, and an extern call's whole result when an epilogue
+follows it (BLAS or the convolution writes it before the epilogue's loop reads it back). The
+executor's lowering rules count: a kernel merged into its only consumer writes nothing, and
+transpose(a @ b) run as one BLAS call writes the transposed product, never the product.
 Values internal to a loop never reach memory (registers), graph inputs and constants are not the
 plan's to place, and a view (reshape, transpose, ...) has no memory of its own: it keeps its
 source's buffer alive for as long as it is read. A graph output is written into a fresh array the
@@ -20,8 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.codegen.units import Unit, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph
-from engine.ir.schedule import EXTERN_GROUP, Buffer, Interval, MemoryPlan
+from engine.ir.schedule import Buffer, Interval, MemoryPlan
 from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
 from engine.passes.base import PassResult
 
@@ -82,59 +86,55 @@ def size_class(nbytes: int) -> int:
     return max(MIN_SIZE_CLASS, 1 << max(int(nbytes) - 1, 0).bit_length())
 
 
-def schedule_steps(g: Graph) -> list[tuple[str, list[str], list[str]]]:
-    """(step name, value ids read from memory, value ids produced) per kernel, in order. Without a
-    fusion plan every op is its own kernel. An extern group's call comes first among its writes
-    when its result only feeds the group's own epilogue: it is in memory all the same."""
-    if not g.fusion_groups:
-        return [(n.id, [v.id for v in n.inputs], [v.id for v in n.outputs])
-                for n in g.nodes if n.kind in (CALL, COND, WHILE)]
-    nodes = {n.id: n for n in g.nodes}
-    steps = []
-    for grp in g.fusion_groups:
-        writes = list(grp.outputs)
-        head = nodes[grp.node_ids[0]]
-        if grp.kind == EXTERN_GROUP and len(grp.node_ids) > 1:
-            writes = [v.id for v in head.outputs if v.id not in writes] + writes
-        steps.append((grp.name, list(grp.inputs), writes))
-    return steps
+def schedule_names(g: Graph) -> list[str]:
+    """The plan's time axis: one step per fusion group (per op without a fusion plan)."""
+    if g.fusion_groups:
+        return [grp.name for grp in g.fusion_groups]
+    return [n.id for n in g.nodes if n.kind in (CALL, COND, WHILE)]
 
 
-def view_sources(g: Graph) -> dict[str, str]:
-    """Value id -> the value whose memory it views (followed to the root: a view of a view)."""
+def view_sources(units: list[Unit]) -> dict[str, str]:
+    """Value id -> the value whose memory it views (followed to the root: a view of a view), for
+    the views the executor runs as numpy views (a view inside a kernel is an index expression)."""
     root: dict[str, str] = {}
-    for n in g.nodes:
-        if n.kind == CALL and n.op in VIEW_OPS:
-            src = n.inputs[0].id
-            root[n.out.id] = root.get(src, src)
+    for u in units:
+        if u.kind == "view":
+            src = u.inputs[0]
+            root[u.outputs[0]] = root.get(src, src)
     return root
 
 
 def plan_memory(g: Graph) -> MemoryPlan:
+    """Liveness over the executor's own steps (engine.codegen.units), each at the fusion group it
+    runs in: its lowering rules decide what reaches memory (a kernel merged into its only consumer
+    writes nothing; transpose(a @ b) is one BLAS call writing the transposed product, the product
+    itself never exists; a fusion group split into several loops writes what passes between them)."""
     values = g.values()
-    steps = schedule_steps(g)
-    unplanned = {n.id for n in g.nodes if n.kind in (PLACEHOLDER, CONSTANT)}
-    views = view_sources(g)
     nodes = {n.id: n for n in g.nodes}
+    units = plan_units(g, nodes)
+    names = schedule_names(g)
+    unplanned = {n.id for n in g.nodes if n.kind in (PLACEHOLDER, CONSTANT)}
+    views = view_sources(units)
     start: dict[str, int] = {}
     end: dict[str, int] = {}
     scratch_bytes: dict[str, int] = {}
-    for i, (_, reads, writes) in enumerate(steps):
-        for v in writes:
-            if v not in views:
+    for u in units:
+        i = u.step
+        if u.kind != "view":
+            for v in u.outputs:
                 start.setdefault(v, i)
                 end.setdefault(v, i)
                 for sid, shape, dtype in conv_scratch(nodes[v.split(".")[0]]) or ():
                     start[sid] = end[sid] = i          # used only while the convolution runs
                     scratch_bytes[sid] = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        for v in reads:
+        for v in u.inputs:
             v = views.get(v, v)               # reading a view reads its source's memory
             if v in start:
                 end[v] = max(end[v], i)
     returned = {views.get(v.id, v.id) for v in g.outputs}
     for v in returned:                        # returned values stay alive past the last kernel
         if v in end:
-            end[v] = len(steps)
+            end[v] = len(names)
     # the caller's own arrays (outputs, and what a returned view looks into) and the arrays the
     # executor gets new each call: never a shared buffer
     fresh = {v.id for v in g.outputs} | returned | \
@@ -158,10 +158,10 @@ def plan_memory(g: Graph) -> MemoryPlan:
         free_at[buf.id] = end[v]
         intervals.append(Interval(v, start[v], end[v], buf.id, nbytes[v]))
     live_peak = max((sum(iv.bytes for iv in intervals if iv.start <= t <= iv.end)
-                     for t in range(len(steps) + 1)), default=0)
+                     for t in range(len(names) + 1)), default=0)
     return MemoryPlan(buffers, intervals, peak_bytes_before=sum(iv.bytes for iv in intervals),
                       peak_bytes_after=sum(b.bytes for b in buffers), live_peak_bytes=live_peak,
-                      schedule=[name for name, _, _ in steps])
+                      schedule=names)
 
 
 def _nbytes(v) -> int:
@@ -177,8 +177,6 @@ def memory_planning(graph: Graph) -> PassResult:
         # one note per reuse, naming the value it follows (listing every earlier one grew quadratically)
         for previous, v in zip(b.values, b.values[1:]):
             result.notes.append({"node": v, "reason": f"reuses {b.id} (after {previous})"})
-    written = {v for _, _, writes in schedule_steps(g) for v in writes}
-    for view, source in view_sources(g).items():
-        if view in written:               # a view inside a loop is only an index expression
-            result.notes.append({"node": view, "reason": f"a view of {source}: no memory of its own"})
+    for view, source in view_sources(plan_units(g, {n.id: n for n in g.nodes})).items():
+        result.notes.append({"node": view, "reason": f"a view of {source}: no memory of its own"})
     return result

@@ -46,7 +46,11 @@ def true_live_bytes(g: Graph, args) -> tuple[list[int], int]:
     born: dict[str, int] = {}
     last: dict[str, int] = {}
     for unit in plan_units(g, {n.id: n for n in g.nodes}):
-        step = max(step_of[nid] for nid in unit.node_ids)
+        # the group during which the executor runs the unit: a kernel merged into its consumer
+        # runs with the consumer (the later group), transpose(a @ b) folded into one BLAS call
+        # runs where the product did (the earlier group)
+        step = unit.step
+        assert min(step_of[nid] for nid in unit.node_ids) <= step <= max(step_of[nid] for nid in unit.node_ids)
         for v in unit.inputs:
             root = source.get(v, v)
             if root in born:
@@ -166,6 +170,65 @@ def test_a_graph_output_never_takes_a_used_buffer():
 def test_random_graphs_plans_are_truthful(g):
     with np.errstate(all="ignore"):
         check_truthful(g)
+
+
+# ---- regressions the random graphs found: the executor's lowering rules change what reaches memory ----
+
+def product_and_gram(g: Graph):
+    """x (3, 4) and x @ x.T, the random graphs' product."""
+    x = g.placeholder("x0", (3, 4))
+    return x, g.call("matmul", x, g.call("transpose", x, dim0=0, dim1=1))
+
+
+def epilogue_merged_past_a_reduction():
+    """neg(p) is the product's epilogue in fusion, but its only reader is the add after sum(p):
+    the executor moves the neg into the add's loop, so neg(p) is never written and p is read
+    until the add."""
+    g = Graph("merged_epilogue_reduction")
+    _, p = product_and_gram(g)
+    g.output(g.call("neg", g.call("add", g.call("neg", p), g.call("sum", p, dim=None, keepdim=False))))
+    return g
+
+
+def epilogue_merged_past_a_view():
+    """As above with a transposed view of the product, which keeps the product alive, instead
+    of the reduction."""
+    g = Graph("merged_epilogue_view")
+    _, p = product_and_gram(g)
+    g.output(g.call("add", g.call("neg", p), g.call("transpose", p, dim0=0, dim1=1)))
+    return g
+
+
+def transposed_product():
+    """transpose(x @ x.T) read by a kernel: one BLAS call writes the transposed product (a
+    buffer the plan must place); the product itself never exists."""
+    g = Graph("transposed_product")
+    _, p = product_and_gram(g)
+    g.output(g.call("neg", g.call("transpose", p, dim0=0, dim1=1)))
+    return g
+
+
+def node_id(g: Graph, op: str, nth: int = 0) -> str:
+    return [n.id for n in g.nodes if n.op == op][nth]
+
+
+@pytest.mark.parametrize("make", [epilogue_merged_past_a_reduction, epilogue_merged_past_a_view])
+def test_an_epilogue_merged_into_its_consumer_is_never_written(make):
+    g = make()
+    plan = check_truthful(g)
+    placed = {iv.value: iv for iv in plan.intervals}
+    epilogue, product, add = node_id(g, "neg"), node_id(g, "matmul"), node_id(g, "add")
+    assert epilogue not in placed
+    add_step = next(i for i, grp in enumerate(run_pipeline(g, snapshots=False).graph.fusion_groups)
+                    if add in grp.node_ids)
+    assert placed[product].end == add_step        # the merged loop reads the product there
+
+
+def test_a_transposed_product_is_the_value_placed():
+    g = transposed_product()
+    plan = check_truthful(g)
+    placed = {iv.value for iv in plan.intervals}
+    assert node_id(g, "transpose", 1) in placed and node_id(g, "matmul") not in placed
 
 
 # ---- the executor really holds what the plan says ---------------------------------------------------
