@@ -893,6 +893,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
         out_shape = (n,) + tuple(input.array.shape[2:])
         flat = (1, -1) if input.numel() else (0, 0)
         input, target = reshape(input, (n, c) + flat), reshape(target, (n,) + flat)
+    if weight is not None and weight.requires_grad and autograd._GradMode.enabled:
+        kernel = "nll_loss2d_forward" if input.ndim > 2 else "nll_loss_forward"
+        raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
     args = (input, target) if weight is None else (input, target, weight)
     loss = apply("nll_loss", *args, reduction=reduction, ignore_index=int(ignore_index))
     return loss.view(out_shape) if out_shape is not None and reduction == "none" else loss
@@ -934,17 +938,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll
-    if weight is not None:
-        raise UnsupportedError("cross_entropy with both weight and label_smoothing is not supported by Dagscope")
-    n_classes = input.array.shape[class_dim]
-    valid = ne(target, ignore_index)
-    share = mul(valid.to(logp.dtype), 1.0 / n_classes)     # (a bool where() with scalars would be float32)
-    smooth = mul(neg(sum(logp, dim=class_dim)), share)
+    return _label_smoothed(nll, logp, target, weight, ignore_index, reduction, label_smoothing, class_dim)
+
+
+def _label_smoothed(nll, logp, target, weight, ignore_index, reduction, label_smoothing, class_dim):
+    """PyTorch's cross_entropy_loss_label_smoothing: (1 - e) nll + e / C * the (weighted) sum of
+    -logp over the classes, 0 at ignored targets; 'mean' divides by the count (or weight) of the
+    counted targets, as nll_loss does."""
+    ignored = eq(target, ignore_index)
+    per_class = logp if weight is None else mul(logp, _class_view(weight, logp))
+    smooth = masked_fill(neg(sum(per_class, dim=class_dim)), ignored, 0.0)
     if reduction == "mean":
-        smooth = div(sum(smooth), sum(valid))
+        if weight is None:
+            total = sum(ne(target, ignore_index))
+        else:
+            total = sum(getitem(weight, Tensor(target.array[~ignored.array])))
+        smooth = div(sum(smooth), total)
     else:
         smooth = _reduce_loss(smooth, reduction)
-    return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing))
+    n_classes = logp.array.shape[class_dim]
+    return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing / n_classes))
 
 
 def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing, class_dim):

@@ -567,3 +567,37 @@ def test_dropout_draws_pytorchs_mask_and_can_work_in_place():
     np.testing.assert_allclose(h.array[kept], 5.0, rtol=1e-6)
     h.sum().backward()
     np.testing.assert_allclose(w.grad.array, np.where(kept, 5.0, 0.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_label_smoothing_with_class_weights_and_ignored_targets(reduction):
+    """PyTorch's cross_entropy_loss_label_smoothing: (1 - e) nll + e / C * sum_c -w_c logp_c, 0 at
+    ignored targets; 'mean' divides both parts by the weight of the counted targets."""
+    logits, weight, e = rng.standard_normal((5, 3, 2)), np.array([1.0, 2.0, 0.5]), 0.2
+    target = rng.integers(0, 3, (5, 2))
+    target[1, 0] = -100
+    logp = _log_softmax(logits, axis=1)
+    counted = target != -100
+    safe = np.where(counted, target, 0)
+    picked = np.take_along_axis(logp, safe[:, None], 1)[:, 0]
+    nll = np.where(counted, -weight[safe] * picked, 0.0)
+    smooth = np.where(counted, -(logp * weight[None, :, None]).sum(1), 0.0)
+    if reduction == "mean":
+        nll, smooth = nll.sum() / weight[safe][counted].sum(), smooth.sum() / weight[safe][counted].sum()
+    elif reduction == "sum":
+        nll, smooth = nll.sum(), smooth.sum()
+    x = t(logits, grad=True)
+    loss = F.cross_entropy(x, t(target), weight=t(weight), reduction=reduction, label_smoothing=e)
+    np.testing.assert_allclose(loss.array, (1 - e) * nll + e / 3 * smooth, rtol=1e-12)
+    assert type(loss.grad_fn).__name__ == "AddBackward0"
+
+
+def test_a_class_weight_that_requires_grad_is_refused_as_pytorch_does():
+    w = t(np.ones(3), grad=True)
+    for logits, kernel in ((np.zeros((2, 3)), "nll_loss_forward"), (np.zeros((2, 3, 2)), "nll_loss2d_forward")):
+        target = t(np.zeros((2,) + logits.shape[2:], np.int64))
+        with pytest.raises(RuntimeError, match=f"The function '{kernel}' is not differentiable with respect to "
+                                               "argument 'weight'"):
+            F.cross_entropy(t(logits), target, weight=w)
+    with engine.no_grad():
+        assert F.nll_loss(t(np.zeros((2, 3))), t(np.array([0, 1])), weight=w).item() == 0.0
