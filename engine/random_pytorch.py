@@ -15,6 +15,7 @@ DEFAULT_SEED = 67280421310721   # default_rng_seed_val: a new torch.Generator()'
                                # generator at random at startup; Dagscope uses this seed, so runs repeat)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
+_STATE_BYTES = 5056
 
 
 class Generator:
@@ -33,6 +34,28 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._seed
+
+    def get_state(self):
+        """The whole generator state as a uint8 tensor of 5056 bytes (the size of PyTorch's; the layout
+        is Dagscope's own), for set_state."""
+        from engine.tensor import Tensor
+        mt = self._bits.state["state"]
+        header = np.array([self._seed % (1 << 64), mt["pos"], self._next_normal is not None], dtype=np.uint64)
+        cached = np.array([self._next_normal or 0.0], dtype=np.float64)
+        raw = header.tobytes() + cached.tobytes() + mt["key"].astype(np.uint32).tobytes()
+        return Tensor(np.frombuffer(raw.ljust(_STATE_BYTES, b"\0"), dtype=np.uint8).copy())
+
+    def set_state(self, state) -> "Generator":
+        raw = np.asarray(getattr(state, "array", state), dtype=np.uint8).tobytes()
+        if len(raw) != _STATE_BYTES:
+            raise RuntimeError(f"Expected either a ByteTensor of size {_STATE_BYTES} ... (got {len(raw)} bytes)")
+        seed, pos, has_normal = np.frombuffer(raw[:24], dtype=np.uint64).tolist()
+        cached = float(np.frombuffer(raw[24:32], dtype=np.float64)[0])
+        key = np.frombuffer(raw[32:32 + 624 * 4], dtype=np.uint32).copy()
+        self._seed = int(seed)
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos)}}
+        self._next_normal = cached if has_normal else None
+        return self
 
     def __repr__(self) -> str:
         return f"<torch._C.Generator object at {id(self):#x}>"      # what print(torch.manual_seed(0)) shows

@@ -117,6 +117,15 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def get_rng_state():
+    """The default generator's state, a uint8 tensor to give back to set_rng_state."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
 def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
     """Indices drawn in proportion to the weights in each row of `input` (1-D or 2-D), as PyTorch draws them."""
     from engine.creation import rng
