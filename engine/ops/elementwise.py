@@ -117,7 +117,8 @@ def _pow_forward(a, b):
 
 
 def _pow_vjp(F, g, a, b, out):
-    grad_a = F.mul(g, F.mul(b, F.pow(a, F.sub(b, 1.0))))
+    # PyTorch defines d(a^0)/da as 0 everywhere (b * a^(b-1) would be 0 * inf = nan at a == 0).
+    grad_a = F.where(F.eq(b, 0.0), 0.0, F.mul(g, F.mul(b, F.pow(a, F.sub(b, 1.0)))))
     # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0 (log would give nan/inf).
     grad_b = F.mul(g, F.where(F.eq(a, 0.0), 0.0, F.mul(out, F.log(a))))
     return grad_a, grad_b

@@ -110,10 +110,18 @@ def _along_key(index, dim):
 
 def _gather_forward(x, index, dim):
     d = normalize_dims(dim, x.ndim)[0]
+    if index.dtype not in _GATHER_INDEX_DTYPES:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if index.ndim != x.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    _check_bounds(x.shape, (index,), (d,))
+    outside = (index < 0) | (index >= x.shape[d])
+    if outside.any():              # PyTorch's gather takes no negative index, and says which index is wrong
+        bad = int(index[outside].flat[0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
     return x[_along_key(index, d)]
+
+
+_GATHER_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
 
 
 register(OpDef(

@@ -17,6 +17,9 @@ def _resolve_shape(shape, numel: int) -> tuple[int, ...]:
     # math.prod rather than np.prod: a product of a few Python ints, without numpy's array round trip
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -52,25 +55,37 @@ register(OpDef(
     _reshape_name, "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape", "fn"), saves=()))
 
 
-def _expand_shape(in_shape, shape) -> tuple[int, ...]:
-    shape = tuple(int(s) for s in shape)
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
+                 "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                 "bool": "BoolTensor"}
+
+
+def _expand_shape(in_shape, shape, dtype) -> tuple[int, ...]:
+    """The shape x.expand(*shape) has, or PyTorch's error (-1 keeps an existing dim's size)."""
+    shape, in_shape = tuple(int(s) for s in shape), tuple(in_shape)
     lead = len(shape) - len(in_shape)
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({len(in_shape)})")
+        kind = _TENSOR_TYPES.get(np.dtype(dtype).name, "Tensor")
+        raise RuntimeError(f"expand(torch.{kind}{{{list(in_shape)}}}, size={list(shape)}): the number of sizes "
+                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(in_shape)})")
     out = []
     for i, s in enumerate(shape):
+        if i < lead and s == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                               f"dimension {i}")
         src = in_shape[i - lead] if i >= lead else None
         out.append(src if s == -1 and src is not None else s)
         if src is not None and src != 1 and src != out[-1]:
-            raise RuntimeError(f"The expanded size of the tensor ({out[-1]}) must match the existing "
-                               f"size ({src}) at non-singleton dimension {i}")
+            raise RuntimeError(f"The expanded size of the tensor ({out[-1]}) must match the existing size ({src}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                               f"{list(in_shape)}")
     return tuple(out)
 
 
 register(OpDef(
-    "expand", MOVEMENT, lambda x, shape: np.broadcast_to(x, _expand_shape(x.shape, shape)),
-    lambda x, shape: Spec(_expand_shape(x.shape, shape), x.dtype),
+    "expand", MOVEMENT, lambda x, shape: np.broadcast_to(x, _expand_shape(x.shape, shape, x.dtype)),
+    lambda x, shape: Spec(_expand_shape(x.shape, shape, x.dtype), x.dtype),
     lambda F, g, x, out, shape: (F.sum_to_size(g, shape=tuple(x.shape)),),
     "ExpandBackward0", "x broadcast to `shape`", "grad_x = grad summed over the broadcast dims",
     attrs=("shape",), saves=()))
@@ -151,7 +166,7 @@ register(OpDef(
 
 def _cat_infer(*xs, dim=0):
     if not xs:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     d = normalize_dims(dim, len(xs[0].shape))[0]
     ref = xs[0].shape
     for x in xs[1:]:

@@ -174,6 +174,7 @@ def _std_vjp(F, g, x, out, dim=None, correction=1, keepdim=False):
     out_k = out if keepdim else F.reshape(out, shape=reduced_shape(x.shape, dim, True))
     g_over = F.div(F.reshape(g, shape=reduced_shape(x.shape, dim, True)) if not keepdim else g,
                    F.mul(out_k, dof if dof > 0 else float("nan")))
+    g_over = F.where(F.eq(out_k, 0.0), 0.0, g_over)     # PyTorch: 0 where std is 0 (not 0 / 0)
     return (F.mul(F.expand(g_over, shape=tuple(x.shape)), _centered(F, x, dim)),)
 
 

@@ -1,0 +1,66 @@
+"""Edge cases of the movement, index, reduce and elementwise ops as PyTorch 2.13 has them: the words of
+their shape and index errors, and the gradients it defines as 0 where the formula divides by zero.
+(Expected values were printed by real torch 2.13.)"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine.compat.torch as torch
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: torch.zeros(2, 3).expand(3, 3),
+     "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
+     "Target sizes: [3, 3].  Tensor sizes: [2, 3]"),
+    (lambda: torch.zeros(3).expand(-1, 3),
+     "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+    (lambda: torch.zeros(2, 3).expand(3),
+     "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to "
+     "the number of dimensions in the tensor (2)"),
+    (lambda: torch.zeros(0, 3).reshape(-1, 0),
+     "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any "
+     "value and is ambiguous"),
+    (lambda: torch.zeros(2, 3).reshape(-1, 0), "shape '[-1, 0]' is invalid for input of size 6"),
+    (lambda: torch.arange(12.0).reshape(3, 4).gather(1, torch.tensor([[4]])),
+     "index 4 is out of bounds for dimension 1 with size 4"),
+    (lambda: torch.arange(12.0).reshape(3, 4).gather(1, torch.tensor([[-1]])),
+     "index -1 is out of bounds for dimension 1 with size 4"),
+    (lambda: torch.arange(12.0).reshape(3, 4).gather(1, torch.tensor([[0.0]])),
+     "gather(): Expected dtype int32/int64 for index"),
+])
+def test_the_error_is_pytorchs(make, message):
+    with pytest.raises(RuntimeError) as err:
+        make()
+    assert str(err.value) == message
+
+
+def test_expand_with_minus_one_keeps_a_size_one_dim():
+    assert torch.zeros(1, 3).expand(2, 3, -1, 3).shape == (2, 3, 1, 3)
+    assert torch.zeros(0, 3).reshape(-1, 3).shape == (0, 3)
+
+
+def test_gather_takes_an_int32_index():
+    out = torch.arange(12.0).reshape(3, 4).gather(1, torch.tensor([[1]], dtype=torch.int32))
+    assert out.tolist() == [[1.0]]
+
+
+@pytest.mark.parametrize("make,value,grad", [
+    (lambda t: t.std(), [2.0, 2.0], [0.0, 0.0]),
+    (lambda t: t.std(1), [[2.0, 2.0], [1.0, 3.0]], [[0.0, 0.0], [-0.70710678, 0.70710678]]),
+    (lambda t: t.std(correction=0), [2.0, 2.0], [0.0, 0.0]),
+    (lambda t: t ** torch.tensor([0.0, 2.0]), [0.0, 0.0], [0.0, 0.0]),
+    (lambda t: t ** torch.tensor([0.0, 0.5]), [0.0, 0.0], [0.0, np.inf]),
+])
+def test_a_gradient_pytorch_defines_as_zero_is_zero(make, value, grad):
+    x = torch.tensor(value, requires_grad=True)
+    make(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6)
+
+
+def test_the_exponent_of_a_zero_base_still_gets_its_gradient():
+    x = torch.tensor([0.0, 2.0], requires_grad=True)
+    y = torch.tensor([0.0, 0.0], requires_grad=True)
+    (x ** y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(y.grad.numpy(), [0.0, np.log(2.0)], rtol=1e-6)
