@@ -872,12 +872,23 @@ def _float_pair(input, target, kernel: str):
     return input, target
 
 
+def _warn_if_broadcast(input, target) -> None:
+    """PyTorch's warning (pointing at the caller's line) when a pointwise loss broadcasts its target."""
+    if tuple(target.array.shape) != tuple(input.array.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=3)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    _warn_if_broadcast(input, target)
     input, target = _float_pair(input, target, "mse_cpu")
     return apply("mse_loss", input, target, reduction=_reduction(size_average, reduce, reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    _warn_if_broadcast(input, target)
     return _reduce_loss(abs(sub(input, target)), _reduction(size_average, reduce, reduction))
 
 
@@ -1002,6 +1013,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
+    _warn_if_broadcast(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _float_pair(input, target, "huber_cpu")
@@ -1011,10 +1023,11 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+    _warn_if_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    if beta == 0:           # PyTorch computes an l1_loss then
-        return l1_loss(input, target, reduction=reduction)
+    if beta == 0:           # PyTorch computes an l1_loss then (without a second warning)
+        return _reduce_loss(abs(sub(input, target)), reduction)
     input, target = _float_pair(input, target, "smooth_l1_cpu")
     return apply("smooth_l1_loss", input, target, reduction=reduction, beta=float(beta))

@@ -601,3 +601,16 @@ def test_a_class_weight_that_requires_grad_is_refused_as_pytorch_does():
             F.cross_entropy(t(logits), target, weight=w)
     with engine.no_grad():
         assert F.nll_loss(t(np.zeros((2, 3))), t(np.array([0, 1])), weight=w).item() == 0.0
+
+
+@pytest.mark.parametrize("loss", [F.mse_loss, F.l1_loss, F.huber_loss, lambda a, b: F.smooth_l1_loss(a, b, beta=0.0)])
+def test_pointwise_losses_warn_once_when_the_target_broadcasts(loss):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loss(t(np.ones((2, 3))), t(np.ones((2, 3))))
+        assert not caught
+        assert loss(t(np.ones((2, 3))), t(np.ones(3))).item() == 0.0
+    (warning,) = caught
+    assert str(warning.message).startswith("Using a target size (torch.Size([3])) that is different to the input "
+                                           "size (torch.Size([2, 3])).")
