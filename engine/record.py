@@ -316,6 +316,7 @@ class DynamicGraphBuilder:
             bid = f"b{len(self.bwd_id) + 1}"
             self.bwd_id[id(node)] = bid
             self.bwd_nodes.append({"id": bid, "op": node.name, "label": node.name, "kind": "grad",
+                                   "forward_op": node.op.name,
                                    "shape": list(node.out_data.shape), "dtype": str(node.out_data.dtype),
                                    "module": node.module, "line": node.line, "rule": node.op.rule,
                                    "forward_node": self.fwd_id[id(node)], "value": None, "grad": None})

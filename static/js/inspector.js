@@ -6,10 +6,12 @@ import { esc, shapeText, tensorHTML } from "./tensorview.js";
 let cards = { ops: {}, grad_fns: {} };
 export function setOpCards(c) { cards = c; }
 
-/** The registry card for a forward op name or a backward node name (MulBackward0 -> mul). */
+/** The registry card for a forward op, or for a backward node: by the op it differentiates
+ * (`forward_op`: a grad_fn name may depend on shapes, ViewBackward0 or UnsafeViewBackward0), else
+ * by its name (MulBackward0 -> mul). */
 export function cardFor(node) {
   if (!node) return null;
-  return cards.ops[node.op] || cards.ops[cards.grad_fns[node.op]] || null;
+  return cards.ops[node.op] || cards.ops[node.forward_op] || cards.ops[cards.grad_fns[node.op]] || null;
 }
 
 /** The numerical gradient check of a leaf: a button, "checking…", or the badge with its error. */

@@ -27,6 +27,8 @@ def test_seed_records_forward_and_backward_dags(run):
     by_id = {n["id"]: n for n in graph["forward"]["nodes"]}
     for n in graph["backward"]["nodes"]:
         assert n["forward_node"] in by_id
+        if n["kind"] == "grad":          # the op it differentiates, whose explanation card it shows
+            assert n["forward_op"] == by_id[n["forward_node"]]["op"]
     x = next(n for n in graph["forward"]["nodes"] if n["label"] == "x")
     assert x["grad"]["data"] == [2.0, 2.0]
     mul = next(n for n in graph["forward"]["nodes"] if n["op"] == "mul")
