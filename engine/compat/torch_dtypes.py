@@ -5,8 +5,10 @@ import builtins
 
 import numpy as np
 
+from engine.compat.torch_class_names import TorchClassRepr
 
-class dtype:
+
+class dtype(metaclass=TorchClassRepr):
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "is_complex")
 
     def __init__(self, name: str, np_dtype):

@@ -1,8 +1,9 @@
 """torch.Size: a tuple that prints as `torch.Size([32, 10])` and stays a Size when sliced, added to a
 tuple (on either side) or repeated, as in PyTorch."""
+from engine.compat.torch_class_names import TorchClassRepr
 
 
-class Size(tuple):
+class Size(tuple, metaclass=TorchClassRepr):
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(int(d)) for d in self)}])"
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine import autograd, nn_context
 from engine.nn import hooks
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.errors import UnsupportedError
 from engine.nn.parameter import Buffer, Parameter
 from engine.tensor import Tensor
@@ -52,7 +53,7 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module:
+class Module(metaclass=TorchClassRepr):
     """Base class of every layer and model (subclass it and write `forward`)."""
 
     training: bool

@@ -7,8 +7,10 @@ import math
 from bisect import bisect_right
 from collections import Counter
 
+from engine.compat.torch_class_names import TorchClassRepr
 
-class LRScheduler:
+
+class LRScheduler(metaclass=TorchClassRepr):
     def __init__(self, optimizer, last_epoch: int = -1):
         from engine.optim.optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):

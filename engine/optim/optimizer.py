@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from engine import autograd
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.nn.module import _zero_grad
 from engine.tensor import Tensor
 
@@ -17,7 +18,7 @@ class _Required:
 required = _Required()
 
 
-class Optimizer:
+class Optimizer(metaclass=TorchClassRepr):
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
         self.state: dict = defaultdict(dict)      # keyed by the parameter tensor (hashed by identity)

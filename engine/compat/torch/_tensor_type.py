@@ -26,11 +26,20 @@ class _TensorType(type):
             return EngineTensor(np.zeros((0,), dtype))
         if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or \
                 (len(args) == 1 and isinstance(args[0], Size)):
-            shape = tuple(args[0]) if isinstance(args[0], Size) else args
-            return EngineTensor(np.zeros(tuple(int(s) for s in shape), dtype))   # uninitialized in PyTorch
+            shape = tuple(int(s) for s in (tuple(args[0]) if isinstance(args[0], Size) else args))
+            negative = [s for s in shape if s < 0]
+            if negative:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {list(shape)}")
+            return EngineTensor(np.zeros(shape, dtype))   # uninitialized in PyTorch
+        if len(args) == 1 and isinstance(args[0], EngineTensor):
+            # torch.Tensor(t) is t's data itself (sharing memory); a typed class wants t's dtype.
+            if cls._dtype is not None and args[0].array.dtype != cls._dtype:
+                raise TypeError(f"expected {_options(cls._dtype)} (got {_options(args[0].array.dtype)})")
+            return EngineTensor(args[0].array)
+        if len(args) == 1 and isinstance(args[0], (bool, float, np.floating)):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
         if len(args) == 1:
-            data = args[0].array if isinstance(args[0], EngineTensor) else args[0]
-            return EngineTensor(np.array(_unwrap(data), dtype=dtype))
+            return EngineTensor(np.array(_unwrap(args[0]), dtype=dtype))
         raise TypeError(f"new() received an invalid combination of arguments - got ({len(args)} values)")
 
     def __getattr__(cls, name: str):
@@ -38,6 +47,16 @@ class _TensorType(type):
 
     def __repr__(cls) -> str:
         return f"<class 'torch.{cls.__name__}'>"
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _options(dtype) -> str:
+    """How PyTorch's error names a CPU dtype: TensorOptions(dtype=long int, ...)."""
+    return (f"TensorOptions(dtype={_CPP_NAMES[np.dtype(dtype).name]}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
 def _unwrap(data):
