@@ -72,8 +72,12 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        if self.ndim < 2:              # PyTorch returns the tensor itself for 0-D and 1-D
-            return self
+        if self.ndim != 2:
+            import warnings
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                          "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+                          "reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
         return self.permute(*reversed(range(self.ndim)))    # PermuteBackward0, as PyTorch 2.13's
 
     def size(self, dim=None):
@@ -213,7 +217,12 @@ class Tensor:
     # ---- operators ------------------------------------------------------------------------------
     # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator).
     def __radd__(self, other): return apply("add", other, self)
-    def __rsub__(self, other): return apply("sub", other, self)
+    def __rsub__(self, other):
+        out = apply("sub", other, self)
+        if out.grad_fn is not None:          # `2 - x`: PyTorch's rsub with a scalar
+            out.grad_fn.rename("RsubBackward1")
+        return out
+
     def __rmul__(self, other): return apply("mul", other, self)
     def __rtruediv__(self, other): return apply("div", other, self)
     def __rmatmul__(self, other): return apply("matmul", other, self)
@@ -396,7 +405,9 @@ class Tensor:
     def t(self):
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-        return self if self.ndim < 2 else self._transpose(0, 1, "t")
+        if self.ndim == 0:
+            return self
+        return self._transpose(0, self.ndim - 1, "t")     # a 1-D tensor too: TBackward0, as PyTorch
 
     def _transpose(self, dim0: int, dim1: int, fn: str) -> "Tensor":
         # `fn` only names the grad_fn as PyTorch does: TBackward0 for t(), else TransposeBackward0

@@ -33,14 +33,6 @@ KNOWN_BUGS: dict[str, str] = {
                                     "(tanh/sigmoid: MulBackward0, PyTorch: TanhBackwardBackward0/"
                                     "SigmoidBackwardBackward0; sin'': NegBackward0, PyTorch: MulBackward0; "
                                     "matmul's grad: MmBackward0, PyTorch: MulBackward0)",
-    "131_matmul_error_messages": "engine/ops/linalg.py matmul: a float32 @ float64 (or int64 @ float32) product "
-                                 "silently promotes (PyTorch: RuntimeError 'expected m1 and m2 to have the same "
-                                 "dtype, but got: float != double', 'dot : expected both vectors to have same "
-                                 "dtype...'); 1-D, matrix-vector and bmm size errors all read 'mat1 and mat2 shapes "
-                                 "cannot be multiplied (1x3 and 4x1)' (PyTorch: 'inconsistent tensor size...', "
-                                 "'size mismatch, got input (2), mat (2x3), vec (2)', 'Expected size for first two "
-                                 "dimensions of batch2 tensor...'), and batch dims that do not broadcast let numpy's "
-                                 "ValueError escape",
     "133_cat_size_message": "engine/ops/movement.py cat: 'Expected size [2, 3] but got size [2, 2] for a tensor in "
                             "the list' (PyTorch: 'Expected size 3 but got size 2 for tensor number 1 in the list.', "
                             "the sizes of the mismatched dimension and the tensor's index)",
@@ -72,9 +64,6 @@ KNOWN_BUGS: dict[str, str] = {
                                 "few dims lets numpy's ValueError escape (PyTorch: RuntimeError 'permute(): duplicate "
                                 "dims are not allowed.' / '...does not match the length of the desired ordering...'); "
                                 "torch.cat([]) raises RuntimeError (PyTorch: ValueError)",
-    "168_seeded_dropout_mask": "engine/functional.py dropout: the mask is rng().random(shape) >= p (24-bit float32 "
-                               "uniforms); PyTorch's bernoulli_(1 - p) keeps an element where a 53-bit double uniform "
-                               "is below 1 - p: rng().bernoulli(1 - p, shape) (engine/random_pytorch.py) draws that",
     "169_seeded_float64_uniform_": "engine/tensor.py uniform_/normal_: they call rng().uniform(a, b, shape) without "
                                    "the tensor's dtype (and ignore generator=), so a float64 tensor gets float32-style "
                                    "draws; pass dtype=self.array.dtype (53-bit draws for doubles, as PyTorch) and "

@@ -224,12 +224,8 @@ EXPECTED: dict[str, str | None] = {
 KNOWN_MISMATCHES: dict[str, str] = {
     "b3 @ c3": "engine/functional.py: bmm does not pass fn='bmm' to the matmul op, which so names 3-D @ 3-D of one "
                "batch size as torch.bmm (BmmBackward0) until it does",
-    "v.t()": "engine/tensor.py: t() of a 1-D tensor returns the tensor itself (PyTorch: a TBackward0 view)",
     "torch.transpose(m, 0, 1)": "engine/functional.py: transpose does not pass fn='transpose' to the transpose op, "
                                 "which then names a 2-D transpose as x.t() (TBackward0)",
-    "2 - m": "engine/ops/elementwise.py: sub's name is a plain str, so that x - y keeps the recording fast path "
-             "of engine/tensor.py's binary operators (a name that depends on the inputs cost it 1.3 us per op); "
-             "naming `2 - x` RsubBackward1 needs that path to take the name of a tensor-tensor sub from the op",
     "2 / m": "engine/tensor.py: __rtruediv__ is one div op (PyTorch: reciprocal, then MulBackward0 by 2)",
     "torch.clamp(m, min=p)": "engine/functional.py: clamp with tensor bounds is maximum/minimum (no clamp op "
                              "with tensor bounds; PyTorch: ClampBackward0)",
