@@ -21,7 +21,7 @@ __all__ = [
     "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
     "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
     "minimum", "clamp", "clip", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
-    "std", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
+    "std", "norm", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
     "flatten", "squeeze", "unsqueeze", "transpose", "permute", "cat", "concat", "stack", "gather",
     "index_select", "narrow", "chunk", "split", "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding",
     "one_hot", "layer_norm", "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
@@ -316,6 +316,22 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     return apply("std", input, dim=_dims(dim), correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
+    """The 2-norm (p='fro' or 2), over every element or the dims given: PyTorch's linalg.vector_norm,
+    whose gradient is 0 where the norm is 0."""
+    if p not in ("fro", 2, 2.0, None):
+        raise UnsupportedError(f"norm(p={p!r}) is not supported by Dagscope (only the 2-norm, p='fro' or 2)")
+    if dtype is not None:
+        input = input.to(dtype)
+    if input.array.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_type_word(input)}")
+    dims = _dims(dim)
+    if dims is not None:
+        dims = tuple(_dim(d, input.ndim) for d in (dims if isinstance(dims, tuple) else (dims,)))
+    return apply("norm", input, dim=dims, keepdim=keepdim)
 
 
 def amax(input, dim=(), keepdim: bool = False):
@@ -760,7 +776,7 @@ def one_hot(tensor, num_classes: int = -1):
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
     """input / max(||input||_p along dim, eps), as PyTorch (its vector norm, then clamp_min)."""
     if p == 2:
-        norm = sqrt(sum(mul(input, input), dim=dim, keepdim=True))
+        norm = apply("norm", input, dim=(_dim(dim, input.ndim),), keepdim=True)
     elif p == 1:
         norm = sum(abs(input), dim=dim, keepdim=True)
     elif p == float("inf"):

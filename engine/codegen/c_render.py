@@ -259,10 +259,11 @@ C_EXPR = {
 COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
 
 # Reductions: how each accumulates. "sum": acc += x; "extreme": NaN-propagating max/min;
-# "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body.
+# "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body;
+# "sumsq": the 2-norm, sqrt of the sum of squares.
 C_REDUCE = {"sum": "sum", "sum_to_size": "sum", "mean": "sum", "max": "extreme", "amax": "extreme",
             "min": "extreme", "amin": "extreme", "argmax": "arg", "argmin": "arg",
-            "var": "moments", "std": "moments", "logsumexp": "logsumexp",
+            "var": "moments", "std": "moments", "logsumexp": "logsumexp", "norm": "sumsq",
             "softmax": "normalize", "log_softmax": "normalize"}
 _GREATER = {"max": True, "amax": True, "argmax": True, "min": False, "amin": False, "argmin": False}
 
@@ -417,6 +418,10 @@ def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
         reduce_loop(True, [f"acc += {x};"], "reduction(+:acc)")
         value = f"acc / (double){red.count}" if red.op == "mean" else "acc"
         lines.append(f"{pad}{out_ix} = ({out_t})({value});")
+    elif family == "sumsq":
+        lines.append(f"{pad}double acc = 0;")
+        reduce_loop(True, [f"acc += (double){x} * (double){x};"], "reduction(+:acc)")
+        lines.append(f"{pad}{out_ix} = ({out_t})sqrt(acc);")
     elif family == "extreme":
         greater = _GREATER[red.op]
         init = literal(float("-inf") if greater else float("inf"), red.in_dtype) if is_float else \

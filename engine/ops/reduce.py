@@ -217,3 +217,28 @@ register(OpDef(
                                        x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)),
     _logsumexp_vjp, "LogsumexpBackward0", "log(sum(exp(x), dim))", "grad_x = grad * exp(x - out)",
     attrs=("dim", "keepdim"), saves=(0, "out")))
+
+
+# ---- the 2-norm -------------------------------------------------------------------------------------
+
+def _norm_forward(x, dim=None, keepdim=False):
+    axes = normalize_dims(dim, x.ndim)
+    return np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim, dtype=x.dtype))
+
+
+def _norm_vjp(F, g, x, out, dim=None, keepdim=False):
+    keep = reduced_shape(x.shape, dim, True)
+    out_k = out if keepdim else F.reshape(out, shape=keep)
+    g_k = g if keepdim else F.reshape(g, shape=keep)
+    # PyTorch's norm_backward: x * (grad / norm), masked to 0 where the norm is 0 (a zero vector has
+    # no direction; x / norm would be 0 / 0 = nan there).
+    scale = F.where(F.eq(out_k, 0.0), 0.0, F.div(g_k, out_k))
+    return (F.mul(x, scale),)
+
+
+register(OpDef(
+    "norm", REDUCE, _norm_forward,
+    lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), x.dtype),
+    _norm_vjp, "LinalgVectorNormBackward0",
+    "sqrt(sum(x^2, dim))", "grad_x = grad * x / norm (0 where the norm is 0)",
+    attrs=("dim", "keepdim"), saves=(0, "out")))

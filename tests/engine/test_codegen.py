@@ -66,6 +66,7 @@ REDUCE_CASES = {
     "var": [{"dim": (1,), "correction": 1, "keepdim": False}, {"dim": None, "correction": 0, "keepdim": False}],
     "std": [{"dim": (0,), "correction": 1, "keepdim": True}],
     "logsumexp": [{"dim": (1,), "keepdim": False}],
+    "norm": [{"dim": (1,), "keepdim": False}, {"dim": None, "keepdim": True}],
 }
 
 

@@ -202,6 +202,9 @@ EXPECTED: dict[str, str | None] = {
     "m.std()": "StdBackward0",
     "m.std(0)": "StdBackward0",
     "m.logsumexp(1)": "LogsumexpBackward0",
+    "torch.norm(m)": "LinalgVectorNormBackward0",
+    "torch.norm(m, dim=1)": "LinalgVectorNormBackward0",
+    "torch.nn.functional.normalize(m)": "DivBackward0",
     # ---- index
     "m[idx]": "IndexBackward0",
     "m[:, idx]": "IndexBackward0",
