@@ -20,7 +20,7 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
     "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
     "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
-    "minimum", "clamp", "clip", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
+    "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
     "std", "norm", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
     "flatten", "squeeze", "unsqueeze", "transpose", "permute", "cat", "concat", "stack", "gather",
     "index_select", "narrow", "chunk", "split", "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding",
@@ -159,18 +159,30 @@ def maximum(input, other): return apply("maximum", input, other)
 def minimum(input, other): return apply("minimum", input, other)
 
 
-def clamp(input, min=None, max=None):
+def clamp(input, min=None, max=None, *, fn=None):
+    """torch.clamp with number or tensor bounds. `fn` names the torch function that ran (clamp_min,
+    clamp_max) where it is not clamp itself: it changes only the grad_fn name."""
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
-    return apply("clamp", input, min=min, max=max)
+        if min is None and max is None or not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            given = ", ".join(f"{k}={type(v).__name__}" for k, v in (("max", max), ("min", min)) if v is not None)
+            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {given}), but "
+                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out "
+                            "= None)\n * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        bounds = tuple(b for b in (min, max) if b is not None)
+        bounds_are = "both" if len(bounds) == 2 else ("min" if min is not None else "max")
+        return apply("clamp_tensor", input, *bounds, bounds_are=bounds_are, fn=fn)
+    return apply("clamp", input, min=min, max=max, fn=fn)
 
 
 clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min, fn="clamp_min")
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max, fn="clamp_max")
 
 
 def where(condition, input, other):

@@ -189,6 +189,14 @@ def _clamp(x: Ctx, a: str) -> str:
     return a
 
 
+def _clamp_tensor(x: Ctx, a: str, *bounds: str) -> str:
+    # maximum then minimum, NaN-propagating as theirs (the ops differ only in their gradients)
+    kinds = {"both": ("min", "max"), "min": ("min",), "max": ("max",)}[x.attrs.get("bounds_are", "both")]
+    for kind, b in zip(kinds, bounds):
+        a = C_EXPR["maximum" if kind == "min" else "minimum"](x, a, b)
+    return a
+
+
 def _gelu(x: Ctx, a: str) -> str:
     if x.attrs.get("approximate", "none") == "tanh":
         inner = f"{x.c(math.sqrt(2.0 / math.pi))} * ({a} + {x.c(0.044715)} * {a} * {a} * {a})"
@@ -235,6 +243,7 @@ C_EXPR = {
     "softplus": lambda x, a: (f"{'ds_softplusf' if x.t == 'float' else 'ds_softplus'}({a}, "
                               f"{x.c(x.attrs.get('beta', 1.0))}, {x.c(x.attrs.get('threshold', 20.0))})"),
     "clamp": _clamp,
+    "clamp_tensor": _clamp_tensor,
     "masked_fill": lambda x, a, m: f"({m} ? {x.c(x.attrs['value'])} : {a})",
     "clone": lambda x, a: a,
     "to_dtype": _to_dtype,

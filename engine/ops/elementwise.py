@@ -335,6 +335,44 @@ unary("clamp", _clamp_forward, _clamp_vjp, lambda x, min=None, max=None, fn=None
       attrs=("min", "max", "fn"), saves=(0,))
 
 
+# clamp with tensor bounds: inputs (x, min, max), (x, min) or (x, max) as `bounds` says. Not maximum
+# then minimum: where x equals a bound PyTorch sends the whole gradient to x, not half to each.
+_BOUND_KINDS = {"both": ("min", "max"), "min": ("min",), "max": ("max",)}
+_CLAMP_TENSOR_NAMES = {None: "ClampBackward0", "clamp": "ClampBackward0", "clip": "ClampBackward0",
+                       "clamp_min": "ClampMinBackward1", "clamp_max": "ClampMaxBackward1"}
+
+
+def _clamp_tensor_forward(x, *bounds, bounds_are="both", fn=None):
+    dt = result_type(x, *bounds)
+    out = x.astype(dt, copy=False)
+    for kind, bound in zip(_BOUND_KINDS[bounds_are], bounds):     # NaN in x or a bound propagates
+        out = (np.maximum if kind == "min" else np.minimum)(out, bound.astype(dt, copy=False))
+    return out
+
+
+def _clamp_tensor_vjp(F, g, x, *bounds_and_out, bounds_are="both", fn=None):
+    # PyTorch's clamp_backward_min_max: x gets the gradient where min <= x <= max (ties included);
+    # min where x < min (and min < max); max where x > max, or everywhere max < min (the output is max).
+    bounds = dict(zip(_BOUND_KINDS[bounds_are], bounds_and_out[:-1]))
+    lo, hi = bounds.get("min"), bounds.get("max")
+    if lo is not None and hi is not None:
+        x_keeps = F.bitwise_and(F.ge(x, lo), F.le(x, hi))
+        grad_lo = F.where(F.bitwise_and(F.lt(x, lo), F.lt(lo, hi)), g, 0.0)
+        grad_hi = F.where(F.bitwise_or(F.gt(x, hi), F.lt(hi, lo)), g, 0.0)
+        return F.where(x_keeps, g, 0.0), grad_lo, grad_hi
+    if lo is not None:
+        return F.where(F.ge(x, lo), g, 0.0), F.where(F.lt(x, lo), g, 0.0)
+    return F.where(F.le(x, hi), g, 0.0), F.where(F.gt(x, hi), g, 0.0)
+
+
+register(OpDef("clamp_tensor", ELEMENTWISE, _clamp_tensor_forward,
+               lambda x, *bounds, bounds_are="both", fn=None: broadcast(x, *bounds),
+               _clamp_tensor_vjp, lambda *specs, bounds_are="both", fn=None: _CLAMP_TENSOR_NAMES[fn],
+               "min(max(x, min), max) with tensor bounds",
+               "grad_x = grad where min <= x <= max; grad_min = grad where x < min; grad_max = grad where x > max",
+               attrs=("bounds_are", "fn")))
+
+
 def _masked_fill_forward(x, mask, value):
     return np.where(mask, x.dtype.type(value), x)
 

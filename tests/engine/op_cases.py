@@ -114,6 +114,10 @@ CASES: dict[str, list[Case]] = {
     "clamp": [Case([away(3, 4)], {"min": -0.2, "max": 0.25}, diff=(0,)),
               Case([away(3, 4)], {"min": 0.1, "max": None}, diff=(0,)),
               Case([away(3, 4)], {"min": None, "max": -0.1}, diff=(0,))],
+    # (random bounds: some max < min, where the output is max and so is the gradient's owner)
+    "clamp_tensor": [Case([rnd(3, 4), rnd(4), rnd(3, 1)], {"bounds_are": "both"}, diff=(0, 1, 2)),
+                     Case([rnd(3, 4), rnd(3, 4)], {"bounds_are": "min"}, diff=(0, 1)),
+                     Case([rnd(2, 3), rnd()], {"bounds_are": "max", "fn": "clamp_max"}, diff=(0, 1))],
     "masked_fill": [Case([rnd(3, 4), mask(3, 4)], {"value": 0.7}, diff=(0,)),
                     Case([rnd(3, 4), mask(4)], {"value": -1.0}, diff=(0,), label="broadcast mask")],
     "clone": [Case([rnd(2, 3)], diff=(0,))],

@@ -41,6 +41,8 @@ OP_CASES = {
     "leaky_relu": [(("x",), {"negative_slope": 0.1}), (("x",), {"negative_slope": -0.3})],
     "silu": [(("x",), {})],
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
+    "clamp_tensor": [(("x", "x", "x"), {"bounds_are": "both"}), (("x", "x"), {"bounds_are": "min", "fn": "clamp_min"}),
+                     (("x", "x"), {"bounds_are": "max"})],
     "masked_fill": [(("x", "bool"), {"value": 0.5})],
     "clone": [(("x",), {})],
     "to_dtype": [(("x",), {"dtype": "float64"}), (("x",), {"dtype": "int32"})],

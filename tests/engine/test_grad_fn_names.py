@@ -173,6 +173,13 @@ EXPECTED: dict[str, str | None] = {
     "m.clamp_max(1)": "ClampMaxBackward0",
     "torch.clamp(m, min=p)": "ClampBackward0",
     "m.clamp_min(p)": "ClampMinBackward1",
+    "m.clamp_max(p)": "ClampMaxBackward1",
+    "torch.clamp_min(m, p)": "ClampMinBackward1",
+    "torch.clamp_max(m, p)": "ClampMaxBackward1",
+    "torch.clamp_min(m, 0.5)": "ClampMinBackward0",
+    "torch.clamp(m, max=p)": "ClampBackward0",
+    "torch.clamp(m, p, p + 1)": "ClampBackward0",
+    "torch.clip(m, p - 1, p)": "ClampBackward0",
     "m.masked_fill(mask, 0.0)": "MaskedFillBackward0",
     "m.clone()": "CloneBackward0",
     "m.double()": "ToCopyBackward0",
@@ -230,9 +237,10 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "torch.transpose(m, 0, 1)": "engine/functional.py: transpose does not pass fn='transpose' to the transpose op, "
                                 "which then names a 2-D transpose as x.t() (TBackward0)",
     "2 / m": "engine/tensor.py: __rtruediv__ is one div op (PyTorch: reciprocal, then MulBackward0 by 2)",
-    "torch.clamp(m, min=p)": "engine/functional.py: clamp with tensor bounds is maximum/minimum (no clamp op "
-                             "with tensor bounds; PyTorch: ClampBackward0)",
-    "m.clamp_min(p)": "engine/functional.py: clamp_min with a tensor bound is maximum (PyTorch: ClampMinBackward1)",
+    "m.clamp_min(p)": "engine/tensor.py: Tensor.clamp_min with a tensor bound calls _F.clamp without fn='clamp_min' "
+                      "(so ClampBackward0; PyTorch: ClampMinBackward1)",
+    "m.clamp_max(p)": "engine/tensor.py: Tensor.clamp_max with a tensor bound calls _F.clamp without fn='clamp_max' "
+                      "(so ClampBackward0; PyTorch: ClampMaxBackward1)",
     "put(m, idx[:2], 0.0)": "engine/functional.py setitem: x[tensor] = v renames the index_put op's node "
                             "CopySlices (PyTorch: CopySlices only for basic indexing)",
     "put(m, mask, p[mask])": "engine/functional.py setitem: as above, for a boolean mask",

@@ -50,3 +50,37 @@ def test_norm_refuses_integers_and_other_orders():
         F.norm(Tensor(np.array([1, 2])))
     with pytest.raises(UnsupportedError):
         F.norm(leaf([1.0]), p=1)
+
+
+def test_clamp_with_tensor_bounds_gives_ties_to_x():
+    """Sweep 158: where x equals a bound, PyTorch's clamp sends the whole gradient to x."""
+    x, lo, hi = leaf([0.0, 1.0, 2.0]), leaf([1.0, 1.0, 1.0]), leaf([3.0, 3.0, 2.0])
+    out = F.clamp(x, min=lo, max=hi)
+    assert out.grad_fn.name == "ClampBackward0"
+    out.sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == ([0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+
+
+def test_clamp_with_max_below_min_gives_the_gradient_to_max():
+    x, lo, hi = leaf([5.0, 0.0, 3.5]), leaf([4.0, 4.0, 4.0]), leaf([3.0, 3.0, 3.0])
+    out = F.clamp(x, min=lo, max=hi)
+    assert out.tolist() == [3.0, 3.0, 3.0]
+    out.sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("call,expected,x_grad,bound_grad", [
+    (lambda x, b: F.clamp_min(x, b), "ClampMinBackward1", [0.0, 1.0, 1.0], [[1.0], [1.0]]),
+    (lambda x, b: F.clamp_max(x, b), "ClampMaxBackward1", [1.0, 1.0, 0.0], [[1.0], [1.0]]),
+    (lambda x, b: F.clamp(x, max=b), "ClampBackward0", [1.0, 1.0, 0.0], [[1.0], [1.0]])])
+def test_one_tensor_bound_broadcasts_and_reduces_its_gradient(call, expected, x_grad, bound_grad):
+    x, bound = leaf([0.0, 1.0, 2.0]), leaf([[1.0], [1.0]])
+    out = call(x, bound)
+    assert out.shape == (2, 3) and out.grad_fn.name == expected
+    out.sum().backward()
+    assert x.grad.tolist() == [2 * g for g in x_grad] and bound.grad.tolist() == bound_grad
+
+
+def test_clamp_mixing_a_tensor_and_a_number_bound_is_refused_as_pytorch():
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        F.clamp(leaf([1.0]), min=leaf([0.0]), max=2.0)
