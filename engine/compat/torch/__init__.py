@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util as _importlib_util
-from builtins import bool as _builtin_bool, int as _builtin_int
+from builtins import bool as _builtin_bool
 
 import numpy as _np
 
@@ -11,6 +11,8 @@ from engine import functional as _functional
 from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
 from engine.compat.torch._products import addmm, dot, ger, mv, outer
+from engine.compat.torch._random import (bernoulli, get_rng_state, initial_seed, multinomial, seed,
+                                         set_rng_state)
 from engine.compat.torch._selection import nonzero, where
 from engine.compat.torch._serialization import load, save
 from engine.format import set_printoptions
@@ -109,54 +111,6 @@ def set_default_dtype(d) -> None:
                                "changed; pass dtype=torch.float64 to the tensors that need it.")
 
 
-def seed() -> int:
-    return default_generator.seed()
-
-
-def initial_seed() -> int:
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    """The default generator's state, a uint8 tensor to give back to set_rng_state."""
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state) -> None:
-    default_generator.set_state(new_state)
-
-
-def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
-    """Indices drawn in proportion to the weights in each row of `input` (1-D or 2-D), as PyTorch draws them."""
-    from engine.creation import rng
-    probs = input.array
-    if probs.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > probs.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if not _np.isfinite(probs).all() or (probs < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (probs.sum(axis=-1) <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    return _EngineTensor(rng(generator).multinomial(probs, _builtin_int(num_samples), replacement))
-
-
-def bernoulli(input, p=None, *, generator=None):
-    """0/1 draws with the probabilities in `input` (or the number p), in input's dtype, no gradient."""
-    from engine.creation import rng
-    probs = input.array
-    if p is None:
-        if ((probs < 0) | (probs > 1)).any():
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
-        draws = rng(generator).bernoulli_tensor(probs)
-    else:
-        draws = rng(generator).bernoulli(p, probs.shape)
-    return _EngineTensor(draws.astype(probs.dtype))
-
-
 class no_grad(_engine_autograd.no_grad):
     """torch.no_grad: a context manager, a decorator `@torch.no_grad()`, and (as PyTorch 2) a bare
     decorator `@torch.no_grad`."""
@@ -177,10 +131,24 @@ class enable_grad(_engine_autograd.enable_grad):
 
 
 def inference_mode(mode=True):
-    """Like no_grad (Dagscope has no separate inference tensors); also a bare decorator."""
+    """Like no_grad (Dagscope has no separate inference tensors); also a bare decorator. inference_mode(False)
+    leaves the grad mode as it is (inside no_grad, gradients stay off)."""
     if callable(mode):
         return no_grad()(mode)
-    return no_grad() if mode else enable_grad()
+    return no_grad() if mode else _KeepGradMode()
+
+
+class _KeepGradMode:
+    """inference_mode(False): a context manager and a decorator that leave the grad mode alone."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+    def __call__(self, function):
+        return function
 
 
 class device:
