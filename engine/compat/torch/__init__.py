@@ -131,24 +131,11 @@ class enable_grad(_engine_autograd.enable_grad):
 
 
 def inference_mode(mode=True):
-    """Like no_grad (Dagscope has no separate inference tensors); also a bare decorator. inference_mode(False)
-    leaves the grad mode as it is (inside no_grad, gradients stay off)."""
+    """Like no_grad (Dagscope has no separate inference tensors); also a bare decorator. As in PyTorch,
+    inference_mode(False) turns gradients on (even inside no_grad)."""
     if callable(mode):
         return no_grad()(mode)
-    return no_grad() if mode else _KeepGradMode()
-
-
-class _KeepGradMode:
-    """inference_mode(False): a context manager and a decorator that leave the grad mode alone."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        return False
-
-    def __call__(self, function):
-        return function
+    return no_grad() if mode else enable_grad()
 
 
 class device:

@@ -1,5 +1,5 @@
-# torch.inference_mode as a context, a decorator (with and without parentheses), and inference_mode(False)
-# leaving the surrounding grad mode alone.
+# torch.inference_mode as a context, a decorator (with and without parentheses), and inference_mode(False),
+# which turns gradients on even inside no_grad.
 import torch
 
 x = torch.ones(1, requires_grad=True)
