@@ -1,4 +1,4 @@
-"""`torch.utils.data`: Dataset, TensorDataset, DataLoader (batching, shuffling, drop_last, PyTorch's default
+"""`torch.utils.data`: Dataset, TensorDataset, samplers, DataLoader (batching, shuffling, drop_last, PyTorch's default
 collate) and random_split, drawing from the generators as PyTorch does (so a seeded run shuffles and splits
 the same way). Single process: num_workers is ignored."""
 from __future__ import annotations
@@ -117,48 +117,135 @@ def default_convert(data):
     return data
 
 
+class Sampler:
+    """Base class of the index samplers a DataLoader draws from."""
+
+    def __init__(self, data_source=None):
+        pass
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A permutation per pass; without its own generator it seeds a fresh one from the default generator
+    each pass, as PyTorch does (so the default generator advances by one 64-bit draw)."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None):
+        self.data_source, self.replacement, self._num_samples = data_source, replacement, num_samples
+        self.generator = generator
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        generator = self.generator or Generator().manual_seed(creation.rng().random_int64())
+        if self.replacement:
+            for start in range(0, self.num_samples, 32):      # PyTorch draws 32 indices at a time
+                yield from generator.integers(0, n, min(32, self.num_samples - start)).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from generator.permutation(n).tolist()
+        yield from generator.permutation(n).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        for i in creation.rng(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        self.weights = np.asarray(weights.array if isinstance(weights, Tensor) else weights, dtype=np.float64)
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self):
+        yield from creation.rng(self.generator).multinomial(self.weights, self.num_samples, self.replacement).tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    def __init__(self, sampler, batch_size: int, drop_last: bool):
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
 class DataLoader:
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool = False, sampler=None,
                  batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
                  drop_last: bool = False, generator=None, **_ignored):
-        if sampler is not None or batch_sampler is not None:
-            from engine.errors import UnsupportedError
-            raise UnsupportedError("DataLoader(sampler=..., batch_sampler=...) is not supported by Dagscope; "
-                                   "use batch_size, shuffle and drop_last.")
-        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
-        self.drop_last, self.num_workers, self.generator = drop_last, num_workers, generator
-        self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                                 "and drop_last")
+            batch_size, drop_last = None, False
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.num_workers, self.generator = num_workers, generator
+        self.collate_fn = collate_fn or (default_convert if batch_sampler is None else default_collate)
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
-        n = len(self.dataset)
-        # Each pass draws the base seed PyTorch gives its workers, then (shuffling) RandomSampler draws a
-        # seed for a fresh generator and permutes with it, unless the loader was given a generator.
+        # Each pass draws the base seed PyTorch gives its workers (from the loader's generator, else the
+        # default one), then the sampler draws its own numbers.
         creation.rng(self.generator).random_int64()
-        if self.shuffle:
-            sampler = self.generator or Generator().manual_seed(creation.rng().random_int64())
-            order = sampler.permutation(n)
-        else:
-            order = np.arange(n)
-        if self.batch_size is None:
-            for i in order:
-                yield self.collate_fn(self.dataset[int(i)])
+        if self.batch_sampler is None:
+            for i in self.sampler:
+                yield self.collate_fn(self.dataset[i])
             return
-        for start in range(0, n, self.batch_size):
-            idx = order[start:start + self.batch_size]
-            if len(idx) < self.batch_size and self.drop_last:
-                return
-            yield self._batch(idx)
+        for batch in self.batch_sampler:
+            yield self._batch(batch)
 
-    def _batch(self, idx: np.ndarray):
+    def _batch(self, indices: list):
         if isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate:
+            idx = np.asarray(indices, dtype=np.int64)
             return [Tensor(t.array[idx]) for t in self.dataset.tensors]    # one gather per field
-        return self.collate_fn([self.dataset[int(i)] for i in idx])
+        return self.collate_fn([self.dataset[i] for i in indices])
 
 
 __getattr__ = _unsupported_getattr("torch.utils.data", globals())
