@@ -221,7 +221,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    return apply("matmul", input, mat2)
+    return apply("matmul", input, mat2, fn="bmm")
 
 
 def einsum(equation: str, *operands):
@@ -237,7 +237,7 @@ def linear(input, weight, bias=None):
     matmul, then the bias added."""
     _check_linear_shapes(input, weight, bias)
     # (dims 0 and 1 of a 2-D weight need no range check: apply directly)
-    weight_t = apply("transpose", weight, dim0=0, dim1=1) if weight.ndim == 2 else weight
+    weight_t = apply("transpose", weight, dim0=0, dim1=1, fn="t") if weight.ndim == 2 else weight
     if bias is not None and input.ndim == 2:
         return apply("addmm", bias, input, weight_t)
     if bias is not None and bias.ndim == 1 and weight.ndim == 2 and input.ndim != 2 \
@@ -443,7 +443,7 @@ def unsqueeze(input, dim: int):
 
 
 def transpose(input, dim0: int, dim1: int):
-    return apply("transpose", input, dim0=_dim(dim0, input.ndim), dim1=_dim(dim1, input.ndim))
+    return apply("transpose", input, dim0=_dim(dim0, input.ndim), dim1=_dim(dim1, input.ndim), fn="transpose")
 
 
 def permute(input, dims):
@@ -647,7 +647,17 @@ def setitem(x: Tensor, key, value) -> None:
     flat = np.arange(x.array.size, dtype=np.int64).reshape(x.array.shape)[numpy_key(key)]
     coords = [Tensor(c) for c in np.unravel_index(flat, x.array.shape)]
     out = apply("index_put", x._alias(), value, *coords, positions=tuple(range(x.ndim)))
-    x._become(out, "CopySlices")
+    x._become(out, None if _writes_x_itself(key) else "CopySlices")
+
+
+def _writes_x_itself(key) -> bool:
+    """Whether PyTorch runs x[key] = v as index_put_ on x itself (its node IndexPutBackward0): tensor or
+    list indices beside only full slices and `...`. A key with an int, None or a partial slice first
+    takes a view of x and writes into it, which x records as CopySlices."""
+    parts, _ = _key_tuple(key)
+    advanced = [p for p in parts if isinstance(p, Tensor) and (p.ndim > 0 or p.array.dtype == np.bool_)]
+    basic = [p for p in parts if not any(p is a for a in advanced)]
+    return bool(advanced) and all(p is _FILL or (isinstance(p, slice) and p == slice(None)) for p in basic)
 
 
 # ---- nn ----------------------------------------------------------------------------------------------

@@ -172,12 +172,16 @@ def _matmul_vjp_masked(F, needs, g, a, b, out, fn=None):
     if len(b.shape) == 1:
         g2 = F.reshape(g2, shape=tuple(g2.shape) + (1,))
     ga = gb = None
+    # The products PyTorch's backward runs: mm with .t() for matrices (mm_mat1_backward), bmm with
+    # .transpose(1, 2) for batches of one size; they name the nodes a create_graph backward records.
+    t_fn = "t" if len(a2.shape) == len(b2.shape) == 2 else "transpose"
+    mm_fn = "bmm" if len(g2.shape) == len(a2.shape) == len(b2.shape) == 3 and a2.shape[0] == b2.shape[0] else None
     if needs[0]:
-        ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2))
+        ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2, fn=t_fn), fn=mm_fn)
         ga = F.sum_to_size(ga, shape=tuple(a2.shape)) if tuple(ga.shape) != tuple(a2.shape) else ga
         ga = F.reshape(ga, shape=tuple(a.shape)) if len(a.shape) == 1 else ga
     if needs[1]:
-        gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2), g2)
+        gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2, fn=t_fn), g2, fn=mm_fn)
         gb = F.sum_to_size(gb, shape=tuple(b2.shape)) if tuple(gb.shape) != tuple(b2.shape) else gb
         gb = F.reshape(gb, shape=tuple(b.shape)) if len(b.shape) == 1 else gb
     return ga, gb
@@ -197,10 +201,10 @@ def _matmul_name(a, b, fn=None) -> str:
     squeeze for 1-D @ 2-D, and for batched operands the view that unfolds the bmm (or the folded mm)
     result, except that 2-D @ N-D with a 2-D operand wanting a gradient is computed as (B^T A^T)^T and
     made contiguous: a clone, or only the transpose when the result has a size-1 matrix dim.
-    torch.bmm is this op too and says so through `fn`; a caller that does not say gets BmmBackward0 for
-    two 3-D operands of one batch size (what torch.bmm records, and `@` of them UnsafeViewBackward0)."""
+    torch.bmm is this op too and says so through `fn` (BmmBackward0; `@` of the same operands records
+    UnsafeViewBackward0)."""
     na, nb = len(a.shape), len(b.shape)
-    if fn == "bmm" or (fn is None and na == nb == 3 and a.shape[0] == b.shape[0]):
+    if fn == "bmm":
         return "BmmBackward0"
     if na <= 2 and nb <= 2:
         return _MATRIX_NAMES[na, nb]
@@ -252,11 +256,11 @@ def _addmm_vjp_masked(F, needs, g, bias, a, b, out):
         if _is_transposed_view(b):
             # b is nn.Linear's W^T: compute (g^T a)^T, so that the gradient reaching W (through
             # TBackward0) is laid out like W and accumulating it into W.grad is a plain copy.
-            grad_b = F.transpose(F.matmul(F.transpose(g, dim0=0, dim1=1), a), dim0=0, dim1=1)
+            grad_b = F.transpose(F.matmul(F.transpose(g, dim0=0, dim1=1, fn="t"), a), dim0=0, dim1=1, fn="t")
         else:
-            grad_b = F.matmul(F.transpose(a, dim0=0, dim1=1), g)
+            grad_b = F.matmul(F.transpose(a, dim0=0, dim1=1, fn="t"), g)
     return (g if needs[0] else None,
-            F.matmul(g, F.transpose(b, dim0=0, dim1=1)) if needs[1] else None,
+            F.matmul(g, F.transpose(b, dim0=0, dim1=1, fn="t")) if needs[1] else None,
             grad_b)
 
 

@@ -105,22 +105,20 @@ def _transpose_dims(ndim, dim0, dim1):
 
 def _transpose_name(x, dim0, dim1, fn=None) -> str:
     """PyTorch names x.t() TBackward0 and x.transpose(d0, d1) (x.mT, x.swapaxes) TransposeBackward0, whatever
-    the rank: the caller says which ran through `fn` ("t" or "transpose"). A caller that does not say gets
-    TBackward0 for a 2-D input: the name of x.t() and of nn.Linear's W^T, the callers that do not say yet."""
-    if fn is None:
-        return "TBackward0" if len(x.shape) == 2 else "TransposeBackward0"
+    the rank: the caller says which ran through `fn` ("t" or "transpose"; saying nothing is transpose)."""
     return _TRANSPOSE_NAMES[fn]
 
 
-_TRANSPOSE_NAMES = {"t": "TBackward0", "transpose": "TransposeBackward0", "swapaxes": "TransposeBackward0",
-                    "mT": "TransposeBackward0"}
+_TRANSPOSE_NAMES = {None: "TransposeBackward0", "t": "TBackward0", "transpose": "TransposeBackward0",
+                    "swapaxes": "TransposeBackward0", "mT": "TransposeBackward0"}
 
 
 register(OpDef(
     "transpose", MOVEMENT, lambda x, dim0, dim1, fn=None: x.swapaxes(dim0, dim1),   # the method: no Python wrapper
     lambda x, dim0, dim1, fn=None: Spec(tuple(x.shape[d] for d in _transpose_dims(len(x.shape), dim0, dim1)),
                                         x.dtype),
-    lambda F, g, x, out, dim0, dim1, fn=None: (F.transpose(g, dim0=dim0, dim1=dim1),),
+    # (t's backward is grad.t(), transpose's grad.transpose(d0, d1): the same fn names the derivative)
+    lambda F, g, x, out, dim0, dim1, fn=None: (F.transpose(g, dim0=dim0, dim1=dim1, fn=fn),),
     _transpose_name, "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
     attrs=("dim0", "dim1", "fn"), saves=(),
     numpy_vjp=lambda needs, g, x, out, dim0, dim1, fn=None: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray

@@ -224,26 +224,29 @@ EXPECTED: dict[str, str | None] = {
     "put(m, idx[:2], 0.0)": "IndexPutBackward0",
     "put(m, mask, p[mask])": "IndexPutBackward0",
     "put(m, (slice(None), 0), 1.0)": "CopySlices",
+    "put(m, (slice(None), idx), 1.0)": "IndexPutBackward0",
+    "put(m, (..., idx), 1.0)": "IndexPutBackward0",
+    "put(m, (0, idx), 1.0)": "CopySlices",
+    "put(m, (None, idx[:2]), 1.0)": "CopySlices",
+    "put(m, torch.tensor(1), 1.0)": "CopySlices",
+    "vjp(torch.bmm(b3, c3), b3)": "BmmBackward0",
+    "vjp(m @ w, m)": "MmBackward0",
+    "vjp(torch.nn.functional.linear(m, w.t(), u[:1].expand(4)), m)": "MmBackward0",
+    "vjp(m.t(), m)": "TBackward0",
+    "vjp(m.transpose(0, 1), m)": "TransposeBackward0",
     "m.tril()": "TrilBackward0",
     "m.triu(1)": "TriuBackward0",
 }
 
 # Cases Dagscope still names differently, and why. Strict: a case that starts to pass fails here, so
 # that its entry is removed. (Where several torch functions share one op, the op takes an `fn` attribute
-# naming the one that ran; the callers below do not pass it yet.)
+# naming the one that ran; the tensor.py callers below do not pass it yet.)
 KNOWN_MISMATCHES: dict[str, str] = {
-    "b3 @ c3": "engine/functional.py: bmm does not pass fn='bmm' to the matmul op, which so names 3-D @ 3-D of one "
-               "batch size as torch.bmm (BmmBackward0) until it does",
-    "torch.transpose(m, 0, 1)": "engine/functional.py: transpose does not pass fn='transpose' to the transpose op, "
-                                "which then names a 2-D transpose as x.t() (TBackward0)",
     "2 / m": "engine/tensor.py: __rtruediv__ is one div op (PyTorch: reciprocal, then MulBackward0 by 2)",
     "m.clamp_min(p)": "engine/tensor.py: Tensor.clamp_min with a tensor bound calls _F.clamp without fn='clamp_min' "
                       "(so ClampBackward0; PyTorch: ClampMinBackward1)",
     "m.clamp_max(p)": "engine/tensor.py: Tensor.clamp_max with a tensor bound calls _F.clamp without fn='clamp_max' "
                       "(so ClampBackward0; PyTorch: ClampMaxBackward1)",
-    "put(m, idx[:2], 0.0)": "engine/functional.py setitem: x[tensor] = v renames the index_put op's node "
-                            "CopySlices (PyTorch: CopySlices only for basic indexing)",
-    "put(m, mask, p[mask])": "engine/functional.py setitem: as above, for a boolean mask",
 }
 
 
@@ -323,7 +326,7 @@ def test_clamp_is_named_after_the_function_its_caller_ran(attrs, expected, grad)
 
 
 @pytest.mark.parametrize("ndim,fn,expected", [
-    (2, "t", "TBackward0"), (2, "transpose", "TransposeBackward0"), (2, None, "TBackward0"),
+    (2, "t", "TBackward0"), (2, "transpose", "TransposeBackward0"), (2, None, "TransposeBackward0"),
     (3, "transpose", "TransposeBackward0"), (3, None, "TransposeBackward0")])
 def test_transpose_is_named_after_the_function_its_caller_ran(ndim, fn, expected):
     """What tensor.py's t()/transpose/mT need to pass: fn='t' for x.t(), fn='transpose' for the others."""
@@ -347,9 +350,9 @@ def test_reshape_of_a_strided_tensor_is_named_after_the_function_its_caller_ran(
 
 
 @pytest.mark.parametrize("fn,expected", [("bmm", "BmmBackward0"), ("matmul", "UnsafeViewBackward0"),
-                                         (None, "BmmBackward0")])
+                                         (None, "UnsafeViewBackward0")])
 def test_batched_matmul_is_named_after_the_function_its_caller_ran(fn, expected):
-    """What functional.bmm needs to pass (fn='bmm'), so that `@` of 3-D tensors can be UnsafeViewBackward0."""
+    """functional.bmm passes fn='bmm'; `@` of 3-D tensors (no fn) is UnsafeViewBackward0."""
     from engine.tensor import Tensor, apply
     a = Tensor(np.ones((2, 3, 4), np.float32), requires_grad=True)
     out = apply("matmul", a, Tensor(np.ones((2, 4, 5), np.float32)), **({} if fn is None else {"fn": fn}))
