@@ -1,6 +1,6 @@
-"""`torch.utils.data`: Dataset, TensorDataset, samplers, DataLoader (batching, shuffling, drop_last, PyTorch's default
-collate) and random_split, drawing from the generators as PyTorch does (so a seeded run shuffles and splits
-the same way). Single process: num_workers is ignored."""
+"""`torch.utils.data`: Dataset, TensorDataset, samplers, DataLoader (batching, shuffling, drop_last,
+PyTorch's default collate) and random_split, drawing from the generators as PyTorch does (so a seeded
+run shuffles and splits the same way). Single process: num_workers is ignored."""
 from __future__ import annotations
 
 import numbers
