@@ -677,11 +677,17 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().uniform(a, b, self.array.shape), "UniformBackward0")
+        draws = rng(generator).uniform(a, b, self.array.shape, dtype=self._draw_dtype())
+        return self._fill_raw(draws, "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from engine.creation import rng
-        return self._fill_raw(rng().normal(mean, std, self.array.shape), "NormalBackward0")
+        return self._fill_raw(rng(generator).normal(mean, std, self.array.shape, dtype=self._draw_dtype()),
+                              "NormalBackward0")
+
+    def _draw_dtype(self):
+        """Random draws are made in the tensor's precision, as PyTorch's kernels (53-bit for doubles)."""
+        return np.float64 if self.array.dtype == np.float64 else np.float32
 
 
 _VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."

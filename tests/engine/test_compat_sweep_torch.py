@@ -64,10 +64,6 @@ KNOWN_BUGS: dict[str, str] = {
                                 "few dims lets numpy's ValueError escape (PyTorch: RuntimeError 'permute(): duplicate "
                                 "dims are not allowed.' / '...does not match the length of the desired ordering...'); "
                                 "torch.cat([]) raises RuntimeError (PyTorch: ValueError)",
-    "169_seeded_float64_uniform_": "engine/tensor.py uniform_/normal_: they call rng().uniform(a, b, shape) without "
-                                   "the tensor's dtype (and ignore generator=), so a float64 tensor gets float32-style "
-                                   "draws; pass dtype=self.array.dtype (53-bit draws for doubles, as PyTorch) and "
-                                   "use creation.rng(generator)",
     "174_numpy_style_axis_keyword": "engine/tensor.py / engine/functional.py: reductions (sum, mean, max, argmax, "
                                     "std), cat and stack reject numpy's axis= and keepdims= with a TypeError "
                                     "(PyTorch takes them as aliases of dim= and keepdim=)",
