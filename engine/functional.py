@@ -460,8 +460,8 @@ def broadcast_to(input, size):
 
 def cat(tensors, dim: int = 0):
     tensors = [_as_tensor(t) for t in tensors]
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    if not tensors:      # (a ValueError in PyTorch, unlike stack's RuntimeError)
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return apply("cat", *tensors, dim=_dim(dim, tensors[0].ndim))
 
 

@@ -64,3 +64,11 @@ def test_the_exponent_of_a_zero_base_still_gets_its_gradient():
     (x ** y).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
     np.testing.assert_allclose(y.grad.numpy(), [0.0, np.log(2.0)], rtol=1e-6)
+
+
+def test_cat_of_no_tensors_is_a_value_error_and_stack_a_runtime_error():
+    for empty in ([], ()):
+        with pytest.raises(ValueError, match=r"^torch.cat\(\): expected a non-empty list of Tensors$"):
+            torch.cat(empty)
+    with pytest.raises(RuntimeError, match="^stack expects a non-empty TensorList$"):
+        torch.stack([])
