@@ -1,6 +1,8 @@
 """The eager Tensor: a numpy array plus the autograd bookkeeping (requires_grad, grad, grad_fn)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from engine import autograd
@@ -16,6 +18,18 @@ OP_OBSERVERS: list = []
 # t.tolist(), t.numpy()): tracing
 # uses this to warn that the trace froze a data-dependent branch. Called as observer(tensor, kind).
 VALUE_READ_OBSERVERS: list = []
+
+
+def numpy_keywords(fn):
+    """PyTorch takes numpy's `axis=` and `keepdims=` as aliases of `dim=` and `keepdim=` (x.sum(axis=0))."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return wrapper
 
 
 class Tensor:
@@ -332,18 +346,29 @@ class Tensor:
     def logical_not(self): return apply("eq", self, 0) if self.array.dtype != np.bool_ else apply("bitwise_not", self)
 
     # ---- reductions ----
+    @numpy_keywords
     def sum(self, dim=None, keepdim: bool = False, dtype=None): return _F.sum(self, dim, keepdim, dtype=dtype)
+    @numpy_keywords
     def mean(self, dim=None, keepdim: bool = False, dtype=None): return _F.mean(self, dim, keepdim, dtype=dtype)
+    @numpy_keywords
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return _F.var(self, dim, unbiased, keepdim, correction=correction)
+    @numpy_keywords
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return _F.std(self, dim, unbiased, keepdim, correction=correction)
+    @numpy_keywords
     def max(self, dim=None, keepdim: bool = False): return _F.max(self, dim, keepdim)
+    @numpy_keywords
     def min(self, dim=None, keepdim: bool = False): return _F.min(self, dim, keepdim)
+    @numpy_keywords
     def amax(self, dim=(), keepdim: bool = False): return _F.amax(self, dim, keepdim)
+    @numpy_keywords
     def amin(self, dim=(), keepdim: bool = False): return _F.amin(self, dim, keepdim)
+    @numpy_keywords
     def argmax(self, dim=None, keepdim: bool = False): return _F.argmax(self, dim, keepdim)
+    @numpy_keywords
     def argmin(self, dim=None, keepdim: bool = False): return _F.argmin(self, dim, keepdim)
+    @numpy_keywords
     def logsumexp(self, dim, keepdim: bool = False): return _F.logsumexp(self, dim, keepdim)
     def softmax(self, dim, dtype=None): return _F.softmax(self, dim, dtype=dtype)
     def log_softmax(self, dim, dtype=None): return _F.log_softmax(self, dim, dtype=dtype)
@@ -353,9 +378,11 @@ class Tensor:
             raise _unsupported(f"Tensor.norm(p={p!r}) (only the 2-norm)")
         return _F.sqrt(_F.sum(self * self, dim, keepdim))
 
+    @numpy_keywords
     def all(self, dim=None, keepdim: bool = False):
         return Tensor(np.asarray(np.all(self.array, axis=dim, keepdims=keepdim)))
 
+    @numpy_keywords
     def any(self, dim=None, keepdim: bool = False):
         return Tensor(np.asarray(np.any(self.array, axis=dim, keepdims=keepdim)))
 
