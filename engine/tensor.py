@@ -9,6 +9,7 @@ from engine import autograd
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT
 from engine.ops.registry import ELEMENTWISE, OPS
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_size import Size as _Size
 
 # Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
@@ -32,7 +33,7 @@ def numpy_keywords(fn):
     return wrapper
 
 
-class Tensor:
+class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as <class 'torch.Tensor'>)
     # Every op creates a Tensor, so construction stores only the fields every op reads (slots);
     # the others live in the instance __dict__ once set, with these class-level defaults before.
     __slots__ = ("array", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")

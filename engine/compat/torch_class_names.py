@@ -20,11 +20,12 @@ _OPTIM = {"sgd": ["SGD"], "adam": ["Adam"], "adamw": ["AdamW"], "rmsprop": ["RMS
 
 TORCH_MODULES = {name: f"torch.nn.modules.{module}" for module, names in _NN.items() for name in names}
 TORCH_MODULES.update({name: f"torch.optim.{module}" for module, names in _OPTIM.items() for name in names})
-TORCH_MODULES.update({"dtype": "torch", "Size": "torch"})
+TORCH_MODULES.update({"dtype": "torch", "Size": "torch", "Tensor": "torch", "Parameter": "torch.nn.parameter"})
 
 
 class TorchClassRepr(type):
-    """Metaclass of the engine's PyTorch-facing base classes (Module, Optimizer, LRScheduler, dtype, Size)."""
+    """Metaclass of the engine's PyTorch-facing base classes (Tensor, Module, Optimizer, LRScheduler, dtype,
+    Size)."""
 
     def __repr__(cls) -> str:
         module = TORCH_MODULES.get(cls.__name__) if cls.__module__.startswith("engine.") else None

@@ -67,11 +67,6 @@ KNOWN_BUGS: dict[str, str] = {
     "174_numpy_style_axis_keyword": "engine/tensor.py / engine/functional.py: reductions (sum, mean, max, argmax, "
                                     "std), cat and stack reject numpy's axis= and keepdims= with a TypeError "
                                     "(PyTorch takes them as aliases of dim= and keepdim=)",
-    "183_tensor_type_repr": "engine/tensor.py, engine/nn/parameter.py: print(type(x)) shows <class "
-                            "'engine.tensor.Tensor'> / <class 'engine.nn.parameter.Parameter'> (PyTorch: <class "
-                            "'torch.Tensor'> / <class 'torch.nn.parameter.Parameter'>); giving Tensor the metaclass "
-                            "engine.compat.torch_class_names.TorchClassRepr (with 'Tensor': 'torch' and 'Parameter': "
-                            "'torch.nn.parameter' in its table) would fix it, as it does for Module/Optimizer/dtype/Size",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
