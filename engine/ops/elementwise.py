@@ -210,7 +210,20 @@ unary("floor", np.floor, _zero_grad_rule, "FloorBackward0", "floor(x)", "grad_x 
 unary("ceil", np.ceil, _zero_grad_rule, "CeilBackward0", "ceil(x)", "grad_x = 0", infer=same, saves=())
 unary("round", np.round, _zero_grad_rule, "RoundBackward0", "round(x) (half to even)", "grad_x = 0",
       infer=same, saves=())
-binary("remainder", _binary(np.remainder),
+def _integer_division(ufunc):
+    """Forward of // or % as PyTorch: an integer division by zero raises its RuntimeError (numpy would
+    warn and give 0); float division by zero gives inf or nan. No bare-ufunc fast path: the check runs."""
+    inner = _binary(ufunc)
+
+    def forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # (an empty operand makes an empty result: nothing is divided)
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub" and a.size and b.size and not b.all():
+            raise RuntimeError("ZeroDivisionError")
+        return inner(a, b)
+    return forward
+
+
+binary("remainder", _integer_division(np.remainder),
        lambda F, g, a, b, out: (g, F.neg(F.mul(g, F.floor(F.div(a, b))))),
        # PyTorch: RemainderBackward0 for tensor % scalar, RemainderBackward1 for tensor % tensor
        lambda a, b: "RemainderBackward0" if getattr(b, "_is_scalar", False) else "RemainderBackward1",
@@ -429,7 +442,7 @@ compare("le", np.less_equal, "<=")
 compare("eq", np.equal, "==")
 compare("ne", np.not_equal, "!=")
 no_grad_op("sign", np.sign, same, "sign(x)")
-no_grad_op("floor_divide", _binary(np.floor_divide), broadcast, "floor(a / b)")
+no_grad_op("floor_divide", _integer_division(np.floor_divide), broadcast, "floor(a / b)")
 no_grad_op("bitwise_and", _binary(np.bitwise_and), broadcast, "a & b")
 no_grad_op("bitwise_or", _binary(np.bitwise_or), broadcast, "a | b")
 no_grad_op("bitwise_xor", _binary(np.bitwise_xor), broadcast, "a ^ b")

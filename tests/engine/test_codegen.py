@@ -24,7 +24,8 @@ pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/confte
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]     # both, unless no compiler here
 needs_cc = pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
 
-# op -> list of (input domains, attrs). Domains: x in [-2, 2], pos in [0.5, 2], bool, int in [-3, 3].
+# op -> list of (input domains, attrs). Domains: x in [-2, 2], pos in [0.5, 2], bool, int in [-3, 3],
+# int_nonzero in [-3, 3] without 0.
 OP_CASES = {
     "add": [(("x", "x"), {})], "sub": [(("x", "x"), {})], "mul": [(("x", "x"), {})],
     "div": [(("x", "pos"), {})], "div_scalar": [(("x",), {"divisor": 3}), (("int",), {"divisor": 0.25})],
@@ -35,7 +36,9 @@ OP_CASES = {
     "abs": [(("x",), {})], "tanh": [(("x",), {})], "sigmoid": [(("x",), {})], "relu": [(("x",), {})],
     "erf": [(("x",), {})], "sin": [(("x",), {})], "cos": [(("x",), {})],
     "floor": [(("x",), {}), (("int",), {})], "ceil": [(("x",), {})], "round": [(("x",), {})],
-    "remainder": [(("x", "x"), {}), (("int", "int"), {})], "floor_divide": [(("x", "pos"), {}), (("int", "int"), {})],
+    # (integer divisors are nonzero: integer // 0 and % 0 raise in the registry's forward, as in PyTorch)
+    "remainder": [(("x", "x"), {}), (("int", "int_nonzero"), {})],
+    "floor_divide": [(("x", "pos"), {}), (("int", "int_nonzero"), {})],
     "gelu": [(("x",), {"approximate": "none"}), (("x",), {"approximate": "tanh"})],
     "softplus": [(("x",), {"beta": 1.0, "threshold": 20.0}), (("x",), {"beta": 2.0, "threshold": 1.0})],
     "leaky_relu": [(("x",), {"negative_slope": 0.1}), (("x",), {"negative_slope": -0.3})],
@@ -94,11 +97,13 @@ def _data(domain, shape, rng, dtype):
         return rng.random(shape) > 0.5
     if domain == "bool_as_x":
         return rng.uniform(-2, 2, shape).astype(dtype)
+    if domain == "int_nonzero":
+        return (rng.integers(1, 4, shape) * rng.choice([-1, 1], shape)).astype(np.int64)
     return rng.integers(-3, 4, shape).astype(np.int64)
 
 
 def _dtype_of(domain, fdt):
-    return {"bool": np.bool_, "int": np.int64}.get(domain, fdt)
+    return {"bool": np.bool_, "int": np.int64, "int_nonzero": np.int64}.get(domain, fdt)
 
 
 POSITIONS = {  # position -> (shape of input k, how inputs reach the op, float dtype)
@@ -224,7 +229,8 @@ def test_python_scalars_inlined_into_every_kind_of_op(backend):
 def test_rounding_and_python_division_edge_cases(backend):
     a = np.array([2.5, -2.5, 0.5, 1.5, -7.0, 7.0, -0.0, 5.3, np.inf, np.nan], np.float32)
     b = np.array([1.0, 2.0, -2.0, -2.0, 2.0, -2.0, 3.0, 0.0, 2.0, 1.0], np.float32)
-    ia, ib = np.array([-7, 7, -7, 7, 5, 0]), np.array([2, -2, -2, 2, 0, 3])
+    # (no integer divisor is 0: integer // 0 and % 0 raise in PyTorch, so no kernel result stands for them)
+    ia, ib = np.array([-7, 7, -7, 7, 5, 0]), np.array([2, -2, -2, 2, -3, 3])
     g = Graph("edges")
     x, y = g.placeholder("a", a.shape, np.float32), g.placeholder("b", b.shape, np.float32)
     i, j = g.placeholder("ia", ia.shape, np.int64), g.placeholder("ib", ib.shape, np.int64)

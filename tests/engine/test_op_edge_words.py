@@ -72,3 +72,15 @@ def test_cat_of_no_tensors_is_a_value_error_and_stack_a_runtime_error():
             torch.cat(empty)
     with pytest.raises(RuntimeError, match="^stack expects a non-empty TensorList$"):
         torch.stack([])
+
+
+@pytest.mark.parametrize("divide", [lambda a, b: a // b, lambda a, b: a % b, torch.remainder, torch.floor_divide])
+def test_integer_division_by_zero_raises_as_pytorch(divide):
+    for a, b in [(torch.tensor([5, -5]), 0), (torch.tensor([5, 6]), torch.tensor([1, 0])), (5, torch.tensor([0])),
+                 (torch.tensor(5, dtype=torch.int32), 0)]:
+        if not isinstance(a, torch.Tensor) and divide in (torch.remainder, torch.floor_divide):
+            continue
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+            divide(a, b)
+    assert divide(torch.tensor([], dtype=torch.long), 0).shape == (0,)     # nothing divided: no error
+    assert divide(torch.tensor([5.0]), 0).dtype == torch.float32            # floats give inf/nan, no error
