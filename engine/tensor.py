@@ -572,18 +572,31 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
             return
         if self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        op = getattr(self.grad_fn, "op", None)
-        if op is not None and op.name in _VIEW_OPS:
-            base = self.grad_fn.saved[0]
-            while base.grad_fn is not None and getattr(base.grad_fn, "op", None) is not None \
-                    and base.grad_fn.op.name in _VIEW_OPS:
-                base = base.grad_fn.saved[0]
-            if base.grad_fn is None and base.requires_grad:
-                raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
-            # PyTorch would also change the tensor this one is a view of (and its gradient);
-            # Dagscope's eager in-place ops rebind only this tensor, so refuse rather than differ.
+        self._view_node()                     # raises for the views an in-place op cannot change
+
+    def _view_node(self):
+        """The node of the view op that made this tensor, when it is a view of a tensor in a graph that
+        an in-place op must change too (as PyTorch's views share their base's memory), else None."""
+        node = self.grad_fn
+        op = getattr(node, "op", None)
+        if op is None or op.name not in _VIEW_OPS:
+            return None
+        base = node.saved[0]
+        root = base
+        while getattr(root.grad_fn, "op", None) is not None and root.grad_fn.op.name in _VIEW_OPS:
+            root = root.grad_fn.saved[0]
+        if root.grad_fn is None and root.requires_grad:
+            raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
+        base_changed = base._version != node.recorded_version(0)
+        if not base_changed and not np.may_share_memory(self.array, base.array):
+            return None                       # a reshape that had to copy: not a view, as in PyTorch
+        if base_changed or op.name == "expand":
+            # the base changed in place after this view was taken (this view's values are its old
+            # ones), or several elements of the view are one element of the base
             raise _unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
-                               "grad; use an out-of-place op (e.g. torch.where or .clone() first)")
+                               "grad, when the viewed tensor changed since or the view is expanded; use an "
+                               "out-of-place op (e.g. torch.where or .clone() first)")
+        return node
 
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
@@ -594,15 +607,38 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         return t
 
     def _become(self, out: "Tensor", node_name: str | None = None) -> "Tensor":
-        self.array, self.grad_fn, self.requires_grad = out.array, out.grad_fn, out.requires_grad
+        """Take on `out`'s value and graph position: the end of an in-place op recorded in the graph.
+        A view passes the change on to the tensor it views (PyTorch's CopySlices)."""
+        view_node = self._view_node() if self.grad_fn is not None else None
+        self._take(out)
         self._version += 1
         if out.grad_fn is not None:
-            import weakref
-            out.grad_fn.out_ref = weakref.ref(self)
             out.grad_fn.out_version = self._version      # the node's output is now this tensor
             if node_name:
                 out.grad_fn.rename(node_name)
+        if view_node is not None:
+            self._write_through(view_node)
         return self
+
+    def _take(self, out: "Tensor") -> None:
+        self.array, self.grad_fn, self.requires_grad = out.array, out.grad_fn, out.requires_grad
+        if out.grad_fn is not None:
+            import weakref
+            out.grad_fn.out_ref = weakref.ref(self)
+
+    def _write_through(self, view_node) -> None:
+        """This view changed in place: its base becomes where(viewed, scatter(new view), base) — the
+        scatter is the view op's own vjp, exact for a view that picks each base element once — recorded
+        as PyTorch's CopySlices; then this tensor is the view of the new base again (AsStridedBackward0).
+        The base takes a new array, as every in-place op recorded in a graph does: other views taken of it
+        earlier keep the old values (in PyTorch they share the memory and see the change)."""
+        base, op, attrs = view_node.saved[0], view_node.op, view_node.attrs
+        scattered = op.vjp(TensorBuilder(), self, base, self, **attrs)[0]
+        viewed = op.vjp(_NUMPY_BUILDER, np.ones(self.array.shape, np.float32), base.array, self.array, **attrs)[0]
+        base._become(apply("where", Tensor(np.asarray(viewed) != 0), scattered, base._alias()), "CopySlices")
+        again = apply(op.name, base, **attrs)
+        again.grad_fn.rename("AsStridedBackward0")
+        self._take(again)
 
     def _needs_graph(self, *others) -> bool:
         return autograd._GradMode.enabled and (
@@ -792,6 +828,7 @@ _SAME_DTYPE_UFUNCS = {name: op.extra["same_dtype_ufunc"] for name, op in OPS.ite
                       if "same_dtype_ufunc" in op.extra}
 _GradMode = autograd._GradMode
 _record_node = autograd.record_node
+_NUMPY_BUILDER = autograd.NUMPY
 _gradient_edge = autograd.gradient_edge
 _next_seq = autograd._next_seq
 _NO_ATTRS: dict = {}     # shared by the nodes of attribute-less binary ops (nothing mutates a node's attrs)

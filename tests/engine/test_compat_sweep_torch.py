@@ -36,9 +36,6 @@ KNOWN_BUGS: dict[str, str] = {
     "133_cat_size_message": "engine/ops/movement.py cat: 'Expected size [2, 3] but got size [2, 2] for a tensor in "
                             "the list' (PyTorch: 'Expected size 3 but got size 2 for tensor number 1 in the list.', "
                             "the sizes of the mismatched dimension and the tensor's index)",
-    "145_inplace_on_view_of_grad_tensor": "engine/tensor.py: in-place arithmetic on a view of a non-leaf tensor "
-                                          "that requires grad (z[:, 2] *= 2, z[0] += 1 after z = x.clone()) fails "
-                                          "as unsupported (PyTorch records CopySlices and differentiates through it)",
     "146_index_error_messages": "engine/tensor.py / engine/ops gather: a mask assignment with the wrong number of "
                                 "values lets numpy's ValueError escape (PyTorch: RuntimeError 'shape mismatch: value "
                                 "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
@@ -52,18 +49,6 @@ KNOWN_BUGS: dict[str, str] = {
     "157_grads_at_singular_points": "engine/ops/reduce.py std/norm and engine/ops/elementwise.py pow vjps: the "
                                     "gradient of std of a constant, of the norm of a zero vector (or zero row) and "
                                     "of the base of 0 ** 0 is nan (PyTorch masks these to 0)",
-    "158_clamp_tensor_bound_ties": "engine/ops clamp with tensor bounds: where x equals a bound the gradient is split "
-                                   "0.5/0.5 between x and the bound, as maximum/minimum do (PyTorch's clamp gives it "
-                                   "all to x: x.grad [0, 1, 1], lo.grad [1, 0, 0], hi.grad [0, 0, 0])",
-    "159_int_division_by_zero": "engine/ops/elementwise.py floor_divide/remainder: integer // 0 and % 0 return 0 "
-                                "(numpy's result; PyTorch raises RuntimeError 'ZeroDivisionError')",
-    "161_shape_error_messages": "engine/tensor.py / engine/ops/movement.py: expand's message lacks '.  Target sizes: "
-                                "[3, 3].  Tensor sizes: [2, 3]' and a -1 in a new leading dim lets numpy's ValueError "
-                                "escape; reshape of 0 elements to [-1, 0] says 'invalid for input of size 0' (PyTorch: "
-                                "'cannot reshape tensor of 0 elements ... ambiguous'); permute with repeated or too "
-                                "few dims lets numpy's ValueError escape (PyTorch: RuntimeError 'permute(): duplicate "
-                                "dims are not allowed.' / '...does not match the length of the desired ordering...'); "
-                                "torch.cat([]) raises RuntimeError (PyTorch: ValueError)",
     "174_numpy_style_axis_keyword": "engine/tensor.py / engine/functional.py: reductions (sum, mean, max, argmax, "
                                     "std), cat and stack reject numpy's axis= and keepdims= with a TypeError "
                                     "(PyTorch takes them as aliases of dim= and keepdim=)",

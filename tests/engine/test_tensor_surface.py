@@ -225,17 +225,27 @@ def test_leaf_gradients_never_alias_other_arrays():
     assert not np.shares_memory(w.grad.array, out.array) and not np.shares_memory(w.grad.array, x.array)
 
 
-def test_inplace_change_of_a_view_that_requires_grad_is_refused_not_silently_different():
+def test_inplace_change_of_a_view_changes_its_base_as_in_pytorch():
     a = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     y = a * 2
     row = y[0]
-    with pytest.raises(UnsupportedError, match="view of a tensor that requires grad"):
-        row[1] = 7.0
+    row[1] = 7.0                         # writes through the view into y (CopySlices)
+    assert y.tolist() == [[2.0, 7.0], [6.0, 8.0]] and row.tolist() == [2.0, 7.0]
+    assert y.grad_fn.name == "CopySlices" and row.grad_fn.name == "AsStridedBackward0"
+    y.view(4).mul_(2)                    # (row, another view of y, keeps its values: see _write_through)
+    assert y.tolist() == [[4.0, 14.0], [12.0, 16.0]]
+    (y * y).sum().backward()             # d/da of sum((2 a * 2)^2) = 32 a, except the overwritten element
+    assert a.grad.tolist() == [[32.0, 0.0], [96.0, 128.0]]
+    b = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1
+    r = b.t().reshape(4)                 # a reshape that had to copy is not a view: b keeps its values
+    r.add_(1)
+    assert b.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    v = b[0]
+    b[0, 0] = 5.0                        # the base changed after the view was taken: refused, not stale
     with pytest.raises(UnsupportedError, match="view"):
-        y.view(4).mul_(2)
-    z = y.clone()
-    z[0, 1] = 7.0                        # not a view: fine, as in PyTorch
-    assert z.tolist() == [[2.0, 7.0], [6.0, 8.0]]
+        v.mul_(2)
+    with pytest.raises(UnsupportedError, match="expanded"):
+        b.expand(2, 2, 2)[0].zero_()
 
 
 def test_view_of_a_non_contiguous_tensor_fails_as_in_pytorch():
