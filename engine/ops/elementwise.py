@@ -191,12 +191,12 @@ unary("sqrt", _unary_float(np.sqrt), lambda F, g, x, out: (F.div(g, F.mul(out, 2
       "SqrtBackward0", "sqrt(x)", "grad_x = grad / (2 * sqrt(x))", saves=("out",))
 unary("abs", np.abs, lambda F, g, x, out: (F.mul(g, F.sign(x)),),
       "AbsBackward0", "|x|", "grad_x = grad * sign(x)", infer=same, saves=(0,))
-unary("tanh", _unary_float(np.tanh), lambda F, g, x, out: (F.mul(g, F.sub(1.0, F.mul(out, out))),),
+unary("tanh", _unary_float(np.tanh), lambda F, g, x, out: (F.tanh_backward(g, out),),
       "TanhBackward0", "tanh(x)", "grad_x = grad * (1 - tanh(x)^2)", saves=("out",))
 
 unary("sin", _unary_float(np.sin), lambda F, g, x, out: (F.mul(g, F.cos(x)),),
       "SinBackward0", "sin(x)", "grad_x = grad * cos(x)", saves=(0,))
-unary("cos", _unary_float(np.cos), lambda F, g, x, out: (F.neg(F.mul(g, F.sin(x))),),
+unary("cos", _unary_float(np.cos), lambda F, g, x, out: (F.mul(g, F.neg(F.sin(x))),),   # PyTorch: grad * -sin(x)
       "CosBackward0", "cos(x)", "grad_x = -grad * sin(x)", saves=(0,))
 
 
@@ -239,7 +239,7 @@ def _sigmoid_forward(x):
     return out
 
 
-unary("sigmoid", _sigmoid_forward, lambda F, g, x, out: (F.mul(g, F.mul(out, F.sub(1.0, out))),),
+unary("sigmoid", _sigmoid_forward, lambda F, g, x, out: (F.sigmoid_backward(g, out),),
       "SigmoidBackward0", "1 / (1 + exp(-x))", "grad_x = grad * out * (1 - out)", saves=("out",))
 def _relu_numpy_vjp(needs, g, x, out):
     """The rule below for a float32/float64 gradient of out's shape, in the numpy calls it makes on
@@ -251,7 +251,7 @@ def _relu_numpy_vjp(needs, g, x, out):
 
 
 unary("relu", lambda x: np.maximum(x, x.dtype.type(0)),
-      lambda F, g, x, out: (F.where(F.gt(out, 0.0), g, 0.0),),
+      lambda F, g, x, out: (F.threshold_backward(g, out, threshold=0.0),),
       "ReluBackward0", "max(x, 0)", "grad_x = grad where x > 0, else 0", infer=same, saves=("out",),
       numpy_vjp=_relu_numpy_vjp)
 
@@ -494,3 +494,46 @@ register(OpDef("where", ELEMENTWISE, _where_forward, _where_infer,
                lambda F, g, cond, a, b, out: (None, F.where(cond, g, 0.0), F.where(cond, 0.0, g)),
                "WhereBackward0", "cond ? a : b", "grad_a = grad where cond; grad_b = grad where not cond",
                saves=(0,)))
+
+
+# ---- the backward functions of tanh, sigmoid and relu ------------------------------------------------
+# PyTorch computes these derivatives with ops of their own (tanh_backward(grad, out)...), so a graph
+# built by create_graph=True records TanhBackwardBackward0 & co., and relu's derivative keeps a node
+# (and requires_grad) even though its own derivative with respect to x is zero.
+
+_times = _binary(np.multiply)      # mul's forward: g of another dtype than out is promoted as mul does
+
+
+def _tanh_backward_forward(g, out):
+    # the numpy calls of g * (1 - out * out) on the NumpyBuilder (bit for bit)
+    return _times(g, np.subtract(np.asarray(1.0, dtype=out.dtype), np.multiply(out, out)))
+
+
+def _sigmoid_backward_forward(g, out):
+    return _times(g, np.multiply(out, np.subtract(np.asarray(1.0, dtype=out.dtype), out)))
+
+
+def _threshold_backward_forward(g, out, threshold=0.0):
+    keep = np.greater(out, np.asarray(threshold, dtype=out.dtype))
+    return _where_forward(keep, g, np.zeros((), dtype=g.dtype))
+
+
+def _grad_shaped(g, out, **_):
+    return Spec(tuple(np.broadcast_shapes(g.shape, out.shape)), result_type(g, out))
+
+
+register(OpDef("tanh_backward", ELEMENTWISE, _tanh_backward_forward, _grad_shaped,
+               lambda F, gg, g, out, result: (F.tanh_backward(gg, out), F.mul(F.mul(F.mul(gg, g), out), -2.0)),
+               "TanhBackwardBackward0", "grad * (1 - out^2)  (tanh's derivative)",
+               "grad_grad = ggrad * (1 - out^2); grad_out = -2 * ggrad * grad * out"))
+register(OpDef("sigmoid_backward", ELEMENTWISE, _sigmoid_backward_forward, _grad_shaped,
+               lambda F, gg, g, out, result: (F.sigmoid_backward(gg, out),
+                                              F.mul(F.mul(gg, g), F.sub(1.0, F.mul(out, 2.0)))),
+               "SigmoidBackwardBackward0", "grad * out * (1 - out)  (sigmoid's derivative)",
+               "grad_grad = ggrad * out * (1 - out); grad_out = ggrad * grad * (1 - 2 out)"))
+register(OpDef("threshold_backward", ELEMENTWISE, _threshold_backward_forward, _grad_shaped,
+               # (out's gradient is 0 wherever it is defined: none is sent, as PyTorch sends none)
+               lambda F, gg, g, out, result, threshold=0.0: (F.threshold_backward(gg, out, threshold=threshold),
+                                                             None),
+               "ThresholdBackwardBackward0", "grad where out > threshold, else 0  (relu's derivative)",
+               "grad_grad = ggrad where out > threshold, else 0", attrs=("threshold",), saves=(1,)))

@@ -164,6 +164,10 @@ def _matmul_vjp_masked(F, needs, g, a, b, out, fn=None):
     g = _matching_dtype(F, g, out)
     if len(a.shape) == 1 and len(b.shape) == 1:       # dot product: out is a scalar
         return (F.mul(g, b) if needs[0] else None), (F.mul(g, a) if needs[1] else None)
+    if len(a.shape) == 2 and len(b.shape) == 1:       # mv, as PyTorch's backward: grad.ger(vec), mat.t().mv(grad)
+        ga = F.mul(F.reshape(g, shape=(a.shape[0], 1)), b) if needs[0] else None     # the outer product
+        gb = F.matmul(F.transpose(a, dim0=0, dim1=1, fn="t"), g) if needs[1] else None
+        return ga, gb
     a2 = F.reshape(a, shape=(1,) + tuple(a.shape)) if len(a.shape) == 1 else a
     b2 = F.reshape(b, shape=tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
     g2 = g

@@ -118,6 +118,11 @@ CASES: dict[str, list[Case]] = {
     "clamp_tensor": [Case([rnd(3, 4), rnd(4), rnd(3, 1)], {"bounds_are": "both"}, diff=(0, 1, 2)),
                      Case([rnd(3, 4), rnd(3, 4)], {"bounds_are": "min"}, diff=(0, 1)),
                      Case([rnd(2, 3), rnd()], {"bounds_are": "max", "fn": "clamp_max"}, diff=(0, 1))],
+    "tanh_backward": [Case([rnd(3, 4), np.tanh(rnd(3, 4))], diff=(0, 1))],
+    "sigmoid_backward": [Case([rnd(3, 4), 1 / (1 + np.exp(-rnd(3, 4)))], diff=(0, 1))],
+    # (out's gradient is 0 away from the threshold: only grad's is checked)
+    "threshold_backward": [Case([rnd(3, 4), away(3, 4)], {"threshold": 0.0}, diff=(0,)),
+                           Case([rnd(2, 3), away(2, 3)], {"threshold": 0.5}, diff=(0,))],
     "masked_fill": [Case([rnd(3, 4), mask(3, 4)], {"value": 0.7}, diff=(0,)),
                     Case([rnd(3, 4), mask(4)], {"value": -1.0}, diff=(0,), label="broadcast mask")],
     "clone": [Case([rnd(2, 3)], diff=(0,))],

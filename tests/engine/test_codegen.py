@@ -46,6 +46,8 @@ OP_CASES = {
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
     "clamp_tensor": [(("x", "x", "x"), {"bounds_are": "both"}), (("x", "x"), {"bounds_are": "min", "fn": "clamp_min"}),
                      (("x", "x"), {"bounds_are": "max"})],
+    "tanh_backward": [(("x", "x"), {})], "sigmoid_backward": [(("x", "x"), {})],
+    "threshold_backward": [(("x", "x"), {"threshold": 0.0}), (("x", "x"), {"threshold": 0.5})],
     "masked_fill": [(("x", "bool"), {"value": 0.5})],
     "clone": [(("x",), {})],
     "to_dtype": [(("x",), {"dtype": "float64"}), (("x",), {"dtype": "int32"})],

@@ -234,6 +234,12 @@ EXPECTED: dict[str, str | None] = {
     "vjp(torch.nn.functional.linear(m, w.t(), u[:1].expand(4)), m)": "MmBackward0",
     "vjp(m.t(), m)": "TBackward0",
     "vjp(m.transpose(0, 1), m)": "TransposeBackward0",
+    "vjp(m.tanh(), m)": "TanhBackwardBackward0",
+    "vjp(m.sigmoid(), m)": "SigmoidBackwardBackward0",
+    "vjp(m.relu(), m)": "ThresholdBackwardBackward0",
+    "vjp(m.cos(), m)": "MulBackward0",
+    "vjp(m @ u, m)": "MulBackward0",
+    "vjp(m @ u, u)": "MvBackward0",
     "m.tril()": "TrilBackward0",
     "m.triu(1)": "TriuBackward0",
 }
