@@ -14,7 +14,7 @@ import numpy as np
 from engine import autograd
 from engine.errors import UnsupportedError
 from engine.ops.movement import slice_bounds
-from engine.tensor import Tensor, apply
+from engine.tensor import Tensor, apply, numpy_keywords
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
@@ -282,11 +282,13 @@ def _check_linear_shapes(input, weight, bias) -> None:
 
 # ---- reductions --------------------------------------------------------------------------------------
 
+@numpy_keywords   # (axis=/keepdims= as PyTorch takes them)
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     out = apply("sum", input, dim=_dims(dim), keepdim=keepdim)
     return out if dtype is None else out.to(dtype)
 
 
+@numpy_keywords
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     if input.array.dtype.kind != "f" and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -318,12 +320,14 @@ def _correction(unbiased, correction) -> int:
     return 1 if unbiased is None or unbiased else 0
 
 
+@numpy_keywords
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     if isinstance(dim, bool):         # var(x, False): the legacy positional `unbiased`
         dim, unbiased = None, dim
     return apply("var", input, dim=_dims(dim), correction=_correction(unbiased, correction), keepdim=keepdim)
 
 
+@numpy_keywords
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
@@ -346,10 +350,12 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     return apply("norm", input, dim=dims, keepdim=keepdim)
 
 
+@numpy_keywords
 def amax(input, dim=(), keepdim: bool = False):
     return apply("amax", input, dim=_dims(dim) if dim != () else None, keepdim=keepdim)
 
 
+@numpy_keywords
 def amin(input, dim=(), keepdim: bool = False):
     return apply("amin", input, dim=_dims(dim) if dim != () else None, keepdim=keepdim)
 
@@ -365,22 +371,27 @@ def _extreme(name, result_type, input, dim, keepdim):
     return result_type(values, indices)
 
 
+@numpy_keywords
 def max(input, dim=None, keepdim: bool = False):
     return _extreme("max", _MAX_RESULT, input, dim, keepdim)
 
 
+@numpy_keywords
 def min(input, dim=None, keepdim: bool = False):
     return _extreme("min", _MIN_RESULT, input, dim, keepdim)
 
 
+@numpy_keywords
 def argmax(input, dim=None, keepdim: bool = False):
     return apply("argmax", input, dim=None if dim is None else _dim(dim, input.ndim), keepdim=keepdim)
 
 
+@numpy_keywords
 def argmin(input, dim=None, keepdim: bool = False):
     return apply("argmin", input, dim=None if dim is None else _dim(dim, input.ndim), keepdim=keepdim)
 
 
+@numpy_keywords
 def logsumexp(input, dim, keepdim: bool = False):
     return apply("logsumexp", input, dim=_dims(dim), keepdim=keepdim)
 
@@ -458,6 +469,7 @@ def broadcast_to(input, size):
     return input.expand(*size)
 
 
+@numpy_keywords
 def cat(tensors, dim: int = 0):
     tensors = [_as_tensor(t) for t in tensors]
     if not tensors:      # (a ValueError in PyTorch, unlike stack's RuntimeError)
@@ -468,6 +480,7 @@ def cat(tensors, dim: int = 0):
 concat = concatenate = cat
 
 
+@numpy_keywords
 def stack(tensors, dim: int = 0):
     tensors = [_as_tensor(t) for t in tensors]
     if not tensors:

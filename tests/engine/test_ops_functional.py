@@ -614,3 +614,20 @@ def test_pointwise_losses_warn_once_when_the_target_broadcasts(loss):
     (warning,) = caught
     assert str(warning.message).startswith("Using a target size (torch.Size([3])) that is different to the input "
                                            "size (torch.Size([2, 3])).")
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std", "amax", "amin", "max", "min", "argmax", "argmin",
+                                  "logsumexp"])
+def test_reductions_take_numpys_axis_and_keepdims_as_pytorch(name):
+    import engine.functional as F
+    x = Tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    numpy_style, torch_style = getattr(F, name)(x, axis=1, keepdims=True), getattr(F, name)(x, dim=1, keepdim=True)
+    if name in ("max", "min"):
+        numpy_style, torch_style = numpy_style.values, torch_style.values
+    assert numpy_style.shape == (2, 1) and numpy_style.tolist() == torch_style.tolist()
+
+
+def test_cat_and_stack_take_axis():
+    import engine.functional as F
+    x = Tensor(np.ones((2, 3), np.float32))
+    assert F.cat([x, x], axis=1).shape == (2, 6) and F.stack([x, x], axis=2).shape == (2, 3, 2)
