@@ -162,16 +162,23 @@ def minimum(input, other): return apply("minimum", input, other)
 def clamp(input, min=None, max=None, *, fn=None):
     """torch.clamp with number or tensor bounds. `fn` names the torch function that ran (clamp_min,
     clamp_max) where it is not clamp itself: it changes only the grad_fn name."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        if min is None and max is None or not all(b is None or isinstance(b, Tensor) for b in (min, max)):
-            given = ", ".join(f"{k}={type(v).__name__}" for k, v in (("max", max), ("min", min)) if v is not None)
-            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {given}), but "
-                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out "
-                            "= None)\n * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
-        bounds = tuple(b for b in (min, max) if b is not None)
-        bounds_are = "both" if len(bounds) == 2 else ("min" if min is not None else "max")
-        return apply("clamp_tensor", input, *bounds, bounds_are=bounds_are, fn=fn)
-    return apply("clamp", input, min=min, max=max, fn=fn)
+    name, bounds, attrs = clamp_op(min, max, fn)
+    return apply(name, input, *bounds, **attrs)
+
+
+def clamp_op(min=None, max=None, fn=None) -> tuple:
+    """(op name, tensor inputs after x, attrs) of a clamp: `clamp` for number bounds, `clamp_tensor`
+    (its own gradient rule: ties go to x) for tensor bounds. In-place clamp_ runs the same op."""
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        return "clamp", (), {"min": min, "max": max, "fn": fn}
+    if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+        given = ", ".join(f"{k}={type(v).__name__}" for k, v in (("max", max), ("min", min)) if v is not None)
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {given}), but "
+                        "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out "
+                        "= None)\n * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    bounds = tuple(b for b in (min, max) if b is not None)
+    bounds_are = "both" if len(bounds) == 2 else ("min" if min is not None else "max")
+    return "clamp_tensor", bounds, {"bounds_are": bounds_are, "fn": fn}
 
 
 clip = clamp

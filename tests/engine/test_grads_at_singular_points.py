@@ -84,3 +84,15 @@ def test_one_tensor_bound_broadcasts_and_reduces_its_gradient(call, expected, x_
 def test_clamp_mixing_a_tensor_and_a_number_bound_is_refused_as_pytorch():
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         F.clamp(leaf([1.0]), min=leaf([0.0]), max=2.0)
+
+
+def test_clamp_op_is_what_an_in_place_clamp_runs():
+    """tensor.py's clamp_/clamp_min_ can run the op clamp_op names in place: the bound gets its gradient."""
+    x, lo = leaf([0.0, 1.0, 2.0]), leaf([1.0, 1.0, 1.0])
+    y = x * 1
+    name, bounds, attrs = F.clamp_op(lo, None)
+    y._inplace(name, *bounds, **attrs)
+    assert y.grad_fn.name == "ClampBackward0"
+    y.sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist()) == ([0.0, 1.0, 1.0], [1.0, 0.0, 0.0])
+    assert F.clamp_op(0.5, None, "clamp_min") == ("clamp", (), {"min": 0.5, "max": None, "fn": "clamp_min"})
