@@ -342,10 +342,13 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
-    """The 2-norm (p='fro' or 2), over every element or the dims given: PyTorch's linalg.vector_norm,
-    whose gradient is 0 where the norm is 0."""
-    if p not in ("fro", 2, 2.0, None):
-        raise UnsupportedError(f"norm(p={p!r}) is not supported by Dagscope (only the 2-norm, p='fro' or 2)")
+    """A vector norm (p a number or inf; 'fro' is 2) over every element or the dims given: PyTorch's
+    linalg.vector_norm, whose gradient is 0 where the norm is 0."""
+    if p is None or p == "fro":
+        p = 2.0
+    if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise UnsupportedError(f"norm(p={p!r}) is not supported by Dagscope (vector norms only: a number, inf "
+                               "or 'fro')")
     if dtype is not None:
         input = input.to(dtype)
     if input.array.dtype.kind != "f":
@@ -354,7 +357,7 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     dims = _dims(dim)
     if dims is not None:
         dims = tuple(_dim(d, input.ndim) for d in (dims if isinstance(dims, tuple) else (dims,)))
-    return apply("norm", input, dim=dims, keepdim=keepdim)
+    return apply("norm", input, p=float(p), dim=dims, keepdim=keepdim)
 
 
 @numpy_keywords
@@ -817,17 +820,8 @@ def one_hot(tensor, num_classes: int = -1):
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
     """input / max(||input||_p along dim, eps), as PyTorch (its vector norm, then clamp_min)."""
-    if p == 2:
-        norm = apply("norm", input, dim=(_dim(dim, input.ndim),), keepdim=True)
-    elif p == 1:
-        norm = sum(abs(input), dim=dim, keepdim=True)
-    elif p == float("inf"):
-        norm = amax(abs(input), dim=dim, keepdim=True)
-    elif p > 0:
-        norm = pow(sum(pow(abs(input), float(p)), dim=dim, keepdim=True), 1.0 / p)
-    else:
-        raise UnsupportedError(f"normalize(p={p!r}) is not supported by Dagscope (p must be positive)")
-    return div(input, clamp(norm, min=eps))
+    norm = apply("norm", input, p=float(p), dim=(_dim(dim, input.ndim),), keepdim=True)
+    return div(input, clamp(norm, min=eps, fn="clamp_min").expand(*input.array.shape))   # (expand_as, as PyTorch)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):

@@ -272,10 +272,10 @@ COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
 
 # Reductions: how each accumulates. "sum": acc += x; "extreme": NaN-propagating max/min;
 # "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body;
-# "sumsq": the 2-norm, sqrt of the sum of squares.
+# "vector_norm": (sum |x|^p)^(1/p), or the max/min of |x| for p = +-inf.
 C_REDUCE = {"sum": "sum", "sum_to_size": "sum", "mean": "sum", "max": "extreme", "amax": "extreme",
             "min": "extreme", "amin": "extreme", "argmax": "arg", "argmin": "arg",
-            "var": "moments", "std": "moments", "logsumexp": "logsumexp", "norm": "sumsq",
+            "var": "moments", "std": "moments", "logsumexp": "logsumexp", "norm": "vector_norm",
             "softmax": "normalize", "log_softmax": "normalize"}
 _GREATER = {"max": True, "amax": True, "argmax": True, "min": False, "amin": False, "argmin": False}
 
@@ -430,10 +430,20 @@ def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
         reduce_loop(True, [f"acc += {x};"], "reduction(+:acc)")
         value = f"acc / (double){red.count}" if red.op == "mean" else "acc"
         lines.append(f"{pad}{out_ix} = ({out_t})({value});")
-    elif family == "sumsq":
-        lines.append(f"{pad}double acc = 0;")
-        reduce_loop(True, [f"acc += (double){x} * (double){x};"], "reduction(+:acc)")
-        lines.append(f"{pad}{out_ix} = ({out_t})sqrt(acc);")
+    elif family == "vector_norm":
+        p = float(red.attrs.get("p", 2.0))
+        size = f"fabs((double){x})"
+        if math.isinf(p):        # NaN-propagating max (min) of |x|
+            cmp = ">" if p > 0 else "<"
+            lines.append(f"{pad}double acc = {'0' if p > 0 else 'INFINITY'};")
+            reduce_loop(True, [f"acc = ({size} {cmp} acc || {x} != {x}) ? {size} : acc;"], None)
+            value = "acc"
+        else:
+            term = {0.0: f"({x} != 0)", 1.0: size, 2.0: f"(double){x} * (double){x}"}.get(p, f"pow({size}, {p!r})")
+            lines.append(f"{pad}double acc = 0;")
+            reduce_loop(True, [f"acc += {term};"], "reduction(+:acc)")
+            value = "acc" if p in (0.0, 1.0) else "sqrt(acc)" if p == 2.0 else f"pow(acc, {1.0 / p!r})"
+        lines.append(f"{pad}{out_ix} = ({out_t})({value});")
     elif family == "extreme":
         greater = _GREATER[red.op]
         init = literal(float("-inf") if greater else float("inf"), red.in_dtype) if is_float else \

@@ -109,7 +109,7 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
         args = [names[v.id] for v in n.inputs]
         arrays = [f"np.asarray({names[v.id]}, dtype={literal_dtypes[v.id]!r})" if v.id in literal_dtypes
                   else names[v.id] for v in n.inputs]
-        attrs = ", ".join(f"{k}={v!r}" for k, v in n.attrs.items())
+        attrs = ", ".join(f"{k}={_literal(v) if isinstance(v, float) else repr(v)}" for k, v in n.attrs.items())
         lines.append(f"    # {describe(n)}")
         if kind == MOVEMENT:           # a view: no buffer, no copy (unless it is a group output)
             view = f"w{n_views}"

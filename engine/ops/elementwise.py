@@ -531,7 +531,8 @@ register(OpDef("sigmoid_backward", ELEMENTWISE, _sigmoid_backward_forward, _grad
                                               F.mul(F.mul(gg, g), F.sub(1.0, F.mul(out, 2.0)))),
                "SigmoidBackwardBackward0", "grad * out * (1 - out)  (sigmoid's derivative)",
                "grad_grad = ggrad * out * (1 - out); grad_out = ggrad * grad * (1 - 2 out)"))
-register(OpDef("threshold_backward", ELEMENTWISE, _threshold_backward_forward, _grad_shaped,
+register(OpDef("threshold_backward", ELEMENTWISE, _threshold_backward_forward,
+               lambda g, out, **_: Spec(tuple(np.broadcast_shapes(g.shape, out.shape)), g.dtype),   # g's values
                # (out's gradient is 0 wherever it is defined: none is sent, as PyTorch sends none)
                lambda F, gg, g, out, result, threshold=0.0: (F.threshold_backward(gg, out, threshold=threshold),
                                                              None),

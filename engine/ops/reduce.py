@@ -1,6 +1,8 @@
 """Reductions: sum and mean over any dims (keepdim), and sum_to_size, the broadcast undoer."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.ops.registry import REDUCE, OpDef, Spec, register
@@ -219,26 +221,65 @@ register(OpDef(
     attrs=("dim", "keepdim"), saves=(0, "out")))
 
 
-# ---- the 2-norm -------------------------------------------------------------------------------------
+# ---- vector norms ----------------------------------------------------------------------------------
 
-def _norm_forward(x, dim=None, keepdim=False):
+def _norm_forward(x, p=2.0, dim=None, keepdim=False):
     axes = normalize_dims(dim, x.ndim)
-    return np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim, dtype=x.dtype))
+    if p == 2:
+        return np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim, dtype=x.dtype))
+    if p == 0:          # the number of nonzero elements
+        return np.sum(x != 0, axis=axes, keepdims=keepdim, dtype=x.dtype)
+    size = np.abs(x)
+    if p == 1:
+        return np.sum(size, axis=axes, keepdims=keepdim, dtype=x.dtype)
+    if math.isinf(p):
+        if x.size == 0:
+            _refuse_empty_inf_norm(x, dim)
+        return (np.max if p > 0 else np.min)(size, axis=axes, keepdims=keepdim)
+    total = np.sum(np.power(size, x.dtype.type(p)), axis=axes, keepdims=keepdim, dtype=x.dtype)
+    return np.power(total, x.dtype.type(1.0 / p))
 
 
-def _norm_vjp(F, g, x, out, dim=None, keepdim=False):
+def _refuse_empty_inf_norm(x, dim):
+    """PyTorch's errors for the max of nothing (an empty result over nonempty dims is fine)."""
+    axes = normalize_dims(dim, x.ndim)
+    if axes is None:
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for a in axes:
+        if x.shape[a] == 0:     # (PyTorch's message lacks the space before "because")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {a}because "
+                               "this dimension is empty and the operation does not have an identity")
+
+
+def _norm_vjp(F, g, x, out, p=2.0, dim=None, keepdim=False):
+    """PyTorch's norm_backward: at a zero vector (norm 0) the gradient is 0, not 0 / 0."""
+    if p == 0:
+        return (None,)             # the count of nonzeros is piecewise constant: no gradient (as PyTorch)
     keep = reduced_shape(x.shape, dim, True)
     out_k = out if keepdim else F.reshape(out, shape=keep)
     g_k = g if keepdim else F.reshape(g, shape=keep)
-    # PyTorch's norm_backward: x * (grad / norm), masked to 0 where the norm is 0 (a zero vector has
-    # no direction; x / norm would be 0 / 0 = nan there).
-    scale = F.where(F.eq(out_k, 0.0), 0.0, F.div(g_k, out_k))
-    return (F.mul(x, scale),)
+    if p == 1:
+        return (F.mul(F.sign(x), g_k),)
+    if p == 2:
+        return (F.mul(x, F.where(F.eq(out_k, 0.0), 0.0, F.div(g_k, out_k))),)
+    size = F.abs(x)
+    if math.isinf(p):              # amax/amin of |x|: shared evenly by the elements at the extreme (or nan)
+        at_extreme = F.bitwise_or(F.eq(size, out_k), F.isnan(size))
+        count = F.sum(F.where(at_extreme, 1.0, 0.0), dim=dim, keepdim=True)
+        return (F.mul(F.sign(x), F.where(at_extreme, F.div(g_k, count), 0.0)),)
+    if p < 1:
+        scaled = F.where(F.eq(x, 0.0), 0.0, F.mul(F.sign(x), F.pow_scalar(size, exponent=p - 1)))
+        return (F.mul(F.mul(scaled, g_k), F.pow_scalar(out_k, exponent=1 - p)),)
+    scale = F.where(F.eq(out_k, 0.0), 0.0, F.div(g_k, F.pow_scalar(out_k, exponent=p - 1)))
+    if p < 2:
+        return (F.mul(F.mul(F.sign(x), F.pow_scalar(size, exponent=p - 1)), scale),)
+    return (F.mul(F.mul(x, F.pow_scalar(size, exponent=p - 2)), scale),)
 
 
 register(OpDef(
     "norm", REDUCE, _norm_forward,
-    lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), x.dtype),
+    lambda x, p=2.0, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), x.dtype),
     _norm_vjp, "LinalgVectorNormBackward0",
-    "sqrt(sum(x^2, dim))", "grad_x = grad * x / norm (0 where the norm is 0)",
-    attrs=("dim", "keepdim"), saves=(0, "out")))
+    "(sum |x|^p over dim)^(1/p); p = inf: max |x|", "grad_x = grad * sign(x) |x|^(p-1) / norm^(p-1) "
+    "(0 where the norm is 0)", attrs=("p", "dim", "keepdim"), saves=(0, "out")))

@@ -73,7 +73,10 @@ REDUCE_CASES = {
     "var": [{"dim": (1,), "correction": 1, "keepdim": False}, {"dim": None, "correction": 0, "keepdim": False}],
     "std": [{"dim": (0,), "correction": 1, "keepdim": True}],
     "logsumexp": [{"dim": (1,), "keepdim": False}],
-    "norm": [{"dim": (1,), "keepdim": False}, {"dim": None, "keepdim": True}],
+    "norm": [{"p": 2.0, "dim": (1,), "keepdim": False}, {"p": 2.0, "dim": None, "keepdim": True},
+             {"p": 1.0, "dim": (0,), "keepdim": False}, {"p": 3.0, "dim": (1,), "keepdim": True},
+             {"p": float("inf"), "dim": (1,), "keepdim": False}, {"p": float("-inf"), "dim": None, "keepdim": False},
+             {"p": 0.0, "dim": (1,), "keepdim": False}, {"p": 0.5, "dim": (1,), "keepdim": False}],
 }
 
 

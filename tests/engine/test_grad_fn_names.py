@@ -212,6 +212,8 @@ EXPECTED: dict[str, str | None] = {
     "torch.norm(m)": "LinalgVectorNormBackward0",
     "torch.norm(m, dim=1)": "LinalgVectorNormBackward0",
     "torch.nn.functional.normalize(m)": "DivBackward0",
+    "torch.norm(m, 1, 1)": "LinalgVectorNormBackward0",
+    "torch.norm(m, p=float('inf'))": "LinalgVectorNormBackward0",
     # ---- index
     "m[idx]": "IndexBackward0",
     "m[:, idx]": "IndexBackward0",

@@ -44,12 +44,55 @@ def test_normalize_of_a_zero_row_has_a_finite_gradient():
     np.testing.assert_allclose(x.grad.array, [[1e12, 1e12], [0.032, -0.024]], rtol=1e-5)
 
 
-def test_norm_refuses_integers_and_other_orders():
+def test_norm_refuses_integers_and_matrix_norms():
     from engine.errors import UnsupportedError
     with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
         F.norm(Tensor(np.array([1, 2])))
     with pytest.raises(UnsupportedError):
-        F.norm(leaf([1.0]), p=1)
+        F.norm(leaf([[1.0]]), p="nuc")
+
+
+INF = float("inf")
+
+
+# Values and gradients of linalg.vector_norm(x, p, dim=1) printed by PyTorch 2.13 for a zero row and [3, -4, 0].
+@pytest.mark.parametrize("p,value,grad", [
+    (1, [0.0, 7.0], [1.0, -1.0, 0.0]),
+    (0.5, [0.0, 13.9282], [2.1547, -1.8660, 0.0]),
+    (1.5, [0.0, 5.5843], [0.7330, -0.8463, 0.0]),
+    (3, [0.0, 4.4979], [0.4449, -0.7908, 0.0]),
+    (INF, [0.0, 4.0], [0.0, -1.0, 0.0]),
+    (-INF, [0.0, 0.0], [0.0, 0.0, 0.0]),
+    (-1, [0.0, 0.0], [0.0, 0.0, 0.0])])
+def test_p_norms_and_their_gradients_at_a_zero_row(p, value, grad):
+    x = leaf([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]])
+    out = F.norm(x, p=p, dim=1)
+    np.testing.assert_allclose(out.array, value, rtol=0, atol=1e-4)          # (printed to 4 decimals)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.array, [[0.0, 0.0, 0.0], grad], rtol=0, atol=1e-4)
+
+
+def test_the_zero_norm_counts_nonzeros_and_sends_no_gradient():
+    x = leaf([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]])
+    out = F.norm(x, p=0, dim=1)
+    assert out.tolist() == [0.0, 2.0] and out.requires_grad
+    out.sum().backward()
+    assert x.grad is None                  # (PyTorch's x.grad stays None too)
+
+
+def test_the_inf_norm_of_nothing_is_pytorchs_error():
+    with pytest.raises(RuntimeError, match="on an empty tensor because"):
+        F.norm(Tensor(np.ones((0, 3), np.float32)), p=INF)
+    with pytest.raises(RuntimeError, match="on the dimension 0because"):
+        F.norm(Tensor(np.ones((0, 3), np.float32)), p=INF, dim=0)
+    assert F.norm(Tensor(np.ones((0, 3), np.float32)), p=INF, dim=1).shape == (0,)
+
+
+def test_normalize_with_other_orders_has_finite_gradients_at_a_zero_row():
+    for p in (1.0, 3.0, INF):
+        x = leaf([[0.0, 0.0], [3.0, 4.0]])
+        F.normalize(x, p=p).sum().backward()
+        assert np.isfinite(x.grad.array).all()
 
 
 def test_clamp_with_tensor_bounds_gives_ties_to_x():
