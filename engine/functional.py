@@ -484,7 +484,9 @@ def cat(tensors, dim: int = 0):
     tensors = [_as_tensor(t) for t in tensors]
     if not tensors:      # (a ValueError in PyTorch, unlike stack's RuntimeError)
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return apply("cat", *tensors, dim=_dim(dim, tensors[0].ndim))
+    # (dim counts in the first tensor that is not a legacy empty 1-D one, which cat leaves out)
+    first = next((t for t in tensors if t.array.shape != (0,)), tensors[0])
+    return apply("cat", *tensors, dim=_dim(dim, first.ndim))
 
 
 concat = concatenate = cat

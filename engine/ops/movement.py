@@ -162,29 +162,48 @@ register(OpDef(
 
 # ---- cat / stack ------------------------------------------------------------------------------------
 
+def _skipped(x) -> bool:
+    """PyTorch's legacy rule: a 1-D tensor of size 0 joins anything (it is left out of cat)."""
+    return tuple(x.shape) == (0,)
+
+
 def _cat_infer(*xs, dim=0):
     if not xs:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    d = normalize_dims(dim, len(xs[0].shape))[0]
-    ref = xs[0].shape
-    for x in xs[1:]:
-        if len(x.shape) != len(ref) or any(a != b for i, (a, b) in enumerate(zip(x.shape, ref)) if i != d):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{list(ref)} but got size {list(x.shape)} for a tensor in the list.")
-    shape = tuple(ref[:d]) + (sum(x.shape[d] for x in xs),) + tuple(ref[d + 1:])
-    return Spec(shape, promote(*(x.dtype for x in xs)))
+    joined = [(k, x) for k, x in enumerate(xs) if not _skipped(x)]
+    dtype = promote(*(x.dtype for x in xs))
+    if not joined:
+        return Spec((0,), dtype)
+    ref = tuple(joined[0][1].shape)
+    d = normalize_dims(dim, len(ref))[0]
+    for k, x in joined[1:]:
+        if len(x.shape) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(x.shape)}")
+        for i, (want, got) in enumerate(zip(ref, x.shape)):
+            if i != d and want != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {want} but "
+                                   f"got size {got} for tensor number {k} in the list.")
+    shape = ref[:d] + (sum(x.shape[d] for _, x in joined),) + ref[d + 1:]
+    return Spec(shape, dtype)
 
 
 def _cat_forward(*xs, dim=0):
     spec = _cat_infer(*xs, dim=dim)
-    return np.concatenate([x.astype(spec.dtype, copy=False) for x in xs], axis=dim)
+    joined = [x.astype(spec.dtype, copy=False) for x in xs if not _skipped(x)]
+    return np.concatenate(joined, axis=dim) if joined else np.zeros((0,), spec.dtype)
 
 
 def _cat_vjp(F, g, *inputs_and_out, dim=0):
     xs = inputs_and_out[:-1]
-    d = normalize_dims(dim, len(xs[0].shape))[0]
+    joined = [x for x in xs if not _skipped(x)]
+    if not joined:
+        return tuple(g for _ in xs)
+    d = normalize_dims(dim, len(joined[0].shape))[0]
     grads, start = [], 0
     for x in xs:
+        if _skipped(x):        # nothing of it is in the output: an empty gradient of its shape
+            grads.append(F.reshape(F.slice(g, dim=d, start=start, end=start, step=1), shape=(0,)))
+            continue
         stop = start + x.shape[d]
         grads.append(F.slice(g, dim=d, start=start, end=stop, step=1))
         start = stop

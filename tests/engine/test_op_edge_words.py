@@ -84,3 +84,25 @@ def test_integer_division_by_zero_raises_as_pytorch(divide):
             divide(a, b)
     assert divide(torch.tensor([], dtype=torch.long), 0).shape == (0,)     # nothing divided: no error
     assert divide(torch.tensor([5.0]), 0).dtype == torch.float32            # floats give inf/nan, no error
+
+
+@pytest.mark.parametrize("tensors,dim,message", [
+    ([(2, 3), (2, 2)], 0, "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for "
+                          "tensor number 1 in the list."),
+    ([(2, 3), (3, 3), (1, 2)], 1, "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 "
+                                  "for tensor number 1 in the list."),
+    ([(2, 3), (2, 3), (4, 2)], 0, "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 "
+                                  "for tensor number 2 in the list."),
+    ([(2, 3), (2, 3, 1)], 0, "Tensors must have same number of dimensions: got 2 and 3")])
+def test_cat_names_the_mismatched_size_and_tensor_as_pytorch(tensors, dim, message):
+    with pytest.raises(RuntimeError) as err:
+        torch.cat([torch.ones(*shape) for shape in tensors], dim=dim)
+    assert str(err.value) == message
+
+
+def test_cat_leaves_out_empty_1d_tensors_as_pytorch():
+    empty, x = torch.zeros(0, requires_grad=True), torch.ones(2, 3, requires_grad=True)
+    out = torch.cat([x, empty], 1)
+    assert out.shape == (2, 3) and torch.cat([empty, x]).shape == (2, 3)
+    (out * torch.arange(6.0).reshape(2, 3)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and empty.grad.shape == (0,)
