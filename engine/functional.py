@@ -664,6 +664,8 @@ def setitem(x: Tensor, key, value) -> None:
     one, an index_put op whose node becomes x's grad_fn (PyTorch's CopySlices)."""
     needs_grad = autograd._GradMode.enabled and (x.requires_grad or
                                                  (isinstance(value, Tensor) and value.requires_grad))
+    if isinstance(value, Tensor):
+        value = _value_that_fits(x, key, value)
     if not needs_grad:
         x.array[numpy_key(key)] = value.array if isinstance(value, Tensor) else value
         x._version += 1
@@ -673,6 +675,25 @@ def setitem(x: Tensor, key, value) -> None:
     coords = [Tensor(c) for c in np.unravel_index(flat, x.array.shape)]
     out = apply("index_put", x._alias(), value, *coords, positions=tuple(range(x.ndim)))
     x._become(out, None if _writes_x_itself(key) else "CopySlices")
+
+
+def _value_that_fits(x: Tensor, key, value: Tensor) -> Tensor:
+    """The value without its leading 1-dims (as PyTorch drops them), or PyTorch's error for a value that
+    does not broadcast to x[key]: numpy's would name numpy's rules, or let a mask assignment through."""
+    target = np.lib.stride_tricks.as_strided(np.zeros(1, np.bool_), x.array.shape, (0,) * x.ndim)
+    target = target[numpy_key(key)].shape          # (a zero-stride stand-in: no copy of x)
+    shape = value.array.shape
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    core = shape[start:]
+    if len(core) <= len(target) and all(c in (1, t) for c, t in zip(reversed(core), reversed(target))):
+        return value if start == 0 else value.reshape(core)
+    parts, _ = _key_tuple(key)
+    if any(isinstance(p, Tensor) and (p.ndim > 0 or p.array.dtype == np.bool_) for p in parts):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                           f"result of shape {list(target)}")
+    value.reshape(core).expand(*target)            # raises expand's own error, as PyTorch's copy_ does
 
 
 def _writes_x_itself(key) -> bool:

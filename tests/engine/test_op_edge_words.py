@@ -106,3 +106,31 @@ def test_cat_leaves_out_empty_1d_tensors_as_pytorch():
     assert out.shape == (2, 3) and torch.cat([empty, x]).shape == (2, 3)
     (out * torch.arange(6.0).reshape(2, 3)).sum().backward()
     assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and empty.grad.shape == (0,)
+
+
+@pytest.mark.parametrize("key,value_shape,message", [
+    (lambda a: a > 8, (2,), "shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of "
+                            "shape [3]"),
+    (lambda a: (slice(None), torch.tensor([0, 1])), (3,), "shape mismatch: value tensor of shape [3] cannot be "
+                                                          "broadcast to indexing result of shape [3, 2]"),
+    (lambda a: slice(0, 2), (3,), "The expanded size of the tensor (4) must match the existing size (3) at "
+                                  "non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [3]"),
+    (lambda a: 0, (2, 4), "expand(torch.FloatTensor{[2, 4]}, size=[4]): the number of sizes provided (1) must be "
+                          "greater or equal to the number of dimensions in the tensor (2)")])
+def test_assigning_a_value_of_the_wrong_shape_is_pytorchs_error(key, value_shape, message):
+    a = torch.arange(12.0).reshape(3, 4)
+    with pytest.raises(RuntimeError) as err:
+        a[key(a)] = torch.ones(*value_shape)
+    assert str(err.value) == message
+
+
+def test_a_value_with_leading_ones_fits_as_in_pytorch():
+    a = torch.arange(12.0).reshape(3, 4)
+    a[a > 8] = torch.full((1, 3), 2.0)
+    a[0:2] = torch.ones(1, 1, 4)
+    assert a.tolist() == [[1.0] * 4, [1.0] * 4, [8.0, 2.0, 2.0, 2.0]]
+    x, v = torch.ones(3, 4, requires_grad=True), torch.full((1, 3), 2.0, requires_grad=True)
+    y = x * 1
+    y[torch.arange(12.0).reshape(3, 4) > 8] = v
+    y.sum().backward()
+    assert x.grad.sum().item() == 9.0 and v.grad.tolist() == [[1.0, 1.0, 1.0]]
