@@ -27,15 +27,6 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "127_double_backward_grad_fns": "engine/ops vjp rules: the relu vjp (a where on a constant mask) leaves the "
-                                    "second derivative of relu(x)**2 without a graph (requires_grad False; PyTorch: "
-                                    "ThresholdBackwardBackward0, True); derivative graphs are named by their parts "
-                                    "(tanh/sigmoid: MulBackward0, PyTorch: TanhBackwardBackward0/"
-                                    "SigmoidBackwardBackward0; sin'': NegBackward0, PyTorch: MulBackward0; "
-                                    "matmul's grad: MmBackward0, PyTorch: MulBackward0)",
-    "133_cat_size_message": "engine/ops/movement.py cat: 'Expected size [2, 3] but got size [2, 2] for a tensor in "
-                            "the list' (PyTorch: 'Expected size 3 but got size 2 for tensor number 1 in the list.', "
-                            "the sizes of the mismatched dimension and the tensor's index)",
     "146_index_error_messages": "engine/tensor.py / engine/ops gather: a mask assignment with the wrong number of "
                                 "values lets numpy's ValueError escape (PyTorch: RuntimeError 'shape mismatch: value "
                                 "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
@@ -49,9 +40,6 @@ KNOWN_BUGS: dict[str, str] = {
     "157_grads_at_singular_points": "engine/ops/reduce.py std/norm and engine/ops/elementwise.py pow vjps: the "
                                     "gradient of std of a constant, of the norm of a zero vector (or zero row) and "
                                     "of the base of 0 ** 0 is nan (PyTorch masks these to 0)",
-    "174_numpy_style_axis_keyword": "engine/tensor.py / engine/functional.py: reductions (sum, mean, max, argmax, "
-                                    "std), cat and stack reject numpy's axis= and keepdims= with a TypeError "
-                                    "(PyTorch takes them as aliases of dim= and keepdim=)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
