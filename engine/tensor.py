@@ -374,10 +374,8 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def softmax(self, dim, dtype=None): return _F.softmax(self, dim, dtype=dtype)
     def log_softmax(self, dim, dtype=None): return _F.log_softmax(self, dim, dtype=dtype)
 
-    def norm(self, p="fro", dim=None, keepdim: bool = False):
-        if p not in ("fro", 2, 2.0):
-            raise _unsupported(f"Tensor.norm(p={p!r}) (only the 2-norm)")
-        return _F.sqrt(_F.sum(self * self, dim, keepdim))
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return _F.norm(self, p, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
     def all(self, dim=None, keepdim: bool = False):

@@ -37,9 +37,6 @@ KNOWN_BUGS: dict[str, str] = {
                                   "'double'...'; a wrong int64 grad later breaks backward with numpy's "
                                   "UFuncTypeError), and y.requires_grad = False on a computed tensor is accepted "
                                   "(PyTorch: RuntimeError 'you can only change requires_grad flags of leaf variables...')",
-    "157_grads_at_singular_points": "engine/ops/reduce.py std/norm and engine/ops/elementwise.py pow vjps: the "
-                                    "gradient of std of a constant, of the norm of a zero vector (or zero row) and "
-                                    "of the base of 0 ** 0 is nan (PyTorch masks these to 0)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
