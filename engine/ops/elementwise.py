@@ -210,6 +210,7 @@ unary("floor", np.floor, _zero_grad_rule, "FloorBackward0", "floor(x)", "grad_x 
 unary("ceil", np.ceil, _zero_grad_rule, "CeilBackward0", "ceil(x)", "grad_x = 0", infer=same, saves=())
 unary("round", np.round, _zero_grad_rule, "RoundBackward0", "round(x) (half to even)", "grad_x = 0",
       infer=same, saves=())
+unary("sign", np.sign, _zero_grad_rule, "SignBackward0", "sign(x)", "grad_x = 0", infer=same, saves=())
 def _integer_division(ufunc):
     """Forward of // or % as PyTorch: an integer division by zero raises its RuntimeError (numpy would
     warn and give 0); float division by zero gives inf or nan. No bare-ufunc fast path: the check runs."""
@@ -441,7 +442,6 @@ compare("ge", np.greater_equal, ">=")
 compare("le", np.less_equal, "<=")
 compare("eq", np.equal, "==")
 compare("ne", np.not_equal, "!=")
-no_grad_op("sign", np.sign, same, "sign(x)")
 no_grad_op("floor_divide", _integer_division(np.floor_divide), broadcast, "floor(a / b)")
 no_grad_op("bitwise_and", _binary(np.bitwise_and), broadcast, "a & b")
 no_grad_op("bitwise_or", _binary(np.bitwise_or), broadcast, "a | b")

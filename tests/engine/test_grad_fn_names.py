@@ -157,6 +157,8 @@ EXPECTED: dict[str, str | None] = {
     "m.floor()": "FloorBackward0",
     "m.ceil()": "CeilBackward0",
     "m.round()": "RoundBackward0",
+    "m.sign()": "SignBackward0",
+    "torch.sign(m)": "SignBackward0",
     "m % 2": "RemainderBackward0",
     "m % p": "RemainderBackward1",
     "m.sigmoid()": "SigmoidBackward0",
