@@ -84,7 +84,8 @@ def _mul_vjp_masked(F, needs, g, a, b, out):
 
 
 def _div_vjp_masked(F, needs, g, a, b, out):
-    return (F.div(g, b) if needs[0] else None), (F.neg(F.div(F.mul(g, out), b)) if needs[1] else None)
+    # (PyTorch's -grad * ((a / b) / b), with a / b read from out)
+    return (F.div(g, b) if needs[0] else None), (F.mul(F.neg(g), F.div(out, b)) if needs[1] else None)
 
 
 binary("sub", _binary(np.subtract), _complete(_sub_vjp_masked),
@@ -97,15 +98,15 @@ binary("div", _binary(np.true_divide, floats=True), _complete(_div_vjp_masked),
        saves=(1, "out"), saves_for={0: (1,), 1: (1, "out")}, vjp_masked=_div_vjp_masked)
 
 
-def _minmax_vjp(F, g, a, b, a_wins):
-    # PyTorch splits the gradient evenly where a == b.
-    share_a = F.add(F.where(a_wins, 1.0, 0.0), F.where(F.eq(a, b), 0.5, 0.0))
-    return F.mul(g, share_a), F.mul(g, F.sub(1.0, share_a))
+def _minmax_vjp(F, g, a, b, a_loses, b_loses):
+    # PyTorch's: where(a == b, grad / 2, grad), then masked to 0 for the input that lost (ties split evenly).
+    shared = F.where(F.eq(a, b), F.div(g, 2.0), g)
+    return F.masked_fill(shared, a_loses, value=0.0), F.masked_fill(shared, b_loses, value=0.0)
 
 
-binary("maximum", _binary(np.maximum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.gt(a, b)),
+binary("maximum", _binary(np.maximum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.lt(a, b), F.gt(a, b)),
        "MaximumBackward0", "max(a, b)", "grad goes to the larger input (split evenly on ties)")
-binary("minimum", _binary(np.minimum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.lt(a, b)),
+binary("minimum", _binary(np.minimum), lambda F, g, a, b, out: _minmax_vjp(F, g, a, b, F.gt(a, b), F.lt(a, b)),
        "MinimumBackward0", "min(a, b)", "grad goes to the smaller input (split evenly on ties)")
 
 
@@ -393,7 +394,7 @@ def _masked_fill_forward(x, mask, value):
 
 register(OpDef("masked_fill", ELEMENTWISE, _masked_fill_forward,
                lambda x, mask, value: Spec(tuple(np.broadcast_shapes(x.shape, mask.shape)), x.dtype),
-               lambda F, g, x, mask, out, value: (F.where(mask, 0.0, g), None),
+               lambda F, g, x, mask, out, value: (F.masked_fill(g, mask, value=0.0), None),
                "MaskedFillBackward0", "value where mask else x", "grad_x = grad where not mask, else 0",
                attrs=("value",), saves=(1,)))
 

@@ -136,11 +136,18 @@ def _squeeze_name(x, dim=None) -> str:
     return "SqueezeBackward0" if dim is None else ("SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2")
 
 
+def _squeeze_vjp(F, g, x, out, dim=None):
+    # PyTorch's unsqueeze_to: one unsqueeze per removed dim, in order (UnsqueezeBackward0 nodes)
+    axes = range(len(x.shape)) if dim is None else normalize_dims(dim, len(x.shape))
+    for axis in sorted(a for a in axes if x.shape[a] == 1):
+        g = F.unsqueeze(g, dim=axis)
+    return (g,)
+
+
 register(OpDef(
     "squeeze", MOVEMENT, lambda x, dim=None: x.reshape(_squeeze_shape(x.shape, dim)),
     lambda x, dim=None: Spec(_squeeze_shape(x.shape, dim), x.dtype),
-    lambda F, g, x, out, dim=None: (F.reshape(g, shape=tuple(x.shape)),),
-    _squeeze_name, "x without its size-1 dims", "grad_x = grad reshaped back (size-1 dims restored)",
+    _squeeze_vjp, _squeeze_name, "x without its size-1 dims", "grad_x = grad with the size-1 dims put back",
     attrs=("dim",), saves=()))
 
 
@@ -155,7 +162,7 @@ def _unsqueeze_shape(shape, dim: int) -> tuple[int, ...]:
 register(OpDef(
     "unsqueeze", MOVEMENT, lambda x, dim: x.reshape(_unsqueeze_shape(x.shape, dim)),
     lambda x, dim: Spec(_unsqueeze_shape(x.shape, dim), x.dtype),
-    lambda F, g, x, out, dim: (F.reshape(g, shape=tuple(x.shape)),),
+    lambda F, g, x, out, dim: (F.squeeze(g, dim=dim),),      # (grad.squeeze(dim): SqueezeBackward1)
     "UnsqueezeBackward0", "x with a size-1 dim inserted at `dim`", "grad_x = grad with that dim removed",
     attrs=("dim",), saves=()))
 

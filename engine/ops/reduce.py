@@ -51,8 +51,9 @@ register(OpDef(
     "mean", REDUCE, _mean_forward,
     lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim),
                                             x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)),
+    # (grad.expand(...) / n with n a Scalar, as PyTorch: DivBackward1)
     lambda F, g, x, out, dim=None, keepdim=False: (
-        F.div(_expand_back(F, g, x, dim, keepdim), float(max(_numel_reduced(x.shape, dim), 1))),),
+        F.div_scalar(_expand_back(F, g, x, dim, keepdim), divisor=float(max(_numel_reduced(x.shape, dim), 1))),),
     lambda x, dim=None, keepdim=False: "MeanBackward0" if dim is None else "MeanBackward1",
     "mean(x, dim)", "grad_x = grad / n broadcast back over the averaged dims", attrs=("dim", "keepdim"),
     saves=()))
@@ -121,7 +122,8 @@ def _amax_vjp(F, g, x, out, dim=None, keepdim=False):
     out_k = out if keepdim else F.reshape(out, shape=reduced_shape(x.shape, dim, True))
     g_k = g if keepdim else F.reshape(g, shape=reduced_shape(x.shape, dim, True))
     hits = F.eq(x, out_k)
-    return (F.div(F.where(hits, g_k, 0.0), F.sum(hits, dim=dim, keepdim=True)),)
+    # PyTorch's scale_grad_by_count: (grad / count) * mask
+    return (F.mul(F.div(g_k, F.sum(hits, dim=dim, keepdim=True)), hits),)
 
 
 for _name, _fn in (("amax", np.max), ("amin", np.min)):
