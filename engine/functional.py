@@ -18,14 +18,15 @@ from engine.tensor import Tensor, apply, numpy_keywords
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
-    "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round", "remainder", "floor_divide",
-    "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu", "erf", "maximum",
-    "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "masked_fill", "matmul", "mm", "bmm", "linear", "sum", "mean", "var",
-    "std", "norm", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax", "reshape",
-    "flatten", "squeeze", "unsqueeze", "transpose", "permute", "cat", "concat", "stack", "gather",
-    "index_select", "narrow", "chunk", "split", "conv2d", "max_pool2d", "avg_pool2d", "dropout", "embedding",
-    "one_hot", "layer_norm", "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "broadcast_to", "expand",
+    "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round",
+    "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu",
+    "erf", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "masked_fill", "matmul",
+    "mm", "bmm", "linear", "sum", "mean", "var", "std", "norm", "amax", "amin", "max", "min", "argmax",
+    "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",
+    "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split", "conv2d",
+    "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss", "l1_loss",
+    "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
+    "lt", "ge", "le", "isnan", "broadcast_to", "expand",
 ]
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -169,8 +170,9 @@ def clamp(input, min=None, max=None, *, fn=None):
 def clamp_op(min=None, max=None, fn=None) -> tuple:
     """(op name, tensor inputs after x, attrs) of a clamp: `clamp` for number bounds, `clamp_tensor`
     (its own gradient rule: ties go to x) for tensor bounds. In-place clamp_ runs the same op."""
+    named = {} if fn is None else {"fn": fn}          # (no fn attr unless one is given: graphs show attrs)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
-        return "clamp", (), {"min": min, "max": max, "fn": fn}
+        return "clamp", (), {"min": min, "max": max, **named}
     if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
         given = ", ".join(f"{k}={type(v).__name__}" for k, v in (("max", max), ("min", min)) if v is not None)
         raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {given}), but "
@@ -178,7 +180,7 @@ def clamp_op(min=None, max=None, fn=None) -> tuple:
                         "= None)\n * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     bounds = tuple(b for b in (min, max) if b is not None)
     bounds_are = "both" if len(bounds) == 2 else ("min" if min is not None else "max")
-    return "clamp_tensor", bounds, {"bounds_are": bounds_are, "fn": fn}
+    return "clamp_tensor", bounds, {"bounds_are": bounds_are, **named}
 
 
 clip = clamp

@@ -179,13 +179,14 @@ def _matmul_vjp_masked(F, needs, g, a, b, out, fn=None):
     # The products PyTorch's backward runs: mm with .t() for matrices (mm_mat1_backward), bmm with
     # .transpose(1, 2) for batches of one size; they name the nodes a create_graph backward records.
     t_fn = "t" if len(a2.shape) == len(b2.shape) == 2 else "transpose"
-    mm_fn = "bmm" if len(g2.shape) == len(a2.shape) == len(b2.shape) == 3 and a2.shape[0] == b2.shape[0] else None
+    batched = len(g2.shape) == len(a2.shape) == len(b2.shape) == 3 and a2.shape[0] == b2.shape[0]
+    mm_fn = {"fn": "bmm"} if batched else {}        # (no fn attr otherwise: IR graphs print their attrs)
     if needs[0]:
-        ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2, fn=t_fn), fn=mm_fn)
+        ga = F.matmul(g2, F.transpose(b2, dim0=-1, dim1=-2, fn=t_fn), **mm_fn)
         ga = F.sum_to_size(ga, shape=tuple(a2.shape)) if tuple(ga.shape) != tuple(a2.shape) else ga
         ga = F.reshape(ga, shape=tuple(a.shape)) if len(a.shape) == 1 else ga
     if needs[1]:
-        gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2, fn=t_fn), g2, fn=mm_fn)
+        gb = F.matmul(F.transpose(a2, dim0=-1, dim1=-2, fn=t_fn), g2, **mm_fn)
         gb = F.sum_to_size(gb, shape=tuple(b2.shape)) if tuple(gb.shape) != tuple(b2.shape) else gb
         gb = F.reshape(gb, shape=tuple(b.shape)) if len(b.shape) == 1 else gb
     return ga, gb

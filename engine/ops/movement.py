@@ -118,7 +118,7 @@ register(OpDef(
     lambda x, dim0, dim1, fn=None: Spec(tuple(x.shape[d] for d in _transpose_dims(len(x.shape), dim0, dim1)),
                                         x.dtype),
     # (t's backward is grad.t(), transpose's grad.transpose(d0, d1): the same fn names the derivative)
-    lambda F, g, x, out, dim0, dim1, fn=None: (F.transpose(g, dim0=dim0, dim1=dim1, fn=fn),),
+    lambda F, g, x, out, dim0, dim1, fn=None: (F.transpose(g, dim0=dim0, dim1=dim1, **({"fn": fn} if fn else {})),),
     _transpose_name, "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
     attrs=("dim0", "dim1", "fn"), saves=(),
     numpy_vjp=lambda needs, g, x, out, dim0, dim1, fn=None: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray

@@ -139,3 +139,4 @@ def test_clamp_op_is_what_an_in_place_clamp_runs():
     y.sum().backward()
     assert (x.grad.tolist(), lo.grad.tolist()) == ([0.0, 1.0, 1.0], [1.0, 0.0, 0.0])
     assert F.clamp_op(0.5, None, "clamp_min") == ("clamp", (), {"min": 0.5, "max": None, "fn": "clamp_min"})
+    assert F.clamp_op(0.5, 1.0) == ("clamp", (), {"min": 0.5, "max": 1.0})
