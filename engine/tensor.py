@@ -328,11 +328,8 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def minimum(self, other): return apply("minimum", self, other)
     def clamp(self, min=None, max=None): return _F.clamp(self, min, max)
     clip = clamp
-    def clamp_min(self, min):
-        return _F.clamp(self, min=min) if isinstance(min, Tensor) else apply("clamp", self, min=min, fn="clamp_min")
-
-    def clamp_max(self, max):
-        return _F.clamp(self, max=max) if isinstance(max, Tensor) else apply("clamp", self, max=max, fn="clamp_max")
+    def clamp_min(self, min): return _F.clamp_min(self, min)
+    def clamp_max(self, max): return _F.clamp_max(self, max)
     def masked_fill(self, mask, value): return _F.masked_fill(self, mask, value)
     def where(self, condition, other): return _F.where(condition, self, other)
     def matmul(self, other): return apply("matmul", self, other)
@@ -693,8 +690,13 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def relu_(self): return self._inplace("relu")
     def sigmoid_(self): return self._inplace("sigmoid")
     def tanh_(self): return self._inplace("tanh")
-    def clamp_(self, min=None, max=None): return self._inplace("clamp", min=min, max=max)
-    def clamp_min_(self, min): return self._inplace("clamp", min=min, max=None)
+    def clamp_(self, min=None, max=None): return self._clamp_inplace(min, max)
+    def clamp_min_(self, min): return self._clamp_inplace(min, None, "clamp_min")
+    def clamp_max_(self, max): return self._clamp_inplace(None, max, "clamp_max")
+
+    def _clamp_inplace(self, min, max, fn=None) -> "Tensor":
+        name, bounds, attrs = _F.clamp_op(min, max, fn)       # the op clamp runs (tensor bounds: clamp_tensor)
+        return self._inplace(name, *bounds, **attrs)
 
     def masked_fill_(self, mask, value):
         value = value.item() if isinstance(value, Tensor) else value

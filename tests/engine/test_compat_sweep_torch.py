@@ -27,11 +27,6 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "146_index_error_messages": "engine/tensor.py / engine/ops gather: a mask assignment with the wrong number of "
-                                "values lets numpy's ValueError escape (PyTorch: RuntimeError 'shape mismatch: value "
-                                "tensor of shape [2] cannot be broadcast to indexing result of shape [3]'); gather "
-                                "out of range or with a float index raises IndexError (PyTorch: RuntimeError 'index "
-                                "4 is out of bounds...' and 'gather(): Expected dtype int32/int64 for index')",
     "155_grad_assignment_checks": "engine/tensor.py: x.grad = a tensor of another size or dtype is accepted (PyTorch: "
                                   "RuntimeError 'attempting to assign a gradient of size...'/'...with dtype "
                                   "'double'...'; a wrong int64 grad later breaks backward with numpy's "

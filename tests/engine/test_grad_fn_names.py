@@ -261,10 +261,6 @@ EXPECTED: dict[str, str | None] = {
 # naming the one that ran; the tensor.py callers below do not pass it yet.)
 KNOWN_MISMATCHES: dict[str, str] = {
     "2 / m": "engine/tensor.py: __rtruediv__ is one div op (PyTorch: reciprocal, then MulBackward0 by 2)",
-    "m.clamp_min(p)": "engine/tensor.py: Tensor.clamp_min with a tensor bound calls _F.clamp without fn='clamp_min' "
-                      "(so ClampBackward0; PyTorch: ClampMinBackward1)",
-    "m.clamp_max(p)": "engine/tensor.py: Tensor.clamp_max with a tensor bound calls _F.clamp without fn='clamp_max' "
-                      "(so ClampBackward0; PyTorch: ClampMaxBackward1)",
 }
 
 
