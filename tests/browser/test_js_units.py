@@ -120,3 +120,13 @@ def test_calls_helpers_word_tensors_branches_and_stale_reasons(page):
     assert out[6].startswith("Traced with x.sum() > 0 true; this input makes it false: the trace still runs the true branch (line 12)")
     assert out[7].startswith("While tracing, n = x.max().item() read 3. from a tensor; this input gives nan")
     assert out[8] == "engine words"
+
+
+def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/inspector.js');
+        m.setOpCards({ops: {mul: {name: 'mul'}, reshape: {name: 'reshape'}}, grad_fns: {MulBackward0: 'mul'}});
+        const name = (node) => (m.cardFor(node) || {name: null}).name;
+        return [name({op: 'mul'}), name({op: 'MulBackward0'}), name({op: 'UnsafeViewBackward0', forward_op: 'reshape'}),
+                name({op: 'SquareBackward', forward_op: 'Square'})];""")
+    assert out == ["mul", "mul", "reshape", None]     # a grad_fn name that depends on shapes; a custom Function
