@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import engine  # noqa: E402
 from engine import functional as F  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
+from peer import real_torch  # noqa: E402  (bench/ is on sys.path: this script's own folder)
 
 CHAIN = 1000
 CLOCK = time.perf_counter      # --clock cpu: time.process_time (this process's CPU time, all threads)
@@ -85,17 +86,6 @@ def chain_rows(repeat):
         cases["PyTorch, forward + backward"] = lambda: chain_engine(tgx, ta, tb).sum().backward()
     t = best_times(cases, repeat)
     return [(f"1,000 tiny ops: {name}", seconds / CHAIN * 1e6, seconds / t["numpy"]) for name, seconds in t.items()]
-
-
-def real_torch():
-    """Real PyTorch, when installed (not Dagscope's compat module under that name), else None."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not hasattr(torch, "set_num_threads") or "dagscope" in getattr(torch, "__version__", ""):
-        return None
-    return torch
 
 
 # ---- 2. an MLP training step ---------------------------------------------------------------------

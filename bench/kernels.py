@@ -30,6 +30,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from peer import real_torch  # noqa: E402  (bench/ is on sys.path: this script's own folder)
+
 N = 4 * 1024 * 1024
 C0 = math.sqrt(2.0 / math.pi)
 
@@ -125,15 +127,6 @@ def table(title: str, header: list[str], rows: list[list]) -> str:
              "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
     lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in cells[1:]]
     return "\n".join(lines) + "\n"
-
-
-def real_torch():
-    """PyTorch if the real one is installed (not Dagscope's facade), else None."""
-    try:
-        import torch
-    except Exception:
-        return None
-    return None if "engine" in (getattr(torch, "__file__", "") or "") else torch
 
 
 def fresh_cache() -> str:

@@ -35,7 +35,8 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kernels import fresh_cache, interleaved, machine, real_torch, table  # noqa: E402
+from kernels import fresh_cache, interleaved, machine, table  # noqa: E402
+from peer import real_torch  # noqa: E402
 
 BATCH, SIZES, LR = 64, (784, 512, 512, 10), 0.01
 WARM_SAMPLES = 5
