@@ -12,3 +12,12 @@ def kernel_cache(tmp_path_factory):
     mp.delenv("DAGSCOPE_BACKEND", raising=False)
     yield
     mp.undo()
+
+
+@pytest.fixture
+def real_torch():
+    """Real PyTorch, the optional oracle; the test is skipped where it is not installed."""
+    torch = pytest.importorskip("torch")
+    if "dagscope" in getattr(torch, "__version__", ""):
+        pytest.skip("torch is Dagscope's own facade here, not the real library")
+    return torch

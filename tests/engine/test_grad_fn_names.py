@@ -374,16 +374,9 @@ def test_batched_matmul_is_named_after_the_function_its_caller_ran(fn, expected)
     assert out.shape == (2, 3, 5)
 
 
-def _real_torch():
-    torch = pytest.importorskip("torch")
-    if "dagscope" in getattr(torch, "__version__", ""):
-        pytest.skip("torch is Dagscope's own facade here, not the real library")
-    return torch
-
-
 @pytest.mark.torch
-def test_the_stored_names_are_what_pytorch_records_now():
-    torch = _real_torch()
+def test_the_stored_names_are_what_pytorch_records_now(real_torch):
+    torch = real_torch
     assert names(torch, EXPECTED, lambda fn: None if fn is None else type(fn).__name__) == EXPECTED
 
 

@@ -147,16 +147,9 @@ def test_second_derivative_is_pytorchs(name, expr, grad):
     close(second_gradient(torch, expr), grad)
 
 
-def _real_torch():
-    torch = pytest.importorskip("torch")
-    if "dagscope" in getattr(torch, "__version__", ""):
-        pytest.skip("torch is Dagscope's own facade here, not the real library")
-    return torch
-
-
 @pytest.mark.torch
-def test_the_stored_gradients_are_what_pytorch_computes_now():
-    torch = _real_torch()
+def test_the_stored_gradients_are_what_pytorch_computes_now(real_torch):
+    torch = real_torch
     for name, expr, values, grad in FIRST:
         close(first_gradient(torch, expr, values), grad)
     for name, expr, grad in SECOND:
