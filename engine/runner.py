@@ -1,22 +1,53 @@
 """Runs pasted code in this process and returns its run record (called inside the sandbox child)."""
 from __future__ import annotations
 
+import contextlib
 import io
 import linecache
 import sys
 import time
 import traceback
+import warnings
 
 from engine import compat
 from engine.errors import UnsupportedError
-from engine.record import USER_FILENAME, Recorder, use_recorder
+from engine.record import USER_FILENAME, Recorder, use_recorder, user_line
 
 
-class BoundedStdout(io.TextIOBase):
-    """A stdout that keeps at most `limit` characters and notes that the rest was cut."""
+# The order of a run's writes is kept as runs of characters; past this many switches between stdout
+# and stderr the rest of each stream follows in one piece (a program alternating a million times
+# would otherwise make this list the largest part of the record).
+MAX_ORDER_ENTRIES = 2_000
 
-    def __init__(self, limit: int):
+
+class OutputOrder:
+    """In what order a program wrote to stdout and stderr: `[["stdout", 12], ["stderr", 140], ...]`,
+    consecutive writes to one stream merged, counts in characters (code points) of the kept text."""
+
+    def __init__(self, limit: int = MAX_ORDER_ENTRIES):
+        self.entries: list[list] = []
         self.limit = limit
+        self.full = False
+
+    def note(self, stream: str, chars: int) -> None:
+        if chars <= 0 or self.full:
+            return                     # once one write went unlisted, no later write may be listed
+        if self.entries and self.entries[-1][0] == stream:
+            self.entries[-1][1] += chars
+        elif len(self.entries) < self.limit:
+            self.entries.append([stream, chars])
+        else:
+            self.full = True
+
+
+class BoundedStream(io.TextIOBase):
+    """A program's stdout or stderr: keeps at most `limit` characters, notes that the rest was cut,
+    and tells `order` what it kept."""
+
+    def __init__(self, name: str, limit: int, order: OutputOrder | None = None):
+        self.name = name
+        self.limit = limit
+        self.order = order if order is not None else OutputOrder()
         self.parts: list[str] = []
         self.size = 0
         self.truncated = False
@@ -24,17 +55,23 @@ class BoundedStdout(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @property
+    def full(self) -> bool:
+        return self.size >= self.limit
+
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         room = self.limit - self.size
         if room <= 0:
-            self.truncated = True
+            self.truncated = self.truncated or bool(text)
             return len(text)
         if len(text) > room:
             self.truncated = True
-        self.parts.append(text[:room])
-        self.size += min(len(text), room)
+        kept = text[:room]
+        self.parts.append(kept)
+        self.size += len(kept)
+        self.order.note(self.name, len(kept))
         return len(text)
 
     def getvalue(self) -> str:
@@ -42,6 +79,52 @@ class BoundedStdout(io.TextIOBase):
         if self.truncated:
             text += f"\n[output truncated: more than {self.limit} characters]\n"
         return text
+
+
+# What `python program.py` starts with (a release build, no -W option): every other warning is
+# shown once per location, each DeprecationWarning only when it points at __main__.
+PYTHON_DEFAULT_FILTERS = [("default", DeprecationWarning, r"__main__\Z"), ("ignore", DeprecationWarning, ""),
+                          ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                          ("ignore", ResourceWarning, "")]
+
+
+class WarningPrinter:
+    """warnings.showwarning for a run: Python's format on the run's stderr, at the user's line.
+
+    A warning raised inside the engine (nn.Softmax() without dim warns from Module.__call__) is
+    shown at the innermost line of the pasted program, as tracebacks show only the user's frames:
+    a student cannot open engine files. Once stderr is full, further warnings are ignored, so a
+    flood of distinct warnings does not grow Python's once-per-location registry without bound."""
+
+    def __init__(self, stderr: BoundedStream):
+        self.stderr = stderr
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
+        if filename != USER_FILENAME:
+            user_lineno = user_line()
+            if user_lineno is not None:
+                filename, lineno, line = USER_FILENAME, user_lineno, None
+        target = file if file is not None else sys.stderr
+        if target is self.stderr and self.stderr.full:
+            self.stderr.truncated = True
+            warnings.simplefilter("ignore")
+            return
+        try:
+            target.write(warnings.formatwarning(message, category, filename, lineno, line))
+        except OSError:
+            pass                       # as Python's own showwarning: a closed stream loses it
+
+
+@contextlib.contextmanager
+def python_warnings(stderr: BoundedStream):
+    """The run's warnings as a fresh `python` process would show them, whatever filters and
+    hooks the host process set (pytest records warnings; the zygote may run with -W)."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for action, category, module in PYTHON_DEFAULT_FILTERS:
+            warnings.filterwarnings(action, category=category, module=module, append=True)
+        warnings.showwarning = WarningPrinter(stderr)
+        yield
 
 
 class NoInput(io.TextIOBase):
@@ -127,11 +210,25 @@ def _exit_error(exc: SystemExit) -> dict | None:
     return error
 
 
-def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000) -> dict:
-    """Execute `code` as a script and return the run record of DESIGN.md (without limits/elapsed)."""
+def _output_limit_error(stdout: BoundedStream, stderr: BoundedStream) -> dict:
+    cut = [stream.name for stream in (stdout, stderr) if stream.truncated]
+    where = " and to ".join(cut)
+    message = (f"the program wrote more than {stdout.limit} characters to {where}; the rest was cut"
+               if cut != ["stdout"] else f"the program printed more than {stdout.limit} characters; the rest was cut")
+    if "stderr" in cut:
+        message += " (stderr holds Python's warnings and what the program wrote to sys.stderr)"
+    return {"kind": "output_limit", "type": None, "line": None, "traceback": "", "message": message}
+
+
+def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000,
+                  max_stderr_bytes: int | None = None) -> dict:
+    """Execute `code` as a script and return the run record of DESIGN.md (without limits/elapsed).
+    stderr is bounded like stdout (by default to the same number of characters, counted apart)."""
     started = time.perf_counter()
     options = options or {}
-    stdout = BoundedStdout(max_stdout_bytes)
+    order = OutputOrder()
+    stdout = BoundedStream("stdout", max_stdout_bytes, order)
+    stderr = BoundedStream("stderr", max_stdout_bytes if max_stderr_bytes is None else max_stderr_bytes, order)
     recorder = Recorder(options)
     error = None
     try:
@@ -144,9 +241,9 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     if error is None:
         namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
         saved_in, saved_out, saved_err = sys.stdin, sys.stdout, sys.stderr
-        sys.stdin, sys.stdout, sys.stderr = NoInput(), stdout, stdout
+        sys.stdin, sys.stdout, sys.stderr = NoInput(), stdout, stderr
         try:
-            with compat.installed(), use_recorder(recorder):
+            with python_warnings(stderr), compat.installed(), use_recorder(recorder):
                 exec(compiled, namespace)
         except SystemExit as exc:
             error = _exit_error(exc)
@@ -154,14 +251,14 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
             error = _runtime_error(exc)
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved_in, saved_out, saved_err
-    if error is None and stdout.truncated:
-        error = {"kind": "output_limit", "type": None, "line": None, "traceback": "",
-                 "message": f"the program printed more than {max_stdout_bytes} characters; the rest was cut"}
+    if error is None and (stdout.truncated or stderr.truncated):
+        error = _output_limit_error(stdout, stderr)
     try:
         graphs = recorder.finish(namespace)
     except Exception as exc:  # noqa: BLE001 - a recording bug must not hide the user's output
         graphs = recorder.graphs
         recorder.warn(f"Dagscope could not record every graph of this run ({type(exc).__name__}: {exc}).")
-    return {"ok": error is None, "stdout": stdout.getvalue(), "error": error,
+    return {"ok": error is None, "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
+            "output_order": order.entries, "error": error,
             "graphs": graphs, "warnings": recorder.warnings,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}
