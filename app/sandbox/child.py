@@ -33,7 +33,7 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int]) -> list[str]:
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)   # the supervisor's death ends the run
     _close_fds_except(keep_fds)
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):          # the program's prints go to the bounded stdout, not to descriptors
+    for fd in (0, 1, 2):          # the program's prints go to the bounded stdout/stderr, not to descriptors
         os.dup2(null, fd)
     os.close(null)
     layers = ["rlimits", "network namespace" if _in_private_netns() else "shared network namespace",
@@ -78,7 +78,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
         _name_security_errors(record)
         payload = encode_record(record, limits.max_record_bytes)
     except BaseException as exc:  # noqa: BLE001 - the parent still needs a readable answer
-        payload = json.dumps({"ok": False, "stdout": "", "graphs": [], "error": {
+        payload = json.dumps({"ok": False, "stdout": "", "stderr": "", "output_order": [], "graphs": [], "error": {
             "kind": "internal_error", "type": type(exc).__name__, "line": None, "traceback": "",
             "message": f"the sandbox could not run the program: {exc}"}}).encode()
     _write_all(record_fd, payload)

@@ -18,7 +18,8 @@ CHILD_KINDS = {"syntax_error", "runtime_error", "unsupported", "security_violati
 
 def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None,
                  stdout: str = "") -> dict:
-    return {"ok": False, "stdout": stdout, "graphs": [], "warnings": [], "limits": limits.as_dict(),
+    return {"ok": False, "stdout": stdout, "stderr": "", "output_order": [], "graphs": [], "warnings": [],
+            "limits": limits.as_dict(),
             "elapsed_ms": elapsed_ms,
             "error": {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}}
 
@@ -76,7 +77,20 @@ def _parse(record_bytes: bytes) -> dict | None:
         return None
     if not isinstance(record, dict):
         return None
-    for key, default in (("stdout", ""), ("graphs", []), ("warnings", [])):
+    for key, default in (("stdout", ""), ("stderr", ""), ("output_order", []), ("graphs", []), ("warnings", [])):
         if not isinstance(record.get(key), type(default)):
             record[key] = default
+    if not _valid_output_order(record["output_order"], record["stdout"], record["stderr"]):
+        record["output_order"] = []      # the page then shows stdout, then stderr
     return record
+
+
+def _valid_output_order(order: list, stdout: str, stderr: str) -> bool:
+    """Entries are ["stdout" | "stderr", count] and no stream's counts add up past its text."""
+    used = {"stdout": 0, "stderr": 0}
+    for entry in order:
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in used
+                and type(entry[1]) is int and entry[1] > 0):
+            return False
+        used[entry[0]] += entry[1]
+    return used["stdout"] <= len(stdout) and used["stderr"] <= len(stderr)
