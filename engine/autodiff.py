@@ -7,10 +7,16 @@ graph in two: the backward part alone, whose inputs are the forward values it re
 values, as autograd saves tensors) and the incoming gradients. A `cond` is differentiated by a
 `cond` on the same predicate whose branches recompute their forward and apply its vjp; a
 `while_loop` by a loop that walks its iterations backwards, recomputing each state (see _while_vjp).
+
+Every backward node made while differentiating a forward node remembers it (`forward_of`: backward
+node id -> forward node id, as an eager backward node knows its forward partner), so the run record
+can link a captured graph's backward to its forward. Nodes of no forward node's vjp — the incoming
+gradients, a zero gradient for an input nothing reached — have no entry.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -50,29 +56,52 @@ def _accumulate(g: Graph, grads: dict, v: Value, grad: Value | None, needs: set 
     grads[v.id] = grad if old is None else g.call("add", old, grad)
 
 
-def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set) -> None:
+def _id_number(node_id: str) -> int | None:
+    return int(node_id[1:]) if node_id.startswith("%") and node_id[1:].isdigit() else None
+
+
+def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set,
+               forward_of: dict | None = None) -> None:
     """Append the vjp of each forward node (in reverse) to `g`, filling `grads` (value id -> grad)
-    for the values in `needs` (those that depend on a differentiated input)."""
+    for the values in `needs` (those that depend on a differentiated input). `forward_of`, when
+    given, gets backward node id -> the forward node whose vjp made it."""
     F = IRBuilder(g)
+    spans: list[tuple[int, int, str]] = []       # (first, last + 1) id numbers one node's vjp took, its id
     for node in reversed(forward_nodes):
         if node.kind not in (CALL, COND, WHILE):
             continue
         outs = [grads.get(v.id) for v in node.outputs]
         if all(o is None for o in outs):
             continue
-        g.current_line, g.current_module = node.source_line, node.module
-        if node.kind == CALL:
-            op = OPS[node.op]
-            if not op.differentiable:
-                continue
-            in_grads = op.vjp(F, outs[0], *node.inputs, node.out, **node.attrs)
-            for v, gv in zip(node.inputs, in_grads):
-                _accumulate(g, grads, v, gv, needs)
-        elif node.kind == COND:
-            _cond_vjp(g, node, outs, grads, needs)
-        else:
-            _while_vjp(g, node, outs, grads, needs)
+        first = g._counter.next
+        _emit_one(g, F, node, outs, grads, needs)
+        spans.append((first, g._counter.next, node.id))
     g.current_line = g.current_module = None
+    if forward_of is not None and spans:
+        # ids come from one counter, so the span of ids a vjp took names its nodes (sub-graph
+        # nodes take ids too, but only top-level nodes are looked up)
+        starts = [first for first, _, _ in spans]
+        for n in g.nodes:
+            k = _id_number(n.id)
+            i = bisect.bisect_right(starts, k) - 1 if k is not None else -1
+            if i >= 0 and k < spans[i][1]:
+                forward_of[n.id] = spans[i][2]
+
+
+def _emit_one(g: Graph, F: IRBuilder, node: Node, outs: list, grads: dict, needs: set) -> None:
+    """The vjp of one forward node."""
+    g.current_line, g.current_module = node.source_line, node.module
+    if node.kind == CALL:
+        op = OPS[node.op]
+        if not op.differentiable:
+            return
+        in_grads = op.vjp(F, outs[0], *node.inputs, node.out, **node.attrs)
+        for v, gv in zip(node.inputs, in_grads):
+            _accumulate(g, grads, v, gv, needs)
+    elif node.kind == COND:
+        _cond_vjp(g, node, outs, grads, needs)
+    else:
+        _while_vjp(g, node, outs, grads, needs)
 
 
 def vjp_graph(fwd: Graph) -> Graph:
@@ -188,6 +217,7 @@ class Joint:
     num_outputs: int             # how many leading outputs are forward outputs
     wrt: list[str]               # forward placeholder ids whose gradients follow, in order
     forward_ids: set             # node ids of the forward part (the rest is backward)
+    forward_of: dict = field(default_factory=dict)   # backward node id -> the forward node it differentiates
 
 
 def joint_graph(fwd: Graph, wrt: list[str] | None = None) -> Joint:
@@ -205,10 +235,11 @@ def joint_graph(fwd: Graph, wrt: list[str] | None = None) -> Joint:
     for i, out in enumerate(outputs):
         seed = g.placeholder(f"grad_{i}", out.shape, out.dtype, role="grad")
         _accumulate(g, grads, out, seed)
-    _emit_vjps(g, forward_nodes, grads, depends_on(g, set(wrt)))
+    forward_of: dict = {}
+    _emit_vjps(g, forward_nodes, grads, depends_on(g, set(wrt)), forward_of)
     by_id = {v.id: v for v in g.inputs}
     g.output(outputs + [grads.get(w) or zeros_like(g, by_id[w]) for w in wrt])
-    return Joint(g, len(outputs), list(wrt), forward_ids)
+    return Joint(g, len(outputs), list(wrt), forward_ids, forward_of)
 
 
 @dataclass
@@ -216,6 +247,7 @@ class Backward:
     graph: Graph                 # (saved..., grad_0..grad_k) -> grads of wrt
     saved: list[str]             # forward value ids the backward reads, in its placeholder order
     wrt: list[str]
+    forward_of: dict = field(default_factory=dict)   # backward node id -> the forward node it differentiates
 
 
 def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
@@ -246,7 +278,7 @@ def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
         bwd._add(m)
     bwd.output([source(v) for v in jg.outputs[joint.num_outputs:]])
     # placeholders: seeds first, then saved values in first-use order (the _add rule keeps them first)
-    return Backward(bwd, saved, joint.wrt)
+    return Backward(bwd, saved, joint.wrt, joint.forward_of)
 
 
 def training_step_graph(fwd: Graph, params: list[str], lr: float, momentum: float = 0.0) -> Graph:

@@ -5,9 +5,15 @@ example took, and this input would have taken the other one). Found without runn
 Python again: the trace graph keeps the node whose value Python read (`frozen`), so replaying the
 graph computes what that condition is now.
 
+Every capture kind records its calls the same way: trace, script and `engine.function` /
+`tf.function` run their graph op by op (`run`, below: the run itself tells the trail which way each
+`cond` went); `torch.compile` runs generated kernels that tell nothing, so its trail is found by
+replaying the graph's control flow on the reference interpreter (`replayed`), and only for graphs
+that have control flow.
+
 Recording is bounded and cheap in a loop: each graph keeps its first MAX_FIRST_CALLS calls and
-the latest one, counts the rest, and summarizes them (tensor summaries, comparisons of a trace and
-a script of one function on the same input) when the run finishes. A call holds its tensors' arrays
+the latest one, counts the rest, and summarizes them (tensor summaries, comparisons of captures
+of one function on the same input) when the run finishes. A call holds its tensors' arrays
 by reference, not copied, with their version counters: a tensor changed in place after the call
 shows no value (null) rather than a value it did not have.
 """
@@ -51,6 +57,46 @@ class CallTrail:
     def branch(self, node, **what) -> None:
         self.branches.append({"node": node.id, "line": node.source_line,
                               "kind": "cond" if "taken" in what else "while", **what})
+
+
+def has_control_flow(graph) -> bool:
+    """Does a call of `graph` take decisions a trail records (a top-level cond or while_loop)?"""
+    from engine.ir.graph import COND, WHILE
+    return any(n.kind in (COND, WHILE) for n in graph.nodes)
+
+
+def replayed(graph, arrays: list) -> CallTrail:
+    """The trail of a call that ran somewhere it could not be watched (generated kernels): the graph
+    replayed on the reference interpreter, noting each top-level cond's branch and loop's count."""
+    from engine.ir.graph import COND, WHILE
+    from engine.ir.interpreter import MAX_LOOP_ITERATIONS, evaluate, run, truth
+    trail = CallTrail()
+    env = evaluate(graph, arrays)
+    for node in graph.nodes:
+        if node.kind == COND:
+            trail.branch(node, taken="then" if truth(env[node.inputs[0].id]) else "else")
+        elif node.kind == WHILE:
+            carried = [env[v.id] for v in node.inputs]
+            iterations = 0
+            while iterations < MAX_LOOP_ITERATIONS and truth(run(node.subgraphs["cond"], carried)[0]):
+                carried = run(node.subgraphs["body"], carried)
+                iterations += 1
+            trail.branch(node, iterations=iterations)
+    return trail
+
+
+def run(site, graph, inputs: list, arguments: list, results: int | None = None) -> list:
+    """Run a captured graph op by op (engine.capture.common.run_eager) on `inputs` (placeholder
+    order) and, when `site` records this call, record it: `arguments` are the inputs that are the
+    call's own arguments (not parameters or variables), shown and fingerprinted; the first
+    `results` outputs (all by default) are what the function returned."""
+    from engine.capture.common import run_eager
+    if not active(site):
+        return run_eager(graph, inputs)
+    trail = CallTrail(site.watch())
+    outputs = run_eager(graph, inputs, trail)
+    site.add(arguments, outputs[:results], trail)
+    return outputs
 
 
 def condition_text(line: int | None) -> str | None:
@@ -142,19 +188,32 @@ class _Held:
 
 
 class _Call:
-    """One call as it happened (its tensors held, not copied), summarized when the run finishes."""
+    """One call as it happened (its tensors held, not copied), summarized when the run finishes.
+    Without a trail, `replay` is (graph, every input Tensor): the trail is found at the end by
+    replaying the graph, if those inputs are unchanged by then (else its branches are null)."""
 
-    def __init__(self, index, line, inputs, outputs, trail, frozen):
+    def __init__(self, index, line, inputs, outputs, trail, frozen, replay=None):
         self.index, self.line = index, line
         self.held_inputs = [_Held(t) for t in inputs]
         self.held_outputs = [_Held(t) for t in outputs]
         self.inputs = self.outputs = None          # the arrays, read when summarized
-        self.branches = trail.branches
-        self.checks = [frozen_check(f, was, trail.values[f["node"]]) for f, was in frozen if f["node"] in trail.values]
+        self.replay = (replay[0], [_Held(t) for t in replay[1]]) if trail is None else None
+        self.branches = trail.branches if trail is not None else None
+        self.checks = [frozen_check(f, was, trail.values[f["node"]]) for f, was in frozen
+                       if trail is not None and f["node"] in trail.values]
         self.summary: dict | None = None
+
+    def _replay(self) -> None:
+        graph, held = self.replay
+        self.replay = None
+        arrays = [h.value() for h in held]
+        if all(a is not None for a in arrays):
+            self.branches = replayed(graph, arrays).branches
 
     def summarize(self) -> dict:
         if self.summary is None:
+            if self.replay is not None:
+                self._replay()
             self.inputs = [h.value() for h in self.held_inputs]
             self.outputs = [h.value() for h in self.held_outputs]
             self.held_inputs = self.held_outputs = None
@@ -164,7 +223,7 @@ class _Call:
                             "inputs": [record.tensor_json(a) for a in self.inputs],
                             "outputs": [record.tensor_json(a) for a in self.outputs],
                             "fingerprint": fingerprint(self.inputs) if known else None,
-                            "branches": self.checks + self.branches,
+                            "branches": None if self.branches is None else self.checks + self.branches,
                             "stale": bool(broken), "reason": stale_reason(broken[0]) if broken else None,
                             "same_input": []}
         return self.summary
@@ -186,9 +245,16 @@ class CallSite:
     def watch(self) -> list:
         return [f["node"] for f, _ in self.frozen]
 
-    def add(self, inputs: list, outputs: list, trail: CallTrail) -> None:
-        """One call: its argument Tensors, output Tensors and trail."""
-        call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen)
+    def add(self, inputs: list, outputs: list, trail: CallTrail | None = None, replay=None) -> None:
+        """One call: its argument Tensors, output Tensors and trail — or, for a call that ran out of
+        sight, `replay`: (graph, every input Tensor in placeholder order) to find the trail from.
+        A call kept among the first is replayed now (a training loop changes its parameters in
+        place right after); a later one only if it turns out to be the last."""
+        if trail is None and replay is not None and len(self.first) < MAX_FIRST_CALLS:
+            trail = replayed(replay[0], [t.array for t in replay[1]])
+        elif trail is None and replay is None:
+            trail = CallTrail()
+        call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen, replay)
         self.total += 1
         self.entry["calls_total"] = self.total
         if len(self.first) < MAX_FIRST_CALLS:
@@ -224,7 +290,8 @@ class CallLog:
         self._link_same_inputs()
 
     def _link_same_inputs(self) -> None:
-        """A trace and a script of one function called on the same input: say whether they agree."""
+        """Two captures of one function (trace, script, function, compile) called on the same input:
+        say whether they agree."""
         seen: dict = {}
         for site in self.sites:
             for call in site.calls():

@@ -133,6 +133,11 @@ def gather_inputs(kinds: list, args, module=None) -> list:
     return out
 
 
+def arguments(kinds: list, inputs: list) -> list:
+    """The inputs that are the call's own arguments (not module state or lifted parameters)."""
+    return [t for t, (kind, _) in zip(inputs, kinds) if kind == "arg"]
+
+
 def param_names(fn) -> list[str]:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -221,7 +226,7 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     bwd = None
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:
-            bwd = graph_to_record(backward_graph(graph).graph, lean=True)
+            bwd = backward_record(graph, backward_graph(graph))
         except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
             notes.append(f"no backward graph: {exc}")
     passes = []
@@ -235,3 +240,24 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
              "passes": passes, "kernels": [], "timings": None, "warnings": notes, "ir": format_graph(graph)}
     entry.update(extra or {})
     return rec.add_graph(entry)
+
+
+def backward_record(forward: Graph, backward) -> dict:
+    """A captured graph's backward (engine.autodiff.Backward) as run-record Graph JSON, each node
+    linked to the forward graph as an eager backward node is: `forward_node`, the forward node whose
+    vjp made it (null for the rest); an incoming gradient says which output it is for (`grad_of`),
+    a saved value which forward node computed it (`saved_from`)."""
+    from engine.ir.record import graph_to_record
+    rec = graph_to_record(backward.graph, lean=True)
+    producers = {v.id: (v.producer.id if v.producer is not None else v.id) for v in forward.values().values()}
+    seeds = [n for n in backward.graph.placeholders if n.role == "grad"]
+    grad_of = {n.id: producers.get(out.id) for n, out in zip(seeds, forward.outputs)}
+    saved = [n for n in backward.graph.placeholders if n.role == "saved"]
+    saved_from = {n.id: producers.get(vid) for n, vid in zip(saved, backward.saved)}
+    for node in rec["nodes"]:
+        node["forward_node"] = backward.forward_of.get(node["id"])
+        if node["id"] in grad_of:
+            node["grad_of"] = grad_of[node["id"]]
+        elif node["id"] in saved_from:
+            node["saved_from"] = saved_from[node["id"]]
+    return rec

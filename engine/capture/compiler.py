@@ -21,9 +21,10 @@ import numpy as np
 
 from engine import autograd, record
 from engine.autograd_function import Function, FunctionCtx, attach_custom_node
+from engine.capture import calls
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
-from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module, module_state,
-                                   pack_outputs, python_key, record_static, snapshot_state)
+from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
+                                   module_state, pack_outputs, python_key, record_static, snapshot_state)
 from engine.capture.scripting import compile_graph
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
@@ -174,6 +175,9 @@ class _KnownState:
 class _Entry:
     def __init__(self, graph, structure, kinds, runner):
         self.graph, self.structure, self.kinds, self.runner = graph, structure, kinds, runner
+        self.calls = None                     # engine.capture.calls.CallSite once the graph is recorded
+        # generated kernels do not say which branch a cond took: such a call's trail is replayed
+        self.control_flow = calls.has_control_flow(graph)
 
 
 class CompiledFunction:
@@ -233,7 +237,11 @@ class CompiledFunction:
         if entry is False:                       # graph break: run eagerly
             return self._fn(*args, **kwargs)
         inputs = self._inputs(entry, values, state)
-        return pack_outputs(entry.runner(*inputs), entry.structure)
+        outputs = entry.runner(*inputs)
+        if calls.active(entry.calls):
+            entry.calls.add(arguments(entry.kinds, inputs), outputs,
+                            replay=(entry.graph, inputs) if entry.control_flow else None)
+        return pack_outputs(outputs, entry.structure)
 
     forward = __call__
 
@@ -277,9 +285,11 @@ class CompiledFunction:
             warnings = [w for w in (note, reason and f"recompiled: {reason}") if w]
             extra = {"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner)}
             extra.update(self._kernels_and_timings(entry, values))
-            record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
-                          backward=bool(wrt), pipeline=run_pipeline(graph), extra=extra,
-                          inputs=self._inputs(entry, values))
+            recorded = record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
+                                     backward=bool(wrt), pipeline=run_pipeline(graph),
+                                     extra={**extra, "function": self.__name__},
+                                     inputs=self._inputs(entry, values))
+            entry.calls = calls.site_for(recorded, self._fn, "compile")
         return entry
 
     def _trace_capture(self, values):
@@ -311,9 +321,14 @@ class CompiledFunction:
         inputs = self._inputs(entry, values)
 
         def eager():
-            # the user's own function, eagerly (prints silenced: it is only being timed)
-            with autograd.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-                self._fn(*values)
+            # the user's own function, eagerly (prints silenced and captured functions it calls not
+            # recorded as the program's calls: it is only being timed)
+            calls.capture_started()
+            try:
+                with autograd.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                    self._fn(*values)
+            finally:
+                calls.capture_ended()
 
         def compiled():
             with autograd.no_grad():

@@ -13,8 +13,8 @@ import inspect
 from engine import record
 from engine.capture import calls
 from engine.capture.ast_compiler import ScriptError, is_tensor
-from engine.capture.common import (frozen_random_masks, gather_inputs, pack_outputs, python_key, record_static,
-                                   run_eager)
+from engine.capture.common import (arguments, frozen_random_masks, gather_inputs, pack_outputs, python_key,
+                                   record_static)
 from engine.capture.scripting import compile_graph
 from engine.capture.tracing import trace_values
 
@@ -117,12 +117,7 @@ class GraphFunction:
         self._last = key
         graph, structure, kinds = entry
         inputs = gather_inputs(kinds, values)
-        site = self._sites.get(key)
-        if not calls.active(site):
-            return pack_outputs(run_eager(graph, inputs), structure)
-        trail = calls.CallTrail(site.watch())
-        outs = run_eager(graph, inputs, trail)
-        site.add([inputs[i] for i, (kind, _) in enumerate(kinds) if kind == "arg"], outs, trail)
+        outs = calls.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
         return pack_outputs(outs, structure)
 
     def experimental_get_tracing_count(self) -> int:

@@ -16,8 +16,8 @@ import numpy as np
 
 from engine.capture import calls
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
-from engine.capture.common import (changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   is_readonly_error, module_state, pack_outputs, python_key, record_static, run_eager,
+from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
+                                   is_readonly_error, module_state, pack_outputs, python_key, record_static,
                                    snapshot_state)
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
@@ -206,12 +206,7 @@ class ScriptFunction:
         args = self._bind(args, kwargs)
         (graph, structure, kinds), key = self._specialized(args)
         inputs = self._inputs(kinds, args)
-        site = self._sites.get(key)
-        if not calls.active(site):
-            return pack_outputs(run_eager(graph, inputs), structure)
-        trail = calls.CallTrail()
-        outs = run_eager(graph, inputs, trail)
-        site.add([inputs[i] for i, (kind, _) in enumerate(kinds) if kind == "arg"], outs, trail)
+        outs = calls.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
         return pack_outputs(outs, structure)
 
     # ---- what users inspect ----------------------------------------------------------------------------

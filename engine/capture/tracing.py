@@ -11,9 +11,9 @@ import numpy as np
 
 from engine import nn_context, record
 from engine.capture import calls
-from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, changed_state, frozen_random_masks,
+from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, changed_state, frozen_random_masks,
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
-                                   pack_outputs, param_names, record_static, run_eager, snapshot_state)
+                                   pack_outputs, param_names, record_static, snapshot_state)
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
@@ -231,11 +231,7 @@ class TracedFunction:
             raise TypeError(f"{self.__name__}() expected {n} arguments but got {len(args)}")
         module = self._fn if is_module(self._fn) else None
         inputs = gather_inputs(self._kinds, args, module)
-        if not calls.active(self._calls):
-            return pack_outputs(run_eager(self.graph, inputs), self._structure)
-        trail = calls.CallTrail(self._calls.watch())
-        outs = run_eager(self.graph, inputs, trail)
-        self._calls.add([inputs[i] for i, (kind, _) in enumerate(self._kinds) if kind == "arg"], outs, trail)
+        outs = calls.run(self._calls, self.graph, inputs, arguments(self._kinds, inputs))
         return pack_outputs(outs, self._structure)
 
     forward = __call__

@@ -31,7 +31,8 @@ import numpy as np
 
 from engine import autograd
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
-from engine.capture.common import record_static, run_eager
+from engine.capture import calls
+from engine.capture.common import record_static
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
@@ -193,6 +194,7 @@ class ConcreteFunction:
         self.prints = prints                 # tf.print calls; their tensors are the graph's last outputs
         self.n_printed = sum(kind == "tensor" for items, *_ in prints for kind, _ in items)
         self.assigned = assigned             # variables whose new values are the very last outputs
+        self.calls = None                    # engine.capture.calls.CallSite once this trace is recorded
 
     def inputs_for(self, args: list) -> list:
         tensors = []
@@ -206,7 +208,10 @@ class ConcreteFunction:
         previous = autograd._GradMode.enabled
         autograd._GradMode.enabled = bool(context.state().tapes)   # a tape around the call records it
         try:
-            outputs = run_eager(self.graph, inputs)
+            # the call's arguments are the graph's first inputs; the variables it reads follow
+            # (tf.print's tensors and assigned values are extra outputs, not results)
+            results = len(self.graph.outputs) - self.n_printed - len(self.assigned)
+            outputs = calls.run(self.calls, self.graph, inputs, inputs[:len(self.arg_positions)], results)
         finally:
             autograd._GradMode.enabled = previous
         if self.assigned:
@@ -365,10 +370,11 @@ class Function:
         arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
         values = interpreter.evaluate(concrete.graph, arrays)
         spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
-        record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",
-                      warnings=warnings, values=values,
-                      extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
-                             "tracing_count": self._traces})
+        entry = record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",
+                              warnings=warnings, values=values,
+                              extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
+                                     "tracing_count": self._traces})
+        concrete.calls = calls.site_for(entry, self.python_function, "function")
 
     def __repr__(self) -> str:
         return f"<tensorflow.python.eager.polymorphic_function.polymorphic_function.Function object at {id(self):#x}>"
