@@ -1,6 +1,48 @@
-// The Output tab: what the program printed, and its error with the traceback and a line link.
+// The Output tab: what the program wrote (stdout and stderr interleaved in the order written,
+// stderr in its own colour), and its error with the traceback and a line link.
 import { t } from "./i18n.js";
 import { esc } from "./tensorview.js";
+
+const STREAMS = ["stdout", "stderr"];
+
+// The record's output as [stream, text] pieces in the order written. `output_order` counts code
+// points (Python's characters), so the texts are split into code points, not UTF-16 units; text
+// the order does not cover (an older record, or writes past its 2,000 entries) follows it.
+export function interleaveOutput(record) {
+  const chars = Object.fromEntries(STREAMS.map((s) => [s, Array.from(typeof record[s] === "string" ? record[s] : "")]));
+  const at = { stdout: 0, stderr: 0 };
+  const pieces = [];
+  const add = (stream, text) => {
+    if (!text) return;
+    const last = pieces[pieces.length - 1];
+    if (last && last[0] === stream) last[1] += text; else pieces.push([stream, text]);
+  };
+  for (const entry of Array.isArray(record.output_order) ? record.output_order : []) {
+    const [stream, count] = Array.isArray(entry) ? entry : [];
+    if (!STREAMS.includes(stream) || !(count > 0)) continue;
+    add(stream, chars[stream].slice(at[stream], at[stream] + count).join(""));
+    at[stream] += count;
+  }
+  for (const stream of STREAMS) add(stream, chars[stream].slice(at[stream]).join(""));
+  return pieces;
+}
+
+// `<dagscope>:12: UserWarning: ...` names a line of the user's code: make it a link to that line.
+function linkUserLines(escaped) {
+  return escaped.replace(/&lt;dagscope&gt;:(\d+):/g, (_, n) =>
+    `<a href="#" class="jump-line" data-line="${n}" title="${esc(t("output.error_line", { n }))}">&lt;dagscope&gt;:${n}</a>:`);
+}
+
+function printedHTML(record) {
+  const pieces = interleaveOutput(record);
+  if (!pieces.length) return `<div class="muted">${t("output.empty")}</div>`;
+  const body = pieces.map(([stream, text]) => `<span class="stream-${stream}" data-stream="${stream}">${
+    stream === "stderr" ? linkUserLines(esc(text)) : esc(text)}</span>`).join("");
+  const legend = pieces.some(([stream]) => stream === "stderr")
+    ? `<div class="stream-legend muted small"><span class="stream-key stream-stderr">stderr</span> ${esc(t("output.stderr_legend"))}</div>`
+    : "";
+  return `${legend}<pre class="stdout">${body}</pre>`;
+}
 
 export function showOutput(el, record, { onLine }) {
   if (!record) { el.innerHTML = `<div class="empty-state">${t("output.none")}</div>`; return; }
@@ -12,8 +54,7 @@ export function showOutput(el, record, { onLine }) {
       ${err.traceback ? `<details><summary>${t("output.traceback")}</summary><pre>${esc(err.traceback)}</pre></details>` : ""}
     </div>` : "";
   const warnings = record.warnings?.length ? `<div class="warn-box">${record.warnings.map((w) => `<div>⚠ ${esc(w)}</div>`).join("")}</div>` : "";
-  const stdout = record.stdout ? `<pre class="stdout">${esc(record.stdout)}</pre>` : `<div class="muted">${t("output.empty")}</div>`;
   const meta = `<div class="muted small">${t("output.meta", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 })}</div>`;
-  el.innerHTML = `${errHTML}<h3>${t("output.stdout")}</h3>${stdout}${warnings}${meta}`;
+  el.innerHTML = `${errHTML}<h3>${t("output.stdout")}</h3>${printedHTML(record)}${warnings}${meta}`;
   el.querySelectorAll(".jump-line").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); onLine(Number(a.dataset.line)); }));
 }
