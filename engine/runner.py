@@ -105,6 +105,8 @@ class WarningPrinter:
             if user_lineno is not None:
                 filename, lineno, line = USER_FILENAME, user_lineno, None
         target = file if file is not None else sys.stderr
+        if target is None:
+            return                     # as Python's: a program that set sys.stderr = None sees nothing
         if target is self.stderr and self.stderr.full:
             self.stderr.truncated = True
             warnings.simplefilter("ignore")
