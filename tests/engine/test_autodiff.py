@@ -206,3 +206,35 @@ def test_training_step_graph_matches_eager_sgd(momentum):
         np.testing.assert_allclose(loss, eager_loss.array, rtol=1e-5)
     np.testing.assert_allclose(params[0], wt.array, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(params[1], bt.array, rtol=1e-5, atol=1e-6)
+
+
+def test_each_backward_node_remembers_the_forward_node_whose_vjp_made_it():
+    g = Graph()
+    x = g.placeholder("x", (3,))
+    w = g.placeholder("w", (3,))
+    k = g.placeholder("k", (3,))                        # reaches nothing: its gradient is a zero
+    h = g.call("tanh", g.call("mul", x, w))
+    cond, body = g.subgraph("cond"), g.subgraph("body")
+    s = cond.placeholder("s", (3,))
+    cond.output(cond.call("lt", cond.call("sum", s), 10.0))
+    s = body.placeholder("s", (3,))
+    body.output(body.call("mul", s, 2.0))
+    (looped,) = g.while_loop(cond, body, [g.call("add", h, 1.0)])
+    g.output(g.call("sum", g.call("mul", looped, looped)))
+    bwd = backward_graph(g)
+    forward = {n.id: n for n in g.nodes}
+    made = {}
+    for n in bwd.graph.nodes:
+        fid = bwd.forward_of.get(n.id)
+        if n.kind in ("placeholder", "output"):
+            assert fid is None                          # seeds and saved values are no vjp's nodes
+        elif fid is not None:
+            made.setdefault(forward[fid].op or forward[fid].kind, []).append(n.op or n.kind)
+    assert set(made) == {"sum", "mul", "while_loop", "tanh"}     # add(h, 1)'s vjp passes the gradient on: no node
+    assert made["tanh"] == ["tanh_backward"] and "while_loop" in made["while_loop"]
+    # the only unlinked computations: k's zero gradient (no vjp reached it)
+    unlinked = [n for n in bwd.graph.nodes if n.kind not in ("placeholder", "output") and n.id not in bwd.forward_of]
+    assert [n.op or n.kind for n in unlinked] in (["constant", "expand"], ["expand", "constant"])
+    # the joint graph has the same links (its backward part keeps the ids)
+    joint = joint_graph(g)
+    assert joint.forward_of == bwd.forward_of

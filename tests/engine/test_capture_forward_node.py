@@ -1,0 +1,111 @@
+"""A captured graph's backward nodes link to the forward graph as eager backward nodes do: each
+node of a vjp names the forward node it differentiates (`forward_node`), an incoming gradient the
+output it is for (`grad_of`), a saved value the forward node that computed it (`saved_from`) — for
+trace, script, torch.compile and tf.function under a GradientTape."""
+import pytest
+
+# backward op -> the forward ops whose vjp emits it (spot checks of "the op it differentiates")
+EMITTED_BY = {"tanh_backward": {"tanh"}, "threshold_backward": {"relu"}, "matmul": {"matmul", "addmm"},
+              "cond": {"cond"}, "sum_to_size": {"add", "addmm", "sub", "mul"}}
+
+TORCH_STEP = """import torch
+
+w = torch.randn(3, 4, requires_grad=True)
+b = torch.zeros(4, requires_grad=True)
+
+
+def step(x, y):
+    h = torch.tanh(x @ w + b)
+    r = torch.relu(h) * h
+    if r.sum() > 0:
+        r = r * 2.0
+    return ((r.sum(1) - y) ** 2).mean()
+
+
+x, y = torch.randn(2, 3), torch.randn(2)
+f = CAPTURE
+for i in range(3):
+    loss = f(x, y)
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad = None
+    b.grad = None
+"""
+
+TF_STEP = """import tensorflow as tf
+
+w = tf.Variable([[0.5, -0.2], [0.1, 0.3], [0.2, 0.2]])
+b = tf.Variable([0.1, -0.1])
+
+
+@tf.function
+def loss_fn(x, y):
+    h = tf.tanh(tf.matmul(x, w) + b)
+    if tf.reduce_sum(h) > 0:
+        h = h * 2.0
+    return tf.reduce_mean((h - y) ** 2)
+
+
+x, y = tf.constant([[1.0, 2.0, 3.0]]), tf.constant([[0.5, 0.5]])
+opt = tf.keras.optimizers.SGD(0.1)
+for i in range(3):
+    with tf.GradientTape() as tape:
+        loss = loss_fn(x, y)
+    grads = tape.gradient(loss, [w, b])
+    opt.apply_gradients(zip(grads, [w, b]))
+print(float(loss))
+"""
+
+
+def check_links(graph) -> dict:
+    """Every backward node is linked or says why not; returns forward id -> its backward partners."""
+    forward = {n["id"]: n for n in graph["forward"]["nodes"]}
+    partners: dict = {}
+    for n in graph["backward"]["nodes"]:
+        if n["kind"] == "input":                     # an incoming gradient or a saved forward value
+            assert n["forward_node"] is None
+            assert (n.get("grad_of") in forward) != (n.get("saved_from") in forward), n
+            if "grad_of" in n:
+                assert forward[n["grad_of"]]["id"] in {e["src"] for e in graph["forward"]["edges"]
+                                                      if e["dst"] == "output"}
+            continue
+        if n["op"] == "output":
+            assert n["forward_node"] is None
+            continue
+        fwd = forward[n["forward_node"]]             # a node of a vjp: the forward node it differentiates
+        assert fwd["kind"] in ("op", "control") and fwd["line"] == n["line"], (n, fwd)
+        assert fwd["op"] in EMITTED_BY.get(n["op"], {fwd["op"]}), (n, fwd)
+        partners.setdefault(fwd["id"], []).append(n["id"])
+    return partners
+
+
+@pytest.mark.parametrize("capture, title", [("torch.jit.trace(step, (x, y))", "traced step"),
+                                            ("torch.jit.script(step)", "scripted step (f32[2,3], f32[2])"),
+                                            ("torch.compile(step)", "compiled step")])
+def test_every_backward_node_of_a_captured_training_step_links_to_its_forward_node(run, capture, title):
+    rec = run(TORCH_STEP.replace("CAPTURE", capture))
+    assert rec["ok"], rec["error"]
+    graph = next(g for g in rec["graphs"] if g["title"] == title)
+    partners = check_links(graph)
+    ops = {n["id"]: n["op"] for n in graph["forward"]["nodes"]}
+    # every op between a parameter and the loss was differentiated, so each has partners
+    differentiated = {ops[f] for f in partners}
+    assert {"matmul", "add", "tanh", "relu", "mul", "sum", "sub", "pow_scalar", "mean"} <= differentiated
+    if capture.startswith("torch.jit.trace"):
+        assert "cond" not in ops.values()            # the trace froze the branch: r * 2.0 is a plain mul
+    else:
+        assert "cond" in differentiated
+
+
+def test_tf_function_under_a_gradient_tape_links_its_backward(run):
+    rec = run(TF_STEP)
+    assert rec["ok"], rec["error"]
+    (graph,) = [g for g in rec["graphs"] if g["capture"] == "function"]
+    partners = check_links(graph)
+    assert {"matmul", "add", "tanh", "cond", "sub", "pow", "mean"} <= {
+        n["op"] for n in graph["forward"]["nodes"] if n["id"] in partners}
+    # the tape's own (eager) backward still has its links, as before
+    dynamic = [g for g in rec["graphs"] if g["kind"] == "dynamic"]
+    assert dynamic and all(n.get("forward_node") for g in dynamic for n in g["backward"]["nodes"])
