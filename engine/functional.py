@@ -1108,3 +1108,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str
         return _reduce_loss(abs(sub(input, target)), reduction)
     input, target = _float_pair(input, target, "smooth_l1_cpu")
     return apply("smooth_l1_loss", input, target, reduction=reduction, beta=float(beta))
+
+
+# cumsum, prod, unbind, var_mean/std_mean, scatter and index_put live in their own module (bound last:
+# it imports helpers from this one).
+from engine.functional_scatter import (cumsum, index_put, index_put_, prod, scatter, scatter_, scatter_add,  # noqa: E402
+                                       scatter_add_, std_mean, unbind, var_mean)
+
+__all__ += ["cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put"]

@@ -354,6 +354,8 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     @numpy_keywords
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return _F.std(self, dim, unbiased, keepdim, correction=correction)
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None): return _F.prod(self, dim, keepdim, dtype=dtype)
+    def cumsum(self, dim=None, *, dtype=None): return _F.cumsum(self, dim, dtype=dtype)
     @numpy_keywords
     def max(self, dim=None, keepdim: bool = False): return _F.max(self, dim, keepdim)
     @numpy_keywords
@@ -443,6 +445,21 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def unsqueeze(self, dim: int): return _F.unsqueeze(self, dim)
     def flatten(self, start_dim: int = 0, end_dim: int = -1): return _F.flatten(self, start_dim, end_dim)
     def gather(self, dim: int, index): return _F.gather(self, dim, index)
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _F.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _F.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src): return _F.scatter_add(self, dim, index, src)
+    def scatter_add_(self, dim: int, index, src): return _F.scatter_add_(self, dim, index, src)
+    def index_put(self, indices, values, accumulate: bool = False):
+        return _F.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate: bool = False):
+        return _F.index_put_(self, indices, values, accumulate)
+
+    def unbind(self, dim: int = 0): return _F.unbind(self, dim)
     def index_select(self, dim: int, index): return _F.index_select(self, dim, index)
     def narrow(self, dim: int, start: int, length: int): return _F.narrow(self, dim, start, length)
     def split(self, split_size, dim: int = 0): return _F.split(self, split_size, dim)

@@ -217,3 +217,108 @@ register(OpDef(
     lambda x, dim=-1, descending=False: Spec(tuple(x.shape), np.dtype(np.int64)),
     None, "", "indices that sort x along `dim` (stable)", "indices have no gradient",
     differentiable=False, attrs=("dim", "descending"), saves=()))
+
+
+# ---- scatter / scatter_add (x.scatter(dim, index, src)) -----------------------------------------------
+
+_SCATTER_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))      # (PyTorch 2.13 takes int32 too)
+
+
+def _check_scatter(fn, x, index, dim, src=None):
+    """PyTorch's checks of x.scatter(dim, index, src): an int64 index of x's rank, no larger than x (apart
+    from `dim`) nor than src, every entry inside x along `dim`, and src of x's dtype."""
+    d = normalize_dims(dim, x.ndim)[0]
+    if index.dtype not in _SCATTER_INDEX_DTYPES:
+        raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
+    if src is not None and src.dtype != x.dtype:
+        raise RuntimeError(f"{fn}(): Expected self.dtype to be equal to src.dtype")
+    if index.ndim != x.ndim and index.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and src.ndim != index.ndim and index.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if index.ndim == x.ndim and any(i != d and a > b for i, (a, b) in enumerate(zip(index.shape, x.shape))) or (
+            src is not None and index.ndim == src.ndim and any(a > b for a, b in zip(index.shape, src.shape))):
+        more = f" and to be no larger size than src {list(src.shape)}" if src is not None else ""
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(x.shape)} apart "
+                           f"from dimension {d}{more}")
+    outside = (index < 0) | (index >= (x.shape[d] if x.ndim else 1))
+    if outside.any():
+        raise RuntimeError(f"index {int(index[outside].flat[0])} is out of bounds for dimension {d} with size "
+                           f"{x.shape[d] if x.ndim else 1}")
+    return d
+
+
+def _src_part(src, index):
+    """The corner of src that index reads (src may be larger than index in every dim)."""
+    return src[tuple(slice(0, s) for s in index.shape)]
+
+
+def _scatter_forward(x, index, src, dim):
+    d = _check_scatter("scatter", x, index, dim, src)
+    out = x.copy()
+    if index.size:
+        out[_along_key(index, d)] = _src_part(src, index)
+    return out
+
+
+def _scatter_src_grad(F, g, index, src, dim, node):
+    """grad_src = grad.gather(dim, index). Where src is larger than index PyTorch's backward fails on
+    that gradient's shape, and so does this one (rather than invent a gradient PyTorch does not give)."""
+    if tuple(index.shape) != tuple(src.shape):
+        raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got {list(index.shape)} but "
+                           f"expected shape compatible with {list(src.shape)}")
+    return F.gather(g, index, dim=dim)
+
+
+def _scatter_vjp_masked(F, needs, g, x, index, src, out, dim):
+    # (only the gradients asked for: src's shape check must not fire when src needs no gradient)
+    return (F.scatter_value(g, index, dim=dim, value=0.0) if needs[0] else None, None,
+            _scatter_src_grad(F, g, index, src, dim, "ScatterBackward0") if needs[2] else None)
+
+
+register(OpDef(
+    "scatter", INDEX, _scatter_forward,
+    lambda x, index, src, dim: Spec(tuple(x.shape), x.dtype),
+    lambda F, g, x, index, src, out, dim: _scatter_vjp_masked(F, (True, False, True), g, x, index, src, out, dim),
+    "ScatterBackward0", "x with x[.., index[i][j], ..] = src[i][j] along `dim`",
+    "grad_x = grad with the overwritten places zeroed; grad_src = grad gathered at index",
+    attrs=("dim",), saves=(1, 2), vjp_masked=_scatter_vjp_masked))
+
+
+def _scatter_value_forward(x, index, dim, value):
+    d = _check_scatter("scatter", x, index, dim)
+    out = x.copy()
+    if index.size:
+        out[_along_key(index, d)] = value
+    return out
+
+
+register(OpDef(
+    "scatter_value", INDEX, _scatter_value_forward,
+    lambda x, index, dim, value: Spec(tuple(x.shape), x.dtype),
+    lambda F, g, x, index, out, dim, value: (F.scatter_value(g, index, dim=dim, value=0.0), None),
+    "ScatterBackward1", "x with x[.., index[i][j], ..] = value along `dim`",
+    "grad_x = grad with the overwritten places zeroed", attrs=("dim", "value"), saves=(1,)))
+
+
+def _scatter_add_forward(x, index, src, dim):
+    d = _check_scatter("scatter_add", x, index, dim, src)
+    out = x.copy()
+    if index.size:
+        np.add.at(out, _along_key(index, d), _src_part(src, index))
+    return out
+
+
+def _scatter_add_vjp_masked(F, needs, g, x, index, src, out, dim):
+    return (g if needs[0] else None, None,
+            _scatter_src_grad(F, g, index, src, dim, "ScatterAddBackward0") if needs[2] else None)
+
+
+register(OpDef(
+    "scatter_add", INDEX, _scatter_add_forward,
+    lambda x, index, src, dim: Spec(tuple(x.shape), x.dtype),
+    lambda F, g, x, index, src, out, dim: _scatter_add_vjp_masked(F, (True, False, True), g, x, index, src, out,
+                                                                  dim),
+    "ScatterAddBackward0", "x with src[i][j] added at x[.., index[i][j], ..] along `dim` (repeats add up)",
+    "grad_x = grad; grad_src = grad gathered at index", attrs=("dim",), saves=(1, 2),
+    vjp_masked=_scatter_add_vjp_masked))

@@ -304,11 +304,14 @@ def _select_index(size, dim, index):
 
 register(OpDef(
     "select", MOVEMENT,
-    lambda x, dim, index: x[(slice(None),) * dim + (_select_index(x.shape[dim], dim, index),)],
-    lambda x, dim, index: Spec(tuple(x.shape[:dim]) + tuple(x.shape[dim + 1:]), x.dtype),
-    lambda F, g, x, out, dim, index: (F.select_backward(g, shape=tuple(x.shape), dim=dim, index=index),),
-    "SelectBackward0", "x[index] along `dim` (that dim removed)", "grad_x = zeros with grad placed at index",
-    attrs=("dim", "index"), saves=()))
+    lambda x, dim, index, fn=None: x[(slice(None),) * dim + (_select_index(x.shape[dim], dim, index),)],
+    lambda x, dim, index, fn=None: Spec(tuple(x.shape[:dim]) + tuple(x.shape[dim + 1:]), x.dtype),
+    lambda F, g, x, out, dim, index, fn=None: (F.select_backward(g, shape=tuple(x.shape), dim=dim, index=index),),
+    # x.unbind(dim) is one PyTorch node for all its outputs (UnbindBackward0); here each output is the
+    # select it equals, named after the function its caller ran (fn="unbind")
+    lambda x, dim, index, fn=None: "UnbindBackward0" if fn == "unbind" else "SelectBackward0",
+    "x[index] along `dim` (that dim removed)", "grad_x = zeros with grad placed at index",
+    attrs=("dim", "index", "fn"), saves=()))
 
 
 def _select_backward_forward(g, shape, dim, index):

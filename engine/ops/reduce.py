@@ -1,11 +1,12 @@
-"""Reductions: sum and mean over any dims (keepdim), and sum_to_size, the broadcast undoer."""
+"""Reductions: sum and mean over any dims (keepdim), sum_to_size (the broadcast undoer), max/min, var/std,
+logsumexp, vector norms, and the products and running sums (prod, cumsum)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from engine.ops.registry import REDUCE, OpDef, Spec, register
+from engine.ops.registry import NN, REDUCE, OpDef, Spec, register
 from engine.ops.shapes import normalize_dims, reduced_shape, sum_to_axes
 
 
@@ -285,3 +286,95 @@ register(OpDef(
     _norm_vjp, "LinalgVectorNormBackward0",
     "(sum |x|^p over dim)^(1/p); p = inf: max |x|", "grad_x = grad * sign(x) |x|^(p-1) / norm^(p-1) "
     "(0 where the norm is 0)", attrs=("p", "dim", "keepdim"), saves=(0, "out")))
+
+
+# ---- prod / cumsum (kind NN: numpy library calls, run as whole ops by the compiled backend) --------
+
+def _integer_widened(dtype: np.dtype) -> np.dtype:
+    """PyTorch's prod and cumsum keep a float dtype and widen bool and every integer type to int64."""
+    return dtype if dtype.kind == "f" else np.dtype(np.int64)
+
+
+def _prod_forward(x, dim=None, keepdim=False):
+    axis = None if dim is None else normalize_dims(dim, x.ndim)[0]
+    return np.prod(x, axis=axis, keepdims=keepdim, dtype=_integer_widened(x.dtype))
+
+
+def _prod_vjp(F, g, x, out, dim=None, keepdim=False):
+    # PyTorch's prod_safe_zeros_backward: grad times the product of the *other* elements, formed from
+    # exclusive products on both sides, so exact with one zero or many (never result / x).
+    return (F.mul(_expand_back(F, g, x, dim, keepdim), F.prod_others(x, dim=dim)),)
+
+
+register(OpDef(
+    "prod", NN, _prod_forward,
+    lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), _integer_widened(x.dtype)),
+    _prod_vjp, lambda x, dim=None, keepdim=False: "ProdBackward0" if dim is None else "ProdBackward1",
+    "prod(x, dim): x_1 * x_2 * ... * x_n", "grad_x_i = grad * (product of every x_j with j != i) — exact "
+    "at zeros: one zero gets the product of the others, every other element 0", attrs=("dim", "keepdim"),
+    saves=(0,)))
+
+
+def _exclusive_products(x, axis):
+    """out_i = product of x_j over j != i along `axis`: the product of what comes before i times the
+    product of what comes after it (two exclusive cumulative products; no division, so zeros are exact)."""
+    n = x.shape[axis]
+    if n == 0:
+        return np.ones_like(x)
+    ones = np.ones(x.shape[:axis] + (1,) + x.shape[axis + 1:], dtype=x.dtype)
+    before = np.cumprod(np.concatenate([ones, np.take(x, range(n - 1), axis=axis)], axis=axis), axis=axis)
+    after_reversed = np.concatenate([ones, np.flip(np.take(x, range(1, n), axis=axis), axis=axis)], axis=axis)
+    after = np.flip(np.cumprod(after_reversed, axis=axis), axis=axis)
+    return before * after
+
+
+def _prod_others_forward(x, dim=None):
+    if dim is None:
+        return _exclusive_products(x.reshape(-1), 0).reshape(x.shape)
+    return _exclusive_products(x, normalize_dims(dim, x.ndim)[0])
+
+
+def _prod_others_vjp(F, g, x, out, dim=None):
+    """d out_i / d x_k = product of x_j over j not in {i, k} (0 for k = i). Row i of a matrix that is x
+    with x_i replaced by 1 has exactly those products as its own prod_others: an n x n pass, which only a
+    second derivative of prod runs (PyTorch's double backward of prod is quadratic as well)."""
+    if dim is None:
+        flat = F.reshape(x, shape=(-1,))
+        grad = _prod_others_vjp(F, F.reshape(g, shape=(-1,)), flat, None, dim=0)[0]
+        return (F.reshape(grad, shape=tuple(x.shape)),)
+    d = normalize_dims(dim, len(x.shape))[0]
+    n, trailing = x.shape[d], (1,) * (len(x.shape) - d - 1)
+    diagonal = np.eye(n, dtype=bool).reshape((n, n) + trailing)          # axes (i, k) at (d, d + 1)
+    rows = F.where(diagonal, 1.0, F.unsqueeze(x, dim=d))                 # rows[.., i, k, ..] = x_k, 1 at k = i
+    pairs = F.prod_others(rows, dim=d + 1)                               # prod over j not in {i, k}
+    weighted = F.where(diagonal, 0.0, F.mul(pairs, F.unsqueeze(g, dim=d + 1)))
+    return (F.sum(weighted, dim=d, keepdim=False),)
+
+
+register(OpDef(
+    "prod_others", NN, _prod_others_forward, lambda x, dim=None: Spec(tuple(x.shape), x.dtype),
+    _prod_others_vjp, "CumprodBackward0",
+    "out_i = product of every x_j with j != i (along `dim`, or over all elements)",
+    "grad_x_k = sum over i != k of grad_i * (product of x_j with j not in {i, k})", attrs=("dim",), saves=(0,)))
+
+
+def _cumsum_forward(x, dim, reverse=False):
+    if x.ndim == 0:
+        normalize_dims(dim, 0)                    # (checks the dim: a 0-d tensor takes 0 or -1)
+        return x.astype(_integer_widened(x.dtype))
+    axis = normalize_dims(dim, x.ndim)[0]
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=_integer_widened(x.dtype)), axis)
+    return np.cumsum(x, axis=axis, dtype=_integer_widened(x.dtype))
+
+
+register(OpDef(
+    "cumsum", NN, _cumsum_forward,
+    lambda x, dim, reverse=False: Spec(tuple(x.shape), _integer_widened(x.dtype)),
+    # (the gradient of a running sum is the running sum of grad taken from the other end)
+    lambda F, g, x, out, dim, reverse=False: (F.cumsum(g, dim=dim, reverse=not reverse),),
+    # PyTorch computes cumsum's backward as grad.flip(dim).cumsum(dim).flip(dim): its last node is a flip
+    lambda x, dim, reverse=False: "FlipBackward0" if reverse else "CumsumBackward0",
+    "out_i = x_1 + ... + x_i along `dim` (reverse: x_i + ... + x_n)",
+    "grad_x_i = grad_i + ... + grad_n (the running sum of grad from the other end)",
+    attrs=("dim", "reverse"), saves=()))

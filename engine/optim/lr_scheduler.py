@@ -1,6 +1,6 @@
 """Learning-rate schedulers as PyTorch 2.13 writes them: each step rescales the optimizer's current
 learning rates (so schedulers chain, and a learning rate set by hand carries on), the closed form of the
-epoch count is used only when an epoch is passed to step(); and ReduceLROnPlateau."""
+epoch count is used only when an epoch is passed to step(); OneCycleLR; and ReduceLROnPlateau."""
 from __future__ import annotations
 
 import math
@@ -231,6 +231,115 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the learning rate rises from max_lr / div_factor to max_lr over the first pct_start
+    of total_steps, then anneals to initial_lr / final_div_factor (three_phase: back down to initial_lr first);
+    momentum (SGD's momentum, or Adam's beta1) moves the opposite way between max and base momentum."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start: float = 0.3, anneal_strategy: str = "cos", cycle_momentum: bool = True,
+                 base_momentum=0.85, max_momentum=0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1):
+        from engine.optim.optimizer import Optimizer
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        self.total_steps = _one_cycle_total_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = _one_cycle_phases(self.total_steps, pct_start, three_phase)
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        max_lrs = _format_param("max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for top, base, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+                    self._set_momentum(group, top)
+                    group["max_momentum"], group["base_momentum"] = top, base
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict, value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def _anneal_func(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is "
+                             f"{self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or i == len(self._schedule_phases) - 1:
+                    pct = (step_num - start_step) / (end_step - start_step)
+                    lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal_func(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct))
+                    break
+                start_step = phase["end_step"]
+        return lrs
+
+
+def _one_cycle_total_steps(total_steps, epochs, steps_per_epoch) -> int:
+    if total_steps is not None:
+        if total_steps <= 0 or not isinstance(total_steps, int):
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        return total_steps
+    if epochs is not None and steps_per_epoch is not None:
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+        return epochs * steps_per_epoch
+    raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+
+def _one_cycle_phases(total_steps: int, pct_start: float, three_phase: bool) -> list:
+    """PyTorch's phase table: each phase anneals between two named group values until its end step."""
+    def phase(end_step, lr, momentum):
+        return {"end_step": end_step, "start_lr": lr[0], "end_lr": lr[1],
+                "start_momentum": momentum[0], "end_momentum": momentum[1]}
+    rise = phase(float(pct_start * total_steps) - 1, ("initial_lr", "max_lr"), ("max_momentum", "base_momentum"))
+    if three_phase:
+        return [rise,
+                phase(float(2 * pct_start * total_steps) - 2, ("max_lr", "initial_lr"),
+                      ("base_momentum", "max_momentum")),
+                phase(total_steps - 1, ("initial_lr", "min_lr"), ("max_momentum", "max_momentum"))]
+    return [rise, phase(total_steps - 1, ("max_lr", "min_lr"), ("base_momentum", "max_momentum"))]
+
+
+def _format_param(name: str, optimizer, param) -> list:
+    """One value per param group (a list must have one per group)."""
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has "
+                             f"{len(param)} values, param_groups has {len(optimizer.param_groups)}.")
+        return list(param)
+    return [param] * len(optimizer.param_groups)
 
 
 class ReduceLROnPlateau(LRScheduler):

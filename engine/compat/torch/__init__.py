@@ -47,6 +47,7 @@ _TENSOR_FUNCTIONS = (
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
     "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max",
+    "scatter_add", "index_put", "var_mean", "std_mean",
     "detach", "conv2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "clamp_", "zero_", "fill_")
 # (torch.dropout, torch.batch_norm, torch.layer_norm and torch.embedding take their arguments in
 # another order than their torch.nn.functional namesakes: not exported, so they fail as unsupported.)
@@ -160,7 +161,7 @@ class device:
 
 
 # Submodules, as `import torch` makes them attributes in PyTorch.
-from engine.compat.torch import autograd, backends, cuda, jit, nn, optim, utils  # noqa: E402,F401
+from engine.compat.torch import autograd, backends, cuda, jit, linalg, nn, optim, utils  # noqa: E402,F401
 from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F401
 
 if _importlib_util.find_spec("engine.capture") is not None:
