@@ -1,7 +1,8 @@
 """The executor's schedule: a graph's fusion plan turned into steps ("units") it can run.
 
 Elementwise/reduction groups become kernels; an extern group splits into its BLAS call, its
-elementwise epilogue (one kernel) and single-node steps (views, control flow, library ops). Two
+epilogue (one kernel: elementwise ops, maybe ending in a reduction) and single-node steps (views,
+control flow, library ops). Two
 lowering rules refine the plan: a kernel whose every output feeds one other kernel at the same
 shape is merged into it, and transpose(a @ b) becomes one BLAS call writing b.T @ a.T.
 """
@@ -77,19 +78,17 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
         run: list[Node] = []
         first = len(units)                              # this group's units start here
         for n in nodes + [None]:
-            if n is not None and n.kind == CALL and OPS[n.op].kind in KERNEL_KINDS:
+            in_loop = n is not None and n.kind == CALL and OPS[n.op].kind in KERNEL_KINDS
+            if in_loop:
                 run.append(n)
-                if OPS[n.op].kind == REDUCE:            # a reduction ends a loop nest
-                    after_product = len(units) > first and units[-1].kind == "matmul"
-                    units.append(_sub_unit(f"{grp.name}_epilogue" if after_product else grp.name,
-                                           run, users, graph_outputs))
-                    run = []
-                continue
-            if run:
+            # a reduction ends its loop nest (an epilogue's too: a bias gradient summed in the loop
+            # that computes it), and so does any other step; the loop after an extern call is its
+            # epilogue
+            if run and (not in_loop or OPS[n.op].kind == REDUCE):
                 name = grp.name if len(run) == len(nodes) else f"{grp.name}_epilogue"
                 units.append(_sub_unit(name, run, users, graph_outputs))
                 run = []
-            if n is not None:
+            if n is not None and not in_loop:
                 units.append(node_unit(n))
         for u in units[first:]:
             u.step = step

@@ -9,7 +9,9 @@ A kernel is one loop over one iteration space, so the rules follow the iteration
 - a reduction over a loop's value ends that loop (a "reduction" kernel: loop + accumulate);
 - a matmul/addmm/conv2d is an extern call (BLAS, im2col) and takes the elementwise ops on its
   result as its epilogue ("extern" group: the call, then one loop at the call's output shape);
-  a loop that meets the epilogue moves into it, unless it feeds the call;
+  a loop that meets the epilogue moves into it, unless it feeds the call; a reduction of a value
+  the epilogue computes ends the epilogue's loop, as it ends any loop (the bias gradient of a
+  linear layer, sum over the batch of relu's gradient, in the loop that computes that gradient);
 - anything else (movement, control flow, library ops) is a group of one.
 
 Nodes join or merge groups only if that creates no cycle between groups: no value a group reads
@@ -179,7 +181,8 @@ class _Partition:
         links = self._links(node)
         loops = [(grp, tie) for grp, tie, _ in links if grp.loop_accepts(node)]
         for host, tie, produces in links:
-            takes = host.loop_accepts(node) or (produces and host.epilogue and host.shape == shape)
+            takes = host.loop_accepts(node) or \
+                (produces and host.epilogue and not host.closed and host.shape == shape)
             if not takes or not self.legal([host], node):
                 continue
             merged, ties = [host], [tie]
@@ -203,15 +206,23 @@ class _Partition:
         return None
 
     def _reduction_home(self, node: Node) -> _Group | None:
-        """A reduction of a loop's value, over that loop's iteration space, ends the loop. (Not an
-        epilogue's: an extern group keeps its elementwise epilogue, and its result stays a value
-        the memory plan places.)"""
+        """A reduction of a loop's value, over that loop's iteration space, ends the loop: an
+        elementwise loop's, or an extern call's epilogue loop when the epilogue computes the value
+        (a reduction of the call's raw result stays a kernel of its own: joining would save no pass
+        over memory, BLAS has written the result anyway, and it would close the epilogue early)."""
         source = node.inputs[0]
         grp = self.producer_group(source)
-        if grp is not None and grp.kind == ELEMENTWISE_GROUP and not grp.closed \
-                and tuple(source.shape) == grp.shape and self.legal([grp], node):
-            grp.kind, grp.closed = REDUCTION_GROUP, True
-            self.reasons[node.id] = f"{node.op} of {source.id} in the same loop; a reduction ends the group"
+        if grp is None or grp.closed or tuple(source.shape) != grp.shape:
+            return None
+        in_epilogue = grp.epilogue and source.producer is not grp.head
+        if (grp.kind == ELEMENTWISE_GROUP or in_epilogue) and self.legal([grp], node):
+            grp.closed = True
+            if in_epilogue:       # still an extern group: the call, then its loop ending in the reduction
+                self.reasons[node.id] = (f"{node.op} of {source.id} in the epilogue loop of {grp.head.op} "
+                                         f"{grp.head.id}; a reduction ends the loop")
+            else:
+                grp.kind = REDUCTION_GROUP
+                self.reasons[node.id] = f"{node.op} of {source.id} in the same loop; a reduction ends the group"
             return grp
         return None
 

@@ -7,9 +7,10 @@ fusion group it runs in: a kernel's outputs, and an extern call's whole result w
 follows it (BLAS or the convolution writes it before the epilogue's loop reads it back). The
 executor's lowering rules count: a kernel merged into its only consumer writes nothing, and
 transpose(a @ b) run as one BLAS call writes the transposed product, never the product.
-Values internal to a loop never reach memory (registers), graph inputs and constants are not the
-plan's to place, and a view (reshape, transpose, ...) has no memory of its own: it keeps its
-source's buffer alive for as long as it is read. A graph output is written into a fresh array the
+Values internal to a loop never reach memory (registers; an epilogue's value that only its
+closing reduction reads, relu in relu(x @ w).sum(1), is never written), graph inputs and constants
+are not the plan's to place, and a view (reshape, transpose, ...) has no memory of its own: it
+keeps its source's buffer alive for as long as it is read. A graph output is written into a fresh array the
 caller keeps, so it never takes over a buffer that another value used; nor does a value a
 returned view looks into (the caller keeps it, seen through the view, rather than a copy).
 

@@ -121,14 +121,33 @@ def test_a_loop_feeding_the_matmul_stays_out_of_its_epilogue():
     assert [(grp.kind, len(grp.node_ids)) for grp in groups] == [(ELEMENTWISE_GROUP, 2), (EXTERN_GROUP, 2)]
 
 
-def test_a_reduction_of_an_epilogue_is_a_kernel_of_its_own():
+def test_a_reduction_of_an_epilogue_ends_its_loop():
+    """relu(x @ w).sum(1): BLAS, then one loop computing relu and summing it (relu never stored)."""
     g = Graph()
     x = g.placeholder("x", (4, 6))
     w = g.placeholder("w", (6, 8), role="param")
     r = g.call("relu", g.call("matmul", x, w))
-    g.output(g.call("sum", r, dim=(1,), keepdim=False))
+    s = g.call("sum", r, dim=(1,), keepdim=False)
+    g.output(s)
+    result = check_preserved(g)
+    (group,) = result.graph.fusion_groups
+    assert group.kind == EXTERN_GROUP and group.node_ids[-1] == s.id
+    units = kernel_units(result.graph)
+    assert [u.kind for u in units] == ["matmul", "kernel"]
+    assert units[1].node_ids == [r.id, s.id] and units[1].outputs == [s.id]
+    notes = {n["node"]: n["reason"] for n in fusion_snapshot(result)["notes"]}
+    assert "in the epilogue loop of matmul" in notes[s.id]
+
+
+def test_a_reduction_of_the_raw_product_stays_a_kernel_of_its_own():
+    """sum(x @ w) reads what BLAS wrote either way: it does not close the call's epilogue."""
+    g = Graph()
+    x = g.placeholder("x", (4, 6))
+    w = g.placeholder("w", (6, 8), role="param")
+    p = g.call("matmul", x, w)
+    g.output(g.call("sum", p, dim=(0,), keepdim=False), g.call("relu", p))
     groups = check_preserved(g).graph.fusion_groups
-    assert [(grp.kind, len(grp.node_ids)) for grp in groups] == [(EXTERN_GROUP, 2), (REDUCTION_GROUP, 1)]
+    assert sorted((grp.kind, len(grp.node_ids)) for grp in groups) == [(EXTERN_GROUP, 2), (REDUCTION_GROUP, 1)]
 
 
 def test_conv2d_takes_an_elementwise_epilogue():
