@@ -100,10 +100,6 @@ class WarningPrinter:
         self.stderr = stderr
 
     def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
-        if filename != USER_FILENAME:
-            user_lineno = user_line()
-            if user_lineno is not None:
-                filename, lineno, line = USER_FILENAME, user_lineno, None
         target = file if file is not None else sys.stderr
         if target is None:
             return                     # as Python's: a program that set sys.stderr = None sees nothing
@@ -111,6 +107,10 @@ class WarningPrinter:
             self.stderr.truncated = True
             warnings.simplefilter("ignore")
             return
+        if filename != USER_FILENAME:
+            user_lineno = user_line()
+            if user_lineno is not None:
+                filename, lineno, line = USER_FILENAME, user_lineno, None
         try:
             target.write(warnings.formatwarning(message, category, filename, lineno, line))
         except OSError:
