@@ -45,26 +45,38 @@ def depends_on(graph: Graph, sources: set[str]) -> set[str]:
     return live
 
 
-def _accumulate(g: Graph, grads: dict, v: Value, grad: Value | None, needs: set | None = None) -> None:
+def _accumulate(g: Graph, grads: dict, v: Value, grad: Value | None, needs: set | None = None) -> Value | None:
+    """Add `grad` into v's gradient; returns what was added (after undoing broadcasting), or None."""
     if grad is None or not differentiable_value(v) or (needs is not None and v.id not in needs):
-        return
+        return None
     if tuple(grad.shape) != tuple(v.shape):      # undo broadcasting, as eager autograd does
         grad = g.call("sum_to_size", grad, shape=tuple(v.shape))
     if grad.dtype != v.dtype:
         raise UnsupportedError(f"gradient dtype {grad.dtype} differs from {v.id}'s dtype {v.dtype}")
     old = grads.get(v.id)
     grads[v.id] = grad if old is None else g.call("add", old, grad)
+    return grad
 
 
 def _id_number(node_id: str) -> int | None:
     return int(node_id[1:]) if node_id.startswith("%") and node_id[1:].isdigit() else None
 
 
+@dataclass
+class VjpStep:
+    """One forward node differentiated: the gradients it received (per output) and sent (per input,
+    None where none), as value ids of the graph that holds the backward."""
+    forward: str
+    grads_in: list
+    grads_out: list
+
+
 def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set,
-               forward_of: dict | None = None) -> None:
+               forward_of: dict | None = None, steps: list | None = None) -> None:
     """Append the vjp of each forward node (in reverse) to `g`, filling `grads` (value id -> grad)
     for the values in `needs` (those that depend on a differentiated input). `forward_of`, when
-    given, gets backward node id -> the forward node whose vjp made it."""
+    given, gets backward node id -> the forward node whose vjp made it; `steps` a VjpStep per
+    forward node differentiated, in the order they were."""
     F = IRBuilder(g)
     spans: list[tuple[int, int, str]] = []       # (first, last + 1) id numbers one node's vjp took, its id
     for node in reversed(forward_nodes):
@@ -74,8 +86,11 @@ def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set,
         if all(o is None for o in outs):
             continue
         first = g._counter.next
-        _emit_one(g, F, node, outs, grads, needs)
+        sent = _emit_one(g, F, node, outs, grads, needs)
         spans.append((first, g._counter.next, node.id))
+        if steps is not None:
+            steps.append(VjpStep(node.id, [o.id if o is not None else None for o in outs],
+                                 [s.id if s is not None else None for s in sent]))
     g.current_line = g.current_module = None
     if forward_of is not None and spans:
         # ids come from one counter, so the span of ids a vjp took names its nodes (sub-graph
@@ -88,20 +103,18 @@ def _emit_vjps(g: Graph, forward_nodes: list[Node], grads: dict, needs: set,
                 forward_of[n.id] = spans[i][2]
 
 
-def _emit_one(g: Graph, F: IRBuilder, node: Node, outs: list, grads: dict, needs: set) -> None:
-    """The vjp of one forward node."""
+def _emit_one(g: Graph, F: IRBuilder, node: Node, outs: list, grads: dict, needs: set) -> list:
+    """The vjp of one forward node; returns the gradient it sent to each input (None where none)."""
     g.current_line, g.current_module = node.source_line, node.module
     if node.kind == CALL:
         op = OPS[node.op]
         if not op.differentiable:
-            return
+            return [None] * len(node.inputs)
         in_grads = op.vjp(F, outs[0], *node.inputs, node.out, **node.attrs)
-        for v, gv in zip(node.inputs, in_grads):
-            _accumulate(g, grads, v, gv, needs)
-    elif node.kind == COND:
-        _cond_vjp(g, node, outs, grads, needs)
-    else:
-        _while_vjp(g, node, outs, grads, needs)
+        return [_accumulate(g, grads, v, gv, needs) for v, gv in zip(node.inputs, in_grads)]
+    if node.kind == COND:
+        return [None] + _cond_vjp(g, node, outs, grads, needs)       # the predicate gets none
+    return _while_vjp(g, node, outs, grads, needs)
 
 
 def vjp_graph(fwd: Graph) -> Graph:
@@ -121,14 +134,13 @@ def vjp_graph(fwd: Graph) -> Graph:
     return g
 
 
-def _cond_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> None:
+def _cond_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> list:
     pred, operands = node.inputs[0], node.inputs[1:]
     seeds = [o if o is not None else zeros_like(g, v) for o, v in zip(outs, node.outputs)]
     then_b = _rehome(vjp_graph(node.subgraphs["then"]), g, "then_vjp")
     else_b = _rehome(vjp_graph(node.subgraphs["else"]), g, "else_vjp")
     results = g.cond(pred, then_b, else_b, list(operands) + seeds)
-    for v, gv in zip(operands, results):
-        _accumulate(g, grads, v, gv, needs)
+    return [_accumulate(g, grads, v, gv, needs) for v, gv in zip(operands, results)]
 
 
 def _rehome(sub: Graph, parent: Graph, name: str) -> Graph:
@@ -166,7 +178,7 @@ def _subgraph(parent: Graph, name: str, specs: list, build) -> Graph:
     return sub
 
 
-def _while_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> None:
+def _while_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> list:
     """The backward of `while cond(s): s = body(s)` without storing the iterations: count them (n),
     then for k = n-1 .. 0 recompute the state after k iterations from the initial one and apply the
     body's vjp to the running gradient. Quadratic in n, but memory stays that of one state."""
@@ -207,8 +219,7 @@ def _while_vjp(g: Graph, node: Node, outs: list, grads: dict, needs: set) -> Non
     back_body = _subgraph(g, "grad_body", [("k", counter)] + grad_specs + state_specs, back_step)
     seeds = [o if o is not None else zeros_like(g, v) for o, v in zip(outs, node.outputs)]
     results = g.while_loop(back_cond, back_body, [g.call("sub", n, 1)] + seeds + init)
-    for v, gv in zip(init, results[1:1 + nstate]):
-        _accumulate(g, grads, v, gv, needs)
+    return [_accumulate(g, grads, v, gv, needs) for v, gv in zip(init, results[1:1 + nstate])]
 
 
 @dataclass
@@ -218,6 +229,7 @@ class Joint:
     wrt: list[str]               # forward placeholder ids whose gradients follow, in order
     forward_ids: set             # node ids of the forward part (the rest is backward)
     forward_of: dict = field(default_factory=dict)   # backward node id -> the forward node it differentiates
+    steps: list = field(default_factory=list)         # VjpStep per forward node differentiated, in order
 
 
 def joint_graph(fwd: Graph, wrt: list[str] | None = None) -> Joint:
@@ -236,10 +248,11 @@ def joint_graph(fwd: Graph, wrt: list[str] | None = None) -> Joint:
         seed = g.placeholder(f"grad_{i}", out.shape, out.dtype, role="grad")
         _accumulate(g, grads, out, seed)
     forward_of: dict = {}
-    _emit_vjps(g, forward_nodes, grads, depends_on(g, set(wrt)), forward_of)
+    steps: list = []
+    _emit_vjps(g, forward_nodes, grads, depends_on(g, set(wrt)), forward_of, steps)
     by_id = {v.id: v for v in g.inputs}
     g.output(outputs + [grads.get(w) or zeros_like(g, by_id[w]) for w in wrt])
-    return Joint(g, len(outputs), list(wrt), forward_ids, forward_of)
+    return Joint(g, len(outputs), list(wrt), forward_ids, forward_of, steps)
 
 
 @dataclass
@@ -248,6 +261,7 @@ class Backward:
     saved: list[str]             # forward value ids the backward reads, in its placeholder order
     wrt: list[str]
     forward_of: dict = field(default_factory=dict)   # backward node id -> the forward node it differentiates
+    joint: Joint | None = None                        # the joint graph it was cut from (same backward ids)
 
 
 def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
@@ -278,7 +292,7 @@ def backward_graph(fwd: Graph, wrt: list[str] | None = None) -> Backward:
         bwd._add(m)
     bwd.output([source(v) for v in jg.outputs[joint.num_outputs:]])
     # placeholders: seeds first, then saved values in first-use order (the _add rule keeps them first)
-    return Backward(bwd, saved, joint.wrt, joint.forward_of)
+    return Backward(bwd, saved, joint.wrt, joint.forward_of, joint)
 
 
 def training_step_graph(fwd: Graph, params: list[str], lr: float, momentum: float = 0.0) -> Graph:

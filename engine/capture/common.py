@@ -223,12 +223,20 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
             values = evaluate(graph, [getattr(x, "array", x) for x in inputs])
         except Exception as exc:  # noqa: BLE001 - values are shown when they can be computed
             notes.append(f"values not shown: {type(exc).__name__}: {exc}")
-    bwd = None
+    bwd, steps = None, []
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:
-            bwd = backward_record(graph, backward_graph(graph))
+            differentiated = backward_graph(graph)
+            bwd = backward_record(graph, differentiated)
         except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
             notes.append(f"no backward graph: {exc}")
+        arrays = [(values or {}).get(p.id) for p in graph.placeholders]
+        if bwd is not None and all(a is not None for a in arrays):
+            from engine.capture.backprop import backprop_steps
+            try:
+                steps = backprop_steps(graph, differentiated, arrays)
+            except Exception as exc:  # noqa: BLE001 - steps are shown when they can be computed
+                notes.append(f"no backprop steps: {type(exc).__name__}: {exc}")
     passes = []
     try:
         result = pipeline if pipeline is not None else run_pipeline(graph)
@@ -236,7 +244,7 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     except Exception as exc:  # noqa: BLE001
         notes.append(f"pass pipeline failed: {type(exc).__name__}: {exc}")
     entry = {"kind": "static", "title": title, "capture": capture,
-             "forward": graph_to_record(graph, values), "backward": bwd, "steps": [],
+             "forward": graph_to_record(graph, values), "backward": bwd, "steps": steps,
              "passes": passes, "kernels": [], "timings": None, "warnings": notes, "ir": format_graph(graph)}
     entry.update(extra or {})
     return rec.add_graph(entry)

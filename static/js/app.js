@@ -402,7 +402,7 @@ async function start() {
     saveHash.muted = true;
     try { identity.pick(ident); } finally { saveHash.muted = false; }
     // and the step that handles it: its backward node, or (walking forward) its op
-    const i = stepper.mode === "backward" ? (side === "backward" ? stepper.graph.steps.findIndex((s) => s.node === id) : -1)
+    const i = stepper.mode === "backward" ? (side === "backward" ? stepper.graph.steps.findIndex((s) => (s.nodes || [s.node]).includes(id)) : -1)
       : side === "forward" ? stepper.forwardOps().findIndex((n) => n.id === id) : -1;
     if (i >= 0) stepper.go(i); else saveHash(true);
   };

@@ -126,8 +126,9 @@ export class Stepper {
     const steps = this.graph.steps;
     const cur = steps[this.index];
     const done = steps.slice(0, this.index);
-    this.bv.setClass("done", done.map((s) => s.node));
-    this.bv.setClass("current", [cur.node]);
+    // a captured graph's step may be several backward nodes (the IR ops of one vjp): `nodes`
+    this.bv.setClass("done", done.flatMap((s) => s.nodes || [s.node]));
+    this.bv.setClass("current", cur.nodes || [cur.node]);
     this.bv.setClass("linked", cur.targets || []);
     this.fv.setClass("done", done.map((s) => s.forward_node));
     this.fv.setClass("current", [cur.forward_node]);

@@ -109,3 +109,50 @@ def test_tf_function_under_a_gradient_tape_links_its_backward(run):
     # the tape's own (eager) backward still has its links, as before
     dynamic = [g for g in rec["graphs"] if g["kind"] == "dynamic"]
     assert dynamic and all(n.get("forward_node") for g in dynamic for n in g["backward"]["nodes"])
+
+
+EAGER_AND_TRACED = """import torch
+
+w = torch.tensor([[1.0, -2.0], [0.5, 1.0]], requires_grad=True)
+b = torch.tensor([0.1, -0.1], requires_grad=True)
+
+
+def step(x):
+    h = torch.tanh(x @ w + b)
+    return (h * h).sum()
+
+
+x = torch.tensor([[1.0, 2.0]])
+t = torch.jit.trace(step, (x,))
+loss = step(x)
+loss.backward()
+"""
+
+
+def test_a_captured_backward_steps_as_the_eager_backward_of_the_same_function(run):
+    rec = run(EAGER_AND_TRACED)
+    assert rec["ok"], rec["error"]
+    static = next(g for g in rec["graphs"] if g["capture"] == "trace")
+    eager = next(g for g in rec["graphs"] if g["kind"] == "dynamic")
+    fwd = {n["id"]: n for n in static["forward"]["nodes"]}
+    bwd = {n["id"]: n for n in static["backward"]["nodes"]}
+    # the trace differentiates x too (every float input); eager does not (x needs no grad)
+    steps = [s for s in static["steps"] if not (s["op"] == "AccumulateGrad" and fwd[s["forward_node"]]["name"] == "x")]
+    assert [s["op"] for s in steps] == [s["op"] for s in eager["steps"]] == [
+        "SumBackward0", "MulBackward0", "TanhBackward0", "AddBackward0", "AccumulateGrad", "MmBackward0", "AccumulateGrad"]
+    for mine, theirs in zip(steps, eager["steps"]):
+        assert mine["grad_in"][0]["data"] == theirs["grad_in"][0]["data"]
+        mine_sent = [g["data"] for g in mine["grad_out"] if g]
+        theirs_sent = [g["data"] for g in theirs["grad_out"] if g]
+        # (matmul's vjp sends x a gradient too in the trace; eager sends it None)
+        assert mine_sent[len(mine_sent) - len(theirs_sent):] == theirs_sent
+        if mine["op"] != "AccumulateGrad":
+            # a step lights the nodes of its vjp, all linked to the forward node it differentiates
+            assert mine["nodes"] and mine["node"] == mine["nodes"][-1]
+            assert all(bwd[n]["forward_node"] == mine["forward_node"] for n in mine["nodes"])
+            assert mine["rule"] and fwd[mine["forward_node"]]["op"] == mine["forward_op"]
+    add = next(s for s in steps if s["op"] == "AddBackward0")
+    mm = next(s for s in steps if s["op"] == "MmBackward0")
+    assert add["targets"] == [mm["node"], "output"]          # on to matmul's vjp, and to b (a graph output)
+    assert [fwd[s["forward_node"]]["name"] for s in static["steps"] if s["op"] == "AccumulateGrad"] == \
+        ["captured_1", "x", "captured_0"]                    # b's gradient complete first, as in eager

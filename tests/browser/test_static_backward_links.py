@@ -1,0 +1,60 @@
+"""A captured graph's backward is linked to its forward as an eager one is: hovering a backward node
+lights the forward node it differentiates, and the stepper walks the static backward one vjp at a
+time (all the IR nodes of that vjp lit, with the forward node), on a real compiled training step."""
+import pytest
+
+from tests.browser.conftest import open_page, shot
+from tests.browser.test_identity import lit, switch
+from tests.browser.test_static_views import graph, load_example
+
+pytestmark = pytest.mark.browser
+
+
+def classed(page, view, cls):
+    return set(page.eval_on_selector_all(f"{view} g.node.{cls}", "gs => gs.map(g => g.id)"))
+
+
+def open_compiled_step(page):
+    """The compile_backward fixture, its compiled (static) graph picked; its record and that graph."""
+    open_page(page)
+    record = load_example(page, "compile_backward")
+    static = graph(record, capture="compile")
+    page.select_option("#graph-pick", static["id"])
+    return record, static
+
+
+def test_hovering_a_static_backward_node_lights_the_forward_node_it_differentiates(page):
+    record, static = open_compiled_step(page)
+    tanh = next(n["id"] for n in static["forward"]["nodes"] if n["op"] == "tanh")
+    tanh_back = next(n["id"] for n in static["backward"]["nodes"] if n["op"] == "tanh_backward")
+    switch(page, "backward")
+    page.wait_for_selector(f"#view-backward g.node[id='{tanh_back}']")
+    page.hover(f"#view-backward g.node[id='{tanh_back}']")
+    assert lit(page, "#view-forward") == {tanh}
+    assert lit(page, "#view-backward") == {tanh_back}
+    # and back: a forward node lights every backward node of its vjp
+    switch(page, "forward")
+    mul = next(n for n in static["forward"]["nodes"] if n["op"] == "mul" and n["line"] == 5)
+    partners = {n["id"] for n in static["backward"]["nodes"] if n.get("forward_node") == mul["id"]}
+    page.hover(f"#view-forward g.node[id='{mul['id']}']")
+    assert len(partners) > 1 and lit(page, "#view-backward") == partners
+
+
+def test_the_stepper_walks_a_static_backward_lighting_each_vjp_and_its_forward_node(page):
+    record, static = open_compiled_step(page)
+    page.evaluate("window.dagscope.select('step')")
+    page.wait_for_selector("#view-step-backward g.node.current")
+    steps = static["steps"]
+    assert [s["op"] for s in steps][:3] == ["SumBackward0", "MulBackward0", "TanhBackward0"]
+    i = next(k for k, s in enumerate(steps) if s["op"] == "MulBackward0")
+    page.evaluate(f"window.dagscope.step({i})")
+    assert classed(page, "#view-step-backward", "current") == set(steps[i]["nodes"]) and len(steps[i]["nodes"]) == 3
+    assert classed(page, "#view-step-forward", "current") == {steps[i]["forward_node"]}
+    assert classed(page, "#view-step-backward", "done") == set(steps[0]["nodes"])
+    detail = page.inner_text("#step-detail")
+    assert "MulBackward0" in detail and "grad_a = grad * b" in detail
+    shot(page, "static_backward_step")
+    # a backward node clicked in the stepper moves it to the step of the vjp that made it
+    tanh = next(k for k, s in enumerate(steps) if s["op"] == "TanhBackward0")
+    page.click(f"#view-step-backward g.node[id='{steps[tanh]['nodes'][0]}']")
+    assert classed(page, "#view-step-forward", "current") == {steps[tanh]["forward_node"]}
