@@ -27,6 +27,14 @@ export function interleaveOutput(record) {
   return pieces;
 }
 
+// The user's lines that Python warnings on stderr point at (`<dagscope>:12: UserWarning: ...`),
+// for the editor's warning marks.
+export function stderrWarningLines(record) {
+  const text = typeof record?.stderr === "string" ? record.stderr : "";
+  const lines = [...text.matchAll(/^<dagscope>:(\d+): \w*(?:Warning|Error)\b/gm)].map((m) => Number(m[1]));
+  return [...new Set(lines)];
+}
+
 // `<dagscope>:12: UserWarning: ...` names a line of the user's code: make it a link to that line.
 function linkUserLines(escaped) {
   return escaped.replace(/&lt;dagscope&gt;:(\d+):/g, (_, n) =>

@@ -85,3 +85,12 @@ def test_interleave_counts_python_characters_and_survives_odd_records(page):
         [["stdout", "a"], ["stderr", "c"], ["stdout", "b"], ["stderr", "d"]],
         [],
     ]
+
+
+def test_warning_lines_for_the_editor_marks(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/output.js');
+        return [m.stderrWarningLines({stderr: '<dagscope>:6: UserWarning: a\\n  y = x.T\\n<dagscope>:8: TracerWarning: b\\n'
+                                              + '  <dagscope>:9: UserWarning: not at a line start\\n<dagscope>:6: UserWarning: c\\n'}),
+                m.stderrWarningLines({stderr: 'progress <dagscope>:3: x\\n'}), m.stderrWarningLines({})];""")
+    assert out == [[6, 8], [], []]
