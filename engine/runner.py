@@ -212,13 +212,14 @@ def _exit_error(exc: SystemExit) -> dict | None:
     return error
 
 
-def _output_limit_error(stdout: BoundedStream, stderr: BoundedStream) -> dict:
-    cut = [stream.name for stream in (stdout, stderr) if stream.truncated]
-    where = " and to ".join(cut)
-    message = (f"the program wrote more than {stdout.limit} characters to {where}; the rest was cut"
-               if cut != ["stdout"] else f"the program printed more than {stdout.limit} characters; the rest was cut")
-    if "stderr" in cut:
-        message += " (stderr holds Python's warnings and what the program wrote to sys.stderr)"
+def _output_limit_error(streams: list[BoundedStream]) -> dict:
+    cut = [stream for stream in streams if stream.truncated]
+    if [stream.name for stream in cut] == ["stdout"]:
+        message = f"the program printed more than {cut[0].limit} characters; the rest was cut"
+    else:
+        too_much = " and ".join(f"more than {stream.limit} characters to {stream.name}" for stream in cut)
+        message = (f"the program wrote {too_much}; the rest was cut (stderr holds Python's warnings "
+                   "and what the program wrote to sys.stderr)")
     return {"kind": "output_limit", "type": None, "line": None, "traceback": "", "message": message}
 
 
@@ -254,7 +255,7 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved_in, saved_out, saved_err
     if error is None and (stdout.truncated or stderr.truncated):
-        error = _output_limit_error(stdout, stderr)
+        error = _output_limit_error([stdout, stderr])
     try:
         graphs = recorder.finish(namespace)
     except Exception as exc:  # noqa: BLE001 - a recording bug must not hide the user's output
