@@ -33,6 +33,9 @@ PREIMPORT = [
     "engine.codegen.cc", "engine.codegen.loader", "engine.codegen.executor",
     "math", "random", "collections", "itertools", "functools", "dataclasses", "typing", "copy",
     "re", "json", "traceback", "linecache", "inspect", "ast", "textwrap", "statistics", "time",
+    # standard modules a lesson may import that are not loaded yet: a run cannot load new
+    # bytecode (marshal is refused), so they are loaded here (logging writes to the run's stderr)
+    "logging", "pprint", "string", "timeit",
 ]
 MAX_REQUEST_BYTES = 4 << 20
 

@@ -16,6 +16,15 @@ def test_a_warning_arrives_on_stderr_not_stdout(sandbox_run):
     assert record["output_order"] == [["stderr", len(record["stderr"])], ["stdout", len(record["stdout"])]]
 
 
+def test_logging_goes_to_stderr_in_order(sandbox_run):
+    record = sandbox_run("import logging\nprint('a')\nlogging.warning('careful')\nprint('b')")
+    assert record["stdout"] == "a\nb\n" and record["stderr"] == "WARNING:root:careful\n"
+    assert record["output_order"] == [["stdout", 2], ["stderr", 21], ["stdout", 2]]
+    record = sandbox_run("import logging\nlogging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
+                         "logging.info('step 1')")
+    assert record["ok"] and record["stderr"] == "INFO step 1\n"
+
+
 def test_a_warning_flood_hits_the_output_limit(sandbox_run):
     record = sandbox_run("import warnings\nfor i in range(200_000):\n    warnings.warn('w' * 50 + str(i))\nprint('end')")
     assert record["error"]["kind"] == "output_limit", record["error"]
@@ -45,3 +54,9 @@ def test_the_parent_drops_an_output_order_that_does_not_fit_the_text():
 def test_a_record_without_stderr_gets_an_empty_one():
     record = _judged({"ok": True, "stdout": "hi\n", "error": None, "graphs": []})
     assert record["stderr"] == "" and record["output_order"] == []
+
+
+def test_standard_modules_a_lesson_imports_are_loaded_in_advance(sandbox_run):
+    record = sandbox_run("import timeit, pprint, string\nprint(timeit.timeit('1 + 1', number=10) >= 0)\n"
+                         "pprint.pprint({'a': 1})\nprint(string.ascii_lowercase[:3])")
+    assert record["ok"] and record["stdout"] == "True\n{'a': 1}\nabc\n"
