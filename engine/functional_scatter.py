@@ -47,8 +47,7 @@ def _moments(name: str, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):         # var_mean(x, False): the legacy positional `unbiased`
         dim, unbiased = None, dim
     if input.array.dtype.kind != "f":
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {_type_word(input)}")
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     dims = _dims(dim)
     spread = apply(name[:3], input, dim=dims, correction=_correction(unbiased, correction), keepdim=keepdim)
     mean = apply("mean", input, dim=dims, keepdim=keepdim)
