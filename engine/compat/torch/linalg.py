@@ -38,7 +38,7 @@ def matrix_norm(x, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     """'fro': the vector 2-norm of the matrix; 1/-1: max/min column sum of |A|; inf/-inf: max/min row sum."""
     _check_input("matrix_norm", x)
     if x.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     rows, cols = _matrix_dims(x, dim)
     if dtype is not None:
         x = x.to(dtype)
