@@ -296,7 +296,7 @@ def _integer_widened(dtype: np.dtype) -> np.dtype:
 
 
 def _prod_forward(x, dim=None, keepdim=False):
-    axis = None if dim is None else normalize_dims(dim, x.ndim)[0]
+    axis = None if dim is None or x.ndim == 0 else normalize_dims(dim, x.ndim)[0]
     return np.prod(x, axis=axis, keepdims=keepdim, dtype=_integer_widened(x.dtype))
 
 
@@ -329,7 +329,7 @@ def _exclusive_products(x, axis):
 
 
 def _prod_others_forward(x, dim=None):
-    if dim is None:
+    if dim is None or x.ndim == 0:
         return _exclusive_products(x.reshape(-1), 0).reshape(x.shape)
     return _exclusive_products(x, normalize_dims(dim, x.ndim)[0])
 
@@ -338,7 +338,7 @@ def _prod_others_vjp(F, g, x, out, dim=None):
     """d out_i / d x_k = product of x_j over j not in {i, k} (0 for k = i). Row i of a matrix that is x
     with x_i replaced by 1 has exactly those products as its own prod_others: an n x n pass, which only a
     second derivative of prod runs (PyTorch's double backward of prod is quadratic as well)."""
-    if dim is None:
+    if dim is None or len(x.shape) == 0:
         flat = F.reshape(x, shape=(-1,))
         grad = _prod_others_vjp(F, F.reshape(g, shape=(-1,)), flat, None, dim=0)[0]
         return (F.reshape(grad, shape=tuple(x.shape)),)
