@@ -12,7 +12,8 @@ import engine.compat.torch as torch
 from engine.autograd import run_backward
 from engine.errors import UnsupportedError
 from engine.ops import OPS
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
+from op_cases import CASES
 from test_ops_gradcheck import finite_difference
 
 
@@ -229,3 +230,40 @@ def test_values_and_gradients_match_real_pytorch(real_torch, expr):
         assert (mine is None) == (real is None)
         if real is not None:
             np.testing.assert_allclose(mine.numpy(), real.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- every op case of the new ops against real PyTorch: values, gradients, grad_fn names ------------------
+
+def _torch_prod(lib, x, dim=None, keepdim=False):
+    return lib.prod(x) if dim is None else lib.prod(x, dim, keepdim=keepdim)
+
+
+def _torch_cumsum(lib, x, dim, reverse=False):
+    return lib.cumsum(x.flip(dim), dim).flip(dim) if reverse else lib.cumsum(x, dim)
+
+
+_ORACLE = {
+    "prod": _torch_prod,
+    "cumsum": _torch_cumsum,
+    "scatter": lambda lib, x, index, src, dim: lib.scatter(x, dim, index, src),
+    "scatter_value": lambda lib, x, index, dim, value: lib.scatter(x, dim, index, value),
+    "scatter_add": lambda lib, x, index, src, dim: lib.scatter_add(x, dim, index, src),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,case", [pytest.param(n, c, id=f"{n}-{i}") for n in _ORACLE
+                                       for i, c in enumerate(CASES[n])])
+def test_op_cases_match_real_pytorch(real_torch, name, case):
+    ours_in = [Tensor(a.copy(), requires_grad=i in case.diff) for i, a in enumerate(case.inputs)]
+    theirs_in = [real_torch.tensor(a.copy(), requires_grad=i in case.diff) for i, a in enumerate(case.inputs)]
+    ours = apply(name, *ours_in, **case.attrs)
+    theirs = _ORACLE[name](real_torch, *theirs_in, **case.attrs)
+    np.testing.assert_allclose(ours.array, theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+    weights = np.random.default_rng(3).standard_normal(ours.array.shape)
+    grads = run_backward([ours], [weights], inputs=[ours_in[i] for i in case.diff])
+    (theirs * real_torch.tensor(weights)).sum().backward()
+    for i, g in zip(case.diff, grads):
+        np.testing.assert_allclose(g.array, theirs_in[i].grad.numpy(), rtol=1e-10, atol=1e-12)
+    if not case.attrs.get("reverse"):
+        assert ours.grad_fn.name == type(theirs.grad_fn).__name__
