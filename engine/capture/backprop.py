@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ir.graph import CALL, COND, PLACEHOLDER, Graph
+from engine.ir.graph import CALL, COND, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import evaluate
 from engine.ops.registry import OPS
 
 MAX_STEPS = 2000                 # a larger backward is drawn, but not stepped through
+# A while_loop's backward replays its iterations (quadratic in their number: engine.autodiff._while_vjp),
+# so a graph whose loops ran longer is not evaluated just to show its steps.
+MAX_LOOP_ITERATIONS = 64
 _CONTROL_RULES = {COND: "grad = the vjp of the branch that ran (the backward cond takes the same branch)",
                   "while_loop": "grad = the body's vjp applied once per iteration, last iteration first"}
 
@@ -26,7 +29,7 @@ def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
     (placeholder order); [] when there are too many to show."""
     from engine.record import tensor_json
     joint = backward.joint
-    if joint is None or len(joint.steps) > MAX_STEPS:
+    if joint is None or len(joint.steps) > MAX_STEPS or not _loops_are_short(forward, inputs):
         return []
     seeds = [np.ones(tuple(v.shape), v.dtype) for v in forward.outputs]
     env = evaluate(joint.graph, list(inputs) + seeds)
@@ -72,6 +75,22 @@ def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
                           "op": "AccumulateGrad", "rule": "leaf.grad += grad",
                           "grad_in": [value(wrt[leaf].id)], "grad_out": [], "targets": []})
     return steps
+
+
+def _loops_are_short(forward: Graph, inputs: list) -> bool:
+    """No loop inside a sub-graph, and every top-level while_loop ran at most MAX_LOOP_ITERATIONS
+    times on these inputs."""
+    from engine.capture.calls import replayed
+    if any(_has_loop(s) for n in forward.nodes for s in n.subgraphs.values()):
+        return False
+    if not any(n.kind == WHILE for n in forward.nodes):
+        return True
+    return all(b["iterations"] <= MAX_LOOP_ITERATIONS for b in replayed(forward, inputs).branches
+               if b["kind"] == "while")
+
+
+def _has_loop(graph: Graph) -> bool:
+    return any(n.kind == WHILE or any(_has_loop(s) for s in n.subgraphs.values()) for n in graph.nodes)
 
 
 def _step_name(node) -> str:

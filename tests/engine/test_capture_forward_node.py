@@ -156,3 +156,19 @@ def test_a_captured_backward_steps_as_the_eager_backward_of_the_same_function(ru
     assert add["targets"] == [mm["node"], "output"]          # on to matmul's vjp, and to b (a graph output)
     assert [fwd[s["forward_node"]]["name"] for s in static["steps"] if s["op"] == "AccumulateGrad"] == \
         ["captured_1", "x", "captured_0"]                    # b's gradient complete first, as in eager
+
+
+@pytest.mark.parametrize("start, stepped", [(4.0, True), (1e30, False)])
+def test_a_loop_is_stepped_through_only_when_it_ran_a_few_times(run, start, stepped):
+    # halving 1e30 down to 1 takes ~100 iterations: its backward would replay them quadratically
+    rec = run("import tensorflow as tf\n\n@tf.function\ndef halve(x):\n    while tf.reduce_max(x) > 1.0:\n"
+              f"        x = x / 2.0\n    return tf.reduce_sum(x * x)\n\ny = halve(tf.constant([{start}, 1.0]))\n")
+    assert rec["ok"], rec["error"]
+    (graph,) = [g for g in rec["graphs"] if g["capture"] == "function"]
+    check_links(graph)
+    assert bool(graph["steps"]) == stepped
+    if stepped:
+        loop = next(s for s in graph["steps"] if s["forward_op"] == "while_loop")
+        # d/dx of sum((x / 4)^2) at x = [4, 1]: x / 8
+        assert next(s for s in graph["steps"] if s["op"] == "AccumulateGrad")["grad_in"][0]["data"] == [0.5, 0.125]
+        assert loop["grad_out"][0]["data"] == [0.5, 0.125]
