@@ -57,6 +57,10 @@ def test_output_interleaves_stdout_and_stderr_in_order(page):
     assert english_left(page, "output") == []
     assert "警告和写到 sys.stderr 的内容" in page.inner_text("#panel-output .stream-legend")
     shot(page, "zh-CN_output_stderr")
+    page.click("#present")                       # projector mode: stderr stays apart and legible
+    page.wait_for_function("document.body.classList.contains('present')")
+    assert page.eval_on_selector("#panel-output .stream-stderr", "e => getComputedStyle(e).fontWeight") == "600"
+    shot(page, "zh-CN_output_stderr_present")
 
 
 def test_a_run_without_stderr_has_no_legend(page):
