@@ -85,6 +85,15 @@ def replayed(graph, arrays: list) -> CallTrail:
     return trail
 
 
+def replayed_branches(graph, arrays: list) -> list | None:
+    """`replayed(...).branches`, or None (unknown) if the replay fails: recording must never break
+    the user's call."""
+    try:
+        return replayed(graph, arrays).branches
+    except Exception:  # noqa: BLE001 - e.g. a runaway loop: the branches stay unknown
+        return None
+
+
 def run(site, graph, inputs: list, arguments: list, results: int | None = None) -> list:
     """Run a captured graph op by op (engine.capture.common.run_eager) on `inputs` (placeholder
     order) and, when `site` records this call, record it: `arguments` are the inputs that are the
@@ -197,7 +206,7 @@ class _Call:
         self.held_inputs = [_Held(t) for t in inputs]
         self.held_outputs = [_Held(t) for t in outputs]
         self.inputs = self.outputs = None          # the arrays, read when summarized
-        self.replay = (replay[0], [_Held(t) for t in replay[1]]) if trail is None else None
+        self.replay = (replay[0], [_Held(t) for t in replay[1]]) if trail is None and replay else None
         self.branches = trail.branches if trail is not None else None
         self.checks = [frozen_check(f, was, trail.values[f["node"]]) for f, was in frozen
                        if trail is not None and f["node"] in trail.values]
@@ -208,7 +217,7 @@ class _Call:
         self.replay = None
         arrays = [h.value() for h in held]
         if all(a is not None for a in arrays):
-            self.branches = replayed(graph, arrays).branches
+            self.branches = replayed_branches(graph, arrays)
 
     def summarize(self) -> dict:
         if self.summary is None:
@@ -250,10 +259,12 @@ class CallSite:
         sight, `replay`: (graph, every input Tensor in placeholder order) to find the trail from.
         A call kept among the first is replayed now (a training loop changes its parameters in
         place right after); a later one only if it turns out to be the last."""
-        if trail is None and replay is not None and len(self.first) < MAX_FIRST_CALLS:
-            trail = replayed(replay[0], [t.array for t in replay[1]])
-        elif trail is None and replay is None:
+        if trail is None and replay is None:
             trail = CallTrail()
+        elif trail is None and len(self.first) < MAX_FIRST_CALLS:
+            trail = CallTrail()
+            trail.branches = replayed_branches(replay[0], [t.array for t in replay[1]])
+            replay = None
         call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen, replay)
         self.total += 1
         self.entry["calls_total"] = self.total

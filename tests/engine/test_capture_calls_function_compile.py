@@ -139,3 +139,16 @@ def test_timing_a_compiled_function_does_not_count_as_calls_of_what_it_calls(run
     (trace,) = graphs(rec, "trace")
     assert trace["calls_total"] == 1 and trace["calls"][0]["line"] == 10
     assert graphs(rec, "compile")[0]["calls_total"] == 1
+
+
+def test_a_replay_that_fails_leaves_the_branches_unknown_and_the_call_working(run, monkeypatch):
+    from engine.capture import calls
+
+    def broken(graph, arrays):
+        raise RuntimeError("replay failed")
+    monkeypatch.setattr(calls, "replayed", broken)
+    rec = run(COMPILE_SIGN + "print(c(torch.full((2,), -5.0)).tolist())\n")
+    assert rec["ok"], rec["error"]
+    assert rec["stdout"] == "[-6.0, -6.0]\n"
+    (comp,) = graphs(rec, "compile")
+    assert comp["calls_total"] == 7 and all(c["branches"] is None for c in comp["calls"])
