@@ -58,3 +58,35 @@ def test_the_stepper_walks_a_static_backward_lighting_each_vjp_and_its_forward_n
     tanh = next(k for k, s in enumerate(steps) if s["op"] == "TanhBackward0")
     page.click(f"#view-step-backward g.node[id='{steps[tanh]['nodes'][0]}']")
     assert classed(page, "#view-step-forward", "current") == {steps[tanh]["forward_node"]}
+
+
+COMPILED_CALLS = """import torch
+
+
+def g(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+c = torch.compile(g)
+for v in [1.0, -1.0, 2.0, -2.0, 3.0, -3.0]:
+    y = c(torch.full((2,), v))
+"""
+
+
+def test_the_static_tab_lists_a_compiled_functions_calls_with_the_branch_each_took(page):
+    open_page(page)
+    page.evaluate("c => window.dagscope.setCode(c)", COMPILED_CALLS)
+    record = page.evaluate("() => window.dagscope.run()")
+    compiled = graph(record, capture="compile")
+    assert compiled["calls_total"] == 6
+    page.evaluate("window.dagscope.select('static')")
+    page.click(f"#panel-static .chip[data-g='{compiled['id']}']")
+    page.wait_for_selector("#panel-static .calls-table tr.call")
+    rows = page.eval_on_selector_all("#panel-static .calls-table tr.call", "rs => rs.map(r => r.innerText)")
+    assert len(rows) == 5                                   # the first 4 and the last
+    assert "then" in rows[0].lower() and "else" in rows[1].lower() and "else" in rows[4].lower()
+    assert "6" in page.inner_text("#panel-static .calls h4")
+    page.locator("#panel-static .calls").scroll_into_view_if_needed()
+    shot(page, "static_compiled_calls")
