@@ -11,7 +11,8 @@ values, as autograd saves tensors) and the incoming gradients. A `cond` is diffe
 Every backward node made while differentiating a forward node remembers it (`forward_of`: backward
 node id -> forward node id, as an eager backward node knows its forward partner), so the run record
 can link a captured graph's backward to its forward. Nodes of no forward node's vjp — the incoming
-gradients, a zero gradient for an input nothing reached — have no entry.
+gradients, a zero gradient for an input nothing reached — have no entry. The joint graph also logs
+what each vjp received and sent (`steps`), which the run record turns into backprop steps.
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def _accumulate(g: Graph, grads: dict, v: Value, grad: Value | None, needs: set 
 
 
 def _id_number(node_id: str) -> int | None:
+    """7 for "%7"; None for an id the counter did not give ("output")."""
     return int(node_id[1:]) if node_id.startswith("%") and node_id[1:].isdigit() else None
 
 
