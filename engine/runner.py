@@ -243,8 +243,9 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     namespace: dict = {}
     if error is None:
         namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
-        saved_in, saved_out, saved_err = sys.stdin, sys.stdout, sys.stderr
-        sys.stdin, sys.stdout, sys.stderr = NoInput(), stdout, stderr
+        # sys.__stdout__/__stderr__ too: in a terminal, print(file=sys.__stderr__) shows as well
+        saved = sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__
+        sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = NoInput(), stdout, stderr, stdout, stderr
         try:
             with python_warnings(stderr), compat.installed(), use_recorder(recorder):
                 exec(compiled, namespace)
@@ -253,7 +254,7 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         except BaseException as exc:  # noqa: BLE001 - every user failure becomes a record
             error = _runtime_error(exc)
         finally:
-            sys.stdin, sys.stdout, sys.stderr = saved_in, saved_out, saved_err
+            sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = saved
     if error is None and (stdout.truncated or stderr.truncated):
         error = _output_limit_error([stdout, stderr])
     try:

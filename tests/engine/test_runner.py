@@ -106,6 +106,14 @@ def test_print_to_sys_stderr_is_stderr_and_keeps_its_place(run):
     assert rec["output_order"] == [["stdout", 2], ["stderr", 10], ["stdout", 2]]
 
 
+def test_the_original_streams_are_the_runs_too(run):
+    import sys
+    before = (sys.__stdout__, sys.__stderr__)
+    rec = run("import sys\nprint('o', file=sys.__stdout__)\nprint('e', file=sys.__stderr__)")
+    assert rec["stdout"] == "o\n" and rec["stderr"] == "e\n"
+    assert (sys.__stdout__, sys.__stderr__) == before
+
+
 def test_a_trace_warning_goes_to_stderr_and_stays_in_the_graph(run):
     rec = run("import torch\ndef f(x):\n    if x.sum() > 0:\n        return x * 2\n    return x\n"
               "g = torch.jit.trace(f, torch.ones(2))\nprint('traced')")
