@@ -54,6 +54,13 @@ def test_the_stepper_walks_a_static_backward_lighting_each_vjp_and_its_forward_n
     detail = page.inner_text("#step-detail")
     assert "MulBackward0" in detail and "grad_a = grad * b" in detail
     shot(page, "static_backward_step")
+    # add's vjp passes its gradient on unchanged: no backward node of its own, its forward node lit
+    add = next(k for k, s in enumerate(steps) if s["op"] == "AddBackward0")
+    assert steps[add]["nodes"] == [] and steps[add]["node"] is None
+    page.evaluate(f"window.dagscope.step({add})")
+    assert classed(page, "#view-step-backward", "current") == set()
+    assert classed(page, "#view-step-forward", "current") == {steps[add]["forward_node"]}
+    assert "AddBackward0" in page.inner_text("#step-detail")
     # a backward node clicked in the stepper moves it to the step of the vjp that made it
     tanh = next(k for k, s in enumerate(steps) if s["op"] == "TanhBackward0")
     page.click(f"#view-step-backward g.node[id='{steps[tanh]['nodes'][0]}']")
