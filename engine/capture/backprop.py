@@ -10,13 +10,16 @@ on); a vjp that only passes its gradient on (`add`'s) makes none, and its `node`
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from engine.ir.graph import CALL, COND, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import evaluate
 from engine.ops.registry import OPS
 
-MAX_STEPS = 2000                 # a larger backward is drawn, but not stepped through
+MAX_STEPS = 1000                 # a larger backward is drawn, but not stepped through
+MAX_STEPS_BYTES = 1_500_000      # their share of the run record (the sandbox drops whole graphs past its budget)
 # A while_loop's backward replays its iterations (quadratic in their number: engine.autodiff._while_vjp),
 # so a graph whose loops ran longer is not evaluated just to show its steps.
 MAX_LOOP_ITERATIONS = 64
@@ -26,7 +29,8 @@ _CONTROL_RULES = {COND: "grad = the vjp of the branch that ran (the backward con
 
 def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
     """Steps of `backward` (engine.autodiff.Backward of `forward`) for these input arrays
-    (placeholder order); [] when there are too many to show."""
+    (placeholder order); [] when there are too many to show; StepsTooLarge when their values would
+    take too much of the run record."""
     from engine.record import tensor_json
     joint = backward.joint
     if joint is None or len(joint.steps) > MAX_STEPS or not _loops_are_short(forward, inputs):
@@ -74,7 +78,15 @@ def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
             steps.append({"index": len(steps), "node": "output", "nodes": ["output"], "forward_node": leaf,
                           "op": "AccumulateGrad", "rule": "leaf.grad += grad",
                           "grad_in": [value(wrt[leaf].id)], "grad_out": [], "targets": []})
+    size = len(json.dumps(steps, default=str))
+    if size > MAX_STEPS_BYTES:
+        raise StepsTooLarge(f"{len(steps)} steps would take {size / 1e6:.1f} MB of the run record "
+                            f"(at most {MAX_STEPS_BYTES / 1e6:.1f} MB)")
     return steps
+
+
+class StepsTooLarge(Exception):
+    """The steps' gradients would crowd the run record's budget: the record says so instead."""
 
 
 def _loops_are_short(forward: Graph, inputs: list) -> bool:

@@ -172,3 +172,13 @@ def test_a_loop_is_stepped_through_only_when_it_ran_a_few_times(run, start, step
         # d/dx of sum((x / 4)^2) at x = [4, 1]: x / 8
         assert next(s for s in graph["steps"] if s["op"] == "AccumulateGrad")["grad_in"][0]["data"] == [0.5, 0.125]
         assert loop["grad_out"][0]["data"] == [0.5, 0.125]
+
+
+def test_steps_that_would_crowd_the_run_record_are_left_out_with_a_note(run, monkeypatch):
+    from engine.capture import backprop
+    monkeypatch.setattr(backprop, "MAX_STEPS_BYTES", 2000)
+    rec = run(EAGER_AND_TRACED)
+    assert rec["ok"], rec["error"]
+    static = next(g for g in rec["graphs"] if g["capture"] == "trace")
+    assert static["steps"] == [] and static["backward"]["nodes"]
+    assert any(w.startswith("no backprop steps: StepsTooLarge: 8 steps would take") for w in static["warnings"])
