@@ -16,15 +16,16 @@ __all__ = ["cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatt
            "scatter_", "scatter_add_", "index_put_"]
 
 
-def _cast(input: Tensor, dtype) -> Tensor:
-    """dtype= of cumsum and prod: the input is converted first, as PyTorch's kernels do."""
-    return input if dtype is None else input.to(dtype)
+def _dtype_attr(dtype) -> dict:
+    """dtype= of cumsum and prod as the op's attribute (a numpy dtype name); none when not given."""
+    from engine.compat.torch_dtypes import to_numpy
+    return {} if dtype is None else {"dtype": to_numpy(dtype).name}
 
 
 def cumsum(input, dim=None, *, dtype=None):
     if dim is None:
         raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
-    return apply("cumsum", _cast(input, dtype), dim=_dim(int(dim), input.ndim))
+    return apply("cumsum", input, dim=_dim(int(dim), input.ndim), **_dtype_attr(dtype))
 
 
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
@@ -33,7 +34,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
                         "but expected one of: (Tensor input, *, torch.dtype dtype = None) or (Tensor input, int dim, "
                         "bool keepdim = False, *, torch.dtype dtype = None)")
     dims = None if dim is None else _dim(int(dim), input.ndim)
-    return apply("prod", _cast(input, dtype), dim=dims, keepdim=bool(keepdim) if dims is not None else False)
+    return apply("prod", input, dim=dims, keepdim=bool(keepdim) if dims is not None else False, **_dtype_attr(dtype))
 
 
 def unbind(input, dim: int = 0):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from engine.ops.elementwise import dtype_name
 from engine.ops.registry import NN, REDUCE, OpDef, Spec, register
 from engine.ops.shapes import normalize_dims, reduced_shape, sum_to_axes
 
@@ -295,23 +296,34 @@ def _integer_widened(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.kind == "f" else np.dtype(np.int64)
 
 
-def _prod_forward(x, dim=None, keepdim=False):
+def _result_dtype(x, dtype) -> np.dtype:
+    """The dtype= a caller gave (a dtype name: the input is converted to it first), else the widened one."""
+    return np.dtype(dtype) if dtype is not None else _integer_widened(x.dtype)
+
+
+def _back_to_input_dtype(F, grad, x, dtype):
+    """With dtype= the op computed in another dtype than x's: its gradient is converted back to x's."""
+    return grad if dtype is None or dtype == dtype_name(x) else F.to_dtype(grad, dtype=dtype_name(x))
+
+
+def _prod_forward(x, dim=None, keepdim=False, dtype=None):
     axis = None if dim is None or x.ndim == 0 else normalize_dims(dim, x.ndim)[0]
-    return np.prod(x, axis=axis, keepdims=keepdim, dtype=_integer_widened(x.dtype))
+    return np.prod(x.astype(_result_dtype(x, dtype), copy=False), axis=axis, keepdims=keepdim)
 
 
-def _prod_vjp(F, g, x, out, dim=None, keepdim=False):
+def _prod_vjp(F, g, x, out, dim=None, keepdim=False, dtype=None):
     # PyTorch's prod_safe_zeros_backward: grad times the product of the *other* elements, formed from
     # exclusive products on both sides, so exact with one zero or many (never result / x).
-    return (F.mul(_expand_back(F, g, x, dim, keepdim), F.prod_others(x, dim=dim)),)
+    grad = F.mul(_expand_back(F, g, x, dim, keepdim), F.prod_others(x, dim=dim))
+    return (_back_to_input_dtype(F, grad, x, dtype),)
 
 
 register(OpDef(
     "prod", NN, _prod_forward,
-    lambda x, dim=None, keepdim=False: Spec(reduced_shape(x.shape, dim, keepdim), _integer_widened(x.dtype)),
-    _prod_vjp, lambda x, dim=None, keepdim=False: "ProdBackward0" if dim is None else "ProdBackward1",
+    lambda x, dim=None, keepdim=False, dtype=None: Spec(reduced_shape(x.shape, dim, keepdim), _result_dtype(x, dtype)),
+    _prod_vjp, lambda x, dim=None, keepdim=False, dtype=None: "ProdBackward0" if dim is None else "ProdBackward1",
     "prod(x, dim): x_1 * x_2 * ... * x_n", "grad_x_i = grad * (product of every x_j with j != i) — exact "
-    "at zeros: one zero gets the product of the others, every other element 0", attrs=("dim", "keepdim"),
+    "at zeros: one zero gets the product of the others, every other element 0", attrs=("dim", "keepdim", "dtype"),
     saves=(0,)))
 
 
@@ -358,23 +370,25 @@ register(OpDef(
     "grad_x_k = sum over i != k of grad_i * (product of x_j with j not in {i, k})", attrs=("dim",), saves=(0,)))
 
 
-def _cumsum_forward(x, dim, reverse=False):
+def _cumsum_forward(x, dim, reverse=False, dtype=None):
+    result = _result_dtype(x, dtype)
     if x.ndim == 0:
         normalize_dims(dim, 0)                    # (checks the dim: a 0-d tensor takes 0 or -1)
-        return x.astype(_integer_widened(x.dtype))
+        return x.astype(result)
     axis = normalize_dims(dim, x.ndim)[0]
     if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=_integer_widened(x.dtype)), axis)
-    return np.cumsum(x, axis=axis, dtype=_integer_widened(x.dtype))
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=result), axis)
+    return np.cumsum(x, axis=axis, dtype=result)
 
 
 register(OpDef(
     "cumsum", NN, _cumsum_forward,
-    lambda x, dim, reverse=False: Spec(tuple(x.shape), _integer_widened(x.dtype)),
+    lambda x, dim, reverse=False, dtype=None: Spec(tuple(x.shape), _result_dtype(x, dtype)),
     # (the gradient of a running sum is the running sum of grad taken from the other end)
-    lambda F, g, x, out, dim, reverse=False: (F.cumsum(g, dim=dim, reverse=not reverse),),
+    lambda F, g, x, out, dim, reverse=False, dtype=None: (
+        _back_to_input_dtype(F, F.cumsum(g, dim=dim, reverse=not reverse), x, dtype),),
     # PyTorch computes cumsum's backward as grad.flip(dim).cumsum(dim).flip(dim): its last node is a flip
-    lambda x, dim, reverse=False: "FlipBackward0" if reverse else "CumsumBackward0",
+    lambda x, dim, reverse=False, dtype=None: "FlipBackward0" if reverse else "CumsumBackward0",
     "out_i = x_1 + ... + x_i along `dim` (reverse: x_i + ... + x_n)",
     "grad_x_i = grad_i + ... + grad_n (the running sum of grad from the other end)",
-    attrs=("dim", "reverse"), saves=()))
+    attrs=("dim", "reverse", "dtype"), saves=()))
