@@ -4,12 +4,15 @@ with the IR's reference interpreter; each new lowering is recorded as a static g
 `run(fetches, feed_dict)` prunes the graph to what the fetches depend on (as TensorFlow does), turns
 fed tensors into IR placeholders with the fed values' concrete shapes, lowers every other op with
 its lowering (the same one eager mode runs), and caches the IR per (fetches, feed shapes), so a
-training loop calling `sess.run` 10,000 times lowers and records its graph once.
+training loop calling `sess.run` 10,000 times lowers and records its graph once. Its runs are the
+recorded graph's calls (engine/capture/calls.py: the first few and the last, with what was fed and
+fetched), as a captured function's calls are.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from engine.capture import calls
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
 from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation, reaches
@@ -31,6 +34,7 @@ class _Lowered:
         self.providers = providers  # per IR input, in order: ("feed", tensor) | ("sample", op) | ("variable", var)
         self.n_fetched = n_fetched  # the first outputs answer the fetches
         self.assigned = assigned    # (variable, output index): new values of the assign ops that ran
+        self.calls = None           # engine.capture.calls.CallSite once the graph is recorded
 
 
 class Session:
@@ -131,10 +135,13 @@ class Session:
             fresh = True
         else:
             fresh = False
-        env = interpreter.evaluate(lowered.ir, [self._provide(p, feeds) for p in lowered.providers])
+        provided = [self._provide(p, feeds) for p in lowered.providers]
+        env = interpreter.evaluate(lowered.ir, provided)
         if fresh:
             self._record(lowered, env, title)
         outputs = [env[v.id] for v in lowered.ir.outputs]
+        if calls.active(lowered.calls):
+            _record_call(lowered, provided, outputs)
         for variable, index in lowered.assigned:
             self._variables[variable] = np.array(outputs[index], copy=True)
         return [_as_result(v) for v in outputs[:lowered.n_fetched]]
@@ -156,8 +163,21 @@ class Session:
         if st.recorded_session_graphs > MAX_RECORDED_SESSION_GRAPHS:
             return
         from engine.capture.common import record_static
-        record_static(lowered.ir, "session", f"Session.run({title}) #{st.recorded_session_graphs}",
-                      values=env, backward=False)
+        entry = record_static(lowered.ir, "session", f"Session.run({title}) #{st.recorded_session_graphs}",
+                              values=env, backward=False)
+        lowered.calls = calls.site_for(entry, lowered, "session")
+
+
+def _record_call(lowered: _Lowered, provided: list, outputs: list) -> None:
+    """One sess.run as a call of its recorded graph: what was fed (copied: the program owns those
+    arrays and may reuse them) and what was fetched. Variables and random draws are inputs too, but
+    not the call's arguments; they are held for replaying a cond's or loop's decisions."""
+    from engine.tensor import Tensor
+    held = [Tensor(np.array(a, copy=True)) if kind == "feed" else Tensor(a)
+            for (kind, _), a in zip(lowered.providers, provided)]
+    fed = [t for (kind, _), t in zip(lowered.providers, held) if kind == "feed"]
+    fetched = [Tensor(np.array(a, copy=True)) for a in outputs[:lowered.n_fetched]]
+    lowered.calls.add(fed, fetched, replay=(lowered.ir, held) if calls.has_control_flow(lowered.ir) else None)
 
 
 def _as_result(arr: np.ndarray):
