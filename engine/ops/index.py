@@ -262,12 +262,23 @@ def _scatter_forward(x, index, src, dim):
 
 
 def _scatter_src_grad(F, g, index, src, dim, node):
-    """grad_src = grad.gather(dim, index). Where src is larger than index PyTorch's backward fails on
-    that gradient's shape, and so does this one (rather than invent a gradient PyTorch does not give)."""
+    """grad_src = grad.gather(dim, index), as eager backward computes it. Where src is larger than index
+    PyTorch's backward fails on that gradient's shape, and so does this one."""
     if tuple(index.shape) != tuple(src.shape):
         raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got {list(index.shape)} but "
                            f"expected shape compatible with {list(src.shape)}")
     return F.gather(g, index, dim=dim)
+
+
+def _src_grad_padded(F, g, index, src, dim):
+    """grad gathered at index and placed into src's corner, zeros elsewhere: the rule graph autodiff
+    reads (it asks every input's gradient, a constant src's too, and drops the unused ones)."""
+    picked = F.gather(g, index, dim=dim)
+    for axis, (have, want) in enumerate(zip(index.shape, src.shape)):
+        if have != want:
+            picked = F.slice_backward(picked, shape=tuple(src.shape[:axis + 1]) + tuple(picked.shape[axis + 1:]),
+                                      dim=axis, start=0, end=have, step=1)
+    return picked
 
 
 def _scatter_vjp_masked(F, needs, g, x, index, src, out, dim):
@@ -279,7 +290,8 @@ def _scatter_vjp_masked(F, needs, g, x, index, src, out, dim):
 register(OpDef(
     "scatter", INDEX, _scatter_forward,
     lambda x, index, src, dim: Spec(tuple(x.shape), x.dtype),
-    lambda F, g, x, index, src, out, dim: _scatter_vjp_masked(F, (True, False, True), g, x, index, src, out, dim),
+    lambda F, g, x, index, src, out, dim: (F.scatter_value(g, index, dim=dim, value=0.0), None,
+                                           _src_grad_padded(F, g, index, src, dim)),
     "ScatterBackward0", "x with x[.., index[i][j], ..] = src[i][j] along `dim`",
     "grad_x = grad with the overwritten places zeroed; grad_src = grad gathered at index",
     attrs=("dim",), saves=(1, 2), vjp_masked=_scatter_vjp_masked))
@@ -317,8 +329,7 @@ def _scatter_add_vjp_masked(F, needs, g, x, index, src, out, dim):
 register(OpDef(
     "scatter_add", INDEX, _scatter_add_forward,
     lambda x, index, src, dim: Spec(tuple(x.shape), x.dtype),
-    lambda F, g, x, index, src, out, dim: _scatter_add_vjp_masked(F, (True, False, True), g, x, index, src, out,
-                                                                  dim),
+    lambda F, g, x, index, src, out, dim: (g, None, _src_grad_padded(F, g, index, src, dim)),
     "ScatterAddBackward0", "x with src[i][j] added at x[.., index[i][j], ..] along `dim` (repeats add up)",
     "grad_x = grad; grad_src = grad gathered at index", attrs=("dim",), saves=(1, 2),
     vjp_masked=_scatter_add_vjp_masked))

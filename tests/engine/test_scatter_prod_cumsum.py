@@ -105,6 +105,17 @@ def test_scatter_with_a_larger_src_fails_in_backward_only_when_src_needs_a_gradi
         x.scatter(1, index, src).sum().backward()
 
 
+def test_graph_autodiffs_scatter_rule_places_a_larger_srcs_gradient_in_its_corner():
+    """The full rule (graph autodiff asks every input's gradient, a constant src's too) does not fail:
+    src's gradient is grad gathered at index, zeros where index does not reach."""
+    from engine.ops.builder import NUMPY
+    g = np.arange(12.0).reshape(3, 4)
+    index, src = np.array([[1], [3]]), np.ones((3, 2))
+    for name in ("scatter", "scatter_add"):
+        grad_src = OPS[name].vjp(NUMPY, g, np.zeros((3, 4)), index, src, None, dim=1)[2]
+        assert grad_src.tolist() == [[1.0, 0.0], [7.0, 0.0], [0.0, 0.0]]
+
+
 @pytest.mark.parametrize("call,error,message", [
     ("x.scatter(1, torch.tensor([[0]]), x.double())", RuntimeError, "Expected self.dtype to be equal to src.dtype"),
     ("x.scatter(1, torch.tensor([[0.0]]), 1.0)", RuntimeError, "Expected dtype int64 for index"),
