@@ -34,8 +34,12 @@ $(TEST_STAMP): pyproject.toml $(RUN_STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# Python's headers build engine/native's C operators. They are optional (without them the Python
+# operators run), so a Debian Python without python3-dev gets it when we may install, and no error.
 system-deps:
 	@scripts/ensure-debian-packages.sh dot:graphviz cc:gcc
+	@$(PYTHON) -c "import os, sys, sysconfig; sys.exit(not (os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')) or sys.prefix != '/usr'))" \
+	  || scripts/ensure-debian-packages.sh python3-dev || true
 
 system-test-deps:
 	@scripts/ensure-debian-packages.sh chromium:chromium fonts-wqy-microhei   # CJK glyphs for zh-CN screenshots

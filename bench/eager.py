@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import engine  # noqa: E402
+from engine import native  # noqa: E402
 from engine import functional as F  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 from peer import real_torch  # noqa: E402  (bench/ is on sys.path: this script's own folder)
@@ -227,7 +228,8 @@ def main() -> None:
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     print(f"numpy {np.__version__}, BLAS threads {blas_threads()}, best of {args.repeat} interleaved runs, "
-          f"{args.clock} clock, load average {os.getloadavg()[0]:.1f}\n")
+          f"{args.clock} clock, load average {os.getloadavg()[0]:.1f}")
+    print(f"Dagscope's C operators (engine/native): {native.status()}\n")
     torch = real_torch()
     if torch is not None:        # the same thread count as numpy's BLAS, for the tiny ops as well
         torch.set_num_threads(blas_threads())

@@ -101,7 +101,10 @@ class Node(weakref.ref):
     the recorder's source line). A node *is* the weak reference to its output tensor (`node()`):
     one object per recorded op rather than a node and a weakref."""
 
-    __slots__ = ("saved", "out_data", "edges", "seq", "__dict__", "__weakref__")
+    # _line and _module: where in the user's code the op ran; set only while a recorder runs
+    # (`note_where`), read through `line` and `module`. Slots, not the per-node __dict__ that
+    # rarely set fields use: a recorded run sets them on every node.
+    __slots__ = ("saved", "out_data", "edges", "seq", "_line", "_module", "__dict__", "__weakref__")
     op = None                        # the OpDef (set on each subclass)
     name = NodeName("Node")          # PyTorch's grad_fn name (set on each subclass)
     attrs: dict = {}                 # the op's attributes (shared and never mutated when empty)
@@ -109,11 +112,34 @@ class Node(weakref.ref):
     out_version = 0                  # the output's version counter when the op ran
     moved_out = None                 # a weakref to the output, when an in-place op moved it
     freed = False                    # backward ran without retain_graph: saved values are gone
-    line = module = None             # where the op ran in the user's code (set by the recorder)
     # Identity semantics, as every node kind: a weakref would hash and compare by its referent.
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
+
+    @property
+    def line(self) -> int | None:
+        """The line of the user's code whose op made this node (None when no recorder ran)."""
+        try:
+            return self._line
+        except AttributeError:
+            return None
+
+    @line.setter
+    def line(self, value) -> None:
+        self._line = value
+
+    @property
+    def module(self) -> str | None:
+        """The nn.Module path (`fc1`) whose forward made this node, or None."""
+        try:
+            return self._module
+        except AttributeError:
+            return None
+
+    @module.setter
+    def module(self, value) -> None:
+        self._module = value
 
     @property
     def out_ref(self):
@@ -140,8 +166,9 @@ class Node(weakref.ref):
         import copy
         twin = type(self)(self)          # any live referent: the output is found via moved_out
         memo[id(self)] = twin
-        for name in ("saved", "out_data", "edges", "seq"):
-            setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        for name in ("saved", "out_data", "edges", "seq", "_line", "_module"):
+            if hasattr(self, name):
+                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
         for name, value in self.__dict__.items():
             setattr(twin, name, copy.deepcopy(value, memo))
         twin.moved_out = self.out_ref
@@ -323,7 +350,14 @@ def record_node(op, inputs: tuple, attrs: dict, out) -> Node:
         if any(versions):
             node.versions = tuple(versions)
     node.seq = _next_seq()
+    if note_where is not None:
+        note_where(node)
     return node
+
+
+# While a recorder runs (record.use_recorder), called with every new node to note where in the
+# user's code it was made; engine/native/fastops.c does the same for the operators it runs.
+note_where = None
 
 
 class AccumulateGrad:
@@ -596,20 +630,20 @@ def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False, run_
         grad = grad.array
     if t.grad is None:
         if owned and grad.dtype == t.array.dtype:
-            t.grad = Tensor(grad)
+            t._grad = Tensor(grad)
         elif create_graph and isinstance(grad, Tensor) and grad.requires_grad:
             # Recorded, as PyTorch copies the gradient into a fresh .grad (a CopyBackwards node), so
             # that .grad is not the very tensor a later op of the graph may change.
             from engine.tensor import apply
-            t.grad = apply("clone", grad)
+            t._grad = apply("clone", grad)
             t.grad.grad_fn.rename("CopyBackwards")
         else:
             # A copy (the same array may reach several leaves), in C order: a gradient that arrives
             # as a transposed view would keep a layout that slows every later op on .grad.
-            t.grad = Tensor(np.array(grad.array if isinstance(grad, Tensor) else grad, dtype=t.array.dtype,
+            t._grad = Tensor(np.array(grad.array if isinstance(grad, Tensor) else grad, dtype=t.array.dtype,
                                      copy=True, order="C"))
     elif create_graph:
-        t.grad = t.grad + grad
+        t._grad = t.grad + grad
     else:
         # In place, as PyTorch accumulates: a reference to x.grad taken earlier sees the sum.
         t.grad.array += grad

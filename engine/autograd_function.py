@@ -244,7 +244,7 @@ def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> Custo
         from engine.nn_context import current_module_path
         node.line = record.user_line()
         node.module = current_module_path()
-    out.requires_grad = True
+    out._requires_grad = True
     out.grad_fn = node
     return node
 

@@ -32,15 +32,26 @@ def current() -> "Recorder | None":
 
 @contextlib.contextmanager
 def use_recorder(recorder: "Recorder"):
+    """Make `recorder` the current one; meanwhile every new grad_fn notes where the user's code
+    made it (its line, and the nn.Module path such as `fc1`)."""
     global _current
+    from engine.tensor import native_notes_where
     prev, _current = _current, recorder
-    from engine.tensor import OP_OBSERVERS
-    OP_OBSERVERS.append(recorder.annotate)
+    prev_note, autograd.note_where = autograd.note_where, note_where
+    native_notes_where(USER_FILENAME)
     try:
         yield recorder
     finally:
-        OP_OBSERVERS.remove(recorder.annotate)
+        autograd.note_where = prev_note
+        native_notes_where(USER_FILENAME if prev_note is not None else None)
         _current = prev
+
+
+def note_where(node) -> None:
+    """Note on a new node the user's line and the module running (engine/native/fastops.c's
+    `note_where` is the same in C)."""
+    node._line = user_line()
+    node._module = current_module_path()
 
 
 @contextlib.contextmanager
@@ -150,14 +161,6 @@ class Recorder:
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self._ids = 0
-
-    # Called for every eager op while this recorder is active: where in the user's code, in which module.
-    def annotate(self, op, inputs, attrs, out) -> None:
-        node = out.grad_fn
-        if node is None:
-            return
-        node.line = user_line()
-        node.module = current_module_path()
 
     def new_graph_id(self) -> str:
         self._ids += 1

@@ -5,9 +5,9 @@ import functools
 
 import numpy as np
 
-from engine import autograd
+from engine import autograd, native, nn_context
 from engine.ops.builder import Builder, scalar_dtype
-from engine.ops.dtypes import DEFAULT_FLOAT
+from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, scalar_type_name
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_size import Size as _Size
@@ -36,10 +36,11 @@ def numpy_keywords(fn):
 class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as <class 'torch.Tensor'>)
     # Every op creates a Tensor, so construction stores only the fields every op reads (slots);
     # the others live in the instance __dict__ once set, with these class-level defaults before.
-    __slots__ = ("array", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
-    # _version: bumped by every in-place op, as PyTorch's version counter
+    # _requires_grad is `requires_grad` (below) without the checks of a user's assignment: the
+    # engine writes it directly. _version: bumped by every in-place op, as PyTorch's version counter.
+    __slots__ = ("array", "_requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
     __array_priority__ = 1000       # so `np.float32(2) * t` defers to Tensor.__rmul__
-    grad = None                     # the accumulated gradient (a leaf's, or a retain_grad() tensor's)
+    _grad = None                    # the accumulated gradient (a leaf's, or a retain_grad() tensor's)
     _hooks = ()                     # register_hook callbacks (a list once one is registered)
     _retains_grad = False
     _accumulator = None             # weakref to the leaf's AccumulateGrad node
@@ -49,11 +50,32 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
 
     def __init__(self, data, requires_grad: bool = False):
         self.array = data if type(data) is np.ndarray else np.asarray(data)
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         self.grad_fn = None
         self._version = 0
 
     # ---- properties ----
+    # requires_grad: the _requires_grad slot, read plainly and assigned through PyTorch's checks
+    # (`_checked_requires_grad`). This property is the fallback: with engine/native loaded, the same
+    # descriptor in C replaces it after the class (`_native.checked_slot`), so reads cost a slot's.
+    requires_grad = property(lambda self: self._requires_grad,
+                             lambda self, value: setattr(self, "_requires_grad", _checked_requires_grad(self, value)),
+                             lambda self: _checked_requires_grad(self, None),
+                             doc="Whether autograd records ops on this tensor (a leaf's flag to set).")
+
+    @property
+    def grad(self):
+        """The accumulated gradient: a leaf's, or a retain_grad() tensor's (None before backward)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = _checked_grad(self, value)
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def data(self) -> "Tensor":
         """PyTorch's `.data`: the same storage as a tensor outside every graph, so
@@ -193,7 +215,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
-        self.requires_grad = False
+        self._requires_grad = False
         return self
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -203,7 +225,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
                                "var_no_grad = var.detach().")
         if requires_grad and self.array.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         return self
 
     def retain_grad(self) -> None:
@@ -531,9 +553,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
 
     def type(self, dtype=None):
         if dtype is None:
-            names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-            return f"torch.{names[self.array.dtype.name]}Tensor"
+            return f"torch.{SCALAR_TYPE_NAMES[self.array.dtype.name]}Tensor"
         return self.to(dtype)
 
     def is_floating_point(self) -> bool: return self.array.dtype.kind == "f"
@@ -613,7 +633,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
         t = Tensor(self.array)
-        t.requires_grad, t.grad_fn = self.requires_grad, self.grad_fn
+        t._requires_grad, t.grad_fn = self._requires_grad, self.grad_fn
         if self.grad_fn is None and self.requires_grad:
             t._accumulator = self._accumulator
         return t
@@ -633,7 +653,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         return self
 
     def _take(self, out: "Tensor") -> None:
-        self.array, self.grad_fn, self.requires_grad = out.array, out.grad_fn, out.requires_grad
+        self.array, self.grad_fn, self._requires_grad = out.array, out.grad_fn, out._requires_grad
         if out.grad_fn is not None:
             import weakref
             out.grad_fn.out_ref = weakref.ref(self)
@@ -821,6 +841,41 @@ def _check_device(device) -> None:
         raise _unsupported(f"device {name!r} (Dagscope runs on the CPU only; use 'cpu')")
 
 
+_LEAF_FLAGS_ONLY = "you can only change requires_grad flags of leaf variables."
+
+
+def _checked_requires_grad(t: Tensor, value) -> bool:
+    """`t.requires_grad = value` as PyTorch allows it: a bool, on a leaf, True only for floats."""
+    if type(value) is not bool:
+        raise RuntimeError("requires_grad must be a bool")
+    if t.grad_fn is not None:
+        raise RuntimeError(_LEAF_FLAGS_ONLY if value else
+                           _LEAF_FLAGS_ONLY + " If you want to use a computed variable in a subgraph that doesn't "
+                           "require differentiation use var_no_grad = var.detach().")
+    if value and t.array.dtype.kind != "f":
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    return value
+
+
+def _checked_grad(t: Tensor, grad):
+    """`t.grad = grad` as PyTorch allows it: None, or a tensor of t's dtype and size."""
+    if grad is None:
+        return None
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(grad).__name__}")
+    if grad.array.dtype != t.array.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{cpp_type_name(grad.array.dtype)}' to a tensor with "
+            f"grad_dtype '{scalar_type_name(t.array.dtype)}'. The gradient must match the tensor's grad_dtype "
+            "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+            "or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+            "gradient may break downstream systems that assume they match.")
+    if grad.array.shape != t.array.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(grad.array.shape)}' to a tensor of size "
+                           f"'{list(t.array.shape)}'. Please ensure that the gradient and the tensor are the same size")
+    return grad
+
+
 def _unsupported(what: str):
     from engine.errors import UnsupportedError
     return UnsupportedError(f"{what} is not supported by Dagscope")
@@ -897,12 +952,12 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     out = _new(Tensor)
     out.array = data if type(data) is np.ndarray else np.asarray(data)
     out._version = 0
-    out.requires_grad = False
+    out._requires_grad = False
     out.grad_fn = None
     if op.differentiable and _GradMode.enabled:
         for t in tensors:
-            if t.requires_grad:
-                out.requires_grad = True
+            if t._requires_grad:
+                out._requires_grad = True
                 out.grad_fn = _record_node(op, tensors, attrs, out)
                 break
     if OP_OBSERVERS:
@@ -911,7 +966,19 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
     return out
 
 
-def _binary_operator(name: str):
+def _binary_operator(name: str, dunder: str):
+    """Tensor.__mul__ and the like: in C when engine/native loaded (fastops.c), else in Python."""
+    op, ufunc = OPS[name], _SAME_DTYPE_UFUNCS.get(name)
+    node_class = autograd.node_class(op, op.grad_fn) if op.differentiable and type(op.grad_fn) is str else None
+    operator = _python_binary_operator(name)
+    if _native is not None and ufunc is not None and (node_class is not None or not op.differentiable):
+        # fastops.c calls `operator` for every case it does not handle itself (a scalar operand,
+        # a Parameter, mixed dtypes, an error): the Python operator stays the reference
+        return _native.binary_operator(dunder, operator, ufunc, node_class, op)
+    return operator
+
+
+def _python_binary_operator(name: str):
     """Tensor.__mul__ and the like: `apply` specialised to one binary op, its ufunc and OpDef
     bound once here rather than looked up on every `x * y` (one Python frame fewer, too)."""
     op = OPS[name]
@@ -935,22 +1002,24 @@ def _binary_operator(name: str):
         out = _new(Tensor)
         out.array = data = data if type(data) is ndarray else np.asarray(data)
         out._version = 0
-        if (self.requires_grad or other.requires_grad) and differentiable and _GradMode.enabled:
-            out.requires_grad = True
+        if (self._requires_grad or other._requires_grad) and differentiable and _GradMode.enabled:
+            out._requires_grad = True
             if node_class is None:
                 out.grad_fn = _record_node(op, (self, other), _NO_ATTRS, out)
             else:                        # record_node, inlined
                 node = node_class(out)
                 node.saved = (self, other)
                 node.out_data = data
-                node.edges = ((self.grad_fn or _gradient_edge(self)) if self.requires_grad else None,
-                              (other.grad_fn or _gradient_edge(other)) if other.requires_grad else None)
+                node.edges = ((self.grad_fn or _gradient_edge(self)) if self._requires_grad else None,
+                              (other.grad_fn or _gradient_edge(other)) if other._requires_grad else None)
                 if self._version or other._version:
                     node.versions = (self._version, other._version)
                 node.seq = _next_seq()
+                if autograd.note_where is not None:
+                    autograd.note_where(node)
                 out.grad_fn = node
         else:
-            out.requires_grad = False
+            out._requires_grad = False
             out.grad_fn = None
         if OP_OBSERVERS:
             for observer in OP_OBSERVERS:
@@ -960,10 +1029,22 @@ def _binary_operator(name: str):
     return operator
 
 
+def native_notes_where(user_filename: str | None) -> None:
+    """The C operators' `autograd.note_where`: while a recorder runs, each node they make notes the
+    line of the innermost frame running `user_filename` and the current nn.Module path (None: off)."""
+    if _native is not None:
+        _native.note_where(user_filename)
+
+
+_native = native.load()          # None without a C compiler: the Python operators run
+if _native is not None:
+    _native.setup(Tensor, autograd.Node, np.ndarray, np.asarray, _GradMode, OP_OBSERVERS, _gradient_edge,
+                  autograd._seq, nn_context._stack)
+    Tensor.requires_grad = _native.checked_slot("requires_grad", "_requires_grad", _checked_requires_grad)
 for _name, _dunder in (("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__"), ("div", "__truediv__"),
                        ("matmul", "__matmul__"), ("gt", "__gt__"), ("lt", "__lt__"), ("ge", "__ge__"),
                        ("le", "__le__"), ("eq", "__eq__"), ("ne", "__ne__")):
-    setattr(Tensor, _dunder, _binary_operator(_name))
+    setattr(Tensor, _dunder, _binary_operator(_name, _dunder))
 
 
 class TensorBuilder(Builder):

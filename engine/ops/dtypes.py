@@ -55,3 +55,20 @@ def to_float(dtype) -> np.dtype:
 
 SHORT_NAMES = {"float32": "f32", "float64": "f64", "float16": "f16", "int64": "i64", "int32": "i32",
                "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}
+
+# How PyTorch's messages name a dtype: its ScalarType ('Float', 'Long': "expected scalar type Long")
+# and the C++ type of its kernels ('float', 'long int': "TensorOptions(dtype=long int, ...)").
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+                  "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def scalar_type_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    return SCALAR_TYPE_NAMES.get(name, name)
+
+
+def cpp_type_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    return CPP_TYPE_NAMES.get(name, name)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.dtypes import promote
+from engine.ops.dtypes import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, promote
 from engine.ops.elementwise import dtype_name
 from engine.ops.registry import MATMUL, OpDef, Spec, register
 
@@ -97,16 +97,10 @@ def _size_error(a: tuple, b: tuple, a_strides, b_strides, fn) -> str:
             f"but got: [{got[0]}, {got[1]}].")
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
 def _dtype_error(a: tuple, b: tuple, a_dtype, b_dtype, a_strides, b_strides, fn) -> str:
     """PyTorch 2.13's refusal of operands of two dtypes, in the words of the product it attempts."""
     names = dtype_name(a_dtype), dtype_name(b_dtype)
-    big, small = (_SCALAR_NAMES.get(n, n) for n in names), (_CPP_NAMES.get(n, n) for n in names)
+    big, small = (SCALAR_TYPE_NAMES.get(n, n) for n in names), (CPP_TYPE_NAMES.get(n, n) for n in names)
     (a_big, b_big), (a_small, b_small) = tuple(big), tuple(small)
     na, nb = len(a), len(b)
     if na == nb == 1:
@@ -237,7 +231,7 @@ def _addmm_check(bias, a, b) -> tuple:
     """The shape of bias + a @ b, or PyTorch's error: dtypes first (bias against b, then a against b)."""
     for first, dtype, which in ((bias, bias.dtype, "self"), (a, a.dtype, "mat1")):
         if dtype != b.dtype:
-            names = (_SCALAR_NAMES.get(dtype_name(d), dtype_name(d)) for d in (dtype, b.dtype))
+            names = (SCALAR_TYPE_NAMES.get(dtype_name(d), dtype_name(d)) for d in (dtype, b.dtype))
             raise RuntimeError(f"{which} and mat2 must have the same dtype, but got {' and '.join(names)}")
     return _matmul_shape(tuple(a.shape), tuple(b.shape))
 

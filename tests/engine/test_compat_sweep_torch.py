@@ -26,13 +26,7 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
-KNOWN_BUGS: dict[str, str] = {
-    "155_grad_assignment_checks": "engine/tensor.py: x.grad = a tensor of another size or dtype is accepted (PyTorch: "
-                                  "RuntimeError 'attempting to assign a gradient of size...'/'...with dtype "
-                                  "'double'...'; a wrong int64 grad later breaks backward with numpy's "
-                                  "UFuncTypeError), and y.requires_grad = False on a computed tensor is accepted "
-                                  "(PyTorch: RuntimeError 'you can only change requires_grad flags of leaf variables...')",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
 _PYTORCH_CHILD = r"""

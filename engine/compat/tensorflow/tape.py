@@ -131,7 +131,7 @@ class GradientTape:
                 self._variables[id(t)] = t
             elif isinstance(t, EngineTensor):
                 if t.array.dtype.kind == "f":
-                    t.requires_grad = True
+                    t._requires_grad = True    # a watched result may be a non-leaf: no leaf-flag check
                 self._watched[id(t)] = t
             elif isinstance(t, GraphTensor):
                 raise UnsupportedError("GradientTape.watch on a TF1 graph tensor is not supported by Dagscope")

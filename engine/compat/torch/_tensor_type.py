@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.torch_size import Size
+from engine.ops.dtypes import cpp_type_name
 from engine.tensor import Tensor as EngineTensor
 
 
@@ -49,13 +50,10 @@ class _TensorType(type):
         return f"<class 'torch.{cls.__name__}'>"
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
 
 def _options(dtype) -> str:
     """How PyTorch's error names a CPU dtype: TensorOptions(dtype=long int, ...)."""
-    return (f"TensorOptions(dtype={_CPP_NAMES[np.dtype(dtype).name]}, device=cpu, layout=Strided, "
+    return (f"TensorOptions(dtype={cpp_type_name(dtype)}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 

@@ -1,0 +1,64 @@
+"""Dagscope's eager operators in C (fastops.c): compiled once per machine, loaded as a CPython extension.
+
+The recorded `x * y` is the eager hot path, and in Python its bookkeeping costs twice numpy's own
+call. fastops.c does the same bookkeeping in C for the common case and calls the Python operator
+for every other, so it changes speed only. It is compiled through the kernel cache (engine/codegen/
+cc.py: content-hashed, shared between processes) and loaded with importlib's extension loader.
+Without a compiler or Python's headers, or with DAGSCOPE_NATIVE=0, `load()` returns None and the
+Python operators run; `status()` says which and why (bench/eager.py prints it).
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sysconfig
+from pathlib import Path
+
+from engine.codegen import cc
+
+SOURCE = Path(__file__).with_name("fastops.c")
+MODULE_NAME = "dagscope_fastops"        # must match PyInit_dagscope_fastops in the source
+# -O2: the code is calls into CPython, nothing to vectorize; the include directory ties the cache
+# entry to this Python's headers (and so to its ABI).
+FLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-fvisibility=hidden", f"-I{sysconfig.get_paths()['include']}")
+
+_status = "not loaded yet"
+
+
+def status() -> str:
+    """'on', or why the Python operators run instead."""
+    return _status
+
+
+def _exec(path: Path):
+    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(path))
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, str(path), loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def load():
+    """The compiled module, or None (then the Python operators run)."""
+    global _status
+    if os.environ.get("DAGSCOPE_NATIVE", "1") == "0":
+        _status = "off: DAGSCOPE_NATIVE=0"
+        return None
+    source = SOURCE.read_text()
+    try:
+        path, key, _, hit = cc.compile_cached(source, FLAGS)
+        try:
+            module = _exec(path)
+        except ImportError:
+            if not hit:
+                raise
+            cc.remove(path)                   # a corrupt cache entry: build it again, once
+            path, key, _, hit = cc.build(source, key, FLAGS)
+            module = _exec(path)
+    except (cc.CompileError, OSError, ImportError, subprocess.SubprocessError) as exc:
+        _status = f"off: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        return None
+    _status = "on"
+    return module
