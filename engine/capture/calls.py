@@ -59,6 +59,9 @@ class CallTrail:
                               "kind": "cond" if "taken" in what else "while", **what})
 
 
+_NO_DECISIONS = CallTrail()      # the trail of a graph without control flow (shared: never written to)
+
+
 def has_control_flow(graph) -> bool:
     """Does a call of `graph` take decisions a trail records (a top-level cond or while_loop)?"""
     from engine.ir.graph import COND, WHILE
@@ -209,7 +212,7 @@ class _Call:
         self.replay = (replay[0], [_Held(t) for t in replay[1]]) if trail is None and replay else None
         self.branches = trail.branches if trail is not None else None
         self.checks = [frozen_check(f, was, trail.values[f["node"]]) for f, was in frozen
-                       if trail is not None and f["node"] in trail.values]
+                       if f["node"] in trail.values] if frozen and trail is not None else []
         self.summary: dict | None = None
 
     def _replay(self) -> None:
@@ -260,7 +263,7 @@ class CallSite:
         A call kept among the first is replayed now (a training loop changes its parameters in
         place right after); a later one only if it turns out to be the last."""
         if trail is None and replay is None:
-            trail = CallTrail()
+            trail = _NO_DECISIONS
         elif trail is None and len(self.first) < MAX_FIRST_CALLS:
             trail = CallTrail()
             trail.branches = replayed_branches(replay[0], [t.array for t in replay[1]])
@@ -272,8 +275,8 @@ class CallSite:
             self.first.append(call)
         else:
             self.last = call
-        broken = [c for c in call.checks if not c["holds"]]
-        rec = record.current()
+        broken = [c for c in call.checks if not c["holds"]] if call.checks else None
+        rec = record.current() if broken else None
         if broken and not self.warned and rec is not None:
             self.warned = True      # once per trace: a loop of stale calls says it once
             where = f"line {call.line}: " if call.line is not None else ""
