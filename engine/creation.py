@@ -1,6 +1,10 @@
 """Tensor creation: tensor, zeros, ones, full, arange, randn... with PyTorch's default dtypes."""
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from engine.ops.dtypes import DEFAULT_FLOAT, promote
@@ -130,7 +134,39 @@ def _data_dtype(data):
     return None
 
 
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than {call}(sourceTensor).")
+
+
+def _stacklevel_outside_engine() -> int:
+    """The warnings.warn stacklevel (counted from the caller of this function) of the innermost
+    frame outside the engine package: the user's line, as PyTorch's C++ warning names the Python
+    line that called it. Python's once-per-location registry then counts that line, so the same
+    call in a loop warns once and two calls on two lines warn twice, as with PyTorch."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 1
+
+
+def _warn_copy_construct() -> None:
+    """PyTorch's UserWarning for torch.tensor(t) (or t.new_tensor(s)) of a tensor: it copies and
+    detaches, which `detach().clone()` says plainly."""
+    # two frames up: past tensor() to whoever called it (Tensor.new_tensor words the warning its way)
+    via_new_tensor = sys._getframe(2).f_code is Tensor.new_tensor.__code__
+    call = "tensor.new_tensor" if via_new_tensor else "torch.tensor"
+    warnings.warn(_COPY_CONSTRUCT.format(call=call), UserWarning, stacklevel=_stacklevel_outside_engine())
+
+
 def tensor(data, dtype=None, requires_grad: bool = False, device=None) -> Tensor:
+    if isinstance(data, Tensor):
+        _warn_copy_construct()
+    return _tensor(data, dtype, requires_grad)
+
+
+def _tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
+    """torch.tensor without its copy-construct warning (as_tensor converting a tensor's dtype)."""
     unwrapped = _unwrap(data)
     try:
         arr = np.asarray(unwrapped)
@@ -316,7 +352,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
         return Tensor(data)
-    return tensor(data, dtype=dtype)
+    return _tensor(data, dtype=dtype)
 
 
 def empty(*shape, size=None, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
