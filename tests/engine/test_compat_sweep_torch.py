@@ -146,9 +146,9 @@ def test_stored_output_is_real_pytorchs(name, live_pytorch):
 
 # Names teachers use that Dagscope does not provide: each must fail as `unsupported`, naming itself.
 UNSUPPORTED = [
-    ("torch.cumsum(torch.ones(3), dim=0)", "torch.cumsum", None),
+    ("torch.cumprod(torch.ones(3), dim=0)", "torch.cumprod", None),
     ("torch.flip(torch.ones(3), [0])", "torch.flip", None),
-    ("torch.prod(torch.ones(3))", "torch.prod", None),
+    ("torch.linalg.svd(torch.eye(2))", "svd", None),
     ("F.pad(torch.ones(2, 2), (1, 1))", "torch.nn.functional.pad", None),
     ("F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2)", "torch.nn.functional.interpolate", None),
     ("nn.ConvTranspose2d(1, 1, 2)", "torch.nn.ConvTranspose2d", None),
@@ -165,8 +165,8 @@ UNSUPPORTED = [
     ("import torchvision", "torchvision", None),
     ("from torchvision import datasets, transforms", "torchvision", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it
-    ("torch.ones(3).cumsum(0)", "cumsum", None),
-    ("torch.ones(3).prod()", "prod", None),
+    ("torch.ones(3).cumprod(0)", "cumprod", None),
+    ("torch.ones(3).index_add(0, torch.tensor([0]), torch.ones(1))", "index_add", None),
     ("torch.ones(3).flip(0)", "flip", None),
     ("torch.ones(3).dot(torch.ones(3))", "dot", None),
 ]
