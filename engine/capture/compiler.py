@@ -16,6 +16,7 @@ import contextlib
 import importlib.util
 import inspect
 import io
+import warnings
 
 import numpy as np
 
@@ -325,7 +326,7 @@ class CompiledFunction:
             # recorded as the program's calls: it is only being timed)
             calls.capture_started()
             try:
-                with autograd.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                with autograd.no_grad(), _silenced():
                     self._fn(*values)
             finally:
                 calls.capture_ended()
@@ -365,6 +366,20 @@ class CompiledModule(CompiledFunction):
 
     def __repr__(self) -> str:
         return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+
+
+@contextlib.contextmanager
+def _silenced():
+    """The user's function run again only to be timed: what it prints or warns was shown when it ran
+    for real, so stdout, stderr and warnings are dropped (warnings by swapping the hook that shows
+    them: changing the filters would make Python forget which warnings it has shown)."""
+    show = warnings.showwarning
+    warnings.showwarning = lambda *args, **kwargs: None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        warnings.showwarning = show
 
 
 def _fmt(item) -> str:

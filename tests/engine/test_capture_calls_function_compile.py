@@ -152,3 +152,21 @@ def test_a_replay_that_fails_leaves_the_branches_unknown_and_the_call_working(ru
     assert rec["stdout"] == "[-6.0, -6.0]\n"
     (comp,) = graphs(rec, "compile")
     assert comp["calls_total"] == 7 and all(c["branches"] is None for c in comp["calls"])
+
+
+def test_compiles_timing_rerun_neither_prints_nor_warns(run):
+    """torch.compile times the user's function by running it again: its prints, stderr writes and
+    warnings must not show a second time (they once showed three times per call)."""
+    record = run(
+        "import sys, warnings\nimport torch\n"
+        "def f(x):\n"
+        "    print('in f', file=sys.stderr)\n"
+        "    print('out f')\n"
+        "    warnings.warn('careful')\n"
+        "    return x * 2\n"
+        "g = torch.compile(f)\n"
+        "g(torch.ones(2))\n"
+        "g(torch.ones(2))\n")
+    assert record["error"] is None, record["error"]
+    assert record["stderr"].count("in f") == 2 and record["stdout"].count("out f") == 2
+    assert record["stderr"].count("UserWarning: careful") == 1
