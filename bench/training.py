@@ -160,7 +160,10 @@ def run_step_table(repeats: int = 101) -> str:
     variants["Dagscope eager"] = lambda: eager_step(m_e, opt_e, loss_fn, x, y)
     fresh_cache()
     step, fn, _, _ = compiled_step_factory(copy.deepcopy(base), loss_fn, x, y)
-    variants[f"Dagscope compiled, model + loss one graph ({fn.forward.backend} kernels + BLAS)"] = step
+    # the kernel counts (forward + backward) in the label: a fusion change that splits a loop (a bias
+    # gradient summed in a pass of its own) shows here beside its time
+    kernels = f"{len(fn.forward.kernels)} + {len(fn.backward.kernels)}"
+    variants[f"Dagscope compiled, model + loss one graph ({fn.forward.backend}: {kernels} kernels + BLAS)"] = step
     # what pasted code does: torch.compile(model), the loss outside it (eager), as PyTorch's row
     m_c = copy.deepcopy(base)
     compiled_model = engine.compile(m_c)
