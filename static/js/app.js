@@ -8,7 +8,7 @@ import * as identity from "./identity.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
 import { lightMemory, showMemory } from "./memory.js";
-import { showOutput } from "./output.js";
+import { showOutput, stderrWarningLines } from "./output.js";
 import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
@@ -260,9 +260,10 @@ async function load(record, { ran = false } = {}) {
   clearSelection();
   const err = record.error;
   editor.mark("error", err?.line ? [err.line] : []);
-  const warnLines = [...(record.warnings || []), ...(record.graphs || []).flatMap((g) => g.warnings || [])].map(warningLine).filter(Boolean);
-  editor.mark("warn", warnLines);
-  $("#output-dot").hidden = !err;
+  // the trace's notices and Python's warnings on stderr (`<dagscope>:7: UserWarning`) mark their lines alike
+  const noticeLines = [...(record.warnings || []), ...(record.graphs || []).flatMap((g) => g.warnings || [])].map(warningLine);
+  editor.mark("warn", [...new Set([...noticeLines, ...stderrWarningLines(record)].filter(Boolean))]);
+  showOutputDot(err ? "error" : record.stderr ? "stderr" : null);
   if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
   else if (ran) setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
   else setStatus(t("status.loaded", { graphs: record.graphs?.length ?? 0 }), "ok");
@@ -353,13 +354,43 @@ async function exportGraph(format) {
   }
 }
 
+/** The Output tab's dot: red for a failed run, amber for a run that wrote to stderr (warnings). */
+function showOutputDot(kind) {
+  const dot = $("#output-dot");
+  dot.hidden = !kind;
+  dot.classList.toggle("dot-warn", kind === "stderr");
+  dot.title = kind ? t(`output.dot_${kind}`) : "";
+}
+
+/**
+ * Presentation mode (large type, high contrast). `?present=1` in the URL opens a page presenting;
+ * the Present button, Escape and the Exit button switch it in place: the query is rewritten
+ * without a reload or a history entry, so Back still walks the view states, not the mode.
+ */
 function applyPresenter(on) {
   document.body.classList.toggle("present", on);
   $("#present").setAttribute("aria-pressed", String(on));
 }
 
+function setPresenter(on) {
+  const focused = document.activeElement;
+  applyPresenter(on);
+  setQueryFlag("present", on ? "1" : null);
+  // the button that had the focus is hidden now: give it to the one that takes its place, so the
+  // keyboard is not left on an invisible control (Escape and the stepper's arrows work from either)
+  if (focused === $("#present") && on) focused.blur();
+  if (focused === $("#present-exit") && !on) $("#present").focus();
+}
+
 function onKey(e) {
   const target = e.target;
+  // Escape leaves presentation from anywhere, the editor too, unless the editor used it itself
+  // (closing its completion or search panel)
+  if (e.key === "Escape" && document.body.classList.contains("present") && !e.defaultPrevented) {
+    setPresenter(false);
+    e.preventDefault();
+    return;
+  }
   if (target.closest?.(".cm-editor, input, textarea, select")) return;
   if (target.getAttribute?.("role") === "tab" && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
     // the tab strip follows the ARIA pattern: arrows move between tabs while one has the focus
@@ -378,7 +409,6 @@ function onKey(e) {
     if (e.key === "ArrowDown" || e.key === "ArrowRight") { passes.move(1); e.preventDefault(); }
     if (e.key === "ArrowUp" || e.key === "ArrowLeft") { passes.move(-1); e.preventDefault(); }
   }
-  if (e.key === "Escape" && document.body.classList.contains("present") && !flags().present) applyPresenter(false);
 }
 
 // ---- start ------------------------------------------------------------------------------------------
@@ -430,11 +460,8 @@ async function start() {
   $("#run").onclick = () => run().catch(() => {});
   $("#share").onclick = share;
   document.querySelectorAll(".export").forEach((b) => { b.onclick = () => exportGraph(b.dataset.format); });
-  $("#present").onclick = () => {
-    const on = !document.body.classList.contains("present");
-    applyPresenter(on);
-    setQueryFlag("present", on ? "1" : null);
-  };
+  $("#present").onclick = () => setPresenter(!document.body.classList.contains("present"));
+  $("#present-exit").onclick = () => setPresenter(false);
   $("#graph-pick").onchange = (e) => { state.graph = graphById(e.target.value); state.drawn = {}; clearSelection(); select(state.tab); };
   $("#lang").onchange = async (e) => {
     localStorage.setItem("dagscope.lang", e.target.value);
@@ -446,7 +473,12 @@ async function start() {
     if (state.record) { await load(state.record, { ran: !!state.recordCode }); await applyState(keep); }
   };
   document.addEventListener("keydown", onKey);
-  window.addEventListener("popstate", () => { if (state.record) applyState(readHash()); });
+  window.addEventListener("popstate", () => {
+    // an entry written while presenting keeps `present=1`: the mode is the page's, so the URL follows it
+    const presenting = document.body.classList.contains("present");
+    if (flags().present !== presenting) setQueryFlag("present", presenting ? "1" : null);
+    if (state.record) applyState(readHash());
+  });
 
   window.dagscope = {
     setCode: (text) => editor.setCode(text),
