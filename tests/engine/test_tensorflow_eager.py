@@ -1,4 +1,6 @@
 """TF2 eager tensors: TensorFlow's dtype rules and printing, ops against numpy, variables, names."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -132,7 +134,9 @@ def test_variable_assign_and_printing():
 
 def test_tf_print(capsys):
     tf.print(tf.constant([[1, 2], [3, 4]]), tf.constant(2.5))
-    assert capsys.readouterr().out == "[[1 2]\n [3 4]] 2.5\n"
+    assert capsys.readouterr().err == "[[1 2]\n [3 4]] 2.5\n"          # TF's default stream: stderr
+    tf.print("to stdout", output_stream=sys.stdout)
+    assert capsys.readouterr().out == "to stdout\n"
 
 
 def test_unsupported_names_fail_clearly():

@@ -178,7 +178,7 @@ def test_tf_print_runs_at_every_call_not_at_trace(capsys):
 
     f(tf.constant([1.0, 2.0]))
     f(tf.constant([3.0, 4.0]))
-    assert capsys.readouterr().out == "y = [2 4]\ny = [6 8]\n"
+    assert capsys.readouterr().err == "y = [2 4]\ny = [6 8]\n"
     assert f.experimental_get_tracing_count() == 1
     assert f(tf.constant([0.0, 0.0])).numpy().tolist() == [1.0, 1.0]
 
@@ -254,7 +254,11 @@ f(tf.constant([1, 2]))
 """
     record = run(code)
     assert record["ok"], record["error"]
-    lines = record["stdout"].splitlines()
+    # print (stdout) and tf.print (stderr, as TF's default) in the order they were written
+    at, lines = {"stdout": 0, "stderr": 0}, []
+    for stream, count in record["output_order"]:
+        lines += record[stream][at[stream]:at[stream] + count].splitlines()
+        at[stream] += count
     assert lines[0].startswith("Tracing with Tensor(") and "shape=()" in lines[0]
     assert lines[1:3] == ["Executing with 1", "Executing with 2"]
     assert lines[3].startswith("Tracing with Tensor(") and "shape=(2,)" in lines[3]

@@ -172,9 +172,10 @@ def gather_first(tensor, i: int):
 
 def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
     """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function
-    it prints at every call, not at trace time (function.py keeps the values as graph outputs)."""
+    it prints at every call, not at trace time (function.py keeps the values as graph outputs).
+    As TF's, it writes to standard error unless told otherwise (the page tints that text)."""
     import sys
-    stream = sys.stdout if output_stream in (None, "sys.stdout") or output_stream is sys.stdout else sys.stderr
+    stream = sys.stdout if output_stream == "sys.stdout" or output_stream is sys.stdout else sys.stderr
     tracing = context.state().tracing
     if tracing is not None:
         tracing.add_print(list(inputs), sep, end, summarize, stream)
