@@ -209,7 +209,11 @@ static PyObject *binary(BinaryOp *bop, PyObject *self, PyObject *other)
         return python_path(bop, self, other);
     }
     PyObject *args[2] = {x, y};
+    Py_INCREF(x);                /* held for the call: the slots' references are borrowed */
+    Py_INCREF(y);
     PyObject *data = PyObject_Vectorcall(bop->ufunc, args, 2, NULL);
+    Py_DECREF(x);
+    Py_DECREF(y);
     if (data == NULL) {
         /* A broadcast error, say: the Python operator runs the op again and raises PyTorch's words.
            KeyboardInterrupt and the like are not Exceptions and pass through untouched. */
@@ -233,7 +237,9 @@ static PyObject *binary(BinaryOp *bop, PyObject *self, PyObject *other)
     set_slot(out, t_requires_grad, Py_False);
     set_slot(out, t_grad_fn, Py_None);
 
-    int self_grad = PyObject_IsTrue(rx), other_grad = PyObject_IsTrue(ry);
+    rx = SLOT(self, t_requires_grad);            /* read again: the ufunc call ran code */
+    ry = SLOT(other, t_requires_grad);
+    int self_grad = rx ? PyObject_IsTrue(rx) : 0, other_grad = ry ? PyObject_IsTrue(ry) : 0;
     if (self_grad < 0 || other_grad < 0) {
         Py_DECREF(out);
         return NULL;
