@@ -26,7 +26,7 @@ __all__ = [
     "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split", "conv2d",
     "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss", "l1_loss",
     "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
-    "lt", "ge", "le", "isnan", "broadcast_to", "expand",
+    "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
 ]
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -105,6 +105,7 @@ def pow(input, exponent):
 def exp(input): return apply("exp", input)
 def log(input): return apply("log", input)
 def sqrt(input): return apply("sqrt", input)
+def reciprocal(input): return apply("reciprocal", input)
 def abs(input): return apply("abs", input)
 def sigmoid(input): return apply("sigmoid", input)
 def tanh(input): return apply("tanh", input)

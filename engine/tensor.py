@@ -261,7 +261,13 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         return out
 
     def __rmul__(self, other): return apply("mul", other, self)
-    def __rtruediv__(self, other): return apply("div", other, self)
+    def __rtruediv__(self, other):
+        if type(other) is float or type(other) is int or type(other) is bool:
+            # PyTorch's `2 / x` is `x.reciprocal() * 2`: MulBackward0 over ReciprocalBackward0, and the
+            # float32 rounding of 1 / x then of the product (not one rounding of 2 / x)
+            return apply("mul", apply("reciprocal", self), other)
+        return apply("div", other, self)
+
     def __rmatmul__(self, other): return apply("matmul", other, self)
     def __neg__(self): return apply("neg", self)
     def __pos__(self): return self
@@ -327,7 +333,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def neg(self): return apply("neg", self)
     def pow(self, exponent): return self.__pow__(exponent)
     def square(self): return apply("pow_scalar", self, exponent=2)
-    def reciprocal(self): return apply("pow_scalar", self, exponent=-1)
+    def reciprocal(self): return apply("reciprocal", self)
     def rsqrt(self): return apply("pow_scalar", self, exponent=-0.5)
     def exp(self): return apply("exp", self)
     def log(self): return apply("log", self)
@@ -724,6 +730,13 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def neg_(self): return self._inplace("neg")
     def exp_(self): return self._inplace("exp")
     def sqrt_(self): return self._inplace("sqrt")
+
+    def reciprocal_(self):
+        if self.array.dtype.kind != "f":       # 1 / x is a float: PyTorch refuses to write it into ints
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_kind_word(self.array.dtype)}")
+        return self._inplace("reciprocal")
+
     def relu_(self): return self._inplace("relu")
     def sigmoid_(self): return self._inplace("sigmoid")
     def tanh_(self): return self._inplace("tanh")

@@ -219,6 +219,7 @@ C_EXPR = {
     "pow": _pow_binary,
     "pow_scalar": lambda x, a: _pow(x, a, x.attrs["exponent"]),
     "neg": lambda x, a: f"(-{a})",
+    "reciprocal": lambda x, a: f"({x.c(1)} / {a})",       # (an integer x is converted first)
     "exp": lambda x, a: f"{x.f('exp')}({a})",
     "log": lambda x, a: f"{x.f('log')}({a})",
     "sqrt": lambda x, a: f"{x.f('sqrt')}({a})",

@@ -27,6 +27,8 @@ NP_EXPR = {
     "minimum": "np.minimum({0}, {1}, out={out})",
     "pow": "np.power({0}, {1}, out={out})",
     "neg": "np.negative({0}, out={out})",
+    # in the output's float type: an integer x is converted first (its int64 loop would give 1 // x)
+    "reciprocal": "np.reciprocal({0}, out={out}, dtype={out}.dtype)",
     "exp": "np.exp({0}, out={out})",
     "log": "np.log({0}, out={out})",
     "sqrt": "np.sqrt({0}, out={out})",

@@ -199,6 +199,11 @@ unary("sin", _unary_float(np.sin), lambda F, g, x, out: (F.mul(g, F.cos(x)),),
       "SinBackward0", "sin(x)", "grad_x = grad * cos(x)", saves=(0,))
 unary("cos", _unary_float(np.cos), lambda F, g, x, out: (F.mul(g, F.neg(F.sin(x))),),   # PyTorch: grad * -sin(x)
       "CosBackward0", "cos(x)", "grad_x = -grad * sin(x)", saves=(0,))
+# 1 / x in x's float type (an integer or bool x gives float32, 1 / 0 gives inf). PyTorch's own op, which
+# `2 / x` also runs (Tensor.__rtruediv__ is reciprocal(x) * 2); its derivative, from derivatives.yaml,
+# -grad * (result * result).conj(), reads only the output: a real dtype's conj is the value itself.
+unary("reciprocal", _unary_float(np.reciprocal), lambda F, g, x, out: (F.mul(F.neg(g), F.mul(out, out)),),
+      "ReciprocalBackward0", "1 / x", "grad_x = -grad * out * out  (= -grad / x^2)", saves=("out",))
 
 
 

@@ -332,3 +332,9 @@ CASES: dict[str, list[Case]] = {
                 Case([_spread(3, 4)], {"dim": 0, "descending": True})],
     "max_pool2d_indices": [Case([_spread(1, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1)})],
 }
+
+# Added after the dict so that the shared generator's draws for every case above stay as they were.
+CASES["reciprocal"] = [Case([away(2, 3)], diff=(0,)),
+                       Case([away(3, 1) * 4], diff=(0,), label="larger |x|"),
+                       Case([away()], diff=(0,), label="0-d"),
+                       Case([np.array([1, -2, 4, 0])], label="int64 (float32 out, 1/0 = inf)")]

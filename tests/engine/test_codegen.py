@@ -32,6 +32,7 @@ OP_CASES = {
     "maximum": [(("x", "x"), {})], "minimum": [(("x", "x"), {})],
     "pow": [(("pos", "x"), {})],
     "pow_scalar": [(("x",), {"exponent": 3}), (("pos",), {"exponent": 2.5}), (("x",), {"exponent": 2})],
+    "reciprocal": [(("x",), {}), (("int_nonzero",), {})],
     "neg": [(("x",), {})], "exp": [(("x",), {})], "log": [(("pos",), {})], "sqrt": [(("pos",), {})],
     "abs": [(("x",), {})], "tanh": [(("x",), {})], "sigmoid": [(("x",), {})], "relu": [(("x",), {})],
     "erf": [(("x",), {})], "sin": [(("x",), {})], "cos": [(("x",), {})],

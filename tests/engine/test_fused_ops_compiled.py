@@ -16,7 +16,8 @@ pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/confte
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
 FUSED_OPS = ["leaky_relu", "silu", "native_layer_norm", "native_batch_norm", "adaptive_avg_pool2d",
-             "adaptive_avg_pool2d_backward", "sort", "topk", "smooth_l1_loss", "huber_loss", "div_scalar"]
+             "adaptive_avg_pool2d_backward", "sort", "topk", "smooth_l1_loss", "huber_loss", "div_scalar",
+             "reciprocal"]
 
 
 def _params():
@@ -88,3 +89,26 @@ def test_leaky_relu_and_silu_fuse_with_their_gradients_into_one_loop(backend):
             np.random.default_rng(2).standard_normal((4, 8)).astype(np.float32)]
     for a, b in zip(build(optimized, backend=backend)(*args), interpreter.run(joint, args)):
         np.testing.assert_allclose(a, b, rtol=4e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_scalar_over_tensor_fuses_and_rounds_as_the_interpreter(backend, dtype):
+    """`2.5 / x` as recorded (reciprocal(x) * 2.5, PyTorch's two roundings) and, for a float x, its
+    backward: one elementwise kernel, whose forward values are the interpreter's to the last bit."""
+    from engine.codegen.units import plan_units
+    g = Graph("scalar_over_tensor")
+    x = g.placeholder("x", (4, 8), dtype)
+    g.output(g.call("add", g.call("mul", g.call("reciprocal", x), 2.5), 1.0))
+    graph = joint_graph(g).graph if dtype == np.float32 else g
+    optimized = run_pipeline(graph).graph
+    (group,) = optimized.fusion_groups
+    assert group.kind == "elementwise" and "reciprocal" in {n.op for n in optimized.nodes if n.id in group.node_ids}
+    assert [u.kind for u in plan_units(optimized, {n.id: n for n in optimized.nodes})] == ["kernel"]
+    rng = np.random.default_rng(4)
+    x_value = (rng.uniform(0.2, 9, (4, 8)) * rng.choice([-1, 1], (4, 8))).astype(dtype)
+    args = [x_value] + ([rng.standard_normal((4, 8)).astype(np.float32)] if dtype == np.float32 else [])
+    got, want = build(optimized, backend=backend)(*args), interpreter.run(graph, args)
+    assert got[0].dtype == want[0].dtype == np.float32 and got[0].tobytes() == want[0].tobytes()
+    for a, b in zip(got[1:], want[1:]):
+        np.testing.assert_allclose(a, b, rtol=4e-6, atol=1e-6)

@@ -134,6 +134,12 @@ EXPECTED: dict[str, str | None] = {
     "m / p": "DivBackward0",
     "m / 2": "DivBackward0",
     "2 / m": "MulBackward0",
+    "1 / m": "MulBackward0",
+    "2.5 / m": "MulBackward0",
+    "m.reciprocal()": "ReciprocalBackward0",
+    "torch.reciprocal(m)": "ReciprocalBackward0",
+    "(m * 1).reciprocal_()": "ReciprocalBackward0",
+    "vjp(m.reciprocal(), m)": "MulBackward0",
     "torch.maximum(m, p)": "MaximumBackward0",
     "torch.max(m, p)": "MaximumBackward0",
     "torch.minimum(m, p)": "MinimumBackward0",
@@ -297,9 +303,7 @@ EXPECTED: dict[str, str | None] = {
 # Cases Dagscope still names differently, and why. Strict: a case that starts to pass fails here, so
 # that its entry is removed. (Where several torch functions share one op, the op takes an `fn` attribute
 # naming the one that ran; the tensor.py callers below do not pass it yet.)
-KNOWN_MISMATCHES: dict[str, str] = {
-    "2 / m": "engine/tensor.py: __rtruediv__ is one div op (PyTorch: reciprocal, then MulBackward0 by 2)",
-}
+KNOWN_MISMATCHES: dict[str, str] = {}
 
 
 def node_name(node) -> str | None:
