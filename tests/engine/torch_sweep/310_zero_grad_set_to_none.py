@@ -1,0 +1,37 @@
+# optimizer.zero_grad(): set_to_none=True (the default) leaves .grad as None, set_to_none=False keeps zeroed
+# tensors; without zeroing, gradients accumulate across backward calls.
+import torch
+import torch.nn as nn
+
+torch.manual_seed(4)
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(3, 2)
+print(model.weight.grad)
+model(x).sum().backward()
+g1 = model.weight.grad.clone()
+print(g1)
+model(x).sum().backward()
+print(model.weight.grad, torch.allclose(model.weight.grad, 2 * g1))
+opt.zero_grad(set_to_none=False)
+print(model.weight.grad, model.bias.grad)
+opt.zero_grad()
+print(model.weight.grad, model.bias.grad)
+model(x).sum().backward()
+model.zero_grad()
+print(model.weight.grad)
+model(x).sum().backward()
+model.zero_grad(set_to_none=False)
+print(model.weight.grad, model.weight.grad.dtype)
+w_before = model.weight.detach().clone()
+opt.step()
+print(torch.equal(w_before, model.weight))
+opt.zero_grad()
+opt.step()
+print(torch.equal(w_before, model.weight))
+w = torch.ones(2, requires_grad=True)
+for i in range(3):
+    (w * (i + 1)).sum().backward()
+    print(i, w.grad)
+w.grad.zero_()
+print(w.grad)

@@ -1,0 +1,26 @@
+# Numerical stability: naive softmax overflows on large logits, the max-subtracted version and torch.softmax
+# don't; log_softmax and logsumexp; printing tiny and huge values.
+import torch
+
+logits = torch.tensor([1000.0, 1001.0, 1002.0])
+naive = torch.exp(logits) / torch.exp(logits).sum()
+print(torch.exp(logits), naive)
+stable = torch.exp(logits - logits.max()) / torch.exp(logits - logits.max()).sum()
+print(stable, torch.softmax(logits, dim=0))
+print(torch.log_softmax(logits, dim=0), torch.log(torch.softmax(logits, dim=0)))
+print(torch.logsumexp(logits, dim=0), torch.log(torch.exp(logits).sum()))
+small = torch.tensor([-1000.0, 0.0, 1.0])
+print(torch.softmax(small, dim=0), torch.log_softmax(small, dim=0))
+print(torch.exp(torch.tensor([-20.0, -10.0, 0.0, 10.0])))
+p = torch.tensor([0.0, 0.5, 1.0])
+print(torch.log(p), p * torch.log(p))
+print(torch.nn.functional.binary_cross_entropy(p, torch.tensor([0.0, 1.0, 1.0])))
+x = torch.tensor([1e-30, 1e30], dtype=torch.float32)
+print(x, x * x, x.double() * x.double())
+print(torch.tensor([3.0]) / 0, torch.tensor([0.0]) / 0, torch.tensor(-1.0).sqrt())
+t = torch.tensor([2.0, 3.0], requires_grad=True)
+y = torch.logsumexp(t * 100, dim=0)
+y.backward()
+print(y, t.grad)
+print(torch.softmax(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=0))
+print(torch.finfo(torch.float32).eps, torch.finfo(torch.float32).max)
