@@ -98,9 +98,13 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         h0, c0 = self._initial_state(hx, batch, directions, unbatched, x.array.dtype)
         step = _STEPS[self.mode]
-        layer_input = [x[t] for t in range(steps)]
+        # Laid out as PyTorch's RNN.cpp: each layer unbinds its input over time, each direction stacks its
+        # step outputs, a bidirectional layer concatenates the two on the feature dim (the output's grad_fn
+        # is then CatBackward0), and dropout between layers acts on a layer's whole output.
+        layer_input = x
         final_h, final_c = [], []
         for layer in range(self.num_layers):
+            steps_in = F.unbind(layer_input, 0)
             outputs_by_direction = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 k = layer * directions + d
@@ -108,17 +112,16 @@ class RNNBase(Module):
                 order = range(steps) if d == 0 else range(steps - 1, -1, -1)
                 outs = [None] * steps
                 for t in order:
-                    state = step(layer_input[t], state, *self._weights(layer, suffix))
+                    state = step(steps_in[t], state, *self._weights(layer, suffix))
                     outs[t] = state[0] if self.mode == "LSTM" else state
-                outputs_by_direction.append(outs)
+                outputs_by_direction.append(F.stack(outs, 0))
                 final_h.append(state[0] if self.mode == "LSTM" else state)
                 if self.mode == "LSTM":
                     final_c.append(state[1])
-            layer_input = [F.cat([outs[t] for outs in outputs_by_direction], 1) if directions == 2
-                           else outputs_by_direction[0][t] for t in range(steps)]
+            layer_input = F.cat(outputs_by_direction, 2) if directions == 2 else outputs_by_direction[0]
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = [F.dropout(v, self.dropout, True) for v in layer_input]
-        output = F.stack(layer_input, 0)
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        output = layer_input
         h_n = F.stack(final_h, 0)
         if unbatched:
             output, h_n = F.squeeze(output, 1), F.squeeze(h_n, 1)
