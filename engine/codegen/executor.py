@@ -28,7 +28,7 @@ from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_
 from engine.codegen.library_kernels import LIBRARY_OPS, lower_library
 from engine.codegen.numpy_render import render_group
 from engine.codegen.straight_line import generate
-from engine.codegen.units import Unit, node_unit, plan_units
+from engine.codegen.units import Unit, in_place_products, node_unit, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE, Graph, Node
 from engine.ops.registry import OPS, Spec
 from engine.passes.memory_planning import conv_scratch
@@ -212,6 +212,8 @@ class Specialization:
         ops produce their own arrays."""
         defined_at, last_use, root, view_root = {}, {}, {}, {}
         specs = {}
+        # a product BLAS writes into its epilogue value's array: no array of its own (units.py)
+        self.in_place = in_place_products(units)
         for i, u in enumerate(units):
             node = self.nodes_by_id[u.node_ids[0]]
             u.writes_out = u.kind == "op" and _writes_out(node)
@@ -220,7 +222,11 @@ class Specialization:
                 specs[sid] = (tuple(shape), np.dtype(dtype))
                 defined_at[sid] = last_use[sid] = i
             for v in u.outputs:
-                defined_at[v] = i
+                if v in self.in_place:          # the value's array is written from this step on
+                    defined_at[self.in_place[v]] = i
+                    root[v] = [self.in_place[v]]
+                    continue
+                defined_at.setdefault(v, i)
                 last_use.setdefault(v, i)
                 # views (and ops that may return views) keep their sources' memory alive
                 aliasing = u.kind == "view" or (u.kind == "op" and not u.writes_out)
@@ -254,6 +260,7 @@ class Specialization:
 
     # ---- running --------------------------------------------------------------------------------
     def _matmul_ok(self, node: Node, out_id: str) -> bool:
+        out_id = self.in_place.get(out_id, out_id)
         return self._matmul_dtypes_ok(node) and (out_id in self.arrays or out_id in self.fresh)
 
     @staticmethod

@@ -95,6 +95,8 @@ class _Generator:
             name = self.local(vid)
             self.addresses[vid] = f"p_{name}"
             self.lines.append(f"{name}, p_{name} = {new}()          # output {vid}")
+        for product, value in spec.in_place.items():     # BLAS writes it into the epilogue's array
+            self.names[product], self.addresses[product] = self.names[value], self.addresses[value]
         self.free_after_last_use()
         results = [f"array({self.names[v]}, copy=True)" if v in spec.copy_outputs else self.names[v]
                    for v in spec.output_ids]

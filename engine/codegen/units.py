@@ -15,6 +15,9 @@ from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP,
 from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
 
 KERNEL_KINDS = (ELEMENTWISE, REDUCE)
+# reductions whose C kernel reads its loop's values twice (c_render's "moments" and "logsumexp"):
+# an epilogue ending in one cannot overwrite the product it reads (_products_in_place)
+TWO_PASS_REDUCTIONS = {"var", "std", "logsumexp"}
 NORMALIZE_OPS = {"softmax", "log_softmax"}      # library ops with kernels of their own (kernel.py)
 COPYING_MOVEMENT = {"cat", "stack"}
 
@@ -29,6 +32,9 @@ class Unit:
     outputs: list[str]
     # index of the fusion group (the memory plan's time axis) during which the executor runs it
     step: int = 0
+    # a BLAS call writing its product straight into the array of the epilogue value that replaces
+    # it (that value's id), the epilogue then running in place: see _products_in_place
+    writes_into: str | None = None
 
 
 def default_groups(graph: Graph) -> list[FusionGroup]:
@@ -94,6 +100,7 @@ def plan_units(graph: Graph, nodes_by_id: dict) -> list[Unit]:
             u.step = step
     units = _fold_transposed_products(units, nodes_by_id, users, graph_outputs)
     units = _merge_single_consumer_kernels(units, nodes_by_id, users, graph_outputs)
+    _products_in_place(units, nodes_by_id, users, graph_outputs)
     names: dict[str, int] = {}
     for u in units:                     # C function names must be unique identifiers
         u.name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in u.name)
@@ -171,3 +178,42 @@ def _fold_transposed_products(units: list[Unit], nodes_by_id, users, graph_outpu
         units[j].transposed = True
         drop.add(i)
     return [u for i, u in enumerate(units) if i not in drop]
+
+
+def in_place_products(units: list[Unit]) -> dict[str, str]:
+    """Product id -> the id of the epilogue value whose array the BLAS call writes it into."""
+    return {u.outputs[0]: u.writes_into for u in units if u.writes_into is not None}
+
+
+def _products_in_place(units: list[Unit], nodes_by_id, users, graph_outputs) -> None:
+    """Let BLAS write a product straight into the array of the epilogue value that replaces it, the
+    epilogue then running in place, as numpy code does by hand (h = x @ w; np.maximum(h, 0, out=h)):
+    one array where there were two, and a buffer the memory plan need not find. (The call and its
+    epilogue are one step of the plan, so a product and the epilogue's value are live together
+    there: without this, an epilogue cannot take the buffer of a value its own call read last.)
+
+    Safe element by element only where the product has one reader, an elementwise node of the
+    epilogue kernel right after the call, whose value that kernel stores at the product's shape and
+    dtype (each element is read before the same element is written, in one loop), the kernel makes
+    one pass over its loop (var, std, logsumexp read it twice), and the call writes with `out=`
+    (one dtype throughout, as the executor requires)."""
+    for call, epilogue in zip(units, units[1:]):
+        if call.kind != "matmul" or epilogue.kind != "kernel" or call.step != epilogue.step or \
+                getattr(call, "transposed", False):
+            continue
+        node = nodes_by_id[call.node_ids[0]]
+        product = node.id
+        readers = {n.id: n for n in users.get(product, [])}
+        if call.outputs != [product] or product in graph_outputs or len(readers) != 1:
+            continue
+        (reader,) = readers.values()
+        if reader.id not in epilogue.node_ids or reader.kind != CALL or OPS[reader.op].kind != ELEMENTWISE or \
+                reader.id not in epilogue.outputs or tuple(reader.out.shape) != tuple(node.out.shape) or \
+                reader.out.dtype != node.out.dtype:
+            continue
+        if any(nodes_by_id[i].op in TWO_PASS_REDUCTIONS for i in epilogue.node_ids):
+            continue
+        dtypes = {v.dtype for v in node.inputs} | {node.out.dtype}
+        if len(dtypes) != 1 or any(len(v.shape) < 1 for v in node.inputs[-2:]):
+            continue
+        call.writes_into = reader.id

@@ -6,7 +6,9 @@ What reaches memory is what the executor's steps (engine.codegen.units) write, e
 fusion group it runs in: a kernel's outputs, and an extern call's whole result when an epilogue
 follows it (BLAS or the convolution writes it before the epilogue's loop reads it back). The
 executor's lowering rules count: a kernel merged into its only consumer writes nothing, and
-transpose(a @ b) run as one BLAS call writes the transposed product, never the product.
+transpose(a @ b) run as one BLAS call writes the transposed product, never the product, and a
+product whose one reader is an elementwise value of its epilogue is written straight into that
+value's array (the epilogue runs in place), so it has no memory of its own.
 Values internal to a loop never reach memory (registers; an epilogue's value that only its
 closing reduction reads, relu in relu(x @ w).sum(1), is never written), graph inputs and constants
 are not the plan's to place, and a view (reshape, transpose, ...) has no memory of its own: it
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.codegen.units import Unit, plan_units
+from engine.codegen.units import Unit, in_place_products, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph
 from engine.ir.schedule import Buffer, Interval, MemoryPlan
 from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
@@ -116,16 +118,19 @@ def plan_memory(g: Graph) -> MemoryPlan:
     names = schedule_names(g)
     unplanned = {n.id for n in g.nodes if n.kind in (PLACEHOLDER, CONSTANT)}
     views = view_sources(units)
+    # a product written into its epilogue value's array lives (and is read) in that array
+    views.update(in_place_products(units))
     start: dict[str, int] = {}
     end: dict[str, int] = {}
     scratch_bytes: dict[str, int] = {}
     for u in units:
         i = u.step
         if u.kind != "view":
-            for v in u.outputs:
+            for out in u.outputs:
+                v = views.get(out, out)
                 start.setdefault(v, i)
                 end.setdefault(v, i)
-                for sid, shape, dtype in conv_scratch(nodes[v.split(".")[0]]) or ():
+                for sid, shape, dtype in conv_scratch(nodes[out.split(".")[0]]) or ():
                     start[sid] = end[sid] = i          # used only while the convolution runs
                     scratch_bytes[sid] = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         for v in u.inputs:
@@ -178,6 +183,10 @@ def memory_planning(graph: Graph) -> PassResult:
         # one note per reuse, naming the value it follows (listing every earlier one grew quadratically)
         for previous, v in zip(b.values, b.values[1:]):
             result.notes.append({"node": v, "reason": f"reuses {b.id} (after {previous})"})
-    for view, source in view_sources(plan_units(g, {n.id: n for n in g.nodes})).items():
+    units = plan_units(g, {n.id: n for n in g.nodes})
+    for view, source in view_sources(units).items():
         result.notes.append({"node": view, "reason": f"a view of {source}: no memory of its own"})
+    for product, value in in_place_products(units).items():
+        result.notes.append({"node": product, "reason": f"written by BLAS straight into the array of {value}, "
+                                                         "which its epilogue then computes in place"})
     return result

@@ -59,6 +59,10 @@ def true_live_bytes(g: Graph, args) -> tuple[list[int], int]:
             if unit.kind == "view":
                 src = unit.inputs[0]
                 source[v] = source.get(src, src)
+            elif unit.writes_into is not None:
+                # BLAS writes the product into the array of the epilogue's value (born at this
+                # step too: the epilogue runs in the same group), which is read in its place
+                source[v] = unit.writes_into
             elif v not in inputs:
                 born[v], last[v] = step, step
                 node = next(n for n in g.nodes if n.id == v.split(".")[0])
