@@ -30,6 +30,19 @@ KNOWN_BUGS: dict[str, str] = {
     "325_sigmoid_saturation_vanishing": "engine/ops/elementwise.py computes sigmoid as 0.5 * (1 + tanh(x / 2)): "
                                         "1 + tanh cancels for x < -9 in float32 (sigmoid(-10) 4.5389e-05, "
                                         "not 4.5398e-05; sigmoid(-20) 0, not 2.0612e-09)",
+    "326_gelu_vs_relu_tails": "engine/ops/elementwise.py gelu: forward gives -0.0 where x * Phi(x) underflows "
+                              "(PyTorch +0.0, printed ' 0.0000e+00'), and its float32 backward tail differs "
+                              "(x=-6: -3.6455e-08, PyTorch -2.9802e-08; x=-10: -7.69e-22, PyTorch 0)",
+    "327_lstm_cell_by_hand": "engine/functional.py split/chunk build each piece with the slice op: grad_fn "
+                             "SliceBackward0, PyTorch SplitBackward0 (chunk, split(int)) / SplitWithSizesBackward0",
+    "329_print_rnn_outputs": "a batch_first RNN/GRU output's grad_fn is TransposeBackward1 in PyTorch (RNN.cpp's "
+                             "in-place transpose_); engine/ops/movement.py's transpose op has no name for it",
+    "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
+                              "is MkldnnRnnLayerBackward0; Dagscope's unrolled layer ends in a stack "
+                              "(StackBackward0) and the ops have no way to name it otherwise",
+    "331_graph_of_index_select_repeat": "grad_fn names: index_select runs the index op (IndexBackward0, PyTorch "
+                                        "IndexSelectBackward0); Tensor.repeat is expand+reshape "
+                                        "(UnsafeViewBackward0, PyTorch RepeatBackward0)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
