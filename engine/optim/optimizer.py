@@ -18,6 +18,14 @@ class _Required:
 required = _Required()
 
 
+def _scalar_hyperparameters(group: dict) -> dict:
+    """The group with a one-element tensor hyperparameter (`lr=torch.tensor(0.01)`) read as its number:
+    PyTorch steps with the tensor's value; numpy arithmetic with the Tensor itself would corrupt p."""
+    if not any(isinstance(v, Tensor) for k, v in group.items() if k != "params"):
+        return group
+    return {k: (v.item() if isinstance(v, Tensor) and k != "params" else v) for k, v in group.items()}
+
+
 class Optimizer(metaclass=TorchClassRepr):
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
@@ -64,7 +72,7 @@ class Optimizer(metaclass=TorchClassRepr):
                 loss = closure()
         with autograd.no_grad():
             for group in self.param_groups:
-                self._update_group(group)
+                self._update_group(_scalar_hyperparameters(group))
         return loss
 
     def _update_group(self, group: dict) -> None:

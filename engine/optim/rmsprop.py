@@ -23,9 +23,10 @@ class RMSprop(Optimizer):
                             ("weight_decay value", weight_decay), ("alpha value", alpha)):
             if value < 0.0:
                 raise ValueError(f"Invalid {name}: {value}")
-        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
-                                  "momentum": momentum, "centered": centered, "capturable": capturable,
-                                  "foreach": foreach, "maximize": maximize, "differentiable": differentiable})
+        # (in PyTorch's key order: `print(opt.defaults)` shows it)
+        super().__init__(params, {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                                  "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                                  "maximize": maximize, "differentiable": differentiable})
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:

@@ -1,0 +1,47 @@
+"""Optimizers as PyTorch's: a one-element tensor learning rate steps with its value (it corrupted the
+parameter before), and RMSprop's defaults in PyTorch's key order (as `print(opt.defaults)` shows)."""
+import numpy as np
+import pytest
+
+from engine import nn, optim
+from engine.tensor import Tensor
+
+
+def _weights_after_two_steps(make_optimizer, lr):
+    layer = nn.Linear(2, 1)
+    layer.weight.array[...] = np.array([[0.5, -0.25]], np.float32)
+    layer.bias.array[...] = 0.1
+    opt = make_optimizer(layer.parameters(), lr)
+    for _ in range(2):
+        opt.zero_grad()
+        layer(Tensor(np.ones((1, 2), np.float32))).pow(2).sum().backward()
+        opt.step()
+    return layer.weight.array
+
+
+@pytest.mark.parametrize("make", [
+    lambda params, lr: optim.SGD(params, lr=lr),
+    lambda params, lr: optim.SGD(params, lr=lr, momentum=0.9, weight_decay=0.1),
+    lambda params, lr: optim.Adam(params, lr=lr),
+    lambda params, lr: optim.AdamW(params, lr=lr, amsgrad=True),
+    lambda params, lr: optim.RMSprop(params, lr=lr, centered=True, momentum=0.5),
+    lambda params, lr: optim.Adagrad(params, lr=lr),
+])
+def test_a_tensor_learning_rate_steps_as_its_number(make):
+    expected = _weights_after_two_steps(make, 0.1)
+    got = _weights_after_two_steps(make, Tensor(np.array(0.1, np.float32)))
+    assert got.dtype == np.float32 and got.shape == (1, 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_the_tensor_learning_rate_stays_in_the_group():
+    lr = Tensor(np.array([0.1], np.float32))
+    opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=lr)
+    opt.step()
+    assert opt.param_groups[0]["lr"] is lr
+
+
+def test_rmsprop_defaults_are_in_pytorchs_order():
+    opt = optim.RMSprop(nn.Linear(2, 1).parameters())
+    assert list(opt.defaults) == ["lr", "momentum", "alpha", "eps", "centered", "weight_decay", "capturable",
+                                  "foreach", "maximize", "differentiable"]
