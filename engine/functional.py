@@ -673,11 +673,28 @@ def setitem(x: Tensor, key, value) -> None:
         x.array[numpy_key(key)] = value.array if isinstance(value, Tensor) else value
         x._version += 1
         return
+    if isinstance(value, Tensor) and _is_the_view(x, key, value):
+        # `x[key] *= 2` ends with x[key] = (that view, changed in place): the change already went
+        # into x (Tensor._write_through), and copying a view onto itself changes nothing
+        return
     x._check_inplace()
     flat = np.arange(x.array.size, dtype=np.int64).reshape(x.array.shape)[numpy_key(key)]
     coords = [Tensor(c) for c in np.unravel_index(flat, x.array.shape)]
     out = apply("index_put", x._alias(), value, *coords, positions=tuple(range(x.ndim)))
     x._become(out, None if _writes_x_itself(key) else "CopySlices")
+
+
+def _is_the_view(x: Tensor, key, value: Tensor) -> bool:
+    """Whether `value` is the very view x[key] (the same memory, shape and strides)."""
+    if value.array.base is None or not np.may_share_memory(value.array, x.array):
+        return False
+    parts = numpy_key(key)
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    if not any(p is Ellipsis for p in parts):
+        parts += (Ellipsis,)                   # so that x[i] of a 1-D array is a 0-d view, not a scalar
+    target = x.array[parts]
+    return (target.shape == value.array.shape and target.strides == value.array.strides
+            and target.__array_interface__["data"][0] == value.array.__array_interface__["data"][0])
 
 
 def _value_that_fits(x: Tensor, key, value: Tensor) -> Tensor:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -211,7 +212,10 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
             autograd.backward(self, gradient, retain, create_graph, inputs)
 
     def detach(self) -> "Tensor":
-        return Tensor(self.array)
+        detached = Tensor(self.array)
+        if self.grad_fn is not None:           # shares the values, as PyTorch's: see _keep_view
+            self._keep_view(detached, None, _NO_ATTRS)
+        return detached
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -646,8 +650,10 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
 
     def _become(self, out: "Tensor", node_name: str | None = None) -> "Tensor":
         """Take on `out`'s value and graph position: the end of an in-place op recorded in the graph.
-        A view passes the change on to the tensor it views (PyTorch's CopySlices)."""
+        A view passes the change on to the tensor it views (PyTorch's CopySlices), and the views
+        taken of this tensor see the change (`_refresh_views`)."""
         view_node = self._view_node() if self.grad_fn is not None else None
+        old_array = self.array
         self._take(out)
         self._version += 1
         if out.grad_fn is not None:
@@ -656,6 +662,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
                 out.grad_fn.rename(node_name)
         if view_node is not None:
             self._write_through(view_node)
+        self._refresh_views(old_array)
         return self
 
     def _take(self, out: "Tensor") -> None:
@@ -668,15 +675,56 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         """This view changed in place: its base becomes where(viewed, scatter(new view), base) — the
         scatter is the view op's own vjp, exact for a view that picks each base element once — recorded
         as PyTorch's CopySlices; then this tensor is the view of the new base again (AsStridedBackward0).
-        The base takes a new array, as every in-place op recorded in a graph does: other views taken of it
-        earlier keep the old values (in PyTorch they share the memory and see the change)."""
+        The base's other views are taken again by its `_become` (`_refresh_views`)."""
         base, op, attrs = view_node.saved[0], view_node.op, view_node.attrs
         scattered = op.vjp(TensorBuilder(), self, base, self, **attrs)[0]
         viewed = op.vjp(_NUMPY_BUILDER, np.ones(self.array.shape, np.float32), base.array, self.array, **attrs)[0]
         base._become(apply("where", Tensor(np.asarray(viewed) != 0), scattered, base._alias()), "CopySlices")
-        again = apply(op.name, base, **attrs)
+        self._view_again(base, op.name, attrs)
+
+    # In PyTorch a view shares its base's memory, so it sees every later change of the base. Here an
+    # in-place op recorded in a graph gives the changed tensor a new array (the old one may be saved
+    # for backward), so each tensor in a graph keeps the views taken of it (`_views`: weak
+    # references, with the view op and its attributes) and takes them again when it changes:
+    # their values are then the new ones and their gradients flow through the change
+    # (AsStridedBackward0, as PyTorch regenerates them). A taken-again view counts as changed in
+    # place (its version moves), so backward refuses a node that had saved its old value.
+    _views = ()
+
+    def _keep_view(self, view: "Tensor", op_name: str | None, attrs: dict) -> None:
+        views = self._views
+        if not views:
+            views = self._views = []
+        elif len(views) >= 64:                 # views taken in a loop: forget the ones gone since
+            views[:] = [entry for entry in views if entry[0]() is not None]
+        views.append((weakref.ref(view), op_name, attrs))
+
+    def _view_again(self, base: "Tensor", op_name: str, attrs: dict) -> None:
+        """Become the view `op_name` of `base` as it is now (after an in-place change of `base`)."""
+        again = apply(op_name, base, **attrs)
         again.grad_fn.rename("AsStridedBackward0")
         self._take(again)
+        base._keep_view(self, op_name, attrs)
+
+    def _refresh_views(self, old_array) -> None:
+        """This tensor changed in place to a new array: take again every view of it that still
+        looks into the old one (one changed in place since, or a reshape that copied, does not)."""
+        views = self._views
+        if not views:
+            return
+        self._views = []
+        for ref, op_name, attrs in views:
+            view = ref()
+            if view is None or not np.may_share_memory(view.array, old_array):
+                continue
+            view_array = view.array
+            if op_name is None:                # detach(): the same values, outside the graph
+                view.array = self.array
+                self._keep_view(view, None, attrs)
+            else:
+                view._view_again(self, op_name, attrs)
+            view._version += 1
+            view._refresh_views(view_array)    # and the views of that view
 
     def _needs_graph(self, *others) -> bool:
         return autograd._GradMode.enabled and (
@@ -972,6 +1020,8 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
             if t._requires_grad:
                 out._requires_grad = True
                 out.grad_fn = _record_node(op, tensors, attrs, out)
+                if name in _VIEW_OPS:          # a view in a graph: see Tensor._keep_view
+                    tensors[0]._keep_view(out, name, attrs)
                 break
     if OP_OBSERVERS:
         for observer in OP_OBSERVERS:

@@ -304,7 +304,9 @@ def _select_index(size, dim, index):
 
 register(OpDef(
     "select", MOVEMENT,
-    lambda x, dim, index, fn=None: x[(slice(None),) * dim + (_select_index(x.shape[dim], dim, index),)],
+    # the trailing Ellipsis keeps a 0-d result a view of x (x[i] of a 1-D array is a copied scalar):
+    # a selected element shares its tensor's memory, as PyTorch's select does
+    lambda x, dim, index, fn=None: x[(slice(None),) * dim + (_select_index(x.shape[dim], dim, index), Ellipsis)],
     lambda x, dim, index, fn=None: Spec(tuple(x.shape[:dim]) + tuple(x.shape[dim + 1:]), x.dtype),
     lambda F, g, x, out, dim, index, fn=None: (F.select_backward(g, shape=tuple(x.shape), dim=dim, index=index),),
     # x.unbind(dim) is one PyTorch node for all its outputs (UnbindBackward0); here each output is the

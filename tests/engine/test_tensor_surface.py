@@ -232,8 +232,8 @@ def test_inplace_change_of_a_view_changes_its_base_as_in_pytorch():
     row[1] = 7.0                         # writes through the view into y (CopySlices)
     assert y.tolist() == [[2.0, 7.0], [6.0, 8.0]] and row.tolist() == [2.0, 7.0]
     assert y.grad_fn.name == "CopySlices" and row.grad_fn.name == "AsStridedBackward0"
-    y.view(4).mul_(2)                    # (row, another view of y, keeps its values: see _write_through)
-    assert y.tolist() == [[4.0, 14.0], [12.0, 16.0]]
+    y.view(4).mul_(2)                    # row, another view of y, sees the change (Tensor._keep_view)
+    assert y.tolist() == [[4.0, 14.0], [12.0, 16.0]] and row.tolist() == [4.0, 14.0]
     (y * y).sum().backward()             # d/da of sum((2 a * 2)^2) = 32 a, except the overwritten element
     assert a.grad.tolist() == [[32.0, 0.0], [96.0, 128.0]]
     b = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1
@@ -241,9 +241,10 @@ def test_inplace_change_of_a_view_changes_its_base_as_in_pytorch():
     r.add_(1)
     assert b.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     v = b[0]
-    b[0, 0] = 5.0                        # the base changed after the view was taken: refused, not stale
-    with pytest.raises(UnsupportedError, match="view"):
-        v.mul_(2)
+    b[0, 0] = 5.0                        # the base changed after the view was taken: the view sees it
+    assert v.tolist() == [5.0, 2.0]
+    v.mul_(2)                            # ...and writes through into the changed base
+    assert b.tolist() == [[10.0, 4.0], [3.0, 4.0]] and v.tolist() == [10.0, 4.0]
     with pytest.raises(UnsupportedError, match="expanded"):
         b.expand(2, 2, 2)[0].zero_()
 
