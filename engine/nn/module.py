@@ -157,7 +157,7 @@ class Module(metaclass=TorchClassRepr):
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._discard(name)
+            self._discard(name, keep="_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None and not isinstance(value, Parameter):
@@ -167,7 +167,7 @@ class Module(metaclass=TorchClassRepr):
         elif isinstance(value, Module):
             if self.__dict__.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._discard(name)
+            self._discard(name, keep="_modules")
             self.add_module(name, value)
         elif self.__dict__.get("_modules") is not None and name in self._modules:
             if value is not None:
@@ -186,9 +186,13 @@ class Module(metaclass=TorchClassRepr):
         else:
             object.__setattr__(self, name, value)
 
-    def _discard(self, name: str) -> None:
+    def _discard(self, name: str, keep: str | None = None) -> None:
+        """Forget `name` as an attribute, buffer, parameter or child, except in the store `keep`: replacing
+        a parameter or child (`model.fc = nn.Linear(...)`) keeps its place, as in PyTorch's dicts, so
+        print(model), state_dict() and parameters() keep their order."""
         for store in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[store].pop(name, None)
+            if store != keep:
+                self.__dict__[store].pop(name, None)
         self.__dict__.pop(name, None)
 
     def __getattr__(self, name: str):

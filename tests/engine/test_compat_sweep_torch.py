@@ -43,6 +43,10 @@ KNOWN_BUGS: dict[str, str] = {
     "331_graph_of_index_select_repeat": "grad_fn names: index_select runs the index op (IndexBackward0, PyTorch "
                                         "IndexSelectBackward0); Tensor.repeat is expand+reshape "
                                         "(UnsafeViewBackward0, PyTorch RepeatBackward0)",
+    "332_regression_target_shape_mistake": "mse_loss / smooth_l1_loss / huber_loss on shapes that don't broadcast "
+                                           "fail in numpy (ValueError: operands could not be broadcast...), not "
+                                           "with PyTorch's RuntimeError 'The size of tensor a (5) must match...' "
+                                           "(l1_loss does)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
