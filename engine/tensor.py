@@ -735,28 +735,44 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
             self._check_inplace()
             out = apply(name, self._alias(), *others, **attrs)
             _check_inplace_shape(self.array.shape, out.array.shape)
+            if out.array.dtype != self.array.dtype:    # float64 math written into a float32 tensor
+                self._check_inplace_dtype(name, out.array.dtype)
+                node_name = out.grad_fn.name if out.grad_fn is not None else None
+                return self._become(apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
             return self._become(out)
+        arrays = [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
+                  for o in others]
         ufunc = _INPLACE_UFUNCS.get(name)
         if ufunc is not None and not attrs:
             other = others[0].array if isinstance(others[0], Tensor) else others[0]
             try:
                 ufunc(self.array, other, out=self.array, casting="same_kind")
-            except TypeError:
-                raise RuntimeError(f"result type {_kind_word(np.result_type(self.array, other))} can't be cast to "
-                                   f"the desired output type {_kind_word(self.array.dtype)}") from None
+            except TypeError:                  # numpy's same_kind refusal: PyTorch's words for it
+                self._check_inplace_dtype(name, OPS[name].run(self.array, *arrays, **attrs).dtype)
+                raise
             except ValueError:
                 _raise_broadcast_error(self.array.shape, np.shape(other))
                 _check_inplace_shape(self.array.shape, np.broadcast_shapes(self.array.shape, np.shape(other)))
                 raise
             self._version += 1
             return self
-        arrays = [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
-                  for o in others]
         result = OPS[name].run(self.array, *arrays, **attrs)
         _check_inplace_shape(self.array.shape, result.shape)
+        self._check_inplace_dtype(name, result.dtype)
         self.array[...] = result
         self._version += 1
         return self
+
+    def _check_inplace_dtype(self, name: str, result_dtype) -> None:
+        """PyTorch refuses to write a result into a tensor of a lower kind (exp_ of an int64 tensor:
+        Float into Long); within a kind it casts (float64 math into a float32 tensor)."""
+        if name == "masked_fill" or np.can_cast(result_dtype, self.array.dtype, "same_kind"):
+            return                             # (masked_fill_ casts its value, as copy_ and fill_ do)
+        # clamp_ with number bounds checks in its own kernel, which names the C++ type ("long int")
+        scalar_bounds = name in ("clamp", "clamp_min", "clamp_max")
+        target = cpp_type_name(self.array.dtype) if scalar_bounds else scalar_type_name(self.array.dtype)
+        raise RuntimeError(f"result type {scalar_type_name(result_dtype)} can't be cast to the desired output "
+                           f"type {target}")
 
     def add_(self, other, *, alpha=1):
         return self._inplace("add", other if alpha == 1 else self._scaled(other, alpha))
@@ -779,11 +795,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def exp_(self): return self._inplace("exp")
     def sqrt_(self): return self._inplace("sqrt")
 
-    def reciprocal_(self):
-        if self.array.dtype.kind != "f":       # 1 / x is a float: PyTorch refuses to write it into ints
-            raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                               f"{_kind_word(self.array.dtype)}")
-        return self._inplace("reciprocal")
+    def reciprocal_(self): return self._inplace("reciprocal")
 
     def relu_(self): return self._inplace("relu")
     def sigmoid_(self): return self._inplace("sigmoid")
@@ -885,10 +897,6 @@ def _check_inplace_shape(shape: tuple, result_shape: tuple) -> None:
     """An in-place op writes into its tensor: a result broadcast to a larger shape is an error."""
     if tuple(result_shape) != tuple(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(result_shape)}")
-
-
-def _kind_word(dtype) -> str:
-    return {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}[np.dtype(dtype).kind]
 
 
 def _is_dtype(x) -> bool:
