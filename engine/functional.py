@@ -13,6 +13,7 @@ import numpy as np
 
 from engine import autograd
 from engine.errors import UnsupportedError
+from engine.ops.dtypes import cpp_type_name, scalar_type_name
 from engine.ops.movement import slice_bounds
 from engine.tensor import Tensor, apply, numpy_keywords
 
@@ -307,10 +308,8 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def _c_type_name(t) -> str:
-    """The C++ name PyTorch's kernels use for a dtype in their messages: 'float', 'double', 'long int'."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
-        t.array.dtype.name, t.array.dtype.name)
+    """The C++ name PyTorch's kernels use for a tensor's dtype in their messages: 'float', 'long int'."""
+    return cpp_type_name(t.array.dtype)
 
 
 def _require_float(t, kernel: str) -> None:
@@ -320,8 +319,8 @@ def _require_float(t, kernel: str) -> None:
 
 
 def _type_word(t) -> str:
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "float32": "Float", "float64": "Double", "float16": "Half"}.get(t.array.dtype.name, t.array.dtype.name)
+    """PyTorch's ScalarType name for a tensor's dtype: 'Float', 'Long'."""
+    return scalar_type_name(t.array.dtype)
 
 
 def _correction(unbiased, correction) -> int:
