@@ -47,6 +47,9 @@ KNOWN_BUGS: dict[str, str] = {
                                            "fail in numpy (ValueError: operands could not be broadcast...), not "
                                            "with PyTorch's RuntimeError 'The size of tensor a (5) must match...' "
                                            "(l1_loss does)",
+    "334_inplace_modifies_saved_output": "engine/autograd.py Node._check_versions names the changed tensor's "
+                                         "current grad_fn ('output 0 of Add', after y.add_), PyTorch the op "
+                                         "that saved it ('output 0 of Exp')",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
