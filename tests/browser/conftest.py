@@ -14,6 +14,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "tests" / "screenshots"
+# The page's first example, which several tests run
+SEED = """import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+z = y.sum()
+z.backward()
+
+print(x.grad)
+"""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

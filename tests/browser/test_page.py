@@ -5,19 +5,9 @@ import os
 
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import SEED, open_page, shot
 
 pytestmark = pytest.mark.browser
-
-SEED = """import torch
-
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-y = x * 2
-z = y.sum()
-z.backward()
-
-print(x.grad)
-"""
 
 
 def run_code(page, code):

@@ -4,19 +4,10 @@ while presenting; and Python's warnings on stderr mark their lines in the editor
 Output tab's dot."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import SEED, open_page, shot
 
 pytestmark = pytest.mark.browser
 
-SEED = """import torch
-
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-y = x * 2
-z = y.sum()
-z.backward()
-
-print(x.grad)
-"""
 
 WARNED = """import torch
 t = torch.ones(2, 3, 4, requires_grad=True)

@@ -1,5 +1,17 @@
-"""Fixtures shared by the engine's tests (opt-in: a module asks for them by name)."""
+"""Fixtures shared by the engine's tests (opt-in: a module asks for them by name), and helpers."""
+import numpy as np
 import pytest
+
+
+def central_difference(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """The gradient of scalar function f at x by central differences, one element at a time."""
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[i] += eps
+        minus[i] -= eps
+        grad[i] = (f(plus) - f(minus)) / (2 * eps)
+    return grad
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import pytest
 
 import engine.compat.torch as dtorch
 from engine.tensor import Tensor
+from tests.engine.conftest import central_difference
 
 
 def _name(node) -> str | None:
@@ -72,16 +73,6 @@ def test_reciprocal_in_place():
         dtorch.tensor([1, 2]).reciprocal_()
 
 
-def _central_difference(fn, x: np.ndarray, eps: float) -> np.ndarray:
-    grad = np.zeros_like(x)
-    for j in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[j] += eps
-        minus[j] -= eps
-        grad[j] = (fn(plus) - fn(minus)) / (2 * eps)
-    return grad
-
-
 def test_second_derivative_matches_finite_differences():
     """h(x) = <d/dx sum(w * 1/x), v> = sum(-w v / x^2); its gradient through create_graph=True
     (the backward of MulBackward0/NegBackward0 over the saved result) against central differences."""
@@ -97,7 +88,7 @@ def test_second_derivative_matches_finite_differences():
     x, g = first(x0, True)
     assert _name(g.grad_fn) == "MulBackward0"
     (second,) = dtorch.autograd.grad((g * Tensor(v)).sum(), x)
-    want = _central_difference(lambda a: float(np.sum(first(a, False)[1].array * v)), x0, 1e-5)
+    want = central_difference(lambda a: float(np.sum(first(a, False)[1].array * v)), x0, 1e-5)
     np.testing.assert_allclose(second.array, want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(second.array, 2 * w * v / x0 ** 3, rtol=1e-12)
 
@@ -106,7 +97,7 @@ def test_scalar_over_tensor_gradient_in_float64():
     x0 = np.array([0.7, -1.3, 2.0])
     x = Tensor(x0.copy(), requires_grad=True)
     (2.5 / x).sum().backward()
-    want = _central_difference(lambda a: float(np.sum(2.5 / a)), x0, 1e-6)
+    want = central_difference(lambda a: float(np.sum(2.5 / a)), x0, 1e-6)
     np.testing.assert_allclose(x.grad.array, want, rtol=1e-7)
 
 

@@ -3,16 +3,7 @@ import numpy as np
 import pytest
 
 import engine.compat.tensorflow as tf
-
-
-def numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[i] += eps
-        minus[i] -= eps
-        g[i] = (f(plus) - f(minus)) / (2 * eps)
-    return g
+from tests.engine.conftest import central_difference
 
 
 def test_polynomial_gradient_by_hand():
@@ -38,8 +29,8 @@ def test_composite_gradients_equal_finite_differences():
     with tf.GradientTape() as tape:
         loss = loss_of(w, b)
     grads = tape.gradient(loss, {"w": w, "b": b})
-    num_w = numeric_grad(lambda a: float(loss_of(tf.constant(a), tf.constant(b0))), w0)
-    num_b = numeric_grad(lambda a: float(loss_of(tf.constant(w0), tf.constant(a))), b0)
+    num_w = central_difference(lambda a: float(loss_of(tf.constant(a), tf.constant(b0))), w0)
+    num_b = central_difference(lambda a: float(loss_of(tf.constant(w0), tf.constant(a))), b0)
     np.testing.assert_allclose(grads["w"].numpy(), num_w, rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(grads["b"].numpy(), num_b, rtol=1e-5, atol=1e-8)
 
