@@ -5,8 +5,9 @@ preallocated once per input signature and reused by every call.
     outs = compiled(x, w)                # numpy arrays in, fresh numpy arrays out
 
 Elementwise and reduction groups become generated kernels (C, or numpy when no compiler exists);
-matmul/addmm call BLAS through numpy with `out=` into the planned buffer and their elementwise
-epilogue (with an addmm's bias) runs as one kernel; a classifier loss's nll_loss/gather_backward
+matmul/addmm call BLAS through numpy with `out=` into the planned buffer (or straight into the
+array of the epilogue value that replaces the product, units.py) and their epilogue (with an
+addmm's bias) runs as one kernel; a classifier loss's nll_loss/gather_backward
 have hand-lowered kernels (library_kernels.py); conv2d (one BLAS call over im2col columns in a
 planned scratch), cat and stack also write into their planned buffers; movement ops are numpy
 views; control flow and other library ops run the registry's forward, a fresh array each call

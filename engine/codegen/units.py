@@ -2,9 +2,10 @@
 
 Elementwise/reduction groups become kernels; an extern group splits into its BLAS call, its
 epilogue (one kernel: elementwise ops, maybe ending in a reduction) and single-node steps (views,
-control flow, library ops). Two
-lowering rules refine the plan: a kernel whose every output feeds one other kernel at the same
-shape is merged into it, and transpose(a @ b) becomes one BLAS call writing b.T @ a.T.
+control flow, library ops). Three lowering rules refine the plan: a kernel whose every output
+feeds one other kernel at the same shape is merged into it, transpose(a @ b) becomes one BLAS
+call writing b.T @ a.T, and a product whose one reader is an elementwise value of its epilogue is
+written by BLAS into that value's array, the epilogue running in place.
 """
 from __future__ import annotations
 
