@@ -88,6 +88,16 @@ class NodeName(str):
         return str(self)
 
 
+def _optional_slot(slot: str, doc: str) -> property:
+    """A property over a slot that only some nodes set: None where it is unset."""
+    def read(node):
+        try:
+            return getattr(node, slot)
+        except AttributeError:
+            return None
+    return property(read, lambda node, value: setattr(node, slot, value), doc=doc)
+
+
 class Node(weakref.ref):
     """A backward function (PyTorch's grad_fn): the op that made a tensor, its saved inputs, and
     `next_functions`, the nodes its gradients flow on to.
@@ -117,29 +127,8 @@ class Node(weakref.ref):
     __eq__ = object.__eq__
     __ne__ = object.__ne__
 
-    @property
-    def line(self) -> int | None:
-        """The line of the user's code whose op made this node (None when no recorder ran)."""
-        try:
-            return self._line
-        except AttributeError:
-            return None
-
-    @line.setter
-    def line(self, value) -> None:
-        self._line = value
-
-    @property
-    def module(self) -> str | None:
-        """The nn.Module path (`fc1`) whose forward made this node, or None."""
-        try:
-            return self._module
-        except AttributeError:
-            return None
-
-    @module.setter
-    def module(self, value) -> None:
-        self._module = value
+    line = _optional_slot("_line", "The line of the user's code whose op made this node (None when no recorder ran).")
+    module = _optional_slot("_module", "The nn.Module path (`fc1`) whose forward made this node, or None.")
 
     @property
     def out_ref(self):
