@@ -210,8 +210,11 @@ class Node(weakref.ref):
             t, expected = ((out, self.out_version) if item == "out"
                            else (self.saved[item], self.recorded_version(item)))
             if t is not None and t._version != expected:
-                # PyTorch names the op that made the tensor: "output 0 of Add" for AddBackward0
-                op_name = re.sub(r"Backwards?\d*$", "", t.grad_fn.name) if t.grad_fn is not None else ""
+                # PyTorch names the op that made the tensor: for a saved output, this node ("output 0
+                # of Exp" after exp(x).add_(1)); for a saved input, its grad_fn now ("output 0 of Add"
+                # after y.add_(1): the in-place op's node)
+                maker = self if item == "out" else t.grad_fn
+                op_name = re.sub(r"Backwards?\d*$", "", maker.name) if maker is not None else ""
                 where = f", which is output 0 of {op_name}," if op_name else ""
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "

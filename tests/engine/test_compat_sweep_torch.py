@@ -47,9 +47,6 @@ KNOWN_BUGS: dict[str, str] = {
                                            "fail in numpy (ValueError: operands could not be broadcast...), not "
                                            "with PyTorch's RuntimeError 'The size of tensor a (5) must match...' "
                                            "(l1_loss does)",
-    "334_inplace_modifies_saved_output": "engine/autograd.py Node._check_versions names the changed tensor's "
-                                         "current grad_fn ('output 0 of Add', after y.add_), PyTorch the op "
-                                         "that saved it ('output 0 of Exp')",
     "335_text_pairs_dataloader": "engine/compat/torch/utils/data.py default_collate turns each transposed field "
                                  "into a list, so a batch of (str, int) samples collates its strings as a list; "
                                  "PyTorch returns the zip tuple ('good movie', 'bad plot')",

@@ -108,7 +108,7 @@ def test_inplace_on_a_non_leaf_records_the_op():
     z = x * 3
     z.relu_()                  # ReluBackward0 saves its result ...
     z.mul_(2)                  # ... which this changes: PyTorch refuses the backward, and so do we
-    with pytest.raises(RuntimeError, match="output 0 of Mul, is at version 2; expected version 1"):
+    with pytest.raises(RuntimeError, match="output 0 of Relu, is at version 2; expected version 1"):
         z.sum().backward()
 
 
