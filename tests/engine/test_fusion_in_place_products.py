@@ -100,3 +100,18 @@ def product_read_elsewhere():
 def test_a_product_that_is_not_safe_to_overwrite_keeps_its_memory(make, backend):
     optimized, compiled = compiled_like_the_interpreter(make(), backend)
     assert in_place_products(plan_units(optimized, {n.id: n for n in optimized.nodes})) == {}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_input_shape_respecializes_with_the_product_in_place(backend):
+    """A new batch size compiles another specialization (without a memory plan: private arrays),
+    where the product is still written into its relu's array."""
+    g, p, h = layer("addmm", returned=True)
+    optimized, compiled = compiled_like_the_interpreter(g, backend)
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal((3, 5)).astype(np.float32)] + \
+        [rng.standard_normal(v.shape).astype(np.float32) for v in g.inputs[1:]]
+    for _ in range(2):
+        for a, b in zip(compiled(*args), interpreter.run(g, args)):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert compiled.retraces and compiled.current.in_place == {p.id: h.id}
