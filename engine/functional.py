@@ -15,7 +15,7 @@ from engine import autograd
 from engine.errors import UnsupportedError
 from engine.ops.dtypes import cpp_type_name, scalar_type_name
 from engine.ops.movement import slice_bounds
-from engine.tensor import Tensor, apply, numpy_keywords
+from engine.tensor import Tensor, _raise_broadcast_error, apply, numpy_keywords
 
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
@@ -967,12 +967,14 @@ def _float_pair(input, target, kernel: str):
 
 
 def _warn_if_broadcast(input, target) -> None:
-    """PyTorch's warning (pointing at the caller's line) when a pointwise loss broadcasts its target."""
+    """PyTorch's warning (pointing at the caller's line) when a pointwise loss broadcasts its target,
+    then its error when the shapes do not broadcast at all."""
     if tuple(target.array.shape) != tuple(input.array.shape):
         import warnings
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=3)
+        _raise_broadcast_error(tuple(input.array.shape), tuple(target.array.shape))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):

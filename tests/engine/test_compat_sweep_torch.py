@@ -43,10 +43,6 @@ KNOWN_BUGS: dict[str, str] = {
     "331_graph_of_index_select_repeat": "grad_fn names: index_select runs the index op (IndexBackward0, PyTorch "
                                         "IndexSelectBackward0); Tensor.repeat is expand+reshape "
                                         "(UnsafeViewBackward0, PyTorch RepeatBackward0)",
-    "332_regression_target_shape_mistake": "mse_loss / smooth_l1_loss / huber_loss on shapes that don't broadcast "
-                                           "fail in numpy (ValueError: operands could not be broadcast...), not "
-                                           "with PyTorch's RuntimeError 'The size of tensor a (5) must match...' "
-                                           "(l1_loss does)",
     "335_text_pairs_dataloader": "engine/compat/torch/utils/data.py default_collate turns each transposed field "
                                  "into a list, so a batch of (str, int) samples collates its strings as a list; "
                                  "PyTorch returns the zip tuple ('good movie', 'bad plot')",
