@@ -38,7 +38,11 @@ class _Pass:
         for hook in list(self.module._backward_pre_hooks.values()):
             result = hook(self.module, (grad,))
             if result is not None:
-                grad = result[0] if isinstance(result, tuple) else result
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != 1:
+                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                       f"{len(result)}, but expected 1")
+                grad = result[0]
         self.grad_output = (grad,)
         if self.grad_index is None:
             self._call_hooks((None,) * len(self.arg_shapes))

@@ -1,6 +1,7 @@
 """A module's full backward hook sees one grad_input entry per positional argument, as PyTorch's: the
 gradient of the input that requires grad, zeros for another tensor, None for a non-tensor, all None when
-no input requires grad; a hook returning the wrong number of entries fails with PyTorch's message."""
+no input requires grad; a hook (or pre-hook) returning the wrong number of entries fails with PyTorch's
+message."""
 import numpy as np
 import pytest
 
@@ -62,4 +63,12 @@ def test_a_result_of_the_wrong_length_fails_as_in_pytorch():
     module.register_full_backward_hook(lambda m, gi, go: (gi[0],))
     out = module(_leaf(), 2.0, Tensor(np.ones(2, np.float32))).sum()
     with pytest.raises(RuntimeError, match="invalid number of grad_input, got 1, but expected 3"):
+        out.backward()
+
+
+def test_a_pre_hook_result_of_the_wrong_length_fails_as_in_pytorch():
+    module = _Scale()
+    module.register_full_backward_pre_hook(lambda m, grad_output: (grad_output[0], grad_output[0]))
+    out = module(_leaf()).sum()
+    with pytest.raises(RuntimeError, match="invalid number of grad_output, got 2, but expected 1"):
         out.backward()
