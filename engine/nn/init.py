@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from engine import creation
+from engine.ops.dtypes import scalar_type_name
 from engine.tensor import Tensor
 
 
@@ -54,11 +55,19 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     return tensor
 
 
+def _require_float(tensor: Tensor, kernel: str) -> None:
+    """PyTorch's random kernels exist for floating tensors only; an integer or bool tensor is refused."""
+    if tensor.array.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(tensor.array.dtype)}\'')
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    _require_float(tensor, "check_uniform_bounds")
     return _fill(tensor, creation.rng(generator).uniform(a, b, tensor.array.shape, _draw_dtype(tensor)))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    _require_float(tensor, "normal_kernel_cpu")
     return _fill(tensor, creation.rng(generator).normal(mean, std, tensor.array.shape, _draw_dtype(tensor)))
 
 
@@ -67,6 +76,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """PyTorch's rejection sampling, draw for draw: when [a, b] holds more than 30% of the normal's mass,
     normal values with the rejected ones redrawn (a whole tensor of draws per round); otherwise uniform
     proposals in [a, b], each accepted with probability pdf / peak."""
+    _require_float(tensor, "normal_kernel_cpu")
     rng, dtype, shape = creation.rng(generator), _draw_dtype(tensor), tensor.array.shape
 
     def norm_cdf(x):
@@ -143,6 +153,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.array.size == 0:
         return tensor
+    _require_float(tensor, "normal_kernel_cpu")
     rows = shape[0]
     flat = creation.rng(generator).normal(0.0, 1.0, (rows, tensor.array.size // rows),
                                           _draw_dtype(tensor)).astype(np.float64)
