@@ -19,6 +19,7 @@ from engine.codegen.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import EXTERN_GROUP
 from engine.passes import run_pipeline
+from tests.engine.test_memory_plan import check_truthful
 from test_passes import check_preserved  # noqa: I001  (tests/engine is on sys.path)
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
@@ -291,3 +292,11 @@ def test_random_epilogue_reductions_run_like_the_interpreter(backend):
             check_preserved(g)
             assert_runs_like_the_interpreter(g, backend, seed)
     check()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(epilogue_reductions())
+def test_random_epilogue_reductions_have_truthful_memory_plans(g):
+    """Their plans' peaks equal an independent walk of the executor's steps (test_memory_plan)."""
+    with np.errstate(all="ignore"):
+        check_truthful(g)
