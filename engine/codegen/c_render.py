@@ -2,11 +2,10 @@
 
 `C_EXPR` maps every elementwise op of the registry to its C expression and `C_REDUCE` every
 reduction (and softmax/log_softmax) to its accumulation; tests fail when an op is registered
-without one. Expressions are
-the numerically careful forms the numpy forwards use (sigmoid through tanh, softplus through
-log1p(exp(-|z|)), NaN propagated by max/min/relu like numpy). float32 uses the f-suffixed libm
-calls, and tanh in float32 uses a rational approximation (XLA's and Eigen's) that, unlike the
-libm call, the compiler can vectorize.
+without one. Expressions are the numerically careful forms the numpy forwards use (sigmoid as
+1 / (1 + exp(-x)), softplus through log1p(exp(-|z|)), NaN propagated by max/min/relu like numpy).
+float32 uses the f-suffixed libm calls, and tanh in float32 uses a rational approximation (XLA's
+and Eigen's) that, unlike the libm call, the compiler can vectorize.
 """
 from __future__ import annotations
 
@@ -176,8 +175,9 @@ def _tanh(x: Ctx, a: str) -> str:
 
 
 def _sigmoid(x: Ctx, a: str) -> str:
-    # 0.5 (1 + tanh(x / 2)): the registry's overflow-free form, vectorizable through ds_tanhf
-    return f"({x.c(0.5)} * ({x.c(1)} + {_tanh(x, f'{x.c(0.5)} * {a}')}))"
+    # 1 / (1 + exp(-x)), the registry's form: precise in the left tail (the tanh form through
+    # ds_tanhf, which vectorizes, gave exactly 0 below x = -15.8); exp overflowing to inf gives 0
+    return f"({x.c(1)} / ({x.c(1)} + {x.f('exp')}(-{a})))"
 
 
 def _clamp(x: Ctx, a: str) -> str:

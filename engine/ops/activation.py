@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.ops.elementwise import sigmoid_of_float
 from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 
 
@@ -30,16 +31,8 @@ register(OpDef(
     attrs=("negative_slope",), saves=(0,)))
 
 
-def _sigmoid(x):
-    # 0.5 * (1 + tanh(x / 2)): the sigmoid op's overflow-free form
-    s = np.tanh(x * x.dtype.type(0.5))
-    s += 1
-    s *= 0.5
-    return s
-
-
 def _silu_forward(x):
-    return x * _sigmoid(x)
+    return x * sigmoid_of_float(x)
 
 
 def _silu_vjp(F, g, x, out):

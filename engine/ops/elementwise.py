@@ -238,12 +238,17 @@ binary("remainder", _integer_division(np.remainder),
 
 
 def _sigmoid_forward(x):
-    # 0.5 * (1 + tanh(x / 2)) is sigmoid without overflow for large |x|.
     x = x if x.dtype.kind == "f" else x.astype(to_float(x.dtype))
-    out = np.tanh(x * x.dtype.type(0.5))
+    return sigmoid_of_float(x)
+
+
+def sigmoid_of_float(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)), as PyTorch's kernel computes it. exp(-x) may overflow to inf (numpy's
+    warnings are off: engine/ops/__init__.py), giving 0, and the quotient keeps its relative precision
+    far into the left tail, where 0.5 (1 + tanh(x / 2)) cancels (sigmoid(-20) would be 0, not 2.06e-9)."""
+    out = np.exp(-x)
     out += 1
-    out *= 0.5
-    return out
+    return np.reciprocal(out, out=out) if type(out) is np.ndarray else np.reciprocal(out)   # (0-d: a scalar)
 
 
 unary("sigmoid", _sigmoid_forward, lambda F, g, x, out: (F.sigmoid_backward(g, out),),

@@ -27,9 +27,6 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "325_sigmoid_saturation_vanishing": "engine/ops/elementwise.py computes sigmoid as 0.5 * (1 + tanh(x / 2)): "
-                                        "1 + tanh cancels for x < -9 in float32 (sigmoid(-10) 4.5389e-05, "
-                                        "not 4.5398e-05; sigmoid(-20) 0, not 2.0612e-09)",
     "326_gelu_vs_relu_tails": "engine/ops/elementwise.py gelu: forward gives -0.0 where x * Phi(x) underflows "
                               "(PyTorch +0.0, printed ' 0.0000e+00'), and its float32 backward tail differs "
                               "(x=-6: -3.6455e-08, PyTorch -2.9802e-08; x=-10: -7.69e-22, PyTorch 0)",
