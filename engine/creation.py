@@ -259,11 +259,11 @@ def randint(low, high=None, size=None, dtype=None, device=None, generator=None, 
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     values = rng(generator).integers(low, high, _sized((size,), name="randint"))
-    return Tensor(values.astype(_np_dtype(dtype, np.int64)))
+    return _make(values.astype(_np_dtype(dtype, np.int64)), requires_grad)
 
 
 def randperm(n: int, dtype=None, device=None, generator=None, requires_grad=False) -> Tensor:
-    return Tensor(rng(generator).permutation(int(n)).astype(_np_dtype(dtype, np.int64)))
+    return _make(rng(generator).permutation(int(n)).astype(_np_dtype(dtype, np.int64)), requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None, requires_grad=False) -> Tensor:
