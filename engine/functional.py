@@ -512,15 +512,16 @@ def split(tensor, split_size_or_sections, dim: int = 0):
     d = _dim(dim, tensor.ndim)
     size = tensor.array.shape[d]
     if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
+        step, fn = split_size_or_sections, "split"
         bounds = [(s, s + step) for s in range(0, size, step)] or [(0, 0)]
     else:
-        edges = np.cumsum([0] + list(split_size_or_sections))
+        edges, fn = np.cumsum([0] + list(split_size_or_sections)), "split_with_sizes"
         if edges[-1] != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={list(split_size_or_sections)}")
         bounds = list(zip(edges[:-1], edges[1:]))
-    return tuple(apply("slice", tensor, dim=d, start=int(a), end=int(builtins.min(b, size)), step=1) for a, b in bounds)
+    return tuple(apply("slice", tensor, dim=d, start=int(a), end=int(builtins.min(b, size)), step=1, fn=fn)
+                 for a, b in bounds)
 
 
 def chunk(input, chunks: int, dim: int = 0):

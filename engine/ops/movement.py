@@ -273,12 +273,17 @@ def _slice_shape(shape, dim, start, end, step):
 
 register(OpDef(
     "slice", MOVEMENT,
-    lambda x, dim, start, end, step=1: x[_slice_key(x.ndim, dim, *slice_bounds(x.shape[dim], start, end, step))],
-    lambda x, dim, start, end, step=1: Spec(_slice_shape(x.shape, dim, start, end, step), x.dtype),
-    lambda F, g, x, out, dim, start, end, step=1: (
+    lambda x, dim, start, end, step=1, fn=None: x[_slice_key(x.ndim, dim, *slice_bounds(x.shape[dim], start, end,
+                                                                                       step))],
+    lambda x, dim, start, end, step=1, fn=None: Spec(_slice_shape(x.shape, dim, start, end, step), x.dtype),
+    lambda F, g, x, out, dim, start, end, step=1, fn=None: (
         F.slice_backward(g, shape=tuple(x.shape), dim=dim, start=start, end=end, step=step),),
-    "SliceBackward0", "x[start:end:step] along `dim`", "grad_x = zeros with grad placed in the slice",
-    attrs=("dim", "start", "end", "step"), saves=()))
+    # split/chunk's pieces are one PyTorch node for all of them; here each piece is the slice it
+    # equals, named after the function that cut it (fn="split" or "split_with_sizes")
+    lambda x, dim, start, end, step=1, fn=None: _SPLIT_NODE_NAMES.get(fn, "SliceBackward0"),
+    "x[start:end:step] along `dim`", "grad_x = zeros with grad placed in the slice",
+    attrs=("dim", "start", "end", "step", "fn"), saves=()))
+_SPLIT_NODE_NAMES = {"split": "SplitBackward0", "split_with_sizes": "SplitWithSizesBackward0"}
 
 
 def _slice_backward_forward(g, shape, dim, start, end, step=1):

@@ -30,8 +30,6 @@ KNOWN_BUGS: dict[str, str] = {
     "326_gelu_vs_relu_tails": "engine/ops/elementwise.py gelu: forward gives -0.0 where x * Phi(x) underflows "
                               "(PyTorch +0.0, printed ' 0.0000e+00'), and its float32 backward tail differs "
                               "(x=-6: -3.6455e-08, PyTorch -2.9802e-08; x=-10: -7.69e-22, PyTorch 0)",
-    "327_lstm_cell_by_hand": "engine/functional.py split/chunk build each piece with the slice op: grad_fn "
-                             "SliceBackward0, PyTorch SplitBackward0 (chunk, split(int)) / SplitWithSizesBackward0",
     "329_print_rnn_outputs": "a batch_first RNN/GRU output's grad_fn is TransposeBackward1 in PyTorch (RNN.cpp's "
                              "in-place transpose_); engine/ops/movement.py's transpose op has no name for it",
     "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
