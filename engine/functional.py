@@ -569,7 +569,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 def index_select(input, dim: int, index):
     d = _dim(dim, input.ndim)
-    return apply("index", input, index, positions=(d,))
+    return apply("index", input, index, positions=(d,), fn="index_select")
 
 
 def _key_tuple(key) -> tuple:

@@ -517,7 +517,10 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         shape = (1,) * (len(sizes) - self.ndim) + self.array.shape
         x = self.reshape(*(d for s in shape for d in (1, s)))
         x = x.expand(*(d for r, s in zip(sizes, shape) for d in (r, s)))
-        return x.reshape(*(r * s for r, s in zip(sizes, shape)))
+        out = x.reshape(*(r * s for r, s in zip(sizes, shape)))
+        if out.grad_fn is not None:            # PyTorch's one node for it (here the last of three)
+            out.grad_fn.rename("RepeatBackward0")
+        return out
 
     def contiguous(self, memory_format=None):
         """Itself when row-major already, else a row-major copy (CloneBackward0), as PyTorch's."""

@@ -41,19 +41,22 @@ def index_shape(shape, index_shapes, positions) -> tuple[int, ...]:
     return bshape + tuple(rest)
 
 
-def _index_forward(x, *indices, positions):
+def _index_forward(x, *indices, positions, fn=None):
     _check_bounds(x.shape, indices, positions)
     return x[_index_key(indices, positions)]
 
 
 register(OpDef(
     "index", INDEX, _index_forward,
-    lambda x, *indices, positions: Spec(index_shape(x.shape, [i.shape for i in indices], positions), x.dtype),
-    lambda F, g, x, *rest, positions: (
+    lambda x, *indices, positions, fn=None: Spec(index_shape(x.shape, [i.shape for i in indices], positions),
+                                                 x.dtype),
+    lambda F, g, x, *rest, positions, fn=None: (
         F.index_backward(g, *rest[:-1], shape=tuple(x.shape), positions=positions),) + (None,) * (len(rest) - 1),
-    "IndexBackward0", "x[indices] (integer tensors at `positions`)",
+    # x.index_select(dim, i) is this op named after its caller (fn="index_select"), as PyTorch names it
+    lambda x, *indices, positions, fn=None: "IndexSelectBackward0" if fn == "index_select" else "IndexBackward0",
+    "x[indices] (integer tensors at `positions`)",
     "grad_x = zeros with grad added at the indexed places (repeats add up)",
-    attrs=("positions",), saves=None))
+    attrs=("positions", "fn"), saves=None))
 
 
 def _index_backward_forward(g, *indices, shape, positions):

@@ -35,9 +35,6 @@ KNOWN_BUGS: dict[str, str] = {
     "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
                               "is MkldnnRnnLayerBackward0; Dagscope's unrolled layer ends in a stack "
                               "(StackBackward0) and the ops have no way to name it otherwise",
-    "331_graph_of_index_select_repeat": "grad_fn names: index_select runs the index op (IndexBackward0, PyTorch "
-                                        "IndexSelectBackward0); Tensor.repeat is expand+reshape "
-                                        "(UnsafeViewBackward0, PyTorch RepeatBackward0)",
     "335_text_pairs_dataloader": "engine/compat/torch/utils/data.py default_collate turns each transposed field "
                                  "into a list, so a batch of (str, int) samples collates its strings as a list; "
                                  "PyTorch returns the zip tuple ('good movie', 'bad plot')",
