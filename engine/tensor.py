@@ -854,13 +854,20 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         from engine.creation import rng
+        self._require_float_kernel("check_uniform_bounds")
         draws = rng(generator).uniform(a, b, self.array.shape, dtype=self._draw_dtype())
         return self._fill_raw(draws, "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from engine.creation import rng
+        self._require_float_kernel("normal_kernel_cpu")
         return self._fill_raw(rng(generator).normal(mean, std, self.array.shape, dtype=self._draw_dtype()),
                               "NormalBackward0")
+
+    def _require_float_kernel(self, kernel: str) -> None:
+        """PyTorch's random kernels exist for floating dtypes only: an int tensor is refused."""
+        if self.array.dtype.kind != "f":
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(self.array.dtype)}\'')
 
     def _draw_dtype(self):
         """Random draws are made in the tensor's precision, as PyTorch's kernels (53-bit for doubles)."""

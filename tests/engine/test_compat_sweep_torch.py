@@ -38,9 +38,6 @@ KNOWN_BUGS: dict[str, str] = {
     "335_text_pairs_dataloader": "engine/compat/torch/utils/data.py default_collate turns each transposed field "
                                  "into a list, so a batch of (str, int) samples collates its strings as a list; "
                                  "PyTorch returns the zip tuple ('good movie', 'bad plot')",
-    "337_init_on_integer_tensor": "engine/tensor.py Tensor.uniform_/normal_ fill an integer tensor with truncated "
-                                  "draws; PyTorch raises NotImplementedError '\"check_uniform_bounds\" / "
-                                  "\"normal_kernel_cpu\" not implemented for 'Long'' (nn.init does now)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
