@@ -9,8 +9,8 @@ import torch
 def mlp(x, w1, w2, w3):
     h1 = torch.relu(x @ w1)       # a 256x256 intermediate
     h2 = torch.relu(h1 @ w2)      # h1 is dead after this line...
-    h3 = torch.relu(h2 @ w3)      # ...so h3 can reuse h1's buffer
-    return h3.sum()
+    h3 = torch.relu(h2 @ w3)      # ...so h2 @ w3 can reuse h1's buffer
+    return h3.sum()               # h3 is summed as it is computed: never stored
 
 
 compiled = torch.compile(mlp)

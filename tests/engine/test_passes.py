@@ -198,7 +198,7 @@ def test_fusion_names_elementwise_chain_with_trailing_reduction():
 def test_matmul_epilogue_is_one_extern_group():
     result = check_preserved(mlp_graph())
     first = result.graph.fusion_groups[0]
-    assert first.kind == "extern" and first.name == "fused_addmm_tanh_mul_0"
+    assert first.kind == "extern" and first.name == "fused_addmm_tanh_mul_mean_0"
 
 
 def test_memory_planning_reuses_buffers_along_a_chain():
