@@ -92,13 +92,13 @@ def default_collate(batch):
     if isinstance(first, numbers.Real):
         return Tensor(np.array(batch, dtype=np.float64))    # PyTorch collates Python floats as float64
     if isinstance(first, str):
-        return list(batch)
+        return batch            # as given: a field of a batch of tuples is then the zip tuple, as PyTorch's
     if isinstance(first, dict):
         return {k: default_collate([b[k] for b in batch]) for k in first}
     if isinstance(first, (tuple, list)):
         if any(len(b) != len(first) for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(f)) for f in zip(*batch)]    # tuples too: PyTorch returns a list
+        return [default_collate(f) for f in zip(*batch)]    # tuples too: PyTorch returns a list
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
                     f"found {type(first)}")
 
