@@ -35,6 +35,10 @@ KNOWN_BUGS: dict[str, str] = {
     "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
                               "is MkldnnRnnLayerBackward0; Dagscope's unrolled layer ends in a stack "
                               "(StackBackward0) and the ops have no way to name it otherwise",
+    "338_sdpa_vs_manual_attention": "F.scaled_dot_product_attention (engine/nn/transformer.py) is composed of "
+                                    "matmul/softmax ops: its output's grad_fn is UnsafeViewBackward0; PyTorch's CPU "
+                                    "kernel is one op, ScaledDotProductFlashAttentionForCpuBackward0 (4-D, no "
+                                    "dropout), which needs a registered sdpa op in engine/ops",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
