@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import engine  # noqa: E402
-from engine import native  # noqa: E402
+from engine import native, record  # noqa: E402
 from engine import functional as F  # noqa: E402
 from engine.tensor import Tensor  # noqa: E402
 from peer import real_torch  # noqa: E402  (bench/ is on sys.path: this script's own folder)
@@ -68,14 +68,30 @@ def chain_engine(x, a, b):
     return x
 
 
+def chain_as_pasted():
+    """chain_engine as the page runs it: compiled as the user's file, its ops under a recorder (each
+    node then notes its user line and module)."""
+    import inspect
+    namespace = {"CHAIN": CHAIN}
+    exec(compile(inspect.getsource(chain_engine), record.USER_FILENAME, "exec"), namespace)
+    chain = namespace["chain_engine"]
+
+    def run(x, a, b):
+        with record.use_recorder(record.Recorder()):
+            return chain(x, a, b)
+    return run
+
+
 def chain_rows(repeat):
     x, a, b = (np.full(8, v, np.float32) for v in (1.0, 0.999, 0.001))
     ex, ea, eb = Tensor(x), Tensor(a), Tensor(b)
     gx = Tensor(x.copy(), requires_grad=True)
+    pasted = chain_as_pasted()
     cases = {
         "numpy": lambda: chain_numpy(x, a, b),
         "Dagscope, no grad": lambda: chain_engine(ex, ea, eb),
         "Dagscope, recording the graph": lambda: chain_engine(gx, ea, eb),
+        "Dagscope, recording, as a page run": lambda: pasted(gx, ea, eb),
         "Dagscope, forward + backward": lambda: chain_engine(gx, ea, eb).sum().backward(),
     }
     torch = real_torch()
