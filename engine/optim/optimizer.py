@@ -26,6 +26,15 @@ def _scalar_hyperparameters(group: dict) -> dict:
     return {k: (v.item() if isinstance(v, Tensor) and k != "params" else v) for k, v in group.items()}
 
 
+def _loaded_state_value(param: Tensor, key: str, value):
+    """PyTorch's load_state_dict keeps the loaded tensors themselves (the optimizer and the dict then
+    share them, as they do in PyTorch), casting a floating state to the parameter's dtype; `step` as is."""
+    if not isinstance(value, Tensor) or key == "step" or param.array.dtype.kind != "f" or \
+            value.array.dtype == param.array.dtype:
+        return value
+    return Tensor(value.array.astype(param.array.dtype))
+
+
 class Optimizer(metaclass=TorchClassRepr):
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
@@ -114,8 +123,8 @@ class Optimizer(metaclass=TorchClassRepr):
             group.update({k: v for k, v in saved_group.items() if k != "params"})
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
-            self.state[by_index[i]] = {k: (Tensor(v.array.copy()) if isinstance(v, Tensor) else v)
-                                       for k, v in s.items()}
+            param = by_index[i]
+            self.state[param] = {k: _loaded_state_value(param, k, v) for k, v in s.items()}
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("

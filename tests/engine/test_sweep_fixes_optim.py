@@ -1,5 +1,6 @@
 """Optimizers as PyTorch's: a one-element tensor learning rate steps with its value (it corrupted the
-parameter before), and RMSprop's defaults in PyTorch's key order (as `print(opt.defaults)` shows)."""
+parameter before), RMSprop's defaults in PyTorch's key order (as `print(opt.defaults)` shows), and
+load_state_dict keeps the loaded state tensors (shared, as in PyTorch), cast to the parameter's dtype."""
 import numpy as np
 import pytest
 
@@ -45,3 +46,36 @@ def test_rmsprop_defaults_are_in_pytorchs_order():
     opt = optim.RMSprop(nn.Linear(2, 1).parameters())
     assert list(opt.defaults) == ["lr", "momentum", "alpha", "eps", "centered", "weight_decay", "capturable",
                                   "foreach", "maximize", "differentiable"]
+
+
+def _adam_after_two_steps(dtype=np.float32):
+    layer = nn.Linear(2, 1)
+    if dtype != np.float32:
+        for p in layer.parameters():
+            p.array = p.array.astype(dtype)
+    opt = optim.Adam(layer.parameters(), lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        layer(Tensor(np.ones((1, 2), dtype))).pow(2).sum().backward()
+        opt.step()
+    return layer, opt
+
+
+def test_load_state_dict_shares_the_loaded_tensors_as_pytorch_does():
+    layer, opt = _adam_after_two_steps()
+    saved = opt.state_dict()
+    other = optim.Adam(layer.parameters(), lr=0.1)
+    other.load_state_dict(saved)
+    assert other.state[layer.weight]["exp_avg"] is opt.state[layer.weight]["exp_avg"]
+    assert other.state[layer.weight]["step"] is saved["state"][0]["step"]
+
+
+def test_load_state_dict_casts_floating_state_to_the_parameters_dtype_but_not_step():
+    layer64, opt64 = _adam_after_two_steps(np.float64)
+    assert opt64.state[layer64.weight]["exp_avg"].array.dtype == np.float64
+    layer32 = nn.Linear(2, 1)
+    opt32 = optim.Adam(layer32.parameters(), lr=0.1)
+    opt32.load_state_dict(opt64.state_dict())
+    state = opt32.state[layer32.weight]
+    assert state["exp_avg"].array.dtype == np.float32 and state["exp_avg_sq"].array.dtype == np.float32
+    assert state["step"] is opt64.state_dict()["state"][0]["step"]
