@@ -1,8 +1,9 @@
 # Dagscope for a classroom: `docker build -t dagscope .` then see "Docker" in README.md.
 FROM python:3.11-slim
 
-# graphviz draws the graphs; gcc + libc6-dev compile the fused kernels (without them the engine
-# falls back to its numpy backend); libseccomp2 gives the sandbox its syscall filter.
+# graphviz draws the graphs; gcc + libc6-dev compile the fused kernels and engine/native's eager
+# operators (this image has Python's headers; without a compiler the engine falls back to its numpy
+# backend and Python operators); libseccomp2 gives the sandbox its syscall filter.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends graphviz gcc libc6-dev libseccomp2 \
  && rm -rf /var/lib/apt/lists/*
@@ -27,7 +28,9 @@ COPY static ./static
 COPY templates ./templates
 COPY examples ./examples
 # Editable install: the code stays in /app, where the app finds its static files and templates.
-RUN pip install -e . && python -c "import app.main, engine"
+# Importing the engine once builds its C operators into the kernel cache (/data/kernels), which a
+# new volume then starts with; the chown hands that cache to the user that serves.
+RUN pip install -e . && python -c "import app.main, engine" && chown -R dagscope:dagscope /data
 
 USER dagscope
 VOLUME ["/data"]
