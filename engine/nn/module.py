@@ -486,7 +486,10 @@ class Module(metaclass=TorchClassRepr):
                 errors.append(f"size mismatch for {key}: copying a param with shape {Size(value.shape)} from "
                               f"checkpoint, the shape in current model is {Size(target.array.shape)}.")
                 continue
-            np.copyto(target.array, value.astype(target.array.dtype, copy=False))
+            if assign:
+                self._assign_loaded(key, source)
+            else:
+                np.copyto(target.array, value.astype(target.array.dtype, copy=False))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -495,6 +498,19 @@ class Module(metaclass=TorchClassRepr):
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_loaded(self, key: str, source: Tensor) -> None:
+        """load_state_dict(assign=True) as PyTorch's: the module takes the loaded tensor itself (its dtype,
+        its storage), a parameter wrapped as a Parameter keeping the old one's requires_grad."""
+        path, _, name = key.rpartition(".")
+        module = self.get_submodule(path) if path else self
+        if name in module._parameters:
+            requires_grad = module._parameters[name].requires_grad
+            if isinstance(source, Parameter):
+                source.requires_grad_(requires_grad)
+            else:
+                source = Parameter(source, requires_grad=requires_grad)
+        setattr(module, name, source)
 
     def _upgrade_state_dict(self, state_dict: OrderedDict, prefix: str, version) -> None:
         """Add in place what a state_dict saved by an older version of this module (`version` from
