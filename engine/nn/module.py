@@ -65,10 +65,10 @@ class Module(metaclass=TorchClassRepr):
                             "(did you forget to pass them to your own __init__?)")
         set_ = object.__setattr__
         set_(self, "training", True)
-        set_(self, "_parameters", OrderedDict())
-        set_(self, "_buffers", OrderedDict())
+        set_(self, "_parameters", {})        # plain dicts, as PyTorch 2.x's (print(model._modules))
+        set_(self, "_buffers", {})
         set_(self, "_non_persistent_buffers_set", set())
-        set_(self, "_modules", OrderedDict())
+        set_(self, "_modules", {})
         set_(self, "_forward_hooks", OrderedDict())
         set_(self, "_forward_hooks_with_kwargs", OrderedDict())
         set_(self, "_forward_pre_hooks", OrderedDict())

@@ -81,3 +81,9 @@ def test_load_state_dict_without_assign_copies_into_the_existing_tensors():
     weight = layer.weight
     layer.load_state_dict({"weight": Tensor(np.ones((1, 2), np.float64)), "bias": Tensor(np.zeros(1, np.float32))})
     assert layer.weight is weight and weight.array.dtype == np.float32
+
+
+def test_a_modules_own_stores_are_plain_dicts_as_in_pytorch():
+    net = _Net()
+    assert type(net._modules) is dict and type(net.fc._parameters) is dict
+    assert repr(net._modules.keys()).startswith("dict_keys(")
