@@ -149,12 +149,12 @@ class Flatten(Module):
 class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size):
         super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+        self.dim, self.unflattened_size = dim, unflattened_size    # as given: the repr shows it so
 
     def forward(self, input):
         shape = tuple(input.array.shape)
         dim = self.dim % len(shape)
-        sizes = self.unflattened_size
+        sizes = tuple(self.unflattened_size)
         known = int(np.prod([n for n in sizes if n != -1], dtype=np.int64))
         if (-1 not in sizes and known != shape[dim]) or (-1 in sizes and (known == 0 or shape[dim] % known)):
             raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
