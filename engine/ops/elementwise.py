@@ -285,7 +285,10 @@ def _gelu_forward(x, approximate="none"):
         return (0.5 * x * (1.0 + inner)).astype(x.dtype, copy=False)
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh.")
-    return (0.5 * x * (1.0 + erf(x * SQRT1_2))).astype(x.dtype, copy=False)
+    # 0.5 x + 0.5 x erf(x / sqrt 2): PyTorch's kernel fuses it so (one multiply-add), and so far left,
+    # where erf is -1, the result is +0.0 (x * 0.5 * (1 + erf) would be -0.0, printed "-0.")
+    half = 0.5 * x
+    return (half + half * erf(x * SQRT1_2)).astype(x.dtype, copy=False)
 
 
 def _gelu_vjp(F, g, x, out, approximate="none"):
