@@ -23,6 +23,48 @@ def rng(generator: Generator | None = None) -> Generator:
     return default_generator if generator is None else generator
 
 
+# ---- drawing into a tensor's memory layout ----
+# PyTorch's in-place random kernels (uniform_, normal_, random_) visit a tensor in memory order, and
+# *_like tensors of a dense input share its layout; normal_ uses its 16-value Box-Muller blocks only on a
+# contiguous tensor, else one double normal at a time. A transposed tensor thus gets other draws than a
+# contiguous one of its shape.
+
+def layout_axes(arr: np.ndarray) -> tuple:
+    """The axes of `arr` from the outermost to the innermost in memory (size-1 axes anywhere)."""
+    return tuple(sorted(range(arr.ndim), key=lambda a: -abs(arr.strides[a])))
+
+
+def is_dense(arr: np.ndarray) -> bool:
+    """Non-overlapping and dense (a permutation of a contiguous block), as PyTorch's empty_like asks."""
+    return arr.transpose(layout_axes(arr)).flags.c_contiguous
+
+
+def normal_draws(generator: Generator, mean: float, std: float, shape: tuple, dtype, contiguous: bool):
+    """normal_ into a tensor of `shape` (in its visiting order): Box-Muller blocks when contiguous, else
+    PyTorch's serial path, drawn here in runs shorter than a block (the generator keeps the spare value)."""
+    if contiguous:
+        return generator.normal(mean, std, shape, dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    runs = [generator.normal(mean, std, (min(15, n - i),), dtype) for i in range(0, n, 15)]
+    return (np.concatenate(runs) if runs else np.zeros(0, dtype)).reshape(shape)
+
+
+def draw_in_layout(like: np.ndarray, draw) -> np.ndarray:
+    """draw(shape, contiguous) -> values for an array shaped and laid out like `like` (dense), returned
+    in `like`'s logical order and layout."""
+    axes = layout_axes(like)
+    drawn = draw(tuple(like.shape[a] for a in axes), like.flags.c_contiguous)
+    return drawn.transpose(np.argsort(axes))
+
+
+def _like_draw(t: Tensor, draw) -> np.ndarray:
+    """A *_like tensor's values: in the input's layout when it is dense (PyTorch's empty_like keeps it),
+    else contiguous."""
+    if is_dense(t.array):
+        return draw_in_layout(t.array, draw)
+    return draw(t.array.shape, True)
+
+
 def _random_dtype(dtype) -> np.dtype:
     """The dtype a random float tensor is drawn in (float16 is drawn as float32, then rounded)."""
     target = np.dtype(_np_dtype(dtype, DEFAULT_FLOAT))
@@ -388,12 +430,18 @@ def _like_dtype(t: Tensor, dtype):
     return t.array.dtype if dtype is None else _np_dtype(dtype)
 
 
+def _like_order(t: Tensor) -> str:
+    # numpy's order "K" keeps a dense input's layout, as PyTorch's preserve_format (a transposed tensor's
+    # zeros_like is transposed too); anything else is made contiguous
+    return "K" if is_dense(t.array) else "C"
+
+
 def zeros_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(np.zeros(t.array.shape, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.zeros_like(t.array, _like_dtype(t, dtype), order=_like_order(t)), requires_grad)
 
 
 def ones_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
-    return _make(np.ones(t.array.shape, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.ones_like(t.array, _like_dtype(t, dtype), order=_like_order(t)), requires_grad)
 
 
 def empty_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
@@ -403,22 +451,25 @@ def empty_like(t: Tensor, dtype=None, requires_grad=False, device=None, **_) -> 
 def full_like(t: Tensor, fill_value, dtype=None, requires_grad=False, device=None, **_) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _make(np.full(t.array.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
+    return _make(np.full_like(t.array, fill_value, _like_dtype(t, dtype), order=_like_order(t)), requires_grad)
 
 
 def rand_like(t: Tensor, dtype=None, requires_grad=False, device=None, generator=None, **_) -> Tensor:
     target = _random_dtype(_like_dtype(t, dtype))
-    return _make(rng(generator).random(t.array.shape, target).astype(target), requires_grad)
+    values = _like_draw(t, lambda shape, _: rng(generator).random(shape, target))
+    return _make(values.astype(target, copy=False), requires_grad)
 
 
 def randn_like(t: Tensor, dtype=None, requires_grad=False, device=None, generator=None, **_) -> Tensor:
     target = _random_dtype(_like_dtype(t, dtype))
-    return _make(rng(generator).standard_normal(t.array.shape, target).astype(target), requires_grad)
+    values = _like_draw(t, lambda shape, contiguous: normal_draws(rng(generator), 0.0, 1.0, shape, target,
+                                                                  contiguous))
+    return _make(values.astype(target, copy=False), requires_grad)
 
 
 def randint_like(t: Tensor, low, high=None, dtype=None, requires_grad=False, device=None, generator=None,
                  **_) -> Tensor:
     if high is None:
         low, high = 0, low
-    values = rng(generator).integers(low, high, t.array.shape)
+    values = _like_draw(t, lambda shape, _: rng(generator).integers(low, high, shape))
     return _make(values.astype(_like_dtype(t, dtype)), requires_grad)

@@ -61,48 +61,64 @@ def _require_float(tensor: Tensor, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(tensor.array.dtype)}\'')
 
 
+def _fill_drawn(tensor: Tensor, draw) -> Tensor:
+    """Fill in place with draw(shape, contiguous) values, visiting the tensor in memory order as PyTorch's
+    in-place random kernels do (a transposed weight gets its draws in its layout's order)."""
+    arr = tensor.array
+    view = arr.transpose(creation.layout_axes(arr))
+    np.copyto(view, draw(view.shape, arr.flags.c_contiguous).astype(arr.dtype, copy=False))
+    return tensor
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     _require_float(tensor, "check_uniform_bounds")
-    return _fill(tensor, creation.rng(generator).uniform(a, b, tensor.array.shape, _draw_dtype(tensor)))
+    dtype = _draw_dtype(tensor)
+    return _fill_drawn(tensor, lambda shape, _: creation.rng(generator).uniform(a, b, shape, dtype))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     _require_float(tensor, "normal_kernel_cpu")
-    return _fill(tensor, creation.rng(generator).normal(mean, std, tensor.array.shape, _draw_dtype(tensor)))
+    dtype = _draw_dtype(tensor)
+    return _fill_drawn(tensor, lambda shape, contiguous: creation.normal_draws(
+        creation.rng(generator), mean, std, shape, dtype, contiguous))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
     """PyTorch's rejection sampling, draw for draw: when [a, b] holds more than 30% of the normal's mass,
     normal values with the rejected ones redrawn (a whole tensor of draws per round); otherwise uniform
-    proposals in [a, b], each accepted with probability pdf / peak."""
+    proposals in [a, b], each accepted with probability pdf / peak. Every round draws into a tensor laid
+    out as this one, so all of it runs in the tensor's visiting order."""
     _require_float(tensor, "normal_kernel_cpu")
-    rng, dtype, shape = creation.rng(generator), _draw_dtype(tensor), tensor.array.shape
+    rng, dtype = creation.rng(generator), _draw_dtype(tensor)
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
-        lo, hi = dtype.type(a), dtype.type(b)
-        result = rng.normal(mean, std, shape, dtype)
-        while True:
-            rejected = (result < lo) | (result > hi)
-            if not rejected.any():
-                return _fill(tensor, result)
-            result = np.where(rejected, rng.normal(mean, std, shape, dtype), result)
-    mode = max(a, min(mean, b))
-    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    def draw(shape, contiguous):
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = dtype.type(a), dtype.type(b)
+            result = creation.normal_draws(rng, mean, std, shape, dtype, contiguous)
+            while True:
+                rejected = (result < lo) | (result > hi)
+                if not rejected.any():
+                    return result
+                result = np.where(rejected, creation.normal_draws(rng, mean, std, shape, dtype, contiguous), result)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
 
-    def log_ratio(x):          # log(pdf(x) / pdf(mode)), in the tensor's dtype as PyTorch's in-place ops
-        return ((x - dtype.type(mean)) / dtype.type(std)) ** 2 * dtype.type(-0.5) - dtype.type(log_peak)
+        def log_ratio(x):          # log(pdf(x) / pdf(mode)), in the tensor's dtype as PyTorch's in-place ops
+            return ((x - dtype.type(mean)) / dtype.type(std)) ** 2 * dtype.type(-0.5) - dtype.type(log_peak)
 
-    result = rng.uniform(a, b, shape, dtype)
-    pending = np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(result)
-    while pending.any():
-        candidates = rng.uniform(a, b, shape, dtype)
-        result = np.where(pending, candidates, result)
-        pending = np.where(pending, np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(candidates), pending)
-    return _fill(tensor, result)
+        result = rng.uniform(a, b, shape, dtype)
+        pending = np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(result)
+        while pending.any():
+            candidates = rng.uniform(a, b, shape, dtype)
+            result = np.where(pending, candidates, result)
+            pending = np.where(pending, np.log(rng.uniform(0.0, 1.0, shape, dtype)) > log_ratio(candidates), pending)
+        return result
+
+    return _fill_drawn(tensor, draw)
 
 
 def _draw_dtype(tensor: Tensor) -> np.dtype:
