@@ -201,8 +201,9 @@ def _gelu(x: Ctx, a: str) -> str:
     if x.attrs.get("approximate", "none") == "tanh":
         inner = f"{x.c(math.sqrt(2.0 / math.pi))} * ({a} + {x.c(0.044715)} * {a} * {a} * {a})"
         return f"({x.c(0.5)} * {a} * ({x.c(1)} + {_tanh(x, inner)}))"
-    # 0.5 x + 0.5 x erf(x / sqrt 2), the registry's form (+0.0, not -0.0, where erf is -1)
-    return f"({x.c(0.5)} * {a} + {x.c(0.5)} * {a} * {x.f('erf')}({a} * {x.c(1 / math.sqrt(2.0))}))"
+    # fma(0.5 x, erf(x / sqrt 2), 0.5 x): the registry's fused form (one rounding, +0.0 where erf is -1)
+    half = f"({x.c(0.5)} * {a})"
+    return f"{x.f('fma')}({half}, {x.f('erf')}({a} * {x.c(1 / math.sqrt(2.0))}), {half})"
 
 
 def _to_dtype(x: Ctx, a: str) -> str:

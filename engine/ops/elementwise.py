@@ -285,10 +285,15 @@ def _gelu_forward(x, approximate="none"):
         return (0.5 * x * (1.0 + inner)).astype(x.dtype, copy=False)
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh.")
-    # 0.5 x + 0.5 x erf(x / sqrt 2): PyTorch's kernel fuses it so (one multiply-add), and so far left,
-    # where erf is -1, the result is +0.0 (x * 0.5 * (1 + erf) would be -0.0, printed "-0.")
+    # PyTorch's kernel computes 0.5 x + 0.5 x erf(x / sqrt 2) as one fused multiply-add: one rounding
+    # (gelu(-5) = -1.4901e-06, where rounding the product first gives -1.4305e-06), and +0.0 far left,
+    # where erf is -1 (x * 0.5 * (1 + erf) would be -0.0). The product of two float32 values is exact in
+    # float64, so for float32 the sum rounded once from float64 is the fused result.
     half = 0.5 * x
-    return (half + half * erf(x * SQRT1_2)).astype(x.dtype, copy=False)
+    e = erf(x * SQRT1_2)
+    if x.dtype == np.float32:
+        return (half.astype(np.float64) * e + half).astype(np.float32)
+    return (half + half * e).astype(x.dtype, copy=False)
 
 
 def _gelu_vjp(F, g, x, out, approximate="none"):
@@ -299,9 +304,12 @@ def _gelu_vjp(F, g, x, out, approximate="none"):
         left = F.mul(F.add(t, 1.0), 0.5)
         right = F.mul(F.mul(F.mul(x, 0.5), F.sub(1.0, F.mul(t, t))), dinner)
         return (F.mul(g, F.add(left, right)),)
-    cdf = F.mul(F.add(F.erf(F.mul(x, SQRT1_2)), 1.0), 0.5)
     pdf = F.mul(F.exp(F.mul(F.mul(x, x), -0.5)), INV_SQRT_2PI)
-    return (F.mul(g, F.add(cdf, F.mul(x, pdf))),)
+    # Phi(x) + x phi(x) summed in the order of PyTorch's kernel, (x phi(x) + 1/2) + erf(x / sqrt 2) / 2:
+    # far left the two terms cancel, and this order rounds in float32 to what PyTorch prints there
+    # (-2^-25 at x = -6, 0 at x = -10)
+    half_erf = F.mul(F.erf(F.mul(x, SQRT1_2)), 0.5)
+    return (F.mul(g, F.add(F.add(F.mul(x, pdf), 0.5), half_erf)),)
 
 
 unary("gelu", _gelu_forward, _gelu_vjp, "GeluBackward0", "x * Phi(x)",
