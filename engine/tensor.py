@@ -839,6 +839,17 @@ for _name, _dunder in (("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__"
                        ("le", "__le__"), ("eq", "__eq__"), ("ne", "__ne__")):
     setattr(Tensor, _dunder, _binary_operator(_name, _dunder))
 
+# Methods that are exactly `apply(name, self)`, run by fastops when it is loaded (the Python method
+# stays the reference it falls back on); only ops whose grad_fn name is fixed.
+UNARY_METHODS = {"neg": "neg", "__neg__": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "abs": "abs",
+                 "__abs__": "abs", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu", "sin": "sin", "cos": "cos"}
+if _native is not None:
+    for _method, _name in UNARY_METHODS.items():
+        _op = OPS[_name]
+        if _op.differentiable and type(_op.grad_fn) is str:
+            setattr(Tensor, _method, _native.unary_operator(_method, getattr(Tensor, _method), _op.forward,
+                                                            autograd.node_class(_op, _op.grad_fn), _op))
+
 
 class TensorBuilder(Builder):
     """Runs vjp rules on Tensors, so that backward itself is recorded (create_graph=True)."""

@@ -1,12 +1,13 @@
-/* Dagscope's eager operators in C: `x * y` on two Tensors, with its grad_fn recorded.
+/* Dagscope's eager operators in C: `x * y` and `x.tanh()` on Tensors, with their grad_fn recorded.
 
-   This is engine/tensor.py's `_binary_operator` for its common case, written against the
-   CPython API so that a recorded op costs little more than numpy's own call: both operands
-   exact Tensors of one dtype, a numpy ufunc that computes the op, and a grad_fn class whose name
-   does not depend on the inputs. Every other case (a Python scalar operand, a Parameter, mixed
-   dtypes, a failing ufunc) calls the Python operator, which stays the reference: this file
-   changes how fast an op runs, never what it does. tests/engine/test_native_ops.py runs the
-   same programs both ways and compares the values, grad_fn graphs and errors.
+   These are engine/tensor.py's `_python_binary_operator` and its one-input methods (`apply(name,
+   x)`) for their common case, written against the CPython API so that a recorded op costs little
+   more than numpy's own call: exact Tensors (of one dtype, for a binary op's ufunc) and a grad_fn
+   class whose name does not depend on the inputs. Every other case (a Python scalar operand, a
+   Parameter, mixed dtypes, an op that raises) calls the Python operator, which stays the
+   reference: this file changes how fast an op runs, never what it does.
+   tests/engine/test_native_ops.py runs the same programs both ways and compares the values,
+   grad_fn graphs and errors.
 
    Tensor and Node keep their fields in __slots__; `setup` reads each slot's offset from its
    member descriptor, so the stores below are the ones Python's `out.array = data` makes. */
@@ -90,24 +91,23 @@ static int note_where(PyObject *node)
     return 0;
 }
 
-/* ---- one binary operator ------------------------------------------------------------------- */
+/* ---- the operators ---------------------------------------------------------------------------- */
 
 typedef struct {
     PyObject *name;              /* "__mul__": the method descriptor borrows its UTF-8 text */
     PyObject *python_operator;   /* the reference implementation, for every case not handled here */
-    PyObject *ufunc;             /* computes the op on two arrays of one dtype */
+    PyObject *compute;           /* binary: the ufunc for two arrays of one dtype; unary: the op's forward */
     PyObject *node_class;        /* the grad_fn class, or NULL: a non-differentiable op */
     PyObject *op;                /* the OpDef, as observers receive it */
-} BinaryOp;
+} Operator;
 
 #define MAX_OPERATORS 16
-static BinaryOp operators[MAX_OPERATORS];
-static int operator_count;
+static Operator binary_ops[MAX_OPERATORS], unary_ops[MAX_OPERATORS];
+static int binary_count, unary_count;
 
-static PyObject *python_path(BinaryOp *bop, PyObject *self, PyObject *other)
+static PyObject *python_path(Operator *oper, PyObject *const *inputs, Py_ssize_t n)
 {
-    PyObject *args[2] = {self, other};
-    return PyObject_Vectorcall(bop->python_operator, args, 2, NULL);
+    return PyObject_Vectorcall(oper->python_operator, inputs, n, NULL);
 }
 
 /* The node an input's gradient flows into (None when it needs none): Python's
@@ -124,20 +124,30 @@ static PyObject *edge_of(PyObject *t, int requires_grad)
     return PyObject_CallOneArg(gradient_edge, t);
 }
 
-/* out.grad_fn = a new node recording bop on (self, other); 0, or -1 with an exception set. */
-static int record_node(BinaryOp *bop, PyObject *self, PyObject *other, PyObject *out,
-                       PyObject *data, int self_grad, int other_grad)
+/* out.grad_fn = a new node recording oper on the n inputs (autograd.record_node); 0, or -1 with an
+   exception set. */
+static int record_node(Operator *oper, PyObject *const *inputs, const int *grads, Py_ssize_t n,
+                       PyObject *out, PyObject *data)
 {
-    PyObject *node = PyObject_CallOneArg(bop->node_class, out);
+    PyObject *node = PyObject_CallOneArg(oper->node_class, out);
     if (node == NULL)
         return -1;
-    PyObject *saved = PyTuple_Pack(2, self, other);
-    PyObject *first = saved ? edge_of(self, self_grad) : NULL;
-    PyObject *second = first ? edge_of(other, other_grad) : NULL;
-    PyObject *edges = second ? PyTuple_Pack(2, first, second) : NULL;
-    Py_XDECREF(first);
-    Py_XDECREF(second);
-    PyObject *seq = edges ? PyIter_Next(sequence) : NULL;
+    PyObject *saved = PyTuple_New(n), *edges = PyTuple_New(n), *seq = NULL;
+    int changed = 0;
+    for (Py_ssize_t i = 0; saved != NULL && edges != NULL && i < n; i++) {
+        PyObject *edge = edge_of(inputs[i], grads[i]);
+        if (edge == NULL) {
+            Py_CLEAR(edges);
+            break;
+        }
+        Py_INCREF(inputs[i]);
+        PyTuple_SET_ITEM(saved, i, inputs[i]);
+        PyTuple_SET_ITEM(edges, i, edge);
+        PyObject *version = SLOT(inputs[i], t_version);
+        changed = changed || (version != zero && PyObject_IsTrue(version));
+    }
+    if (saved != NULL && edges != NULL)
+        seq = PyIter_Next(sequence);
     if (seq == NULL) {
         Py_XDECREF(saved);
         Py_XDECREF(edges);
@@ -148,36 +158,43 @@ static int record_node(BinaryOp *bop, PyObject *self, PyObject *other, PyObject 
     set_slot(node, n_out_data, data);
     Py_XSETREF(SLOT(node, n_edges), edges);
     Py_XSETREF(SLOT(node, n_seq), seq);
-    PyObject *v_self = SLOT(self, t_version), *v_other = SLOT(other, t_version);
-    if (v_self != zero || v_other != zero) {     /* versions are kept only when one is not 0 */
-        int one_changed = PyObject_IsTrue(v_self) || PyObject_IsTrue(v_other);
-        PyObject *versions = one_changed ? PyTuple_Pack(2, v_self, v_other) : NULL;
-        if (one_changed && (versions == NULL || PyObject_SetAttr(node, str_versions, versions) < 0)) {
+    if (changed) {                                /* versions are kept only when one is not 0 */
+        PyObject *versions = PyTuple_New(n);
+        for (Py_ssize_t i = 0; versions != NULL && i < n; i++) {
+            PyObject *version = SLOT(inputs[i], t_version);
+            Py_INCREF(version);
+            PyTuple_SET_ITEM(versions, i, version);
+        }
+        if (versions == NULL || PyObject_SetAttr(node, str_versions, versions) < 0) {
             Py_XDECREF(versions);
             Py_DECREF(node);
             return -1;
         }
-        Py_XDECREF(versions);
+        Py_DECREF(versions);
     }
     Py_XSETREF(SLOT(out, t_grad_fn), node);
     return user_filename != NULL ? note_where(node) : 0;
 }
 
-static int notify_observers(BinaryOp *bop, PyObject *self, PyObject *other, PyObject *out)
+static int notify_observers(Operator *oper, PyObject *const *inputs, Py_ssize_t n, PyObject *out)
 {
-    PyObject *inputs = PyTuple_Pack(2, self, other);
-    PyObject *attrs = inputs ? PyDict_New() : NULL;
+    PyObject *tensors = PyTuple_New(n);
+    for (Py_ssize_t i = 0; tensors != NULL && i < n; i++) {
+        Py_INCREF(inputs[i]);
+        PyTuple_SET_ITEM(tensors, i, inputs[i]);
+    }
+    PyObject *attrs = tensors ? PyDict_New() : NULL;
     int status = attrs ? 0 : -1;
     for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(observers); i++) {
         PyObject *observer = PyList_GET_ITEM(observers, i);
         Py_INCREF(observer);                  /* an observer may remove itself from the list */
-        PyObject *args[4] = {bop->op, inputs, attrs, out};
+        PyObject *args[4] = {oper->op, tensors, attrs, out};
         PyObject *result = PyObject_Vectorcall(observer, args, 4, NULL);
         Py_DECREF(observer);
         status = result ? 0 : -1;
         Py_XDECREF(result);
     }
-    Py_XDECREF(inputs);
+    Py_XDECREF(tensors);
     Py_XDECREF(attrs);
     return status;
 }
@@ -193,40 +210,35 @@ static int same_dtype(PyObject *x, PyObject *y)
     return same;
 }
 
-static PyObject *binary(BinaryOp *bop, PyObject *self, PyObject *other)
+/* Whether t's fields are all set (a half-built tensor takes the Python path, which raises). */
+static int complete(PyObject *t)
 {
-    if (Py_TYPE(self) != tensor_type || Py_TYPE(other) != tensor_type)
-        return python_path(bop, self, other);
-    PyObject *x = SLOT(self, t_array), *y = SLOT(other, t_array);
-    PyObject *rx = SLOT(self, t_requires_grad), *ry = SLOT(other, t_requires_grad);
-    if (x == NULL || y == NULL || rx == NULL || ry == NULL || SLOT(self, t_grad_fn) == NULL
-            || SLOT(other, t_grad_fn) == NULL || SLOT(self, t_version) == NULL || SLOT(other, t_version) == NULL)
-        return python_path(bop, self, other);       /* a half-built tensor: Python raises the error */
-    int same = same_dtype(x, y);
-    if (same <= 0) {
-        if (same < 0)
-            PyErr_Clear();
-        return python_path(bop, self, other);
-    }
-    PyObject *args[2] = {x, y};
-    Py_INCREF(x);                /* held for the call: the slots' references are borrowed */
-    Py_INCREF(y);
-    PyObject *data = PyObject_Vectorcall(bop->ufunc, args, 2, NULL);
-    Py_DECREF(x);
-    Py_DECREF(y);
-    if (data == NULL) {
-        /* A broadcast error, say: the Python operator runs the op again and raises PyTorch's words.
-           KeyboardInterrupt and the like are not Exceptions and pass through untouched. */
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return NULL;
-        PyErr_Clear();
-        return python_path(bop, self, other);
-    }
-    if (!Py_IS_TYPE(data, ndarray_type))
-        Py_SETREF(data, PyObject_CallOneArg(as_array, data));
-    if (data == NULL)
-        return NULL;
+    return SLOT(t, t_array) && SLOT(t, t_requires_grad) && SLOT(t, t_grad_fn) && SLOT(t, t_version);
+}
 
+/* The op's result computed from `args` by `compute`, or NULL: with an exception set when it is not
+   an Exception (KeyboardInterrupt...), else cleared, for the Python operator to run the op again and
+   raise PyTorch's words (a broadcast error, say). */
+static PyObject *computed(PyObject *compute, PyObject *const *args, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)       /* held for the call: the slots' references are borrowed */
+        Py_INCREF(args[i]);
+    PyObject *data = PyObject_Vectorcall(compute, args, n, NULL);
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_DECREF(args[i]);
+    if (data == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear();
+        return NULL;
+    }
+    if (!Py_IS_TYPE(data, ndarray_type))     /* numpy returns a scalar for 0-d inputs */
+        Py_SETREF(data, PyObject_CallOneArg(as_array, data));
+    return data;
+}
+
+/* The op's output for `data` (whose reference it takes), recorded when an input requires grad. */
+static PyObject *finish(Operator *oper, PyObject *const *inputs, Py_ssize_t n, PyObject *data)
+{
     PyObject *out = tensor_type->tp_alloc(tensor_type, 0);
     if (out == NULL) {
         Py_DECREF(data);
@@ -237,55 +249,98 @@ static PyObject *binary(BinaryOp *bop, PyObject *self, PyObject *other)
     set_slot(out, t_requires_grad, Py_False);
     set_slot(out, t_grad_fn, Py_None);
 
-    rx = SLOT(self, t_requires_grad);            /* read again: the ufunc call ran code */
-    ry = SLOT(other, t_requires_grad);
-    int self_grad = rx ? PyObject_IsTrue(rx) : 0, other_grad = ry ? PyObject_IsTrue(ry) : 0;
-    if (self_grad < 0 || other_grad < 0) {
-        Py_DECREF(out);
-        return NULL;
+    int grads[2] = {0, 0}, any = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {         /* read now: computing the op ran code */
+        PyObject *flag = SLOT(inputs[i], t_requires_grad);
+        grads[i] = flag ? PyObject_IsTrue(flag) : 0;
+        if (grads[i] < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        any |= grads[i];
     }
-    if ((self_grad || other_grad) && bop->node_class != NULL) {
+    if (any && oper->node_class != NULL) {
         PyObject *enabled = PyObject_GetAttr(grad_mode, str_enabled);
         int recording = enabled ? PyObject_IsTrue(enabled) : -1;
         Py_XDECREF(enabled);
         if (recording > 0) {
             set_slot(out, t_requires_grad, Py_True);
-            recording = record_node(bop, self, other, out, data, self_grad, other_grad);
+            recording = record_node(oper, inputs, grads, n, out, data);
         }
         if (recording < 0) {
             Py_DECREF(out);
             return NULL;
         }
     }
-    if (PyList_GET_SIZE(observers) > 0 && notify_observers(bop, self, other, out) < 0) {
+    if (PyList_GET_SIZE(observers) > 0 && notify_observers(oper, inputs, n, out) < 0) {
         Py_DECREF(out);
         return NULL;
     }
     return out;
 }
 
+/* x <op> y: the ufunc when both are Tensors of one dtype (tensor.py's _python_binary_operator). */
+static PyObject *binary(Operator *oper, PyObject *self, PyObject *other)
+{
+    PyObject *inputs[2] = {self, other};
+    if (Py_TYPE(self) != tensor_type || Py_TYPE(other) != tensor_type || !complete(self) || !complete(other))
+        return python_path(oper, inputs, 2);
+    PyObject *arrays[2] = {SLOT(self, t_array), SLOT(other, t_array)};
+    int same = same_dtype(arrays[0], arrays[1]);
+    if (same <= 0) {
+        if (same < 0)
+            PyErr_Clear();
+        return python_path(oper, inputs, 2);
+    }
+    PyObject *data = computed(oper->compute, arrays, 2);
+    if (data == NULL)
+        return PyErr_Occurred() ? NULL : python_path(oper, inputs, 2);
+    return finish(oper, inputs, 2, data);
+}
+
+/* x.tanh() and the like: the op's forward on the array (what `apply(name, x)` runs). */
+static PyObject *unary(Operator *oper, PyObject *self)
+{
+    if (Py_TYPE(self) != tensor_type || !complete(self))
+        return python_path(oper, &self, 1);
+    PyObject *array = SLOT(self, t_array);
+    PyObject *data = computed(oper->compute, &array, 1);
+    if (data == NULL)
+        return PyErr_Occurred() ? NULL : python_path(oper, &self, 1);
+    return finish(oper, &self, 1, data);
+}
+
 /* CPython calls a method descriptor's C function with no per-descriptor data, so each operator
    slot gets its own small function that knows its index. */
-#define OPERATOR_FUNCTION(i) \
-    static PyObject *operator_##i(PyObject *self, PyObject *const *args, Py_ssize_t nargs) \
+#define OPERATOR_FUNCTIONS(i) \
+    static PyObject *binary_##i(PyObject *self, PyObject *const *args, Py_ssize_t nargs) \
     { \
         if (nargs != 1) { \
             PyErr_Format(PyExc_TypeError, "expected 1 argument, got %zd", nargs); \
             return NULL; \
         } \
-        return binary(&operators[i], self, args[0]); \
+        return binary(&binary_ops[i], self, args[0]); \
+    } \
+    static PyObject *unary_##i(PyObject *self, PyObject *unused) \
+    { \
+        (void)unused; \
+        return unary(&unary_ops[i], self); \
     }
-OPERATOR_FUNCTION(0) OPERATOR_FUNCTION(1) OPERATOR_FUNCTION(2) OPERATOR_FUNCTION(3)
-OPERATOR_FUNCTION(4) OPERATOR_FUNCTION(5) OPERATOR_FUNCTION(6) OPERATOR_FUNCTION(7)
-OPERATOR_FUNCTION(8) OPERATOR_FUNCTION(9) OPERATOR_FUNCTION(10) OPERATOR_FUNCTION(11)
-OPERATOR_FUNCTION(12) OPERATOR_FUNCTION(13) OPERATOR_FUNCTION(14) OPERATOR_FUNCTION(15)
+OPERATOR_FUNCTIONS(0) OPERATOR_FUNCTIONS(1) OPERATOR_FUNCTIONS(2) OPERATOR_FUNCTIONS(3)
+OPERATOR_FUNCTIONS(4) OPERATOR_FUNCTIONS(5) OPERATOR_FUNCTIONS(6) OPERATOR_FUNCTIONS(7)
+OPERATOR_FUNCTIONS(8) OPERATOR_FUNCTIONS(9) OPERATOR_FUNCTIONS(10) OPERATOR_FUNCTIONS(11)
+OPERATOR_FUNCTIONS(12) OPERATOR_FUNCTIONS(13) OPERATOR_FUNCTIONS(14) OPERATOR_FUNCTIONS(15)
 
-typedef PyObject *(*FastFunction)(PyObject *, PyObject *const *, Py_ssize_t);
-static const FastFunction operator_functions[MAX_OPERATORS] = {
-    operator_0, operator_1, operator_2, operator_3, operator_4, operator_5, operator_6, operator_7,
-    operator_8, operator_9, operator_10, operator_11, operator_12, operator_13, operator_14, operator_15,
+static const PyCFunction binary_functions[MAX_OPERATORS] = {
+#define B(i) (PyCFunction)(void (*)(void))binary_##i
+    B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7), B(8), B(9), B(10), B(11), B(12), B(13), B(14), B(15),
+#undef B
 };
-static PyMethodDef operator_defs[MAX_OPERATORS];
+static const PyCFunction unary_functions[MAX_OPERATORS] = {
+    unary_0, unary_1, unary_2, unary_3, unary_4, unary_5, unary_6, unary_7,
+    unary_8, unary_9, unary_10, unary_11, unary_12, unary_13, unary_14, unary_15,
+};
+static PyMethodDef binary_defs[MAX_OPERATORS], unary_defs[MAX_OPERATORS];
 
 /* ---- Tensor.requires_grad: read as a slot, assigned through PyTorch's checks ------------------- */
 
@@ -406,36 +461,49 @@ static PyObject *set_note_where(PyObject *module, PyObject *filename)
     Py_RETURN_NONE;
 }
 
-static PyObject *binary_operator(PyObject *module, PyObject *args)
+/* Install one operator in `table` (a name seen before takes its old slot back) and return its
+   method descriptor for Tensor. */
+static PyObject *make_operator(PyObject *args, Operator *table, int *count, PyMethodDef *defs,
+                               const PyCFunction *functions, int flags, const char *what)
 {
-    PyObject *name, *python_operator, *ufunc, *node_class, *op;
-    if (!PyArg_ParseTuple(args, "UOOOO:binary_operator", &name, &python_operator, &ufunc, &node_class, &op))
+    PyObject *name, *python_operator, *compute, *node_class, *op;
+    if (!PyArg_ParseTuple(args, "UOOOO", &name, &python_operator, &compute, &node_class, &op))
         return NULL;
     if (tensor_type == NULL)
-        return PyErr_Format(PyExc_RuntimeError, "setup() must run before binary_operator()");
-    int i = 0;                         /* a name seen before takes its old slot back */
-    while (i < operator_count && PyUnicode_Compare(operators[i].name, name) != 0)
+        return PyErr_Format(PyExc_RuntimeError, "setup() must run before %s()", what);
+    int i = 0;
+    while (i < *count && PyUnicode_Compare(table[i].name, name) != 0)
         i++;
     if (i == MAX_OPERATORS)
-        return PyErr_Format(PyExc_RuntimeError, "more than %d native operators", MAX_OPERATORS);
-    PyMethodDef *def = &operator_defs[i];
-    def->ml_name = PyUnicode_AsUTF8(name);    /* valid while `name` lives: operators[i] keeps it */
-    def->ml_meth = (PyCFunction)(void (*)(void))operator_functions[i];
-    def->ml_flags = METH_FASTCALL;
+        return PyErr_Format(PyExc_RuntimeError, "more than %d native %s operators", MAX_OPERATORS, what);
+    PyMethodDef *def = &defs[i];
+    def->ml_name = PyUnicode_AsUTF8(name);    /* valid while `name` lives: table[i] keeps it */
+    def->ml_meth = functions[i];
+    def->ml_flags = flags;
     def->ml_doc = "Tensor operator, run natively (engine/native/fastops.c).";
     PyObject *descriptor = def->ml_name ? PyDescr_NewMethod(tensor_type, def) : NULL;
     if (descriptor == NULL)
         return NULL;
-    BinaryOp *bop = &operators[i];
-    Py_INCREF(name); Py_XSETREF(bop->name, name);
-    Py_INCREF(python_operator); Py_XSETREF(bop->python_operator, python_operator);
-    Py_INCREF(ufunc); Py_XSETREF(bop->ufunc, ufunc);
+    Operator *oper = &table[i];
+    Py_INCREF(name); Py_XSETREF(oper->name, name);
+    Py_INCREF(python_operator); Py_XSETREF(oper->python_operator, python_operator);
+    Py_INCREF(compute); Py_XSETREF(oper->compute, compute);
     PyObject *grad_fn_class = node_class == Py_None ? NULL : node_class;
-    Py_XINCREF(grad_fn_class); Py_XSETREF(bop->node_class, grad_fn_class);
-    Py_INCREF(op); Py_XSETREF(bop->op, op);
-    if (i == operator_count)
-        operator_count++;
+    Py_XINCREF(grad_fn_class); Py_XSETREF(oper->node_class, grad_fn_class);
+    Py_INCREF(op); Py_XSETREF(oper->op, op);
+    if (i == *count)
+        (*count)++;
     return descriptor;
+}
+
+static PyObject *binary_operator(PyObject *module, PyObject *args)
+{
+    return make_operator(args, binary_ops, &binary_count, binary_defs, binary_functions, METH_FASTCALL, "binary");
+}
+
+static PyObject *unary_operator(PyObject *module, PyObject *args)
+{
+    return make_operator(args, unary_ops, &unary_count, unary_defs, unary_functions, METH_NOARGS, "unary");
 }
 
 static PyMethodDef module_methods[] = {
@@ -448,6 +516,8 @@ static PyMethodDef module_methods[] = {
      "note_where(user_filename or None): while set, each new node notes its user line and module."},
     {"binary_operator", binary_operator, METH_VARARGS,
      "binary_operator(dunder, python_operator, ufunc, node_class_or_None, op) -> a Tensor method."},
+    {"unary_operator", unary_operator, METH_VARARGS,
+     "unary_operator(name, python_method, forward, node_class_or_None, op) -> a Tensor method."},
     {NULL, NULL, 0, NULL},
 };
 

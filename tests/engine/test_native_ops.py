@@ -223,3 +223,39 @@ def test_nodes_note_the_same_user_line_and_module_both_ways():
     assert seen[0] == seen[1] == [(3, "encoder.fc1"), (7, "encoder.fc1")]
     outside = leaf([1.0]) * leaf([2.0])       # no recorder: nothing noted
     assert (outside.grad_fn.line, outside.grad_fn.module) == (None, None)
+
+
+UNARY_INPUTS = {
+    "leaf": lambda: leaf([0.5, -1.5, 2.0]),
+    "non-leaf": lambda: graph_input([0.5, -1.5, 2.0]),
+    "no grad": lambda: leaf([0.5, -1.5, 2.0], grad=False),
+    "float64": lambda: leaf([0.25, -3.0], np.float64),
+    "int64 (the forward promotes)": lambda: leaf([1, -2, 3], np.int64, grad=False),
+    "0-d": lambda: leaf(-0.75),
+    "changed in place": lambda: graph_input([1.0, 4.0]).add_(1.0),
+}
+
+
+@pytest.mark.parametrize("case", UNARY_INPUTS)
+@pytest.mark.parametrize("method", sorted(tensor_module.UNARY_METHODS))
+def test_unary_methods_same_result_and_graph(method, case):
+    name = tensor_module.UNARY_METHODS[method]
+    assert type(Tensor.__dict__[method]).__name__ == "method_descriptor"
+    seen = []
+    for run in (lambda t: getattr(Tensor, method)(t), lambda t: tensor_module.apply(name, t)):
+        x = UNARY_INPUTS[case]()
+        try:
+            seen.append(describe((x,), run(x)))
+        except Exception as exc:       # noqa: BLE001  (the errors themselves are compared)
+            seen.append(describe((x,), exc))
+    assert seen[0] == seen[1]
+
+
+def test_unary_methods_backward_and_no_grad():
+    x = leaf([0.5, 1.5])
+    x.tanh().exp().relu().sum().backward()
+    want = leaf([0.5, 1.5])
+    tensor_module.apply("relu", tensor_module.apply("exp", tensor_module.apply("tanh", want))).sum().backward()
+    assert x.grad.array.tolist() == want.grad.array.tolist()
+    with engine.no_grad():
+        assert x.sigmoid().grad_fn is None and x.sigmoid().requires_grad is False
