@@ -827,11 +827,19 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from engine.creation import rng
-    # PyTorch's CPU dropout: noise = bernoulli_(1 - p) (an element is kept where a double uniform is
-    # below 1 - p), out = input * noise / (1 - p); for p == 1 it multiplies by zero and draws nothing
+    from engine.creation import draw_in_layout, is_dense, rng
+    # PyTorch's CPU dropout: noise = empty_like(input).bernoulli_(1 - p) (an element is kept where a
+    # double uniform is below 1 - p; drawn in the input's memory order, which empty_like keeps when it
+    # is dense: a transposed input gets the transposed mask), out = input * noise / (1 - p); for
+    # p == 1 it multiplies by zero and draws nothing
     shape = input.array.shape
-    mask = Tensor(np.zeros(shape, np.bool_) if p == 1 else rng().bernoulli(1 - p, shape))
+    if p == 1:
+        mask = np.zeros(shape, np.bool_)
+    elif is_dense(input.array):
+        mask = draw_in_layout(input.array, lambda drawn_shape, contiguous: rng().bernoulli(1 - p, drawn_shape))
+    else:
+        mask = rng().bernoulli(1 - p, shape)
+    mask = Tensor(mask)
     if inplace:
         return input._inplace("dropout", mask, p=float(p))
     return apply("dropout", input, mask, p=float(p))

@@ -271,17 +271,23 @@ class InPlaceOps:
     def fill_(self, value):
         return self._fill_raw(value.item() if isinstance(value, Tensor) else value, "FillBackward0")
 
+    # Random fills visit the tensor in memory order, as PyTorch's kernels do (a transposed tensor gets
+    # its draws in its layout's order; normal values go one at a time unless it is contiguous).
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
-        from engine.creation import rng
+        from engine import creation
         self._require_float_kernel("check_uniform_bounds")
-        draws = rng(generator).uniform(a, b, self.array.shape, dtype=self._draw_dtype())
+        dtype = self._draw_dtype()
+        draws = creation.draw_in_layout(self.array, lambda shape, _: creation.rng(generator).uniform(
+            a, b, shape, dtype=dtype))
         return self._fill_raw(draws, "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
-        from engine.creation import rng
+        from engine import creation
         self._require_float_kernel("normal_kernel_cpu")
-        return self._fill_raw(rng(generator).normal(mean, std, self.array.shape, dtype=self._draw_dtype()),
-                              "NormalBackward0")
+        dtype = self._draw_dtype()
+        draws = creation.draw_in_layout(self.array, lambda shape, contiguous: creation.normal_draws(
+            creation.rng(generator), mean, std, shape, dtype, contiguous))
+        return self._fill_raw(draws, "NormalBackward0")
 
     def _require_float_kernel(self, kernel: str) -> None:
         """PyTorch's random kernels exist for floating dtypes only: an int tensor is refused."""

@@ -36,10 +36,6 @@ KNOWN_BUGS: dict[str, str] = {
                                     "matmul/softmax ops: its output's grad_fn is UnsafeViewBackward0; PyTorch's CPU "
                                     "kernel is one op, ScaledDotProductFlashAttentionForCpuBackward0 (4-D, no "
                                     "dropout), which needs a registered sdpa op in engine/ops",
-    "341_transformer_layer_dropout_training": "F.dropout (engine/functional.py) draws its mask in logical order; "
-                                              "PyTorch's at::dropout fills bernoulli_ into empty_like(input), in the "
-                                              "input's memory order: the batch_first attention output it drops is a "
-                                              "transposed view (F.dropout(torch.ones(3, 4).t(), 0.5) differs)",
 }
 
 # PyTorch's child: runs each program in a fresh namespace and returns what it printed (or its error).
