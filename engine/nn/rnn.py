@@ -12,7 +12,7 @@ from engine.errors import UnsupportedError
 from engine.nn import init
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -126,7 +126,8 @@ class RNNBase(Module):
         if unbatched:
             output, h_n = F.squeeze(output, 1), F.squeeze(h_n, 1)
         elif self.batch_first:
-            output = F.transpose(output, 0, 1)
+            # PyTorch's RNN and GRU turn their output batch-first with an in-place transpose_, LSTM not
+            output = apply("transpose", output, dim0=0, dim1=1, fn="transpose_" if self.mode != "LSTM" else "transpose")
         if self.mode == "LSTM":
             c_n = F.stack(final_c, 0)
             return output, (h_n, F.squeeze(c_n, 1) if unbatched else c_n)

@@ -110,7 +110,8 @@ def _transpose_name(x, dim0, dim1, fn=None) -> str:
 
 
 _TRANSPOSE_NAMES = {None: "TransposeBackward0", "t": "TBackward0", "transpose": "TransposeBackward0",
-                    "swapaxes": "TransposeBackward0", "mT": "TransposeBackward0"}
+                    "swapaxes": "TransposeBackward0", "mT": "TransposeBackward0",
+                    "transpose_": "TransposeBackward1"}   # in place (a batch_first RNN/GRU's output)
 
 
 register(OpDef(

@@ -27,8 +27,6 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "329_print_rnn_outputs": "a batch_first RNN/GRU output's grad_fn is TransposeBackward1 in PyTorch (RNN.cpp's "
-                             "in-place transpose_); engine/ops/movement.py's transpose op has no name for it",
     "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
                               "is MkldnnRnnLayerBackward0; Dagscope's unrolled layer ends in a stack "
                               "(StackBackward0) and the ops have no way to name it otherwise",
