@@ -127,7 +127,8 @@ class RNNBase(Module):
             output, h_n = F.squeeze(output, 1), F.squeeze(h_n, 1)
         elif self.batch_first:
             # PyTorch's RNN and GRU turn their output batch-first with an in-place transpose_, LSTM not
-            output = apply("transpose", output, dim0=0, dim1=1, fn="transpose_" if self.mode != "LSTM" else "transpose")
+            fn = "transpose_" if self.mode != "LSTM" else "transpose"
+            output = apply("transpose", output, dim0=0, dim1=1, fn=fn)
         if self.mode == "LSTM":
             c_n = F.stack(final_c, 0)
             return output, (h_n, F.squeeze(c_n, 1) if unbatched else c_n)
