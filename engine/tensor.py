@@ -416,7 +416,12 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def any(self, dim=None, keepdim: bool = False):
         return Tensor(np.asarray(np.any(self.array, axis=dim, keepdims=keepdim)))
 
-    def nonzero(self):
+    def nonzero(self, *, as_tuple: bool = False):
+        """The indices of the nonzero elements: an (n, ndim) int64 tensor, or with as_tuple one int64
+        tensor per dimension (a 0-d tensor counts as one element, as in PyTorch)."""
+        if as_tuple:
+            values = self.array.reshape(1) if self.array.ndim == 0 else self.array
+            return tuple(Tensor(ix.astype(np.int64)) for ix in np.nonzero(values))
         return Tensor(np.argwhere(self.array).astype(np.int64))
 
     def equal(self, other) -> bool:

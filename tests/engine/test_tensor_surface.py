@@ -332,3 +332,11 @@ def test_backward_through_a_tensor_changed_in_place_raises_pytorchs_error():
     z = a * 2
     z.mul_(3)                               # an in-place op on an output nobody saved: fine
     z.sum().backward()
+
+
+def test_nonzero_as_tuple_as_a_method_too():
+    x = engine.tensor([[0.0, 1.0], [2.0, 0.0]])
+    rows, cols = x.nonzero(as_tuple=True)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+    assert x.nonzero().tolist() == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in engine.tensor(3.0).nonzero(as_tuple=True)] == [[0]]

@@ -2,8 +2,6 @@
 elements, one int64 tensor per dimension (a 0-d input counts as one element, as in PyTorch)."""
 from __future__ import annotations
 
-import numpy as np
-
 from engine import functional
 from engine.tensor import Tensor
 
@@ -12,10 +10,7 @@ _NOT_GIVEN = object()
 
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one tensor per dimension."""
-    if not as_tuple:
-        return input.nonzero()
-    values = input.array.reshape(1) if input.array.ndim == 0 else input.array
-    return tuple(Tensor(ix.astype(np.int64)) for ix in np.nonzero(values))
+    return input.nonzero(as_tuple=as_tuple)
 
 
 def where(condition: Tensor, input=_NOT_GIVEN, other=_NOT_GIVEN):
