@@ -53,3 +53,25 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
         n = p.array.size
         p.array[...] = vec.array[offset:offset + n].reshape(p.array.shape)
         offset += n
+
+
+def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
+                 padding_side: str = "right") -> Tensor:
+    """Tensors of different lengths along dim 0, padded with padding_value into one: (longest, n, *) or,
+    batch_first, (n, longest, *). As PyTorch's: a filled tensor with each sequence copied into its place,
+    so gradients flow back through the copies (CopySlices)."""
+    from engine.creation import full
+    if padding_side not in ("left", "right"):
+        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    sequences = list(sequences)
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    longest = max(s.array.shape[0] for s in sequences)
+    rest = tuple(sequences[0].array.shape[1:])
+    shape = (len(sequences), longest) + rest if batch_first else (longest, len(sequences)) + rest
+    out = full(shape, padding_value, dtype=sequences[0].dtype)
+    for i, seq in enumerate(sequences):
+        n = seq.array.shape[0]
+        place = slice(0, n) if padding_side == "right" else slice(longest - n, longest)
+        out[(i, place) if batch_first else (place, i)] = seq
+    return out
