@@ -19,6 +19,7 @@ from engine.codegen.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import EXTERN_GROUP
 from engine.passes import run_pipeline
+from tests.engine.test_executor_training import WithLoss
 from tests.engine.test_memory_plan import check_truthful
 from test_passes import check_preserved  # noqa: I001  (tests/engine is on sys.path)
 
@@ -177,16 +178,6 @@ def test_after_the_reduction_a_later_reader_starts_its_own_loop():
 
 
 # ---- the MLP training step ------------------------------------------------------------------------
-
-class WithLoss(nn.Module):
-    def __init__(self, model, loss):
-        super().__init__()
-        self.model = model
-        self.loss = loss
-
-    def forward(self, x, y):
-        return self.loss(self.model(x), y)
-
 
 def mlp_training_step(backend):
     """bench/training.py's model and loss, smaller: Linear-ReLU-Linear-ReLU-Linear, cross-entropy."""
