@@ -301,6 +301,12 @@ def node_class(op, name: str) -> type:
     return cls
 
 
+def fixed_node_class(op) -> type | None:
+    """The node class of a differentiable op whose grad_fn name does not depend on its inputs, else
+    None (the eager operators bind it once: see engine/tensor.py and engine/native)."""
+    return node_class(op, op.grad_fn) if op.differentiable and type(op.grad_fn) is str else None
+
+
 def op_node_class(op, inputs: tuple, attrs: dict) -> type:
     """The class of the node that records `op` applied to `inputs` (a name may depend on them)."""
     cls = _OP_NODE_CLASS.get(id(op))

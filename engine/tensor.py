@@ -766,8 +766,7 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
 
 def _binary_operator(name: str, dunder: str):
     """Tensor.__mul__ and the like: in C when engine/native loaded (fastops.c), else in Python."""
-    op, ufunc = OPS[name], _SAME_DTYPE_UFUNCS.get(name)
-    node_class = autograd.node_class(op, op.grad_fn) if op.differentiable and type(op.grad_fn) is str else None
+    op, ufunc, node_class = OPS[name], _SAME_DTYPE_UFUNCS.get(name), autograd.fixed_node_class(OPS[name])
     operator = _python_binary_operator(name)
     if _native is not None and ufunc is not None and (node_class is not None or not op.differentiable):
         # fastops.c calls `operator` for every case it does not handle itself (a scalar operand,
@@ -785,7 +784,7 @@ def _python_binary_operator(name: str):
     elementwise = op.kind == ELEMENTWISE
     # The node class, when the op's grad_fn name does not depend on its inputs: record_node is then
     # inlined below (this is the hottest path of a recorded program).
-    node_class = autograd.node_class(op, op.grad_fn) if differentiable and type(op.grad_fn) is str else None
+    node_class = autograd.fixed_node_class(op)
 
     def operator(self, other):
         if type(other) is not Tensor or type(self) is not Tensor:
@@ -850,10 +849,10 @@ UNARY_METHODS = {"neg": "neg", "__neg__": "neg", "exp": "exp", "log": "log", "sq
                  "__abs__": "abs", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu", "sin": "sin", "cos": "cos"}
 if _native is not None:
     for _method, _name in UNARY_METHODS.items():
-        _op = OPS[_name]
-        if _op.differentiable and type(_op.grad_fn) is str:
+        _op, _node_class = OPS[_name], autograd.fixed_node_class(OPS[_name])
+        if _node_class is not None:
             setattr(Tensor, _method, _native.unary_operator(_method, getattr(Tensor, _method), _op.forward,
-                                                            autograd.node_class(_op, _op.grad_fn), _op))
+                                                            _node_class, _op))
 
 
 class TensorBuilder(Builder):
