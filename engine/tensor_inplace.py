@@ -162,15 +162,13 @@ class InPlaceOps:
                 node_name = out.grad_fn.name if out.grad_fn is not None else None
                 return self._become(apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
             return self._become(out)
-        arrays = [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
-                  for o in others]
         ufunc = _INPLACE_UFUNCS.get(name)
-        if ufunc is not None and not attrs:
+        if ufunc is not None and not attrs:    # (an optimizer's step: the common case, kept short)
             other = others[0].array if isinstance(others[0], Tensor) else others[0]
             try:
                 ufunc(self.array, other, out=self.array, casting="same_kind")
             except TypeError:                  # numpy's same_kind refusal: PyTorch's words for it
-                self._check_inplace_dtype(name, OPS[name].run(self.array, *arrays, **attrs).dtype)
+                self._check_inplace_dtype(name, OPS[name].run(self.array, *self._operand_arrays(others)).dtype)
                 raise
             except ValueError:
                 _raise_broadcast_error(self.array.shape, np.shape(other))
@@ -178,12 +176,17 @@ class InPlaceOps:
                 raise
             self._version += 1
             return self
-        result = OPS[name].run(self.array, *arrays, **attrs)
+        result = OPS[name].run(self.array, *self._operand_arrays(others), **attrs)
         _check_inplace_shape(self.array.shape, result.shape)
         self._check_inplace_dtype(name, result.dtype)
         self.array[...] = result
         self._version += 1
         return self
+
+    def _operand_arrays(self, others) -> list:
+        """The other operands of an in-place op as arrays (Python numbers weakly typed, as PyTorch's)."""
+        return [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
+                for o in others]
 
     def _check_inplace_dtype(self, name: str, result_dtype) -> None:
         """PyTorch refuses to write a result into a tensor of a lower kind (exp_ of an int64 tensor:
