@@ -11,6 +11,7 @@ import tempfile
 from app.sandbox import kernel, policy, seccomp
 from app.sandbox.compile_broker import install_client
 from app.sandbox.limits import Limits
+from app.sandbox.protocol import frame
 
 # Folders whose files a run may read (never write): the Python installation, Dagscope's code,
 # the system's shared libraries. Everything else outside the scratch folder is refused.
@@ -63,7 +64,14 @@ def _close_fds_except(keep: list[int]) -> None:
 
 
 def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
-    """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here."""
+    """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
+
+    Two frames go down the record pipe. The first, written before any pasted code runs, is the
+    sandbox's own word: the nonce the server gave this run and the layers applied. The second is
+    the run record, built in the same address space as the pasted code and so no more than the
+    program's own speech: the parent reads the first frame as authentic (nothing written later can
+    change bytes already in the pipe) and validates the second as hostile data."""
+    nonce = str(request.pop("nonce", ""))
     try:
         limits = Limits(**request["limits"])
         layers = lock_down(limits, scratch, [record_fd, broker_fd])
@@ -72,16 +80,21 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
         guard = policy.Policy(scratch, read_roots(), code_dirs())
         install_client(broker_fd)
         policy.install(guard)
+    except BaseException as exc:  # noqa: BLE001 - no pasted code ran: this frame is still authentic
+        _write_frame(record_fd, json.dumps({"nonce": nonce, "failed": f"{type(exc).__name__}: {exc}"}).encode())
+        os._exit(0)
+    _write_frame(record_fd, json.dumps({"nonce": nonce, "layers": layers}).encode())
+    del nonce
+    try:
         record = run_user_code(request["code"], request.get("options") or {},
                                max_stdout_bytes=limits.max_stdout_bytes)
-        record["sandbox"] = layers
         _name_security_errors(record)
         payload = encode_record(record, limits.max_record_bytes)
     except BaseException as exc:  # noqa: BLE001 - the parent still needs a readable answer
         payload = json.dumps({"ok": False, "stdout": "", "stderr": "", "output_order": [], "graphs": [], "error": {
             "kind": "internal_error", "type": type(exc).__name__, "line": None, "traceback": "",
             "message": f"the sandbox could not run the program: {exc}"}}).encode()
-    _write_all(record_fd, payload)
+    _write_frame(record_fd, payload)
     os._exit(0)
 
 
@@ -113,6 +126,10 @@ def encode_record(record: dict, max_bytes: int) -> bytes:
                                           f"the run record would have been larger than {max_bytes} bytes"]}
         payload = json.dumps(trimmed, allow_nan=False, default=str).encode()
     return payload
+
+
+def _write_frame(fd: int, payload: bytes) -> None:
+    _write_all(fd, frame(payload))
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -1,30 +1,98 @@
 """Judging a run from the parent's view: who stopped it, how it exited, what it used.
 
-The child's record is believed only for what a program may legitimately report about itself
-(its output, graphs, and the errors Python raised in it); limits are judged here from the
-exit status, the signal, the wall clock the server holds and the CPU time the kernel counted.
+The child's record pipe carries two frames (app/sandbox/child.py): the sandbox's own, written
+before any pasted code ran (this run's nonce and the layers applied), then the run record, which
+the pasted code could have written or changed. The first is believed; the second is only the
+program's account of itself (its output, graphs, and the errors Python raised in it) and is
+checked against app/sandbox/record_schema.py. Limits are judged here from the exit status, the
+signal, the wall clock the server holds and the CPU time the kernel counted; `ok`, `sandbox`,
+`limits` and `elapsed_ms` are always the parent's.
 """
 from __future__ import annotations
 
 import json
 import signal
 
+from app.sandbox import record_schema
 from app.sandbox.limits import Limits
+from app.sandbox.protocol import first_frame
 
-# Error kinds a child may report itself; anything else it claims is not believed.
-CHILD_KINDS = {"syntax_error", "runtime_error", "unsupported", "security_violation", "output_limit",
-               "memory_limit", "internal_error"}
+MAX_LAYERS = 32
+MAX_LAYER_CHARS = 200
 
 
 def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None,
                  stdout: str = "") -> dict:
     return {"ok": False, "stdout": stdout, "stderr": "", "output_order": [], "graphs": [], "warnings": [],
-            "limits": limits.as_dict(),
+            "sandbox": [], "limits": limits.as_dict(),
             "elapsed_ms": elapsed_ms,
             "error": {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}}
 
 
-def judge(report: dict, record_bytes: bytes, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict:
+def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limits: Limits,
+              elapsed_ms: float, code: str = "") -> dict:
+    """The run record the server answers, from the supervisor's report and the pipe's bytes."""
+    header, rest = _sandbox_frame(pipe, nonce)
+    if header is None or "failed" in header:          # no pasted code ran, or nothing is believed
+        why = (f"the sandbox could not run the program: {header['failed']}" if header
+               else "the sandbox did not confirm its layers before the program ran")
+        record = _verdict(report, killed_by_clock, limits, elapsed_ms) or error_record(
+            "internal_error", why, limits, elapsed_ms)
+    else:
+        record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code)
+    record["sandbox"] = list(header.get("layers", [])) if header else []
+    return record
+
+
+def _sandbox_frame(pipe: bytes, nonce: str) -> tuple[dict | None, bytes]:
+    """The child's first frame if it is this run's and well-formed, and the bytes after it."""
+    try:
+        payload, rest = first_frame(pipe)
+        header = json.loads(payload)
+    except ValueError:
+        return None, b""
+    if not (isinstance(header, dict) and nonce and header.get("nonce") == nonce):
+        return None, b""
+    layers, failed = header.get("layers"), header.get("failed")
+    if isinstance(failed, str) and layers is None:
+        return {"failed": failed[:2000]}, b""
+    if not (isinstance(layers, list) and len(layers) <= MAX_LAYERS
+            and all(isinstance(layer, str) and len(layer) <= MAX_LAYER_CHARS for layer in layers)):
+        return None, b""
+    return {"layers": layers}, rest
+
+
+def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Limits, elapsed_ms: float,
+          code: str = "") -> dict:
+    """The parent's verdict, or else the child's record (its frame, as written after the pasted
+    code started) validated; `code` bounds the lines an error may point at."""
+    verdict = _verdict(report, killed_by_clock, limits, elapsed_ms)
+    if verdict is not None:
+        return verdict
+    if not record_frames:
+        return error_record("runtime_error", f"the program ended before its results were collected "
+                            f"(exit status {report.get('exit_code', 0)})", limits, elapsed_ms, "SystemExit")
+    try:
+        payload, trailing = first_frame(record_frames)
+        if trailing:
+            raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
+        raw = record_schema.parse(payload)
+    except record_schema.Malformed as exc:
+        return _malformed(str(exc), limits, elapsed_ms)
+    except ValueError as exc:
+        return _malformed(f"its frame is incomplete ({exc})", limits, elapsed_ms)
+    record = record_schema.validate(raw, len(code.splitlines()), limits.max_stdout_bytes)
+    error = record["error"]
+    if error is not None and error["kind"] == "memory_limit":
+        error["message"] = f"the program used more than its {limits.memory_mb} MB of memory"
+    record["ok"] = error is None
+    record["limits"] = limits.as_dict()
+    record["elapsed_ms"] = elapsed_ms
+    return record
+
+
+def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict | None:
+    """What the parent saw end the run (clock, signal, oversize), or None for a normal exit."""
     code = report.get("exit_code", 0)
     sig = -code if code < 0 else None
     cpu = float(report.get("cpu_s", 0.0))
@@ -48,49 +116,14 @@ def judge(report: dict, record_bytes: bytes, killed_by_clock: bool, limits: Limi
             return _memory(limits, elapsed_ms, f"the program crashed ({name}) near its memory limit")
         return error_record("runtime_error", f"the program crashed ({name}); recursion too deep for the "
                             "stack or a failed allocation can do this", limits, elapsed_ms, "Crash")
-    record = _parse(record_bytes)
-    if record is None:
-        return error_record("runtime_error", f"the program ended before its results were collected "
-                            f"(exit status {code})", limits, elapsed_ms, "SystemExit")
-    error = record.get("error")
-    if error is not None and (not isinstance(error, dict) or error.get("kind") not in CHILD_KINDS):
-        record["error"] = error = {"kind": "internal_error", "type": None, "line": None, "traceback": "",
-                                   "message": "the run returned an error Dagscope cannot read"}
-    if error is not None and error["kind"] == "memory_limit":
-        error["message"] = f"the program used more than its {limits.memory_mb} MB of memory"
-    record["ok"] = error is None
-    record["limits"] = limits.as_dict()
-    record["elapsed_ms"] = elapsed_ms
+    return None
+
+
+def _malformed(why: str, limits: Limits, elapsed_ms: float) -> dict:
+    record = error_record("internal_error", "", limits, elapsed_ms)
+    record["error"] = record_schema.malformed_error(why)
     return record
 
 
 def _memory(limits: Limits, elapsed_ms: float, why: str) -> dict:
     return error_record("memory_limit", f"{why} (limit {limits.memory_mb} MB)", limits, elapsed_ms, "MemoryError")
-
-
-def _parse(record_bytes: bytes) -> dict | None:
-    if not record_bytes:
-        return None
-    try:
-        record = json.loads(record_bytes)
-    except ValueError:
-        return None
-    if not isinstance(record, dict):
-        return None
-    for key, default in (("stdout", ""), ("stderr", ""), ("output_order", []), ("graphs", []), ("warnings", [])):
-        if not isinstance(record.get(key), type(default)):
-            record[key] = default
-    if not _valid_output_order(record["output_order"], record["stdout"], record["stderr"]):
-        record["output_order"] = []      # the page then shows stdout, then stderr
-    return record
-
-
-def _valid_output_order(order: list, stdout: str, stderr: str) -> bool:
-    """Entries are ["stdout" | "stderr", count] and no stream's counts add up past its text."""
-    used = {"stdout": 0, "stderr": 0}
-    for entry in order:
-        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in used
-                and type(entry[1]) is int and entry[1] > 0):
-            return False
-        used[entry[0]] += entry[1]
-    return used["stdout"] <= len(stdout) and used["stderr"] <= len(stderr)

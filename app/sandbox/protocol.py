@@ -12,8 +12,23 @@ class ChannelClosed(ConnectionError):
     """The other side closed the socket before a whole frame arrived."""
 
 
+def frame(payload: bytes) -> bytes:
+    return _HEADER.pack(len(payload)) + payload
+
+
+def first_frame(data: bytes) -> tuple[bytes, bytes]:
+    """The first frame of `data` and what follows it; ValueError when `data` holds no whole frame."""
+    if len(data) < _HEADER.size:
+        raise ValueError("no frame header")
+    (size,) = _HEADER.unpack_from(data)
+    end = _HEADER.size + size
+    if end > len(data):
+        raise ValueError(f"a frame of {size} bytes is cut short at {len(data) - _HEADER.size}")
+    return data[_HEADER.size:end], data[end:]
+
+
 def send_frame(sock: socket.socket, payload: bytes) -> None:
-    sock.sendall(_HEADER.pack(len(payload)) + payload)
+    sock.sendall(frame(payload))
 
 
 def recv_frame(sock: socket.socket, max_bytes: int) -> bytes:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -13,7 +14,7 @@ from typing import Callable
 
 from app.config import ROOT
 from app.sandbox.limits import Limits
-from app.sandbox.outcome import error_record, judge
+from app.sandbox.outcome import error_record, judge_run
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
 
 STARTUP_TIMEOUT_S = 60.0
@@ -116,7 +117,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
         return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started))
     try:
         sock.settimeout(STARTUP_TIMEOUT_S)
-        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict()})
+        nonce = secrets.token_hex(16)       # names this run's sandbox frame on the record pipe
+        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "nonce": nonce})
         hello = recv_json(sock)
         pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
         deadline = time.monotonic() + limits.timeout_s
@@ -136,7 +138,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
     finally:
         sock.close()
-    return judge(report, record_bytes, killed_by_clock, limits, _ms(started))
+    return judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code)
 
 
 def _readable(sock: socket.socket, seconds: float) -> bool:

@@ -156,8 +156,8 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
                         return b"".join(chunks), False
                     size += len(data)
                     if size > limits.max_record_bytes:
-                        _kill_group(pid)
-                        return b"", True
+                        _kill_group(pid)       # what came first still holds the sandbox's own frame
+                        return b"".join(chunks), True
                     chunks.append(data)
                 elif key.data == "broker":
                     try:

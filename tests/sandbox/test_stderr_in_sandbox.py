@@ -4,6 +4,7 @@ import json
 
 from app.sandbox.limits import Limits
 from app.sandbox.outcome import judge
+from app.sandbox.protocol import frame
 
 WARN_THEN_PRINT = "import torch\nx = torch.ones(2, 3, 4)\ny = x.T\nprint(y.shape)"
 
@@ -40,7 +41,7 @@ def test_a_stderr_flood_of_one_huge_write_hits_the_output_limit(sandbox_run):
 
 def _judged(child_record: dict) -> dict:
     report = {"exit_code": 0, "cpu_s": 0.1, "maxrss_kb": 1000}
-    return judge(report, json.dumps(child_record).encode(), False, Limits(), 5.0)
+    return judge(report, frame(json.dumps(child_record).encode()), False, Limits(), 5.0)
 
 
 def test_the_parent_drops_an_output_order_that_does_not_fit_the_text():

@@ -1,0 +1,283 @@
+"""The run record as the parent accepts it from a child: parsed strictly, checked against a schema.
+
+The record is built in the address space of the pasted code, so it is the program's own speech:
+every byte of it may be forged. Here it becomes data the server may pass on:
+- parsed as strict JSON (no NaN/Infinity, no number that overflows to infinity), not deeper than
+  MAX_DEPTH, no list, object or string larger than the bounds below;
+- only the fields a program may legitimately report about itself are kept (`stdout`, `stderr`,
+  `output_order`, `warnings`, `error`, `graphs`); `ok`, `sandbox`, `limits` and `elapsed_ms` are
+  the parent's and are set by `outcome.judge`, never taken from here;
+- each kept field is checked for its type and bounds; a field that fails is left out (or cut,
+  for over-long text) with a warning saying so, a graph that fails is left out whole, and an
+  error that fails becomes an `internal_error` saying the record was malformed.
+`Malformed` is raised only when nothing of the record can be believed (not JSON, too deep, ...).
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+MAX_DEPTH = 48                  # the engine's records reach 17
+MAX_LIST = 200_000              # entries of any one list (a tensor preview is far smaller)
+MAX_KEYS = 400                  # keys of any one object
+MAX_KEY_CHARS = 200
+MAX_INT = 2 ** 64
+MAX_GRAPHS = 200
+MAX_WARNINGS = 1_000
+MAX_WARNING_CHARS = 10_000
+MAX_ORDER_ENTRIES = 2_000       # engine.runner.MAX_ORDER_ENTRIES
+MAX_MESSAGE_CHARS = 4_000       # engine.runner.MAX_MESSAGE_CHARS (+ its "cut" note)
+MAX_TRACEBACK_CHARS = 20_000    # engine.runner.MAX_TRACEBACK_CHARS (+ its "cut" note)
+MAX_NAME_CHARS = 1_000          # a node's op, label, module, name, dtype; a graph's title
+CUT_NOTE_ROOM = 200
+
+# Kinds a child may report itself; timeouts and the signals' verdicts are the parent's alone.
+CHILD_KINDS = {"syntax_error", "runtime_error", "unsupported", "security_violation", "output_limit",
+               "memory_limit", "internal_error"}
+GRAPH_KINDS = {"dynamic", "static"}
+CAPTURES = {None, "trace", "script", "function", "compile", "session"}
+# Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
+ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
+CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs")
+
+
+class Malformed(ValueError):
+    """Nothing of the record can be believed; the message says why."""
+
+
+def parse(data: bytes) -> dict:
+    """Strict JSON of a bounded shape, or Malformed."""
+    try:
+        record = json.loads(data, parse_constant=_no_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise Malformed("it is nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Malformed(f"it is not strict JSON ({_short(exc)})") from None
+    if not isinstance(record, dict):
+        raise Malformed(f"it is a JSON {type(record).__name__}, not an object")
+    _check_bounds(record)
+    return record
+
+
+def validate(raw: dict, code_lines: int, max_text_chars: int) -> dict:
+    """The fields of `raw` a program may report, each checked; problems are named in `warnings`."""
+    notes: list[str] = []
+    record = {"stdout": _text(raw.get("stdout", ""), "stdout", max_text_chars + CUT_NOTE_ROOM, notes),
+              "stderr": _text(raw.get("stderr", ""), "stderr", max_text_chars + CUT_NOTE_ROOM, notes)}
+    record["output_order"] = _output_order(raw.get("output_order", []), record["stdout"], record["stderr"], notes)
+    record["warnings"] = _warnings(raw.get("warnings", []), notes)
+    record["error"] = _error(raw.get("error"), code_lines)
+    record["graphs"] = _graphs(raw.get("graphs", []), code_lines, notes)
+    record["warnings"] += notes
+    return record
+
+
+def malformed_error(why: str) -> dict:
+    return {"kind": "internal_error", "type": None, "line": None, "traceback": "",
+            "message": f"the run's record was malformed and was not used: {why}"}
+
+
+# -- parsing ---------------------------------------------------------------------------------
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
+
+
+def _check_bounds(root) -> None:
+    """Depth, sizes and integers of the whole tree, without recursion (the tree is hostile)."""
+    stack = [(root, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Malformed(f"it is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            if len(value) > MAX_KEYS:
+                raise Malformed(f"an object has {len(value)} keys (at most {MAX_KEYS})")
+            for key, item in value.items():
+                if len(key) > MAX_KEY_CHARS:
+                    raise Malformed(f"a key is {len(key)} characters long (at most {MAX_KEY_CHARS})")
+                if isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+                elif type(item) is int and abs(item) > MAX_INT:
+                    raise Malformed("an integer is out of range")
+        elif isinstance(value, list):
+            if len(value) > MAX_LIST:
+                raise Malformed(f"a list has {len(value)} entries (at most {MAX_LIST})")
+            for item in value:
+                if isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+                elif type(item) is int and abs(item) > MAX_INT:
+                    raise Malformed("an integer is out of range")
+
+
+# -- fields ----------------------------------------------------------------------------------
+
+def _text(value, name: str, limit: int, notes: list[str]) -> str:
+    if not isinstance(value, str):
+        notes.append(f"The run's record had a malformed {name} ({_type(value)}); it was left out.")
+        return ""
+    return _cut(value, limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... [cut by the server: {len(text)} characters in all]"
+
+
+def _output_order(order, stdout: str, stderr: str, notes: list[str]) -> list:
+    """Entries are ["stdout" | "stderr", count] and no stream's counts add up past its text."""
+    used = {"stdout": 0, "stderr": 0}
+    ok = isinstance(order, list) and len(order) <= MAX_ORDER_ENTRIES
+    for entry in order if ok else ():
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in used
+                and type(entry[1]) is int and entry[1] > 0):
+            ok = False
+            break
+        used[entry[0]] += entry[1]
+    if ok and used["stdout"] <= len(stdout) and used["stderr"] <= len(stderr):
+        return order
+    return []                   # the page then shows stdout, then stderr (no note: harmless)
+
+
+def _warnings(value, notes: list[str]) -> list[str]:
+    if not isinstance(value, list) or len(value) > MAX_WARNINGS or not all(isinstance(w, str) for w in value):
+        notes.append("The run's record had malformed warnings; they were left out.")
+        return []
+    return [_cut(w, MAX_WARNING_CHARS) for w in value]
+
+
+def _error(value, code_lines: int) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return malformed_error(f"its error is a {_type(value)}")
+    kind = value.get("kind")
+    if kind not in CHILD_KINDS:
+        return malformed_error("its error kind is not one a program may report")
+    type_ = value.get("type")
+    if type_ is not None and not (isinstance(type_, str) and len(type_) <= 200
+                                  and all(part.isidentifier() for part in type_.split("."))):
+        return malformed_error("its error type is not a Python name")
+    for field in ("message", "traceback"):
+        if not isinstance(value.get(field, ""), str):
+            return malformed_error(f"its error {field} is a {_type(value[field])}")
+    error = {"kind": kind, "type": type_,
+             "message": _cut(value.get("message", ""), MAX_MESSAGE_CHARS + CUT_NOTE_ROOM),
+             "line": _line(value.get("line"), code_lines),
+             "traceback": _cut(value.get("traceback", ""), MAX_TRACEBACK_CHARS + CUT_NOTE_ROOM)}
+    column = value.get("column")
+    if kind == "syntax_error" and type(column) is int and 0 <= column <= 1_000_000:
+        error["column"] = column
+    return error
+
+
+def _line(value, code_lines: int) -> int | None:
+    """A line of the pasted code, or None (a line the code does not have is not believed)."""
+    return value if type(value) is int and 1 <= value <= max(code_lines, 1) else None
+
+
+def _graphs(value, code_lines: int, notes: list[str]) -> list[dict]:
+    if not isinstance(value, list):
+        notes.append(f"The run's record had malformed graphs ({_type(value)}); they were left out.")
+        return []
+    if len(value) > MAX_GRAPHS:
+        notes.append(f"The run's record had {len(value)} graphs; only the first {MAX_GRAPHS} are shown.")
+        value = value[:MAX_GRAPHS]
+    kept, ids = [], set()
+    for i, graph in enumerate(value):
+        why = _graph_problem(graph, code_lines)
+        if why is None and graph["id"] in ids:
+            why = "its id is used twice"
+        if why is not None:
+            notes.append(f"Graph {i + 1} of the run's record was malformed ({why}); it was left out.")
+            continue
+        ids.add(graph["id"])
+        kept.append(graph)
+    return kept
+
+
+def _graph_problem(graph, code_lines: int) -> str | None:
+    """Why `graph` cannot be shown, or None; fixes lines the code does not have in place."""
+    if not isinstance(graph, dict):
+        return f"a {_type(graph)}, not an object"
+    if not _is_id(graph.get("id")):
+        return "its id is not an id"
+    if graph.get("kind") not in GRAPH_KINDS:
+        return "its kind is unknown"
+    if graph.get("capture") not in CAPTURES:
+        return "its capture is unknown"
+    if not _name_ok(graph.get("title", "")):
+        return "its title is not a short string"
+    for side in ("forward", "backward"):
+        if graph.get(side) is not None and (why := _dag_problem(graph[side], code_lines)):
+            return f"{side}: {why}"
+    passes = graph.get("passes", [])
+    if not isinstance(passes, list):
+        return "its passes are not a list"
+    for p in passes:
+        if not isinstance(p, dict) or not _name_ok(p.get("name", "")):
+            return "a pass is not an object with a name"
+        if p.get("graph") is not None and (why := _dag_problem(p["graph"], code_lines)):
+            return f"pass {p.get('name')!r}: {why}"
+    for field in ("steps", "kernels", "calls", "warnings", "frozen"):
+        if not isinstance(graph.get(field, []), list):
+            return f"its {field} are not a list"
+    if not all(isinstance(w, str) for w in graph.get("warnings", [])):
+        return "its warnings are not strings"
+    return None
+
+
+def _dag_problem(dag, code_lines: int) -> str | None:
+    if not isinstance(dag, dict) or not isinstance(dag.get("nodes"), list) or not isinstance(dag.get("edges", []), list):
+        return "not a graph of nodes and edges"
+    for node in dag["nodes"]:
+        if not isinstance(node, dict) or not _is_id(node.get("id")):
+            return "a node has no valid id"
+        for field in ("op", "label", "module", "name", "dtype", "kind", "group", "grad_fn"):
+            if node.get(field) is not None and not _name_ok(node[field]):
+                return f"node {node['id']}: its {field} is not a short string"
+        shape = node.get("shape")
+        if shape is not None and not _shape_ok(shape):
+            return f"node {node['id']}: its shape is not a list of sizes"
+        if "line" in node:
+            node["line"] = _line(node["line"], code_lines)
+        subgraphs = node.get("subgraphs")
+        if subgraphs is not None:
+            if not isinstance(subgraphs, dict):
+                return f"node {node['id']}: its subgraphs are not an object"
+            for sub in subgraphs.values():
+                if sub is not None and (why := _dag_problem(sub, code_lines)):
+                    return f"node {node['id']}: {why}"
+    for edge in dag.get("edges", []):
+        if not isinstance(edge, dict) or not _is_id(edge.get("src")) or not _is_id(edge.get("dst")):
+            return "an edge does not join two ids"
+        if edge.get("shape") is not None and not _shape_ok(edge["shape"]):
+            return "an edge's shape is not a list of sizes"
+    return None
+
+
+def _is_id(value) -> bool:
+    return isinstance(value, str) and ID.fullmatch(value) is not None
+
+
+def _name_ok(value) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_NAME_CHARS
+
+
+def _shape_ok(shape) -> bool:
+    return isinstance(shape, list) and len(shape) <= 64 and all(type(d) is int and d >= 0 for d in shape)
+
+
+def _type(value) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _short(exc: Exception) -> str:
+    return str(exc)[:200]
