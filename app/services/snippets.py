@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
@@ -24,8 +26,15 @@ class SnippetStore:
     """One SQLite file; a connection per call keeps it safe across FastAPI's worker threads."""
 
     def __init__(self, data_dir: Path):
-        data_dir.mkdir(parents=True, exist_ok=True)
+        # Only the server's user may enter the data folder or read the store (runs have uids of
+        # their own): the folder 0700, the database 0600 (SQLite gives its -wal and -shm files
+        # the database's mode).
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not data_dir.stat().st_mode & stat.S_ISVTX:      # never narrow a shared folder such as /tmp
+            os.chmod(data_dir, 0o700)
         self.path = data_dir / "snippets.sqlite3"
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(self.path, 0o600)
         self._lock = threading.Lock()
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")

@@ -15,6 +15,25 @@ def test_data_folder_is_created_on_start(client, tmp_path):
     assert (tmp_path / "data" / "snippets.sqlite3").exists()
 
 
+def test_only_the_server_user_can_open_the_store(client, tmp_path):
+    """Runs have uids of their own: the data folder is 0700, the database and its WAL 0600."""
+    client.post("/api/snippets", json={"code": "x = 1\n"})
+    data = tmp_path / "data"
+    assert data.stat().st_mode & 0o777 == 0o700
+    files = [p for p in data.iterdir() if p.name.startswith("snippets.sqlite3")]
+    assert any(p.name.endswith("-wal") for p in files), files
+    for path in files:
+        assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_an_existing_open_data_folder_is_made_private(tmp_path):
+    from app.services.snippets import SnippetStore
+    (tmp_path / "open").mkdir(mode=0o755)
+    (tmp_path / "open").chmod(0o755)
+    SnippetStore(tmp_path / "open")
+    assert (tmp_path / "open").stat().st_mode & 0o777 == 0o700
+
+
 def test_round_trip_restores_code_and_state(client):
     state = {"tab": "step", "node": "b2", "step": 3, "pass": 1}
     r = client.post("/api/snippets", json={"code": "x = 1\n", "state": state})
