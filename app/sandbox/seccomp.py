@@ -1,9 +1,12 @@
 """A seccomp syscall filter for the run's child, built with Debian's libseccomp through ctypes.
 
 Default allow, with a deny list: no new programs (execve), no new processes (fork, clone
-without CLONE_THREAD), no sockets, no signals or tracing aimed at other processes, no raising
-of limits or priorities, and none of the administrative calls (mount, modules, namespaces, bpf,
-io_uring, ...). Denied calls fail with EPERM, so trusted code that probes (e.g. a compiler
+without CLONE_THREAD), no namespaces (unshare, setns, clone with a CLONE_NEW* flag), no sockets,
+no SysV or POSIX IPC (shared memory, message queues, semaphores: a channel between runs), no
+signals or tracing aimed at other processes (kill, F_SETOWN/F_SETSIG and FIOSETOWN that make the
+kernel signal someone else), no changing of ids, no raising of limits or priorities, no typing
+into a terminal (TIOCSTI), and none of the administrative calls (mount, modules, bpf, io_uring,
+...). Denied calls fail with EPERM, so trusted code that probes (e.g. a compiler
 fallback) sees an ordinary PermissionError instead of dying.
 """
 from __future__ import annotations
@@ -41,9 +44,30 @@ DENIED = [
     "syslog", "quotactl", "open_by_handle_at", "name_to_handle_at", "personality", "mknod",
     "mknodat", "ioperm", "iopl", "fanotify_init", "move_pages", "migrate_pages", "vhangup",
     "uselib", "mount_setattr", "fsopen", "fsmount", "fsconfig", "move_mount", "open_tree",
+    "open_tree_attr", "listmount", "statmount", "quotactl_fd", "fanotify_mark", "modify_ldt",
+    "process_madvise", "process_mrelease", "sethostname", "setdomainname", "lookup_dcookie",
+    # ids: a run keeps the uid it was given (setuid back to root fails without capabilities too)
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
+    "setgroups",
+    # SysV IPC (and the i386 multiplexer) and POSIX message queues
+    "ipc", "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+    "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+    "mq_notify", "mq_getsetattr",
 ]
 # Allowed only when aimed at this process itself (argument 0 is its pid).
 SELF_ONLY = ["kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"]
+# Calls newer than some libseccomp releases know by name; numbers from 424 on are the same on
+# every architecture.
+UNIFIED_NUMBERS = {"statmount": 457, "listmount": 458, "open_tree_attr": 467}
+# Refused commands (argument 1). The kernel reads the command as a 32-bit int, so only the low
+# 32 bits are compared: a command with junk in the high bits is still recognised.
+F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15          # the kernel would signal the named owner
+TIOCSTI, TIOCSPGRP, TIOCLINUX = 0x5412, 0x5410, 0x541C   # type into / take over a terminal
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902                # F_SETOWN spelt as a socket ioctl
+DENIED_COMMANDS = {"fcntl": [F_SETOWN, F_SETSIG, F_SETOWN_EX], "fcntl64": [F_SETOWN, F_SETSIG, F_SETOWN_EX],
+                   "ioctl": [TIOCSTI, TIOCSPGRP, TIOCLINUX, FIOSETOWN, SIOCSPGRP]}
+# clone with any of these makes a new namespace (clone3 is refused below).
+CLONE_NEW_FLAGS = [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000]
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,8 +106,14 @@ def install_filter() -> str:
             _rule(lib, ctx, deny, name, [])
         for name in SELF_ONLY:
             _rule(lib, ctx, deny, name, [_ArgCmp(0, SCMP_CMP_NE, me, 0)])
-        # clone creating a process (no CLONE_THREAD) is a fork; clone creating a thread is fine.
+        for name, commands in DENIED_COMMANDS.items():
+            for command in commands:
+                _rule(lib, ctx, deny, name, [_ArgCmp(1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, command)])
+        # clone creating a process (no CLONE_THREAD) is a fork; clone creating a thread is fine,
+        # unless it asks for a namespace of its own.
         _rule(lib, ctx, deny, "clone", [_ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)])
+        for flag in CLONE_NEW_FLAGS:
+            _rule(lib, ctx, deny, "clone", [_ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag)])
         # clone3 passes its flags in memory a filter cannot read: ENOSYS makes glibc fall back to clone.
         _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3", [])
         rc = lib.seccomp_load(ctx)   # also sets no_new_privs
@@ -96,6 +126,8 @@ def install_filter() -> str:
 
 def _rule(lib, ctx, action: int, name: str, comparisons: list[_ArgCmp]) -> None:
     nr = lib.seccomp_syscall_resolve_name(name.encode())
+    if nr < 0 and name in UNIFIED_NUMBERS:
+        nr = UNIFIED_NUMBERS[name]
     if nr < 0:
         return  # not a syscall on this architecture
     array = (_ArgCmp * max(len(comparisons), 1))(*comparisons)
