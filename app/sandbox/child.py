@@ -17,6 +17,12 @@ from app.sandbox.protocol import frame
 # the system's shared libraries. Everything else outside the scratch folder is refused.
 SYSTEM_LIBRARY_DIRS = ["/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/usr/share/zoneinfo"]
 
+# Layers a test may switch off to show that the others hold alone ("policy", "landlock",
+# "seccomp"). Set only by the zygote from its command line, which only a trusted caller
+# (runner.Zygote(unsafe_test_layers_off=...)) writes; nothing in a run's request reaches it.
+TEST_LAYERS_OFF: frozenset[str] = frozenset()
+TEST_LAYER_NAMES = frozenset({"policy", "landlock", "seccomp"})
+
 
 def code_dirs() -> list[str]:
     import app
@@ -28,8 +34,12 @@ def read_roots() -> list[str]:
     return [sys.prefix, sys.base_prefix, sys.exec_prefix, *code_dirs(), *SYSTEM_LIBRARY_DIRS]
 
 
-def lock_down(limits: Limits, scratch: str, keep_fds: list[int]) -> list[str]:
-    """Apply every layer, in the order that lets each one still be set up. Irreversible."""
+def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[int, int] | None = None,
+              pid_namespace: str = "shared PID namespace (not requested)") -> list[str]:
+    """Apply every layer, in the order that lets each one still be set up. Irreversible.
+
+    `run_ids`: the uid and gid this run gets (root servers only); `pid_namespace`: what the
+    supervisor managed when it forked this child ("PID namespace": this process is its PID 1)."""
     os.setpgid(0, 0)
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)   # the supervisor's death ends the run
     _close_fds_except(keep_fds)
@@ -37,17 +47,32 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int]) -> list[str]:
     for fd in (0, 1, 2):          # the program's prints go to the bounded stdout/stderr, not to descriptors
         os.dup2(null, fd)
     os.close(null)
+    owner = run_ids if run_ids is not None and os.geteuid() == 0 else None
+    scratch_layer = kernel.scratch_on_tmpfs(scratch, limits.scratch_mb, owner)
+    private_mounts = scratch_layer.startswith("scratch tmpfs")
     layers = ["rlimits", "network namespace" if _in_private_netns() else "shared network namespace",
-              kernel.scratch_on_tmpfs(scratch, limits.scratch_mb)]
+              scratch_layer, pid_namespace]
+    if pid_namespace == "PID namespace":
+        layers.append(kernel.fresh_proc() if private_mounts else "host /proc (no mount namespace)")
+    layers.append(kernel.private_ipc())
     os.chdir(scratch)             # relative paths land in the scratch folder
     os.environ.update(TMPDIR=scratch, HOME=scratch)
     tempfile.tempdir = scratch
     kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
                        open_files=limits.open_files, processes=limits.processes)
+    if run_ids is None:
+        layers.append("server's uid (no uid given)")
+    else:
+        layers.append(kernel.become_run_user(*run_ids, read_roots(), private_mounts, scratch))
     layers.append(kernel.drop_capabilities())
-    layers.append(kernel.restrict_filesystem(read_roots() + ["/dev/urandom"],
-                                             [scratch, "/dev/null"]))
-    layers.append(seccomp.install_filter())
+    if "landlock" in TEST_LAYERS_OFF:
+        layers.append("TEST ONLY: no Landlock")
+    else:
+        layers.append(kernel.restrict_filesystem(read_roots() + ["/dev/urandom"], [scratch, "/dev/null"]))
+    if "seccomp" in TEST_LAYERS_OFF:
+        layers.append("TEST ONLY: no seccomp")
+    else:
+        layers.append(seccomp.install_filter())
     return layers
 
 
@@ -63,7 +88,8 @@ def _close_fds_except(keep: list[int]) -> None:
             start = fd + 1
 
 
-def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
+def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tuple[int, int] | None,
+        pid_namespace: str) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
 
     Two frames go down the record pipe. The first, written before any pasted code runs, is the
@@ -74,12 +100,15 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int) -> None:
     nonce = str(request.pop("nonce", ""))
     try:
         limits = Limits(**request["limits"])
-        layers = lock_down(limits, scratch, [record_fd, broker_fd])
+        layers = lock_down(limits, scratch, [record_fd, broker_fd], run_ids, pid_namespace)
         from engine.runner import run_user_code
 
         guard = policy.Policy(scratch, read_roots(), code_dirs())
         install_client(broker_fd)
-        policy.install(guard)
+        if "policy" in TEST_LAYERS_OFF:
+            layers.append("TEST ONLY: no Python policy")
+        else:
+            policy.install(guard)
     except BaseException as exc:  # noqa: BLE001 - no pasted code ran: this frame is still authentic
         _write_frame(record_fd, json.dumps({"nonce": nonce, "failed": f"{type(exc).__name__}: {exc}"}).encode())
         os._exit(0)

@@ -1,4 +1,5 @@
-"""Kernel layers of the sandbox (the real boundary): network namespace, capabilities, Landlock, seccomp.
+"""Kernel layers of the sandbox (the real boundary): namespaces (network, PID, IPC, mount), a uid
+of the run's own, capabilities, Landlock, seccomp.
 
 Every function here is best effort: it returns a short description of what it applied, or of why
 it could not (an unprivileged container may forbid namespaces or Landlock), so that each run can
@@ -16,9 +17,12 @@ _libc.syscall.restype = ctypes.c_long
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWIPC = 0x08000000
 CLONE_THREAD = 0x00010000
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 
 
 def _errno_text() -> str:
@@ -54,20 +58,133 @@ def isolate_network() -> str:
 
 # ---- the scratch folder on a size-limited tmpfs (a run cannot fill the disk) ----------------
 
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 
 
-def scratch_on_tmpfs(path: str, size_mb: int) -> str:
-    """Give this process its own mount namespace with a tmpfs of `size_mb` over `path`; the
-    tmpfs and whatever the run wrote in it vanish with the process."""
+def scratch_on_tmpfs(path: str, size_mb: int, owner: tuple[int, int] | None = None) -> str:
+    """Give this process its own mount namespace with a tmpfs of `size_mb` over `path` (owned by
+    `owner`, the run's uid and gid); the tmpfs and whatever the run wrote in it vanish with the
+    process."""
     if _libc.unshare(CLONE_NEWNS) != 0:
         return f"scratch on disk ({_errno_text()})"
     if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return f"scratch on disk ({_errno_text()})"
     options = f"size={size_mb}m,mode=0700".encode()
+    if owner is not None:
+        options += f",uid={owner[0]},gid={owner[1]}".encode()
     if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         return f"scratch on disk ({_errno_text()})"
     return f"scratch tmpfs {size_mb} MB"
+
+
+# ---- PID and IPC namespaces: a run sees no other process and shares no SysV IPC -------------
+
+def new_pid_namespace() -> tuple[str, int | None]:
+    """Called by the supervisor just before it forks the child: the next child becomes PID 1 of
+    a new PID namespace (and everything in it dies with that child). Returns a description and
+    a descriptor of the supervisor's own namespace for `leave_pid_namespace`."""
+    try:
+        own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"shared PID namespace ({exc.strerror})", None
+    if _libc.unshare(CLONE_NEWPID) != 0:
+        text = _errno_text()
+        os.close(own)
+        return f"shared PID namespace ({text})", None
+    return "PID namespace", own
+
+
+def leave_pid_namespace(own: int | None) -> None:
+    """After the fork: the supervisor's later children (the compiler) go back to its own namespace,
+    so they are neither visible to the run nor killed with it."""
+    if own is None:
+        return
+    try:
+        if _libc.setns(own, CLONE_NEWPID) != 0:
+            raise OSError(ctypes.get_errno(), f"setns back to the supervisor's PID namespace: {_errno_text()}")
+    finally:
+        os.close(own)
+
+
+def fresh_proc() -> str:
+    """Mount a /proc of the run's own PID namespace (in its private mount namespace): no other
+    process's entry, cwd, root or descriptors is there to open, even where Landlock is off."""
+    if _libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
+        return f"host /proc ({_errno_text()})"
+    return "own /proc"
+
+
+def private_ipc() -> str:
+    """A new IPC namespace for this process: SysV shared memory, message queues, semaphores and
+    POSIX message queues of other runs are out of sight, and this run's die with it."""
+    if _libc.unshare(CLONE_NEWIPC) != 0:
+        return f"shared IPC namespace ({_errno_text()})"
+    return "IPC namespace"
+
+
+# ---- a uid of the run's own ----------------------------------------------------------------
+
+def become_run_user(uid: int, gid: int, read_roots: list[str], private_mounts: bool, scratch: str) -> str:
+    """Switch to `uid`/`gid` with no supplementary groups (irreversible). Even a server running
+    as root then runs each program as an unprivileged user of its own: RLIMIT_NPROC binds, file
+    modes (the data folder, other runs' scratch folders) apply, and other processes cannot be
+    signalled. Folders on the way to `read_roots` that the run's uid could not pass (a Python
+    under /root) are first replaced, in this mount namespace only, by a tmpfs holding just the
+    read roots below them (`private_mounts`: this process has a mount namespace of its own).
+    The scratch folder becomes the run's."""
+    if os.geteuid() != 0:
+        return "server's uid (the server is not root)"
+    try:
+        closed = _closed_folders(read_roots)
+        if closed and not private_mounts:
+            return f"server's uid ({', '.join(closed)} not searchable by others, and no mount namespace)"
+        _expose(closed)
+        os.chown(scratch, uid, gid)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        return f"server's uid ({exc.strerror})"
+    # A change of uid clears the parent-death signal; the run must still die with its supervisor.
+    prctl(PR_SET_PDEATHSIG, 9)
+    prctl(PR_SET_DUMPABLE, 0)
+    return f"uid {uid}"
+
+
+def _closed_folders(read_roots: list[str]) -> dict[str, list[str]]:
+    """The outermost folders on the way to a read root that others may not search, each with the
+    read roots beneath it."""
+    closed: dict[str, list[str]] = {}
+    for root in sorted({os.path.realpath(r) for r in read_roots if os.path.exists(r)}):
+        for ancestor in _ancestors(root):
+            if not os.stat(ancestor).st_mode & 0o001:
+                closed.setdefault(ancestor, []).append(root)
+                break
+    return closed
+
+
+def _expose(closed: dict[str, list[str]]) -> None:
+    """Mount a tmpfs over each closed folder holding only (bind mounts of) the read roots below it."""
+    for folder, roots in closed.items():
+        fds = [(root, os.open(root, os.O_PATH | os.O_CLOEXEC)) for root in roots]
+        try:
+            if _libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", MS_NOSUID | MS_NODEV,
+                           b"size=64k,mode=0755") != 0:
+                raise OSError(ctypes.get_errno(), f"tmpfs over {folder}: {_errno_text()}")
+            for root, fd in fds:
+                os.makedirs(root, exist_ok=True)
+                if _libc.mount(f"/proc/self/fd/{fd}".encode(), os.fsencode(root), None, MS_BIND | MS_REC,
+                               None) != 0:
+                    raise OSError(ctypes.get_errno(), f"bind {root}: {_errno_text()}")
+        finally:
+            for _, fd in fds:
+                os.close(fd)
+
+
+def _ancestors(path: str) -> list[str]:
+    """`/a/b/c` -> [`/a`, `/a/b`]: the folders a lookup of `path` must search, outermost first."""
+    parts = path.strip("/").split("/")[:-1]
+    return ["/" + "/".join(parts[:i + 1]) for i in range(len(parts))]
 
 
 # ---- resource limits -------------------------------------------------------------------------
@@ -80,8 +197,9 @@ def set_rlimits(*, cpu_s: int, memory_mb: int, file_mb: int, open_files: int, pr
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # RLIMIT_NPROC counts every process of the user; root is exempt from it, so it only binds
-    # an unprivileged server. seccomp below forbids fork anyway; this is the backstop.
+    # RLIMIT_NPROC counts every process and thread of the user; root is exempt from it, so it
+    # binds once the run has a uid of its own (become_run_user). seccomp forbids fork anyway;
+    # this bounds the threads a run can start with clone().
     resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
@@ -151,7 +269,8 @@ def restrict_filesystem(read_only: list[str], read_write: list[str]) -> str:
             return f"no Landlock ({_errno_text()})"
     finally:
         os.close(ruleset)
-    return f"Landlock ABI {abi}"
+    scope = "files, TCP, signals, abstract sockets" if abi >= 6 else "files, TCP" if abi >= 4 else "files"
+    return f"Landlock ABI {abi} ({scope})"
 
 
 def _allow_beneath(ruleset: int, path: str, rights: int) -> None:

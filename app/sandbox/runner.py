@@ -24,7 +24,11 @@ REPORT_GRACE_S = 10.0
 class Zygote:
     """The one warm zygote of this server; restarted if it ever dies."""
 
-    def __init__(self):
+    def __init__(self, unsafe_test_layers_off: frozenset[str] = frozenset()):
+        # Tests only: layers the zygote leaves out of every run (see child.TEST_LAYERS_OFF). The
+        # server's ZYGOTE below never sets it; no request can.
+        self._argv_extra = [f"--unsafe-test-layers-off={','.join(sorted(unsafe_test_layers_off))}"] \
+            if unsafe_test_layers_off else []
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
@@ -35,7 +39,8 @@ class Zygote:
         ours, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-        self._proc = subprocess.Popen([sys.executable, "-m", "app.sandbox.zygote", str(theirs.fileno())],
+        self._proc = subprocess.Popen([sys.executable, "-m", "app.sandbox.zygote", str(theirs.fileno()),
+                                       *self._argv_extra],
                                       pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                       start_new_session=True)
         theirs.close()
@@ -103,16 +108,18 @@ atexit.register(ZYGOTE.stop)
 
 
 def run_code(code: str, options: dict, limits: Limits, *,
-             slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None) -> dict:
+             slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
+             zygote: Zygote | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
-    scheduler uses it to move a long run to low priority)."""
+    scheduler uses it to move a long run to low priority). `zygote`: the server's ZYGOTE unless
+    a test brings its own."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
     try:
-        sock = ZYGOTE.connect()
+        sock = (zygote or ZYGOTE).connect()
     except (OSError, ValueError, ChannelClosed) as exc:
         return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started))
     try:

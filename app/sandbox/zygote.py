@@ -3,7 +3,8 @@
 Process tree, one per run:
     server --(socketpair, fd sent over the control socket)--> zygote
       zygote --fork--> supervisor (trusted: no user code ever runs in it)
-        supervisor --fork--> child (locks itself down, runs the pasted code once, exits)
+        supervisor --fork--> child (PID 1 of a new PID namespace; locks itself down, runs the
+                                    pasted code once under a uid of its own, exits)
 The supervisor reads the child's record, compiles kernels for it on request, reaps it with
 wait4 (exit status, signal, CPU time, peak memory: the parent's view of the outcome), kills what
 is left of its process group, removes the scratch folder and reports to the server. The server
@@ -62,13 +63,20 @@ def preimport() -> list[str]:
     return loaded
 
 
-def main(control_fd: int) -> None:
+# Each run's child gets uid and gid RUN_ID_BASE + its supervisor's pid: distinct for runs at the
+# same time (pids of live processes are), above every uid a system hands out, below 2**31.
+RUN_ID_BASE = 2_000_000_000
+
+
+def main(control_fd: int, test_layers_off: frozenset[str] = frozenset()) -> None:
+    child.TEST_LAYERS_OFF = test_layers_off
     network = kernel.isolate_network()
     os.environ["DAGSCOPE_NETNS"] = "1" if network.startswith("network namespace") else "0"
     preimport()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # supervisors are reaped by the kernel
     control = socket.socket(fileno=control_fd)
     scratch_base = tempfile.mkdtemp(prefix="dagscope-scratch-")
+    os.chmod(scratch_base, 0o711)     # runs' uids may pass through to their own folder, not list it
     send_json(control, {"ready": True, "pid": os.getpid(), "network": network, "scratch_base": scratch_base})
     try:
         while True:
@@ -99,13 +107,16 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
     record_r, record_w = os.pipe()
     broker, broker_child = socket.socketpair()
+    run_ids = (RUN_ID_BASE + os.getpid(),) * 2
     started = time.monotonic()
+    pid_namespace, own_namespace = kernel.new_pid_namespace()   # the child below is its PID 1
     pid = os.fork()
     if pid == 0:
         conn.close()
         broker.close()
         os.close(record_r)
-        child.run(request, scratch, record_w, broker_child.fileno())   # never returns
+        child.run(request, scratch, record_w, broker_child.fileno(), run_ids, pid_namespace)  # never returns
+    kernel.leave_pid_namespace(own_namespace)
     try:
         os.setpgid(pid, pid)          # also done by the child: whichever runs first wins the race
     except OSError:
@@ -182,5 +193,18 @@ def _kill_group(pid: int) -> None:
             pass
 
 
+def _test_layers_off(argv: list[str]) -> frozenset[str]:
+    """`--unsafe-test-layers-off=policy,seccomp`: only runner.Zygote(unsafe_test_layers_off=...)
+    writes it, for the tests that show the kernel layers holding alone."""
+    off: set[str] = set()
+    for arg in argv:
+        if arg.startswith("--unsafe-test-layers-off="):
+            off.update(name for name in arg.partition("=")[2].split(",") if name)
+    unknown = off - child.TEST_LAYER_NAMES
+    if unknown:
+        raise SystemExit(f"unknown layers: {sorted(unknown)}")
+    return frozenset(off)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), _test_layers_off(sys.argv[2:]))
