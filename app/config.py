@@ -23,6 +23,13 @@ class Settings:
     max_code_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_CODE_BYTES", 100_000)))
     max_stdout_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_STDOUT_BYTES", 200_000)))
     render_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_RENDER_TIMEOUT", 10.0))
+    # Drawings: see "Limits" in README.md. dot is CPU-bound, so about one drawing per core.
+    render_slots: int = field(default_factory=lambda: max(1, int(_env_float(
+        "DAGSCOPE_RENDER_SLOTS", os.cpu_count() or 1))))
+    render_queue_wait_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_RENDER_QUEUE_WAIT", 2.0))
+    render_memory_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MEMORY_MB", 1024)))
+    render_max_nodes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MAX_NODES", 2000)))
+    render_max_edges: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MAX_EDGES", 6000)))
     # The sandbox and the classroom: see "Limits" in README.md for what each one means.
     max_record_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_RECORD_BYTES", 8_000_000)))
     run_file_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_FILE_MB", 16)))

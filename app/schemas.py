@@ -44,13 +44,21 @@ class RunRequest(ApiRequest):
     options: RunOptions = Field(default_factory=RunOptions)
 
 
+# A drawing request's graph: this many nodes and edges can be read, validated and collapsed in
+# well under a second a request on a busy 2-core machine (what `dot` may then draw is smaller:
+# DAGSCOPE_RENDER_MAX_NODES/_EDGES). Ids and module paths become SVG ids, kept whole: bounded.
+MAX_GRAPH_NODES = 10_000
+MAX_GRAPH_EDGES = 30_000
+MAX_ID_CHARS = 512
+
+
 class GraphNode(BaseModel):
-    id: str
+    id: str = Field(max_length=MAX_ID_CHARS)
     op: str = ""
     label: str = ""
     shape: list[int] | None = None
     dtype: str | None = None
-    module: str | None = None
+    module: str | None = Field(None, max_length=MAX_ID_CHARS)
     kind: str | None = None
     line: int | None = None
     group: str | None = None
@@ -59,16 +67,16 @@ class GraphNode(BaseModel):
 
 
 class GraphEdge(BaseModel):
-    src: str
-    dst: str
+    src: str = Field(max_length=MAX_ID_CHARS)
+    dst: str = Field(max_length=MAX_ID_CHARS)
     shape: list[int] | None = None
 
     model_config = {"extra": "allow"}
 
 
 class Graph(BaseModel):
-    nodes: list[GraphNode] = Field(default_factory=list, max_length=20_000)
-    edges: list[GraphEdge] = Field(default_factory=list, max_length=60_000)
+    nodes: list[GraphNode] = Field(default_factory=list, max_length=MAX_GRAPH_NODES)
+    edges: list[GraphEdge] = Field(default_factory=list, max_length=MAX_GRAPH_EDGES)
 
     model_config = {"extra": "allow"}
 

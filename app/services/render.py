@@ -1,32 +1,46 @@
-"""Graph JSON -> DOT -> SVG/PNG with Graphviz, time-limited and cached by the DOT text's hash."""
+"""Graph JSON -> DOT -> SVG/PNG with Graphviz: bounded, sanitised, cached by the DOT text's hash.
+
+Three walls between a run's strings and the page: the DOT text quotes every string as plain
+text (dot_source), `dot` runs confined and time-limited (dot_process), and its SVG is rewritten
+from an allowlist (svg_clean). A drawing has one deadline for all of it, its wait for a slot
+included; at most `render_slots` drawings are made at once (about one per core), the rest wait
+briefly and are then told to come back (503 with Retry-After)."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import shutil
-import subprocess
+import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-import graphviz
+from fastapi.concurrency import run_in_threadpool
 
-# Fill colours by node kind; kept few and calm so a projected graph stays readable.
-_STYLE = {
-    "input": {"shape": "box", "style": "rounded,filled", "fillcolor": "#dbeafe", "color": "#2563eb"},
-    "param": {"shape": "box", "style": "rounded,filled", "fillcolor": "#fef3c7", "color": "#d97706"},
-    "const": {"shape": "box", "style": "rounded,filled,dashed", "fillcolor": "#f3f4f6", "color": "#6b7280"},
-    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff", "color": "#374151"},
-    "output": {"shape": "box", "style": "rounded,filled,bold", "fillcolor": "#dcfce7", "color": "#16a34a"},
-    "grad": {"shape": "box", "style": "rounded,filled", "fillcolor": "#fce7f3", "color": "#db2777"},
-    "accumulate": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ede9fe", "color": "#7c3aed"},
-    "module": {"shape": "box3d", "style": "filled", "fillcolor": "#e0f2fe", "color": "#0369a1"},
-    "control": {"shape": "diamond", "style": "filled", "fillcolor": "#fff7ed", "color": "#ea580c"},
-}
+from app.services.dot_process import DotFailed, DotLimits, run_dot
+from app.services.dot_source import to_dot
+from app.services.svg_clean import SvgRefused, clean_svg
+
 _CACHE_SIZE = 256
 _cache: "OrderedDict[str, bytes]" = OrderedDict()
+_cache_lock = threading.Lock()
+_POLL_S = 0.02            # how often a waiting drawing looks for a free slot
 
 
 class RenderError(Exception):
     """The drawing could not be made; the message says why in plain words."""
+    status = 422
+
+    def __init__(self, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.headers = headers or {}
+
+
+class RenderTooLarge(RenderError):
+    status = 413
+
+
+class RenderBusy(RenderError):
+    status = 503
 
 
 @dataclass
@@ -36,77 +50,103 @@ class Rendered:
     cached: bool
 
 
-def _shape_text(shape) -> str:
-    if shape is None:
-        return ""
-    return "[" + ",".join(str(d) for d in shape) + "]" if len(shape) else "scalar"
+@dataclass
+class Budget:
+    """What one drawing may use: its deadline (time.monotonic()) and dot's memory."""
+    deadline: float
+    timeout_s: float                 # the whole budget, for messages
+    memory_mb: int = 1024
+    max_nodes: int = 2000
+    max_edges: int = 6000
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
 
 
-def to_dot(graph: dict, direction: str = "TB") -> str:
-    """Pure: the DOT text of a run-record Graph. Node ids become SVG element ids.
-
-    DOT names are generated (`n0`, `n1`...) rather than the graph's ids, because DOT reads a
-    `:` in an edge endpoint as a port (`module:fc1`, `%3.1`); the real id rides in `id=`."""
-    dot = graphviz.Digraph("G", graph_attr={"rankdir": direction, "bgcolor": "transparent",
-                                            "nodesep": "0.25", "ranksep": "0.35"},
-                           node_attr={"fontname": "Helvetica", "fontsize": "11", "height": "0.3"},
-                           edge_attr={"fontname": "Helvetica", "fontsize": "9", "color": "#6b7280",
-                                      "arrowsize": "0.6"})
-    names: dict[str, str] = {}
-
-    def dot_name(nid: str) -> str:
-        return names.setdefault(nid, f"n{len(names)}")
-
-    clusters: dict[str, graphviz.Digraph] = {}
-    for node in graph.get("nodes", []):
-        nid = str(node["id"])
-        label = node.get("label") or node.get("op") or nid
-        shape = node.get("shape")
-        if shape is not None:
-            label = f"{label}\n{_shape_text(shape)}"
-        attrs = dict(_STYLE.get(node.get("kind") or "op", _STYLE["op"]))
-        attrs.update(id=nid, label=label, tooltip=node.get("op") or nid)
-        target = dot
-        module = node.get("module")
-        if module and graph.get("clusters", True):
-            if module not in clusters:
-                clusters[module] = graphviz.Digraph(name=f"cluster_{len(clusters)}", graph_attr={
-                    "label": module, "style": "rounded,dashed", "color": "#9ca3af",
-                    "fontname": "Helvetica", "fontsize": "10", "id": f"cluster:{module}"})
-            target = clusters[module]
-        target.node(dot_name(nid), **attrs)
-    for sub in clusters.values():
-        dot.subgraph(sub)
-    for edge in graph.get("edges", []):
-        shape = edge.get("shape")
-        dot.edge(dot_name(str(edge["src"])), dot_name(str(edge["dst"])),
-                 label=_shape_text(shape) if shape else "")
-    return dot.source
+_slots: dict[int, threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
 
 
-def render(graph: dict, fmt: str = "svg", direction: str = "TB", timeout_s: float = 10.0) -> Rendered:
+def _semaphore(count: int) -> threading.BoundedSemaphore:
+    with _slots_lock:
+        return _slots.setdefault(count, threading.BoundedSemaphore(count))
+
+
+async def in_slot(fn, *args, slots: int, wait_s: float, retry_after_s: int = 2):
+    """`fn(*args)` in the threadpool once one of `slots` is free, waiting at most `wait_s`.
+
+    The wait is spent on the event loop (polling, holding no thread); the slot is released by
+    the thread when `fn` ends, so a request given up meanwhile still counts until dot is gone."""
+    sem = _semaphore(max(1, slots))
+    give_up = time.monotonic() + max(0.0, wait_s)
+    while not sem.acquire(blocking=False):
+        if time.monotonic() >= give_up:
+            raise RenderBusy(f"The server is drawing {slots} graphs already; try again in a moment.",
+                             headers={"Retry-After": str(retry_after_s)})
+        await asyncio.sleep(_POLL_S)
+    started = False
+
+    def job():
+        nonlocal started
+        started = True
+        try:
+            return fn(*args)
+        finally:
+            sem.release()
+    try:
+        return await run_in_threadpool(job)
+    except BaseException:
+        if not started:          # cancelled before a thread took it
+            sem.release()
+        raise
+
+
+def check_size(graph: dict, budget: Budget) -> None:
+    n_nodes, n_edges = len(graph.get("nodes", [])), len(graph.get("edges", []))
+    if n_nodes > budget.max_nodes or n_edges > budget.max_edges:
+        raise RenderTooLarge(
+            f"The graph is too large to draw: {n_nodes} nodes and {n_edges} edges (at most "
+            f"{budget.max_nodes} and {budget.max_edges}); collapse modules or draw a part.")
+
+
+def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
+    check_size(graph, budget)
     source = to_dot(graph, direction)
     if fmt == "dot":
         return Rendered(source.encode(), "text/vnd.graphviz", False)
     key = hashlib.sha256(f"{fmt}\0{source}".encode()).hexdigest()
-    if key in _cache:
-        _cache.move_to_end(key)
-        return Rendered(_cache[key], _media_type(fmt), True)
-    dot_bin = shutil.which("dot")
-    if dot_bin is None:
-        raise RenderError("Graphviz is not installed: `dot` was not found (apt-get install graphviz).")
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return Rendered(_cache[key], _media_type(fmt), True)
     try:
-        proc = subprocess.run([dot_bin, f"-T{fmt}"], input=source.encode(), capture_output=True,
-                              timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired:
-        raise RenderError(f"The graph is too large to draw within {timeout_s:g} s "
-                          f"({len(graph.get('nodes', []))} nodes); collapse modules or draw a part.") from None
-    if proc.returncode != 0:
-        raise RenderError("Graphviz could not draw this graph: " + proc.stderr.decode(errors="replace")[:500])
-    _cache[key] = proc.stdout
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return Rendered(proc.stdout, _media_type(fmt), False)
+        out = run_dot(fmt, source.encode(), DotLimits(budget.remaining(), budget.memory_mb))
+    except DotFailed as exc:
+        raise _failure(exc, graph, budget) from None
+    if fmt == "svg":
+        try:
+            out = clean_svg(out)
+        except SvgRefused as exc:
+            raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+    with _cache_lock:
+        _cache[key] = out
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return Rendered(out, _media_type(fmt), False)
+
+
+def _failure(exc: DotFailed, graph: dict, budget: Budget) -> RenderError:
+    n = len(graph.get("nodes", []))
+    if exc.reason == "timeout":
+        return RenderError(f"The graph is too large to draw within {budget.timeout_s:g} s "
+                           f"({n} nodes); collapse modules or draw a part.")
+    if exc.reason == "killed":
+        return RenderError(f"Graphviz was stopped ({exc.detail}) drawing this graph ({n} nodes): it "
+                           f"needed more than {budget.memory_mb} MB or its CPU time; collapse modules "
+                           "or draw a part.")
+    if exc.reason == "missing":
+        return RenderError(exc.detail)
+    return RenderError("Graphviz could not draw this graph: " + exc.detail)
 
 
 def _media_type(fmt: str) -> str:
