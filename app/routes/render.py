@@ -86,5 +86,7 @@ async def render_graph(request: Request) -> Response:
         for e in errors:
             e["loc"] = ("body", *e["loc"])
         return SafeJSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)
-    return Response(out.content, media_type=out.media_type,
-                    headers={"X-Dagscope-Cache": "hit" if out.cached else "miss"})
+    headers = {"X-Dagscope-Cache": "hit" if out.cached else "miss"}
+    if out.layers:
+        headers["X-Dagscope-Render-Sandbox"] = "; ".join(out.layers)
+    return Response(out.content, media_type=out.media_type, headers=headers)

@@ -1,23 +1,27 @@
-"""Running Graphviz's `dot` on DOT text: bounded in time, memory, CPU and files, killed whole.
+"""Running Graphviz's `dot` on DOT text, confined (app/sandbox/confine.py) and bounded.
 
-`dot` is trusted code fed untrusted input (a graph from a run). It starts in a session (and so a
-process group) of its own, is niced below the server and the runs, and gets its resource limits
-(`prlimit`, not a `preexec_fn`, which is unsafe in a threaded server) before it reads a byte of
-its input: it blocks on stdin until then. On the deadline the whole group is killed."""
+`dot` is trusted code fed untrusted input (a graph from a run). It runs in its own process group
+and PID namespace, killed whole at the deadline, as nobody when the server is root, with
+rlimits (memory, CPU, file size, open files), no network, niced below the server and the runs,
+and Landlock letting it read only itself, the system libraries (its plugins live there), the
+fonts and their configuration: nothing of the host's files, so even an image or a file name
+that got past the escaping could not be read. It writes nothing but its stdout."""
 from __future__ import annotations
 
 import math
-import os
-import resource
 import shutil
 import signal
-import subprocess
 from dataclasses import dataclass
 
+from app.sandbox import confine
+
 NICE = 10                          # the server and the students' runs come first
-OPEN_FILES = 64                    # its libraries, fonts and plugins, with room to spare
-FILE_BYTES = 8 * 1024 * 1024       # dot writes to a pipe; no file of its own should grow
-_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+MAX_OUTPUT_MB = 64                 # the SVG of the largest graph drawn is a few MB
+_PATH = "/usr/bin:/bin"
+_ENV = {"PATH": _PATH, "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+# What dot reads besides itself and SHARED_LIBRARIES (found with strace -e openat).
+_FONTS = ["/etc/fonts", "/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fontconfig",
+          "/var/cache/fontconfig"]
 
 
 class DotFailed(Exception):
@@ -40,44 +44,31 @@ class DotLimits:
         return int(math.ceil(self.timeout_s)) + 1
 
 
-def _limit(pid: int, limits: DotLimits) -> None:
-    memory = limits.memory_mb * 1024 * 1024
-    for which, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_DATA, memory),
-                         (resource.RLIMIT_CPU, limits.cpu_s), (resource.RLIMIT_FSIZE, FILE_BYTES),
-                         (resource.RLIMIT_NOFILE, OPEN_FILES), (resource.RLIMIT_CORE, 0)):
-        resource.prlimit(pid, which, (value, value))
-    os.setpriority(os.PRIO_PROCESS, pid, NICE)
+def _programs() -> tuple[str, str] | None:
+    dot, nice = shutil.which("dot", path=_PATH), shutil.which("nice", path=_PATH)
+    return (dot, nice) if dot and nice else None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()        # reap it and close the pipes
-
-
-def run_dot(fmt: str, source: bytes, limits: DotLimits) -> bytes:
-    """dot's output in `fmt` for `source`, or DotFailed."""
-    dot = shutil.which("dot", path=_ENV["PATH"])
-    if dot is None:
+def run_dot(fmt: str, source: bytes, limits: DotLimits) -> tuple[bytes, list[str]]:
+    """dot's output in `fmt` for `source` and the confinement layers applied, or DotFailed."""
+    programs = _programs()
+    if programs is None:
         raise DotFailed("missing", "Graphviz is not installed: `dot` was not found (apt-get install graphviz).")
     if limits.timeout_s <= 0:
         raise DotFailed("timeout")
-    proc = subprocess.Popen([dot, f"-T{fmt}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-                            env=_ENV, cwd="/")
-    try:
-        _limit(proc.pid, limits)
-        out, err = proc.communicate(source, timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise DotFailed("timeout") from None
-    except BaseException:
-        _kill_group(proc)
-        raise
-    if proc.returncode < 0:       # a signal: SIGKILL/SIGSEGV from the memory limit, SIGXCPU
-        raise DotFailed("killed", signal.strsignal(-proc.returncode) or f"signal {-proc.returncode}")
-    if proc.returncode != 0:
-        raise DotFailed("error", err.decode(errors="replace")[:500])
-    return out
+    dot, nice = programs
+    # processes: RLIMIT_NPROC counts every process of the uid dot drops to; dot starts none
+    # itself, the limit only must not refuse its exec while other programs run as nobody
+    budget = confine.Budget(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=MAX_OUTPUT_MB,
+                            processes=4096, open_files=64)
+    result = confine.run([nice, "-n", str(NICE), dot, f"-T{fmt}"], read=[nice, dot, *confine.SHARED_LIBRARIES, *_FONTS],
+                         write=[], timeout_s=limits.timeout_s, budget=budget, cwd="/", env=_ENV,
+                         stdin=source, max_output=MAX_OUTPUT_MB << 20)
+    if result.timed_out:
+        raise DotFailed("timeout")
+    if result.returncode > 128:       # a signal: SIGKILL/SIGSEGV at the memory limit, SIGXCPU, SIGXFSZ
+        number = result.returncode - 128
+        raise DotFailed("killed", signal.strsignal(number) or f"signal {number}")
+    if result.returncode != 0:
+        raise DotFailed("error", result.stderr.decode(errors="replace")[:500])
+    return result.stdout, result.layers

@@ -21,7 +21,7 @@ from app.services.dot_source import to_dot
 from app.services.svg_clean import SvgRefused, clean_svg
 
 _CACHE_SIZE = 256
-_cache: "OrderedDict[str, bytes]" = OrderedDict()
+_cache: "OrderedDict[str, tuple[bytes, tuple]]" = OrderedDict()
 _cache_lock = threading.Lock()
 _POLL_S = 0.02            # how often a waiting drawing looks for a free slot
 
@@ -48,6 +48,7 @@ class Rendered:
     content: bytes
     media_type: str
     cached: bool
+    layers: tuple = ()             # how dot was confined (app/sandbox/confine.py names them)
 
 
 @dataclass
@@ -118,9 +119,10 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
-            return Rendered(_cache[key], _media_type(fmt), True)
+            content, layers = _cache[key]
+            return Rendered(content, _media_type(fmt), True, layers)
     try:
-        out = run_dot(fmt, source.encode(), DotLimits(budget.remaining(), budget.memory_mb))
+        out, layers = run_dot(fmt, source.encode(), DotLimits(budget.remaining(), budget.memory_mb))
     except DotFailed as exc:
         raise _failure(exc, graph, budget) from None
     if fmt == "svg":
@@ -129,10 +131,10 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
         except SvgRefused as exc:
             raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
     with _cache_lock:
-        _cache[key] = out
+        _cache[key] = (out, tuple(layers))
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-    return Rendered(out, _media_type(fmt), False)
+    return Rendered(out, _media_type(fmt), False, tuple(layers))
 
 
 def _failure(exc: DotFailed, graph: dict, budget: Budget) -> RenderError:
