@@ -87,7 +87,7 @@ def to_dot(graph: dict, direction: str = "TB") -> str:
         label = cut(node.get("label") or node.get("op") or nid)
         shape = node.get("shape")
         if shape is not None:
-            label = f"{label}\n{_shape_text(shape)}"
+            label = f"{label}\n{cut(_shape_text(shape))}"
         # ids are kept whole: the page finds nodes by them (the request schema bounds their length)
         attrs = {**_STYLE.get(node.get("kind") or "op", _STYLE["op"]),
                  "id": nid, "label": label, "tooltip": cut(node.get("op") or nid)}
@@ -109,7 +109,7 @@ def to_dot(graph: dict, direction: str = "TB") -> str:
         out.append("\t}")
     for edge in graph.get("edges", []):
         shape = edge.get("shape")
-        label = f" [label={quote(_shape_text(shape))}]" if shape else ""
+        label = f" [label={quote(cut(_shape_text(shape)))}]" if shape else ""
         out.append(f"\t{dot_name(str(edge['src']))} -> {dot_name(str(edge['dst']))}{label}")
     out.append("}")
     return "\n".join(out) + "\n"
