@@ -44,9 +44,16 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
 def _parse(body: bytes) -> RenderRequest:
     try:
-        data = json.loads(body, parse_constant=_no_constant)
+        data = json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         raise render_service.RenderError(f"The request is not valid JSON: {exc}") from None
     graph = data.get("graph") if isinstance(data, dict) else None

@@ -1,0 +1,108 @@
+"""POST /api/render is bounded: in size (413), in time (the whole request, its wait for a slot
+included, within DAGSCOPE_RENDER_TIMEOUT; dot killed as a whole), in concurrency (503 with
+Retry-After beyond the render slots) and in dot's memory; dot runs confined."""
+import os
+import shutil
+import sys
+import threading
+import time
+
+import pytest
+
+from app.config import ROOT
+from app.schemas import MAX_GRAPH_EDGES, MAX_GRAPH_NODES
+
+sys.path.insert(0, str(ROOT / "tests" / "sandbox"))
+from proc_tree import descendants  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+
+
+def chain(n: int, module_every: int = 30, skip: int = 7) -> dict:
+    """n ops in modules with a skip edge every few nodes: slow for dot long before n = 2000."""
+    nodes = [{"id": f"t{i}", "op": "add", "shape": [8, 8], "module": f"layers.{i // module_every}"} for i in range(n)]
+    edges = [{"src": f"t{i - 1}", "dst": f"t{i}"} for i in range(1, n)]
+    edges += [{"src": f"t{i - skip}", "dst": f"t{i}"} for i in range(skip, n, 3)]
+    return {"nodes": nodes, "edges": edges}
+
+
+def dots_below_us() -> list[int]:
+    found = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() in ("dot", "nice"):
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_a_graph_past_the_schema_maximum_is_413_before_validation(client):
+    graph = {"nodes": [{"id": str(i)} for i in range(MAX_GRAPH_NODES + 1)], "edges": []}
+    r = client.post("/api/render", json={"graph": graph})
+    assert r.status_code == 413 and "too large to send" in r.json()["detail"]
+    graph = {"nodes": [], "edges": [{"src": "a", "dst": "b"}] * (MAX_GRAPH_EDGES + 1)}
+    r = client.post("/api/render", json={"graph": graph})
+    assert r.status_code == 413 and f"{MAX_GRAPH_EDGES + 1} edges" in r.json()["detail"]
+
+
+def test_a_drawing_past_the_render_maximum_is_413_but_its_collapsed_view_is_drawn(client, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_RENDER_MAX_NODES", "100")
+    r = client.post("/api/render", json={"graph": chain(300)})
+    assert r.status_code == 413 and "300 nodes" in r.json()["detail"] and "at most 100" in r.json()["detail"]
+    r = client.post("/api/render", json={"graph": chain(300), "auto_collapse": True})
+    assert r.status_code == 200 and "<svg" in r.text
+
+
+def test_the_whole_request_ends_at_the_deadline_and_dot_is_killed(client, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_RENDER_TIMEOUT", "1.5")
+    started = time.monotonic()
+    r = client.post("/api/render", json={"graph": chain(1500)})
+    took = time.monotonic() - started
+    assert r.status_code == 422 and "within 1.5 s" in r.json()["detail"], r.text[:300]
+    assert took < 1.5 + 1.0, f"answered after {took:.2f} s"
+    assert dots_below_us() == []
+
+
+def test_beyond_the_slots_a_drawing_waits_briefly_then_is_503_with_retry_after(client, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_RENDER_SLOTS", "1")
+    monkeypatch.setenv("DAGSCOPE_RENDER_QUEUE_WAIT", "0.3")
+    monkeypatch.setenv("DAGSCOPE_RENDER_TIMEOUT", "3")
+    slow = {}
+    t = threading.Thread(target=lambda: slow.setdefault("r", client.post("/api/render", json={"graph": chain(1500)})))
+    t.start()
+    time.sleep(0.5)                     # the slow drawing holds the only slot
+    started = time.monotonic()
+    r = client.post("/api/render", json={"graph": chain(3, skip=2)})
+    took = time.monotonic() - started
+    t.join()
+    assert r.status_code == 503 and int(r.headers["Retry-After"]) >= 1, r.text[:300]
+    assert took < 1.0, f"the refused drawing waited {took:.2f} s"
+    assert slow["r"].status_code == 422          # the slow one met its own deadline
+    ok = client.post("/api/render", json={"graph": chain(3, skip=2)})
+    assert ok.status_code == 200                  # and gave its slot back
+
+
+def test_dot_is_held_to_its_memory_limit(client, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_RENDER_MEMORY_MB", "24")
+    r = client.post("/api/render", json={"graph": chain(40), "format": "png"})
+    assert r.status_code == 422 and "Graphviz" in r.json()["detail"], r.text[:300]
+
+
+def test_dot_runs_confined(client):
+    r = client.post("/api/render", json={"graph": chain(5, skip=2)})
+    assert r.status_code == 200
+    layers = r.headers["X-Dagscope-Render-Sandbox"]
+    assert "process group" in layers and "rlimits" in layers
+    if os.geteuid() == 0:
+        assert "uid 65534" in layers and "PID namespace" in layers
+    assert "Landlock" in layers      # "Landlock ABI n", or "no Landlock (why)" where the kernel lacks it
+
+
+@pytest.mark.parametrize("body", [b'{"graph": {"nodes": [{"id": NaN}]}}', b'{"graph": Infinity}',
+                                  b'{"graph": {"nodes": [], "edges": []}, "format": 1e999}', b"[" * 5000,
+                                  b'{"graph": 1}', b"\xff\xfe"])
+def test_malformed_bodies_are_4xx_with_a_message(client, body):
+    r = client.post("/api/render", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"], r.text[:300]
