@@ -63,7 +63,8 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     if run_ids is None:
         layers.append("server's uid (no uid given)")
     else:
-        layers.append(kernel.become_run_user(*run_ids, read_roots(), private_mounts, scratch))
+        # The scratch folder too must be reachable by its path (TMPDIR, HOME, the kernel cache).
+        layers.append(kernel.become_run_user(*run_ids, read_roots() + [scratch], private_mounts, scratch))
     layers.append(kernel.drop_capabilities())
     if "landlock" in TEST_LAYERS_OFF:
         layers.append("TEST ONLY: no Landlock")

@@ -129,8 +129,8 @@ def become_run_user(uid: int, gid: int, read_roots: list[str], private_mounts: b
     as root then runs each program as an unprivileged user of its own: RLIMIT_NPROC binds, file
     modes (the data folder, other runs' scratch folders) apply, and other processes cannot be
     signalled. Folders on the way to `read_roots` that the run's uid could not pass (a Python
-    under /root) are first replaced, in this mount namespace only, by a tmpfs holding just the
-    read roots below them (`private_mounts`: this process has a mount namespace of its own).
+    under /root, a scratch folder under a private TMPDIR) are first replaced, in this mount
+    namespace only, by a tmpfs holding just the read roots below them (`private_mounts`: this process has a mount namespace of its own).
     The scratch folder becomes the run's."""
     if os.geteuid() != 0:
         return "server's uid (the server is not root)"
