@@ -14,7 +14,7 @@ class Limits:
     file_mb: int = 16                # largest file a run may write (RLIMIT_FSIZE)
     scratch_mb: int = 64             # all files of a run together (a tmpfs, where mounts are allowed)
     open_files: int = 64             # RLIMIT_NOFILE
-    processes: int = 512             # RLIMIT_NPROC (binds a non-root server only; fork is refused anyway)
+    processes: int = 512             # RLIMIT_NPROC: threads of the run (its own uid; fork is refused anyway)
 
     @property
     def cpu_s(self) -> int:
