@@ -1,0 +1,54 @@
+"""Every golden (tests/engine/*_sweep/NAME.out) is what the real library printed, as recorded by
+record_goldens.py: its sha256 is the library output's in MANIFEST.json, for the program's current
+source. A golden edited by hand, for instance to Dagscope's output, fails here until recorded again."""
+from __future__ import annotations
+
+import pytest
+
+import record_goldens
+from record_goldens import LIBRARIES, load_manifest, programs, sha256
+
+
+def golden_problem(library: str, name: str, golden: str | None = None) -> str | None:
+    """Why the golden of `name` is not known to be the library's output (None if it is)."""
+    lib = LIBRARIES[library]
+    manifest = load_manifest(lib)
+    entry = manifest["programs"].get(name)
+    if entry is None:
+        return f"{name} has no entry in {lib.folder.name}/MANIFEST.json: record it with record_goldens.py"
+    if not str(entry["library_version"]).startswith(lib.version):
+        return f"{name}'s golden comes from {lib.module} {entry['library_version']}, not {lib.version}"
+    if sha256((lib.folder / f"{name}.py").read_text()) != entry["program_sha256"]:
+        return f"{name}.py changed since its golden was recorded: record it again"
+    golden = (lib.folder / f"{name}.out").read_text() if golden is None else golden
+    if sha256(golden) == entry["library_sha256"]:
+        return None
+    if sha256(golden) == entry["dagscope_sha256"] or golden == record_goldens.dagscope_output(
+            (lib.folder / f"{name}.py").read_text()):
+        return f"{name}.out is Dagscope's output, not {lib.module}'s"
+    return f"{name}.out is not what {lib.module} printed when it was recorded"
+
+
+def _goldens():
+    for library, lib in sorted(LIBRARIES.items()):
+        for name in programs(lib):
+            yield pytest.param(library, name, id=f"{library}-{name}")
+
+
+@pytest.mark.parametrize("library,name", list(_goldens()))
+def test_golden_is_the_librarys_output(library, name):
+    assert golden_problem(library, name) is None, golden_problem(library, name)
+
+
+def test_every_manifest_entry_has_its_program():
+    for lib in LIBRARIES.values():
+        assert sorted(load_manifest(lib)["programs"]) == programs(lib) or not programs(lib)
+
+
+def test_a_golden_replaced_by_dagscopes_output_fails():
+    # 02_polyfit_autograd: Dagscope's float32 sums print other last digits than PyTorch's.
+    lib, name = LIBRARIES["torch"], "02_polyfit_autograd"
+    ours = record_goldens.dagscope_output((lib.folder / f"{name}.py").read_text())
+    assert ours != (lib.folder / f"{name}.out").read_text()
+    assert golden_problem("torch", name, ours) == f"{name}.out is Dagscope's output, not torch's"
+    assert "not what torch printed" in golden_problem("torch", name, ours + "\n")
