@@ -1,6 +1,7 @@
 # Dagscope: `make run` serves the app, `make test` runs the whole suite.
 # Both install whatever is missing first (a .venv with the Python packages, Debian's graphviz,
-# and for tests Debian's chromium) and are fast when everything is already there.
+# and for tests Debian's chromium and PyTorch 2.13 CPU, the oracle) and are fast when everything
+# is already there. `make test-oracles` adds TensorFlow and JAX and runs their live-oracle tests.
 SHELL := /bin/bash
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -9,9 +10,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
+ORACLES_STAMP := $(VENV)/.installed-oracles
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test system-deps system-test-deps bench clean
+.PHONY: run test test-oracles install install-test install-oracles system-deps system-test-deps bench clean
 
 run: install
 	$(PY) -m app --host $(HOST) --port $(PORT)
@@ -19,8 +21,12 @@ run: install
 test: install-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+test-oracles: install-oracles
+	$(PY) -m pytest -m "torch or oracle" $(PYTEST_ARGS) tests/engine
+
 install: system-deps $(RUN_STAMP)
 install-test: install system-test-deps $(TEST_STAMP)
+install-oracles: install-test $(ORACLES_STAMP)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +38,10 @@ $(RUN_STAMP): pyproject.toml | $(PY)
 
 $(TEST_STAMP): pyproject.toml $(RUN_STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+$(ORACLES_STAMP): pyproject.toml $(TEST_STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,oracles]'
 	touch $@
 
 # Python's headers build engine/native's C operators. They are optional (without them the Python
