@@ -8,6 +8,10 @@ MAX_NODES = 300            # larger graphs are not checked: the replay would cos
 MAX_ELEMENTS = 2_000_000   # total elements of all intermediate values
 SAMPLES_PER_LEAF = 6       # elements nudged per leaf (chosen at random, seeded)
 EPS = 1e-6
+# float32 autograd against float64 differences: correct gradients agree to about 1e-4 relative (the
+# worst of 683 leaves of the examples and sweep programs: 1.2e-4), up to ~4.5e-3 where float32's
+# 1 - tanh(x)^2 cancels in saturation; a gradient 1% off shows as 1e-2.
+MAX_REL_ERR = 5e-3
 
 
 def _replay(order, root_node, overrides: dict) -> np.ndarray:
@@ -53,7 +57,6 @@ def check(order, root_node, seed_grad, leaves, autograd_grads: dict) -> dict:
             err = abs(numeric - analytic)
             worst_abs = max(worst_abs, err)
             worst_rel = max(worst_rel, err / max(abs(numeric), abs(analytic), 1e-3))
-        # float32 autograd against float64 differences: agree to about 1e-3 relative.
         results[fid] = {"max_abs_err": worst_abs, "max_rel_err": worst_rel, "samples": len(picks),
-                        "ok": bool(worst_rel < 2e-2)}
+                        "ok": bool(worst_rel < MAX_REL_ERR)}
     return results

@@ -1,6 +1,9 @@
 """The per-leaf numerical gradient check that the recorder attaches to the first backward."""
 import dataclasses
 
+import pytest
+
+from engine.gradcheck import MAX_REL_ERR
 from engine.ops import OPS
 
 CODE = """import torch
@@ -20,7 +23,13 @@ def _checks(record):
 def test_correct_gradients_pass(run):
     checks = _checks(run(CODE, gradcheck=True))
     assert checks["x"]["ok"] and checks["w"]["ok"]
-    assert checks["w"]["max_rel_err"] < 1e-3
+    assert checks["x"]["max_rel_err"] < MAX_REL_ERR / 10 and checks["w"]["max_rel_err"] < MAX_REL_ERR / 10
+
+
+def test_correct_float32_gradients_in_tanh_saturation_pass(run):
+    # 1 - tanh(x)^2 in float32 is a few ulps of 1: the check's bound leaves room for that, not for 1%.
+    checks = _checks(run(CODE.replace("torch.tanh(w @ x)", "torch.tanh(7.0 * (w @ x))"), gradcheck=True))
+    assert checks["x"]["ok"] and checks["w"]["ok"]
 
 
 def test_a_wrong_vjp_is_caught(run, monkeypatch):
@@ -31,6 +40,17 @@ def test_a_wrong_vjp_is_caught(run, monkeypatch):
     monkeypatch.setitem(OPS, "tanh", wrong)
     checks = _checks(run(CODE, gradcheck=True))
     assert not checks["x"]["ok"] and not checks["w"]["ok"]
+
+
+@pytest.mark.parametrize("scale", [1.01, 0.99])
+def test_a_subtly_wrong_vjp_is_caught(run, monkeypatch, scale):
+    # tanh's true gradient 1% off: the badge must not call that ok (at 2e-2 it did).
+    tanh = OPS["tanh"]
+    scaled = dataclasses.replace(tanh, vjp=lambda F, g, x, out: tuple(F.mul(v, scale) for v in tanh.vjp(F, g, x, out)))
+    monkeypatch.setitem(OPS, "tanh", scaled)
+    checks = _checks(run(CODE, gradcheck=True))
+    assert not checks["x"]["ok"] and not checks["w"]["ok"]
+    assert checks["x"]["max_rel_err"] > MAX_REL_ERR
 
 
 def test_the_check_runs_only_on_request(run):
