@@ -38,9 +38,26 @@ def test_creation_and_printing(run):
         "torch.Size([2, 2]) torch.float32 torch.int64\n")
 
 
-def test_manual_seed_makes_runs_repeatable(run):
-    code = "import torch\ntorch.manual_seed(0)\nprint(torch.randn(3).tolist())\n"
-    assert _stdout(run, code) == _stdout(run, code)
+# What PyTorch 2.13 printed for SEEDED_DRAWS (CPU, `print(torch.randn(3).tolist())` after each seed):
+# two runs of the engine agreeing would pass even if manual_seed did nothing.
+SEEDED_DRAWS = "import torch\nfor seed in (0, 0, 1):\n    torch.manual_seed(seed)\n    print(torch.randn(3).tolist())\n"
+PYTORCH_SEEDED_DRAWS = ("[1.5409960746765137, -0.293428897857666, -2.1787893772125244]\n"
+                        "[1.5409960746765137, -0.293428897857666, -2.1787893772125244]\n"
+                        "[0.6613521575927734, 0.266924113035202, 0.06167725846171379]\n")
+
+
+def test_manual_seed_draws_what_pytorch_draws(run):
+    assert _stdout(run, SEEDED_DRAWS) == PYTORCH_SEEDED_DRAWS
+
+
+@pytest.mark.torch
+def test_the_recorded_seeded_draws_are_real_pytorchs(real_torch):
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(SEEDED_DRAWS.replace("import torch\n", ""), {"torch": real_torch})
+    assert out.getvalue() == PYTORCH_SEEDED_DRAWS
 
 
 def test_from_numpy_shares_memory():
