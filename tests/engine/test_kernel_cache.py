@@ -24,9 +24,9 @@ def fresh_cache(tmp_path, monkeypatch):
     loader.forget_loaded()
 
 
-def _source(tag: str) -> str:
+def _source(tag: str, factor: int = 2) -> str:
     # a unique constant makes a unique library (never dlopen'ed before in this process)
-    return f"void scale(float *x, long n) {{ for (long i = 0; i < n; i++) x[i] *= 2.0f; }}\n/* {tag} */\n"
+    return f"void scale(float *x, long n) {{ for (long i = 0; i < n; i++) x[i] *= {factor}.0f; }}\n/* {tag} */\n"
 
 
 def _run(module, n=5):
@@ -85,12 +85,14 @@ def test_corrupt_entry_is_rebuilt(fresh_cache):
 
 
 def test_entry_with_wrong_key_is_rebuilt(fresh_cache):
-    a, b = _source(uuid.uuid4().hex), _source(uuid.uuid4().hex)
+    a, b = _source(uuid.uuid4().hex, factor=3), _source(uuid.uuid4().hex, factor=2)
     pa, _, _, _ = cc.compile_cached(a)
     pb, _, _, _ = cc.compile_cached(b)
-    cc.write_atomic(pb, pa.read_bytes())             # a valid library, but another kernel's
+    cc.write_atomic(pb, pa.read_bytes())             # a valid library, but another kernel's (x * 3)
     module = loader.load_module(b, {"scale": 2})
-    assert module.recovered
+    assert module.recovered and module.path == pb
+    np.testing.assert_array_equal(_run(module), np.arange(5) * 2)     # b's kernel, rebuilt; not a's
+    assert pb.read_bytes() != pa.read_bytes()
 
 
 def test_cache_is_bounded_and_evicts_least_recently_used(fresh_cache, monkeypatch):
