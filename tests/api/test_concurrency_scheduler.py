@@ -25,14 +25,25 @@ def test_one_run_in_flight_per_client_unless_unlimited():
     s.admit("a", limited=False)
 
 
+def _wait_until(condition, timeout: float = 10.0) -> None:
+    """Poll a condition on the scheduler's state: no fixed sleep that a loaded machine outlasts."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the scheduler did not get there in time"
+        time.sleep(0.002)
+
+
 def test_cores_are_never_oversubscribed_and_slots_come_back():
     s = Scheduler(workers=2, queue_limit=10, background=0, per_client=10)
     peak, lock = [0], threading.Lock()
+    pair = threading.Barrier(2, timeout=10)      # each run waits for a second one to run beside it
 
     def work(on_slow):
         with lock:
             peak[0] = max(peak[0], s.running)
-        time.sleep(0.05)
+        pair.wait()
+        with lock:
+            peak[0] = max(peak[0], s.running)
         return {}
     for _ in range(6):
         s.admit("a")
@@ -82,13 +93,13 @@ def test_waiting_runs_start_in_arrival_order():
         s.admit("a")
     first = threading.Thread(target=s.execute, args=("a", blocker))
     first.start()
-    time.sleep(0.05)
+    _wait_until(lambda: s.status()["running"] == 1)
     threads = []
     for n in range(5):
         t = threading.Thread(target=s.execute, args=("a", record(n)))
         t.start()
         threads.append(t)
-        time.sleep(0.02)          # arrive one after another
+        _wait_until(lambda: len(s._line) == n + 1)     # this one is in line before the next arrives
     gate.set()
     for t in [first, *threads]:
         t.join(5)
