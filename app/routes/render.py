@@ -51,7 +51,7 @@ def _finite(text: str) -> float:
     return value
 
 
-def _parse(body: bytes) -> RenderRequest:
+def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
     try:
         data = json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
@@ -64,11 +64,14 @@ def _parse(body: bytes) -> RenderRequest:
             raise render_service.RenderTooLarge(
                 f"The graph is too large to send: {n_nodes} nodes and {n_edges} edges (at most "
                 f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); collapse modules or draw a part.")
+        if not any(data.get(k) for k in ("collapse", "expanded", "auto_collapse")) and not any(
+                isinstance(n, dict) and n.get("kind") == "module" for n in graph.get("nodes") or ()):
+            render_service.check_size(graph, budget)   # nothing will make it smaller: refused unread
     return RenderRequest.model_validate(data)
 
 
 def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered:
-    req = _parse(body)
+    req = _parse(body, budget)
     graph = graph_view.collapse(req.graph.model_dump(), req.collapse, req.expanded, req.auto_collapse)
     if req.fold_repeats:
         graph = graph_view.fold_repeats(graph)

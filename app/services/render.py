@@ -104,7 +104,7 @@ async def in_slot(fn, *args, slots: int, wait_s: float, retry_after_s: int = 2):
 
 
 def check_size(graph: dict, budget: Budget) -> None:
-    n_nodes, n_edges = len(graph.get("nodes", [])), len(graph.get("edges", []))
+    n_nodes, n_edges = (len(graph.get(k)) if isinstance(graph.get(k), list) else 0 for k in ("nodes", "edges"))
     if n_nodes > budget.max_nodes or n_edges > budget.max_edges:
         raise RenderTooLarge(
             f"The graph is too large to draw: {n_nodes} nodes and {n_edges} edges (at most "
