@@ -33,7 +33,13 @@ export async function render(graph, format = "svg", direction = "TB") {
   const body = { graph, format, direction };
   const key = format === "svg" ? JSON.stringify(body) : null;
   if (key && svgCache.has(key)) return svgCache.get(key);
-  const r = await postJSON("/api/render", body);
+  let r = await postJSON("/api/render", body);
+  // every render slot busy (503): come back when Retry-After says, a few times, before failing
+  for (let tries = 0; r.status === 503 && tries < 3; tries++) {
+    const wait = Math.min(MAX_WAIT_S, Number(r.headers.get("retry-after")) || 2);
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    r = await postJSON("/api/render", body);
+  }
   if (!r.ok) throw new Error(await detail(r));
   const out = format === "svg" ? await r.text() : await r.blob();
   if (key) {
