@@ -71,10 +71,11 @@ def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
 
 
 def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered:
-    req = _parse(body, budget)
-    graph = graph_view.collapse(req.graph.model_dump(), req.collapse, req.expanded, req.auto_collapse)
-    if req.fold_repeats:
-        graph = graph_view.fold_repeats(graph)
+    with render_service.python_turn(budget):
+        req = _parse(body, budget)
+        graph = graph_view.collapse(req.graph.model_dump(), req.collapse, req.expanded, req.auto_collapse)
+        if req.fold_repeats:
+            graph = graph_view.fold_repeats(graph)
     return render_service.render(graph, req.format, req.direction, budget)
 
 

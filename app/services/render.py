@@ -8,6 +8,7 @@ briefly and are then told to come back (503 with Retry-After)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import threading
 import time
@@ -65,6 +66,23 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
+# The Python half of a drawing (reading, validating and collapsing the graph, writing DOT,
+# checking the SVG) holds the GIL: two render threads doing it at once starve the event loop,
+# and /healthz with it, twice as much. So it is done one drawing at a time; dot (a process) is not.
+_python_turn = threading.Lock()
+
+
+@contextlib.contextmanager
+def python_turn(budget: "Budget"):
+    if not _python_turn.acquire(timeout=max(0.0, budget.remaining())):
+        raise RenderBusy(f"The server could not start this drawing within {budget.timeout_s:g} s; "
+                         "try again in a moment.", headers={"Retry-After": "2"})
+    try:
+        yield
+    finally:
+        _python_turn.release()
+
+
 _slots: dict[int, threading.BoundedSemaphore] = {}
 _slots_lock = threading.Lock()
 
@@ -113,7 +131,8 @@ def check_size(graph: dict, budget: Budget) -> None:
 
 def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
     check_size(graph, budget)
-    source = to_dot(graph, direction)
+    with python_turn(budget):
+        source = to_dot(graph, direction)
     if fmt == "dot":
         return Rendered(source.encode(), "text/vnd.graphviz", False)
     key = hashlib.sha256(f"{fmt}\0{source}".encode()).hexdigest()
@@ -128,7 +147,8 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
         raise _failure(exc, graph, budget) from None
     if fmt == "svg":
         try:
-            out = clean_svg(out)
+            with python_turn(budget):
+                out = clean_svg(out)
         except SvgRefused as exc:
             raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
     with _cache_lock:

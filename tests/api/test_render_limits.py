@@ -106,3 +106,29 @@ def test_dot_runs_confined(client):
 def test_malformed_bodies_are_4xx_with_a_message(client, body):
     r = client.post("/api/render", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 422 and r.json()["detail"], r.text[:300]
+
+
+def test_the_python_half_of_drawings_runs_one_at_a_time(monkeypatch):
+    """Reading, validating and collapsing hold the GIL: two at once would starve the event loop."""
+    import json
+    from app.routes import render as route
+    from app.services import graph_view
+    from app.services import render as render_service
+    inside, most = [0], [0]
+    real = graph_view.collapse
+
+    def slow_collapse(*args, **kwargs):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.3)
+        inside[0] -= 1
+        return real(*args, **kwargs)
+    monkeypatch.setattr(graph_view, "collapse", slow_collapse)
+    body = json.dumps({"graph": chain(3, skip=2), "format": "dot"}).encode()
+    budget = lambda: render_service.Budget(time.monotonic() + 5, 5)   # noqa: E731
+    threads = [threading.Thread(target=route._draw, args=(body, budget())) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1
