@@ -13,7 +13,7 @@ import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
-import { esc } from "./tensorview.js";
+import { html, show } from "./dom.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
 const $ = (s) => document.querySelector(s);
@@ -29,9 +29,10 @@ function setStatus(text, kind = "") {
   el.className = `status ${kind}`;
 }
 
-function toast(html, ms = 6000) {
+/** A passing notice: text, or DOM nodes (dom.js). */
+function toast(content, ms = 6000) {
   const el = $("#toast");
-  el.innerHTML = html;
+  show(el, content);
   el.hidden = false;
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { el.hidden = true; }, ms);
@@ -58,14 +59,14 @@ function graphFor(tab) {
 function fillGraphPicker() {
   const sel = $("#graph-pick");
   const gs = state.record?.graphs || [];
-  sel.innerHTML = gs.map((g) => `<option value="${esc(g.id)}">${esc(g.title || g.id)}</option>`).join("");
+  show(sel, gs.map((g) => html`<option value="${g.id}">${g.title || g.id}</option>`));
   sel.parentElement.hidden = gs.length < 2;
   if (state.graph) sel.value = state.graph.id;
 }
 
 function explain(kind) {
   const key = state.record ? `empty.${kind}` : "empty.not_run";
-  return `<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(key)}</p></div>`;
+  return html`<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(key)}</p></div>`;
 }
 
 /** Draw what the tab shows, once per graph (a redraw happens only when the record changes). */
@@ -313,9 +314,9 @@ function conceptLabel(tag) {
 }
 
 function renderGallery() {
-  $("#gallery").innerHTML = examples.map((ex) => `<li><button class="example" data-id="${esc(ex.id)}" title="${esc(ex.summary || "")}">
-      <span class="ex-title">${esc(lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title)}</span>
-      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => `<span class="tag">${esc(conceptLabel(c))}</span>`).join("")}</span></button></li>`).join("");
+  show($("#gallery"), examples.map((ex) => html`<li><button class="example" data-id="${ex.id}" title="${ex.summary || ""}">
+      <span class="ex-title">${lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title}</span>
+      <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => html`<span class="tag">${conceptLabel(c)}</span>`)}</span></button></li>`));
   document.querySelectorAll(".example").forEach((b) => {
     b.onclick = () => {
       const ex = examples.find((e) => e.id === b.dataset.id);
@@ -331,7 +332,7 @@ async function share() {
     const full = `${location.origin}${url}${location.hash}`;
     window.dagscope.lastShareUrl = full;
     try { await navigator.clipboard.writeText(full); } catch { /* clipboard may be unavailable; the link is shown */ }
-    toast(`${t("share.done")} <a href="${url}${location.hash}">${full}</a>`);
+    toast(html`${t("share.done")} <a href="${url}${location.hash}">${full}</a>`);
   } catch (e) {
     toast(t("share.failed", { message: e.message }));
   }
@@ -499,7 +500,7 @@ async function start() {
   renderGallery();
   const snippet = JSON.parse($("#dagscope-snippet").textContent || "null");
   const missing = JSON.parse($("#dagscope-missing").textContent || "null");
-  if (missing) toast(esc(t("share.missing", { id: missing })));
+  if (missing) toast(t("share.missing", { id: missing }));
   const hashState = readHash();
   if (snippet) {
     editor.setCode(snippet.code);

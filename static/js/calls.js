@@ -1,8 +1,9 @@
 // Calls of a captured graph (the record's `calls`): each call's input, the branch every control
 // point took, its output, and for a trace whether the branch it froze was wrong for that input
 // (a stale call); and a trace and a script of one function side by side on the same input.
+import { html } from "./dom.js";
 import { t } from "./i18n.js";
-import { esc, flatten, fmt, shapeText } from "./tensorview.js";
+import { flatten, fmt, shapeText } from "./tensorview.js";
 
 const MAX_INLINE = 8;   // a tensor with more elements is summarized (dtype, shape, mean)
 
@@ -48,7 +49,7 @@ export function staleText(call) {
     : t("calls.stale_value", { code, traced: valueText(b.traced), now: valueText(b.now), line: b.line });
 }
 
-const lineLink = (line) => (line ? `<a href="#" data-line="${line}">${esc(t("inspector.line_n", { n: line }))}</a>` : "—");
+const lineLink = (line) => (Number.isInteger(line) && line > 0 ? html`<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a>` : "—");
 
 /** The calls table of one captured graph (empty string when it has none). */
 export function callsHTML(g) {
@@ -57,18 +58,18 @@ export function callsHTML(g) {
   const total = g.calls_total ?? calls.length;
   const stale = calls.filter((c) => c.stale).length;
   const rows = calls.map((c) => {
-    const branches = (c.branches || []).map((b) => `<div${b.kind === "frozen" && !b.holds ? ' class="broken"' : ""}>${b.line ? `${lineLink(b.line)} ` : ""}${esc(branchText(b))}</div>`).join("");
-    const status = c.stale ? `<span class="badge bad">${esc(t("calls.stale"))}</span>` : `<span class="badge ok">${esc(t("calls.ok"))}</span>`;
-    return `<tr class="call ${c.stale ? "stale" : ""}" data-call="${c.index}">
-        <td>${c.index + 1}</td><td>${lineLink(c.line)}</td><td><code>${esc(tensorsText(c.inputs))}</code></td>
-        <td class="branches">${branches || "—"}</td><td><code>${esc(tensorsText(c.outputs))}</code></td><td>${status}</td></tr>
-      ${c.stale ? `<tr class="stale-reason"><td></td><td colspan="5">⚠ ${esc(staleText(c))}</td></tr>` : ""}`;
-  }).join("");
-  const skipped = total > calls.length ? `<div class="muted small">${esc(t("calls.skipped", { n: total - calls.length }))}</div>` : "";
-  return `<div class="card calls">
-      <h4>${esc(t("calls.title", { n: total }))}${stale ? ` <span class="badge bad">${esc(t("calls.n_stale", { n: stale }))}</span>` : ""}</h4>
-      <table class="calls-table"><thead><tr><th>#</th><th>${esc(t("calls.line"))}</th><th>${esc(t("calls.input"))}</th>
-        <th>${esc(t("calls.branch"))}</th><th>${esc(t("calls.output"))}</th><th></th></tr></thead><tbody>${rows}</tbody></table>${skipped}</div>`;
+    const branches = (c.branches || []).map((b) => html`<div class="${b.kind === "frozen" && !b.holds ? "broken" : null}">${b.line ? html`${lineLink(b.line)} ` : ""}${branchText(b)}</div>`);
+    const status = c.stale ? html`<span class="badge bad">${t("calls.stale")}</span>` : html`<span class="badge ok">${t("calls.ok")}</span>`;
+    return html`<tr class="call ${c.stale ? "stale" : ""}" data-call="${c.index}">
+        <td>${c.index + 1}</td><td>${lineLink(c.line)}</td><td><code>${tensorsText(c.inputs)}</code></td>
+        <td class="branches">${branches.length ? branches : "—"}</td><td><code>${tensorsText(c.outputs)}</code></td><td>${status}</td></tr>
+      ${c.stale ? html`<tr class="stale-reason"><td></td><td colspan="5">⚠ ${staleText(c)}</td></tr>` : ""}`;
+  });
+  const skipped = total > calls.length ? html`<div class="muted small">${t("calls.skipped", { n: total - calls.length })}</div>` : "";
+  return html`<div class="card calls">
+      <h4>${t("calls.title", { n: total })}${stale ? html` <span class="badge bad">${t("calls.n_stale", { n: stale })}</span>` : ""}</h4>
+      <table class="calls-table"><thead><tr><th>#</th><th>${t("calls.line")}</th><th>${t("calls.input")}</th>
+        <th>${t("calls.branch")}</th><th>${t("calls.output")}</th><th></th></tr></thead><tbody>${rows}</tbody></table>${skipped}</div>`;
 }
 
 /** Trace and script outputs on the same inputs (from the trace's calls' `same_input` links). */
@@ -86,14 +87,14 @@ export function comparisonRows(trace, statics) {
 
 export function comparisonHTML(rows) {
   if (!rows.length) return "";
-  const body = rows.map(({ trace, script, link }) => `<tr class="${link.agree ? "agree" : "differ"}">
-      <td><code>${esc(tensorsText(trace.inputs))}</code></td>
-      <td><code>${esc(tensorsText(trace.outputs))}</code>${trace.stale ? ` <span class="badge bad">${esc(t("calls.stale"))}</span>` : ""}</td>
-      <td><code>${esc(tensorsText(script.outputs))}</code></td>
-      <td>${link.agree === null ? `<span class="badge">${esc(t("calls.not_comparable"))}</span>`
-        : link.agree ? `<span class="badge ok">${esc(t("calls.agree"))}</span>`
-        : `<span class="badge bad">${esc(t("calls.differ", { d: link.max_abs_diff === null || link.max_abs_diff === undefined ? "?" : fmt(link.max_abs_diff) }))}</span>`}</td></tr>`).join("");
-  return `<div class="card compare"><h4>${esc(t("calls.compare_title"))}</h4>
-      <table class="compare-table"><thead><tr><th>${esc(t("calls.input"))}</th><th>${esc(t("calls.trace_output"))}</th>
-        <th>${esc(t("calls.script_output"))}</th><th></th></tr></thead><tbody>${body}</tbody></table></div>`;
+  const body = rows.map(({ trace, script, link }) => html`<tr class="${link.agree ? "agree" : "differ"}">
+      <td><code>${tensorsText(trace.inputs)}</code></td>
+      <td><code>${tensorsText(trace.outputs)}</code>${trace.stale ? html` <span class="badge bad">${t("calls.stale")}</span>` : ""}</td>
+      <td><code>${tensorsText(script.outputs)}</code></td>
+      <td>${link.agree === null ? html`<span class="badge">${t("calls.not_comparable")}</span>`
+        : link.agree ? html`<span class="badge ok">${t("calls.agree")}</span>`
+        : html`<span class="badge bad">${t("calls.differ", { d: link.max_abs_diff === null || link.max_abs_diff === undefined ? "?" : fmt(link.max_abs_diff) })}</span>`}</td></tr>`);
+  return html`<div class="card compare"><h4>${t("calls.compare_title")}</h4>
+      <table class="compare-table"><thead><tr><th>${t("calls.input")}</th><th>${t("calls.trace_output")}</th>
+        <th>${t("calls.script_output")}</th><th></th></tr></thead><tbody>${body}</tbody></table></div>`;
 }

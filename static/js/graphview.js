@@ -2,7 +2,33 @@
 // highlighting, clusters collapsed when large and expanded by clicking them.
 import { render } from "./api.js";
 import { displayGraph, initialExpansion, shouldCollapse } from "./collapse.js";
+import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
+
+// A drawing from /api/render is parsed as SVG, never as HTML, and keeps only what a drawing
+// needs: the server sanitises it too (a Graphviz label can be markup), this is the second layer.
+const UNSAFE_ELEMENTS = "script, image, foreignObject, iframe, object, embed, use, animate, set, animateMotion, animateTransform, style, audio, video, handler, listener";
+const URL_ATTRIBUTES = new Set(["href", "xlink:href", "src", "action", "formaction", "from", "to", "values"]);
+
+/** The <svg> element of `svgText`, safe to put into the page, or null when it is not SVG. */
+export function parseSvg(svgText) {
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const root = doc.documentElement;
+  if (!root || root.namespaceURI !== "http://www.w3.org/2000/svg" || root.localName !== "svg"
+      || doc.getElementsByTagName("parsererror").length) return null;
+  root.querySelectorAll(UNSAFE_ELEMENTS).forEach((el) => el.remove());
+  root.querySelectorAll("a").forEach((a) => a.replaceWith(...a.childNodes));   // a node's tooltip wraps it in <a>
+  for (const el of [root, ...root.querySelectorAll("*")]) {
+    for (const attr of [...el.attributes]) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith("on") || URL_ATTRIBUTES.has(name) || name.endsWith(":href") || name === "style"
+          || /url\s*\(\s*['"]?\s*(?!#)/i.test(attr.value)) {
+        el.removeAttribute(attr.name);
+      }
+    }
+  }
+  return document.importNode(root, true);
+}
 
 // What Graphviz needs of a graph: values and gradients stay in the page, not in the request.
 const DRAWN_FIELDS = ["id", "op", "label", "kind", "shape", "module"];
@@ -28,7 +54,7 @@ export class GraphView {
     this.token = 0;
     this.classes = new Map();   // class -> Set of node ids (original ids), re-applied after redraws
     el.classList.add("gv");
-    el.innerHTML = `
+    show(el, html`
       <div class="gv-toolbar">
         <input class="gv-search" type="search">
         <button class="gv-fit">⤢</button>
@@ -39,7 +65,7 @@ export class GraphView {
       </div>
       <div class="gv-notice" hidden></div>
       <div class="gv-canvas" tabindex="0"></div>
-      <div class="gv-message" hidden></div>`;
+      <div class="gv-message" hidden></div>`);
     if (compact) {
       el.querySelector(".gv-search").hidden = true;
       el.classList.add("compact");
@@ -80,14 +106,14 @@ export class GraphView {
     };
   }
 
-  /** Show a friendly explanation instead of a drawing (no graph of this kind in the run). */
-  showMessage(html) {
+  /** Show a friendly explanation (DOM nodes) instead of a drawing (no graph of this kind in the run). */
+  showMessage(content) {
     this.token++;
     this.graph = null;
     this.svg = null;
-    this.canvas.innerHTML = "";
+    show(this.canvas);
     this.notice.hidden = true;
-    this.message.innerHTML = html;
+    show(this.message, content);
     this.message.hidden = false;
     this.el.querySelector(".gv-toolbar").hidden = true;
   }
@@ -115,7 +141,7 @@ export class GraphView {
       ? t("graph.count", { n: total }) : t("graph.count_folded", { n: shown.graph.nodes.length, total });
     if (shown.tooLarge && !this.force) {
       this.setNotice(t("graph.too_large", { n: shown.graph.nodes.length }), t("graph.draw_anyway"), () => { this.force = true; this.draw(); });
-      this.canvas.innerHTML = "";
+      show(this.canvas);
       return null;
     }
     this.setNotice(this.expanded !== null ? t("graph.collapsed_notice") : "");
@@ -124,7 +150,7 @@ export class GraphView {
       svgText = await render(drawable(shown.graph));
     } catch (err) {
       if (my !== this.token) return null;
-      this.canvas.innerHTML = "";
+      show(this.canvas);
       this.setNotice(t("graph.render_failed", { reason: err.message }));
       return null;
     }
@@ -145,8 +171,13 @@ export class GraphView {
   }
 
   insertSvg(svgText) {
-    this.canvas.innerHTML = svgText.slice(svgText.indexOf("<svg"));
-    const svg = this.canvas.querySelector("svg");
+    const svg = parseSvg(svgText);
+    if (!svg) {
+      show(this.canvas);
+      this.setNotice(t("graph.render_failed", { reason: "not an SVG drawing" }));
+      return;
+    }
+    show(this.canvas, svg);
     this.svg = svg;
     svg.removeAttribute("width");
     svg.removeAttribute("height");

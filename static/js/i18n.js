@@ -39,3 +39,13 @@ export function applyTo(root) {
   root.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
   root.querySelectorAll("[data-i18n-aria]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nAria)); });
 }
+
+/** t() for a template of dom.js: a list of the text's pieces, with each {name} the params' value
+ * as it is (a DOM node stays a node; a string stays text). */
+export function tParts(key, params = {}) {
+  const text = messages[key] ?? fallback[key] ?? key;
+  return text.split(/(\{\w+\})/).map((part) => {
+    const m = /^\{(\w+)\}$/.exec(part);
+    return m && m[1] in params ? params[m[1]] : part;
+  });
+}

@@ -1,7 +1,8 @@
 // The node inspector: what a node is, where it came from in the code, its value and gradient,
 // and the op's explanation card from the registry.
+import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { esc, shapeText, tensorHTML } from "./tensorview.js";
+import { shapeText, tensorHTML } from "./tensorview.js";
 
 let cards = { ops: {}, grad_fns: {} };
 export function setOpCards(c) { cards = c; }
@@ -16,20 +17,20 @@ export function cardFor(node) {
 
 /** The numerical gradient check of a leaf: a button, "checking…", or the badge with its error. */
 function gradcheckHTML(check) {
-  if (!check) return `<button class="gradcheck-run">${t("gradcheck.button")}</button>`;
-  if (check === "running") return `<span class="muted">${t("gradcheck.running")}</span>`;
-  if (check === "unavailable") return `<span class="muted small">${t("gradcheck.unavailable")}</span>`;
+  if (!check) return html`<button class="gradcheck-run">${t("gradcheck.button")}</button>`;
+  if (check === "running") return html`<span class="muted">${t("gradcheck.running")}</span>`;
+  if (check === "unavailable") return html`<span class="muted small">${t("gradcheck.unavailable")}</span>`;
   const err = Number(check.max_abs_err ?? check.max_error ?? 0).toExponential(1);
-  return check.ok ? `<span class="badge ok">${t("gradcheck.ok", { err })}</span>` : `<span class="badge bad">${t("gradcheck.bad", { err })}</span>`;
+  return check.ok ? html`<span class="badge ok">${t("gradcheck.ok", { err })}</span>` : html`<span class="badge bad">${t("gradcheck.bad", { err })}</span>`;
 }
 
 export function cardHTML(card) {
   if (!card) return "";
-  return `<div class="card op-card">
-    <div class="card-title">${esc(card.name)} <span class="badge">${esc(t(`kind.${card.kind}`))}</span></div>
-    <div class="kv"><span>${t("card.forward")}</span><code>${esc(card.formula)}</code></div>
-    <div class="kv"><span>${t("card.backward")}</span><code>${esc(card.rule || t("card.no_grad"))}</code></div>
-    ${card.grad_fn ? `<div class="kv"><span>${t("card.grad_fn")}</span><code>${esc(card.grad_fn)}</code></div>` : ""}
+  return html`<div class="card op-card">
+    <div class="card-title">${card.name} <span class="badge">${t(`kind.${card.kind}`)}</span></div>
+    <div class="kv"><span>${t("card.forward")}</span><code>${card.formula}</code></div>
+    <div class="kv"><span>${t("card.backward")}</span><code>${card.rule || t("card.no_grad")}</code></div>
+    ${card.grad_fn ? html`<div class="kv"><span>${t("card.grad_fn")}</span><code>${card.grad_fn}</code></div>` : ""}
   </div>`;
 }
 
@@ -39,29 +40,30 @@ export function cardHTML(card) {
  */
 export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck }) {
   if (!node) {
-    el.innerHTML = `<div class="muted hint">${t("inspector.empty")}</div>`;
+    show(el, html`<div class="muted hint">${t("inspector.empty")}</div>`);
     return;
   }
+  const line = Number.isInteger(node.line) ? node.line : null;
   const rows = [
-    [t("inspector.op"), `<code>${esc(node.op)}</code>`],
-    node.name ? [t("inspector.name"), `<code>${esc(node.name)}</code>`] : null,
-    [t("inspector.shape"), `<code>${esc(shapeText(node.shape) || "—")}</code> <span class="muted">${esc(node.dtype || "")}</span>`],
-    node.module ? [t("inspector.module"), `<code>${esc(node.module)}</code>`] : null,
-    node.grad_fn ? [t("inspector.grad_fn"), `<code>${esc(node.grad_fn)}</code>`] : null,
-    [t("inspector.line"), node.line ? `<a href="#" class="jump-line" data-line="${node.line}">${t("inspector.line_n", { n: node.line })}</a>` : "—"],
+    [t("inspector.op"), html`<code>${node.op}</code>`],
+    node.name ? [t("inspector.name"), html`<code>${node.name}</code>`] : null,
+    [t("inspector.shape"), html`<code>${shapeText(node.shape) || "—"}</code> <span class="muted">${node.dtype || ""}</span>`],
+    node.module ? [t("inspector.module"), html`<code>${node.module}</code>`] : null,
+    node.grad_fn ? [t("inspector.grad_fn"), html`<code>${node.grad_fn}</code>`] : null,
+    [t("inspector.line"), line ? html`<a href="#" class="jump-line" data-line="${line}">${t("inspector.line_n", { n: line })}</a>` : "—"],
   ].filter(Boolean);
   const linkedLabel = role === "forward" ? t("inspector.backward_nodes") : t("inspector.forward_node");
-  el.innerHTML = `
-    <div class="inspector-title">${esc((node.label || node.op).split("\n")[0])} <span class="muted">${esc(node.id)}</span></div>
-    <div class="kvs">${rows.map(([k, v]) => `<div class="kv"><span>${k}</span><span>${v}</span></div>`).join("")}</div>
-    ${linked.length ? `<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id) => `<button class="chip" data-node="${esc(id)}">${esc(id)}</button>`).join(" ")}</span></div>` : ""}
-    ${node.value ? `<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
-    ${node.grad ? `<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
-    ${node.grad && onGradcheck ? `<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
-    ${node.rule ? `<h4>${t("inspector.rule")}</h4><code class="rule">${esc(node.rule)}</code>` : ""}
+  show(el, html`
+    <div class="inspector-title">${String(node.label || node.op).split("\n")[0]} <span class="muted">${node.id}</span></div>
+    <div class="kvs">${rows.map(([k, v]) => html`<div class="kv"><span>${k}</span><span>${v}</span></div>`)}</div>
+    ${linked.length ? html`<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id, i) => html`${i ? " " : ""}<button class="chip" data-node="${id}">${id}</button>`)}</span></div>` : ""}
+    ${node.value ? html`<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
+    ${node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
+    ${node.grad && onGradcheck ? html`<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
+    ${node.rule ? html`<h4>${t("inspector.rule")}</h4><code class="rule">${node.rule}</code>` : ""}
     ${cardHTML(cardFor(node))}
-    <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`;
+    <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`);
   el.querySelector(".gradcheck-run")?.addEventListener("click", () => onGradcheck(node));
-  el.querySelector(".jump-line")?.addEventListener("click", (e) => { e.preventDefault(); onLine(node.line); });
+  el.querySelector(".jump-line")?.addEventListener("click", (e) => { e.preventDefault(); onLine(line); });
   el.querySelectorAll(".chip").forEach((b) => b.addEventListener("click", () => onLinked(b.dataset.node)));
 }

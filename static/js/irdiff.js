@@ -1,5 +1,5 @@
 // A line diff of two IR texts (longest common subsequence), for the Passes tab.
-import { esc } from "./tensorview.js";
+import { html } from "./dom.js";
 
 const MAX_LINES = 3000;   // beyond this the quadratic table is too big: show both texts whole
 
@@ -27,6 +27,6 @@ export function diffLines(a, b) {
 
 export function diffHTML(a, b) {
   const cls = { " ": "same", "-": "del", "+": "ins" };
-  return `<pre class="ir-diff">${diffLines(a || "", b || "").map((d) =>
-    `<div class="${cls[d.op]}"><span class="sign">${d.op}</span>${esc(d.text)}</div>`).join("")}</pre>`;
+  return html`<pre class="ir-diff">${diffLines(a || "", b || "").map((d) =>
+    html`<div class="${cls[d.op]}"><span class="sign">${d.op}</span>${d.text}</div>`)}</pre>`;
 }

@@ -2,33 +2,42 @@
 // its lines makes that kernel's nodes (or that line's node) the page's identity (identity.js), lit
 // in the graph beside it, in every tab and in the editor; eager vs compiled time as a bar chart.
 import { GraphView } from "./graphview.js";
+import { html, show, svg } from "./dom.js";
 import { t } from "./i18n.js";
 import * as identity from "./identity.js";
-import { esc } from "./tensorview.js";
 
 const C_TOKENS = /(\/\*[\s\S]*?\*\/|\/\/[^\n]*)|("(?:\\.|[^"\\])*")|\b(for|if|else|return|while|void|const|static|inline|include|define)\b|\b(float|double|int|int64_t|int32_t|uint8_t|size_t|char|bool)\b|\b(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?f?)\b|(#\w+)/g;
 
-/** C source -> HTML with token classes (comments, strings, keywords, types, numbers). A token
- * spanning lines is closed and reopened at each line break, so the HTML splits into lines. */
-export function highlightC(src) {
-  let out = "", last = 0;
+/** C source as lines, each a list of text and token spans (comments, strings, keywords, types,
+ * numbers). A token spanning lines is closed and reopened at each line break. */
+function highlightLines(src) {
+  const lines = [[]];
+  const add = (text, cls) => text.split("\n").forEach((part, i) => {
+    if (i) lines.push([]);
+    if (part) lines[lines.length - 1].push(cls ? html`<span class="tok-${cls}">${part}</span>` : part);
+  });
+  let last = 0;
   for (const m of src.matchAll(C_TOKENS)) {
-    out += esc(src.slice(last, m.index));
-    const cls = m[1] ? "com" : m[2] ? "str" : m[3] ? "kw" : m[4] ? "ty" : m[5] ? "num" : "pre";
-    out += esc(m[0]).split("\n").map((part) => `<span class="tok-${cls}">${part}</span>`).join("\n");
+    add(src.slice(last, m.index), null);
+    add(m[0], m[1] ? "com" : m[2] ? "str" : m[3] ? "kw" : m[4] ? "ty" : m[5] ? "num" : "pre");
     last = m.index + m[0].length;
   }
-  return out + esc(src.slice(last));
+  add(src.slice(last), null);
+  return lines;
+}
+
+/** C source with token classes, as a DocumentFragment. */
+export function highlightC(src) {
+  return html`${highlightLines(src).map((line, i) => [i ? "\n" : "", line])}`;
 }
 
 /** A kernel's source as one span per line; a line that computes a node names it (data-node). */
 export function kernelSourceHTML(src) {
   const nodes = identity.kernelLineNodes(src);
-  return highlightC(src || "").split("\n").map((html, i) => {
+  return highlightLines(src || "").map((line, i) => {
     const at = nodes[i];
-    return at ? `<span class="kl" data-node="${esc(at.node)}"${at.line ? ` data-line="${at.line}"` : ""}>${html}</span>`
-      : `<span class="kl">${html}</span>`;
-  }).join("\n");
+    return html`${i ? "\n" : ""}<span class="kl" data-node="${at ? at.node : null}" data-line="${at?.line || null}">${line}</span>`;
+  });
 }
 
 function barChart(timings) {
@@ -38,13 +47,13 @@ function barChart(timings) {
   const W = 260, H = 28;
   const bars = rows.map(([k, label], i) => {
     const w = Math.max(2, (timings[k] / max) * W);
-    return `<g transform="translate(0 ${i * (H + 10)})"><text x="0" y="${H / 2 + 5}" class="bar-label">${esc(t(label))}</text>
+    return svg`<g transform="translate(0 ${i * (H + 10)})"><text x="0" y="${H / 2 + 5}" class="bar-label">${t(label)}</text>
       <rect x="110" y="0" width="${w}" height="${H}" rx="4" class="bar bar-${k}"></rect>
       <text x="${118 + w}" y="${H / 2 + 5}" class="bar-value">${timings[k].toFixed(2)} ms</text></g>`;
-  }).join("");
-  const speedup = timings.eager_ms && timings.compiled_ms ? `<div class="speedup">${t("kernels.speedup", { x: (timings.eager_ms / timings.compiled_ms).toFixed(1) })}</div>` : "";
-  const compile = typeof timings.compile_ms === "number" ? `<div class="muted small">${t("kernels.compile_time", { ms: timings.compile_ms.toFixed(0) })}</div>` : "";
-  return `<svg class="bars" viewBox="0 0 ${W + 200} ${rows.length * (H + 10)}" role="img">${bars}</svg>${speedup}${compile}`;
+  });
+  const speedup = timings.eager_ms && timings.compiled_ms ? html`<div class="speedup">${t("kernels.speedup", { x: (timings.eager_ms / timings.compiled_ms).toFixed(1) })}</div>` : "";
+  const compile = typeof timings.compile_ms === "number" ? html`<div class="muted small">${t("kernels.compile_time", { ms: timings.compile_ms.toFixed(0) })}</div>` : "";
+  return html`<svg class="bars" viewBox="0 0 ${W + 200} ${rows.length * (H + 10)}" role="img">${bars}</svg>${speedup}${compile}`;
 }
 
 export class KernelsPanel {
@@ -56,7 +65,7 @@ export class KernelsPanel {
   async show(graph) {
     const kernels = graph?.kernels || [];
     if (!kernels.length) {
-      this.el.innerHTML = `<div class="empty-state"><h3>${t("kernels.none_title")}</h3><p>${t("kernels.none")}</p></div>`;
+      show(this.el, html`<div class="empty-state"><h3>${t("kernels.none_title")}</h3><p>${t("kernels.none")}</p></div>`);
       this.view = null;
       this.views = {};
       this.kernels = null;
@@ -65,21 +74,21 @@ export class KernelsPanel {
     this.graph = graph;
     this.kernels = kernels;
     const timings = graph.timings || {};
-    this.el.innerHTML = `<div class="kernels">
-      <div class="kernel-list">${kernels.map((k, i) => `
+    show(this.el, html`<div class="kernels">
+      <div class="kernel-list">${kernels.map((k, i) => html`
         <article class="kernel card" data-i="${i}" tabindex="0">
-          <div class="card-title"><code>${esc(k.name)}</code> <span class="badge">${esc(k.language || "c")}</span>
+          <div class="card-title"><code>${k.name}</code> <span class="badge">${k.language || "c"}</span>
             <span class="muted small">${t("kernels.nodes", { n: (k.nodes || []).length })}</span>
-            ${typeof k.compile_ms === "number" ? `<span class="badge">${k.cache_hit ? t("kernels.cached") : t("kernels.compiled_in", { ms: k.compile_ms.toFixed(0) })}</span>` : ""}</div>
+            ${typeof k.compile_ms === "number" ? html`<span class="badge">${k.cache_hit ? t("kernels.cached") : t("kernels.compiled_in", { ms: k.compile_ms.toFixed(0) })}</span>` : ""}</div>
           <pre class="code">${kernelSourceHTML(k.source || "")}</pre>
-        </article>`).join("")}</div>
+        </article>`)}</div>
       <div class="kernel-side">
         <p class="muted small">${t("kernels.identity_hint")}</p>
-        <h4>${t("kernels.timing")}</h4>${barChart(timings) || `<div class="muted">${t("kernels.no_timings")}</div>`}
-        ${timings.note ? `<div class="muted small">${esc(timings.note)}</div>` : ""}
+        <h4>${t("kernels.timing")}</h4>${barChart(timings) || html`<div class="muted">${t("kernels.no_timings")}</div>`}
+        ${timings.note ? html`<div class="muted small">${timings.note}</div>` : ""}
         <h4>${t("kernels.graph")}</h4><div class="graphview kernel-graph" data-side="forward"></div>
-        ${this.hasBackward(graph) ? `<h4>${t("kernels.backward_graph")}</h4><div class="graphview kernel-graph" data-side="backward"></div>` : ""}
-      </div></div>`;
+        ${this.hasBackward(graph) ? html`<h4>${t("kernels.backward_graph")}</h4><div class="graphview kernel-graph" data-side="backward"></div>` : ""}
+      </div></div>`);
     // a compiled training step has kernels for both graphs: each kernel names its graph
     this.views = {};
     this.el.querySelectorAll(".kernel-graph").forEach((el) => {

@@ -1,9 +1,9 @@
 // The Memory tab: buffer lifetimes along the schedule (one bar per value, buffers that share
 // memory coloured alike) and the peak bytes before and after planning.
+import { html, show, svg } from "./dom.js";
 import { t } from "./i18n.js";
 import * as identity from "./identity.js";
 import { fmtBytes } from "./passes.js";
-import { esc } from "./tensorview.js";
 
 // the node that writes a value ("%25.1" is the second result of node %25)
 const nodeOfValue = (v) => String(v ?? "").replace(/\.\d+$/, "");
@@ -39,25 +39,25 @@ function lifetimes(plan, graph) {
     .filter((s, i, a) => a.length <= 25 || i % Math.ceil(a.length / 25) === 0);
   const sched = plan.schedule || [];
   // columns are schedule steps, numbered; the list under the chart names each step's kernel
-  const grid = ticks.map((s) => `<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/>`
-    + (s < end ? `<text x="${(x(s) + x(s + 1)) / 2}" y="${rows.length * RH + 16}" class="tick">${s}</text>` : "")).join("");
-  const schedule = sched.length ? `<div class="schedule"><h4>${t("memory.schedule")}</h4><ol start="0">${sched.map((k) => `<li data-group="${esc(k)}"><code>${esc(k)}</code></li>`).join("")}</ol></div>` : "";
-  const bars = rows.map((iv, i) => `<g class="life" data-buffer="${esc(iv.buffer)}" data-node="${esc(nodeOfValue(iv.value))}">
-      <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${esc(label(iv))}</text>
-      <rect x="${x(iv.start)}" y="${i * RH + 4}" width="${Math.max(4, x(iv.end + 1) - x(iv.start))}" height="${RH - 8}" rx="4" fill="${colour.get(iv.buffer)}"><title>${esc(iv.buffer)} · ${fmtBytes(iv.bytes)}</title></rect>
-      <text x="${x(iv.start) + 6}" y="${i * RH + RH / 2 + 4}" class="life-buf">${esc(iv.buffer)}</text></g>`).join("");
-  const legend = buffers.map((b) => `<span class="buf-key"><span class="sw" style="background:${colour.get(b)}"></span>${esc(b)}</span>`).join(" ");
-  return `<svg class="lifetimes" viewBox="0 0 ${L + W + 20} ${rows.length * RH + 24}" role="img" aria-label="${esc(t("memory.chart"))}">${grid}${bars}</svg>
+  const grid = ticks.map((s) => svg`<line x1="${x(s)}" x2="${x(s)}" y1="0" y2="${rows.length * RH}" class="grid"/>${
+    s < end ? svg`<text x="${(x(s) + x(s + 1)) / 2}" y="${rows.length * RH + 16}" class="tick">${s}</text>` : ""}`);
+  const schedule = sched.length ? html`<div class="schedule"><h4>${t("memory.schedule")}</h4><ol start="0">${sched.map((k) => html`<li data-group="${k}"><code>${k}</code></li>`)}</ol></div>` : "";
+  const bars = rows.map((iv, i) => svg`<g class="life" data-buffer="${iv.buffer}" data-node="${nodeOfValue(iv.value)}">
+      <text x="${L - 8}" y="${i * RH + RH / 2 + 4}" class="life-label">${label(iv)}</text>
+      <rect x="${x(iv.start)}" y="${i * RH + 4}" width="${Math.max(4, x(iv.end + 1) - x(iv.start))}" height="${RH - 8}" rx="4" fill="${colour.get(iv.buffer)}"><title>${iv.buffer} · ${fmtBytes(iv.bytes)}</title></rect>
+      <text x="${x(iv.start) + 6}" y="${i * RH + RH / 2 + 4}" class="life-buf">${iv.buffer}</text></g>`);
+  const legend = buffers.map((b, i) => html`${i ? " " : ""}<span class="buf-key"><span class="sw" style="background:${colour.get(b)}"></span>${b}</span>`);
+  return html`<svg class="lifetimes" viewBox="0 0 ${L + W + 20} ${rows.length * RH + 24}" role="img" aria-label="${t("memory.chart")}">${grid}${bars}</svg>
     <div class="legend">${t("memory.legend")} ${legend}</div>${schedule}
     <table class="buffers"><tr><th>${t("memory.buffer")}</th><th>${t("memory.bytes")}</th><th>${t("memory.values")}</th></tr>
-      ${(plan.buffers || []).map((b) => `<tr><td><span class="sw" style="background:${colour.get(b.id) || "#ccc"}"></span>${esc(b.id)}</td><td>${fmtBytes(b.bytes)}</td><td>${esc((b.values || []).map((v) => label({ value: v })).join(", "))}</td></tr>`).join("")}</table>`;
+      ${(plan.buffers || []).map((b) => html`<tr><td><span class="sw" style="background:${colour.get(b.id) || "#ccc"}"></span>${b.id}</td><td>${fmtBytes(b.bytes)}</td><td>${(b.values || []).map((v) => label({ value: v })).join(", ")}</td></tr>`)}</table>`;
 }
 
 function peaks(plan) {
   const before = plan.peak_bytes_before, after = plan.peak_bytes_after;
   if (typeof before !== "number" || typeof after !== "number") return "";
   const w = (b) => `${Math.max(2, (b / Math.max(before, after, 1)) * 100)}%`;
-  return `<div class="peaks">
+  return html`<div class="peaks">
     <div class="peak"><span>${t("memory.before")}</span><div class="peak-bar"><i style="width:${w(before)}" class="before"></i></div><b>${fmtBytes(before)}</b></div>
     <div class="peak"><span>${t("memory.after")}</span><div class="peak-bar"><i style="width:${w(after)}" class="after"></i></div><b>${fmtBytes(after)}</b></div>
     <div class="muted">${t("memory.saved", { pct: before ? Math.round((1 - after / before) * 100) : 0 })}</div></div>`;
@@ -72,11 +72,11 @@ function groupNodes(graph) {
 export function showMemory(el, graph) {
   const found = memoryPlan(graph);
   if (!found || !found.plan.intervals.length) {
-    el.innerHTML = `<div class="empty-state"><h3>${t("memory.none_title")}</h3><p>${t("memory.none")}</p></div>`;
+    show(el, html`<div class="empty-state"><h3>${t("memory.none_title")}</h3><p>${t("memory.none")}</p></div>`);
     return;
   }
-  el.innerHTML = `<div class="memory"><h3>${t("memory.title")}</h3>${peaks(found.plan)}
-    <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan, graph)}</div>`;
+  show(el, html`<div class="memory"><h3>${t("memory.title")}</h3>${peaks(found.plan)}
+    <p class="muted">${t("memory.explain")}</p>${lifetimes(found.plan, graph)}</div>`);
   // a value's bar or a kernel of the schedule is the page's identity while pointed at (ids after
   // the last pass: the plan is made on that graph)
   const stage = identity.finalStage(graph);

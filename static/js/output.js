@@ -1,7 +1,7 @@
 // The Output tab: what the program wrote (stdout and stderr interleaved in the order written,
 // stderr in its own colour), and its error with the traceback and a line link.
+import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { esc } from "./tensorview.js";
 
 const STREAMS = ["stdout", "stderr"];
 
@@ -36,33 +36,42 @@ export function stderrWarningLines(record) {
 }
 
 // `<dagscope>:12: UserWarning: ...` names a line of the user's code: make it a link to that line.
-function linkUserLines(escaped) {
-  return escaped.replace(/&lt;dagscope&gt;:(\d+):/g, (_, n) =>
-    `<a href="#" class="jump-line" data-line="${n}" title="${esc(t("output.error_line", { n }))}">&lt;dagscope&gt;:${n}</a>:`);
+function linkUserLines(text) {
+  const parts = [];
+  let at = 0;
+  for (const m of text.matchAll(/<dagscope>:(\d+):/g)) {
+    const n = m[1];
+    parts.push(text.slice(at, m.index),
+      html`<a href="#" class="jump-line" data-line="${n}" title="${t("output.error_line", { n })}">&lt;dagscope&gt;:${n}</a>:`);
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return parts;
 }
 
-function printedHTML(record) {
+function printed(record) {
   const pieces = interleaveOutput(record);
-  if (!pieces.length) return `<div class="muted">${t("output.empty")}</div>`;
-  const body = pieces.map(([stream, text]) => `<span class="stream-${stream}" data-stream="${stream}">${
-    stream === "stderr" ? linkUserLines(esc(text)) : esc(text)}</span>`).join("");
+  if (!pieces.length) return html`<div class="muted">${t("output.empty")}</div>`;
+  const body = pieces.map(([stream, text]) => html`<span class="stream-${stream}" data-stream="${stream}">${
+    stream === "stderr" ? linkUserLines(text) : text}</span>`);
   const legend = pieces.some(([stream]) => stream === "stderr")
-    ? `<div class="stream-legend muted small"><span class="stream-key stream-stderr">stderr</span> ${esc(t("output.stderr_legend"))}</div>`
+    ? html`<div class="stream-legend muted small"><span class="stream-key stream-stderr">stderr</span> ${t("output.stderr_legend")}</div>`
     : "";
-  return `${legend}<pre class="stdout">${body}</pre>`;
+  return html`${legend}<pre class="stdout">${body}</pre>`;
 }
 
 export function showOutput(el, record, { onLine }) {
-  if (!record) { el.innerHTML = `<div class="empty-state">${t("output.none")}</div>`; return; }
+  if (!record) { show(el, html`<div class="empty-state">${t("output.none")}</div>`); return; }
   const err = record.error;
-  const errHTML = err ? `<div class="error-box">
-      <div class="error-title">${esc(t(`error.${err.kind}`))}${err.type ? ` · <code>${esc(err.type)}</code>` : ""}</div>
-      <div class="error-message">${esc(err.message || "")}</div>
-      ${err.line ? `<a href="#" class="jump-line" data-line="${err.line}">${t("output.error_line", { n: err.line })}</a>` : ""}
-      ${err.traceback ? `<details><summary>${t("output.traceback")}</summary><pre>${esc(err.traceback)}</pre></details>` : ""}
+  const line = Number.isInteger(err?.line) ? err.line : null;
+  const errBox = err ? html`<div class="error-box">
+      <div class="error-title">${t(`error.${err.kind}`)}${err.type ? html` · <code>${err.type}</code>` : ""}</div>
+      <div class="error-message">${err.message || ""}</div>
+      ${line ? html`<a href="#" class="jump-line" data-line="${line}">${t("output.error_line", { n: line })}</a>` : ""}
+      ${err.traceback ? html`<details><summary>${t("output.traceback")}</summary><pre>${err.traceback}</pre></details>` : ""}
     </div>` : "";
-  const warnings = record.warnings?.length ? `<div class="warn-box">${record.warnings.map((w) => `<div>⚠ ${esc(w)}</div>`).join("")}</div>` : "";
-  const meta = `<div class="muted small">${t("output.meta", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 })}</div>`;
-  el.innerHTML = `${errHTML}<h3>${t("output.stdout")}</h3>${printedHTML(record)}${warnings}${meta}`;
+  const warnings = record.warnings?.length ? html`<div class="warn-box">${record.warnings.map((w) => html`<div>⚠ ${w}</div>`)}</div>` : "";
+  const meta = html`<div class="muted small">${t("output.meta", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 })}</div>`;
+  show(el, html`${errBox}<h3>${t("output.stdout")}</h3>${printed(record)}${warnings}${meta}`);
   el.querySelectorAll(".jump-line").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); onLine(Number(a.dataset.line)); }));
 }

@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import * as identity from "./identity.js";
 import { diffHTML } from "./irdiff.js";
 import { passGraph, passIR } from "./passgraphs.js";
-import { esc } from "./tensorview.js";
+import { html, show } from "./dom.js";
 
 // the engine says so in `changed_anything` (memory planning changes no node, yet plans buffers)
 const changedNothing = (p) => (typeof p.changed_anything === "boolean" ? !p.changed_anything
@@ -35,14 +35,14 @@ export class PassesPanel {
     this.graph = graph;
     const passes = graph?.passes || [];
     if (!passes.length) {
-      this.el.innerHTML = `<div class="empty-state"><h3>${t("passes.none_title")}</h3><p>${t("passes.none")}</p></div>`;
+      show(this.el, html`<div class="empty-state"><h3>${t("passes.none_title")}</h3><p>${t("passes.none")}</p></div>`);
       this.views = null;
       return;
     }
     this.views = null;        // until both drawings exist: an identity change meanwhile has nothing to light
-    this.el.innerHTML = `<div class="passes">
+    show(this.el, html`<div class="passes">
       <div class="pass-list">
-        <label class="check"><input type="checkbox" class="hide-unchanged" ${this.hideUnchanged ? "checked" : ""}> ${t("passes.hide_unchanged")}</label>
+        <label class="check"><input type="checkbox" class="hide-unchanged" checked="${this.hideUnchanged ? "" : null}"> ${t("passes.hide_unchanged")}</label>
         <ol></ol>
         <div class="muted small">${t("passes.keys")}</div>
       </div>
@@ -55,7 +55,7 @@ export class PassesPanel {
         <div class="legend"><span><span class="sw removed"></span>${t("passes.removed")}</span> <span><span class="sw added"></span>${t("passes.added")}</span> <span><span class="sw changed"></span>${t("passes.changed")}</span></div>
         <div class="pass-notes"></div>
         <h4>${t("passes.ir_diff")}</h4><div class="pass-diff"></div>
-      </div></div>`;
+      </div></div>`);
     // a node picked in either drawing is the page's identity, named at that drawing's stage
     const stageOf = (view) => (view === this.views.before ? this.index : this.index + 1);
     const select = (id, view) => identity.pick(id ? { graph: graph.id, side: "forward", stage: stageOf(view), ids: [id] } : null);
@@ -101,12 +101,12 @@ export class PassesPanel {
 
   renderList() {
     const ol = this.el.querySelector(".pass-list ol");
-    ol.innerHTML = this.graph.passes.map((p, i) => {
+    show(ol, this.graph.passes.map((p, i) => {
       if (this.hideUnchanged && changedNothing(p) && i !== this.index) return "";
-      const badges = changedNothing(p) ? `<span class="muted small">${t("passes.unchanged")}</span>`
-        : `${p.removed?.length ? `<span class="badge removed">−${p.removed.length}</span>` : ""}${p.added?.length ? `<span class="badge added">+${p.added.length}</span>` : ""}${p.changed?.length ? `<span class="badge changed">~${p.changed.length}</span>` : ""}`;
-      return `<li><button class="pass-item ${i === this.index ? "active" : ""}" data-i="${i}"><span>${i + 1}. ${esc(p.name)}</span> ${badges}</button></li>`;
-    }).join("");
+      const badges = changedNothing(p) ? html`<span class="muted small">${t("passes.unchanged")}</span>`
+        : html`${p.removed?.length ? html`<span class="badge removed">−${p.removed.length}</span>` : ""}${p.added?.length ? html`<span class="badge added">+${p.added.length}</span>` : ""}${p.changed?.length ? html`<span class="badge changed">~${p.changed.length}</span>` : ""}`;
+      return html`<li><button class="pass-item ${i === this.index ? "active" : ""}" data-i="${i}"><span>${i + 1}. ${p.name}</span> ${badges}</button></li>`;
+    }));
     ol.querySelectorAll(".pass-item").forEach((b) => { b.onclick = () => this.select(Number(b.dataset.i)); });
   }
 
@@ -130,16 +130,16 @@ export class PassesPanel {
     this.renderList();
     const sb = prev?.stats || {}, sa = p.stats || {};
     // the first pass has no "before" figures (the record has none for the graph as captured): its after alone
-    const stat = (k, f = (x) => x ?? "—") => `<div class="stat"><span>${t(`passes.stat_${k}`)}</span><b>${
+    const stat = (k, f = (x) => x ?? "—") => html`<div class="stat"><span>${t(`passes.stat_${k}`)}</span><b>${
       sb[k] === undefined || sb[k] === null ? f(sa[k]) : `${f(sb[k])} → ${f(sa[k])}`}</b></div>`;
-    this.el.querySelector(".pass-head").innerHTML = `<h3>${esc(p.name)}</h3>
-      <div class="stats-row">${stat("nodes")}${stat("kernels")}${stat("peak_bytes", fmtBytes)}</div>`;
+    show(this.el.querySelector(".pass-head"), html`<h3>${p.name}</h3>
+      <div class="stats-row">${stat("nodes")}${stat("kernels")}${stat("peak_bytes", fmtBytes)}</div>`);
     const notes = (p.notes || []).map((n) => (typeof n === "string" ? { reason: n } : n));
-    this.el.querySelector(".pass-notes").innerHTML = notes.length
-      ? `<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => `<li${n.node ? ` data-node="${esc(n.node)}"` : ""}>${n.node ? `<code>${esc(n.node)}</code> ` : ""}${esc(n.reason || n.message || "")}</li>`).join("")}</ul>`
-      : (changedNothing(p) ? `<div class="muted">${t("passes.nothing_changed")}</div>` : "");
+    show(this.el.querySelector(".pass-notes"), notes.length
+      ? html`<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => html`<li data-node="${n.node || null}">${n.node ? html`<code>${n.node}</code> ` : ""}${n.reason || n.message || ""}</li>`)}</ul>`
+      : (changedNothing(p) ? html`<div class="muted">${t("passes.nothing_changed")}</div>` : ""));
     if (p.memory) {
-      this.el.querySelector(".pass-notes").insertAdjacentHTML("beforeend", `<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);
+      this.el.querySelector(".pass-notes").append(html`<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);
       this.el.querySelector(".open-memory").onclick = () => this.onOpenMemory?.();
     }
     // a note names a node after this pass: pointing at it lights that node everywhere
@@ -149,7 +149,7 @@ export class PassesPanel {
       li.onmouseleave = () => identity.hover(null);
       li.onclick = () => identity.pick(noteIdent(li));
     });
-    this.el.querySelector(".pass-diff").innerHTML = diffHTML(beforeIR, passIR(passes, this.index));
+    show(this.el.querySelector(".pass-diff"), diffHTML(beforeIR, passIR(passes, this.index)));
     const { before, after } = this.views;
     before.setClass("removed", p.removed);
     before.setClass("changed", p.changed);

@@ -3,16 +3,16 @@
 // calls of each graph (a stale trace marked, trace and script outputs side by side).
 import { callsHTML, comparisonHTML, comparisonRows } from "./calls.js";
 import { GraphView } from "./graphview.js";
-import { t } from "./i18n.js";
+import { html, show } from "./dom.js";
+import { t, tParts } from "./i18n.js";
 import * as identity from "./identity.js";
-import { esc } from "./tensorview.js";
 
 /** IR text as one span per line; a line defining a node names it (data-node). */
 export function irHTML(ir) {
-  return String(ir).split("\n").map((line) => {
+  return String(ir).split("\n").map((line, i) => {
     const id = /^\s*(%[\w.]+) :/.exec(line)?.[1];
-    return id ? `<span class="irl" data-node="${esc(id)}">${esc(line)}</span>` : esc(line);
-  }).join("\n");
+    return id ? html`${i ? "\n" : ""}<span class="irl" data-node="${id}">${line}</span>` : `${i ? "\n" : ""}${line}`;
+  });
 }
 
 /** The source line a warning names ("line 11: ..." or {line}), or null. */
@@ -34,12 +34,12 @@ const pythonValue = (v) => (typeof v === "boolean" ? (v ? "True" : "False") : St
  */
 function warningHTML(g, w) {
   const line = warningLine(w);
-  const link = line ? `<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : "";
+  const link = Number.isInteger(line) && line > 0 ? html`<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : "";
   const frozen = line && (g.frozen || []).find((f) => f.line === line && f.code);
-  if (!frozen) return `<div>⚠ ${link}${esc(warningText(w))}</div>`;
+  if (!frozen) return html`<div>⚠ ${link}${warningText(w)}</div>`;
   const said = warningText(w).replace(/^trace froze the branch at line \d+:\s*/, "").replace(/\s*\(value seen: [^)]*\)$/, "");
-  return `<div>⚠ ${link}${t("static.frozen_warning", { code: `<code>${esc(frozen.code)}</code>`, value: esc(pythonValue(frozen.value)) })}
-    <div class="muted small">${t("static.tracer_says")} ${esc(said)}</div></div>`;
+  return html`<div>⚠ ${link}${tParts("static.frozen_warning", { code: html`<code>${frozen.code}</code>`, value: pythonValue(frozen.value) })}
+    <div class="muted small">${t("static.tracer_says")} ${said}</div></div>`;
 }
 
 /** The captured function's name: the record's `function`, else the IR's `graph NAME(` line. */
@@ -114,7 +114,7 @@ export class StaticPanel {
   async show(record, graph) {
     const statics = (record?.graphs || []).filter((g) => g.kind === "static");
     if (!statics.length) {
-      this.el.innerHTML = `<div class="empty-state"><h3>${t("static.none_title")}</h3><p>${t("static.none")}</p></div>`;
+      show(this.el, html`<div class="empty-state"><h3>${t("static.none_title")}</h3><p>${t("static.none")}</p></div>`);
       this.view = null;
       this.drawn = [];
       return;
@@ -128,14 +128,14 @@ export class StaticPanel {
       : null;
     const retraces = fn ? statics.filter((s) => same(s, "function")) : [];
     const warnings = g.warnings || [];
-    this.el.innerHTML = `<div class="static">
-      <div class="chips">${statics.map((s) => `<button class="chip ${s === g ? "active" : ""}" data-g="${esc(s.id)}">
-          <span class="badge">${esc(t(`capture.${s.capture || "none"}`))}</span> ${esc(s.title || s.id)}</button>`).join("")}</div>
-      ${warnings.length ? `<div class="warn-box">${warnings.map((w) => warningHTML(g, w)).join("")}</div>` : ""}
-      ${retraces.length ? `<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
-        `<li class="${s === g ? "active" : ""}">${esc(s.signature || s.title || s.id)} — ${esc(retraceReason(s))}</li>`).join("")}</ol></div>` : ""}
+    show(this.el, html`<div class="static">
+      <div class="chips">${statics.map((s) => html`<button class="chip ${s === g ? "active" : ""}" data-g="${s.id}">
+          <span class="badge">${t(`capture.${s.capture || "none"}`)}</span> ${s.title || s.id}</button>`)}</div>
+      ${warnings.length ? html`<div class="warn-box">${warnings.map((w) => warningHTML(g, w))}</div>` : ""}
+      ${retraces.length ? html`<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
+        html`<li class="${s === g ? "active" : ""}">${s.signature || s.title || s.id} — ${retraceReason(s)}</li>`)}</ol></div>` : ""}
       ${callsHTML(g)}
-      ${pair?.trace && pair?.script ? `<div class="overlay">
+      ${pair?.trace && pair?.script ? html`<div class="overlay">
           <h4>${t("static.overlay_title")}</h4>
           ${comparisonHTML(comparisonRows(pair.trace, statics))}
           <div class="legend"><span><span class="sw frozen"></span>${t("static.frozen_legend")}</span>
@@ -145,10 +145,10 @@ export class StaticPanel {
             <div><h4>${t("capture.trace")}</h4><div class="graphview ov-trace"></div></div>
             <div><h4>${t("capture.script")}</h4><div class="graphview ov-script"></div></div>
           </div></div>`
-        : `<div class="graphview static-graph"></div>`}
+        : html`<div class="graphview static-graph"></div>`}
       <p class="muted small">${t("static.identity_hint")}</p>
-      <h4>${t("static.ir")}</h4><pre class="ir">${g.ir || g.passes?.[0]?.ir ? irHTML(g.ir || g.passes[0].ir) : esc(t("static.no_ir"))}</pre>
-    </div>`;
+      <h4>${t("static.ir")}</h4><pre class="ir">${g.ir || g.passes?.[0]?.ir ? irHTML(g.ir || g.passes[0].ir) : t("static.no_ir")}</pre>
+    </div>`);
     this.el.querySelectorAll(".chip[data-g]").forEach((b) => { b.onclick = () => this.onPick(b.dataset.g); });
     this.el.querySelectorAll("a[data-line]").forEach((a) => { a.onclick = (e) => { e.preventDefault(); this.onLine(Number(a.dataset.line)); }; });
     // a node picked in a drawing is the page's identity (as captured: stage 0)

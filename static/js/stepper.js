@@ -1,12 +1,12 @@
 // The backprop stepper: one backward node at a time — upstream gradient × local rule = gradients
 // sent on — lit in both DAGs, with leaf gradients accumulating and a predict-then-reveal mode.
+import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { esc, flatten, tensorHTML } from "./tensorview.js";
+import { flatten, tensorHTML } from "./tensorview.js";
 
 const PLAY_MS = 1100;
-const svgIcon = (d) => `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`;
-const PLAY_ICON = svgIcon("M4 3v10l9-5z");
-const PAUSE_ICON = svgIcon("M4 3h3v10H4zM9 3h3v10H9z");
+const PLAY_ICON = () => html`<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 3v10l9-5z" fill="currentColor"/></svg>`;
+const PAUSE_ICON = () => html`<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 3h3v10H4zM9 3h3v10H9z" fill="currentColor"/></svg>`;
 
 /** Does a typed guess match a tensor's data (every number, within a small tolerance)? */
 export function guessMatches(guess, tensor) {
@@ -47,19 +47,19 @@ export class Stepper {
   }
 
   buildControls() {
-    this.controlsEl.innerHTML = `
+    show(this.controlsEl, html`
       <button data-act="first" title="${t("step.first")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 3h2v10H3zM14 3v10L6 8z" fill="currentColor"/></svg></button>
       <button data-act="prev" title="${t("step.prev")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M12 3v10L4 8z" fill="currentColor"/></svg></button>
-      <button data-act="play" class="primary play" title="${t("step.play")}">${PLAY_ICON}</button>
+      <button data-act="play" class="primary play" title="${t("step.play")}">${PLAY_ICON()}</button>
       <button data-act="next" title="${t("step.next")}"><svg viewBox="0 0 16 16" width="14" style="transform:scaleX(1)" height="14" aria-hidden="true"><path d="M4 3v10l8-5z" fill="currentColor"/></svg></button>
       <button data-act="last" title="${t("step.last")}"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M11 3h2v10h-2zM2 3v10l8-5z" fill="currentColor"/></svg></button>
       <input type="range" class="step-slider" min="0" max="0" value="0" aria-label="${t("step.slider")}">
       <span class="step-label"></span>
       <span class="seg" role="group" aria-label="${t("step.mode")}">
-        <button data-mode="backward" aria-pressed="${this.mode === "backward"}">${t("step.mode_backward")}</button>
-        <button data-mode="forward" aria-pressed="${this.mode === "forward"}">${t("step.mode_forward")}</button>
+        <button data-mode="backward" aria-pressed="${String(this.mode === "backward")}">${t("step.mode_backward")}</button>
+        <button data-mode="forward" aria-pressed="${String(this.mode === "forward")}">${t("step.mode_forward")}</button>
       </span>
-      <label class="predict"><input type="checkbox" class="predict-toggle" ${this.predict ? "checked" : ""}> ${t("step.predict")}</label>`;
+      <label class="predict"><input type="checkbox" class="predict-toggle" checked="${this.predict ? "" : null}"> ${t("step.predict")}</label>`);
     const acts = { first: () => this.go(0), prev: () => this.go(this.index - 1), next: () => this.go(this.index + 1),
                    last: () => this.go(this.count - 1), play: () => (this.timer ? this.pause() : this.play()) };
     this.controlsEl.querySelectorAll("[data-act]").forEach((b) => { b.onclick = () => { if (b.dataset.act !== "play") this.pause(); acts[b.dataset.act](); }; });
@@ -107,14 +107,14 @@ export class Stepper {
     this.controlsEl.querySelector(".predict").hidden = this.mode === "forward";
     if (!graph || !this.count) {
       const why = !graph ? t("step.none_run") : t("step.none");
-      this.bv.showMessage(`<div class="empty-state"><h3>${t("step.none_title")}</h3><p>${why}</p></div>`);
+      this.bv.showMessage(html`<div class="empty-state"><h3>${t("step.none_title")}</h3><p>${why}</p></div>`);
       this.fv.showMessage("");
-      this.detail.innerHTML = "";
+      show(this.detail);
       this.controlsEl.classList.add("disabled");
       return;
     }
     this.controlsEl.classList.remove("disabled");
-    if (!graph.backward) this.bv.showMessage(`<div class="empty-state"><p>${t("step.no_backward")}</p></div>`);
+    if (!graph.backward) this.bv.showMessage(html`<div class="empty-state"><p>${t("step.no_backward")}</p></div>`);
     await Promise.all([graph.backward ? this.bv.show(graph.backward) : null, this.fv.show(graph.forward)]);
     this.go(index, { silent: true });
   }
@@ -156,20 +156,20 @@ export class Stepper {
     this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count });
     const byId = new Map(this.graph.forward.nodes.map((n) => [n.id, n]));
     const name = (n) => (n.name || n.label || n.op).split("\n")[0];
-    this.detail.innerHTML = `
-      <div class="step-title">${t("step.forward_title", { i: this.index + 1, n: this.count })} <code>${esc(cur.op)}</code></div>
-      ${cur.line ? `<div class="muted">${t("inspector.line_n", { n: cur.line })}</div>` : ""}
-      <section><h4>${t("step.inputs")}</h4>${inputs.map((id) => tensorHTML(byId.get(id)?.value, { label: name(byId.get(id) || { op: id }) })).join("") || "—"}</section>
-      ${cur.formula ? `<section><h4>${t("step.computes")}</h4><code class="rule">${esc(cur.formula)}</code></section>` : ""}
+    show(this.detail, html`
+      <div class="step-title">${t("step.forward_title", { i: this.index + 1, n: this.count })} <code>${cur.op}</code></div>
+      ${cur.line ? html`<div class="muted">${t("inspector.line_n", { n: cur.line })}</div>` : ""}
+      <section><h4>${t("step.inputs")}</h4>${inputs.length ? inputs.map((id) => tensorHTML(byId.get(id)?.value, { label: name(byId.get(id) || { op: id }) })) : "—"}</section>
+      ${cur.formula ? html`<section><h4>${t("step.computes")}</h4><code class="rule">${cur.formula}</code></section>` : ""}
       <section><h4>${t("step.output")}</h4>${tensorHTML(cur.value, { label: cur.name || "" })}</section>
-      ${cur.grad_fn ? `<div class="muted small">${t("step.records", { grad_fn: cur.grad_fn })}</div>` : ""}`;
+      ${cur.grad_fn ? html`<div class="muted small">${t("step.records", { grad_fn: cur.grad_fn })}</div>` : ""}`);
     if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
   }
 
   play() {
     if (!this.count) return;
     if (this.index >= this.count - 1) this.go(0);
-    this.controlsEl.querySelector(".play").innerHTML = PAUSE_ICON;
+    show(this.controlsEl.querySelector(".play"), PAUSE_ICON());
     this.timer = setInterval(() => {
       if (this.index >= this.count - 1) { this.pause(); return; }
       this.go(this.index + 1);
@@ -180,7 +180,7 @@ export class Stepper {
     clearInterval(this.timer);
     this.timer = null;
     const b = this.controlsEl.querySelector(".play");
-    if (b) b.innerHTML = PLAY_ICON;
+    if (b) show(b, PLAY_ICON());
   }
 
   nodeName(fid) {
@@ -212,30 +212,31 @@ export class Stepper {
     const outs = (s.grad_out || []).map((g, j) => ({ g, target: s.targets?.[j] })).filter((o) => o.g);
     const sends = outs.length ? outs.map((o, j) => {
       const to = o.target ? this.backwardLabel(o.target) : t("step.no_target");
-      if (hidden) return `<div class="send"><div class="muted">→ ${esc(to)}</div>
-        <input class="guess" data-j="${j}" placeholder="${t("step.guess_placeholder")}" value="${esc(this.guesses[`${this.index}:${j}`] || "")}"></div>`;
+      if (hidden) return html`<div class="send"><div class="muted">→ ${to}</div>
+        <input class="guess" data-j="${j}" placeholder="${t("step.guess_placeholder")}" value="${this.guesses[`${this.index}:${j}`] || ""}"></div>`;
       const guess = this.guesses[`${this.index}:${j}`];
       const verdict = guess ? guessMatches(guess, o.g) : null;
-      const badge = verdict === true ? `<span class="badge ok">✓ ${t("step.right")}</span>`
-        : verdict === false ? `<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>` : "";
-      return `<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${badge}</div>`;
-    }).join("") : `<div class="muted">${s.op === "AccumulateGrad" ? t("step.accumulates", { name: this.nodeName(s.forward_node) }) : t("step.sends_nothing")}</div>`;
+      const badge = verdict === true ? html`<span class="badge ok">✓ ${t("step.right")}</span>`
+        : verdict === false ? html`<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>` : "";
+      return html`<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${badge}</div>`;
+    }) : html`<div class="muted">${s.op === "AccumulateGrad" ? t("step.accumulates", { name: this.nodeName(s.forward_node) }) : t("step.sends_nothing")}</div>`;
     // newest first: the leaf this step just added into is on top, marked
     const leaves = [...this.leafGradients()].reverse().map(([fid, g]) => {
-      const html = tensorHTML(g, { label: `${this.nodeName(fid)}.grad` });
-      return s.op === "AccumulateGrad" && fid === s.forward_node ? html.replace('class="tensor"', 'class="tensor fresh"') : html;
-    }).join("");
-    this.detail.innerHTML = `
-      <div class="step-title">${t("step.title", { i: this.index + 1, n: this.count })} <code>${esc(s.op)}</code></div>
+      const view = tensorHTML(g, { label: `${this.nodeName(fid)}.grad` });
+      if (s.op === "AccumulateGrad" && fid === s.forward_node) view.firstElementChild?.classList.add("fresh");
+      return view;
+    });
+    show(this.detail, html`
+      <div class="step-title">${t("step.title", { i: this.index + 1, n: this.count })} <code>${s.op}</code></div>
       <div class="equation">
         <section><h4>${t("step.upstream")}</h4>${tensorHTML(s.grad_in?.[0])}</section>
         <div class="op-sign" aria-hidden="true">×</div>
-        <section><h4>${t("step.rule")}</h4><code class="rule">${esc(s.rule || "")}</code></section>
+        <section><h4>${t("step.rule")}</h4><code class="rule">${s.rule || ""}</code></section>
         <div class="op-sign" aria-hidden="true">=</div>
         <section class="sends"><h4>${t("step.sends")}</h4>${sends}
-          ${hidden && outs.length ? `<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
+          ${hidden && outs.length ? html`<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
       </div>
-      <section class="leaves"><h4>${t("step.leaves")}</h4>${leaves || `<div class="muted">${t("step.no_leaves_yet")}</div>`}</section>`;
+      <section class="leaves"><h4>${t("step.leaves")}</h4>${leaves.length ? leaves : html`<div class="muted">${t("step.no_leaves_yet")}</div>`}</section>`);
     this.detail.querySelectorAll(".guess").forEach((inp) => {
       inp.oninput = () => { this.guesses[`${this.index}:${inp.dataset.j}`] = inp.value; };
       inp.onkeydown = (e) => { if (e.key === "Enter") this.reveal(); e.stopPropagation(); };

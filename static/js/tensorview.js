@@ -1,8 +1,7 @@
 // A run-record Tensor shown to a student: a table (coloured like a heat-map) when its data is
 // carried, otherwise its statistics and a heat strip of the preview elements.
+import { html, svg } from "./dom.js";
 import { t } from "./i18n.js";
-
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
 export function fmt(x) {
   if (typeof x !== "number") return String(x);
@@ -29,41 +28,39 @@ function heatmapSVG(grid, scale) {
   const w = Math.max(...rows.map((r) => r.length));
   const cell = Math.max(4, Math.min(14, Math.floor(280 / Math.max(w, rows.length))));
   const rects = rows.flatMap((r, i) => r.map((v, j) =>
-    `<rect x="${j * cell}" y="${i * cell}" width="${cell}" height="${cell}" fill="${heat(v, scale) === "transparent" ? "#fff" : heat(v, scale)}"><title>${esc(fmt(v))}</title></rect>`));
-  return `<svg class="heatmap" width="${w * cell}" height="${rows.length * cell}" viewBox="0 0 ${w * cell} ${rows.length * cell}" role="img" aria-label="${esc(t("tensor.heatmap"))}">${rects.join("")}</svg>
-    <div class="muted small">${esc(t("tensor.heatmap_note", { rows: rows.length, cols: w }))}</div>`;
+    svg`<rect x="${j * cell}" y="${i * cell}" width="${cell}" height="${cell}" fill="${heat(v, scale) === "transparent" ? "#fff" : heat(v, scale)}"><title>${fmt(v)}</title></rect>`));
+  return html`<svg class="heatmap" width="${w * cell}" height="${rows.length * cell}" viewBox="0 0 ${w * cell} ${rows.length * cell}" role="img" aria-label="${t("tensor.heatmap")}">${rects}</svg>
+    <div class="muted small">${t("tensor.heatmap_note", { rows: rows.length, cols: w })}</div>`;
 }
 
 export function shapeText(shape) { return shape ? `[${shape.join(", ")}]` : ""; }
 
 export function flatten(data) { return Array.isArray(data) ? data.flat(Infinity) : [data]; }
 
-/** HTML for a Tensor (null -> a dash). */
+/** The DOM of a Tensor (null -> a dash). */
 export function tensorHTML(tensor, { label = "" } = {}) {
-  if (!tensor) return `<div class="tensor muted">—</div>`;
-  const head = `<div class="tensor-head">${label ? `<b>${esc(label)}</b> ` : ""}<span class="muted">${esc(tensor.dtype || "")} ${esc(shapeText(tensor.shape))}</span></div>`;
+  if (!tensor) return html`<div class="tensor muted">—</div>`;
+  const head = html`<div class="tensor-head">${label ? html`<b>${label}</b> ` : ""}<span class="muted">${tensor.dtype || ""} ${shapeText(tensor.shape)}</span></div>`;
   const st = tensor.stats;
   const scale = st ? Math.max(Math.abs(st.min), Math.abs(st.max)) : 0;
   let body;
   if (tensor.data !== null && tensor.data !== undefined) {
     const d = tensor.data;
-    if (!Array.isArray(d)) body = `<div class="scalar" style="background:${heat(d, scale)}">${esc(fmt(d))}</div>`;
+    if (!Array.isArray(d)) body = html`<div class="scalar" style="background:${heat(d, scale)}">${fmt(d)}</div>`;
     else {
       const rows = Array.isArray(d[0]) ? d.map((r) => flatten(r)) : [d];
-      body = `<table class="tensor-table">${rows.map((r) => `<tr>${r.map((v) =>
-        `<td style="background:${heat(v, scale)}">${esc(fmt(v))}</td>`).join("")}</tr>`).join("")}</table>`;
+      body = html`<table class="tensor-table">${rows.map((r) => html`<tr>${r.map((v) =>
+        html`<td style="background:${heat(v, scale)}">${fmt(v)}</td>`)}</tr>`)}</table>`;
     }
   } else if (Array.isArray(tensor.heatmap) && tensor.heatmap.length) {
     body = heatmapSVG(tensor.heatmap, scale);
   } else {
     const prev = tensor.preview || [];
-    body = `<div class="heat-strip" title="${esc(t("tensor.preview"))}">${prev.map((v) =>
-      `<span style="background:${heat(v, scale)}" title="${esc(fmt(v))}"></span>`).join("")}</div>
-      <div class="muted small">${esc(t("tensor.preview_note", { n: prev.length }))}</div>`;
+    body = html`<div class="heat-strip" title="${t("tensor.preview")}">${prev.map((v) =>
+      html`<span style="background:${heat(v, scale)}" title="${fmt(v)}"></span>`)}</div>
+      <div class="muted small">${t("tensor.preview_note", { n: prev.length })}</div>`;
   }
-  const stats = st ? `<div class="stats">${["min", "max", "mean", "std"].map((k) =>
-    `<span><i>${esc(t(`stats.${k}`))}</i> ${esc(fmt(st[k]))}</span>`).join("")}</div>` : "";
-  return `<div class="tensor">${head}${body}${stats}</div>`;
+  const stats = st ? html`<div class="stats">${["min", "max", "mean", "std"].map((k) =>
+    html`<span><i>${t(`stats.${k}`)}</i> ${fmt(st[k])}</span>`)}</div>` : "";
+  return html`<div class="tensor">${head}${body}${stats}</div>`;
 }
-
-export { esc };

@@ -76,7 +76,9 @@ def test_folding_by_module_and_repeats(page):
 def test_c_highlighting_escapes_and_marks_tokens(page):
     open_page(page)
     html = js(page, """const m = await import('/static/js/kernels.js');
-        return m.highlightC('/* a<b */ for (int64_t i = 0; i < n; i++) out[i] = 1.0f;');""")
+        const d = document.createElement('div');
+        d.append(m.highlightC('/* a<b */ for (int64_t i = 0; i < n; i++) out[i] = 1.0f;'));
+        return d.innerHTML;""")   # the DOM read back as markup (serialising, not parsing)
     assert '<span class="tok-com">/* a&lt;b */</span>' in html
     assert '<span class="tok-kw">for</span>' in html and '<span class="tok-ty">int64_t</span>' in html
     assert '<span class="tok-num">1.0f</span>' in html and "i &lt; n" in html
@@ -94,7 +96,7 @@ def test_tensor_views_table_heatmap_and_preview(page):
     open_page(page)
     out = js(page, """const m = await import('/static/js/tensorview.js');
         const stats = {min: -1, max: 2, mean: 0.5, std: 1};
-        const div = (html) => { const d = document.createElement('div'); d.innerHTML = html; return d; };
+        const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
         const table = div(m.tensorHTML({shape: [2, 2], dtype: 'float32', data: [[1, -1], [2, 0]], stats}));
         const heat = div(m.tensorHTML({shape: [512, 512], dtype: 'float32', data: null, stats, heatmap: [[1, -1, 0], [2, 0, 1]]}));
         const prev = div(m.tensorHTML({shape: [4096], dtype: 'float32', data: null, stats, preview: [1, 2, 3]}));
