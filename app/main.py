@@ -8,6 +8,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from app import middleware
+from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
 from app.routes import examples, health, ops, pages, render, run, snippets
@@ -33,4 +34,5 @@ def create_app() -> FastAPI:
     app.include_router(snippets.router)
     app.include_router(pages.router)
     middleware.install(app)   # access token, body size limit, per-client run rate
+    app.add_middleware(SecurityHeaders)   # outermost: also on the answers the others give
     return app

@@ -26,6 +26,9 @@ export class CodeEditor {
         extensions: [
           keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }, indentWithTab]),
           basicSetup, python(), marksField, EditorView.lineWrapping,
+          // CodeMirror writes its theme into a <style> element: the page's CSP admits it by this
+          // response's nonce (app/security_headers.py), and admits no other inline style
+          EditorView.cspNonce.of(document.querySelector("meta[name=dagscope-style-nonce]")?.content || ""),
           EditorView.updateListener.of((u) => { if (u.docChanged && this.kinds.error.length) this.mark("error", []); }),
         ],
       }),

@@ -70,7 +70,8 @@ def server(tmp_path_factory):
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (/usr/bin/chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Page, sync_playwright
+    Page.wait_for_function = _wait_for_function_under_csp     # every page of the session, popups too
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
@@ -83,6 +84,7 @@ class PageWatch:
     def __init__(self):
         self.console_errors: list[str] = []
         self.outside_requests: list[str] = []
+        self.csp_violations: list[str] = []
 
 
 @pytest.fixture
@@ -102,13 +104,31 @@ def page(browser, server):
     context.route("**/*", guard)
     pg = context.new_page()
     pg.on("console", lambda m: watch.console_errors.append(m.text) if m.type == "error" else None)
+    # the page's Content-Security-Policy (app/security_headers.py) refused something it does
+    pg.on("console", lambda m: watch.csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
     pg.on("pageerror", lambda e: watch.console_errors.append(str(e)))
     pg.watch = watch
     pg.base = server
     yield pg
     context.close()
     assert not watch.outside_requests, watch.outside_requests
+    assert not watch.csp_violations, watch.csp_violations
     assert not watch.console_errors, watch.console_errors
+
+
+def _wait_for_function_under_csp(pg, expression: str, arg=None, timeout: float = 30000, polling: float = 50):
+    """Page.wait_for_function without the eval() Playwright's own waiting runs in the page (the
+    page's CSP refuses eval): the expression (or function of `arg`) is polled with page.evaluate,
+    which goes through the DevTools protocol, outside the page's policy."""
+    is_function = "=>" in expression.split("\n")[0] or expression.lstrip().startswith(("function", "async"))
+    call = f"(arg) => !!(({expression})(arg))" if is_function else f"() => !!({expression})"
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        if pg.evaluate(call, arg) if is_function else pg.evaluate(call):
+            return True
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"wait_for_function timed out after {timeout} ms: {expression[:200]}")
+        pg.wait_for_timeout(polling)
 
 
 def open_page(page, path: str = "/"):
