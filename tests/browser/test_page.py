@@ -214,3 +214,24 @@ def test_busy_server_is_retried_after_its_retry_after(page):
     assert record["ok"] and len(calls) == 2
     # Chromium logs every 4xx response itself; that one was this test's doing
     page.watch.console_errors[:] = [e for e in page.watch.console_errors if "status of 429" not in e]
+
+
+def test_busy_renderer_is_retried_after_its_retry_after(page):
+    """Every render slot busy (503): the graph view asks again after Retry-After and draws."""
+    open_page(page)
+    calls = []
+
+    def busy_once(route):
+        calls.append(route.request.url)
+        if len(calls) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "1", "content-type": "application/json"},
+                          body='{"detail": "The server is drawing 2 graphs already; try again in a moment."}')
+        else:
+            route.continue_()
+
+    page.route("**/api/render", busy_once)
+    record = run_code(page, SEED.replace("x * 2", "x * 7"))      # a graph the page has not drawn yet
+    page.wait_for_selector("#view-forward g.node")
+    assert drawn_ids(page, "#view-forward") == {n["id"] for n in record["graphs"][0]["forward"]["nodes"]}
+    assert len(calls) >= 2
+    page.watch.console_errors[:] = [e for e in page.watch.console_errors if "status of 503" not in e]
