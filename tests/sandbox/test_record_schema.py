@@ -1,0 +1,40 @@
+"""app/sandbox/record_schema.py on real records: what the engine writes passes unchanged (the
+schema bounds hostile records, not lessons), and each bound refuses what it is for."""
+import json
+from pathlib import Path
+
+import pytest
+
+from app.sandbox import record_schema
+
+FIXTURES = sorted((Path(__file__).resolve().parents[1] / "browser" / "fixtures").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_a_real_record_passes_whole(path):
+    data = json.loads(path.read_text())
+    record, code = data.get("record", data), data.get("code", "")
+    checked = record_schema.validate(record_schema.parse(json.dumps(record).encode()),
+                                     len(code.splitlines()), 200_000)
+    for field in record_schema.CHILD_FIELDS:
+        assert checked[field] == record.get(field, checked[field]), field
+    assert "sandbox" not in checked and "limits" not in checked and "ok" not in checked
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"[" * 49 + b"]" * 49, "not an object"), (b'{"a":' + b"[" * 48 + b"]" * 48 + b"}", "deeper than 48"),
+    (b'{"a": [' + b"0," * 200_000 + b"0]}", "entries"), (b'{"a": -Infinity}', "strict JSON"),
+    (b'{"a": 1e400}', "finite"), (b'{"a": -' + b"9" * 30 + b"}", "out of range"), (b"\xff", "strict JSON"),
+])
+def test_each_bound_refuses(data, why):
+    with pytest.raises(record_schema.Malformed, match=why):
+        record_schema.parse(data)
+
+
+def test_a_line_the_code_does_not_have_is_not_believed():
+    raw = {"error": {"kind": "runtime_error", "type": "E", "message": "m", "line": 4, "traceback": ""},
+           "graphs": [{"id": "g1", "kind": "dynamic", "forward": {"nodes": [{"id": "n1", "line": 3}], "edges": []}}]}
+    two_lines = record_schema.validate(json.loads(json.dumps(raw)), 2, 100)
+    assert two_lines["error"]["line"] is None and two_lines["graphs"][0]["forward"]["nodes"][0]["line"] is None
+    five_lines = record_schema.validate(json.loads(json.dumps(raw)), 5, 100)
+    assert five_lines["error"]["line"] == 4 and five_lines["graphs"][0]["forward"]["nodes"][0]["line"] == 3
