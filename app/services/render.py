@@ -21,8 +21,10 @@ from app.services.dot_process import DotFailed, DotLimits, run_dot
 from app.services.dot_source import to_dot
 from app.services.svg_clean import SvgRefused, clean_svg
 
-_CACHE_SIZE = 256
+_CACHE_SIZE = 256                 # drawings kept, and at most this many bytes of them
+_CACHE_BYTES = 64 * 1024 * 1024   # (one drawing of the largest graph is a few MB)
 _cache: "OrderedDict[str, tuple[bytes, tuple]]" = OrderedDict()
+_cache_bytes = 0
 _cache_lock = threading.Lock()
 _POLL_S = 0.02            # how often a waiting drawing looks for a free slot
 _SVG_CHECK_S = 0.2        # kept from dot's time for svg_clean (0.2 s for the largest drawing)
@@ -151,11 +153,19 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
                 out = clean_svg(out)
         except SvgRefused as exc:
             raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
-    with _cache_lock:
-        _cache[key] = (out, tuple(layers))
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _remember(key, out, tuple(layers))
     return Rendered(out, _media_type(fmt), False, tuple(layers))
+
+
+def _remember(key: str, content: bytes, layers: tuple) -> None:
+    global _cache_bytes
+    with _cache_lock:
+        if key in _cache or len(content) > _CACHE_BYTES // 4:
+            return
+        _cache[key] = (content, layers)
+        _cache_bytes += len(content)
+        while len(_cache) > _CACHE_SIZE or _cache_bytes > _CACHE_BYTES:
+            _cache_bytes -= len(_cache.popitem(last=False)[1][0])
 
 
 def _failure(exc: DotFailed, graph: dict, budget: Budget) -> RenderError:

@@ -132,3 +132,24 @@ def test_the_python_half_of_drawings_runs_one_at_a_time(monkeypatch):
     for t in threads:
         t.join()
     assert most[0] == 1
+
+
+def test_the_drawing_cache_is_bounded_in_bytes(monkeypatch):
+    from app.services import render as render_service
+    monkeypatch.setattr(render_service, "_cache", render_service.OrderedDict())
+    monkeypatch.setattr(render_service, "_cache_bytes", 0)
+    monkeypatch.setattr(render_service, "_CACHE_BYTES", 1000)
+    for i in range(10):
+        render_service._remember(f"k{i}", b"x" * 200, ())
+    assert render_service._cache_bytes <= 1000 and list(render_service._cache) == [f"k{i}" for i in range(5, 10)]
+    render_service._remember("big", b"x" * 600, ())          # past a quarter of the budget: not kept
+    assert "big" not in render_service._cache
+
+
+def test_the_same_drawing_twice_is_a_cache_hit(client):
+    graph = chain(4, skip=2)
+    first = client.post("/api/render", json={"graph": graph, "direction": "LR"})
+    second = client.post("/api/render", json={"graph": graph, "direction": "LR"})
+    assert first.status_code == second.status_code == 200 and first.content == second.content
+    assert second.headers["X-Dagscope-Cache"] == "hit"
+    assert second.headers["X-Dagscope-Render-Sandbox"] == first.headers["X-Dagscope-Render-Sandbox"]
