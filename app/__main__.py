@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.token:
         os.environ["DAGSCOPE_ACCESS_TOKEN"] = args.token
+    os.environ["DAGSCOPE_HOST"] = args.host     # the Host check (app/origin.py) answers to this name
     query = f"/?token={args.token}" if args.token else "/"
     if args.host in LOCAL_HOSTS:
         print(f"Dagscope: open http://localhost:{args.port}{query}")

@@ -15,6 +15,10 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
+def _env_list(name: str, default: str) -> tuple:
+    return tuple(item.strip() for item in os.environ.get(name, default).split(",") if item.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("DAGSCOPE_DATA_DIR", ROOT / "data")))
@@ -45,10 +49,23 @@ class Settings:
     rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_RATE_PER_MIN", 30))
     rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RATE_BURST", 10)))
     # The server's own machine (the teacher, the browser tests) is not rate limited; students are.
-    unlimited_clients: tuple = field(default_factory=lambda: tuple(
-        c.strip() for c in os.environ.get("DAGSCOPE_UNLIMITED_CLIENTS", "127.0.0.1,::1").split(",") if c.strip()))
+    unlimited_clients: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_UNLIMITED_CLIENTS", "127.0.0.1,::1"))
     max_body_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_BODY_BYTES", 8_000_000)))
     access_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_ACCESS_TOKEN", ""))
+    # The HTTP surface (app/origin.py, app/middleware.py, app/server.py; README "Limits").
+    serve_host: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_HOST", ""))   # set by --host
+    allowed_hosts: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_ALLOWED_HOSTS", ""))
+    snippet_rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_SNIPPET_RATE_PER_MIN", 10))
+    snippet_rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_SNIPPET_RATE_BURST", 5)))
+    render_rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_RENDER_RATE_PER_MIN", 120))
+    render_rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_RATE_BURST", 30)))
+    write_rate_per_min: float = field(default_factory=lambda: _env_float("DAGSCOPE_WRITE_RATE_PER_MIN", 60))
+    write_rate_burst: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_WRITE_RATE_BURST", 20)))
+    snippet_store_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_SNIPPET_STORE_MB", 256))
+    header_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_HEADER_TIMEOUT", 5.0))
+    body_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_BODY_TIMEOUT", 30.0))
+    max_connections: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_CONNECTIONS", 1000)))
+    connections_per_client: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_CONNECTIONS_PER_CLIENT", 64)))
 
 
 def get_settings() -> Settings:

@@ -1,4 +1,5 @@
-"""ASGI middleware for serving a class: access token, request size limit, per-client run rate.
+"""ASGI middleware for serving a class: access token, request size limit, per-client write rates
+(the Host/Origin checks are in app/origin.py, the JSON body checks in app/json_body.py).
 
 Each one answers before the request body is read, so a huge or unwanted request costs nothing.
 Settings are read per request, so the environment (and tests) can change them at any time.
@@ -23,7 +24,7 @@ def client_address(scope) -> str:
     return client[0] if client else "unknown"
 
 
-async def _reply(send, status: int, detail: str, headers: dict | None = None) -> None:
+async def reply(send, status: int, detail: str, headers: dict | None = None) -> None:
     body = json.dumps({"detail": detail}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
@@ -47,7 +48,7 @@ class AccessToken:
         candidates = [given_in_query, headers.get("authorization", "").removeprefix("Bearer ").strip(),
                       _cookie(headers.get("cookie", ""), TOKEN_COOKIE)]
         if not any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates):
-            return await _reply(send, 401, "This Dagscope server needs an access token: "
+            return await reply(send, 401, "This Dagscope server needs an access token: "
                                 "open the link your teacher gave you.")
         if not given_in_query:
             return await self.app(scope, receive, send)
@@ -88,9 +89,9 @@ class BodyLimit:
                 try:
                     declared = int(value)
                 except ValueError:
-                    return await _reply(send, 400, "invalid Content-Length")
+                    return await reply(send, 400, "invalid Content-Length")
                 if declared > limit:
-                    return await _reply(send, 413, f"request body larger than {limit} bytes")
+                    return await reply(send, 413, f"request body larger than {limit} bytes")
         seen = 0
         started = responded = False
 
@@ -104,7 +105,7 @@ class BodyLimit:
                     # body into its own 400, which the guarded `send` below then drops.
                     if not started and not responded:
                         responded = True
-                        await _reply(send, 413, f"request body larger than {limit} bytes")
+                        await reply(send, 413, f"request body larger than {limit} bytes")
                     raise _TooLarge()
             return message
 
@@ -121,47 +122,65 @@ class BodyLimit:
             pass
 
 
-class RunRateLimit:
-    """A token bucket per client address for POST /api/run: DAGSCOPE_RATE_PER_MIN runs a minute
-    on average, bursts of DAGSCOPE_RATE_BURST; beyond it 429 with Retry-After. Addresses in
-    DAGSCOPE_UNLIMITED_CLIENTS (the server's own machine by default) are not limited."""
+# Every writing route has its own token bucket per client: (settings' rate, burst, what is counted).
+RATE_LIMITS = {
+    "/api/run": ("rate_per_min", "rate_burst", "runs"),
+    "/api/snippets": ("snippet_rate_per_min", "snippet_rate_burst", "shared snippets"),
+    "/api/render": ("render_rate_per_min", "render_rate_burst", "drawings"),
+}
+OTHER_WRITES = ("write_rate_per_min", "write_rate_burst", "requests that change things")
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+class WriteRateLimit:
+    """A token bucket per client address and writing route (RATE_LIMITS; any other POST, PUT,
+    PATCH or DELETE shares the OTHER_WRITES bucket): so many a minute on average, bursts of so
+    many; beyond it 429 with Retry-After. Addresses in DAGSCOPE_UNLIMITED_CLIENTS (the server's own
+    machine by default) are not limited."""
 
     MAX_CLIENTS = 10_000
 
     def __init__(self, app):
         self.app = app
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self._buckets: dict[tuple[str, str], tuple[float, float]] = {}
         self._lock = threading.Lock()
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == "/api/run":
-            wait = self.take(client_address(scope))
+        if scope["type"] == "http" and scope["method"] in WRITE_METHODS:
+            rate_name, burst_name, what = RATE_LIMITS.get(scope["path"], OTHER_WRITES)
+            settings, route = get_settings(), scope["path"] if scope["path"] in RATE_LIMITS else "*"
+            wait = self.take(client_address(scope), route, getattr(settings, rate_name), getattr(settings, burst_name))
             if wait > 0:
-                return await _reply(send, 429, "too many runs from this computer; wait a moment",
-                                    {"Retry-After": str(math.ceil(wait))})
+                return await reply(send, 429, f"too many {what} from this computer; "
+                                   f"wait {math.ceil(wait)} s", {"Retry-After": str(math.ceil(wait))})
         return await self.app(scope, receive, send)
 
-    def take(self, client: str) -> float:
+    def take(self, client: str, route: str, per_min: float, burst: int) -> float:
         """Spend one token; returns 0, or the seconds until a token is available."""
-        settings = get_settings()
-        rate, burst = settings.rate_per_min / 60.0, max(1, settings.rate_burst)
-        if rate <= 0 or client in settings.unlimited_clients:
+        rate, burst = per_min / 60.0, max(1, burst)
+        if rate <= 0 or client in get_settings().unlimited_clients:
             return 0.0
-        now = time.monotonic()
+        now, key = time.monotonic(), (route, client)
         with self._lock:
-            tokens, last = self._buckets.get(client, (float(burst), now))
+            tokens, last = self._buckets.get(key, (float(burst), now))
             tokens = min(float(burst), tokens + (now - last) * rate)
             if tokens < 1:
-                self._buckets[client] = (tokens, now)
+                self._buckets[key] = (tokens, now)
                 return (1 - tokens) / rate
-            self._buckets[client] = (tokens - 1, now)
+            self._buckets[key] = (tokens - 1, now)
             if len(self._buckets) > self.MAX_CLIENTS:
                 self._buckets = dict(list(self._buckets.items())[-self.MAX_CLIENTS // 2:])
         return 0.0
 
 
 def install(app) -> None:
-    """Register the middleware (the last added runs first: token, then size, then rate)."""
-    app.add_middleware(RunRateLimit)
+    """Register the middleware. The last added runs first: Host, Origin and content type, token,
+    rate, size, then the JSON body checks; each answers before the next one runs."""
+    from app.json_body import StrictJSON
+    from app.origin import HostCheck, SameOrigin
+    app.add_middleware(StrictJSON)
     app.add_middleware(BodyLimit)
+    app.add_middleware(WriteRateLimit)
     app.add_middleware(AccessToken)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(HostCheck)

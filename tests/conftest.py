@@ -1,11 +1,16 @@
 """Shared fixtures: the engine's runner and a TestClient of the app; and a one-line notice at the
 end of a run where real PyTorch, the oracle, is not installed (its tests were then skipped)."""
 import importlib.util
+import os
 import pathlib
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# Starlette's TestClient sends `Host: testserver`; the app answers only to the names it serves
+# (app/origin.py), so the test session adds that one (real servers it starts inherit it: harmless).
+os.environ.setdefault("DAGSCOPE_ALLOWED_HOSTS", "testserver")
 
 
 def real_torch_installed() -> bool:

@@ -38,11 +38,17 @@ def load_snippet(snippet_id: str) -> dict | None:
 
 @router.post("/api/snippets", status_code=201)
 async def create_snippet(req: SnippetRequest):
-    store = snippets.store_for(get_settings().data_dir)
+    settings = get_settings()
+    store = snippets.store_for(settings.data_dir)
     try:
-        snippet_id = await run_in_threadpool(store.save, req.code, req.state)
+        snippet_id = await run_in_threadpool(store.save, req.code, req.state,
+                                             max(0, int(settings.snippet_store_mb * 1_000_000)))
     except snippets.SnippetTooLarge as exc:
         return SafeJSONResponse({"detail": str(exc)}, status_code=413)
+    except snippets.SnippetInvalid as exc:
+        return SafeJSONResponse({"detail": str(exc)}, status_code=422)
+    except snippets.SnippetStoreFull as exc:
+        return SafeJSONResponse({"detail": str(exc)}, status_code=507)
     return {"id": snippet_id, "url": f"/s/{snippet_id}"}
 
 

@@ -14,6 +14,8 @@ def small_limits(monkeypatch):
     monkeypatch.setenv("DAGSCOPE_RUN_TIMEOUT", "2")
     monkeypatch.setenv("DAGSCOPE_RENDER_TIMEOUT", "2")
     monkeypatch.setenv("DAGSCOPE_RATE_PER_MIN", "0")     # the fuzzer is one client sending many runs
+    for kind in ("SNIPPET", "RENDER", "WRITE"):
+        monkeypatch.setenv(f"DAGSCOPE_{kind}_RATE_PER_MIN", "0")
 
 
 @schema.parametrize()

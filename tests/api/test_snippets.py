@@ -5,6 +5,7 @@ import pytest
 @pytest.fixture
 def client(tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DAGSCOPE_SNIPPET_RATE_PER_MIN", "0")     # one test client shares many
     from fastapi.testclient import TestClient
     from app.main import create_app
     with TestClient(create_app()) as c:
