@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.token:
         os.environ["DAGSCOPE_ACCESS_TOKEN"] = args.token
     os.environ["DAGSCOPE_HOST"] = args.host     # the Host check (app/origin.py) answers to this name
+    from app.server import GuardedH11Protocol, raise_open_file_limit
+    raise_open_file_limit()                     # each connection is a descriptor: allow as many as we may
     query = f"/?token={args.token}" if args.token else "/"
     if args.host in LOCAL_HOSTS:
         print(f"Dagscope: open http://localhost:{args.port}{query}")
@@ -42,7 +44,8 @@ def main(argv: list[str] | None = None) -> None:
         print("WARNING: anyone who can reach this machine can run code in Dagscope's sandbox."
               + ("" if args.token else " Add --token SECRET so that only people with the link can.")
               + " Serve only on a network you trust (the classroom LAN), never on the internet.")
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info")
+    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info",
+                http=GuardedH11Protocol)
 
 
 if __name__ == "__main__":
