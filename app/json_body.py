@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 
-from app.middleware import reply
+from app.responses import reply
 from app.origin import is_json
 
 MAX_DEPTH = 32            # the API's deepest legitimate body (a graph's node attributes) is ~6

@@ -7,13 +7,13 @@ Settings are read per request, so the environment (and tests) can change them at
 from __future__ import annotations
 
 import hmac
-import json
 import math
 import threading
 import time
 from urllib.parse import parse_qs
 
 from app.config import get_settings
+from app.responses import reply
 
 TOKEN_COOKIE = "dagscope_token"
 OPEN_PATHS = ("/healthz", "/static/")
@@ -22,14 +22,6 @@ OPEN_PATHS = ("/healthz", "/static/")
 def client_address(scope) -> str:
     client = scope.get("client")
     return client[0] if client else "unknown"
-
-
-async def reply(send, status: int, detail: str, headers: dict | None = None) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
 
 
 class AccessToken:

@@ -17,7 +17,7 @@ import socket
 from urllib.parse import urlsplit
 
 from app.config import get_settings
-from app.middleware import reply
+from app.responses import reply
 
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")

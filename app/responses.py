@@ -22,3 +22,12 @@ class SafeJSONResponse(JSONResponse):
 async def validation_error(request: Request, exc: RequestValidationError) -> SafeJSONResponse:
     """FastAPI's 422 body, through the safe encoder (it echoes the offending input)."""
     return SafeJSONResponse(status_code=422, content={"detail": jsonable_encoder(exc.errors())})
+
+
+async def reply(send, status: int, detail: str, headers: dict | None = None) -> None:
+    """A JSON error answered straight from ASGI middleware, before the app (or the body) is read."""
+    body = json.dumps({"detail": detail}).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
