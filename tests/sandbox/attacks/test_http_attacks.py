@@ -74,6 +74,28 @@ def answer_of(s: socket.socket, within: float) -> bytes | None:
         return got
 
 
+def response_of(s: socket.socket, within: float) -> bytes | None:
+    """The first whole answer on `s` (headers and a Content-Length body), or None within `within` s."""
+    s.settimeout(within)
+    got = b""
+    try:
+        while True:
+            head, sep, body = got.partition(b"\r\n\r\n")
+            if sep:
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                if len(body) >= length:
+                    return got
+            chunk = s.recv(65536)
+            if not chunk:
+                return got or None
+            got += chunk
+    except (socket.timeout, TimeoutError):
+        return None
+    except ConnectionResetError:
+        return got or None
+
+
 def descriptors(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -296,8 +318,10 @@ def test_slow_bodies_cannot_hold_more_than_a_clients_share(live_server, many_soc
         for s in slow[:64]:
             with contextlib.suppress(OSError):
                 s.sendall(b"x")
-        time.sleep(0.3)
-        refused = sum(answer_of(s, 0.01) is not None for s in slow)
+        refused, deadline = 0, time.monotonic() + 5          # the server takes them in (a loaded machine)
+        while (refused < 100 - 64 or descriptors(live_server.pid) - before > 64 + 8) and time.monotonic() < deadline:
+            time.sleep(0.2)
+            refused = sum(answer_of(s, 0.001) is not None for s in slow)
         assert refused >= 100 - 64
         assert descriptors(live_server.pid) - before <= 64 + 8
         assert health_took(live_server) < FAST_S
@@ -357,7 +381,7 @@ def test_huge_request_heads_are_431_in_json(live_server, head):
     try:
         with contextlib.suppress(OSError):
             s.sendall(head)
-        answer = answer_of(s, 5)
+        answer = response_of(s, 4)
         assert answer is not None and answer.startswith(b"HTTP/1.1 431 "), (answer or b"")[:200]
         body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
         assert "headers are larger than 16 KB" in body["detail"]
@@ -367,7 +391,7 @@ def test_huge_request_heads_are_431_in_json(live_server, head):
 
 
 @pytest.mark.parametrize("request_bytes", [
-    b"GET / HTTP/9.9\r\n\r\n",
+    b"GET / HTTP/9.9\r\n\r\n",                                                   # no Host: 400 from the app
     b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),              # a TLS hello
     b"POST /api/run HTTP/1.1\r\nHost: localhost\r\nContent-Length: -5\r\n\r\n",
     b"GET / HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n",
@@ -376,7 +400,7 @@ def test_malformed_requests_are_400_in_json(live_server, request_bytes):
     """class 5: what is not HTTP/1.1 gets a JSON 400 and the connection closes."""
     s = connect(live_server, "127.0.6.3", request_bytes)
     try:
-        answer = answer_of(s, 5)
+        answer = response_of(s, 4)
         assert answer is not None and answer.startswith(b"HTTP/1.1 400 "), (answer or b"")[:200]
         assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["detail"]
     finally:
