@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import math
 
+from starlette.concurrency import run_in_threadpool
+
 from app.responses import reply
 from app.origin import is_json
 
 MAX_DEPTH = 32            # the API's deepest legitimate body (a graph's node attributes) is ~6
+INLINE_BYTES = 64_000     # bodies up to this size are checked on the event loop (well under 1 ms)
 
 
 class _NotFinite(ValueError):
@@ -41,10 +44,9 @@ def too_deep(value, limit: int = MAX_DEPTH) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
+        for child in (item.values() if type(item) is dict else item):
+            if type(child) is dict or type(child) is list:
+                if depth >= limit:
                     return True
                 stack.append((child, depth + 1))
     return False
@@ -69,7 +71,8 @@ class StrictJSON:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        problem = json_problem(body)
+        # A drawing's graph can be megabytes: parsing it on the event loop would stall /healthz.
+        problem = json_problem(body) if len(body) < INLINE_BYTES else await run_in_threadpool(json_problem, body)
         if problem:
             return await reply(send, 422, problem)
         replayed = False
