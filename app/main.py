@@ -33,6 +33,6 @@ def create_app() -> FastAPI:
     app.include_router(ops.router)
     app.include_router(snippets.router)
     app.include_router(pages.router)
-    middleware.install(app)   # access token, body size limit, per-client run rate
+    middleware.install(app)   # Host, Origin and content type, token, write rates, body size, strict JSON
     app.add_middleware(SecurityHeaders)   # outermost: also on the answers the others give
     return app
