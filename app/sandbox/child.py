@@ -55,6 +55,8 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     if pid_namespace == "PID namespace":
         layers.append(kernel.fresh_proc() if private_mounts else "host /proc (no mount namespace)")
     layers.append(kernel.private_ipc())
+    layers.append(kernel.private_shared_folders(read_roots() + [scratch]) if private_mounts
+                  else "shared /tmp (no mount namespace)")
     os.chdir(scratch)             # relative paths land in the scratch folder
     os.environ.update(TMPDIR=scratch, HOME=scratch)
     tempfile.tempdir = scratch

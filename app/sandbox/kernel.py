@@ -163,9 +163,35 @@ def _closed_folders(read_roots: list[str]) -> dict[str, list[str]]:
     return closed
 
 
+# Folders every user may write: concurrent runs, each under a uid of its own, could leave files
+# there for one another (and a run could leave files behind) wherever Landlock is off.
+SHARED_WRITABLE = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+
+
+def private_shared_folders(keep: list[str]) -> str:
+    """Over each world-writable folder mount an empty tmpfs only root may write, with the paths
+    in `keep` (the scratch folder, read roots) that lie beneath it bound back in place. Only in a
+    mount namespace of this process's own."""
+    covered: dict[str, list[str]] = {}
+    for folder in dict.fromkeys(os.path.realpath(f) for f in SHARED_WRITABLE):
+        if os.path.isdir(folder) and os.stat(folder).st_mode & 0o002:
+            covered[folder] = [path for path in keep if _beneath(os.path.realpath(path), folder)]
+    try:
+        _expose(covered)
+    except OSError as exc:
+        return f"shared {', '.join(covered)} ({exc.strerror or exc})"
+    return f"private {', '.join(covered)}" if covered else "no world-writable folders"
+
+
+def _beneath(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
 def _expose(closed: dict[str, list[str]]) -> None:
-    """Mount a tmpfs over each closed folder holding only (bind mounts of) the read roots below it."""
+    """Mount a tmpfs over each folder holding only (bind mounts of) the given paths below it."""
     for folder, roots in closed.items():
+        roots = sorted({os.path.realpath(r) for r in roots if os.path.exists(r)})
+        roots = [r for r in roots if not any(_beneath(r, other) for other in roots)]   # outermost only
         fds = [(root, os.open(root, os.O_PATH | os.O_CLOEXEC)) for root in roots]
         try:
             if _libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", MS_NOSUID | MS_NODEV,

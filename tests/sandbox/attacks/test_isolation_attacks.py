@@ -162,8 +162,9 @@ def test_the_snippet_store_is_out_of_reach_through_the_server(attack, live_serve
 @pytest.fixture
 def open_store():
     """A snippet store as the server makes it, holding the sentinel in its WAL (a connection is
-    kept open so SQLite does not fold the WAL back), in a folder whose parent anyone may search."""
-    parent = tempfile.mkdtemp(prefix="dagscope-isolation-")
+    kept open so SQLite does not fold the WAL back), in a folder whose parent anyone may search:
+    in the checkout, as the server's own data folder is (not in /tmp, which a run sees empty)."""
+    parent = tempfile.mkdtemp(prefix=".dagscope-isolation-", dir=Path(__file__).resolve().parents[3])
     os.chmod(parent, 0o755)
     store = SnippetStore(Path(parent) / "data")
     keep = sqlite3.connect(store.path)
@@ -261,7 +262,10 @@ out = {{"me": os.getpid()}}
 out["cwd"] = attempt(lambda: print(open(f"/proc/{{pid}}/cwd/secret.txt").read()))
 out["root"] = attempt(lambda: print(open(f"/proc/{{pid}}/root{{scratch}}/secret.txt").read()))
 out["direct"] = attempt(lambda: print(open(scratch + "/secret.txt").read()))
-out["list_base"] = attempt(lambda: print(os.listdir(os.path.dirname(scratch))))
+try:
+    out["list_base"] = os.listdir(os.path.dirname(scratch))
+except OSError as exc:
+    out["list_base"] = errno.errorcode[exc.errno]
 try:
     out["proc"] = sorted(e for e in os.listdir("/proc") if e.isdigit())
 except OSError as exc:
@@ -273,14 +277,60 @@ print(json.dumps(out))''', off=off)
     _needs(record, "PID namespace")
     assert results["me"] == 1
     assert SENTINEL not in record["stdout"]
+    # The writer's scratch path, in the reader's mount namespace, is not the writer's tmpfs: with
+    # /tmp private it does not exist at all; else it is the empty folder on disk, not the reader's.
+    assert results["direct"] in ("ENOENT", "EACCES"), results
+    assert os.path.basename(scratch) not in results["list_base"], results
     if "landlock" in off:                  # the PID namespace and the uid alone
         assert results["cwd"] == results["root"] == "ENOENT", results
         assert results["proc"] == ["1"], results
-        assert results["direct"] == "EACCES" and results["list_base"] == "EACCES", results
     else:                                  # Landlock answers first where the path exists
         assert results["cwd"] in ("ENOENT", "EACCES") and results["root"] in ("ENOENT", "EACCES"), results
-        for name in ("direct", "list_base", "proc"):
+        for name in ("list_base", "proc"):
             assert results[name] == "EACCES", (name, results)
+
+
+DROPS = ["/tmp/dagscope-isolation-drop", "/var/tmp/dagscope-isolation-drop", "/dev/shm/dagscope-isolation-drop"]
+
+
+@pytest.fixture
+def no_drops():
+    yield
+    for path in DROPS:                    # should the layer ever fail, leave nothing on the host
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def test_raw_world_writable_folders_carry_nothing_between_runs(raw_run, no_drops):
+    """class 2, shared folders (raw, policy and Landlock off, two runs at once): one run leaves a
+    world-readable file in /tmp, /var/tmp and /dev/shm; the other cannot find them, and the host
+    never sees them (each run has its own empty, root-owned tmpfs over those folders)."""
+    box: dict = {}
+
+    def writer():
+        box["value"] = raw_run(f'''
+out = {{}}
+for path in {DROPS!r}:
+    out[path] = attempt(lambda: open(os.open(path, os.O_CREAT | os.O_WRONLY, 0o666), "w").write({SENTINEL!r}))
+import time
+time.sleep(2)
+print(json.dumps(out))''', off=("policy", "landlock"))
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    time.sleep(1.0)
+    try:
+        results, record = raw_run(f'''
+out = {{path: attempt(lambda: print(open(path).read())) for path in {DROPS!r}}}
+print(json.dumps(out))''', off=("policy", "landlock"))
+    finally:
+        thread.join(10)
+    _needs(record, "private /tmp")
+    written, _ = box["value"]
+    assert set(written.values()) == {"EACCES"}, written       # root's empty tmpfs: no file at all
+    assert set(results.values()) == {"ENOENT"}, results
+    assert SENTINEL not in record["stdout"]
+    assert not any(os.path.exists(path) for path in DROPS)
 
 
 # ---- SysV IPC between runs -------------------------------------------------------------------
