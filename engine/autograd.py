@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from engine.hooks import BACKWARD_STEP, NODE_MADE
 from engine.ops.builder import NUMPY
 
 SECOND_BACKWARD = (
@@ -112,7 +113,7 @@ class Node(weakref.ref):
     one object per recorded op rather than a node and a weakref."""
 
     # _line and _module: where in the user's code the op ran; set only while a recorder runs
-    # (`note_where`), read through `line` and `module`. Slots, not the per-node __dict__ that
+    # (a hooks.NODE_MADE observer), read through `line` and `module`. Slots, not the per-node __dict__ that
     # rarely set fields use: a recorded run sets them on every node.
     __slots__ = ("saved", "out_data", "edges", "seq", "_line", "_module", "__dict__", "__weakref__")
     op = None                        # the OpDef (set on each subclass)
@@ -348,14 +349,10 @@ def record_node(op, inputs: tuple, attrs: dict, out) -> Node:
         if any(versions):
             node.versions = tuple(versions)
     node.seq = _next_seq()
-    if note_where is not None:
-        note_where(node)
+    if NODE_MADE:                        # the recorder notes where in the user's code it was made
+        for observer in NODE_MADE:
+            observer(node)
     return node
-
-
-# While a recorder runs (record.use_recorder), called with every new node to note where in the
-# user's code it was made; engine/native/fastops.c does the same for the operators it runs.
-note_where = None
 
 
 class AccumulateGrad:
@@ -393,11 +390,6 @@ def gradient_edge(t):
 
 
 # ---- the backward pass ----------------------------------------------------------------------------
-
-class _StepObservers:
-    """Callbacks told of each executed node (the recorder uses this to capture backprop steps)."""
-    callbacks: list = []
-
 
 def _edges(node) -> tuple:
     """The nodes `node` sends gradients to (None for an input without grad), for any node kind:
@@ -484,7 +476,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
     results: list = [None] * (len(inputs) if inputs is not None else 0)
-    observers = _StepObservers.callbacks
+    observers = BACKWARD_STEP
     prev_mode = is_grad_enabled()
     _GradMode.enabled = create_graph
     node = heappop(ready)[2] if ready else None

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import autograd, record
+from engine import autograd
 from engine.errors import UnsupportedError
+from engine.hooks import NODE_MADE
 from engine.tensor import Tensor
 
 
@@ -66,10 +67,13 @@ class CustomNode:
     the op description and the name: see `node_class`."""
 
     __slots__ = ("fn_cls", "ctx", "saved", "out_data", "out_ref", "next_functions",
-                 "seq", "freed", "line", "module", "input_shapes", "arg_positions", "n_args",
+                 "seq", "freed", "_line", "_module", "input_shapes", "arg_positions", "n_args",
                  "__weakref__")
     op: CustomOp | None = None
     name = autograd.NodeName("CustomNode")
+    # where the user's code made it, as autograd.Node: set by a hooks.NODE_MADE observer
+    line = autograd.Node.line
+    module = autograd.Node.module
 
     def __init__(self, fn_cls, ctx: FunctionCtx, args: tuple, out: Tensor):
         self.fn_cls = fn_cls
@@ -88,8 +92,6 @@ class CustomNode:
         self.out_ref = weakref.ref(out)
         self.seq = next(autograd._seq)
         self.freed = False
-        self.line = None
-        self.module = None
 
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{self.name} object>"
@@ -240,10 +242,9 @@ def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> Custo
     its grad_fn runs `cls.backward(ctx, grad)`. Also the direct path of a runner that computes its
     forward itself (engine.capture.compiler.AutogradRunner: compiled graphs)."""
     node = node_class(cls)(cls, ctx, args, out)
-    if record.current() is not None:
-        from engine.nn_context import current_module_path
-        node.line = record.user_line()
-        node.module = current_module_path()
+    if NODE_MADE:                        # the recorder notes where in the user's code it was made
+        for observer in NODE_MADE:
+            observer(node)
     out._requires_grad = True
     out.grad_fn = node
     return node

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import autograd
+from engine import autograd, hooks
 from engine.nn_context import current_module_path
+from engine.tensor import Tensor, native_notes_where
 
 USER_FILENAME = "<dagscope>"
 MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
@@ -33,23 +34,28 @@ def current() -> "Recorder | None":
 @contextlib.contextmanager
 def use_recorder(recorder: "Recorder"):
     """Make `recorder` the current one; meanwhile every new grad_fn notes where the user's code
-    made it (its line, and the nn.Module path such as `fc1`)."""
+    made it (its line, and the nn.Module path such as `fc1`), and every backward walk is recorded
+    (by the innermost recorder: the hooks are subscribed once, by the outermost)."""
     global _current
-    from engine.tensor import native_notes_where
     prev, _current = _current, recorder
-    prev_note, autograd.note_where = autograd.note_where, note_where
+    if prev is not None:
+        try:
+            yield recorder
+        finally:
+            _current = prev
+        return
     native_notes_where(USER_FILENAME)
     try:
-        yield recorder
+        with hooks.subscribed(hooks.NODE_MADE, note_where), hooks.subscribed(hooks.BACKWARD_CALL, backward_call):
+            yield recorder
     finally:
-        autograd.note_where = prev_note
-        native_notes_where(USER_FILENAME if prev_note is not None else None)
+        native_notes_where(None)
         _current = prev
 
 
 def note_where(node) -> None:
-    """Note on a new node the user's line and the module running (engine/native/fastops.c's
-    `note_where` is the same in C)."""
+    """hooks.NODE_MADE: note on a new node the user's line and the module running
+    (engine/native/fastops.c's `note_where` is the same in C)."""
     node._line = user_line()
     node._module = current_module_path()
 
@@ -189,11 +195,8 @@ class Recorder:
         def on_step(node, grad, in_grads):
             if len(steps) < MAX_STEPS:
                 steps.append((node, grad, in_grads))
-        autograd._StepObservers.callbacks.append(on_step)
-        try:
+        with hooks.subscribed(hooks.BACKWARD_STEP, on_step):
             yield
-        finally:
-            autograd._StepObservers.callbacks.remove(on_step)
         builder.snapshot_grads(steps)
         if self.gradcheck and full and root.array.size == 1:
             builder.run_gradcheck(steps)
@@ -235,7 +238,6 @@ def user_line() -> int | None:
 
 def _tensor_names(frame) -> dict[int, str]:
     """Variable names of the user's tensors (from the calling frames), for readable labels."""
-    from engine.tensor import Tensor
     names: dict[int, str] = {}
     while frame is not None:
         if frame.f_code.co_filename == USER_FILENAME:
@@ -404,7 +406,6 @@ class DynamicGraphBuilder:
 
 def _graph_roots(namespace: dict) -> list[tuple[str, object]]:
     """User tensors with a grad_fn that no other such tensor's graph contains (the graph tops)."""
-    from engine.tensor import Tensor
     candidates = [(k, v) for k, v in namespace.items()
                   if isinstance(v, Tensor) and v.grad_fn is not None and not k.startswith("_")]
     inner = set()

@@ -5,21 +5,14 @@ import functools
 
 import numpy as np
 
-from engine import autograd, native, nn_context, tensor_inplace
+from engine import autograd, native, nn_context
+from engine.hooks import BACKWARD_CALL, NODE_MADE, OP_APPLIED, VALUE_READ, around_backward
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, scalar_type_name
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_size import Size as _Size
 from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, _VIEW_OPS, InPlaceOps, _selects_a_view
-
-# Observers of every eager op (tracing capture, the recorder). Empty in the common case, so
-# the hot path pays one truthiness test.
-OP_OBSERVERS: list = []
-# Observers told when Python reads a tensor's value (bool(t), t.item(), float(t), int(t),
-# t.tolist(), t.numpy()): tracing
-# uses this to warn that the trace froze a data-dependent branch. Called as observer(tensor, kind).
-VALUE_READ_OBSERVERS: list = []
 
 
 def numpy_keywords(fn):
@@ -130,17 +123,17 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def item(self):
         if self.array.size != 1:
             raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
-        for observer in VALUE_READ_OBSERVERS:
+        for observer in VALUE_READ:
             observer(self, "item")
         return self.array.reshape(()).item()
 
     def tolist(self):
-        for observer in VALUE_READ_OBSERVERS:
+        for observer in VALUE_READ:
             observer(self, "tolist")
         return self.array.tolist()
 
     def numpy(self) -> np.ndarray:
-        for observer in VALUE_READ_OBSERVERS:       # first: a capture explains its own refusal
+        for observer in VALUE_READ:       # first: a capture explains its own refusal
             observer(self, "numpy")
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -154,7 +147,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def __bool__(self) -> bool:
         if self.array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        for observer in VALUE_READ_OBSERVERS:
+        for observer in VALUE_READ:
             observer(self, "bool")
         return bool(self.array.reshape(()))
 
@@ -205,10 +198,10 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        if _record.current() is None:        # nothing records this walk: no context to enter
+        if not BACKWARD_CALL:                # nobody (no recorder) wraps this walk: no context to enter
             autograd.backward(self, gradient, retain, create_graph, inputs)
             return
-        with _record.backward_call(self, retain):
+        with around_backward(self, retain):
             autograd.backward(self, gradient, retain, create_graph, inputs)
 
     def detach(self) -> "Tensor":
@@ -758,8 +751,8 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
                 if name in _VIEW_OPS:          # a view in a graph: see Tensor._keep_view
                     tensors[0]._keep_view(out, name, attrs)
                 break
-    if OP_OBSERVERS:
-        for observer in OP_OBSERVERS:
+    if OP_APPLIED:
+        for observer in OP_APPLIED:
             observer(op, tensors, attrs, out)
     return out
 
@@ -812,14 +805,15 @@ def _python_binary_operator(name: str):
                 if self._version or other._version:
                     node.versions = (self._version, other._version)
                 node.seq = _next_seq()
-                if autograd.note_where is not None:
-                    autograd.note_where(node)
+                if NODE_MADE:
+                    for observer in NODE_MADE:
+                        observer(node)
                 out.grad_fn = node
         else:
             out._requires_grad = False
             out.grad_fn = None
-        if OP_OBSERVERS:
-            for observer in OP_OBSERVERS:
+        if OP_APPLIED:
+            for observer in OP_APPLIED:
                 observer(op, (self, other), {}, out)
         return out
     operator.__name__ = operator.__qualname__ = f"Tensor.{name}"
@@ -827,15 +821,15 @@ def _python_binary_operator(name: str):
 
 
 def native_notes_where(user_filename: str | None) -> None:
-    """The C operators' `autograd.note_where`: while a recorder runs, each node they make notes the
-    line of the innermost frame running `user_filename` and the current nn.Module path (None: off)."""
+    """The C operators' side of hooks.NODE_MADE: while a recorder runs, each node they make notes
+    the line of the innermost frame running `user_filename` and the current nn.Module path (None: off)."""
     if _native is not None:
         _native.note_where(user_filename)
 
 
 _native = native.load()          # None without a C compiler: the Python operators run
 if _native is not None:
-    _native.setup(Tensor, autograd.Node, np.ndarray, np.asarray, _GradMode, OP_OBSERVERS, _gradient_edge,
+    _native.setup(Tensor, autograd.Node, np.ndarray, np.asarray, _GradMode, OP_APPLIED, _gradient_edge,
                   autograd._seq, nn_context._stack)
     Tensor.requires_grad = _native.checked_slot("requires_grad", "_requires_grad", _checked_requires_grad)
 for _name, _dunder in (("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__"), ("div", "__truediv__"),
@@ -862,8 +856,4 @@ class TensorBuilder(Builder):
         return apply(name, *(Tensor(x) if isinstance(x, np.ndarray) else x for x in inputs), **attrs)
 
 
-from engine import functional as _F  # noqa: E402  (functional imports this module: bind it last)
-from engine import record as _record  # noqa: E402
-
-tensor_inplace.bind(Tensor=Tensor, apply=apply, TensorBuilder=TensorBuilder, _F=_F,
-                    _raise_broadcast_error=_raise_broadcast_error, _unsupported=_unsupported)
+from engine import functional as _F  # noqa: E402  (functional imports this module: import it last)

@@ -18,13 +18,11 @@ from engine.ops.registry import OPS
 
 _NUMPY_BUILDER = autograd.NUMPY
 
-# engine.tensor imports this module before it defines these (Tensor inherits InPlaceOps), then
-# hands them over with `bind`; the methods below run only after that.
-Tensor = apply = TensorBuilder = _F = _raise_broadcast_error = _unsupported = None
-
-
-def bind(**names) -> None:
-    globals().update(names)
+# engine.tensor imports this module to define Tensor (which inherits InPlaceOps), so the module is
+# still loading here: the methods below read its names (Tensor, apply, ...) when they run, by then
+# defined. (Only while it loads is `engine.tensor` this module: `engine/__init__` then binds the name
+# to torch.tensor's twin, the function; `_tensor` keeps the module.)
+from engine import tensor as _tensor  # noqa: E402
 
 
 class InPlaceOps:
@@ -58,14 +56,14 @@ class InPlaceOps:
         if base_changed or op.name == "expand":
             # the base changed in place after this view was taken (this view's values are its old
             # ones), or several elements of the view are one element of the base
-            raise _unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
+            raise _tensor._unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
                                "grad, when the viewed tensor changed since or the view is expanded; use an "
                                "out-of-place op (e.g. torch.where or .clone() first)")
         return node
 
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
-        t = Tensor(self.array)
+        t = _tensor.Tensor(self.array)
         t._requires_grad, t.grad_fn = self._requires_grad, self.grad_fn
         if self.grad_fn is None and self.requires_grad:
             t._accumulator = self._accumulator
@@ -99,9 +97,10 @@ class InPlaceOps:
         as PyTorch's CopySlices; then this tensor is the view of the new base again (AsStridedBackward0).
         The base's other views are taken again by its `_become` (`_refresh_views`)."""
         base, op, attrs = view_node.saved[0], view_node.op, view_node.attrs
-        scattered = op.vjp(TensorBuilder(), self, base, self, **attrs)[0]
+        scattered = op.vjp(_tensor.TensorBuilder(), self, base, self, **attrs)[0]
         viewed = op.vjp(_NUMPY_BUILDER, np.ones(self.array.shape, np.float32), base.array, self.array, **attrs)[0]
-        base._become(apply("where", Tensor(np.asarray(viewed) != 0), scattered, base._alias()), "CopySlices")
+        changed = _tensor.Tensor(np.asarray(viewed) != 0)
+        base._become(_tensor.apply("where", changed, scattered, base._alias()), "CopySlices")
         self._view_again(base, op.name, attrs)
 
     # In PyTorch a view shares its base's memory, so it sees every later change of the base. Here an
@@ -123,7 +122,7 @@ class InPlaceOps:
 
     def _view_again(self, base: "Tensor", op_name: str, attrs: dict) -> None:
         """Become the view `op_name` of `base` as it is now (after an in-place change of `base`)."""
-        again = apply(op_name, base, **attrs)
+        again = _tensor.apply(op_name, base, **attrs)
         again.grad_fn.rename("AsStridedBackward0")
         self._take(again)
         base._keep_view(self, op_name, attrs)
@@ -150,28 +149,28 @@ class InPlaceOps:
 
     def _needs_graph(self, *others) -> bool:
         return autograd._GradMode.enabled and (
-            self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
+            self.requires_grad or any(isinstance(o, _tensor.Tensor) and o.requires_grad for o in others))
 
     def _inplace(self, name: str, *others, **attrs) -> "Tensor":
         if self._needs_graph(*others):
             self._check_inplace()
-            out = apply(name, self._alias(), *others, **attrs)
+            out = _tensor.apply(name, self._alias(), *others, **attrs)
             _check_inplace_shape(self.array.shape, out.array.shape)
             if out.array.dtype != self.array.dtype:    # float64 math written into a float32 tensor
                 self._check_inplace_dtype(name, out.array.dtype)
                 node_name = out.grad_fn.name if out.grad_fn is not None else None
-                return self._become(apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
+                return self._become(_tensor.apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
             return self._become(out)
         ufunc = _INPLACE_UFUNCS.get(name)
         if ufunc is not None and not attrs:    # (an optimizer's step: the common case, kept short)
-            other = others[0].array if isinstance(others[0], Tensor) else others[0]
+            other = others[0].array if isinstance(others[0], _tensor.Tensor) else others[0]
             try:
                 ufunc(self.array, other, out=self.array, casting="same_kind")
             except TypeError:                  # numpy's same_kind refusal: PyTorch's words for it
                 self._check_inplace_dtype(name, OPS[name].run(self.array, *self._operand_arrays(others)).dtype)
                 raise
             except ValueError:
-                _raise_broadcast_error(self.array.shape, np.shape(other))
+                _tensor._raise_broadcast_error(self.array.shape, np.shape(other))
                 _check_inplace_shape(self.array.shape, np.broadcast_shapes(self.array.shape, np.shape(other)))
                 raise
             self._version += 1
@@ -185,7 +184,7 @@ class InPlaceOps:
 
     def _operand_arrays(self, others) -> list:
         """The other operands of an in-place op as arrays (Python numbers weakly typed, as PyTorch's)."""
-        return [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
+        return [o.array if isinstance(o, _tensor.Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
                 for o in others]
 
     def _check_inplace_dtype(self, name: str, result_dtype) -> None:
@@ -208,7 +207,7 @@ class InPlaceOps:
     def _scaled(self, other, alpha):
         """other * alpha for add_/sub_. Without a graph to record (an optimizer step under no_grad)
         it is the bare numpy product, the same one `other * alpha` computes for a float tensor."""
-        if (type(other) is Tensor and (type(alpha) is float or type(alpha) is int)
+        if (type(other) is _tensor.Tensor and (type(alpha) is float or type(alpha) is int)
                 and other.array.dtype.kind == "f" and not self._needs_graph(other)):
             return np.multiply(other.array, np.asarray(alpha, dtype=other.array.dtype))
         return other * alpha
@@ -230,11 +229,11 @@ class InPlaceOps:
     def clamp_max_(self, max): return self._clamp_inplace(None, max, "clamp_max")
 
     def _clamp_inplace(self, min, max, fn=None) -> "Tensor":
-        name, bounds, attrs = _F.clamp_op(min, max, fn)       # the op clamp runs (tensor bounds: clamp_tensor)
+        name, bounds, attrs = _tensor._F.clamp_op(min, max, fn)       # the op clamp runs (tensor bounds: clamp_tensor)
         return self._inplace(name, *bounds, **attrs)
 
     def masked_fill_(self, mask, value):
-        value = value.item() if isinstance(value, Tensor) else value
+        value = value.item() if isinstance(value, _tensor.Tensor) else value
         return self._inplace("masked_fill", mask, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
@@ -246,13 +245,13 @@ class InPlaceOps:
     def copy_(self, src, non_blocking: bool = False):
         if self._needs_graph(src):
             self._check_inplace()
-            value = src if isinstance(src, Tensor) else Tensor(np.asarray(src))
+            value = src if isinstance(src, _tensor.Tensor) else _tensor.Tensor(np.asarray(src))
             if value.array.dtype != self.array.dtype:
-                value = apply("to_dtype", value, dtype=self.array.dtype.name)
+                value = _tensor.apply("to_dtype", value, dtype=self.array.dtype.name)
             if value.array.shape != self.array.shape:
                 value = value.expand(*self.array.shape)
-            return self._become(apply("clone", value), "CopyBackwards")
-        self.array[...] = src.array if isinstance(src, Tensor) else src
+            return self._become(_tensor.apply("clone", value), "CopyBackwards")
+        self.array[...] = src.array if isinstance(src, _tensor.Tensor) else src
         self._version += 1
         return self
 
@@ -263,8 +262,8 @@ class InPlaceOps:
         if self.requires_grad and autograd._GradMode.enabled:
             filled = np.empty_like(self.array)
             filled[...] = values
-            nothing = Tensor(np.zeros(self.array.shape, dtype=np.bool_))
-            return self._become(apply("where", nothing, self._alias(), Tensor(filled)), node_name)
+            nothing = _tensor.Tensor(np.zeros(self.array.shape, dtype=np.bool_))
+            return self._become(_tensor.apply("where", nothing, self._alias(), _tensor.Tensor(filled)), node_name)
         self.array[...] = values
         self._version += 1
         return self
@@ -272,7 +271,7 @@ class InPlaceOps:
     def zero_(self): return self._fill_raw(0, "ZeroBackward0")
 
     def fill_(self, value):
-        return self._fill_raw(value.item() if isinstance(value, Tensor) else value, "FillBackward0")
+        return self._fill_raw(value.item() if isinstance(value, _tensor.Tensor) else value, "FillBackward0")
 
     # Random fills visit the tensor in memory order, as PyTorch's kernels do (a transposed tensor gets
     # its draws in its layout's order; normal values go one at a time unless it is contiguous).

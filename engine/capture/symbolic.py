@@ -15,6 +15,7 @@ from engine import nn_context, record
 from engine.capture import calls
 from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
 from engine.errors import UnsupportedError
+from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import CALL, CONSTANT, Graph, Value
 
 
@@ -251,17 +252,15 @@ class Compiler:
                               self.line, construct=False)
 
     def __enter__(self):
-        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
-        OP_OBSERVERS.append(self.observe)
-        VALUE_READ_OBSERVERS.append(self.on_value_read)
+        OP_APPLIED.append(self.observe)
+        VALUE_READ.append(self.on_value_read)
         self._err = np.seterr(all="ignore")       # shadows are ones: log/div warnings mean nothing
         calls.capture_started()
         return self
 
     def __exit__(self, *exc):
-        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
-        OP_OBSERVERS.remove(self.observe)
-        VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        OP_APPLIED.remove(self.observe)
+        VALUE_READ.remove(self.on_value_read)
         np.seterr(**self._err)
         calls.capture_ended()
         self.guard.release()

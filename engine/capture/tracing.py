@@ -15,6 +15,7 @@ from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, ch
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
                                    pack_outputs, param_names, record_static, snapshot_state)
 from engine.errors import UnsupportedError
+from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
 
@@ -108,16 +109,14 @@ class Tracer:
             warnings.warn(message, TracerWarning, stacklevel=3)
 
     def __enter__(self):
-        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
-        OP_OBSERVERS.append(self.observe)
-        VALUE_READ_OBSERVERS.append(self.on_value_read)
+        OP_APPLIED.append(self.observe)
+        VALUE_READ.append(self.on_value_read)
         calls.capture_started()
         return self
 
     def __exit__(self, *exc):
-        from engine.tensor import OP_OBSERVERS, VALUE_READ_OBSERVERS
-        OP_OBSERVERS.remove(self.observe)
-        VALUE_READ_OBSERVERS.remove(self.on_value_read)
+        OP_APPLIED.remove(self.observe)
+        VALUE_READ.remove(self.on_value_read)
         calls.capture_ended()
         self.guard.release()
         return False

@@ -21,7 +21,7 @@ static PyTypeObject *tensor_type;     /* engine.tensor.Tensor (exactly: subclass
 static PyTypeObject *ndarray_type;
 static PyObject *as_array;            /* numpy.asarray: a ufunc returns a scalar for 0-d inputs */
 static PyObject *grad_mode;           /* autograd._GradMode; its `enabled` is read on each recorded op */
-static PyObject *observers;           /* tensor.OP_OBSERVERS, the list the recorder appends to */
+static PyObject *observers;           /* hooks.OP_APPLIED, the list captures and the tape append to */
 static PyObject *gradient_edge;       /* autograd.gradient_edge: a leaf's AccumulateGrad */
 static PyObject *sequence;            /* autograd._seq, the itertools.count numbering nodes */
 static PyObject *module_stack;        /* nn_context._stack: the nn.Module paths being run */

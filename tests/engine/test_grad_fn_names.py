@@ -347,16 +347,16 @@ FAMILIES = ("linalg", "movement", "elementwise", "reduce", "index")
 def dagscope_run():
     """Dagscope's name for every case, and the registered ops the cases ran."""
     import engine.compat.torch as dagscope_torch
-    from engine.tensor import OP_OBSERVERS
+    from engine.hooks import OP_APPLIED
     ran: set[str] = set()
 
     def observe(op, inputs, attrs, out):
         ran.add(op.name)
-    OP_OBSERVERS.append(observe)
+    OP_APPLIED.append(observe)
     try:
         return names(dagscope_torch, EXPECTED, node_name), ran
     finally:
-        OP_OBSERVERS.remove(observe)
+        OP_APPLIED.remove(observe)
 
 
 @pytest.mark.parametrize("expr", [

@@ -12,8 +12,9 @@ import pytest
 
 import engine
 from engine import autograd, native
+from engine.hooks import OP_APPLIED
 from engine.nn import Parameter
-from engine.tensor import OP_OBSERVERS, Tensor
+from engine.tensor import Tensor
 
 tensor_module = sys.modules["engine.tensor"]     # `engine.tensor` the attribute is torch.tensor's twin
 
@@ -141,23 +142,23 @@ def test_observers_see_each_op_and_their_errors_propagate():
         seen.append((op.name, inputs, attrs, out))
 
     a, b = leaf([1.0]), leaf([2.0])
-    OP_OBSERVERS.append(observe)
+    OP_APPLIED.append(observe)
     try:
         out = a * b
     finally:
-        OP_OBSERVERS.remove(observe)
+        OP_APPLIED.remove(observe)
     assert len(seen) == 1 and seen[0][0] == "mul" and seen[0][1][0] is a and seen[0][1][1] is b
     assert seen[0][2] == {} and seen[0][3] is out
 
     def refuse(op, inputs, attrs, out):
         raise ValueError("observer refused")
 
-    OP_OBSERVERS.append(refuse)
+    OP_APPLIED.append(refuse)
     try:
         with pytest.raises(ValueError, match="observer refused"):
             a + b
     finally:
-        OP_OBSERVERS.remove(refuse)
+        OP_APPLIED.remove(refuse)
 
 
 def test_a_half_built_tensor_raises_as_in_python():

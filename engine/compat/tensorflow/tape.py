@@ -22,7 +22,7 @@ from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.errors import UnsupportedError
-from engine.tensor import OP_OBSERVERS
+from engine.hooks import OP_APPLIED
 from engine.tensor import Tensor as EngineTensor
 
 _serials = itertools.count(1)
@@ -36,17 +36,17 @@ class UnconnectedGradients:
 
 
 def _stamp(op, inputs, attrs, out) -> None:
-    """Op observer, installed while any tape records: which tapes saw this op."""
+    """hooks.OP_APPLIED observer, subscribed while any tape records: which tapes saw this op."""
     node = out.grad_fn
     if node is not None and node not in _recorded_by:
         _recorded_by[node] = frozenset(t._serial for t in context.state().tapes)
 
 
 def _set_stamping(on: bool) -> None:
-    if on and _stamp not in OP_OBSERVERS:
-        OP_OBSERVERS.append(_stamp)
-    elif not on and _stamp in OP_OBSERVERS:
-        OP_OBSERVERS.remove(_stamp)
+    if on and _stamp not in OP_APPLIED:
+        OP_APPLIED.append(_stamp)
+    elif not on and _stamp in OP_APPLIED:
+        OP_APPLIED.remove(_stamp)
 
 
 # ---- nested structures (what tf.nest flattens: lists, tuples, dicts) ---------------------------------

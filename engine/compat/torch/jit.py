@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from engine.capture.scripting import ScriptFunction, ScriptModule, script
-from engine.capture.tracing import TracedFunction, TracerWarning, trace
+from engine.capture.tracing import TracedFunction, Tracer, TracerWarning, trace
+from engine.hooks import OP_APPLIED
 
 ScriptModule = ScriptModule
 ScriptFunction = ScriptFunction
@@ -23,9 +24,7 @@ def is_scripting() -> bool:
 
 
 def is_tracing() -> bool:
-    from engine.tensor import OP_OBSERVERS
-    from engine.capture.tracing import Tracer
-    return any(isinstance(getattr(o, "__self__", None), Tracer) for o in OP_OBSERVERS)
+    return any(isinstance(getattr(o, "__self__", None), Tracer) for o in OP_APPLIED)
 
 
 def load(path):
