@@ -225,3 +225,10 @@ def test_a_store_from_before_the_quota_gets_its_columns(tmp_path):
         db.execute("INSERT INTO snippets VALUES ('old12345', 'xyz', '{}', 0)")
     store = SnippetStore(tmp_path)
     assert store.used_bytes() == 5 and store.load("old12345")["code"] == "xyz"
+
+
+def test_the_nesting_check_reads_brackets_outside_strings_only():
+    from app.json_body import nests_deeper
+    tricky = json.dumps({"s": "[[[[{{{{" * 20, "q": 'a\\"[[[', "b": "\\", "n": [[["]]]]"]]]})
+    assert not nests_deeper(tricky.encode(), 4) and nests_deeper(tricky.encode(), 3)    # {} and [[[ ]]]
+    assert nests_deeper(b"[{}]", 1) and not nests_deeper(b"[{}]", 2) and not nests_deeper(b"[[],[],{}]", 2)
