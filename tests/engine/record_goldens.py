@@ -43,6 +43,7 @@ class Library:
     folder: pathlib.Path
     setup: str              # run in the child before the programs: one thread, as recorded
     describe: str           # an expression in the child: details of the build worth recording
+    isolate: bool = False   # a child per program (TF's eager mode is global: tf.compat.v1 turns it off)
 
 
 LIBRARIES = {
@@ -53,13 +54,13 @@ LIBRARIES = {
                           "tensorflow.config.threading.set_intra_op_parallelism_threads(1)\n"
                           "tensorflow.config.threading.set_inter_op_parallelism_threads(1)",
                           "{'keras': tensorflow.keras.__version__ if hasattr(tensorflow.keras, '__version__') "
-                          "else None, 'threads': 1}"),
+                          "else None, 'threads': 1}", isolate=True),
     "jax": Library("jax", "0.", HERE / "jax_sweep", "", "{'devices': [str(d) for d in jax.devices()], 'threads': 1}"),
 }
 
 # The child: imports the real library, checks it is not Dagscope's, runs each program.
 _CHILD = r"""
-import contextlib, importlib, io, json, os, sys
+import contextlib, importlib, io, json, linecache, os, sys
 spec = json.load(sys.stdin)
 lib = importlib.import_module(spec["module"])
 globals()[spec["module"]] = lib
@@ -73,6 +74,8 @@ results = {}
 for name, code in spec["programs"]:
     out = io.StringIO()
     error = None
+    # the source where inspect looks for it: AutoGraph (tf.function) and torch.jit.script read it
+    linecache.cache[name + ".py"] = (len(code), None, code.splitlines(True), name + ".py")
     with contextlib.redirect_stdout(out):
         try:
             exec(compile(code, name + ".py", "exec"), {"__name__": "__main__"})
@@ -93,7 +96,14 @@ def sha256(text: str) -> str:
 
 
 def library_outputs(lib: Library, names: list[str], timeout: float = 900) -> tuple[dict, dict]:
-    """({name: {"stdout", "error"}}, about the library) from the real library, in one child."""
+    """({name: {"stdout", "error"}}, about the library) from the real library, in one child
+    (or one per program, for a library whose programs change its global mode)."""
+    if lib.isolate and len(names) > 1:
+        results, about = {}, {}
+        for name in names:
+            one, about = library_outputs(lib, [name], timeout)
+            results.update(one)
+        return results, about
     spec = {"module": lib.module, "version": lib.version, "root": str(ROOT), "setup": lib.setup,
             "describe": lib.describe, "programs": [[n, (lib.folder / f"{n}.py").read_text()] for n in names]}
     env_threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
