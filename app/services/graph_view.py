@@ -93,6 +93,10 @@ def _signature(inner: list[dict]) -> str:
     return ",".join(f"{op}:{c}" for op, c in sorted(counts.items(), key=lambda kv: str(kv[0])))
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 _INDEXED = re.compile(r"^(?P<base>.*)\.(?P<i>\d+)$")
 
 
@@ -100,11 +104,12 @@ def fold_repeats(graph: dict) -> dict:
     """Fold runs of identical collapsed blocks (`layers.0` … `layers.11`) into one `Block ×N` node."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for n in graph.get("nodes", []):
-        if n.get("kind") != "module":
+        # module nodes are collapse()'s, or a request's own (any id, any extra fields)
+        if n.get("kind") != "module" or ":" not in n["id"]:
             continue
         m = _INDEXED.match(n["id"].split(":", 1)[1])
         if m:
-            groups[(m.group("base"), n.get("signature", ""))].append(n)
+            groups[(m.group("base"), str(n.get("signature", "")))].append(n)
     target_of: dict[str, str] = {}
     folded_nodes: dict[str, dict] = {}
     for (base, _sig), blocks in groups.items():
@@ -117,7 +122,7 @@ def fold_repeats(graph: dict) -> dict:
         folded_nodes[fid] = {"id": fid, "op": "module", "kind": "module", "module": blocks[0].get("module"),
                              "label": f"{base}.{first}…{last}\nBlock ×{len(blocks)} ({inner_label} each)",
                              "shape": None, "dtype": None,
-                             "members": [m for b in blocks for m in b.get("members", [])],
+                             "members": [m for b in blocks for m in _list(b.get("members"))],
                              "blocks": [b["id"] for b in blocks]}
         for b in blocks:
             target_of[b["id"]] = fid

@@ -1,4 +1,6 @@
 """Collapsing modules and folding repeated blocks in the drawn graph."""
+import pytest
+
 from app.services.graph_view import collapse, fold_repeats
 
 
@@ -68,3 +70,13 @@ def test_scalars_are_labelled_scalar(client):
     dot = client.post("/api/render", json={"graph": {"nodes": [{"id": "a", "op": "sum", "shape": []}],
                                                      "edges": []}, "format": "dot"}).text
     assert "scalar" in dot
+
+
+@pytest.mark.parametrize("nodes", [
+    [{"id": "x", "kind": "module"}],                                         # a module node without ":"
+    [{"id": f"module:a.{i}", "kind": "module", "members": 5, "signature": ["s"]} for i in range(3)],
+    [{"id": f"module:a.{i}", "kind": "module", "members": {"m": 1}, "signature": {"k": 1}} for i in range(4)],
+])
+def test_module_nodes_sent_by_a_request_are_drawn_not_a_500(client, nodes):
+    r = client.post("/api/render", json={"graph": {"nodes": nodes, "edges": []}})
+    assert r.status_code == 200, r.text[:300]
