@@ -16,10 +16,11 @@ outlive its deadline, or use more than its budget. In the forked child, before e
   blocked forever no longer survives its driver);
 - its own network namespace (no interfaces) where one can be made;
 - rlimits: address space, CPU seconds, file size, processes, open files, no core dumps;
-- as root, the unprivileged uid/gid `UNPRIVILEGED_ID` (nobody), no supplementary groups, no
-  capabilities; then no_new_privs;
 - Landlock: read (and execute) only `read`, write only `write`; ABI 4+ also denies TCP
-  bind/connect, ABI 6+ signals and abstract sockets outside the program's own domain;
+  bind/connect, ABI 6+ signals and abstract sockets outside the program's own domain; and
+  no_new_privs;
+- as root, the unprivileged uid/gid `UNPRIVILEGED_ID` (nobody), no supplementary groups, no
+  capabilities;
 - stdin from a memfd holding `stdin`; stdout/stderr into memfds (bounded by the file-size limit),
   so no pipe can fill up and block it.
 
@@ -72,10 +73,11 @@ class Result:
 
 
 @contextlib.contextmanager
-def workdir(prefix: str):
+def workdir(prefix: str, parent: str | None = None):
     """A temporary folder the confined program may write (owned by its uid when root drops to
-    one), removed with everything in it on the way out."""
-    path = tempfile.mkdtemp(prefix=prefix)
+    one), removed with everything in it on the way out. Give it as `cwd` and name files in it
+    by relative paths: its parent folders (TMPDIR) may not be searchable by that uid."""
+    path = tempfile.mkdtemp(prefix=prefix, dir=parent)
     try:
         if os.geteuid() == 0:
             os.chown(path, UNPRIVILEGED_ID, UNPRIVILEGED_ID)
@@ -165,14 +167,16 @@ class _Plan:
                              (resource.RLIMIT_NPROC, b.processes), (resource.RLIMIT_CORE, 0)):
             resource.setrlimit(limit, (value, value))
         self._say("rlimits")
+        # Landlock first, while the paths are still reachable (TMPDIR's parents may be closed to
+        # the uid dropped to); it sets no_new_privs, which setresuid below does not need to undo
+        self._say(kernel.restrict_filesystem(self.read, self.write))
+        kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
         if self.root:
             os.setgroups([])
             os.setresgid(UNPRIVILEGED_ID, UNPRIVILEGED_ID, UNPRIVILEGED_ID)
             os.setresuid(UNPRIVILEGED_ID, UNPRIVILEGED_ID, UNPRIVILEGED_ID)   # all capabilities go too
             kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)            # (a uid change clears it)
             self._say(f"uid {UNPRIVILEGED_ID}")
-        kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-        self._say(kernel.restrict_filesystem(self.read, self.write))
 
     def _namespaces(self) -> None:
         """A PID namespace (and a network one) whose init is the program: fork once more here;

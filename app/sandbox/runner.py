@@ -109,12 +109,14 @@ atexit.register(ZYGOTE.stop)
 
 def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
-             zygote: Zygote | None = None) -> dict:
+             zygote: Zygote | None = None, cache_partition: str | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
     scheduler uses it to move a long run to low priority). `zygote`: the server's ZYGOTE unless
-    a test brings its own."""
+    a test brings its own. `cache_partition` names whose kernel cache the run may hit
+    (compile_broker.py: one per client, so a compile's time tells nothing about other clients'
+    runs); None: nothing compiled before, nor kept for later."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
@@ -125,7 +127,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
     try:
         sock.settimeout(STARTUP_TIMEOUT_S)
         nonce = secrets.token_hex(16)       # names this run's sandbox frame on the record pipe
-        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "nonce": nonce})
+        send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "nonce": nonce,
+                         "cache_partition": cache_partition})
         hello = recv_json(sock)
         pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
         deadline = time.monotonic() + limits.timeout_s

@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from app.sandbox import child, kernel, seccomp
-from app.sandbox.compile_broker import serve_request
+from app.sandbox.compile_broker import ProtocolError, serve_request, toolchain
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
 
@@ -51,10 +51,11 @@ def preimport() -> list[str]:
         except Exception:  # noqa: BLE001 - an optional part of the engine that is not there yet
             pass
     seccomp.load_library()
-    try:  # compute the compiler's identity once, here, where running `cc --version` is allowed
+    try:  # ask the compiler who it is and where its files are once, here, before any run
         from engine.codegen import cc
         cc.compiler_identity()
-    except Exception:  # noqa: BLE001
+        toolchain()
+    except Exception:  # noqa: BLE001 - no compiler: runs use the numpy backend
         pass
     # What was imported lives as long as the zygote: out of the cyclic GC's sight, a run's full
     # collections do not rescan these ~30,000 objects, nor write to (and so copy) their pages.
@@ -125,7 +126,8 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     broker_child.close()
     try:
         send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid()})
-        record, oversize = _collect(pid, record_r, broker, conn, limits, started)
+        record, oversize = _collect(pid, record_r, broker, conn, limits, started,
+                                    request.get("cache_partition"))
     except (OSError, ChannelClosed):
         record, oversize = b"", False        # the server went away: clean up and leave
     # Wait for the child's exit without reaping it, so its pid still names its process group
@@ -145,10 +147,12 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
 
 
 def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket,
-             limits: Limits, started: float) -> tuple[bytes, bool]:
-    """Read the record while serving compile requests; stop the child if the server leaves,
-    the record grows past its limit, or a generous backstop behind the server's clock passes."""
-    backstop = started + limits.timeout_s + 5
+             limits: Limits, started: float, cache_partition: str | None) -> tuple[bytes, bool]:
+    """Read the record while serving compile requests (each answered before the run's
+    deadline); stop the child if the server leaves, the record grows past its limit, or a
+    generous backstop behind the server's clock passes."""
+    deadline = started + limits.timeout_s
+    backstop = deadline + 5
     chunks, size = [], 0
     sel = selectors.DefaultSelector()
     sel.register(record_r, selectors.EVENT_READ, "record")
@@ -172,9 +176,15 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
                     chunks.append(data)
                 elif key.data == "broker":
                     try:
-                        serve_request(broker, backstop - time.monotonic())
-                    except (OSError, ChannelClosed, ValueError):
-                        sel.unregister(broker)    # the child broke the protocol: no more compiling
+                        serve_request(broker, deadline - time.monotonic(), limits.memory_mb, cache_partition)
+                    except (OSError, ChannelClosed, ValueError, ProtocolError):
+                        # the child broke the protocol (or left): no more compiling; its next
+                        # request reads end-of-file and its engine runs the numpy backend
+                        sel.unregister(broker)
+                        try:
+                            broker.shutdown(socket.SHUT_RDWR)
+                        except OSError:
+                            pass
                 else:
                     if not conn.recv(1, socket.MSG_PEEK):
                         _kill_group(pid)          # the server gave up on this run

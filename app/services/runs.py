@@ -13,8 +13,10 @@ Runs execute in a thread pool of their own, never on the event loop.
 from __future__ import annotations
 
 import collections
+import hashlib
 import math
 import os
+import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -141,6 +143,14 @@ def scheduler() -> Scheduler:
         return _scheduler
 
 
+_PARTITION_SALT = secrets.token_bytes(16)
+
+
+def cache_partition(client: str) -> str:
+    """The client's own part of the kernel cache (the address is not written down as such)."""
+    return hashlib.sha256(_PARTITION_SALT + client.encode()).hexdigest()[:32]
+
+
 def submit(client: str, code: str, options: dict):
     """Admit a run (raises Busy) and start it in the run pool; returns a concurrent Future."""
     sched = scheduler()
@@ -149,7 +159,8 @@ def submit(client: str, code: str, options: dict):
     demote_after = get_settings().demote_after_s
 
     def work(on_slow):
-        record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow)
+        record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
+                          cache_partition=cache_partition(client))
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         return record
 

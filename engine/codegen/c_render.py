@@ -325,7 +325,8 @@ def _body(kernel: Kernel, loop_vars, pad: str, stores: bool) -> list[str]:
         t = C_TYPES[kernel.inputs[ld.arg].dtype.name]
         lines.append(f"{pad}const {t} {ld.var} = in{ld.arg}[{_index(ld.strides, loop_vars)}];")
     for st in kernel.steps:
-        lines.append(f"{pad}/* {st.comment} */")
+        if st.comment:
+            lines.append(f"{pad}/* {st.comment} */")
         lines.append(f"{pad}const {C_TYPES[st.dtype.name]} {st.var} = {step_code(st)};")
     if stores:
         for so in kernel.stores:
@@ -366,8 +367,12 @@ def render_kernel(kernel: Kernel) -> str:
 
 def _render_kernel(kernel: Kernel) -> str:
     loop_vars = [f"i{d}" for d in range(len(kernel.dims))]
-    head = [f"/* {kernel.name}: nodes {' '.join(kernel.node_ids)}; loops {list(kernel.dims)} */",
-            _signature(kernel) + " {"]
+    # comments (node ids, the user's lines) only on the kernels the run displays: a kernel rebuilt
+    # from its description to be compiled (description.py) has none, so nothing a run named or
+    # wrote reaches the compiler
+    head = [f"/* {kernel.name}: nodes {' '.join(kernel.node_ids)}; loops {list(kernel.dims)} */"] \
+        if kernel.node_ids else []
+    head.append(_signature(kernel) + " {")
     lines: list[str] = []
     if kernel.library:
         lines += render_library(kernel, C_TYPES, literal)
@@ -387,7 +392,8 @@ def _render_output_accumulation(kernel: Kernel, loop_vars) -> list[str]:
     n_out = 1
     for size, r in zip(kernel.dims, kernel.reduced):
         n_out *= 1 if r else size
-    lines = [f"  /* {red.comment} */", f"  for (int64_t o = 0; o < {n_out}; o++) out{red.out_arg}[o] = 0;"]
+    lines = [f"  /* {red.comment} */"] if red.comment else []
+    lines.append(f"  for (int64_t o = 0; o < {n_out}; o++) out{red.out_arg}[o] = 0;")
     pad = _open_loops(kernel.dims, loop_vars, "  ", lines)
     lines += _body(kernel, loop_vars, pad, True)
     x = _operand(red.ref, red.in_dtype, red.dtype)
@@ -427,7 +433,8 @@ def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
         lines.extend(inner + u for u in update)
         _close_loops(len(red_dims), inner, lines)
 
-    lines.append(f"{pad}/* {red.comment} */")
+    if red.comment:
+        lines.append(f"{pad}/* {red.comment} */")
     if family == "sum":
         lines.append(f"{pad}{acc_t} acc = 0;")
         reduce_loop(True, [f"acc += {x};"], "reduction(+:acc)")
@@ -499,10 +506,10 @@ def _render_reduction(kernel: Kernel, loop_vars) -> list[str]:
     return lines
 
 
-def render_module(kernels: list[Kernel], title: str = "") -> str:
-    """One translation unit holding every kernel of a graph (one compiler run per graph)."""
-    header = f"/* Dagscope generated kernels{': ' + title if title else ''} */\n"
-    return header + PRELUDE + "\n" + "\n".join(render_kernel(k) for k in kernels)
+def render_module(kernels: list[Kernel]) -> str:
+    """One translation unit holding every kernel of a graph (one compiler run per graph). No
+    graph or module name goes in: the sandbox compiles this text (description.py)."""
+    return "/* Dagscope generated kernels */\n" + PRELUDE + "\n" + "\n".join(render_kernel(k) for k in kernels)
 
 
 _CALL = re.compile(r"\b(ds_\w+)\(")

@@ -6,8 +6,12 @@ file in the cache directory and renamed into place (`os.replace` is atomic on PO
 processes compiling the same kernel at once each produce a complete file and the last rename
 wins. The directory is bounded: after each insert the least recently used entries are evicted.
 
-The sandbox may forbid its child from running a compiler: `set_compiler_service(fn)` routes
-compilation through a trusted process (`fn(source, flags) -> bytes of the .so`).
+Generated kernels are compiled from their description (description.py), never from source
+text handed in: `compile_kernels(description)` checks it, renders the C and compiles it, here or,
+in the sandbox's child (which may not run programs), through `set_compiler_service(fn)`: the
+supervisor does the same on its side of the boundary. `refuse_source(reason)` then stops this
+process from compiling any C source at all (the source path is for Dagscope's own files, e.g.
+engine/native's fastops.c, built before a run starts).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import hashlib
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -107,7 +112,21 @@ def stamp(source: str, key: str) -> str:
     return source + f'\nconst char dagscope_kernel_key[] = "{key}";\n'
 
 
+_source_refusal: str | None = None
+
+
+def refuse_source(reason: str) -> None:
+    """From now on this process compiles no C source (the sandbox's child: only kernel
+    descriptions go to the trusted side)."""
+    global _source_refusal
+    _source_refusal = reason
+
+
 def _local_compile(source: str, flags) -> bytes:
+    """Compile trusted source here (Dagscope's own files, or C rendered from a checked
+    description) with the system compiler; its whole process group goes at the timeout."""
+    if _source_refusal:
+        raise CompileError(_source_refusal)
     cc = compiler()
     if cc is None:
         raise CompileError("no C compiler found")
@@ -115,25 +134,47 @@ def _local_compile(source: str, flags) -> bytes:
         src, lib = os.path.join(tmp, "k.c"), os.path.join(tmp, "k.so")
         with open(src, "w") as f:
             f.write(source)
-        proc = subprocess.run([cc, *flags, "-o", lib, src, *LIBS], capture_output=True, text=True,
-                              timeout=COMPILE_TIMEOUT_S)
+        proc = subprocess.Popen([cc, *flags, "-o", lib, src, *LIBS], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=COMPILE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"{cc} took longer than {COMPILE_TIMEOUT_S} s") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         if proc.returncode != 0:
-            raise CompileError(f"{cc} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+            raise CompileError(f"{cc} failed ({proc.returncode}):\n{err.decode(errors='replace')[-4000:]}")
         with open(lib, "rb") as f:
             return f.read()
 
 
-_service: Callable[[str, tuple], bytes] = _local_compile
+def compile_kernels_here(description: dict) -> bytes:
+    """The library of a kernel description: checked, rendered and compiled in this process."""
+    from engine.codegen.description import InvalidDescription, canonical, compiled_source, kernel_key
+    try:
+        source = compiled_source(description)
+    except InvalidDescription as exc:
+        raise CompileError(f"refused kernel description: {exc}") from None
+    return _local_compile(stamp(source, kernel_key(canonical(description), FLAGS)), FLAGS)
 
 
-def set_compiler_service(fn: Callable[[str, tuple], bytes] | None) -> None:
-    """Route compilation through `fn(source, flags) -> shared-library bytes` (None: run `cc` here)."""
+_service: Callable[[dict], bytes] = compile_kernels_here
+
+
+def set_compiler_service(fn: Callable[[dict], bytes] | None) -> None:
+    """Route kernel compilation through `fn(description) -> shared-library bytes` (None: here)."""
     global _service
-    _service = fn or _local_compile
+    _service = fn or compile_kernels_here
+
+
+def compile_kernels(description: dict) -> bytes:
+    return _service(description)
 
 
 def have_compiler() -> bool:
-    return _service is not _local_compile or compiler() is not None
+    return _service is not compile_kernels_here or compiler() is not None
 
 
 def entry_path(key: str) -> Path:
@@ -153,7 +194,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def compile_cached(source: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
-    """(library path, key, compile_ms, cache_hit). A hit refreshes the entry's LRU time."""
+    """(library path, key, compile_ms, cache_hit) of trusted C source (Dagscope's own files;
+    generated kernels go through loader.load_kernels). A hit refreshes the entry's LRU time."""
     key = cache_key(source, flags)
     path = entry_path(key)
     if path.exists():
@@ -166,7 +208,7 @@ def compile_cached(source: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
 def build(source: str, key: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
     """Compile unconditionally (a miss, or a corrupt entry being replaced)."""
     start = time.perf_counter()
-    data = _service(stamp(source, key), tuple(flags))
+    data = _local_compile(stamp(source, key), tuple(flags))
     compile_ms = (time.perf_counter() - start) * 1000
     path = entry_path(key)
     write_atomic(path, data)

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from engine.codegen import buffers, cc
-from engine.codegen.c_render import render_for_display, render_module
+from engine.codegen.c_render import render_for_display
 from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_strides
 from engine.codegen.library_kernels import LIBRARY_OPS, lower_library
 from engine.codegen.numpy_render import render_group
@@ -43,11 +43,6 @@ def choose_backend(backend: str | None = None) -> str:
     if backend in ("c", "numpy"):
         return backend
     return "c" if cc.have_compiler() else "numpy"
-
-
-def kernel_signatures(units: list[Unit]) -> dict[str, int]:
-    """Kernel name -> number of pointer arguments (the loader's argtypes)."""
-    return {u.name: len(u.kernel.inputs) + len(u.kernel.outputs) + (1 if u.kernel.library else 0) for u in units}
 
 
 class Specialization:
@@ -92,10 +87,9 @@ class Specialization:
         backend and says why."""
         t0 = time.perf_counter()
         if self.pending and module is None:
-            from engine.codegen.loader import load_module
+            from engine.codegen.loader import load_kernels
             try:
-                module = load_module(render_module([u.kernel for u in self.pending], self.graph.name),
-                                     kernel_signatures(self.pending))
+                module = load_kernels([u.kernel for u in self.pending])
             except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
                 self.fall_back(exc)
                 return
@@ -112,7 +106,7 @@ class Specialization:
 
     def fall_back(self, exc: Exception) -> None:
         """Become the numpy-backend specialization of the same graph (e.g. the sandbox's compile
-        service refused the source), remembering why."""
+        service refused the description), remembering why."""
         numpy_spec = Specialization(self.graph, "numpy", self.input_layouts, self.recycle)
         self.__dict__.update(numpy_spec.__dict__)
         self.fallback_reason = f"C compilation failed ({type(exc).__name__}: {exc}); ran the numpy backend"
@@ -444,7 +438,7 @@ def compile_together(graphs: list[CompiledGraph]) -> None:
     specs = [c.current for c in graphs if c.current is not None and c.current._run is None]
     pending = [u for s in specs for u in s.pending]
     if pending:
-        from engine.codegen.loader import load_module
+        from engine.codegen.loader import load_kernels
         used: set[str] = set()
         for u in pending:                          # C names must be unique across the graphs
             base, k = u.name, 1
@@ -454,8 +448,7 @@ def compile_together(graphs: list[CompiledGraph]) -> None:
             used.add(u.name)
         t0 = time.perf_counter()
         try:
-            module = load_module(render_module([u.kernel for u in pending], " + ".join(s.graph.name for s in specs)),
-                                 kernel_signatures(pending))
+            module = load_kernels([u.kernel for u in pending])
         except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
             for s in specs:
                 s.fall_back(exc)

@@ -83,6 +83,7 @@ class Arg:
     value_id: str
     dtype: np.dtype
     shape: tuple[int, ...]
+    strides: tuple[int, ...] | None = None   # element strides of the buffer (None: contiguous)
 
 
 @dataclass
@@ -211,8 +212,9 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
         if str(value.dtype) not in C_DTYPES:
             raise NotLowerable(f"input {vid}: dtype {value.dtype} without a C type")
         shape = tuple(value.shape)
-        kernel.inputs.append(Arg(vid, np.dtype(value.dtype), shape))
-        env[vid] = ("view", len(kernel.inputs) - 1, shape, tuple(input_strides.get(vid) or contiguous_strides(shape)))
+        strides = tuple(input_strides.get(vid) or contiguous_strides(shape))
+        kernel.inputs.append(Arg(vid, np.dtype(value.dtype), shape, strides))
+        env[vid] = ("view", len(kernel.inputs) - 1, shape, strides)
 
     loads: dict[tuple, str] = {}
 
@@ -299,10 +301,11 @@ def _lower_normalize(group, node: Node, input_strides: dict) -> Kernel:
     if not space:
         raise NotLowerable(f"{node.id}: {node.op} of a scalar")
     dim = int(node.attrs["dim"]) % len(space)
+    strides = tuple(input_strides.get(x.id) or contiguous_strides(space))
     kernel = Kernel(group.name, space, tuple(d == dim for d in range(len(space))),
-                    [Arg(x.id, np.dtype(x.dtype), space)],
+                    [Arg(x.id, np.dtype(x.dtype), space, strides)],
                     [Arg(node.id, np.dtype(node.out.dtype), tuple(node.out.shape))], node_ids=[node.id])
-    kernel.loads.append(Load("a0", 0, tuple(input_strides.get(x.id) or contiguous_strides(space))))
+    kernel.loads.append(Load("a0", 0, strides))
     kernel.reduction = Reduction(node.id, node.op, "a0", np.dtype(x.dtype), np.dtype(node.out.dtype),
                                  dict(node.attrs), space[dim], 0, contiguous_strides(space), describe(node))
     _simplify_loops(kernel)

@@ -32,12 +32,13 @@ def lower_library(name: str, node: Node, input_strides: dict) -> Kernel:
     if any(str(v.dtype) not in C_DTYPES for v in node.inputs + node.outputs):
         raise NotLowerable(f"{node.id}: dtype without a C type")
     _CHECKS[node.op](node)
-    inputs = [Arg(v.id, np.dtype(v.dtype), tuple(v.shape)) for v in node.inputs]
+    strides = [tuple(input_strides.get(v.id) or contiguous_strides(v.shape)) for v in node.inputs]
+    inputs = [Arg(v.id, np.dtype(v.dtype), tuple(v.shape), st) for v, st in zip(node.inputs, strides)]
     kernel = Kernel(name, tuple(node.inputs[0].shape), (), inputs,
                     [Arg(node.id, np.dtype(node.out.dtype), tuple(node.out.shape))], node_ids=[node.id])
     kernel.library = node.op
     kernel.library_attrs = dict(node.attrs)
-    kernel.library_strides = [tuple(input_strides.get(v.id) or contiguous_strides(v.shape)) for v in node.inputs]
+    kernel.library_strides = strides
     kernel.library_comment = describe(node)
     if node.op == "native_layer_norm" and not all(
             _dense(a.shape, strides) for a, strides in zip(inputs, kernel.library_strides)):
@@ -78,6 +79,11 @@ def _check_gather_backward(node: Node) -> None:
         raise NotLowerable(f"{node.id}: gather_backward kernel covers one index per row along dim")
 
 
+def _comment(kernel: Kernel) -> list[str]:
+    """The node's line as a comment (display only: a kernel rebuilt to be compiled has none)."""
+    return [f"  /* {kernel.library_comment} */"] if kernel.library_comment else []
+
+
 def render_library(kernel: Kernel, c_types: dict, literal) -> list[str]:
     """The C body lines of a library kernel (c_render supplies its type names and literals)."""
     return _RENDERERS[kernel.library](kernel, c_types, literal)
@@ -88,7 +94,7 @@ def _render_nll(kernel: Kernel, c_types: dict, literal) -> list[str]:
     t = c_types[kernel.outputs[0].dtype.name]
     ignore = int(kernel.library_attrs.get("ignore_index", -100))
     reduction = kernel.library_attrs.get("reduction", "mean")
-    lines = [f"  /* {kernel.library_comment} */",
+    lines = [*_comment(kernel),
              "  /* bounds first, as the registry's forward checks them before reading anything */",
              f"  for (int64_t i = 0; i < {n}; i++) {{",
              f"    const int64_t target = (int64_t)in1[i*{ts}];",
@@ -121,7 +127,7 @@ def _render_gather_backward(kernel: Kernel, c_types: dict, literal) -> list[str]
     # one index per row (d = 1) or per column (d = 0): loop over the other dim
     count, g_step, i_step = (rows, gs0, is0) if d == 1 else (cols, gs1, is1)
     at = "k*{cols} + idx".format(cols=cols) if d == 1 else "idx*{cols} + k".format(cols=cols)
-    return [f"  /* {kernel.library_comment} */",
+    return [*_comment(kernel),
             f"  for (int64_t k = 0; k < {count}; k++) {{",
             f"    int64_t idx = (int64_t)in1[k*{i_step}];",
             f"    if (idx < 0) idx += {size};   /* numpy's negative indices */",
@@ -147,7 +153,7 @@ def _render_layer_norm(kernel: Kernel, c_types: dict, literal) -> list[str]:
     t = c_types[kernel.outputs[0].dtype.name]
     weight = "in1" if attrs.get("has_weight") else None
     bias = f"in{1 + bool(weight)}" if attrs.get("has_bias") else None
-    lines = [f"  /* {kernel.library_comment} */",
+    lines = [*_comment(kernel),
              "  (void)status;   /* reads no index: nothing to report */",
              f"  for (int64_t r = 0; r < {rows}; r++) {{",
              f"    const {t} *x = in0 + r*{cols};",

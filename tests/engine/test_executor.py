@@ -200,8 +200,8 @@ def test_a_refused_compile_falls_back_to_numpy_and_says_why(tmp_path, monkeypatc
     monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))    # nothing cached: must compile
     loader.forget_loaded()
 
-    def refuse(source, flags):                                     # what the sandbox broker does
-        raise cc.CompileError("refused preprocessor line: #define X")
+    def refuse(description):                                       # what the sandbox broker does
+        raise cc.CompileError("refused kernel description: kernel 0.steps[0].op: not an elementwise op")
     cc.set_compiler_service(refuse)
     try:
         g = _mlp_graph()

@@ -134,7 +134,7 @@ def test_forward_and_backward_compile_as_one_module_or_fall_back_together(tmp_pa
     monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))             # nothing cached
     loader.forget_loaded()
 
-    def refuse(source, flags):
+    def refuse(description):
         raise cc.CompileError("compile service unavailable")
     cc.set_compiler_service(refuse)
     try:

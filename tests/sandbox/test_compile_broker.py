@@ -1,45 +1,118 @@
-"""Kernel compilation across the sandbox: the child may not run `cc`, its supervisor does it for
-generated C, and refuses anything the generator would never emit."""
+"""Kernel compilation across the sandbox: the child describes its kernels, its supervisor checks
+the description, writes the C itself and compiles it confined; a run can compile nothing else."""
+import os
 import shutil
+import time
 
+import numpy as np
 import pytest
 
-from app.sandbox.compile_broker import BrokerError, compile_checked
+from app.sandbox import compile_broker
+from app.sandbox.compile_broker import BrokerError, compile_confined, compile_description
+from engine.codegen.description import describe
+from engine.codegen.kernel import lower
+from engine.ir.graph import Graph
+from engine.passes import run_pipeline
 
-pytest.importorskip("engine.codegen.loader")
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 
-KERNEL_RUN = '''
-import numpy as np
-from engine.codegen import loader
-src = "#include <stdint.h>\\nvoid add1(float* a, float* out) { for (int64_t i = 0; i < 4; i++) out[i] = a[i] + 1; }\\n"
-m = loader.load_module(src, {"add1": 2})
-a = np.arange(4, dtype=np.float32); out = np.zeros(4, dtype=np.float32)
-m.functions["add1"](a.ctypes.data, out.ctypes.data)
-print(out)
+COMPILED_RUN = '''
+import torch
+def f(x, y):
+    return torch.tanh(x * y + 1).sum(dim=1)
+g = torch.compile(f)
+x = torch.randn(4, 8); y = torch.randn(4, 8)
+print(torch.allclose(g(x, y), f(x, y)))
 '''
 
 
+def kernel_description(shape=(4, 8)) -> dict:
+    g = Graph("k")
+    x = g.placeholder("x", shape, np.float32)
+    g.output(g.call("sum", g.call("tanh", g.call("mul", x, x)), dim=(1,)))
+    optimized = run_pipeline(g).graph
+    return describe([lower(optimized, grp) for grp in optimized.fusion_groups if grp.kind != "extern"])
+
+
 @needs_cc
-def test_a_run_compiles_and_calls_a_kernel(sandbox_run):
-    record = sandbox_run(KERNEL_RUN)
+def test_a_run_compiles_its_kernels_through_the_broker(sandbox_run):
+    record = sandbox_run(COMPILED_RUN)
     assert record["ok"], record["error"]
-    assert record["stdout"] == "[1. 2. 3. 4.]\n"
+    assert record["stdout"] == "True\n"
+    kernels = [k for g in record["graphs"] for k in g["kernels"]]
+    assert kernels and {k["language"] for k in kernels} == {"c"}
 
 
 @needs_cc
-def test_file_includes_are_refused_before_the_compiler_sees_them(sandbox_run):
-    record = sandbox_run(KERNEL_RUN.replace("#include <stdint.h>", '#include \\"/etc/passwd\\"'))
-    assert not record["ok"] and "refused preprocessor line" in record["error"]["message"]
-    assert "root:" not in record["error"]["message"] + record["error"]["traceback"]
+def test_c_source_compiles_are_refused_inside_a_run(sandbox_run):
+    record = sandbox_run('from engine.codegen import cc\ncc.compile_cached("int x;")\n')
+    assert not record["ok"] and record["error"]["type"] == "CompileError"
+    assert "C source is not compiled inside a run" in record["error"]["message"]
 
 
-@pytest.mark.parametrize("source, flags", [
-    ("#define A(x) A(x) A(x)\nint f;", None),
-    ("#pragma GCC optimize(\"O0\")\nint f;", None),
-    ("int f;", ("-fplugin=/tmp/evil.so",)),
+@needs_cc
+def test_a_description_compiles_to_a_library():
+    library = compile_description(kernel_description(), 30, 1024, None)
+    assert library.startswith(b"\x7fELF")
+
+
+@pytest.mark.parametrize("forge, message", [
+    (lambda d: d["kernels"][0]["steps"][0].update(op="system"), r"steps\[0\]\.op: not an elementwise op"),
+    (lambda d: d["kernels"][0]["inputs"][0].update(dtype="float16"), r"inputs\[0\]\.dtype: not a dtype"),
+    (lambda d: d["kernels"][0]["loads"][0].update(strides=[8, 100]), "load 0 reaches outside its buffer"),
+    (lambda d: d["kernels"][0].update(name="k0(){} int x"), "unknown field 'name'"),
+    (lambda d: d.update(version=2), "unknown description version"),
 ])
-def test_broker_refuses_what_the_generator_never_emits(source, flags):
-    from engine.codegen import cc
-    with pytest.raises(BrokerError):
-        compile_checked(source, flags or tuple(cc.FLAGS), 5)
+def test_the_broker_refuses_a_forged_description_with_a_reason(forge, message):
+    description = kernel_description()
+    forge(description)
+    with pytest.raises(BrokerError, match=message):
+        compile_description(description, 30, 1024, None)
+
+
+def test_no_time_left_is_refused_before_anything_runs():
+    with pytest.raises(BrokerError, match="no time left"):
+        compile_description(kernel_description(), 0, 1024, None)
+
+
+# ---- the confined compiler holds even if C the broker did not mean to write got through --------
+
+@needs_cc
+@pytest.mark.parametrize("source, refusal", [
+    ('#include "/etc/passwd"\n', "/etc/passwd: Permission denied"),
+    ('void f(void) {}\n__asm__(".incbin \\"/etc/passwd\\"");\n', "file not found: /etc/passwd"),
+])
+def test_the_confined_compiler_reads_no_host_file(source, refusal):
+    # /etc/passwd is world-readable: only Landlock stands between the compiler and it
+    with pytest.raises(BrokerError, match=refusal):
+        compile_confined(source, 20, 1024)
+
+
+@needs_cc
+def test_the_confined_compiler_finds_only_the_system_headers():
+    # -nostdinc with the exact system header folders: the usual headers work, a folder that is
+    # not one of them (here, the compiler's working folder) is not searched
+    assert compile_confined("#include <math.h>\n#include <stdint.h>\nint f(void) { return 0; }\n",
+                            20, 1024).startswith(b"\x7fELF")
+    with pytest.raises(BrokerError, match="k.c: No such file|k.c.*not found|No such file"):
+        compile_confined("#include <k.c>\n", 20, 1024)
+
+
+@needs_cc
+def test_a_compiler_bomb_is_stopped_by_the_deadline_or_the_memory_budget():
+    bomb = "#define A(x) x x x x x x x x\n" + "".join(f"#define A{i}(x) A{i - 1}(A{i - 1}(x))\n" if i else
+                                                        "#define A0(x) A(A(A(x)))\n" for i in range(12))
+    bomb += "int v[] = { A11(1,) };\n"
+    started = time.monotonic()
+    with pytest.raises(BrokerError, match="took longer|failed"):
+        compile_confined(bomb, 2, 256)
+    assert time.monotonic() - started < 4
+
+
+def test_the_toolchain_is_read_from_the_compiler_once():
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    compiler, headers, reads = compile_broker.toolchain()
+    assert os.path.isabs(compiler) and headers and all(h in reads for h in headers)
+    assert not any(r in ("/", "/etc", "/root", "/home", "/tmp", "/proc") for r in reads)
+

@@ -58,6 +58,15 @@ def test_writes_only_into_its_write_folders():
     assert not os.path.exists(out)           # the work folder goes with everything in it
 
 
+@root
+def test_a_work_folder_under_a_closed_parent_is_still_writable(tmp_path):
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)                 # as TMPDIR under /tmp/pytest-of-root is: nobody may not search it
+    with confine.workdir("dagscope-confine-test-", parent=str(closed)) as out:
+        result = _sh("echo x > ok && cat ok", write=[out], cwd=out)
+        assert result.stdout == b"x\n" and result.returncode == 0, result
+
+
 def test_the_deadline_kills_everything_it_started_even_what_left_its_group():
     marker = f"{time.time_ns() % 10**9}.25"
     started = time.monotonic()
