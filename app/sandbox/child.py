@@ -71,7 +71,9 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     if "landlock" in TEST_LAYERS_OFF:
         layers.append("TEST ONLY: no Landlock")
     else:
-        layers.append(kernel.restrict_filesystem(read_roots() + ["/dev/urandom"], [scratch, "/dev/null"]))
+        # the scratch folder as ".", the cwd: with the run's uid, its path may pass folders closed
+        # to that uid (a TMPDIR under /tmp/pytest-of-root), and a path Landlock cannot open gets no rule
+        layers.append(kernel.restrict_filesystem(read_roots() + ["/dev/urandom"], [".", "/dev/null"]))
     if "seccomp" in TEST_LAYERS_OFF:
         layers.append("TEST ONLY: no seccomp")
     else:
@@ -107,7 +109,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
         from engine.runner import run_user_code
 
         guard = policy.Policy(scratch, read_roots(), code_dirs())
-        install_client(broker_fd)
+        layers.append(install_client(broker_fd))
         if "policy" in TEST_LAYERS_OFF:
             layers.append("TEST ONLY: no Python policy")
         else:

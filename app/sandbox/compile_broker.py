@@ -47,15 +47,17 @@ class ProtocolError(RuntimeError):
 
 # ---- child side -------------------------------------------------------------------------------
 
-def install_client(broker_fd: int) -> None:
+def install_client(broker_fd: int) -> str:
     """Route the engine's kernel compiles through the supervisor, and refuse every other compile
-    in this process; kernels are cached in the scratch folder."""
+    in this process; kernels are cached in the scratch folder. Returns the compiler's layers
+    (as the zygote found them) for the run record's `sandbox` list."""
     sock = socket.socket(fileno=broker_fd)
-    os.environ["DAGSCOPE_KERNEL_CACHE"] = os.path.join(os.getcwd(), ".kernels")
+    # relative to the scratch folder (the cwd): the run's uid may not search the folders above it
+    os.environ["DAGSCOPE_KERNEL_CACHE"] = ".kernels"
     try:
         from engine.codegen import cc
     except ImportError:
-        return
+        return "compiler: no engine"
 
     def compile_remotely(description: dict) -> bytes:
         send_json(sock, description)
@@ -67,6 +69,25 @@ def install_client(broker_fd: int) -> None:
     cc.set_compiler_service(compile_remotely)
     cc.refuse_source("C source is not compiled inside a run: the sandbox compiles only the kernels "
                      "the engine generates, from their description")
+    return compiler_layers
+
+
+compiler_layers = "compiler: not probed"
+
+
+def probe_confinement() -> str:
+    """Run the compiler once confined (in the zygote, before any run) to learn which layers hold
+    here; every run reports them."""
+    global compiler_layers
+    try:
+        compiler, _, reads = toolchain()
+        result = confine.run([compiler, "--version"], read=list(reads), timeout_s=20,
+                             new_network=os.environ.get("DAGSCOPE_NETNS") != "1")
+        compiler_layers = ("compiler confined: " + ", ".join(result.layers)) if result.returncode == 0 \
+            else f"compiler: could not run confined ({result.returncode})"
+    except (BrokerError, OSError, subprocess.SubprocessError) as exc:
+        compiler_layers = f"no compiler: the numpy backend runs kernels ({str(exc)[:80]})"
+    return compiler_layers
 
 
 # ---- supervisor side ------------------------------------------------------------------------

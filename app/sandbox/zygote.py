@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from app.sandbox import child, kernel, seccomp
-from app.sandbox.compile_broker import ProtocolError, serve_request, toolchain
+from app.sandbox.compile_broker import ProtocolError, probe_confinement, serve_request
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
 
@@ -54,7 +54,7 @@ def preimport() -> list[str]:
     try:  # ask the compiler who it is and where its files are once, here, before any run
         from engine.codegen import cc
         cc.compiler_identity()
-        toolchain()
+        probe_confinement()
     except Exception:  # noqa: BLE001 - no compiler: runs use the numpy backend
         pass
     # What was imported lives as long as the zygote: out of the cyclic GC's sight, a run's full

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import os
 import platform
+import secrets
 import shutil
 import signal
 import subprocess
@@ -182,7 +183,10 @@ def entry_path(key: str) -> Path:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:16]}.", suffix=".tmp")
+    # not tempfile.mkstemp: it makes the path absolute, and a run's cache is ".kernels" in its
+    # scratch folder, whose parent folders the run's uid may not search
+    tmp = os.path.join(path.parent, f".{path.stem[:16]}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
