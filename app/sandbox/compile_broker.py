@@ -123,7 +123,7 @@ def compile_description(description, timeout_s: float, memory_mb: int, partition
         text = canonical(description)
     except InvalidDescription as exc:
         raise BrokerError(f"refused kernel description: {exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError, RecursionError) as exc:
         # a description the checks let through but the renderer cannot render: refused all the same
         raise BrokerError(f"refused kernel description: {type(exc).__name__}") from None
     if partition is not None and not _PARTITION.fullmatch(partition):
@@ -144,7 +144,7 @@ def compile_description(description, timeout_s: float, memory_mb: int, partition
     if partition is not None:          # a run without a partition keeps nothing for later runs
         path = folder / f"{partition}-{name}.so"
         cc.write_atomic(path, library)
-        cc.evict(keep=path)
+        cc.evict(keep=path, folder=folder)
     return library
 
 

@@ -220,11 +220,12 @@ def build(source: str, key: str, flags=FLAGS) -> tuple[Path, str, float, bool]:
     return path, key, compile_ms, False
 
 
-def evict(keep: Path | None = None) -> list[Path]:
-    """Delete least recently used entries until the cache fits its size limit."""
+def evict(keep: Path | None = None, folder: Path | None = None) -> list[Path]:
+    """Delete least recently used entries (of the cache, or of `folder` in it) until they fit
+    the cache's size limit."""
     limit = cache_limit_bytes()
     entries = []
-    for p in cache_dir().glob("*.so"):
+    for p in (folder or cache_dir()).glob("*.so"):
         with contextlib.suppress(OSError):
             st = p.stat()
             entries.append((st.st_mtime, st.st_size, p))

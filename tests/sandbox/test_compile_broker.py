@@ -116,3 +116,15 @@ def test_the_toolchain_is_read_from_the_compiler_once():
     assert os.path.isabs(compiler) and headers and all(h in reads for h in headers)
     assert not any(r in ("/", "/etc", "/root", "/home", "/tmp", "/proc") for r in reads)
 
+
+
+@needs_cc
+def test_the_brokers_cache_is_bounded_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))
+    first_partition, second_partition = "a" * 32, "b" * 32
+    compile_description(kernel_description((2, 3)), 30, 1024, first_partition)
+    (old,) = (tmp_path / "broker").glob("*.so")
+    os.utime(old, (1, 1))                                          # long unused
+    monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE_MB", str(1.5 * old.stat().st_size / (1024 * 1024)))
+    compile_description(kernel_description((2, 5)), 30, 1024, second_partition)
+    assert not old.exists() and len(list((tmp_path / "broker").glob("*.so"))) == 1
