@@ -139,7 +139,8 @@ def become_run_user(uid: int, gid: int, read_roots: list[str], private_mounts: b
         if closed and not private_mounts:
             return f"server's uid ({', '.join(closed)} not searchable by others, and no mount namespace)"
         _expose(closed)
-        os.chown(scratch, uid, gid)
+        if os.stat(scratch).st_uid != uid:        # a tmpfs scratch was mounted as the run's already
+            os.chown(scratch, uid, gid)
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
@@ -172,10 +173,11 @@ def private_shared_folders(keep: list[str]) -> str:
     """Over each world-writable folder mount an empty tmpfs only root may write, with the paths
     in `keep` (the scratch folder, read roots) that lie beneath it bound back in place. Only in a
     mount namespace of this process's own."""
+    keep = [os.path.realpath(path) for path in keep]
     covered: dict[str, list[str]] = {}
     for folder in dict.fromkeys(os.path.realpath(f) for f in SHARED_WRITABLE):
         if os.path.isdir(folder) and os.stat(folder).st_mode & 0o002:
-            covered[folder] = [path for path in keep if _beneath(os.path.realpath(path), folder)]
+            covered[folder] = [path for path in keep if _beneath(path, folder)]
     try:
         _expose(covered)
     except OSError as exc:
