@@ -8,9 +8,9 @@ adds what is missing:
   past it the connection gets a 408 and is closed;
 - a cap on open connections, per client address (DAGSCOPE_CONNECTIONS_PER_CLIENT) and in all
   (DAGSCOPE_MAX_CONNECTIONS, at most half the descriptors the process may open). A new
-  connection over a cap closes the oldest one that is waiting for a request (the client holding
-  the most connections first), so idle and half-sent connections cannot lock anyone out; if none
-  is waiting, the new one is closed;
+  connection over a cap closes the oldest one that is waiting for a request (over the global
+  cap: of the client holding the most connections), so idle and half-sent connections cannot
+  lock anyone out; if none is waiting, the new one is closed;
 - malformed or oversized request heads get a JSON answer (431 for headers over h11's 16 KB).
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import resource
 import time
+from dataclasses import dataclass
 
 import h11
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
@@ -40,10 +41,30 @@ def raise_open_file_limit() -> int:
     return soft
 
 
-def connection_cap() -> int:
+def connection_cap(max_connections: int) -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     by_descriptors = max(16, (soft - DESCRIPTOR_RESERVE) // 2) if soft != resource.RLIM_INFINITY else 1 << 20
-    return max(1, min(get_settings().max_connections, by_descriptors))
+    return max(1, min(max_connections, by_descriptors))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The guard's settings, read once per server: reading the environment costs ~0.1-0.2 ms,
+    which a flood of connections would otherwise pay on the event loop for each one."""
+    header_timeout_s: float
+    body_timeout_s: float
+    per_client: int
+    max_connections: int
+
+    @classmethod
+    def of(cls, server_state) -> Limits:
+        limits = getattr(server_state, "dagscope_limits", None)
+        if limits is None:
+            settings = get_settings()
+            limits = server_state.dagscope_limits = cls(
+                settings.header_timeout_s, settings.body_timeout_s, settings.connections_per_client,
+                connection_cap(settings.max_connections))
+        return limits
 
 
 def _raw_reply(status: int, reason: str, detail: str) -> bytes:
@@ -57,18 +78,19 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        settings = get_settings()
-        self.header_timeout_s, self.body_timeout_s = settings.header_timeout_s, settings.body_timeout_s
+        self.limits = limits = Limits.of(self.server_state)
+        self.header_timeout_s, self.body_timeout_s = limits.header_timeout_s, limits.body_timeout_s
         self.opened_at = time.monotonic()
         self.deadline = None
         self.phase = ""
         self.head_bytes, self.head_tail = 0, b""
         self.max_head_bytes = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
         self._enter_phase("head")
-        self._enforce_caps(settings.connections_per_client)
+        self._enforce_caps(limits.per_client)
 
     def connection_lost(self, exc) -> None:
         self._cancel_deadline()
+        self._unregister()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -132,25 +154,49 @@ class GuardedH11Protocol(H11Protocol):
 
     # --- the connection caps
 
-    def _enforce_caps(self, per_client: int) -> None:
-        mine = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c.client_host == self.client_host]
-        if per_client > 0 and len(mine) > per_client:
-            self._make_room(mine)
-        if not self.transport.is_closing() and len(self.connections) > connection_cap():
-            self._make_room([c for c in self.connections if isinstance(c, GuardedH11Protocol)])
+    def _by_client(self) -> dict[str, dict[GuardedH11Protocol, None]]:
+        """This server's open connections per client address, oldest first (kept on its state)."""
+        registry = getattr(self.server_state, "dagscope_by_client", None)
+        if registry is None:
+            registry = self.server_state.dagscope_by_client = {}
+        return registry
 
-    def _make_room(self, candidates: list[GuardedH11Protocol]) -> None:
-        waiting = [c for c in candidates if c is not self and c.phase == "head" and not c.transport.is_closing()]
-        if not waiting:
-            self.transport.close()           # everyone there is being served: this one waits outside
-            return
-        per_host: dict[str, int] = {}
-        for c in waiting:
-            per_host[c.client_host] = per_host.get(c.client_host, 0) + 1
-        victim = min(waiting, key=lambda c: (-per_host[c.client_host], c.opened_at))
+    def _register(self) -> None:
+        self._by_client().setdefault(self.client_host, {})[self] = None
+
+    def _unregister(self) -> None:
+        registry = self._by_client()
+        mine = registry.get(self.client_host)
+        if mine is not None:
+            mine.pop(self, None)
+            if not mine:
+                del registry[self.client_host]
+        self.connections.discard(self)       # counted out now, not when the loop gets to it
+
+    def _enforce_caps(self, per_client: int) -> None:
+        self._register()
+        registry = self._by_client()
+        if per_client > 0 and len(registry[self.client_host]) > per_client:
+            self._make_room(registry[self.client_host])
+        if not self.transport.is_closing() and len(self.connections) > self.limits.max_connections:
+            busiest = max(registry.values(), key=len)
+            if not self._make_room(busiest, close_self=False):
+                self._make_room({c: None for conns in registry.values() for c in conns})
+
+    def _make_room(self, candidates, close_self: bool = True) -> bool:
+        """Close the oldest of `candidates` waiting for a request; if none is, close this one
+        (everyone there is being served: the newcomer waits outside). True if room was made."""
+        victim = next((c for c in candidates if c is not self and c.phase == "head"
+                       and not c.transport.is_closing()), None)
+        if victim is None:
+            if close_self:
+                self._unregister()
+                self.transport.close()
+            return False
         victim._cancel_deadline()
+        victim._unregister()
         victim.transport.close()
-        victim.connections.discard(victim)   # counted out now, not when the loop gets to it
+        return True
 
     @property
     def client_host(self) -> str:

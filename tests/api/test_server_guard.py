@@ -228,7 +228,7 @@ def test_serving_the_network_with_a_token_prints_the_lan_url_and_answers_to_it()
         port = base.rsplit(":", 1)[1]
         page = httpx.get(f"{base}/?token=t0ken-for-test", headers={"host": f"{lan}:{port}"}, timeout=5)
         assert page.status_code == 200 and "dagscope_token" in page.headers["set-cookie"]
-        run = httpx.post(f"{base}/api/run", json={"code": "print(6 * 7)"}, timeout=10,
+        run = httpx.post(f"{base}/api/run", json={"code": "print(6 * 7)"}, timeout=30,
                          headers={"host": f"{lan}:{port}", "origin": f"http://{lan}:{port}",
                                   "authorization": "Bearer t0ken-for-test"})
         assert run.status_code == 200 and run.json()["stdout"] == "42\n"
