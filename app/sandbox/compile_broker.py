@@ -34,6 +34,8 @@ from app.sandbox.protocol import recv_frame, recv_json, send_frame, send_json
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 MAX_LIBRARY_BYTES = 16 * 1024 * 1024
 SHARED_PARTITION = "shared"
+# what a description the checks let through but the renderer trips on raises: refused all the same
+_RENDER_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError, RecursionError)
 _PARTITION = re.compile(r"[0-9a-f]{16,64}|shared")
 
 
@@ -113,18 +115,17 @@ def serve_request(sock: socket.socket, budget_s: float, memory_mb: int, partitio
 def compile_description(description, timeout_s: float, memory_mb: int, partition: str | None) -> bytes:
     """The library of a kernel description, from the partition's cache or compiled confined."""
     from engine.codegen import cc
-    from engine.codegen.description import InvalidDescription, canonical, compiled_source, kernel_key
+    from engine.codegen.description import InvalidDescription, canonical, kernel_key, rebuild, render_checked
 
     deadline = time.monotonic() + timeout_s
     if timeout_s <= 0:
         raise BrokerError("no time left in the run to compile kernels")
     try:
-        source = compiled_source(description)
+        kernels = rebuild(description)          # every field checked, hit or miss
         text = canonical(description)
     except InvalidDescription as exc:
         raise BrokerError(f"refused kernel description: {exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError, RecursionError) as exc:
-        # a description the checks let through but the renderer cannot render: refused all the same
+    except _RENDER_ERRORS as exc:
         raise BrokerError(f"refused kernel description: {type(exc).__name__}") from None
     if partition is not None and not _PARTITION.fullmatch(partition):
         partition = None
@@ -137,6 +138,12 @@ def compile_description(description, timeout_s: float, memory_mb: int, partition
             path = folder / f"{owner}-{name}.so"
             os.utime(path)
             return path.read_bytes()
+    try:
+        source = render_checked(kernels)          # only on a miss: a hit needs the key alone
+    except InvalidDescription as exc:
+        raise BrokerError(f"refused kernel description: {exc}") from None
+    except _RENDER_ERRORS as exc:
+        raise BrokerError(f"refused kernel description: {type(exc).__name__}") from None
     left = deadline - time.monotonic()            # checking and rendering took some of it
     if left <= 0:
         raise BrokerError("no time left in the run to compile kernels")

@@ -140,7 +140,12 @@ def _describe_kernel(k: Kernel) -> dict:
 def compiled_source(description) -> str:
     """The C the trusted side compiles for a description (InvalidDescription if it is not one
     the engine produces). Depends on nothing but the checked description."""
-    source = render_module(rebuild(description))
+    return render_checked(rebuild(description))
+
+
+def render_checked(kernels: list[Kernel]) -> str:
+    """The C of kernels `rebuild` made, within the size the compiler is given."""
+    source = render_module(kernels)
     if len(source) > MAX_SOURCE_BYTES:
         raise InvalidDescription(f"the kernels' source would be {len(source)} bytes (at most {MAX_SOURCE_BYTES})")
     return source
