@@ -131,9 +131,12 @@ def compile_description(description, timeout_s: float, memory_mb: int, partition
         partition = None
     key = kernel_key(text, cc.FLAGS)
     name = hashlib.sha256(f"{key}\0{cc.compiler_identity()}".encode()).hexdigest()
-    folder = cc.cache_dir() / "broker"
-    folder.mkdir(exist_ok=True)
-    for owner in dict.fromkeys((partition, SHARED_PARTITION)):
+    try:
+        folder = cc.cache_dir() / "broker"
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        folder = partition = None                 # no cache to be had: compile, keep nothing
+    for owner in dict.fromkeys((partition, SHARED_PARTITION)) if folder is not None else ():
         if owner is not None and (folder / f"{owner}-{name}.so").exists():
             path = folder / f"{owner}-{name}.so"
             os.utime(path)
@@ -150,8 +153,11 @@ def compile_description(description, timeout_s: float, memory_mb: int, partition
     library = compile_confined(cc.stamp(source, key), left, memory_mb)
     if partition is not None:          # a run without a partition keeps nothing for later runs
         path = folder / f"{partition}-{name}.so"
-        cc.write_atomic(path, library)
-        cc.evict(keep=path, folder=folder)
+        try:
+            cc.write_atomic(path, library)
+            cc.evict(keep=path, folder=folder)
+        except OSError:
+            pass                          # a full disk costs the next run a compile, not this one
     return library
 
 
@@ -190,17 +196,21 @@ def compile_confined(source: str, timeout_s: float, memory_mb: int) -> bytes:
     from engine.codegen import cc
     compiler, headers, reads = toolchain()
     includes = [arg for folder in headers for arg in ("-isystem", folder)]
+    timeout_s = min(timeout_s, cc.COMPILE_TIMEOUT_S)
     with confine.workdir("dagscope-cc-") as tmp:
         with open(os.path.join(tmp, "k.c"), "w") as f:
             f.write(source)
         os.chmod(os.path.join(tmp, "k.c"), 0o644)
         argv = [compiler, *cc.FLAGS, "-nostdinc", *includes, "-o", "k.so", "k.c", *cc.LIBS]
-        result = confine.run(argv, cwd=tmp, read=list(reads), write=[tmp], timeout_s=min(timeout_s, cc.COMPILE_TIMEOUT_S),
-                             budget=confine.Budget(cpu_s=int(min(timeout_s, cc.COMPILE_TIMEOUT_S)) + 1,
-                                                   memory_mb=memory_mb, file_mb=64, processes=64, open_files=256),
-                             # relative paths only: the folder's parents may be closed to nobody
-                             env={"PATH": "/usr/bin:/bin", "LANG": "C", "TMPDIR": "."},
-                             new_network=os.environ.get("DAGSCOPE_NETNS") != "1", max_output=64 * 1024)
+        try:
+            result = confine.run(argv, cwd=tmp, read=list(reads), write=[tmp], timeout_s=timeout_s,
+                                 budget=confine.Budget(cpu_s=int(timeout_s) + 1, memory_mb=memory_mb, file_mb=64,
+                                                       processes=64, open_files=256),
+                                 # relative paths only: the folder's parents may be closed to nobody
+                                 env={"PATH": "/usr/bin:/bin", "LANG": "C", "TMPDIR": "."},
+                                 new_network=os.environ.get("DAGSCOPE_NETNS") != "1", max_output=64 * 1024)
+        except (OSError, subprocess.SubprocessError) as exc:      # e.g. a layer's set-up failed
+            raise BrokerError(f"the C compiler could not be started confined: {exc}") from None
         if result.timed_out:
             raise BrokerError(f"the C compiler took longer than the {timeout_s:.1f} s left in the run")
         if result.returncode != 0:

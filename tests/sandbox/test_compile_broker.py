@@ -2,6 +2,7 @@
 the description, writes the C itself and compiles it confined; a run can compile nothing else."""
 import os
 import shutil
+import subprocess
 import time
 
 import numpy as np
@@ -142,3 +143,20 @@ def test_the_brokers_cache_is_bounded_too(tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE_MB", str(1.5 * old.stat().st_size / (1024 * 1024)))
     compile_description(kernel_description((2, 5)), 30, 1024, second_partition)
     assert not old.exists() and len(list((tmp_path / "broker").glob("*.so"))) == 1
+
+
+@needs_cc
+def test_a_compiler_that_cannot_be_confined_is_a_refusal_not_a_crash(monkeypatch):
+    def fail(*args, **kwargs):
+        raise subprocess.SubprocessError("Exception occurred in preexec_fn.")
+    monkeypatch.setattr(compile_broker.confine, "run", fail)
+    with pytest.raises(BrokerError, match="could not be started confined: Exception occurred in preexec_fn"):
+        compile_confined("int f;\n", 20, 1024)
+
+
+@needs_cc
+def test_an_unwritable_cache_still_answers(tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))
+    (tmp_path / "broker").write_text("a file where the folder would be")
+    library = compile_description(kernel_description((2, 7)), 30, 1024, "c" * 32)
+    assert library.startswith(b"\x7fELF")
