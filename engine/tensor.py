@@ -12,7 +12,7 @@ from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, s
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_size import Size as _Size
-from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, _VIEW_OPS, InPlaceOps, _selects_a_view
+from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, InPlaceOps, _selects_a_view
 
 
 def numpy_keywords(fn):
@@ -748,7 +748,7 @@ def apply(name: str, *inputs, **attrs) -> Tensor:
             if t._requires_grad:
                 out._requires_grad = True
                 out.grad_fn = _record_node(op, tensors, attrs, out)
-                if name in _VIEW_OPS:          # a view in a graph: see Tensor._keep_view
+                if op.view:                    # a view in a graph: see Tensor._keep_view
                     tensors[0]._keep_view(out, name, attrs)
                 break
     if OP_APPLIED:

@@ -42,11 +42,11 @@ class InPlaceOps:
         an in-place op must change too (as PyTorch's views share their base's memory), else None."""
         node = self.grad_fn
         op = getattr(node, "op", None)
-        if op is None or op.name not in _VIEW_OPS:
+        if op is None or not op.view:
             return None
         base = node.saved[0]
         root = base
-        while getattr(root.grad_fn, "op", None) is not None and root.grad_fn.op.name in _VIEW_OPS:
+        while getattr(root.grad_fn, "op", None) is not None and root.grad_fn.op.view:
             root = root.grad_fn.saved[0]
         if root.grad_fn is None and root.requires_grad:
             raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
@@ -313,7 +313,6 @@ def _selects_a_view(key) -> bool:
     return not all(k is Ellipsis or (type(k) is slice and k == slice(None)) for k in parts)
 
 
-_VIEW_OPS = frozenset({"slice", "select", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze"})
 _INPLACE_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 
 

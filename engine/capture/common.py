@@ -11,19 +11,17 @@ import numpy as np
 
 from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
+from engine.ops.registry import OPS
 
 MAX_STATIC_GRAPHS = 12
-
-# Ops whose random mask is drawn in Python and passed in as an input (op name -> input index).
-# Captured, that mask is a constant: every call would reuse one draw. Capture checks for it.
-RANDOM_MASK_INPUTS = {"dropout": 1}
-
 
 def frozen_random_masks(graph: Graph) -> list[str]:
     """Messages for each op whose random mask the capture froze into a constant."""
     found = []
     for n in graph.nodes:
-        index = RANDOM_MASK_INPUTS.get(n.op) if n.kind == CALL else None
+        # an op whose random mask is drawn in Python and passed in (OpDef.random_mask_input): captured,
+        # that mask is a constant, and every call would reuse one draw
+        index = OPS[n.op].random_mask_input if n.kind == CALL and n.op in OPS else None
         if index is not None and n.inputs[index].producer is not None and n.inputs[index].producer.kind == CONSTANT:
             where = f"line {n.source_line}" if n.source_line is not None else n.id
             found.append(f"{n.op} at {where}: its random mask was drawn once while capturing and is now a "

@@ -19,15 +19,17 @@ import numpy as np
 
 from engine.codegen.kernel import C_DTYPES, Arg, Kernel, NotLowerable, contiguous_strides, describe
 from engine.ir.graph import CALL, Node
+from engine.ops.registry import OPS
 
-LIBRARY_OPS = {"nll_loss", "gather_backward", "native_layer_norm"}
+# the ops with a hand-written kernel here (OpDef.library_kernel), by name for the executor
+LIBRARY_OPS = frozenset(name for name, op in OPS.items() if op.library_kernel)
 STATUS_WORDS = 2
 FLOATS = ("float32", "float64")
 
 
 def lower_library(name: str, node: Node, input_strides: dict) -> Kernel:
-    """The kernel of `node` (an op in LIBRARY_OPS), or NotLowerable for the cases it does not cover."""
-    if node.kind != CALL or node.op not in LIBRARY_OPS:
+    """The kernel of `node` (an op with OpDef.library_kernel), or NotLowerable for the cases it does not cover."""
+    if node.kind != CALL or node.op not in OPS or not OPS[node.op].library_kernel:
         raise NotLowerable(f"{node.id}: no library kernel for {node.op or node.kind}")
     if any(str(v.dtype) not in C_DTYPES for v in node.inputs + node.outputs):
         raise NotLowerable(f"{node.id}: dtype without a C type")

@@ -19,8 +19,6 @@ KERNEL_KINDS = (ELEMENTWISE, REDUCE)
 # reductions whose C kernel reads its loop's values twice (c_render's "moments" and "logsumexp"):
 # an epilogue ending in one cannot overwrite the product it reads (_products_in_place)
 TWO_PASS_REDUCTIONS = {"var", "std", "logsumexp"}
-NORMALIZE_OPS = {"softmax", "log_softmax"}      # library ops with kernels of their own (kernel.py)
-COPYING_MOVEMENT = {"cat", "stack"}
 
 
 @dataclass
@@ -63,11 +61,11 @@ def _sub_unit(name, nodes: list[Node], users: dict, graph_outputs: set) -> Unit:
 def node_unit(node: Node) -> Unit:
     kind = "op"
     if node.kind == CALL:
-        k = OPS[node.op].kind
+        op = OPS[node.op]
         # cat and stack are movement ops that copy: library ops writing into a planned buffer
-        kind = "kernel" if k in KERNEL_KINDS or node.op in NORMALIZE_OPS else \
+        kind = "kernel" if op.kind in KERNEL_KINDS or op.normalize else \
             "matmul" if node.op in ("matmul", "addmm") else \
-            "view" if k == MOVEMENT and node.op not in COPYING_MOVEMENT else "op"
+            "view" if op.kind == MOVEMENT and not op.copies else "op"
     return Unit(kind, f"{node.op or node.kind}_{node.id.lstrip('%')}", [node.id],
                 list(dict.fromkeys(v.id for v in node.inputs)), [v.id for v in node.outputs])
 
@@ -136,7 +134,7 @@ def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_
                 # only loop nests merge: an elementwise producer into an elementwise/reduction
                 # consumer (a softmax kernel has a shape of its own)
                 if any(OPS[nodes_by_id[n].op].kind not in (ELEMENTWISE, MOVEMENT) for n in ua.node_ids) or \
-                        any(nodes_by_id[n].op in NORMALIZE_OPS for n in ub.node_ids):
+                        any(OPS[nodes_by_id[n].op].normalize for n in ub.node_ids):
                     continue
                 if not all(o not in graph_outputs and users.get(o) and
                            all(u.id in inside and tuple(u.out.shape) == tuple(nodes_by_id[o.split(".")[0]].out.shape)

@@ -153,7 +153,7 @@ register(OpDef(
     lambda g, index, dim, shape: Spec(tuple(shape), g.dtype),
     lambda F, gg, g, index, out, dim, shape: (F.gather(gg, index, dim=dim), None),
     "ScatterAddBackward0", "zeros of `shape` with g scatter-added at index (along `dim`)",
-    "grad_g = grad gathered at index", attrs=("dim", "shape"), saves=(1,)))
+    "grad_g = grad gathered at index", attrs=("dim", "shape"), saves=(1,), library_kernel=True))
 
 
 # ---- embedding / one_hot ------------------------------------------------------------------------------

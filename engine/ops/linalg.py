@@ -224,7 +224,7 @@ register(OpDef(
     "matmul", MATMUL, _matmul_forward,
     _matmul_infer,
     _matmul_vjp, _matmul_name, "a @ b", "grad_a = grad @ b^T; grad_b = a^T @ grad", attrs=("fn",), saves=(0, 1),
-    saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked))
+    saves_for={0: (1,), 1: (0,)}, vjp_masked=_matmul_vjp_masked, writes_out=True))
 
 
 def _addmm_check(bias, a, b) -> tuple:
@@ -283,7 +283,8 @@ register(OpDef(
     lambda bias, a, b: Spec(_addmm_check(bias, a, b), np.dtype(b.dtype)),
     lambda F, g, bias, a, b, out: _addmm_vjp_masked(F, (True, True, True), g, bias, a, b, out),
     "AddmmBackward0", "bias + a @ b", "grad_bias = sum of grad over rows; grad_a = grad @ b^T; grad_b = a^T @ grad",
-    saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked, numpy_vjp=_addmm_numpy_vjp))
+    saves=(1, 2), saves_for={1: (2,), 2: (1,)}, vjp_masked=_addmm_vjp_masked, numpy_vjp=_addmm_numpy_vjp,
+    writes_out=True))
 
 
 # ---- einsum ---------------------------------------------------------------------------------------

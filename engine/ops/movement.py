@@ -52,7 +52,8 @@ register(OpDef(
     "reshape", MOVEMENT, lambda x, shape, fn=None: np.reshape(x, _resolve_shape(shape, x.size)),
     lambda x, shape, fn=None: Spec(_resolve_shape(shape, _numel(x.shape)), x.dtype),
     lambda F, g, x, out, shape, fn=None: (F.reshape(g, shape=tuple(x.shape)),),
-    _reshape_name, "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape", "fn"), saves=()))
+    _reshape_name, "x viewed with a new shape", "grad_x = grad reshaped back", attrs=("shape", "fn"), saves=(),
+    view=True))
 
 
 _TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
@@ -88,13 +89,14 @@ register(OpDef(
     lambda x, shape: Spec(_expand_shape(x.shape, shape, x.dtype), x.dtype),
     lambda F, g, x, out, shape: (F.sum_to_size(g, shape=tuple(x.shape)),),
     "ExpandBackward0", "x broadcast to `shape`", "grad_x = grad summed over the broadcast dims",
-    attrs=("shape",), saves=()))
+    attrs=("shape",), saves=(), view=True))
 
 register(OpDef(
     "permute", MOVEMENT, lambda x, dims: np.transpose(x, dims),
     lambda x, dims: Spec(tuple(x.shape[d] for d in dims), x.dtype),
     lambda F, g, x, out, dims: (F.permute(g, dims=tuple(int(i) for i in np.argsort(dims))),),
-    "PermuteBackward0", "x with its dims reordered", "grad_x = grad permuted back", attrs=("dims",), saves=()))
+    "PermuteBackward0", "x with its dims reordered", "grad_x = grad permuted back", attrs=("dims",), saves=(),
+    view=True))
 
 
 def _transpose_dims(ndim, dim0, dim1):
@@ -123,7 +125,7 @@ register(OpDef(
     _transpose_name, "x with dims dim0 and dim1 swapped", "grad_x = grad with the same dims swapped back",
     attrs=("dim0", "dim1", "fn"), saves=(),
     numpy_vjp=lambda needs, g, x, out, dim0, dim1, fn=None: (g.swapaxes(dim0, dim1),) if type(g) is np.ndarray
-    else None))
+    else None, view=True))
 
 
 # ---- squeeze / unsqueeze ------------------------------------------------------------------------
@@ -149,7 +151,7 @@ register(OpDef(
     "squeeze", MOVEMENT, lambda x, dim=None: x.reshape(_squeeze_shape(x.shape, dim)),
     lambda x, dim=None: Spec(_squeeze_shape(x.shape, dim), x.dtype),
     _squeeze_vjp, _squeeze_name, "x without its size-1 dims", "grad_x = grad with the size-1 dims put back",
-    attrs=("dim",), saves=()))
+    attrs=("dim",), saves=(), view=True))
 
 
 def _unsqueeze_shape(shape, dim: int) -> tuple[int, ...]:
@@ -165,7 +167,7 @@ register(OpDef(
     lambda x, dim: Spec(_unsqueeze_shape(x.shape, dim), x.dtype),
     lambda F, g, x, out, dim: (F.squeeze(g, dim=dim),),      # (grad.squeeze(dim): SqueezeBackward1)
     "UnsqueezeBackward0", "x with a size-1 dim inserted at `dim`", "grad_x = grad with that dim removed",
-    attrs=("dim",), saves=()))
+    attrs=("dim",), saves=(), view=True))
 
 
 # ---- cat / stack ------------------------------------------------------------------------------------
@@ -220,7 +222,7 @@ def _cat_vjp(F, g, *inputs_and_out, dim=0):
 
 register(OpDef("cat", MOVEMENT, _cat_forward, _cat_infer, _cat_vjp, "CatBackward0",
                "inputs joined along `dim`", "grad_i = the slice of grad that input i filled",
-               attrs=("dim",), saves=()))
+               attrs=("dim",), saves=(), copies=True, writes_out=True))
 
 
 def _stack_infer(*xs, dim=0):
@@ -248,7 +250,7 @@ def _stack_vjp(F, g, *inputs_and_out, dim=0):
 
 register(OpDef("stack", MOVEMENT, _stack_forward, _stack_infer, _stack_vjp, "StackBackward0",
                "inputs stacked along a new dim", "grad_i = grad selected at position i of that dim",
-               attrs=("dim",), saves=()))
+               attrs=("dim",), saves=(), copies=True, writes_out=True))
 
 
 # ---- slice / select (what basic indexing decomposes into, as in PyTorch) -----------------------------
@@ -283,7 +285,7 @@ register(OpDef(
     # equals, named after the function that cut it (fn="split" or "split_with_sizes")
     lambda x, dim, start, end, step=1, fn=None: _SPLIT_NODE_NAMES.get(fn, "SliceBackward0"),
     "x[start:end:step] along `dim`", "grad_x = zeros with grad placed in the slice",
-    attrs=("dim", "start", "end", "step", "fn"), saves=()))
+    attrs=("dim", "start", "end", "step", "fn"), saves=(), view=True))
 _SPLIT_NODE_NAMES = {"split": "SplitBackward0", "split_with_sizes": "SplitWithSizesBackward0"}
 
 
@@ -319,7 +321,7 @@ register(OpDef(
     # select it equals, named after the function its caller ran (fn="unbind")
     lambda x, dim, index, fn=None: "UnbindBackward0" if fn == "unbind" else "SelectBackward0",
     "x[index] along `dim` (that dim removed)", "grad_x = zeros with grad placed at index",
-    attrs=("dim", "index", "fn"), saves=()))
+    attrs=("dim", "index", "fn"), saves=(), view=True))
 
 
 def _select_backward_forward(g, shape, dim, index):

@@ -41,7 +41,7 @@ register(OpDef(
     "softmax", NN, _softmax_forward, _float_same,
     lambda F, g, x, out, dim: (F.mul(out, F.sub(g, F.sum(F.mul(g, out), dim=dim, keepdim=True))),),
     "SoftmaxBackward0", "exp(x) / sum(exp(x), dim)", "grad_x = out * (grad - sum(grad * out, dim))",
-    attrs=("dim",), saves=("out",)))
+    attrs=("dim",), saves=("out",), writes_out=True, normalize=True))
 
 def _log_softmax_numpy_vjp(needs, g, x, out, dim):
     """The rule below on float arrays of one dtype, in the same numpy calls (exp's, sum's, mul's
@@ -57,7 +57,7 @@ register(OpDef(
     "log_softmax", NN, _log_softmax_forward, _float_same,
     lambda F, g, x, out, dim: (F.sub(g, F.mul(F.exp(out), F.sum(g, dim=dim, keepdim=True))),),
     "LogSoftmaxBackward0", "x - log(sum(exp(x), dim))", "grad_x = grad - softmax(x) * sum(grad, dim)",
-    attrs=("dim",), saves=("out",), numpy_vjp=_log_softmax_numpy_vjp))
+    attrs=("dim",), saves=("out",), numpy_vjp=_log_softmax_numpy_vjp, writes_out=True, normalize=True))
 
 
 # ---- conv2d via im2col ---------------------------------------------------------------------------------
@@ -280,7 +280,7 @@ register(OpDef(
     lambda x, mask, p: Spec(tuple(np.broadcast_shapes(x.shape, mask.shape)), x.dtype),
     lambda F, g, x, mask, out, p: (F.mul(F.mul(g, mask), _dropout_scale(p)), None),
     "MulBackward0", "x * mask / (1 - p)", "grad_x = grad * mask / (1 - p)",
-    attrs=("p",), saves=(1,)))
+    attrs=("p",), saves=(1,), random_mask_input=1))
 
 
 # ---- losses: one op each (so the loss prints PyTorch's grad_fn), vjps made of registered ops -------------
@@ -396,7 +396,7 @@ register(OpDef(
         "NllLoss2DBackward0" if len(logp.shape) > 2 else "NllLossBackward0",
     "-weight[target] * logp[target] (mean over the weights)",
     "grad_logp = -weight[target] * grad / sum(weight) at each target class, 0 elsewhere",
-    attrs=("reduction", "ignore_index"), saves=None, numpy_vjp=_nll_numpy_vjp))
+    attrs=("reduction", "ignore_index"), saves=None, numpy_vjp=_nll_numpy_vjp, library_kernel=True))
 
 _LOG_FLOOR = -100.0     # PyTorch clamps log(p) at -100 so that p = 0 or 1 gives a finite loss
 

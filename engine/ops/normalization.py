@@ -97,7 +97,7 @@ register(OpDef(
     "(x - mean(x)) / sqrt(var(x) + eps) * weight + bias  (over the last normalized_ndim dims)",
     "grad_x = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), gx = grad * weight; "
     "grad_weight = sum(grad * xhat); grad_bias = sum(grad)  (over the leading dims)",
-    attrs=("normalized_ndim", "eps", "has_weight", "has_bias"), saves=None))
+    attrs=("normalized_ndim", "eps", "has_weight", "has_bias"), saves=None, library_kernel=True))
 
 
 # ---- batch norm: statistics per channel (dim 1), over every other dim ------------------------------------

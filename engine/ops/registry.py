@@ -66,6 +66,20 @@ class OpDef:
     # (then the rule runs). It must make the same numpy calls as the rule on the NumpyBuilder, so
     # that the results are bit for bit the same (tests/engine/test_fast_paths.py checks it).
 
+    # Traits: what each stage needs to know of an op, kept here rather than as name sets in the
+    # stages (eager in-place ops, capture, the memory plan, the code generator all read these).
+    view: bool = False               # the output is a view of input 0: numpy returns a view, an in-place
+                                     # change of it reaches its base (PyTorch's views), the executor gives
+                                     # it no memory of its own
+    copies: bool = False             # a MOVEMENT op that copies into a new array (cat, stack), not a view
+    writes_out: bool = False         # the executor runs it into its planned buffer with `out=` (BLAS,
+                                     # np.concatenate/np.stack) or a kernel of its own (softmax)
+    normalize: bool = False          # a normalization along one dim with a generated kernel of its own
+                                     # (codegen/kernel.py), not fused with what is around it
+    library_kernel: bool = False     # lowered to a hand-written C kernel (codegen/library_kernels.py)
+    random_mask_input: int | None = None   # the input holding a random mask drawn in Python (dropout: 1):
+                                           # a capture freezes it into a constant (capture/common.py warns)
+
 
     def run(self, *arrays: np.ndarray, **attrs) -> np.ndarray:
         """The numpy forward, always returning an ndarray (ufuncs on 0-d arrays return scalars)."""

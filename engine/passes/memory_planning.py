@@ -33,12 +33,6 @@ from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
 from engine.passes.base import PassResult
 
 MIN_SIZE_CLASS = 64        # bytes; tiny values share one class rather than fragmenting
-# ops the executor runs as numpy views of their input (cat and stack are movement ops that copy)
-VIEW_OPS = {"reshape", "squeeze", "unsqueeze", "transpose", "permute", "expand", "slice", "select"}
-# extern ops the executor runs with `out=` into the planned buffer (BLAS, np.concatenate, np.stack),
-# and softmax's own loop nest (a loss's hand-lowered C kernel has no numpy twin: the numpy backend
-# runs the registry's forward, so the plan gives nll_loss and gather_backward a buffer of their own)
-OUT_OPS = {"matmul", "addmm", "cat", "stack", "softmax", "log_softmax"}
 FLOAT_DTYPES = ("float32", "float64")
 
 
@@ -79,7 +73,11 @@ def fresh_each_call(node) -> bool:
         return True
     if node.kind != CALL:
         return False
-    if OPS[node.op].kind in (ELEMENTWISE, REDUCE) or node.op in VIEW_OPS or node.op in OUT_OPS:
+    # views (OpDef.view) take no memory; the writes_out ops write into their planned buffer (a loss's
+    # hand-lowered C kernel has no numpy twin: the numpy backend runs the registry's forward, so the
+    # plan gives nll_loss and gather_backward a buffer of their own)
+    op = OPS[node.op]
+    if op.kind in (ELEMENTWISE, REDUCE) or op.view or op.writes_out:
         return False
     return node.op != "conv2d" or conv_scratch(node) is None
 
