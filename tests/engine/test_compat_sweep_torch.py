@@ -160,7 +160,11 @@ def test_names_outside_the_surface_fail_as_unsupported(run, snippet, name):
 
 def test_comparison_tolerates_rounding_but_not_other_numbers():
     assert outputs_agree("tensor([0.1235, 2.])", "tensor([0.1234, 2.])")       # the printout's rounding
-    assert outputs_agree("tensor([-1.4901e-06,  1.0000e+01])", "tensor([-1.1921e-06,  1.0000e+01])")   # float32 floor
+    # GELU's far left tail (sweep 36 line 8, 326 lines 1 and 8) is 1 + erf(x) near -1 in float32: its
+    # last ulp depends on the build. torch 2.13.0+cpu on the recording machine (MANIFEST.json: AMD EPYC,
+    # AVX2 and DEFAULT dispatch alike) prints the goldens byte for byte, as Dagscope does; issue 21's
+    # audit machine printed the right-hand values. Both must pass: the float32 floor and a zero's sign.
+    assert outputs_agree("tensor([-1.4901e-06,  1.0000e+01])", "tensor([-1.1921e-06,  1.0000e+01])")
     assert outputs_agree("tensor([ 0.0000e+00, -1.2672e-04])", "tensor([-0.0000e+00, -1.2648e-04])")
     assert outputs_agree("loss 0.34414741396903992", "loss 0.3441474437713623")   # float32 .item(), 1e-7
     assert outputs_agree("1.4462", "1.4461")                                    # within 1e-4 relative

@@ -52,3 +52,27 @@ def test_a_golden_replaced_by_dagscopes_output_fails():
     assert ours != (lib.folder / f"{name}.out").read_text()
     assert golden_problem("torch", name, ours) == f"{name}.out is Dagscope's output, not torch's"
     assert "not what torch printed" in golden_problem("torch", name, ours + "\n")
+
+
+def test_the_recorder_refuses_dagscopes_facade_and_other_versions():
+    import dataclasses
+    import importlib.util
+    facade = dataclasses.replace(LIBRARIES["torch"], module="engine.compat.torch", version="", setup="", describe="{}")
+    with pytest.raises(SystemExit, match="refused: `import engine.compat.torch` is Dagscope's facade"):
+        record_goldens.library_outputs(facade, [])
+    if importlib.util.find_spec("torch") is not None:
+        other = dataclasses.replace(LIBRARIES["torch"], version="1.9.")
+        with pytest.raises(SystemExit, match=r"refused: torch 2\.13\.0.* is installed, the goldens are 1\.9\.\*"):
+            record_goldens.library_outputs(other, [])
+
+
+def test_a_program_the_library_cannot_run_gets_no_golden(tmp_path, monkeypatch):
+    # a stand-in library (the standard json module) so that the test needs no large install
+    lib = record_goldens.Library("json", "2.", tmp_path, "", "{}")
+    monkeypatch.setitem(LIBRARIES, "stand-in", lib)
+    (tmp_path / "01_fine.py").write_text("print(1 / 4)\n")
+    (tmp_path / "02_raises.py").write_text("print('partial')\nraise ValueError('no such thing')\n")
+    assert record_goldens.record("stand-in", []) == 1
+    assert (tmp_path / "01_fine.out").read_text() == "0.25\n" and not (tmp_path / "02_raises.out").exists()
+    manifest = load_manifest(lib)["programs"]
+    assert sorted(manifest) == ["01_fine"] and manifest["01_fine"]["library_sha256"] == sha256("0.25\n")
