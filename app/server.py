@@ -11,6 +11,7 @@ adds what is missing:
   connection over a cap closes the oldest one that is waiting for a request (over the global
   cap: of the client holding the most connections), so idle and half-sent connections cannot
   lock anyone out; if none is waiting, the new one is closed;
+- a client that stops reading its answer (writing stalls) is cut off after DAGSCOPE_BODY_TIMEOUT;
 - malformed or oversized request heads get a JSON answer (431 for headers over h11's 16 KB).
 """
 from __future__ import annotations
@@ -81,7 +82,7 @@ class GuardedH11Protocol(H11Protocol):
         self.limits = limits = Limits.of(self.server_state)
         self.header_timeout_s, self.body_timeout_s = limits.header_timeout_s, limits.body_timeout_s
         self.opened_at = time.monotonic()
-        self.deadline = None
+        self.deadline = self.write_deadline = None
         self.phase = ""
         self.head_bytes, self.head_tail = 0, b""
         self.max_head_bytes = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
@@ -90,6 +91,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc) -> None:
         self._cancel_deadline()
+        if self.write_deadline is not None:
+            self.write_deadline.cancel()
         self._unregister()
         super().connection_lost(exc)
 
@@ -109,6 +112,24 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._follow_request()
+
+    # --- a client that does not read its answer: writing stalls, and after the body deadline
+    # the connection is closed (its task then ends instead of waiting on the socket forever)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.write_deadline is None and self.body_timeout_s > 0:
+            self.write_deadline = self.loop.call_later(self.body_timeout_s, self._stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.write_deadline is not None:
+            self.write_deadline.cancel()
+            self.write_deadline = None
+
+    def _stalled(self) -> None:
+        self.write_deadline = None
+        self.transport.abort()
 
     # --- the request deadlines
 

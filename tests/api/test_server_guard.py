@@ -149,6 +149,30 @@ def test_a_slow_body_gets_408_after_its_deadline(server):
             s.close()
 
 
+def test_a_client_that_stops_reading_is_cut_off_after_the_body_deadline(server):
+    """A slow reader: 20 pipelined requests for a 465 kB file, nothing read; the answer stalls
+    in the socket buffers and the server aborts the connection after BODY_TIMEOUT."""
+    _, base = server
+    host, port = base.removeprefix("http://").split(":")
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.bind(("127.0.0.7", 0))
+    s.connect((host, int(port)))
+    whole = 20 * os.path.getsize(ROOT / "static" / "vendor" / "codemirror.js")
+    try:
+        s.sendall(b"GET /static/vendor/codemirror.js HTTP/1.1\r\nHost: localhost\r\n\r\n" * 20)
+        time.sleep(BODY_TIMEOUT + 1.5)
+        assert health_time(base) < FAST
+        s.settimeout(5)
+        got = 0
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := s.recv(1 << 20):
+                got += len(chunk)
+        assert got < whole / 2, (got, whole)       # cut off, not served to the end once read
+    finally:
+        s.close()
+
+
 def settled_descriptors(pid: int, at_most: int, within: float = 3.0) -> int:
     """The server's open descriptors once it has taken in every connection (polled)."""
     deadline = time.monotonic() + within
