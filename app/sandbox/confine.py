@@ -189,13 +189,16 @@ class _Plan:
             self._say(f"no PID namespace ({os.strerror(ctypes.get_errno())})")
             return
         if not self.root:
+            # our own ids mapped, so files keep their owner; a process that changed uid is not
+            # dumpable and may not write its own /proc files until it says it is
+            kernel.prctl(4, 1)                                           # PR_SET_DUMPABLE
             try:
                 for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                                    ("gid_map", f"{gid} {gid} 1")):
                     with open(f"/proc/self/{name}", "w") as f:
                         f.write(text)
-            except OSError as exc:
-                raise RuntimeError(f"could not map ids in the user namespace: {exc}") from exc
+            except OSError as exc:       # unmapped, it still acts with its own ids on files
+                self._say(f"user namespace without an id map ({exc.strerror})")
         pid = os.fork()
         if pid == 0:
             self._say("PID namespace")

@@ -164,3 +164,27 @@ def test_a_missing_program_raises_in_the_caller():
     with pytest.raises(OSError):
         confine.run(["/nonexistent/program"], read=SYSTEM, timeout_s=5)
     assert shutil.which("sh")
+
+
+NOT_ROOT = """
+import json, os, sys
+from app.sandbox import confine
+os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+res = confine.run(["/bin/sh", "-c", "echo $$; cat /etc/passwd"], read=json.loads(sys.argv[1]), timeout_s=10)
+print(json.dumps({"rc": res.returncode, "out": res.stdout.decode(), "err": res.stderr.decode(), "layers": res.layers}))
+"""
+
+
+@root
+def test_a_caller_that_is_not_root_still_gets_namespaces_and_landlock():
+    # a fresh interpreter that drops to nobody before confining (as a server that is not root)
+    import json
+    import subprocess
+    root_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", NOT_ROOT, json.dumps(SYSTEM)], capture_output=True, text=True,
+                          timeout=60, cwd=root_dir, env={**os.environ, "PYTHONPATH": root_dir})
+    result = json.loads(proc.stdout)
+    assert result["out"] == "1\n", result                     # its own PID namespace (user namespace)
+    assert "PID namespace" in result["layers"] and "uid 65534" not in result["layers"]
+    if landlock_abi() >= 1:
+        assert "Permission denied" in result["err"]
