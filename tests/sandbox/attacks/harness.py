@@ -10,6 +10,7 @@ tests: root in CI, so every layer is on), so "contained" means what a class woul
 """
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from app.sandbox.zygote import RUN_ID_BASE
 
 RUN_TIMEOUT_S = 3.0
 HEALTH_EVERY_S = 0.1
@@ -31,16 +34,25 @@ def free_port() -> int:
 
 
 def sysv_ipc_objects() -> set[tuple[str, str]]:
-    """(table, key and id) of every SysV IPC object this IPC namespace holds."""
+    """(table, key/id) of every SysV IPC object in this IPC namespace that a run could have made.
+
+    A root server runs each program under a uid of its own (RUN_ID_BASE and up), so only objects
+    created by such uids count: other programs on the machine (the browser tests' Chromium makes
+    private segments) are not the sandbox's leftovers. A non-root server's runs share its uid,
+    so there every object counts."""
     found = set()
     for table in SYSV_IPC_TABLES:
         try:
             with open(table) as f:
-                next(f, None)                       # the header line
+                header = next(f, "").split()
+                cuid = header.index("cuid") if "cuid" in header else None
                 for line in f:
                     fields = line.split()
-                    if len(fields) >= 2:
-                        found.add((table, f"{fields[0]}/{fields[1]}"))
+                    if len(fields) < 2:
+                        continue
+                    if os.geteuid() == 0 and cuid is not None and int(fields[cuid]) < RUN_ID_BASE:
+                        continue
+                    found.add((table, f"{fields[0]}/{fields[1]}"))
         except OSError:
             pass
     return found
