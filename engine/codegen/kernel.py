@@ -23,8 +23,6 @@ C_DTYPES = {"float32", "float64", "bool", "int8", "uint8", "int16", "int32", "in
 
 
 RESHAPE_LIKE = {"reshape", "squeeze", "unsqueeze"}
-# library ops with a kernel of their own: a reduction along `dim` broadcast back over it
-NORMALIZE_OPS = {"softmax", "log_softmax"}
 
 
 class NotLowerable(Exception):
@@ -177,7 +175,9 @@ def lower(graph: Graph, group, input_strides: dict | None = None, nodes_by_id: d
     input_strides = input_strides or {}
     nodes_by_id = nodes_by_id or {n.id: n for n in graph.nodes}
     nodes = [nodes_by_id[i] for i in group.node_ids]
-    if len(nodes) == 1 and nodes[0].kind == CALL and nodes[0].op in NORMALIZE_OPS:
+    # a normalization (OpDef.normalize: softmax, log_softmax) has a kernel of its own: a reduction along
+    # `dim` broadcast back over it
+    if len(nodes) == 1 and nodes[0].kind == CALL and nodes[0].op in OPS and OPS[nodes[0].op].normalize:
         if getattr(group, "bias_add", None) is not None:
             raise NotLowerable("a softmax kernel takes no bias of its own")
         return _lower_normalize(group, nodes[0], input_strides)
