@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import engine  # noqa: F401  (registers ops)
-from engine.ir import Graph, VerifyError, evaluate, graph_to_record, run, verify
+from engine.ir import Graph, VerifyError, evaluate, run, verify
+from engine.ir.record import graph_to_record
 
 
 def small_graph():
