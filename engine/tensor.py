@@ -11,6 +11,7 @@ from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, scalar_type_name
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
+from engine.compat.torch_device import device as _device
 from engine.compat.torch_size import Size as _Size
 from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, InPlaceOps, _selects_a_view
 
@@ -574,11 +575,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
 
     @property
     def device(self):
-        try:
-            from engine.compat.torch import device
-            return device("cpu")
-        except ImportError:
-            return "cpu"
+        return _device("cpu")
 
     @property
     def is_cuda(self) -> bool: return False

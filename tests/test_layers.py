@@ -35,8 +35,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("engine.autograd", "engine.autograd_function", "engine.creation", "engine.format",
               "engine.functional", "engine.functional_scatter", "engine.native", "engine.nn_context",
               "engine.random_pytorch", "engine.tensor", "engine.tensor_inplace",
-              # PyTorch's class names, dtypes and Size are facts of the core's tensors, not facade
-              "engine.compat.torch_class_names", "engine.compat.torch_dtypes", "engine.compat.torch_size")),
+              # PyTorch's class names, device, dtypes and Size are facts of the core's tensors, not facade
+              "engine.compat.torch_class_names", "engine.compat.torch_device", "engine.compat.torch_dtypes",
+              "engine.compat.torch_size")),
     ("nn/optim", ("engine.nn", "engine.optim")),
     ("capture/autodiff/passes", ("engine.capture", "engine.autodiff", "engine.passes")),
     ("codegen", ("engine.codegen",)),
@@ -67,36 +68,21 @@ KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
     "engine.native": {"engine.codegen.cc"},   # core -> codegen
     "engine.passes.memory_planning": {"engine.codegen.units"},   # capture/autodiff/passes -> codegen
     "engine.passes.pipeline": {"engine.ir.record", "engine.passes.snapshots"},   # capture/autodiff/passes -> record
-    "engine.tensor": {"engine.compat.torch"},   # core -> compat
 }
 
 # Imports between files of one circle (a strongly connected component of the import graph larger
-# than a package"s __init__ and its files), upward ones excepted (they are listed above). Removing
+# than a package's __init__ and its files), upward ones excepted (they are listed above). Removing
 # the upward imports breaks most of these circles; what remains is cut inside a layer.
 KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
     "engine.autograd": {"engine.tensor"},
-    "engine.autograd_function": {"engine.autograd", "engine.tensor"},
-    "engine.capture": {
-        "engine.capture.compiler", "engine.capture.graph_function", "engine.capture.scripting",
-        "engine.capture.tracing"},
     "engine.capture.ast_compiler": {
-        "engine.autograd", "engine.capture.common", "engine.capture.control_flow", "engine.capture.scripting",
-        "engine.capture.symbolic", "engine.tensor"},
-    "engine.capture.backprop": {"engine.capture.calls", "engine.record"},
-    "engine.capture.calls": {"engine.capture.common", "engine.record"},
-    "engine.capture.common": {"engine.passes", "engine.tensor"},
-    "engine.capture.compiler": {
-        "engine.autograd", "engine.autograd_function", "engine.capture.ast_compiler", "engine.capture.common",
-        "engine.capture.scripting", "engine.capture.tracing", "engine.passes", "engine.tensor"},
-    "engine.capture.control_flow": {"engine.capture.symbolic", "engine.tensor"},
-    "engine.capture.graph_function": {
-        "engine.capture.ast_compiler", "engine.capture.common", "engine.capture.scripting",
-        "engine.capture.tracing"},
-    "engine.capture.scripting": {"engine.capture.ast_compiler", "engine.capture.common", "engine.tensor"},
-    "engine.capture.symbolic": {
-        "engine.capture.ast_compiler", "engine.capture.common", "engine.capture.scripting", "engine.tensor"},
-    "engine.capture.tracing": {"engine.capture.common", "engine.tensor"},
-    "engine.codegen.training": {"engine.capture.compiler", "engine.passes"},
+        "engine.capture.control_flow", "engine.capture.scripting", "engine.capture.symbolic"},
+    "engine.capture.backprop": {"engine.capture.calls"},
+    "engine.capture.calls": {"engine.capture.common"},
+    "engine.capture.control_flow": {"engine.capture.symbolic"},
+    "engine.capture.scripting": {"engine.capture.ast_compiler"},
+    "engine.capture.symbolic": {"engine.capture.ast_compiler", "engine.capture.scripting"},
+    "engine.codegen.training": {"engine.capture.compiler"},
     "engine.compat.tensorflow": {"engine.compat.tensorflow.compat", "engine.compat.tensorflow.compat.v1"},
     "engine.compat.tensorflow.array_ops": {
         "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager", "engine.compat.tensorflow.graph",
@@ -132,72 +118,12 @@ KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
         "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager",
         "engine.compat.tensorflow.operators", "engine.compat.tensorflow.ops",
         "engine.compat.tensorflow.training"},
-    "engine.compat.torch": {
-        "engine.autograd", "engine.capture", "engine.compat.torch._products", "engine.compat.torch._random",
-        "engine.compat.torch._selection", "engine.compat.torch._serialization",
-        "engine.compat.torch._tensor_type", "engine.compat.torch.autograd", "engine.compat.torch.jit",
-        "engine.compat.torch.linalg", "engine.compat.torch.nn", "engine.compat.torch.nn.functional",
-        "engine.compat.torch.optim", "engine.compat.torch.utils", "engine.creation", "engine.functional",
-        "engine.random_pytorch", "engine.tensor"},
-    "engine.compat.torch._products": {"engine.tensor"},
-    "engine.compat.torch._random": {"engine.creation", "engine.random_pytorch", "engine.tensor"},
-    "engine.compat.torch._selection": {"engine.functional", "engine.tensor"},
-    "engine.compat.torch._serialization": {"engine.nn.parameter", "engine.tensor"},
-    "engine.compat.torch._tensor_type": {"engine.tensor"},
-    "engine.compat.torch.autograd": {
-        "engine.autograd", "engine.autograd_function", "engine.compat.torch.autograd.function", "engine.record",
-        "engine.tensor"},
-    "engine.compat.torch.autograd.function": {"engine.autograd_function"},
-    "engine.compat.torch.jit": {"engine.capture.scripting", "engine.capture.tracing"},
-    "engine.compat.torch.linalg": {"engine.functional", "engine.tensor"},
-    "engine.compat.torch.nn": {
-        "engine.compat.torch.nn.functional", "engine.compat.torch.nn.init", "engine.compat.torch.nn.utils",
-        "engine.nn", "engine.nn.container"},
-    "engine.compat.torch.nn.functional": {"engine.functional", "engine.nn.pooling", "engine.nn.transformer"},
-    "engine.compat.torch.nn.init": {"engine.nn.init"},
-    "engine.compat.torch.nn.utils": {"engine.compat.torch.nn.utils.rnn", "engine.nn.utils"},
-    "engine.compat.torch.nn.utils.rnn": {"engine.nn.utils"},
-    "engine.compat.torch.optim": {"engine.compat.torch.optim.lr_scheduler", "engine.optim"},
-    "engine.compat.torch.optim.lr_scheduler": {"engine.optim.lr_scheduler"},
-    "engine.compat.torch.utils": {"engine.compat.torch.utils.data"},
-    "engine.compat.torch.utils.data": {"engine.creation", "engine.random_pytorch", "engine.tensor"},
     "engine.creation": {"engine.random_pytorch", "engine.tensor"},
     "engine.functional": {"engine.autograd", "engine.creation", "engine.functional_scatter", "engine.tensor"},
     "engine.functional_scatter": {"engine.autograd", "engine.functional", "engine.tensor"},
     "engine.ir.graph": {"engine.ir.printer"},
     "engine.ir.printer": {"engine.ir.graph"},
-    "engine.ir.record": {"engine.record"},
-    "engine.nn": {
-        "engine.nn.activation", "engine.nn.container", "engine.nn.init", "engine.nn.layers", "engine.nn.loss",
-        "engine.nn.module", "engine.nn.normalization", "engine.nn.parameter", "engine.nn.pooling",
-        "engine.nn.rnn", "engine.nn.transformer", "engine.nn.utils"},
-    "engine.nn.activation": {"engine.functional", "engine.nn.module"},
-    "engine.nn.container": {"engine.nn.module", "engine.nn.parameter", "engine.tensor"},
-    "engine.nn.hooks": {"engine.autograd_function", "engine.tensor"},
-    "engine.nn.init": {"engine.creation", "engine.tensor"},
-    "engine.nn.layers": {"engine.functional", "engine.nn.init", "engine.nn.module", "engine.nn.parameter"},
-    "engine.nn.loss": {"engine.functional", "engine.nn.module"},
-    "engine.nn.module": {"engine.autograd", "engine.nn.hooks", "engine.nn.parameter", "engine.tensor"},
-    "engine.nn.normalization": {"engine.functional", "engine.nn.module", "engine.nn.parameter", "engine.tensor"},
-    "engine.nn.parameter": {"engine.tensor"},
-    "engine.nn.pooling": {"engine.functional", "engine.nn.module", "engine.tensor"},
-    "engine.nn.rnn": {
-        "engine.functional", "engine.nn.init", "engine.nn.module", "engine.nn.parameter", "engine.tensor"},
-    "engine.nn.transformer": {
-        "engine.functional", "engine.nn.container", "engine.nn.init", "engine.nn.layers", "engine.nn.module",
-        "engine.nn.normalization", "engine.nn.parameter", "engine.tensor"},
-    "engine.nn.utils": {"engine.creation", "engine.functional", "engine.tensor"},
-    "engine.optim": {
-        "engine.optim.adam", "engine.optim.lr_scheduler", "engine.optim.optimizer", "engine.optim.rmsprop",
-        "engine.optim.sgd"},
-    "engine.optim.adam": {"engine.optim.optimizer", "engine.tensor"},
-    "engine.optim.lr_scheduler": {"engine.optim.optimizer"},
-    "engine.optim.optimizer": {"engine.autograd", "engine.nn.module", "engine.tensor"},
-    "engine.optim.rmsprop": {"engine.optim.optimizer", "engine.tensor"},
-    "engine.optim.sgd": {"engine.optim.optimizer", "engine.tensor"},
-    "engine.passes": {"engine.passes.pipeline"},
     "engine.random_pytorch": {"engine.tensor"},
-    "engine.record": {"engine.autograd", "engine.tensor"},
     "engine.tensor": {"engine.autograd", "engine.creation", "engine.functional", "engine.tensor_inplace"},
     "engine.tensor_inplace": {"engine.autograd", "engine.creation", "engine.tensor"},
 }

@@ -20,6 +20,7 @@ from engine.random_pytorch import Generator, default_generator
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch_dtypes import (bool, double, dtype, finfo, float, float16, float32, float64, half,
                                         iinfo, int, int8, int16, int32, int64, long, short, uint8)
+from engine.compat.torch_device import device
 from engine.compat.torch_size import Size
 from engine.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                              logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
@@ -138,27 +139,6 @@ def inference_mode(mode=True):
     if callable(mode):
         return no_grad()(mode)
     return no_grad() if mode else enable_grad()
-
-
-class device:
-    """torch.device: Dagscope computes on the CPU only, so only 'cpu' devices can be used."""
-
-    def __init__(self, type: str = "cpu", index=None):
-        text = type.type if isinstance(type, device) else str(type)
-        self.type, _, idx = text.partition(":")
-        self.index = int(idx) if idx else index
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")
-
-    def __str__(self) -> str:
-        return self.type + (f":{self.index}" if self.index is not None else "")
-
-    def __eq__(self, other) -> bool:
-        return str(self) == str(other)
-
-    def __hash__(self):
-        return hash(str(self))
 
 
 # Submodules, as `import torch` makes them attributes in PyTorch.
