@@ -66,7 +66,6 @@ KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
     "engine.capture.symbolic": {"engine.capture.calls", "engine.record"},   # capture/autodiff/passes -> record
     "engine.capture.tracing": {"engine.capture.calls", "engine.record"},   # capture/autodiff/passes -> record
     "engine.native": {"engine.codegen.cc"},   # core -> codegen
-    "engine.passes.memory_planning": {"engine.codegen.units"},   # capture/autodiff/passes -> codegen
     "engine.passes.pipeline": {"engine.ir.record", "engine.passes.snapshots"},   # capture/autodiff/passes -> record
 }
 

@@ -29,7 +29,7 @@ from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_
 from engine.codegen.library_kernels import LIBRARY_OPS, lower_library
 from engine.codegen.numpy_render import render_group
 from engine.codegen.straight_line import generate
-from engine.codegen.units import Unit, in_place_products, node_unit, plan_units
+from engine.ir.units import Unit, in_place_products, node_unit, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE, Graph, Node
 from engine.ops.registry import OPS, Spec
 from engine.passes.memory_planning import conv_scratch

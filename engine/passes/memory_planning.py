@@ -2,7 +2,7 @@
 groups, and buffer reuse: a value takes a free buffer of its size class whose previous values are
 all dead, so peak memory drops from the sum of all intermediates to the sum of the buffers.
 
-What reaches memory is what the executor's steps (engine.codegen.units) write, each placed at the
+What reaches memory is what the executor's steps (engine.ir.units) write, each placed at the
 fusion group it runs in: a kernel's outputs, and an extern call's whole result when an epilogue
 follows it (BLAS or the convolution writes it before the epilogue's loop reads it back). The
 executor's lowering rules count: a kernel merged into its only consumer writes nothing, and
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.codegen.units import Unit, in_place_products, plan_units
+from engine.ir.units import Unit, in_place_products, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph
 from engine.ir.schedule import Buffer, Interval, MemoryPlan
 from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
@@ -106,7 +106,7 @@ def view_sources(units: list[Unit]) -> dict[str, str]:
 
 
 def plan_memory(g: Graph) -> MemoryPlan:
-    """Liveness over the executor's own steps (engine.codegen.units), each at the fusion group it
+    """Liveness over the executor's own steps (engine.ir.units), each at the fusion group it
     runs in: its lowering rules decide what reaches memory (a kernel merged into its only consumer
     writes nothing; transpose(a @ b) is one BLAS call writing the transposed product, the product
     itself never exists; a fusion group split into several loops writes what passes between them)."""

@@ -328,7 +328,7 @@ def test_softmax_and_log_softmax_kernels(backend):
 def test_a_reduction_after_another_groups_product_is_not_named_an_epilogue():
     """`_epilogue` names the elementwise tail of the same group's matmul; a lone reduction whose
     group merely follows a matmul group keeps its group's name."""
-    from engine.codegen.units import plan_units
+    from engine.ir.units import plan_units
     g = Graph("after_product")
     x = g.placeholder("x", (8, 16))
     w = g.placeholder("w", (16, 4), role="param")

@@ -75,7 +75,7 @@ def test_a_computed_weight_of_layer_norm_trains_compiled():
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_leaky_relu_and_silu_fuse_with_their_gradients_into_one_loop(backend):
     """They are elementwise ops: the chain around them and its backward are one kernel."""
-    from engine.codegen.units import plan_units
+    from engine.ir.units import plan_units
     g = Graph("activations")
     x = g.placeholder("x", (4, 8), np.float32)
     g.output(g.call("add", g.call("silu", g.call("leaky_relu", g.call("mul", x, 2.0), negative_slope=0.2)), 1.0))
@@ -96,7 +96,7 @@ def test_leaky_relu_and_silu_fuse_with_their_gradients_into_one_loop(backend):
 def test_scalar_over_tensor_fuses_and_rounds_as_the_interpreter(backend, dtype):
     """`2.5 / x` as recorded (reciprocal(x) * 2.5, PyTorch's two roundings) and, for a float x, its
     backward: one elementwise kernel, whose forward values are the interpreter's to the last bit."""
-    from engine.codegen.units import plan_units
+    from engine.ir.units import plan_units
     g = Graph("scalar_over_tensor")
     x = g.placeholder("x", (4, 8), dtype)
     g.output(g.call("add", g.call("mul", g.call("reciprocal", x), 2.5), 1.0))

@@ -9,7 +9,7 @@ import engine
 from engine.capture.tracing import trace_graph
 from engine.codegen import cc
 from engine.codegen.executor import build
-from engine.codegen.units import plan_units
+from engine.ir.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
 from engine.passes import run_pipeline

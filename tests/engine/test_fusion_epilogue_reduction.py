@@ -15,7 +15,7 @@ from engine.capture.tracing import trace_graph
 from engine.codegen import cc
 from engine.codegen.executor import build
 from engine.codegen.training import CompiledAutograd
-from engine.codegen.units import plan_units
+from engine.ir.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import EXTERN_GROUP
 from engine.passes import run_pipeline

@@ -7,7 +7,7 @@ import pytest
 
 from engine.codegen import cc
 from engine.codegen.executor import build
-from engine.codegen.units import in_place_products, plan_units
+from engine.ir.units import in_place_products, plan_units
 from engine.ir import Graph, interpreter
 from engine.passes import run_pipeline
 

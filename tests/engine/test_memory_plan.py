@@ -1,5 +1,5 @@
 """The memory plan tells the truth: its peaks equal what the executor's schedule really holds in
-memory, counted independently here by walking the executor's steps (engine.codegen.units) with
+memory, counted independently here by walking the executor's steps (engine.ir.units) with
 the sizes of the arrays the reference interpreter computes, and every array the executor
 preallocates lives in a buffer the plan placed."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from engine.codegen.executor import build
-from engine.codegen.units import plan_units
+from engine.ir.units import plan_units
 from engine.ir import Graph
 from engine.ir.interpreter import evaluate
 from engine.passes import run_pipeline
