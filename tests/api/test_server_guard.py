@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from app.config import ROOT
+from raw_sockets import closed_by_server, connect
 
 HEADER_TIMEOUT, BODY_TIMEOUT, PER_CLIENT, MAX_CONNECTIONS = 1.0, 2.0, 20, 150
 FAST = 2.0          # seconds: /healthz under pressure, as the attack suite's poller (idle it takes ~5 ms)
@@ -80,28 +81,6 @@ def patient_server():
     """Deadlines far away: what holds the connections down here is the caps alone."""
     with guarded_server(60.0) as running:
         yield running
-
-
-def connect(base: str, source: str, send: bytes = b"") -> socket.socket:
-    host, port = base.removeprefix("http://").split(":")
-    s = socket.create_connection((host, int(port)), timeout=5, source_address=(source, 0))
-    if send:
-        s.sendall(send)
-    return s
-
-
-def closed_by_server(s: socket.socket, within: float) -> bytes | None:
-    """What the server wrote before closing `s` within `within` s, or None if it stayed open."""
-    s.settimeout(within)
-    got = b""
-    try:
-        while chunk := s.recv(65536):
-            got += chunk
-        return got
-    except (socket.timeout, TimeoutError):
-        return None
-    except ConnectionResetError:
-        return got
 
 
 def open_descriptors(pid: int) -> int:

@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from harness import HEALTH_SLOW_S, free_port
+from raw_sockets import closed_by_server, connect
 
 ROOT = Path(__file__).resolve().parents[3]
 FAST_S = HEALTH_SLOW_S       # /healthz under attack: as the suite's poller (2 s; idle it is ~5 ms)
@@ -51,27 +52,6 @@ def student(server, n: int) -> httpx.Client:
 
 def port_of(server) -> int:
     return int(server.url.rsplit(":", 1)[1])
-
-
-def connect(server, source: str, send: bytes = b"") -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", port_of(server)), timeout=5, source_address=(source, 0))
-    if send:
-        s.sendall(send)
-    return s
-
-
-def answer_of(s: socket.socket, within: float) -> bytes | None:
-    """What the server wrote before it closed `s` (within `within` s), or None if it is still open."""
-    s.settimeout(within)
-    got = b""
-    try:
-        while chunk := s.recv(65536):
-            got += chunk
-        return got
-    except (socket.timeout, TimeoutError):
-        return None
-    except ConnectionResetError:
-        return got
 
 
 def response_of(s: socket.socket, within: float) -> bytes | None:
@@ -262,7 +242,7 @@ def test_slowloris_from_one_address_is_capped_and_health_stays_fast(live_server,
     flood, slowest = [], 0.0
     try:
         for i in range(1000):
-            flood.append(connect(live_server, "127.0.3.2", partial))
+            flood.append(connect(live_server.url, "127.0.3.2", partial))
             if i % 200 == 199:
                 slowest = max(slowest, health_took(live_server))
         deadline = time.monotonic() + 3
@@ -270,7 +250,7 @@ def test_slowloris_from_one_address_is_capped_and_health_stays_fast(live_server,
             time.sleep(0.05)
         assert descriptors(live_server.pid) - before <= 64 + 8           # DAGSCOPE_CONNECTIONS_PER_CLIENT
         assert max(slowest, health_took(live_server)) < FAST_S
-        closed = sum(answer_of(s, 0.01) is not None for s in flood)
+        closed = sum(closed_by_server(s, 0.01) is not None for s in flood)
         assert closed >= 1000 - 64
     finally:
         for s in flood:
@@ -282,13 +262,13 @@ def test_half_open_connections_from_many_addresses_are_closed_after_the_header_d
         live_server, many_sockets, partial):
     """class 5: 300 connections from 10 addresses (under every cap) wait for the 5 s header
     deadline; a partial request gets a 408 in JSON, a silent connection is just closed."""
-    sockets = [connect(live_server, f"127.0.4.{n + 2}", partial) for n in range(10) for _ in range(30)]
+    sockets = [connect(live_server.url, f"127.0.4.{n + 2}", partial) for n in range(10) for _ in range(30)]
     try:
         assert health_took(live_server) < FAST_S
         with student(live_server, 40) as c:
             assert c.post("/api/run", json={"code": "print(2 + 2)"}).json()["stdout"] == "4\n"
         started = time.monotonic()
-        answers = [answer_of(s, max(0.05, 7.0 - (time.monotonic() - started))) for s in sockets]
+        answers = [closed_by_server(s, max(0.05, 7.0 - (time.monotonic() - started))) for s in sockets]
         assert all(a is not None for a in answers)                 # all closed within 5 s + slack
         if partial:
             assert all(a.startswith(b"HTTP/1.1 408 ") and b"headers did not arrive within 5 s" in a
@@ -314,14 +294,14 @@ def test_slow_bodies_cannot_hold_more_than_a_clients_share(live_server, many_soc
     slow = []
     try:
         for _ in range(100):
-            slow.append(connect(live_server, "127.0.5.2", head))
+            slow.append(connect(live_server.url, "127.0.5.2", head))
         for s in slow[:64]:
             with contextlib.suppress(OSError):
                 s.sendall(b"x")
         refused, deadline = 0, time.monotonic() + 5          # the server takes them in (a loaded machine)
         while (refused < 100 - 64 or descriptors(live_server.pid) - before > 64 + 8) and time.monotonic() < deadline:
             time.sleep(0.2)
-            refused = sum(answer_of(s, 0.001) is not None for s in slow)
+            refused = sum(closed_by_server(s, 0.001) is not None for s in slow)
         assert refused >= 100 - 64
         assert descriptors(live_server.pid) - before <= 64 + 8
         assert health_took(live_server) < FAST_S
@@ -377,7 +357,7 @@ def test_deep_nesting_is_422(live_server, depth, path, template):
 ])
 def test_huge_request_heads_are_431_in_json(live_server, head):
     """class 5: headers (or a request line) far over h11's 16 KB, whole or unfinished."""
-    s = connect(live_server, "127.0.6.2")
+    s = connect(live_server.url, "127.0.6.2")
     try:
         with contextlib.suppress(OSError):
             s.sendall(head)
@@ -398,7 +378,7 @@ def test_huge_request_heads_are_431_in_json(live_server, head):
 ])
 def test_malformed_requests_are_400_in_json(live_server, request_bytes):
     """class 5: what is not HTTP/1.1 gets a JSON 400 and the connection closes."""
-    s = connect(live_server, "127.0.6.3", request_bytes)
+    s = connect(live_server.url, "127.0.6.3", request_bytes)
     try:
         answer = response_of(s, 4)
         assert answer is not None and answer.startswith(b"HTTP/1.1 400 "), (answer or b"")[:200]
