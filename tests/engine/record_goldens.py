@@ -65,7 +65,9 @@ spec = json.load(sys.stdin)
 lib = importlib.import_module(spec["module"])
 globals()[spec["module"]] = lib
 where = os.path.realpath(getattr(lib, "__file__", "") or "")
-if where.startswith(spec["root"] + os.sep) or "dagscope" in str(getattr(lib, "__version__", "")):
+# inside this repository but not in an installed package (a venv may live in the checkout: CI's does)
+in_repository = where.startswith(spec["root"] + os.sep) and "site-packages" not in where.split(os.sep)
+if in_repository or "dagscope" in str(getattr(lib, "__version__", "")):
     sys.exit(f"refused: `import {spec['module']}` is Dagscope's facade here ({where}), not the real library")
 if not str(lib.__version__).startswith(spec["version"]):
     sys.exit(f"refused: {spec['module']} {lib.__version__} is installed, the goldens are {spec['version']}*")
