@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox import Limits, run_code
+from app.sandbox import Limits, kernel, run_code
 from app.sandbox.runner import Zygote
 from app.services.snippets import SnippetStore
 from harness import sysv_ipc_objects
@@ -163,8 +163,12 @@ def test_the_snippet_store_is_out_of_reach_through_the_server(attack, live_serve
 def open_store():
     """A snippet store as the server makes it, holding the sentinel in its WAL (a connection is
     kept open so SQLite does not fold the WAL back), in a folder whose parent anyone may search:
-    in the checkout, as the server's own data folder is (not in /tmp, which a run sees empty)."""
-    parent = tempfile.mkdtemp(prefix=".dagscope-isolation-", dir=Path(__file__).resolve().parents[3])
+    in the checkout, as the server's own data folder is — unless the checkout itself lies in a
+    folder a run sees empty (a clone under /tmp, as CI's may be): then in /var/lib, which a run
+    sees as it is, so that what stops the read is the uid, not the emptied folder."""
+    checkout = Path(__file__).resolve().parents[3]
+    hidden = any(checkout.is_relative_to(os.path.realpath(f)) for f in kernel.SHARED_WRITABLE)
+    parent = tempfile.mkdtemp(prefix=".dagscope-isolation-", dir="/var/lib" if hidden else checkout)
     os.chmod(parent, 0o755)
     store = SnippetStore(Path(parent) / "data")
     keep = sqlite3.connect(store.path)
