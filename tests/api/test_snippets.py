@@ -1,4 +1,6 @@
 """Share links: store code + view state, restore them, refuse oversized or unknown ones."""
+import sqlite3
+
 import pytest
 
 
@@ -18,13 +20,21 @@ def test_data_folder_is_created_on_start(client, tmp_path):
 
 def test_only_the_server_user_can_open_the_store(client, tmp_path):
     """Runs have uids of their own: the data folder is 0700, the database and its WAL 0600."""
-    client.post("/api/snippets", json={"code": "x = 1\n"})
+    assert client.post("/api/snippets", json={"code": "x = 1\n"}).status_code == 201
     data = tmp_path / "data"
-    assert data.stat().st_mode & 0o777 == 0o700
-    files = [p for p in data.iterdir() if p.name.startswith("snippets.sqlite3")]
-    assert any(p.name.endswith("-wal") for p in files), files
-    for path in files:
-        assert path.stat().st_mode & 0o777 == 0o600, path
+    # SQLite folds the WAL back and deletes it when the last connection closes: a reader held open
+    # keeps the -wal (and -shm) of the next share in place to be looked at
+    keep = sqlite3.connect(data / "snippets.sqlite3")
+    keep.execute("SELECT count(*) FROM snippets").fetchall()
+    try:
+        assert client.post("/api/snippets", json={"code": "x = 2\n"}).status_code == 201
+        assert data.stat().st_mode & 0o777 == 0o700
+        files = [p for p in data.iterdir() if p.name.startswith("snippets.sqlite3")]
+        assert any(p.name.endswith("-wal") for p in files), files
+        for path in files:
+            assert path.stat().st_mode & 0o777 == 0o600, path
+    finally:
+        keep.close()
 
 
 def test_an_existing_open_data_folder_is_made_private(tmp_path):
