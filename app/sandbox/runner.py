@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import secrets
 import signal
@@ -36,6 +37,7 @@ class Zygote:
         self.scratch_base = ""
 
     def _start(self) -> None:
+        self._forget_scratch_base()       # a zygote that died could not remove its own
         ours, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -101,6 +103,15 @@ class Zygote:
                 self._proc.kill()
                 self._proc.wait()
             self._proc = None
+        self._forget_scratch_base()
+
+    def _forget_scratch_base(self) -> None:
+        """Remove the folder a zygote that is gone kept its runs' scratch folders in, once empty
+        (a run still finishing under an orphaned supervisor removes its own, and keeps it)."""
+        if self.scratch_base:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.scratch_base)
+            self.scratch_base = ""
 
 
 ZYGOTE = Zygote()

@@ -135,9 +135,11 @@ def test_a_dead_zygote_is_replaced(sandbox_run):
     from app.sandbox import ZYGOTE
     import signal
     import time
+    old_scratch_base = ZYGOTE.scratch_base
     os.kill(ZYGOTE.pid, signal.SIGKILL)
     time.sleep(0.2)
     assert sandbox_run("print('back')")["stdout"] == "back\n"
+    assert ZYGOTE.scratch_base != old_scratch_base and not os.path.exists(old_scratch_base)
 
 
 def test_an_oversized_record_drops_graphs_not_the_run(sandbox_run):
