@@ -117,7 +117,7 @@ def run(argv: list[str], *, read: list[str] = (), write: list[str] = (), timeout
         finally:
             os.close(pidfd)
     finally:
-        _kill_group(proc.pid)                    # at the deadline, or the leftovers of a clean exit
+        kernel.kill_group(proc.pid)                    # at the deadline, or the leftovers of a clean exit
         proc.wait()
     layers = os.read(report_r, 1 << 16).decode(errors="replace").split("\n")
     os.close(report_r)
@@ -139,11 +139,6 @@ def _read_all(fd: int, limit: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 class _Plan:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import signal
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -27,6 +28,16 @@ PR_SET_DUMPABLE = 4
 
 def _errno_text() -> str:
     return os.strerror(ctypes.get_errno())
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group `pid` leads, and `pid` itself should it have left the group;
+    whichever is already gone is no error."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def prctl(option: int, arg: int) -> None:

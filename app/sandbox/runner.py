@@ -5,7 +5,6 @@ import atexit
 import contextlib
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import time
 from typing import Callable
 
 from app.config import ROOT
+from app.sandbox import kernel
 from app.sandbox.limits import Limits
 from app.sandbox.outcome import error_record, judge_run
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
@@ -147,7 +147,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
             if not _readable(sock, slow_after_s):
                 on_slow(pid)
         if not _readable(sock, deadline - time.monotonic()):
-            _kill_group(pid)
+            kernel.kill_group(pid)
             killed_by_clock = True
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
@@ -155,7 +155,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
     except (OSError, ValueError, KeyError, ChannelClosed) as exc:
         for target in (pid, supervisor):
             if target:
-                _kill_group(target)
+                kernel.kill_group(target)
         return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
     finally:
         sock.close()
@@ -170,14 +170,6 @@ def _readable(sock: socket.socket, seconds: float) -> bool:
         return True
     except (socket.timeout, BlockingIOError):
         return False
-
-
-def _kill_group(pid: int) -> None:
-    for kill in (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _ms(started: float) -> float:

@@ -133,7 +133,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     # Wait for the child's exit without reaping it, so its pid still names its process group
     # while we kill anything left in that group; then reap it for the exit status and usage.
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
-    _kill_group(pid)
+    kernel.kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
     shutil.rmtree(scratch, ignore_errors=True)
     report = {"event": "finished", "exit_code": os.waitstatus_to_exitcode(status),
@@ -162,7 +162,7 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
         while True:
             remaining = backstop - time.monotonic()
             if remaining <= 0:
-                _kill_group(pid)
+                kernel.kill_group(pid)
                 return b"".join(chunks), False
             for key, _ in sel.select(remaining):
                 if key.data == "record":
@@ -171,7 +171,7 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
                         return b"".join(chunks), False
                     size += len(data)
                     if size > limits.max_record_bytes:
-                        _kill_group(pid)       # what came first still holds the sandbox's own frame
+                        kernel.kill_group(pid)       # what came first still holds the sandbox's own frame
                         return b"".join(chunks), True
                     chunks.append(data)
                 elif key.data == "broker":
@@ -187,20 +187,12 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
                             pass
                 else:
                     if not conn.recv(1, socket.MSG_PEEK):
-                        _kill_group(pid)          # the server gave up on this run
+                        kernel.kill_group(pid)          # the server gave up on this run
                         raise ChannelClosed("server left")
                     sel.unregister(conn)
     finally:
         sel.close()
         os.close(record_r)
-
-
-def _kill_group(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except OSError:
-            pass
 
 
 def _test_layers_off(argv: list[str]) -> frozenset[str]:
