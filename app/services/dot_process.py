@@ -44,24 +44,28 @@ class DotLimits:
         return int(math.ceil(self.timeout_s)) + 1
 
 
-def _programs() -> tuple[str, str] | None:
+def _command(fmt: str) -> tuple[list[str], list[str]] | None:
+    """The argv that draws in `fmt` and the files it may read, or None when Graphviz is missing.
+    (Tests put a program that never finishes here to check the deadline on any machine.)"""
     dot, nice = shutil.which("dot", path=_PATH), shutil.which("nice", path=_PATH)
-    return (dot, nice) if dot and nice else None
+    if not (dot and nice):
+        return None
+    return [nice, "-n", str(NICE), dot, f"-T{fmt}"], [nice, dot, *confine.SHARED_LIBRARIES, *_FONTS]
 
 
 def run_dot(fmt: str, source: bytes, limits: DotLimits) -> tuple[bytes, list[str]]:
     """dot's output in `fmt` for `source` and the confinement layers applied, or DotFailed."""
-    programs = _programs()
-    if programs is None:
+    command = _command(fmt)
+    if command is None:
         raise DotFailed("missing", "Graphviz is not installed: `dot` was not found (apt-get install graphviz).")
     if limits.timeout_s <= 0:
         raise DotFailed("timeout")
-    dot, nice = programs
+    argv, readable = command
     # processes: RLIMIT_NPROC counts every process of the uid dot drops to; dot starts none
     # itself, the limit only must not refuse its exec while other programs run as nobody
     budget = confine.Budget(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=MAX_OUTPUT_MB,
                             processes=4096, open_files=64)
-    result = confine.run([nice, "-n", str(NICE), dot, f"-T{fmt}"], read=[nice, dot, *confine.SHARED_LIBRARIES, *_FONTS],
+    result = confine.run(argv, read=readable,
                          write=[], timeout_s=limits.timeout_s, budget=budget, cwd="/", env=_ENV,
                          stdin=source, max_output=MAX_OUTPUT_MB << 20)
     if result.timed_out:
