@@ -74,13 +74,8 @@ KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
 # the upward imports breaks most of these circles; what remains is cut inside a layer.
 KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
     "engine.autograd": {"engine.tensor"},
-    "engine.capture.ast_compiler": {
-        "engine.capture.control_flow", "engine.capture.scripting", "engine.capture.symbolic"},
     "engine.capture.backprop": {"engine.capture.calls"},
     "engine.capture.calls": {"engine.capture.common"},
-    "engine.capture.control_flow": {"engine.capture.symbolic"},
-    "engine.capture.scripting": {"engine.capture.ast_compiler"},
-    "engine.capture.symbolic": {"engine.capture.ast_compiler", "engine.capture.scripting"},
     "engine.codegen.training": {"engine.capture.compiler"},
     "engine.compat.tensorflow": {"engine.compat.tensorflow.compat", "engine.compat.tensorflow.compat.v1"},
     "engine.compat.tensorflow.array_ops": {

@@ -25,11 +25,11 @@ import operator
 import numpy as np
 
 from engine import nn_context, record
-from engine.capture.common import INPLACE_MESSAGE, is_readonly_error
+from engine.capture.common import INPLACE_MESSAGE, is_module, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
-from engine.capture.symbolic import (Compiler, ScriptError, _Ctx, _flatten, _Return, _unflatten,  # noqa: F401
-                                     is_tensor, parse_function, user_defined)
+from engine.capture.symbolic import (ScriptError, Scripted, Symbolic, _Ctx, _flatten, _Return,  # noqa: F401
+                                     _unflatten, is_tensor, parse_function, user_defined)
 from engine.ops.registry import Spec
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -38,6 +38,29 @@ BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, 
 CMPOPS = {ast.Gt: operator.gt, ast.Lt: operator.lt, ast.GtE: operator.ge, ast.LtE: operator.le,
           ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+class Compiler(Symbolic):
+    """Builds one Graph from a Python function's AST (see the module docstring)."""
+
+    def call_function(self, fn, args: tuple, kwargs: dict, self_obj=None):
+        """Compile a user function's body with these (shadow or Python) arguments; returns its result."""
+        if isinstance(fn, Scripted):
+            fn = fn._fn
+        tree, offset = parse_function(fn)
+        sig = inspect.signature(fn)
+        bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+        bound.apply_defaults()
+        env = dict(bound.arguments)
+        frame = _Frame(self, fn, offset, env, library=not user_defined(fn))
+        prev_line = self.line
+        try:
+            frame.block(tree.body)
+        except _Return as ret:
+            return ret.value
+        finally:
+            self.line = prev_line
+        return None
 
 
 class _Frame(ControlFlow):
@@ -328,16 +351,14 @@ class _Frame(ControlFlow):
         return self.call(fn, args, kwargs, node)
 
     def call(self, fn, args, kwargs, node):
-        from engine.capture.common import is_module
-        from engine.capture.scripting import ScriptFunction, ScriptModule
         if fn is print and self.c.trace_time_print:
             return print(*(self.c.symbolic(a) for a in args), **kwargs)
         if fn is print:
             raise self.err(node, "print() inside a compiled function is not supported: the graph has no "
                                  "side effects (print outside the function, on its result)")
-        if isinstance(fn, ScriptModule):
+        if isinstance(fn, Scripted) and fn._module is not None:     # a ScriptModule: its module
             fn = fn._module
-        if isinstance(fn, ScriptFunction) or (inspect.isfunction(fn) and user_defined(fn)):
+        if isinstance(fn, Scripted) or (inspect.isfunction(fn) and user_defined(fn)):
             return self.c.call_function(fn, tuple(args), kwargs)
         if inspect.ismethod(fn) and user_defined(fn.__func__):
             return self.c.call_function(fn.__func__, tuple(args), kwargs, self_obj=fn.__self__)

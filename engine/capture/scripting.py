@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 
 from engine.capture import calls
-from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function, user_defined
+from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tensor, parse_function, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
                                    is_readonly_error, module_state, pack_outputs, python_key, record_static,
                                    snapshot_state)
@@ -117,7 +117,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     return g, _structure(result), kinds
 
 
-class ScriptFunction:
+class ScriptFunction(Scripted):
     """What `torch.jit.script(fn)` returns: callable, with `.graph`, `.code` and `.save(path)`."""
 
     capture = "script"

@@ -1,7 +1,9 @@
-"""Symbolic execution for the AST compiler: the Compiler owns the graph being built, the shadow
-tensors (real Tensors of ones standing for IR values) and the observers that turn every op applied
-to a shadow into a call node; `_Ctx` is one graph being built (a function's, a branch's, a loop
-body's) with the outer values it captured as placeholders."""
+"""Symbolic execution for the AST compiler, and the types the compiler's files share (this is the
+bottom of them: control_flow, ast_compiler and scripting import it, it imports none of them).
+`Symbolic` owns the graph being built, the shadow tensors (real Tensors of ones standing for IR
+values) and the observers that turn every op applied to a shadow into a call node; `_Ctx` is one
+graph being built (a function's, a branch's, a loop body's) with the outer values it captured as
+placeholders."""
 from __future__ import annotations
 
 import ast
@@ -29,6 +31,16 @@ class ScriptError(UnsupportedError):
         # construct=False: the code is fine but failed on these shapes (e.g. compiled before any call)
         self.reason, self.line, self.construct = reason, line, construct
         super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+
+class Scripted:
+    """What `torch.jit.script` returns (scripting.ScriptFunction and ScriptModule set `_fn`, the
+    function compiled, and `_module`, the nn.Module whose forward it is, or None). The compiler
+    compiles a call to one as a call to what it wraps; the type lives here so that the compiler
+    knows it without importing scripting, which imports the compiler."""
+
+    _fn: object
+    _module: object
 
 
 class _Return(Exception):
@@ -98,8 +110,8 @@ class _Ctx:
         self.captured: list[Value] = []           # those outer values, in capture order
 
 
-class Compiler:
-    """Builds one Graph from a Python function's AST (see the module docstring)."""
+class Symbolic:
+    """The graph being built from shadows; ast_compiler.Compiler adds compiling a function's AST."""
 
     def __init__(self, graph: Graph):
         self.ctx = _Ctx(graph, None)
@@ -265,28 +277,6 @@ class Compiler:
         calls.capture_ended()
         self.guard.release()
         return False
-
-    # ---- functions -----------------------------------------------------------------------------
-    def call_function(self, fn, args: tuple, kwargs: dict, self_obj=None):
-        """Compile a user function's body with these (shadow or Python) arguments; returns its result."""
-        from engine.capture.scripting import ScriptFunction
-        if isinstance(fn, ScriptFunction):
-            fn = fn._fn
-        tree, offset = parse_function(fn)
-        sig = inspect.signature(fn)
-        bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
-        bound.apply_defaults()
-        env = dict(bound.arguments)
-        from engine.capture.ast_compiler import _Frame
-        frame = _Frame(self, fn, offset, env, library=not user_defined(fn))
-        prev_line = self.line
-        try:
-            frame.block(tree.body)
-        except _Return as ret:
-            return ret.value
-        finally:
-            self.line = prev_line
-        return None
 
 
 def _flatten(x) -> list:
