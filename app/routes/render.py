@@ -1,6 +1,6 @@
 """POST /api/render: a Graph drawn as SVG, PNG or DOT.
 
-The body is read here but parsed, validated, collapsed and drawn in a render slot's thread:
+The body is read here but parsed, validated and drawn in a render slot's thread:
 validating a large graph takes seconds of CPU, which on the event loop would stall /healthz and
 every other request. Its time counts against DAGSCOPE_RENDER_TIMEOUT like dot's own."""
 import json
@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from app.config import get_settings
 from app.responses import SafeJSONResponse
 from app.schemas import MAX_GRAPH_EDGES, MAX_GRAPH_NODES, RenderRequest
-from app.services import graph_view
 from app.services import render as render_service
 
 router = APIRouter()
@@ -63,19 +62,15 @@ def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
         if n_nodes > MAX_GRAPH_NODES or n_edges > MAX_GRAPH_EDGES:
             raise render_service.RenderTooLarge(
                 f"The graph is too large to send: {n_nodes} nodes and {n_edges} edges (at most "
-                f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); collapse modules or draw a part.")
-        if not any(data.get(k) for k in ("collapse", "expanded", "auto_collapse")) and not any(
-                isinstance(n, dict) and n.get("kind") == "module" for n in graph.get("nodes") or ()):
-            render_service.check_size(graph, budget)   # nothing will make it smaller: refused unread
+                f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); fold its modules (the page does) or draw a part.")
+        render_service.check_size(graph, budget)   # refused unread: validating it would be wasted
     return RenderRequest.model_validate(data)
 
 
 def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered:
     with render_service.python_turn(budget):
         req = _parse(body, budget)
-        graph = graph_view.collapse(req.graph.model_dump(), req.collapse, req.expanded, req.auto_collapse)
-        if req.fold_repeats:
-            graph = graph_view.fold_repeats(graph)
+        graph = req.graph.model_dump()
     return render_service.render(graph, req.format, req.direction, budget)
 
 

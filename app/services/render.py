@@ -128,7 +128,7 @@ def check_size(graph: dict, budget: Budget) -> None:
     if n_nodes > budget.max_nodes or n_edges > budget.max_edges:
         raise RenderTooLarge(
             f"The graph is too large to draw: {n_nodes} nodes and {n_edges} edges (at most "
-            f"{budget.max_nodes} and {budget.max_edges}); collapse modules or draw a part.")
+            f"{budget.max_nodes} and {budget.max_edges}); fold its modules (the page does) or draw a part.")
 
 
 def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
@@ -172,11 +172,11 @@ def _failure(exc: DotFailed, graph: dict, budget: Budget) -> RenderError:
     n = len(graph.get("nodes", []))
     if exc.reason == "timeout":
         return RenderError(f"The graph is too large to draw within {budget.timeout_s:g} s "
-                           f"({n} nodes); collapse modules or draw a part.")
+                           f"({n} nodes); fold its modules (the page does) or draw a part.")
     if exc.reason == "killed":
         return RenderError(f"Graphviz was stopped ({exc.detail}) drawing this graph ({n} nodes): it "
-                           f"needed more than {budget.memory_mb} MB or its CPU time; collapse modules "
-                           "or draw a part.")
+                           f"needed more than {budget.memory_mb} MB or its CPU time; fold its "
+                           "modules (the page does) or draw a part.")
     if exc.reason == "missing":
         return RenderError(exc.detail)
     return RenderError("Graphviz could not draw this graph: " + exc.detail)

@@ -58,11 +58,12 @@ def test_a_graph_past_the_schema_maximum_is_413_before_validation(client):
     assert r.status_code == 413 and f"{MAX_GRAPH_EDGES + 1} edges" in r.json()["detail"]
 
 
-def test_a_drawing_past_the_render_maximum_is_413_but_its_collapsed_view_is_drawn(client, monkeypatch):
+def test_a_drawing_past_the_render_maximum_is_413(client, monkeypatch):
     monkeypatch.setenv("DAGSCOPE_RENDER_MAX_NODES", "100")
     r = client.post("/api/render", json={"graph": chain(300)})
     assert r.status_code == 413 and "300 nodes" in r.json()["detail"] and "at most 100" in r.json()["detail"]
-    r = client.post("/api/render", json={"graph": chain(300), "auto_collapse": True})
+    assert "fold its modules" in r.json()["detail"]
+    r = client.post("/api/render", json={"graph": chain(100)})
     assert r.status_code == 200 and "<svg" in r.text
 
 
@@ -121,21 +122,20 @@ def test_malformed_bodies_are_4xx_with_a_message(client, body):
 
 
 def test_the_python_half_of_drawings_runs_one_at_a_time(monkeypatch):
-    """Reading, validating and collapsing hold the GIL: two at once would starve the event loop."""
+    """Reading and validating hold the GIL: two at once would starve the event loop."""
     import json
     from app.routes import render as route
-    from app.services import graph_view
     from app.services import render as render_service
     inside, most = [0], [0]
-    real = graph_view.collapse
+    real = route._parse
 
-    def slow_collapse(*args, **kwargs):
+    def slow_parse(*args, **kwargs):
         inside[0] += 1
         most[0] = max(most[0], inside[0])
         time.sleep(0.3)
         inside[0] -= 1
         return real(*args, **kwargs)
-    monkeypatch.setattr(graph_view, "collapse", slow_collapse)
+    monkeypatch.setattr(route, "_parse", slow_parse)
     body = json.dumps({"graph": chain(3, skip=2), "format": "dot"}).encode()
     budget = lambda: render_service.Budget(time.monotonic() + 5, 5)   # noqa: E731
     threads = [threading.Thread(target=route._draw, args=(body, budget())) for _ in range(3)]
