@@ -77,41 +77,6 @@ KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
     "engine.capture.backprop": {"engine.capture.calls"},
     "engine.capture.calls": {"engine.capture.common"},
     "engine.codegen.training": {"engine.capture.compiler"},
-    "engine.compat.tensorflow": {"engine.compat.tensorflow.compat", "engine.compat.tensorflow.compat.v1"},
-    "engine.compat.tensorflow.array_ops": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager", "engine.compat.tensorflow.graph",
-        "engine.compat.tensorflow.ops"},
-    "engine.compat.tensorflow.compat": {"engine.compat.tensorflow.compat.v1", "engine.compat.tensorflow.compat.v2"},
-    "engine.compat.tensorflow.compat.v1": {"engine.compat.tensorflow"},
-    "engine.compat.tensorflow.compat.v2": {"engine.compat.tensorflow"},
-    "engine.compat.tensorflow.context": {"engine.compat.tensorflow.graph"},
-    "engine.compat.tensorflow.eager": {"engine.compat.tensorflow.array_ops", "engine.compat.tensorflow.operators"},
-    "engine.compat.tensorflow.function": {
-        "engine.compat.tensorflow.array_ops", "engine.compat.tensorflow.context",
-        "engine.compat.tensorflow.eager", "engine.compat.tensorflow.graph", "engine.compat.tensorflow.ops",
-        "engine.compat.tensorflow.tape"},
-    "engine.compat.tensorflow.graph": {
-        "engine.compat.tensorflow.array_ops", "engine.compat.tensorflow.context",
-        "engine.compat.tensorflow.operators", "engine.compat.tensorflow.session"},
-    "engine.compat.tensorflow.graph_control_flow": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.graph", "engine.compat.tensorflow.ops",
-        "engine.compat.tensorflow.tape"},
-    "engine.compat.tensorflow.operators": {"engine.compat.tensorflow.ops"},
-    "engine.compat.tensorflow.ops": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager",
-        "engine.compat.tensorflow.function", "engine.compat.tensorflow.graph"},
-    "engine.compat.tensorflow.session": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.graph",
-        "engine.compat.tensorflow.graph_control_flow", "engine.compat.tensorflow.training"},
-    "engine.compat.tensorflow.tape": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager", "engine.compat.tensorflow.graph"},
-    "engine.compat.tensorflow.training": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.graph", "engine.compat.tensorflow.ops",
-        "engine.compat.tensorflow.variables"},
-    "engine.compat.tensorflow.variables": {
-        "engine.compat.tensorflow.context", "engine.compat.tensorflow.eager",
-        "engine.compat.tensorflow.operators", "engine.compat.tensorflow.ops",
-        "engine.compat.tensorflow.training"},
     "engine.creation": {"engine.random_pytorch", "engine.tensor"},
     "engine.functional": {"engine.autograd", "engine.creation", "engine.functional_scatter", "engine.tensor"},
     "engine.functional_scatter": {"engine.autograd", "engine.functional", "engine.tensor"},

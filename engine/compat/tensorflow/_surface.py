@@ -6,24 +6,25 @@ import types
 from engine.errors import UnsupportedAttributeError
 
 
-
-
 def unsupported_names(module_path: str, namespace: dict):
     """A module-level `__getattr__` for `module_path` (e.g. "tf.nn") listing what does exist."""
     def __getattr__(name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        names = namespace.get("__all__") or [n for n, v in namespace.items()
-                                             if not n.startswith("_") and _is_public(v)]
-        public = sorted(names)
+        public = sorted(namespace.get("__all__") or public_names(namespace))
         raise UnsupportedAttributeError(f"{module_path}.{name} is not supported by Dagscope. Supported names "
                                         f"in {module_path}: {', '.join(public)}.")
     return __getattr__
 
 
+def public_names(namespace: dict) -> list[str]:
+    """The names of a facade module that are TensorFlow's (not its helpers or implementation modules)."""
+    return [n for n, v in namespace.items() if not n.startswith("_") and _is_public(v)]
+
+
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
-_IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "session", "tape", "variables", "function",
-                   "training", "control_flow", "graph_control_flow", "module"}
+_IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "operators", "session", "tape", "variables",
+                   "function", "training", "control_flow", "graph_control_flow", "module"}
 
 
 def _is_public(value) -> bool:

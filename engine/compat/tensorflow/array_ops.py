@@ -3,6 +3,7 @@ concat ...), basic indexing and `tf.print` — lowerings onto the op registry, a
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -174,7 +175,6 @@ def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=Non
     """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function
     it prints at every call, not at trace time (function.py keeps the values as graph outputs).
     As TF's, it writes to standard error unless told otherwise (the page tints that text)."""
-    import sys
     stream = sys.stdout if output_stream == "sys.stdout" or output_stream is sys.stdout else sys.stderr
     tracing = context.state().tracing
     if tracing is not None:

@@ -31,7 +31,7 @@ class RunState:
     def __init__(self, eager: bool = True):
         self.eager = eager
         self.graph_stack: list = []          # `with g.as_default():` graphs, innermost last
-        self._default_graph = None
+        self.root_graph = None               # the default graph outside them (graph.default_graph makes it)
         self.tapes: list = []                # GradientTapes currently recording, innermost last
         self.sessions: list = []             # default sessions (`with sess:` / InteractiveSession)
         self.seed: int | None = None
@@ -39,18 +39,6 @@ class RunState:
         self.recorded_session_graphs = 0
         self.tracing = None                  # the tf.function trace in progress (function._Tracing)
         self.keras_names: dict = {}          # layer name -> how many layers took it ("dense", "dense_1")
-
-    @property
-    def default_graph(self):
-        if self.graph_stack:
-            return self.graph_stack[-1]
-        if self._default_graph is None:
-            from engine.compat.tensorflow.graph import Graph
-            self._default_graph = Graph()
-        return self._default_graph
-
-    def reset_default_graph(self) -> None:
-        self._default_graph = None
 
 
 _outside_runs = RunState()
@@ -99,3 +87,23 @@ def executing_eagerly() -> bool:
     """`tf.executing_eagerly()`: False in TF1 graph mode and while a tf.function is traced."""
     st = state()
     return st.eager and not st.graph_stack and st.tracing is None
+
+
+def get_default_session():
+    """The innermost `with sess:` / `sess.as_default()` / InteractiveSession (what `t.eval()` runs in)."""
+    stack = state().sessions
+    if not stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+                         "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return stack[-1]
+
+
+# ---- switching modes (tf.compat.v1) ------------------------------------------------------------------
+
+def disable_eager_execution() -> None:
+    """From here on, tf.constant, tf.add ... add nodes to the default graph; Session.run computes them."""
+    state().eager = False
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
+    state().eager = True

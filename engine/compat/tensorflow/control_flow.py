@@ -10,13 +10,13 @@ import inspect
 
 import numpy as np
 
-from engine.capture.ast_compiler import Compiler, _Ctx, _Frame, is_tensor
+from engine.capture.ast_compiler import Compiler, _Ctx, _Frame, is_tensor, user_defined
+from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.function import _Tracing, tracing
-from engine.compat.tensorflow import context
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.graph_control_flow import graph_cond, graph_while_loop
-from engine.compat.tensorflow.tape import flatten, pack_like
+from engine.compat.tensorflow.nest import flatten, pack_like
 from engine.errors import UnsupportedError
 from engine.ir.graph import format_spec
 
@@ -46,7 +46,6 @@ def _frame(comp: Compiler) -> _Frame:
 
 def _call(comp: Compiler, fn, args: tuple):
     """A branch or loop function, compiled (its own `if`s converted) when it is the user's code."""
-    from engine.capture.ast_compiler import user_defined
     if isinstance(fn, functools.partial) and inspect.isfunction(fn.func) and user_defined(fn.func):
         return comp.call_function(fn.func, tuple(fn.args) + args, dict(fn.keywords))
     if inspect.isfunction(fn) and user_defined(fn):

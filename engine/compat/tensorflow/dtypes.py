@@ -1,6 +1,8 @@
 """TensorFlow's dtypes (`tf.float32`, printed `<dtype: 'float32'>`) and `tf.TensorShape`, over numpy."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from engine.errors import UnsupportedError
@@ -99,7 +101,6 @@ _BY_NUMPY = {d.np: d for d in ALL}
 
 def as_dtype(value) -> DType:
     """`tf.as_dtype`: a DType from a DType, its name, a numpy dtype or a Python type."""
-    import builtins
     if isinstance(value, DType):
         return value
     if isinstance(value, np.dtype) and value in _BY_NUMPY:     # the hot path: a tensor's own dtype

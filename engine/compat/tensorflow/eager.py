@@ -3,14 +3,16 @@
 An EagerTensor *is* an engine Tensor (same object layout; only the class differs), so engine ops,
 autograd and the recorder treat TF programs exactly like PyTorch-style ones. What changes is the
 surface: TF's shape/dtype objects, TF's printing, `.numpy()`, and operators with TF's dtype rules
-(no implicit promotion: int32 + float32 is an error, not a float).
+(no implicit promotion: int32 + float32 is an error, not a float). The operators are the TF ops of
+ops.py and array_ops.py, a layer above: operators.py installs them on EagerTensor, as TensorFlow's
+math_ops installs its own on its Tensor class.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from engine.compat.tensorflow import dtypes
-from engine.compat.tensorflow.operators import BitwiseOperators, TensorOperators, ops_module as _ops
+from engine.errors import UnsupportedError
 from engine.tensor import Tensor
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -25,7 +27,7 @@ def numpy_text(arr: np.ndarray, is_repr: bool = False) -> str:
     return "\n" + text if "\n" in text else text
 
 
-class EagerTensor(TensorOperators, BitwiseOperators, Tensor):
+class EagerTensor(Tensor):
     __slots__ = ()
 
     # ---- TensorFlow's view of the tensor ----
@@ -67,16 +69,6 @@ class EagerTensor(TensorOperators, BitwiseOperators, Tensor):
             return format(self.array[()], spec)
         return format(str(self), spec)
 
-    def __iter__(self):
-        if self.array.ndim == 0:
-            raise TypeError("Cannot iterate over a scalar tensor.")
-        from engine.compat.tensorflow import array_ops
-        return (array_ops.gather_first(self, i) for i in range(self.array.shape[0]))
-
-    def __getitem__(self, key):
-        from engine.compat.tensorflow import array_ops
-        return array_ops.getitem(self, key)
-
     def __bool__(self) -> bool:
         if self.array.size != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
@@ -96,19 +88,9 @@ class EagerTensor(TensorOperators, BitwiseOperators, Tensor):
 
     __hash__ = Tensor.__hash__      # TF raises here ("use tensor.ref()"); engine internals key by tensor
 
-    # ---- operators: the arithmetic ones come from TensorOperators; here what is eager-only ----
-    # TF tensors are immutable: `x += 1` makes a new tensor (the engine Tensor's would write in place)
-    def __iadd__(self, other): return _ops().add(self, other)
-    def __isub__(self, other): return _ops().subtract(self, other)
-    def __imul__(self, other): return _ops().multiply(self, other)
-    def __itruediv__(self, other): return _ops().truediv(self, other)
-
     def __setitem__(self, key, value):
         raise TypeError("'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment "
                         "(TensorFlow tensors are immutable: use a tf.Variable, or tf.where / tf.concat)")
-
-    def __eq__(self, other): return _ops().equal(self, other)
-    def __ne__(self, other): return _ops().not_equal(self, other)
 
 
 # The engine Tensor's PyTorch-style methods (x.sum(), x.add_(...), x.T ...) are not TensorFlow's: a
@@ -137,7 +119,6 @@ def as_eager(t: Tensor) -> EagerTensor:
     if type(t) is Tensor:
         t.__class__ = EagerTensor
     elif not isinstance(t, EagerTensor):
-        from engine.errors import UnsupportedError
         raise UnsupportedError(f"a {type(t).__name__} (PyTorch-style) cannot be used in TensorFlow ops; convert it "
                                "with tf.constant(t.detach().numpy()) first")
     return t
@@ -167,8 +148,7 @@ def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
             arr = arr.astype(np.int32 if arr.size == 0 or info.min <= arr.min() and arr.max() <= info.max
                              else np.int64)
         elif arr.dtype.kind not in "b":
-            from engine.errors import UnsupportedError
-            raise UnsupportedError(f"tensors of {arr.dtype} values (e.g. strings) are not supported by Dagscope")
+                raise UnsupportedError(f"tensors of {arr.dtype} values (e.g. strings) are not supported by Dagscope")
     if dtype is None:
         return arr
     target = dtypes.as_dtype(dtype).np

@@ -29,14 +29,16 @@ import types
 
 import numpy as np
 
-from engine import autograd
+from engine import autograd, record
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
 from engine.capture import calls
 from engine.capture.common import record_static
-from engine.compat.tensorflow import context
+from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.array_ops import _format_values
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
-from engine.compat.tensorflow.tape import flatten, pack_like
+from engine.compat.tensorflow.nest import flatten, pack_like
+from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.errors import UnsupportedError
 from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
@@ -105,16 +107,6 @@ def tracing() -> _Tracing | None:
     return context.state().tracing
 
 
-def static_value(t) -> np.ndarray:
-    """The value of a tensor used as an argument (a shape, an axis, a bound): refused when it is only
-    known when the graph runs, rather than silently using the placeholder's stand-in value."""
-    tr = tracing()
-    if tr is not None and tr.is_symbolic(t):
-        raise UnsupportedError("this argument must be known when tf.function builds the graph (a Python value or "
-                               "a constant); here it is computed from the function's inputs")
-    return np.asarray(getattr(t, "array", t))
-
-
 # ---- signatures -------------------------------------------------------------------------------
 
 def _signature(args: list) -> tuple:
@@ -154,7 +146,6 @@ class TensorSpec:
     """`tf.TensorSpec`: the shape (dims may be None) and dtype an input_signature accepts."""
 
     def __init__(self, shape, dtype=None, name=None):
-        from engine.compat.tensorflow import dtypes
         self.shape = dtypes.TensorShape(shape)
         self.dtype = dtypes.as_dtype(dtype if dtype is not None else dtypes.float32)
         self.name = name
@@ -165,7 +156,6 @@ class TensorSpec:
 
 def _apply_input_signature(name: str, specs: list, args: list) -> list:
     """Convert the arguments to the signature's dtypes and check their shapes, as TF does."""
-    from engine.compat.tensorflow.ops import convert_to_tensor
     if len(args) < len(specs):
         raise TypeError(f"{name}() missing arguments for its input_signature ({len(specs)} tensors)")
     out = list(args)
@@ -224,7 +214,6 @@ class ConcreteFunction:
         return pack_like(self.structure, [as_eager(o) for o in outputs])
 
     def _print(self, printed: list) -> None:
-        from engine.compat.tensorflow.array_ops import _format_values
         for items, sep, end, summarize, stream in self.prints:
             parts = [ref if kind == "text" else _format_values(printed[ref].array, summarize)
                      for kind, ref in items]
@@ -354,7 +343,6 @@ class Function:
                                 [variable for variable, _ in trace.assigned.values()])
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
-        from engine import record
         rec = record.current()
         warnings = [reason] + ([self._autograph_note] if self._autograph_note else [])
         if rec is not None and self._traces > 1:

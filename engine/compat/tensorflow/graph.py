@@ -8,6 +8,9 @@ lowering waits for the feed, as TensorFlow itself only specializes shapes at run
 
 A tensor's static shape and dtype are known at definition time, from the same lowering run on a
 scratch IR graph (unknown dims become distinct sentinel sizes, mapped back to None afterwards).
+
+A GraphTensor's Python operators (`a + b`, `a[0]`) are the TF ops of ops.py and array_ops.py, a
+layer above: operators.py installs them, as TensorFlow's math_ops does on its Tensor class.
 """
 from __future__ import annotations
 
@@ -18,7 +21,6 @@ import numpy as np
 
 from engine import record
 from engine.compat.tensorflow import context, dtypes
-from engine.compat.tensorflow.operators import BitwiseOperators, TensorOperators
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph as IRGraph
 
@@ -41,14 +43,13 @@ class Operation:
         self.control_inputs: list[Operation] = []    # ops that run whenever this one runs (tf.group)
 
     def run(self, feed_dict=None, session=None) -> None:
-        from engine.compat.tensorflow.session import get_default_session
-        (session or get_default_session()).run(self, feed_dict)
+        (session or context.get_default_session()).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return f"<tf.Operation {self.name!r} type={self.type}>"
 
 
-class GraphTensor(TensorOperators, BitwiseOperators):
+class GraphTensor:
     """A symbolic tensor: the output of an Operation. It has no value until a Session runs it."""
     __array_priority__ = 1000
 
@@ -90,8 +91,7 @@ class GraphTensor(TensorOperators, BitwiseOperators):
                 [a if a is not None else b for a, b in zip(shape.dims, self._shape.dims or shape.dims)])
 
     def eval(self, feed_dict=None, session=None):
-        from engine.compat.tensorflow.session import get_default_session
-        return (session or get_default_session()).run(self, feed_dict)
+        return (session or context.get_default_session()).run(self, feed_dict)
 
     def numpy(self):
         raise AttributeError("'Tensor' object has no attribute 'numpy': this is a symbolic graph tensor "
@@ -111,10 +111,6 @@ class GraphTensor(TensorOperators, BitwiseOperators):
     def __len__(self):
         raise TypeError("len is not well defined for a symbolic Tensor. Please call `x.shape` rather than "
                         "`len(x)` for shape information.")
-
-    def __getitem__(self, key):
-        from engine.compat.tensorflow import array_ops
-        return array_ops.getitem(self, key)
 
     def __repr__(self) -> str:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
@@ -238,6 +234,29 @@ def _lower_on_scratch(lower: Callable, inputs: list, attrs: dict, dim: Callable)
     return lower(IRBuilder(scratch), *values, **attrs)
 
 
+def default_graph() -> Graph:
+    """The graph TF1 ops are added to: the innermost `with g.as_default()`, else the run's own graph."""
+    st = context.state()
+    if st.graph_stack:
+        return st.graph_stack[-1]
+    if st.root_graph is None:
+        st.root_graph = Graph()
+    return st.root_graph
+
+
+def get_default_graph() -> Graph:
+    """`tf.compat.v1.get_default_graph`."""
+    return default_graph()
+
+
+def reset_default_graph() -> None:
+    """`tf.compat.v1.reset_default_graph`: later ops go to a new, empty graph."""
+    st = context.state()
+    if st.graph_stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
+    st.root_graph = None
+
+
 def placeholder(dtype, shape=None, name=None) -> GraphTensor:
     """`tf.placeholder`: a graph input whose value each `Session.run` must feed (dims may be None)."""
     if not context.building_graph():
@@ -245,7 +264,7 @@ def placeholder(dtype, shape=None, name=None) -> GraphTensor:
                            "tf.compat.v1.disable_eager_execution() first.)")
     dtype = dtypes.as_dtype(dtype)
     shape = dtypes.TensorShape(shape)
-    return context.state().default_graph.add("Placeholder", name or "Placeholder", [], {}, None, dtype, shape)
+    return default_graph().add("Placeholder", name or "Placeholder", [], {}, None, dtype, shape)
 
 
 def reaches(outputs: list, x: GraphTensor) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.graph import Graph, GraphTensor
-from engine.compat.tensorflow.tape import flatten, pack_like
+from engine.compat.tensorflow.nest import flatten, pack_like
+from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.errors import UnsupportedError
 
 
@@ -55,7 +56,6 @@ class FuncGraph(Graph):
 
 def _build(outer: Graph, prefix: str, fn, args: list):
     """Call `fn(*args-as-inputs)` inside a new FuncGraph; returns (graph, flat outputs, structure)."""
-    from engine.compat.tensorflow.ops import convert_to_tensor
     fg = FuncGraph(outer, prefix)
     inputs = [fg.input(a.dtype, a.shape, f"loop_var_{i}") for i, a in enumerate(args)]
     with fg.as_default():
@@ -71,7 +71,6 @@ def _merged_shape(a: dtypes.TensorShape, b: dtypes.TensorShape) -> dtypes.Tensor
 
 
 def graph_cond(pred, true_fn, false_fn, name=None):
-    from engine.compat.tensorflow.ops import convert_to_tensor
     pred = convert_to_tensor(pred, dtype=dtypes.bool)
     outer = context.state().graph_stack[-1] if context.state().graph_stack else pred.graph
     prefix = outer.unique_name(name or "cond")
@@ -92,7 +91,6 @@ def graph_cond(pred, true_fn, false_fn, name=None):
 
 
 def graph_while_loop(cond, body, loop_vars, name=None):
-    from engine.compat.tensorflow.ops import convert_to_tensor
     flat = [convert_to_tensor(v) for v in flatten(loop_vars)]
     outer = context.state().graph_stack[-1] if context.state().graph_stack else flat[0].graph
     prefix = outer.unique_name(name or "while")

@@ -15,7 +15,7 @@ from engine import autograd
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array
 from engine.compat.tensorflow.errors import InvalidArgumentError
-from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.graph import GraphTensor, default_graph
 from engine.errors import UnsupportedError
 from engine.ir.builder import IRBuilder
 from engine.ops.builder import Builder
@@ -72,7 +72,7 @@ def _graph_of(values):
     for v in values:
         if isinstance(v, GraphTensor):
             return v.graph
-    return st.default_graph
+    return default_graph()
 
 
 def _to_tensor(x, dtype, graph):
@@ -164,11 +164,16 @@ def _require(x, kinds: str, tf_type: str):
 
 
 def _static(value) -> np.ndarray:
-    """A value the op needs now (a shape, an axis, a bound), refused if only the graph knows it."""
+    """A value the op needs now (a shape, an axis, a bound), refused if only the graph knows it: a TF1
+    graph tensor, or inside a tf.function a tensor computed from the function's inputs (rather than
+    silently using the value that stands in for the input while tracing)."""
     if isinstance(value, GraphTensor):
         raise UnsupportedError(f"this argument must be a Python value or constant, not the graph tensor {value.name}")
-    from engine.compat.tensorflow.function import static_value
-    return static_value(value)
+    tracing = context.state().tracing
+    if tracing is not None and tracing.is_symbolic(value):
+        raise UnsupportedError("this argument must be known when tf.function builds the graph (a Python value or "
+                               "a constant); here it is computed from the function's inputs")
+    return np.asarray(getattr(value, "array", value))
 
 
 def _axes(axis):
@@ -197,7 +202,7 @@ def constant(value, dtype=None, shape=None, name="Const", _graph=None):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
                             f"(converted from {value!r}) has {arr.size} elements, but got `shape` {shape} with "
                             f"{int(np.prod(shape))} elements).")
-    graph = _graph if _graph is not None else (context.state().default_graph if context.building_graph() else None)
+    graph = _graph if _graph is not None else (default_graph() if context.building_graph() else None)
     if graph is None:
         return EagerTensor(np.array(arr, copy=True))
     arr = np.array(arr, copy=True)

@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor
+from engine.compat.tensorflow.graph import default_graph
 from engine.compat.tensorflow.ops import _shape_tuple
 from engine.errors import UnsupportedError
 
@@ -30,7 +31,7 @@ def _source(tf_type: str, name: str | None, shape, dtype, sample):
                                "graph would freeze one sample; draw it outside and pass it in")
     if not context.building_graph():
         return EagerTensor(draw(context.state().rng))
-    graph = context.state().default_graph
+    graph = default_graph()
     return graph.add(tf_type, name or tf_type, [], {"sample": draw}, None, dtype, dtypes.TensorShape(shape))
 
 

@@ -13,15 +13,19 @@ from __future__ import annotations
 import numpy as np
 
 from engine.capture import calls
+from engine.capture.common import record_static
 from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow.context import get_default_session  # noqa: F401  (tf.compat.v1's name)
 from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
-from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation, reaches
+from engine.compat.tensorflow.graph import Graph, GraphTensor, Operation, default_graph, reaches
 from engine.compat.tensorflow.graph_control_flow import check_lowerable, lower_control
+from engine.compat.tensorflow.variables import GraphVariable
 from engine.errors import UnsupportedError
 from engine.ir import interpreter
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph as IRGraph
 from engine.ir.verify import verify
+from engine.tensor import Tensor
 
 MAX_RECORDED_SESSION_GRAPHS = 4
 
@@ -39,7 +43,7 @@ class _Lowered:
 
 class Session:
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
-        self.graph = graph or context.state().default_graph
+        self.graph = graph or default_graph()
         self._cache: dict = {}
         self._closed = False
         self._variables: dict = {}       # graph variable -> its current value (a session owns the state)
@@ -92,7 +96,6 @@ class Session:
         if isinstance(fetch, str):
             fetch = (self.graph.get_tensor_by_name(fetch) if ":" in fetch
                      else self.graph.get_operation_by_name(fetch))
-        from engine.compat.tensorflow.training import GraphVariable
         if isinstance(fetch, GraphVariable):
             fetch = fetch.value()
         if isinstance(fetch, (GraphTensor, Operation)):
@@ -162,7 +165,6 @@ class Session:
         st.recorded_session_graphs += 1
         if st.recorded_session_graphs > MAX_RECORDED_SESSION_GRAPHS:
             return
-        from engine.capture.common import record_static
         entry = record_static(lowered.ir, "session", f"Session.run({title}) #{st.recorded_session_graphs}",
                               values=env, backward=False)
         lowered.calls = calls.site_for(entry, lowered, "session")
@@ -172,7 +174,6 @@ def _record_call(lowered: _Lowered, provided: list, outputs: list) -> None:
     """One sess.run as a call of its recorded graph: what was fed (copied: the program owns those
     arrays and may reuse them) and what was fetched. Variables and random draws are inputs too, but
     not the call's arguments; they are held for replaying a cond's or loop's decisions."""
-    from engine.tensor import Tensor
     held = [Tensor(np.array(a, copy=True)) if kind == "feed" else Tensor(a)
             for (kind, _), a in zip(lowered.providers, provided)]
     fed = [t for (kind, _), t in zip(lowered.providers, held) if kind == "feed"]
@@ -311,14 +312,6 @@ class _DefaultSession:
     def __exit__(self, *exc) -> bool:
         _default_sessions().remove(self.session)
         return False
-
-
-def get_default_session() -> Session:
-    stack = _default_sessions()
-    if not stack:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
-                         "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-    return stack[-1]
 
 
 class InteractiveSession(Session):

@@ -21,6 +21,7 @@ from engine import autograd, record
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
+from engine.compat.tensorflow.nest import flatten, pack_like
 from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED
 from engine.tensor import Tensor as EngineTensor
@@ -47,31 +48,6 @@ def _set_stamping(on: bool) -> None:
         OP_APPLIED.append(_stamp)
     elif not on and _stamp in OP_APPLIED:
         OP_APPLIED.remove(_stamp)
-
-
-# ---- nested structures (what tf.nest flattens: lists, tuples, dicts) ---------------------------------
-
-def flatten(structure) -> list:
-    if isinstance(structure, dict):
-        return [x for k in sorted(structure) for x in flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [x for s in structure for x in flatten(s)]
-    return [structure]
-
-
-def pack_like(structure, flat: list):
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            packed = {k: build(s[k]) for k in sorted(s)}
-            return type(s)((k, packed[k]) for k in s)
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            return type(s)(*(build(x) for x in s))
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(x) for x in s)
-        return next(it)
-    return build(structure)
 
 
 # ---- the tape ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """TF1 training in graph mode: variables, initializers, `tf.gradients`, `tf.group` and
 `tf.train.GradientDescentOptimizer` — the whole training step one static graph, run by a Session.
 
-A graph variable is a "VariableV2" op: the Session lowers it to an IR input (role "param") fed
+A graph variable (variables.GraphVariable) is a "VariableV2" op: the Session lowers it to an IR input (role "param") fed
 from the values the session holds. `assign` ops compute the new value inside the graph; the
 session stores it after the run. `tf.gradients(ys, xs)` appends the backward nodes to the same IR
 graph, from the op registry's vjp rules (engine.autodiff's emitter), as TF1 built gradient ops
@@ -12,106 +12,25 @@ from __future__ import annotations
 import numpy as np
 
 from engine.autodiff import _emit_vjps, depends_on
-from engine.compat.tensorflow import context, dtypes
-from engine.compat.tensorflow.graph import GraphTensor, reaches
-from engine.compat.tensorflow.variables import Variable
+from engine.compat.tensorflow import context
+from engine.compat.tensorflow.graph import GraphTensor, default_graph, reaches
+from engine.compat.tensorflow.ops import constant, convert_to_tensor, multiply, sqrt
+from engine.compat.tensorflow.variables import GLOBAL, TRAINABLE, GraphVariable
 from engine.errors import UnsupportedError
-
-TRAINABLE = "trainable_variables"
-GLOBAL = "variables"
-
-
-class GraphVariable(Variable):
-    """`tf.Variable` while a TF1 graph is being built (what `tf.Variable(...)` returns then)."""
-
-    def _create(self, initial_value, name, dtype, validate_shape: bool) -> None:
-        """Called by Variable.__init__ (which reads tf.Variable's arguments) with trainable already set."""
-        from engine.compat.tensorflow.ops import convert_to_tensor
-        graph = context.state().default_graph
-        self.initial_value = convert_to_tensor(initial_value, dtype=dtype)
-        if not self.initial_value.shape.is_fully_defined():
-            raise UnsupportedError("a tf.Variable needs a fully known shape in Dagscope")
-        self._dtype = self.initial_value.dtype
-        self._graph = graph
-        self._value = graph.add("VariableV2", name or "Variable", [], {"variable": self}, None,
-                                self._dtype, self.initial_value.shape)
-        self._name = self._value.op.name
-        self.initializer = self._assign_op(self.initial_value, "Assign")
-        graph.collections.setdefault(GLOBAL, []).append(self)
-        if self._trainable:
-            graph.collections.setdefault(TRAINABLE, []).append(self)
-
-    def _assign_op(self, value: GraphTensor, kind: str) -> GraphTensor:
-        stack = context.state().graph_stack
-        if stack and stack[-1] is not self._graph:
-            raise UnsupportedError(f"{kind} of {self._name} inside tf.cond / tf.while_loop is not supported by "
-                                   "Dagscope (branches and loop bodies must be pure functions of their inputs)")
-        if value.dtype != self._dtype:
-            raise TypeError(f"Input 'value' of '{kind}' Op has type {value.dtype.name} that does not match type "
-                            f"{self._dtype.name} of argument 'ref'.")
-        return self._graph.add(kind, f"{self._name}/{kind}", [value], {"assign_to": self},
-                               lambda F, v, assign_to=None: v)
-
-    # ---- reading and writing build graph ops ----
-    def _dagscope_value(self):
-        raise TypeError(f"the graph variable {self._name} has no value outside a Session: use sess.run({self._name})")
-
-    def _dagscope_graph_value(self, graph) -> GraphTensor:
-        return self._value
-
-    def value(self) -> GraphTensor:
-        return self._value
-
-    read_value = value
-
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        from engine.compat.tensorflow.ops import convert_to_tensor
-        return self._assign_op(convert_to_tensor(value, dtype=self._dtype), "Assign")
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        from engine.compat.tensorflow.ops import add
-        return self._assign_op(add(self._value, delta), "AssignAdd")
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        from engine.compat.tensorflow.ops import subtract
-        return self._assign_op(subtract(self._value, delta), "AssignSub")
-
-    def eval(self, session=None, feed_dict=None):
-        return self._value.eval(feed_dict=feed_dict, session=session)
-
-    @property
-    def op(self):
-        return self._value.op
-
-    @property
-    def graph(self):
-        return self._graph
-
-    @property
-    def shape(self) -> dtypes.TensorShape:
-        return self._value.shape
-
-    def numpy(self):
-        raise AttributeError("a TF1 graph variable has no numpy(): its value lives in a Session (sess.run(v))")
-
-    def __repr__(self) -> str:
-        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}_ref>"
-
-    __str__ = __repr__
 
 
 # ---- initializers and groups ----------------------------------------------------------------------
 
 def global_variables() -> list:
-    return list(context.state().default_graph.collections.get(GLOBAL, []))
+    return list(default_graph().collections.get(GLOBAL, []))
 
 
 def trainable_variables() -> list:
-    return list(context.state().default_graph.collections.get(TRAINABLE, []))
+    return list(default_graph().collections.get(TRAINABLE, []))
 
 
 def variables_initializer(var_list, name="init"):
-    return context.state().default_graph.add_no_op(name, [v.initializer.op for v in var_list])
+    return default_graph().add_no_op(name, [v.initializer.op for v in var_list])
 
 
 def global_variables_initializer():
@@ -123,14 +42,13 @@ def group(*inputs, name=None):
     for x in inputs:
         for item in (x if isinstance(x, (list, tuple)) else [x]):
             ops.append(item.op if isinstance(item, GraphTensor) else item)
-    return context.state().default_graph.add_no_op(name or "group_deps", ops)
+    return default_graph().add_no_op(name or "group_deps", ops)
 
 
 # ---- gradients ------------------------------------------------------------------------------------------
 
 def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     """`tf.gradients`: symbolic d(sum ys)/dx for each x — None where x does not reach ys, as in TF1."""
-    from engine.compat.tensorflow.ops import convert_to_tensor
     if grad_ys is not None:
         raise UnsupportedError("tf.gradients(grad_ys=...) is not supported by Dagscope")
     if not context.building_graph():
@@ -201,7 +119,6 @@ class Optimizer:
         return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
 
     def _slot(self, var, suffix: str, initial=0.0) -> GraphVariable:
-        from engine.compat.tensorflow.ops import constant
         value = constant(np.full(var.shape.as_list(), initial, dtype=var.dtype.np))
         return GraphVariable(value, trainable=False, name=f"{var._name}/{suffix}")
 
@@ -216,7 +133,6 @@ class GradientDescentOptimizer(Optimizer):
         super().__init__(learning_rate, name)
 
     def _apply(self, g, v) -> list:
-        from engine.compat.tensorflow.ops import multiply
         return [v.assign_sub(multiply(g, self.learning_rate))]
 
 
@@ -247,7 +163,6 @@ class AdamOptimizer(Optimizer):
         self._powers = None
 
     def _apply(self, g, v) -> list:
-        from engine.compat.tensorflow.ops import constant, sqrt
         if self._powers is None:
             self._powers = (GraphVariable(constant(self.beta1, dtype=v.dtype), trainable=False, name="beta1_power"),
                             GraphVariable(constant(self.beta2, dtype=v.dtype), trainable=False, name="beta2_power"))

@@ -5,6 +5,10 @@ new leaf rather than writing into the old array in place: an op recorded earlier
 it actually read (as TF's tape does), and gradients with respect to the variable add up over every
 leaf it has had that a recorded graph still uses (a variable read before and after an assign
 inside one tape gets both contributions, as in TensorFlow).
+
+While a TF1 graph is being built, `tf.Variable(...)` makes a GraphVariable instead (below): a
+"VariableV2" op whose value a Session holds, read and written by graph ops (training.py's
+initializers and optimizers use it).
 """
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ import weakref
 import numpy as np
 
 from engine import autograd
-from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow import context, dtypes, ops
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array, numpy_text
+from engine.compat.tensorflow.graph import GraphTensor, default_graph
 from engine.compat.tensorflow.operators import TensorOperators
+from engine.errors import UnsupportedError
 from engine.tensor import apply
 
 
@@ -23,7 +29,6 @@ class Variable(TensorOperators):
     def __new__(cls, *args, **kwargs):
         # While a TF1 graph is being built, tf.Variable(...) is a graph variable (training.py).
         if cls is Variable and context.building_graph():
-            from engine.compat.tensorflow.training import GraphVariable
             cls = GraphVariable
         return object.__new__(cls)
 
@@ -109,8 +114,7 @@ class Variable(TensorOperators):
     def assign(self, value, use_locking=None, name=None, read_value=True):
         tracing = context.state().tracing
         if tracing is not None:                # inside tf.function: the new value is a graph output
-            from engine.compat.tensorflow.ops import convert_to_tensor
-            new = convert_to_tensor(value, dtype=self._dtype)
+            new = ops.convert_to_tensor(value, dtype=self._dtype)
             if self._validate_shape and tuple(new.shape) != self._leaf.array.shape:
                 raise ValueError(f"Cannot assign value of shape {new.shape} to variable {self.name} of shape "
                                  f"{self.shape}")
@@ -129,7 +133,6 @@ class Variable(TensorOperators):
 
     def _update(self, engine_op: str, delta, read_value: bool):
         if context.state().tracing is not None:     # recorded as graph ops, on the value the graph has
-            from engine.compat.tensorflow import ops
             combine = ops.add if engine_op == "add" else ops.subtract
             return self.assign(combine(self._dagscope_value(), delta), read_value=read_value)
         if hasattr(delta, "_dagscope_value"):
@@ -174,3 +177,84 @@ class Variable(TensorOperators):
         return self._dagscope_value()[key]
 
     __hash__ = object.__hash__
+
+
+# ---- tf.Variable in a TF1 graph ---------------------------------------------------------------------
+
+TRAINABLE = "trainable_variables"
+GLOBAL = "variables"
+
+
+class GraphVariable(Variable):
+    """`tf.Variable` while a TF1 graph is being built (what `tf.Variable(...)` returns then)."""
+
+    def _create(self, initial_value, name, dtype, validate_shape: bool) -> None:
+        """Called by Variable.__init__ (which reads tf.Variable's arguments) with trainable already set."""
+        graph = default_graph()
+        self.initial_value = ops.convert_to_tensor(initial_value, dtype=dtype)
+        if not self.initial_value.shape.is_fully_defined():
+            raise UnsupportedError("a tf.Variable needs a fully known shape in Dagscope")
+        self._dtype = self.initial_value.dtype
+        self._graph = graph
+        self._value = graph.add("VariableV2", name or "Variable", [], {"variable": self}, None,
+                                self._dtype, self.initial_value.shape)
+        self._name = self._value.op.name
+        self.initializer = self._assign_op(self.initial_value, "Assign")
+        graph.collections.setdefault(GLOBAL, []).append(self)
+        if self._trainable:
+            graph.collections.setdefault(TRAINABLE, []).append(self)
+
+    def _assign_op(self, value: GraphTensor, kind: str) -> GraphTensor:
+        stack = context.state().graph_stack
+        if stack and stack[-1] is not self._graph:
+            raise UnsupportedError(f"{kind} of {self._name} inside tf.cond / tf.while_loop is not supported by "
+                                   "Dagscope (branches and loop bodies must be pure functions of their inputs)")
+        if value.dtype != self._dtype:
+            raise TypeError(f"Input 'value' of '{kind}' Op has type {value.dtype.name} that does not match type "
+                            f"{self._dtype.name} of argument 'ref'.")
+        return self._graph.add(kind, f"{self._name}/{kind}", [value], {"assign_to": self},
+                               lambda F, v, assign_to=None: v)
+
+    # ---- reading and writing build graph ops ----
+    def _dagscope_value(self):
+        raise TypeError(f"the graph variable {self._name} has no value outside a Session: use sess.run({self._name})")
+
+    def _dagscope_graph_value(self, graph) -> GraphTensor:
+        return self._value
+
+    def value(self) -> GraphTensor:
+        return self._value
+
+    read_value = value
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._assign_op(ops.convert_to_tensor(value, dtype=self._dtype), "Assign")
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._assign_op(ops.add(self._value, delta), "AssignAdd")
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._assign_op(ops.subtract(self._value, delta), "AssignSub")
+
+    def eval(self, session=None, feed_dict=None):
+        return self._value.eval(feed_dict=feed_dict, session=session)
+
+    @property
+    def op(self):
+        return self._value.op
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def shape(self) -> dtypes.TensorShape:
+        return self._value.shape
+
+    def numpy(self):
+        raise AttributeError("a TF1 graph variable has no numpy(): its value lives in a Session (sess.run(v))")
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}_ref>"
+
+    __str__ = __repr__

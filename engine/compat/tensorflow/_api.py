@@ -1,0 +1,44 @@
+"""The TF2 top-level namespace, `tf.<name>`, except `tf.compat`: what `import tensorflow as tf` gives
+(the package's __init__ re-exports it) and what `tf.compat.v1` / `tf.compat.v2` fall back to, as
+TensorFlow's own `_api/v2` modules are. It sits above every implementation module and below
+`compat`, so the compat modules reach the top-level names without importing the package itself.
+"""
+from __future__ import annotations
+
+from engine.compat.tensorflow import errors, keras, linalg, math, nest, nn, random, train  # noqa: F401
+from engine.compat.tensorflow._surface import public_names, unsupported_names
+from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401
+                                              executing_eagerly)
+from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool, double, float16,  # noqa: F401
+                                             float32, float64, half, int8, int16, int32, int64, uint8)
+from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
+from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
+from engine.compat.tensorflow.graph import (Graph, Operation, get_default_graph, placeholder,  # noqa: F401
+                                            reset_default_graph)
+from engine.compat.tensorflow.module import Module  # noqa: F401
+from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, one_hot,  # noqa: F401
+                                                ones, ones_like, range, rank, reshape, shape, size, squeeze,
+                                                stack, transpose, zeros, zeros_like)
+from engine.compat.tensorflow.array_ops import print_ as print  # noqa: F401,A001
+from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
+                                          constant, convert_to_tensor, cos, divide, equal, exp, floor, floordiv,
+                                          greater, greater_equal, less, less_equal, log, logical_and,
+                                          logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
+                                          negative, round, sin,
+                                          not_equal, pow, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+                                          reduce_std, reduce_sum, reduce_variance, sigmoid, sign, sqrt, square,
+                                          subtract, tanh, truediv, where)
+from engine.compat.tensorflow.session import InteractiveSession, Session  # noqa: F401
+from engine.compat.tensorflow.tape import GradientTape, UnconnectedGradients  # noqa: F401
+from engine.compat.tensorflow.training import (global_variables, global_variables_initializer,  # noqa: F401
+                                               gradients, group, trainable_variables, variables_initializer)
+from engine.compat.tensorflow.variables import Variable  # noqa: F401
+
+# TF1's top-level names for the random ops
+random_normal, random_uniform, truncated_normal = random.normal, random.uniform, random.truncated_normal
+
+__version__ = "2.16.1+dagscope"
+newaxis = None
+
+__all__ = public_names(globals())
+__getattr__ = unsupported_names("tf", globals())
