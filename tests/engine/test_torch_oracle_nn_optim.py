@@ -46,7 +46,13 @@ def test_linear_and_conv_outputs_equal_pytorch():
                                      ("SGD", {"lr": 0.1, "momentum": 0.5, "dampening": 0.2}),
                                      ("Adam", {"lr": 0.01, "weight_decay": 0.1}), ("Adam", {"lr": 0.01, "amsgrad": True}),
                                      ("AdamW", {"lr": 0.01}), ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True}),
-                                     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01})])
+                                     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
+                                     ("Adadelta", {"lr": 0.5, "weight_decay": 0.1}), ("Adamax", {"lr": 0.05}),
+                                     ("NAdam", {"lr": 0.05, "weight_decay": 0.1}),
+                                     ("NAdam", {"lr": 0.05, "decoupled_weight_decay": True, "weight_decay": 0.1}),
+                                     ("RAdam", {"lr": 0.05}), ("RAdam", {"lr": 0.05, "betas": (0.9, 0.5)}),
+                                     ("ASGD", {"lr": 0.05, "t0": 2}), ("Rprop", {"lr": 0.05}),
+                                     ("Rprop", {"lr": 0.05, "maximize": True, "step_sizes": (0.01, 0.06)})])
 def test_optimizer_updates_equal_pytorch(name, kw):
     rng = np.random.default_rng(1)
     p0 = rng.standard_normal((3, 4)).astype(np.float32)
