@@ -35,4 +35,6 @@ def _is_public(value) -> bool:
     if isinstance(value, types.ModuleType):
         package, _, leaf = value.__name__.rpartition(".")
         return value.__name__.startswith("engine.compat.tensorflow") and leaf not in _IMPLEMENTATION
+    if isinstance(value, (type, types.FunctionType)):       # a class or function the facade imported
+        return module.startswith("engine.compat.tensorflow")
     return True

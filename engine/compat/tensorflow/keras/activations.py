@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from engine.compat.tensorflow import nn, ops
 from engine.compat.tensorflow._surface import unsupported_names
+from engine.errors import UnsupportedError
 
 
 def linear(x):
@@ -28,7 +29,6 @@ def get(identifier):
     table = {"linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
              "softplus": softplus}
     if identifier not in table:
-        from engine.errors import UnsupportedError
         raise UnsupportedError(f"activation {identifier!r} is not supported by Dagscope; supported: "
                                f"{', '.join(sorted(table))}")
     return table[identifier]

@@ -7,6 +7,7 @@ from engine.compat.tensorflow import context, dtypes, ops
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.keras import activations
 from engine.compat.tensorflow.variables import Variable
+from engine.errors import UnsupportedError
 
 
 def _unique_layer_name(base: str) -> str:
@@ -98,7 +99,6 @@ def _initial(initializer, shape: tuple, dtype: dtypes.DType) -> np.ndarray:
         fan_in, fan_out = (shape[0] if shape else 1), (shape[-1] if shape else 1)
         limit = np.sqrt(6.0 / (fan_in + fan_out))
         return rng.uniform(-limit, limit, size=shape).astype(dtype.np)
-    from engine.errors import UnsupportedError
     raise UnsupportedError(f"initializer {initializer!r} is not supported by Dagscope (zeros, ones, glorot_uniform)")
 
 

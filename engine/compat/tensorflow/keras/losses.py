@@ -1,8 +1,9 @@
 """`tf.keras.losses`: the usual losses as compositions of TF ops (mean over the batch)."""
 from __future__ import annotations
 
-from engine.compat.tensorflow import dtypes, nn, ops
+from engine.compat.tensorflow import array_ops, dtypes, nn, ops
 from engine.compat.tensorflow._surface import unsupported_names
+from engine.errors import UnsupportedError
 
 
 def mean_squared_error(y_true, y_pred):
@@ -39,8 +40,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
 
 
 def _one_hot(labels, depth, dtype):
-    from engine.compat.tensorflow.array_ops import one_hot
-    return one_hot(labels, depth, dtype=dtype)
+    return array_ops.one_hot(labels, depth, dtype=dtype)
 
 
 class _Loss:
@@ -51,7 +51,6 @@ class _Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         if sample_weight is not None:
-            from engine.errors import UnsupportedError
             raise UnsupportedError("sample_weight is not supported by Dagscope's keras losses")
         kwargs = {} if type(self).fn is mean_squared_error else {"from_logits": self.from_logits}
         return ops.reduce_mean(type(self).fn(y_true, y_pred, **kwargs))

@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.tensorflow import dtypes, ops
+from engine.compat.tensorflow import tape as tf_tape
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.variables import Variable
+from engine.errors import UnsupportedError
 
 
 class Optimizer:
@@ -35,11 +37,10 @@ class Optimizer:
         return self.iterations
 
     def minimize(self, loss, var_list, tape=None):
-        from engine.compat.tensorflow.tape import GradientTape
         if tape is None:
             if not callable(loss):
                 raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with GradientTape() as tape:
+            with tf_tape.GradientTape() as tape:
                 loss = loss()
         var_list = var_list() if callable(var_list) else var_list
         grads = tape.gradient(loss, var_list)
@@ -52,7 +53,6 @@ class SGD(Optimizer):
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(learning_rate, name)
         if nesterov:
-            from engine.errors import UnsupportedError
             raise UnsupportedError("SGD(nesterov=True) is not supported by Dagscope")
         self.momentum = float(momentum)
 
@@ -72,7 +72,6 @@ class Adam(Optimizer):
                  **kwargs):
         super().__init__(learning_rate, name)
         if amsgrad:
-            from engine.errors import UnsupportedError
             raise UnsupportedError("Adam(amsgrad=True) is not supported by Dagscope")
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
