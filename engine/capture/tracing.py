@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import nn_context, record
 from engine.capture import calls
+from engine.capture.traced_module import TopLevelTracedModule
 from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, changed_state, frozen_random_masks,
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
                                    pack_outputs, param_names, record_static, snapshot_state)
@@ -251,8 +252,9 @@ class TracedFunction:
         return f"<traced {self.__name__}>\n{self.code}"
 
 
-def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
-    """`torch.jit.trace(fn_or_module, example_inputs)`."""
+def trace(fn, example_inputs, *args, **kwargs):
+    """`torch.jit.trace(fn_or_module, example_inputs)`: a TracedFunction, or for a module a TracedModule
+    (an nn.Module and a torch.jit.ScriptModule, as PyTorch's)."""
     before = snapshot_state(fn if is_module(fn) else None)
     graph, tracer, structure, _ = trace_graph(fn, example_inputs)
     kinds = tracer.kinds
@@ -269,4 +271,6 @@ def trace(fn, example_inputs, *args, **kwargs) -> TracedFunction:
     entry = record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
                           values=tracer.arrays, extra={"frozen": tracer.frozen, "function": traced.__name__})
     traced._calls = calls.site_for(entry, fn, "trace", list(zip(tracer.frozen, tracer.frozen_arrays)))
+    if is_module(fn):
+        return TopLevelTracedModule(fn, traced)
     return traced
