@@ -8,7 +8,7 @@ import signal
 import sys
 import tempfile
 
-from app.sandbox import kernel, policy, seccomp
+from app.sandbox import kernel, policy, seccomp, stdlib_import
 from app.sandbox.compile_broker import install_client
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import frame
@@ -110,6 +110,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
 
         guard = policy.Policy(scratch, read_roots(), code_dirs())
         layers.append(install_client(broker_fd))
+        stdlib_import.install()       # standard modules the zygote did not load: from their source
         if "policy" in TEST_LAYERS_OFF:
             layers.append("TEST ONLY: no Python policy")
         else:

@@ -10,6 +10,12 @@ lets the first frame that is either trusted (Dagscope's own `engine`/`app` code)
 kernels with ctypes when called from user code, while a user callback that the engine invokes,
 or a standard-library helper that the user calls, is judged as the user. Code objects claiming
 a trusted filename can't be made by user code (`compile` and `code.__new__` are checked).
+
+Imports are judged by the module that asks: pasted code may not import `socket`, `subprocess`
+and the rest of BLOCKED_IMPORTS itself, but a standard module may (asyncio, email and
+logging.handlers import socket; unittest, doctest and pdb import signal; zipfile and pkgutil
+importlib), so those import; what a run then does with them is what the audit hook and the
+kernel judge. A standard module that cannot import says which one the program asked for and why.
 """
 from __future__ import annotations
 
@@ -31,8 +37,24 @@ BLOCKED_IMPORTS = {
     "socket": "network access", "_socket": "network access", "ssl": "network access",
     "ctypes": "calling C code directly (ctypes)", "_ctypes": "calling C code directly (ctypes)",
     "cffi": "calling C code directly (cffi)", "importlib": "loading modules by hand (importlib)",
-    "signal": "handling signals", "resource": "changing the run's limits",
+    "signal": "handling signals", "resource": "changing the run's limits", "_ssl": "network access",
 }
+
+# Why a standard module is not there to import (sys.stdlib_module_names lists every platform's).
+_WINDOWS_ONLY = {"_msi", "_overlapped", "_winapi", "msilib", "msvcrt", "nt", "winreg", "winsound", "_winreg"}
+_MACOS_ONLY = {"_scproxy"}
+
+
+def missing_module_reason(name: str) -> str | None:
+    top = name.partition(".")[0]
+    if top in _WINDOWS_ONLY:
+        return "it is part of Python on Windows only"
+    if top in _MACOS_ONLY:
+        return "it is part of Python on macOS only"
+    if top in sys.stdlib_module_names:
+        return ("this Python installation was built without it (its C library was missing "
+                "when Python was compiled)")
+    return None
 
 # Audit events refused for everyone once user code runs: nothing in a run needs them.
 PROCESS_EVENTS = {
@@ -78,6 +100,7 @@ class Policy:
                                     (sys.prefix, sys.base_prefix, sys.exec_prefix)})
         self.blocked: list[str] = []
         self._inside = False
+        self._importing: list[str] = []   # the imports under way, outermost first (for messages)
 
     # -- who is asking --------------------------------------------------------------------------
     def caller_is_user(self, frame) -> bool:
@@ -91,6 +114,14 @@ class Policy:
                 return True   # a file the user wrote, "<string>", ...: untrusted
             frame = frame.f_back
         return False          # no user frame at all: the child's own setup or teardown
+
+    def is_user_file(self, name: str) -> bool:
+        """Whether code from this file is the user's (not Dagscope's, not the installation's)."""
+        if name == USER_FILENAME:
+            return True
+        if name.startswith(self.trusted_roots) or name.startswith(self.neutral_roots):
+            return False
+        return not (name.startswith("<frozen") or name == __file__)
 
     # -- the hook ---------------------------------------------------------------------------------
     def audit(self, event: str, args: tuple) -> None:
@@ -108,6 +139,9 @@ class Policy:
                 self._inside = False
             if not user:
                 return
+            if event == "marshal.loads" and self._importing:
+                self._deny(f"`import {self._importing[0]}`: loading compiled bytecode (.pyc, marshal) from "
+                           "outside the standard library")
             if event in USER_EVENTS:
                 self._deny(USER_EVENTS[event])
             elif event == "compile" and isinstance(args[1], str) and args[1].startswith(self.trusted_roots):
@@ -145,10 +179,25 @@ class Policy:
     # -- imports ------------------------------------------------------------------------------------
     def guarded_import(self, real_import):
         def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-            if level == 0 and name.partition(".")[0] in BLOCKED_IMPORTS:
-                if self.caller_is_user(sys._getframe(1)):
-                    self._deny(f"`import {name}` ({BLOCKED_IMPORTS[name.partition('.')[0]]})")
-            return real_import(name, globals, locals, fromlist, level)
+            top = name.partition(".")[0]
+            if level == 0 and top in BLOCKED_IMPORTS and self.is_user_file(sys._getframe(1).f_code.co_filename):
+                self._deny(f"`import {name}` ({BLOCKED_IMPORTS[top]})")
+            if level == 0 and name in sys.modules and not fromlist:
+                return real_import(name, globals, locals, fromlist, level)   # the common case, at once
+            self._importing.append(name if level == 0 else "." * level + name)
+            try:
+                return real_import(name, globals, locals, fromlist, level)
+            except ModuleNotFoundError as exc:
+                reason = missing_module_reason(exc.name or "")
+                if reason is None or getattr(exc, "_dagscope_explained", False):
+                    raise
+                asked = self._importing[0]
+                via = "" if asked == exc.name else f" (needed by `import {asked}`)"
+                explained = ModuleNotFoundError(f"No module named '{exc.name}'{via}: {reason}", name=exc.name)
+                explained._dagscope_explained = True
+                raise explained from None
+            finally:
+                self._importing.pop()
         return __import__
 
 

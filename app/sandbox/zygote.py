@@ -35,16 +35,28 @@ PREIMPORT = [
     "engine.codegen.cc", "engine.codegen.loader", "engine.codegen.executor",
     "math", "random", "collections", "itertools", "functools", "dataclasses", "typing", "copy",
     "re", "json", "traceback", "linecache", "inspect", "ast", "textwrap", "statistics", "time",
-    # standard modules a lesson may import that are not loaded yet: a run cannot load new
-    # bytecode (marshal is refused), so they are loaded here (logging writes to the run's stderr)
     "logging", "pprint", "string", "timeit",
+]
+# Standard modules lessons import, loaded here from their cached bytecode once, so a run finds
+# them in sys.modules. Any other pure-Python standard module a run imports is compiled from its
+# source in the run (stdlib_import.py), which costs it a few milliseconds to 0.2 s each. asyncio
+# must be here: its import rewrites code objects (types.coroutine), which the policy refuses to
+# a run.
+PRELOAD_STDLIB = [
+    "argparse", "glob", "csv", "pickle", "enum", "abc", "heapq", "bisect", "operator", "decimal",
+    "fractions", "datetime", "hashlib", "struct", "array", "io", "pathlib", "tempfile", "zipfile",
+    "gzip", "bz2", "lzma", "tarfile", "base64", "urllib.parse", "unittest", "unittest.mock", "doctest",
+    "asyncio", "contextlib", "numbers", "queue", "threading", "concurrent.futures", "shutil",
+    "uuid", "calendar", "difflib", "shlex", "weakref", "warnings", "types", "zlib", "copyreg",
+    "os", "sys", "platform", "locale", "gettext", "codecs", "unicodedata", "secrets", "hmac",
+    "sqlite3", "xml.etree.ElementTree", "html", "cmath", "sched",
 ]
 MAX_REQUEST_BYTES = 4 << 20
 
 
 def preimport() -> list[str]:
     loaded = []
-    for name in PREIMPORT:
+    for name in PREIMPORT + PRELOAD_STDLIB:
         try:
             importlib.import_module(name)
             loaded.append(name)
