@@ -4,6 +4,7 @@ from engine import ops  # noqa: F401  (registers every op)
 from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.creation import arange, from_numpy, full, manual_seed, ones, rand, randint, randn, tensor, zeros
 from engine.tensor import Tensor
+from engine import tensor_methods  # noqa: F401,E402  (binds Tensor's methods that are engine.functional's)
 
 __all__ = ["Tensor", "tensor", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "from_numpy",
            "manual_seed", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]

@@ -13,7 +13,7 @@ from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_device import device as _device
 from engine.compat.torch_size import Size as _Size
-from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, InPlaceOps, _selects_a_view
+from engine.tensor_inplace import InPlaceOps
 
 
 def numpy_keywords(fn):
@@ -250,15 +250,14 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
         return _Handle()
 
     # ---- operators ------------------------------------------------------------------------------
-    # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator).
-    def __radd__(self, other): return apply("add", other, self)
+    # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator);
+    # the other operators that are one op are made from _OP_METHODS there too.
     def __rsub__(self, other):
         out = apply("sub", other, self)
         if out.grad_fn is not None:          # `2 - x`: PyTorch's rsub with a scalar
             out.grad_fn.rename("RsubBackward1")
         return out
 
-    def __rmul__(self, other): return apply("mul", other, self)
     def __rtruediv__(self, other):
         if type(other) is float or type(other) is int or type(other) is bool:
             # PyTorch's `2 / x` is `x.reciprocal() * 2`: MulBackward0 over ReciprocalBackward0, and the
@@ -266,20 +265,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
             return apply("mul", apply("reciprocal", self), other)
         return apply("div", other, self)
 
-    def __rmatmul__(self, other): return apply("matmul", other, self)
-    def __neg__(self): return apply("neg", self)
     def __pos__(self): return self
-    def __abs__(self): return apply("abs", self)
-    def __and__(self, other): return apply("bitwise_and", self, other)
-    def __rand__(self, other): return apply("bitwise_and", other, self)
-    def __or__(self, other): return apply("bitwise_or", self, other)
-    def __ror__(self, other): return apply("bitwise_or", other, self)
-    def __xor__(self, other): return apply("bitwise_xor", self, other)
-    def __invert__(self): return apply("bitwise_not", self)
-    def __floordiv__(self, other): return apply("floor_divide", self, other)
-    def __rfloordiv__(self, other): return apply("floor_divide", other, self)
-    def __mod__(self, other): return apply("remainder", self, other)
-    def __rmod__(self, other): return apply("remainder", other, self)
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
@@ -294,27 +280,6 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
-    def __getitem__(self, key):
-        if type(key) is int:          # the common x[i]: one select op
-            size = self.array.shape[0] if self.array.ndim else 0
-            if not -size <= key < size:
-                if not self.array.ndim:
-                    raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
-            return apply("select", self, dim=0, index=key % size)
-        if type(key) is range:             # PyTorch takes a range as the list of its ints
-            key = list(key)
-        elif type(key) is tuple and any([type(k) is range for k in key]):
-            key = tuple([list(k) if type(k) is range else k for k in key])
-        return _F.getitem(self, key)
-
-    def __setitem__(self, key, value):
-        if self.requires_grad and self.grad_fn is None and autograd._GradMode.enabled and _selects_a_view(key):
-            # PyTorch writes through a view of the leaf (p[0] = 1.0): its error names the view
-            raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
-        _F.setitem(self, key, value)
-
     def __iter__(self):
         if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -323,84 +288,13 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def __array__(self, dtype=None, copy=None):
         return self.array if dtype is None else self.array.astype(dtype)
 
-    # ---- math methods (each is the engine.functional function of the same name) --------------------
-    def add(self, other, *, alpha=1): return _F.add(self, other, alpha=alpha)
-    def sub(self, other, *, alpha=1): return _F.sub(self, other, alpha=alpha)
-    def mul(self, other): return apply("mul", self, other)
-    def div(self, other, *, rounding_mode=None): return _F.div(self, other, rounding_mode=rounding_mode)
-    def neg(self): return apply("neg", self)
+    @numpy_keywords
+    # ---- math methods: one op each are made from _OP_METHODS after the class; those that are
+    # engine.functional's functions are bound by engine.tensor_methods ----
     def pow(self, exponent): return self.__pow__(exponent)
     def square(self): return apply("pow_scalar", self, exponent=2)
-    def reciprocal(self): return apply("reciprocal", self)
     def rsqrt(self): return apply("pow_scalar", self, exponent=-0.5)
-    def exp(self): return apply("exp", self)
-    def log(self): return apply("log", self)
-    def sqrt(self): return apply("sqrt", self)
-    def abs(self): return apply("abs", self)
-    def sign(self): return apply("sign", self)
-    def tanh(self): return apply("tanh", self)
-    def sigmoid(self): return apply("sigmoid", self)
-    def relu(self): return apply("relu", self)
-    def erf(self): return apply("erf", self)
-    def sin(self): return apply("sin", self)
-    def floor(self): return apply("floor", self)
-    def ceil(self): return apply("ceil", self)
-    def round(self): return apply("round", self)
-    def remainder(self, other): return apply("remainder", self, other)
-    def floor_divide(self, other): return apply("floor_divide", self, other)
-    def cos(self): return apply("cos", self)
-    def isnan(self): return apply("isnan", self)
-    def maximum(self, other): return apply("maximum", self, other)
-    def minimum(self, other): return apply("minimum", self, other)
-    def clamp(self, min=None, max=None): return _F.clamp(self, min, max)
-    clip = clamp
-    def clamp_min(self, min): return _F.clamp_min(self, min)
-    def clamp_max(self, max): return _F.clamp_max(self, max)
-    def masked_fill(self, mask, value): return _F.masked_fill(self, mask, value)
-    def where(self, condition, other): return _F.where(condition, self, other)
-    def matmul(self, other): return apply("matmul", self, other)
-    def mm(self, other): return _F.mm(self, other)
-    def bmm(self, other): return _F.bmm(self, other)
-    def eq(self, other): return apply("eq", self, other)
-    def ne(self, other): return apply("ne", self, other)
-    def gt(self, other): return apply("gt", self, other)
-    def lt(self, other): return apply("lt", self, other)
-    def ge(self, other): return apply("ge", self, other)
-    def le(self, other): return apply("le", self, other)
     def logical_not(self): return apply("eq", self, 0) if self.array.dtype != np.bool_ else apply("bitwise_not", self)
-
-    # ---- reductions ----
-    @numpy_keywords
-    def sum(self, dim=None, keepdim: bool = False, dtype=None): return _F.sum(self, dim, keepdim, dtype=dtype)
-    @numpy_keywords
-    def mean(self, dim=None, keepdim: bool = False, dtype=None): return _F.mean(self, dim, keepdim, dtype=dtype)
-    @numpy_keywords
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _F.var(self, dim, unbiased, keepdim, correction=correction)
-    @numpy_keywords
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _F.std(self, dim, unbiased, keepdim, correction=correction)
-    def prod(self, dim=None, keepdim: bool = False, *, dtype=None): return _F.prod(self, dim, keepdim, dtype=dtype)
-    def cumsum(self, dim=None, *, dtype=None): return _F.cumsum(self, dim, dtype=dtype)
-    @numpy_keywords
-    def max(self, dim=None, keepdim: bool = False): return _F.max(self, dim, keepdim)
-    @numpy_keywords
-    def min(self, dim=None, keepdim: bool = False): return _F.min(self, dim, keepdim)
-    @numpy_keywords
-    def amax(self, dim=(), keepdim: bool = False): return _F.amax(self, dim, keepdim)
-    @numpy_keywords
-    def amin(self, dim=(), keepdim: bool = False): return _F.amin(self, dim, keepdim)
-    @numpy_keywords
-    def argmax(self, dim=None, keepdim: bool = False): return _F.argmax(self, dim, keepdim)
-    @numpy_keywords
-    def argmin(self, dim=None, keepdim: bool = False): return _F.argmin(self, dim, keepdim)
-    @numpy_keywords
-    def logsumexp(self, dim, keepdim: bool = False): return _F.logsumexp(self, dim, keepdim)
-    def softmax(self, dim, dtype=None): return _F.softmax(self, dim, dtype=dtype)
-    def log_softmax(self, dim, dtype=None): return _F.log_softmax(self, dim, dtype=dtype)
-
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
-        return _F.norm(self, p, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
     def all(self, dim=None, keepdim: bool = False):
@@ -450,7 +344,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
             raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
                                "length of the desired ordering of dimensions i.e. input.dim() = "
                                f"{self.ndim} is not equal to len(dims) = {len(dims)}")
-        dims = tuple([_F._dim(d, self.ndim) for d in dims])
+        dims = tuple([_dim(d, self.ndim) for d in dims])
         if len(set(dims)) != len(dims):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         return apply("permute", self, dims=dims)
@@ -467,45 +361,10 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
 
     def _transpose(self, dim0: int, dim1: int, fn: str) -> "Tensor":
         # `fn` only names the grad_fn as PyTorch does: TBackward0 for t(), else TransposeBackward0
-        return apply("transpose", self, dim0=_F._dim(dim0, self.ndim), dim1=_F._dim(dim1, self.ndim), fn=fn)
+        return apply("transpose", self, dim0=_dim(dim0, self.ndim), dim1=_dim(dim1, self.ndim), fn=fn)
 
     @property
     def mT(self): return self.transpose(-2, -1)
-
-    def squeeze(self, dim=None): return _F.squeeze(self, dim)
-    def unsqueeze(self, dim: int): return _F.unsqueeze(self, dim)
-    def flatten(self, start_dim: int = 0, end_dim: int = -1): return _F.flatten(self, start_dim, end_dim)
-    def gather(self, dim: int, index): return _F.gather(self, dim, index)
-    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return _F.scatter(self, dim, index, src, value=value, reduce=reduce)
-
-    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return _F.scatter_(self, dim, index, src, value=value, reduce=reduce)
-
-    def scatter_add(self, dim: int, index, src): return _F.scatter_add(self, dim, index, src)
-    def scatter_add_(self, dim: int, index, src): return _F.scatter_add_(self, dim, index, src)
-    def index_put(self, indices, values, accumulate: bool = False):
-        return _F.index_put(self, indices, values, accumulate)
-
-    def index_put_(self, indices, values, accumulate: bool = False):
-        return _F.index_put_(self, indices, values, accumulate)
-
-    def unbind(self, dim: int = 0): return _F.unbind(self, dim)
-    def index_select(self, dim: int, index): return _F.index_select(self, dim, index)
-    def narrow(self, dim: int, start: int, length: int): return _F.narrow(self, dim, start, length)
-    def split(self, split_size, dim: int = 0): return _F.split(self, split_size, dim)
-    def chunk(self, chunks: int, dim: int = 0): return _F.chunk(self, chunks, dim)
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
-        return _F.sort(self, dim, descending)
-
-    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
-        return _F.argsort(self, dim, descending)
-
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
-        return _F.topk(self, k, dim, largest, sorted)
-
-    def tril(self, diagonal: int = 0): return _F.tril(self, diagonal)
-    def triu(self, diagonal: int = 0): return _F.triu(self, diagonal)
 
     def repeat(self, *sizes):
         """Tile: x.repeat(2, 3). Made of unsqueeze/expand/reshape, so its backward sums the copies."""
@@ -668,8 +527,12 @@ def _unsupported(what: str):
     return UnsupportedError(f"{what} is not supported by Dagscope")
 
 
-def _dims(dim):
-    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+def _dim(dim, ndim: int) -> int:
+    """`dim` as a non-negative axis of a tensor of `ndim` dims (a 0-d tensor has one, as in PyTorch)."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
 
 
 def _shape_arg(shape) -> tuple:
@@ -824,6 +687,39 @@ def native_notes_where(user_filename: str | None) -> None:
         _native.note_where(user_filename)
 
 
+# Methods that are one registered op: `x.exp()` is apply("exp", x), `x.maximum(y)` is
+# apply("maximum", x, y), and a reflected operator (`2 & x`) applies the op with self second.
+_UNARY_OP_METHODS = {
+    "neg": "neg", "__neg__": "neg", "reciprocal": "reciprocal", "exp": "exp", "log": "log", "sqrt": "sqrt",
+    "abs": "abs", "__abs__": "abs", "sign": "sign", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu",
+    "erf": "erf", "sin": "sin", "floor": "floor", "ceil": "ceil", "round": "round", "cos": "cos",
+    "isnan": "isnan", "__invert__": "bitwise_not"}
+_BINARY_OP_METHODS = {
+    "mul": "mul", "remainder": "remainder", "floor_divide": "floor_divide", "maximum": "maximum",
+    "minimum": "minimum", "matmul": "matmul", "eq": "eq", "ne": "ne", "gt": "gt", "lt": "lt", "ge": "ge",
+    "le": "le", "__and__": "bitwise_and", "__or__": "bitwise_or", "__xor__": "bitwise_xor",
+    "__floordiv__": "floor_divide", "__mod__": "remainder"}
+_REFLECTED_OP_METHODS = {
+    "__radd__": "add", "__rmul__": "mul", "__rmatmul__": "matmul", "__rand__": "bitwise_and",
+    "__ror__": "bitwise_or", "__rfloordiv__": "floor_divide", "__rmod__": "remainder"}
+
+
+def _op_method(method: str, name: str, arity: int, reflected: bool = False):
+    if arity == 1:
+        def op_method(self): return apply(name, self)
+    elif reflected:
+        def op_method(self, other): return apply(name, other, self)
+    else:
+        def op_method(self, other): return apply(name, self, other)
+    op_method.__name__, op_method.__qualname__ = method, f"Tensor.{method}"
+    return op_method
+
+
+for _table, _arity, _reflected in ((_UNARY_OP_METHODS, 1, False), (_BINARY_OP_METHODS, 2, False),
+                                   (_REFLECTED_OP_METHODS, 2, True)):
+    for _method, _name in _table.items():
+        setattr(Tensor, _method, _op_method(_method, _name, _arity, _reflected))
+
 _native = native.load()          # None without a C compiler: the Python operators run
 if _native is not None:
     _native.setup(Tensor, autograd.Node, np.ndarray, np.asarray, _GradMode, OP_APPLIED, _gradient_edge,
@@ -853,4 +749,3 @@ class TensorBuilder(Builder):
         return apply(name, *(Tensor(x) if isinstance(x, np.ndarray) else x for x in inputs), **attrs)
 
 
-from engine import functional as _F  # noqa: E402  (functional imports this module: import it last)

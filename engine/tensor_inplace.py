@@ -224,14 +224,6 @@ class InPlaceOps:
     def relu_(self): return self._inplace("relu")
     def sigmoid_(self): return self._inplace("sigmoid")
     def tanh_(self): return self._inplace("tanh")
-    def clamp_(self, min=None, max=None): return self._clamp_inplace(min, max)
-    def clamp_min_(self, min): return self._clamp_inplace(min, None, "clamp_min")
-    def clamp_max_(self, max): return self._clamp_inplace(None, max, "clamp_max")
-
-    def _clamp_inplace(self, min, max, fn=None) -> "Tensor":
-        name, bounds, attrs = _tensor._F.clamp_op(min, max, fn)       # the op clamp runs (tensor bounds: clamp_tensor)
-        return self._inplace(name, *bounds, **attrs)
-
     def masked_fill_(self, mask, value):
         value = value.item() if isinstance(value, _tensor.Tensor) else value
         return self._inplace("masked_fill", mask, value=value)

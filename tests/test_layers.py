@@ -33,8 +33,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ir", ("engine.ir",)),
     ("hooks", ("engine.hooks",)),
     ("core", ("engine.autograd", "engine.autograd_function", "engine.creation", "engine.format",
-              "engine.functional", "engine.functional_scatter", "engine.native", "engine.nn_context",
-              "engine.random_pytorch", "engine.tensor", "engine.tensor_inplace",
+              "engine.functional", "engine.native", "engine.nn_context",
+              "engine.random_pytorch", "engine.tensor", "engine.tensor_inplace", "engine.tensor_methods",
               # PyTorch's class names, device, dtypes and Size are facts of the core's tensors, not facade
               "engine.compat.torch_class_names", "engine.compat.torch_device", "engine.compat.torch_dtypes",
               "engine.compat.torch_size")),
@@ -78,12 +78,10 @@ KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
     "engine.capture.calls": {"engine.capture.common"},
     "engine.codegen.training": {"engine.capture.compiler"},
     "engine.creation": {"engine.random_pytorch", "engine.tensor"},
-    "engine.functional": {"engine.autograd", "engine.creation", "engine.functional_scatter", "engine.tensor"},
-    "engine.functional_scatter": {"engine.autograd", "engine.functional", "engine.tensor"},
     "engine.ir.graph": {"engine.ir.printer"},
     "engine.ir.printer": {"engine.ir.graph"},
     "engine.random_pytorch": {"engine.tensor"},
-    "engine.tensor": {"engine.autograd", "engine.creation", "engine.functional", "engine.tensor_inplace"},
+    "engine.tensor": {"engine.autograd", "engine.creation", "engine.tensor_inplace"},
     "engine.tensor_inplace": {"engine.autograd", "engine.creation", "engine.tensor"},
 }
 KNOWN_UPWARD = {(a, b) for a, targets in KNOWN_UPWARD_BY_FILE.items() for b in targets}

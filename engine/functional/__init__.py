@@ -1,0 +1,38 @@
+"""The functional forms of every op, named and called as torch.* / torch.nn.functional.* are.
+
+Each takes and returns engine Tensors and runs registered ops through `engine.tensor.apply`, so
+autograd, tracing and recording see every step. One file per family, as engine/ops is split:
+elementwise, reduce, movement, index, linalg, nn and loss (each imports only `_common` and families earlier
+in this list); this package re-exports them all under the names PyTorch uses.
+"""
+from engine.functional._common import _as_tensor, _c_type_name, _correction, _dim, _dims, _require_float, _type_word  # noqa: F401
+from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div,
+                                           eq, erf, exp, floor, floor_divide, ge, gelu, gt, isnan, le, leaky_relu,
+                                           log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
+                                           relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
+                                           where)
+from engine.functional.reduce import (amax, amin, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min,
+                                      norm, prod, softmax, std, std_mean, sum, var, var_mean)
+from engine.functional.movement import (broadcast_to, cat, chunk, concat, concatenate, expand, flatten, narrow,
+                                        permute, reshape, split, squeeze, stack, transpose, unbind, unsqueeze)
+from engine.functional.index import (argsort, gather, getitem, index_put, index_put_, index_select, numpy_key,
+                                     scatter, scatter_, scatter_add, scatter_add_, setitem, sort, topk, tril, triu)
+from engine.functional.linalg import bmm, einsum, linear, matmul, mm
+from engine.functional.nn import (avg_pool2d, batch_norm, conv2d, dropout, embedding, layer_norm, max_pool2d,
+                                  normalize, one_hot)
+from engine.functional.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
+                                    huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+
+__all__ = [
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
+    "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round",
+    "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu",
+    "erf", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "masked_fill", "matmul",
+    "mm", "bmm", "linear", "sum", "mean", "var", "std", "norm", "amax", "amin", "max", "min", "argmax",
+    "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",
+    "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split", "conv2d",
+    "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss", "l1_loss",
+    "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
+    "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
+    "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
+]

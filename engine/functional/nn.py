@@ -1,0 +1,227 @@
+"""Layers' functions: conv2d, pooling, dropout, embedding, one_hot, normalize, layer_norm, batch_norm."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from engine import autograd
+from engine.errors import UnsupportedError
+from engine.functional._common import _c_type_name, _dim, _require_float, _type_word
+from engine.functional.elementwise import clamp, div
+from engine.functional.movement import reshape, squeeze, unsqueeze
+from engine.functional.reduce import mean, var
+from engine.tensor import Tensor, apply
+
+
+def _unsupported(name, **options):
+    bad = {k: v for k, v in options.items() if v}
+    if bad:
+        raise UnsupportedError(f"{name} with {', '.join(f'{k}={v!r}' for k, v in bad.items())} is not "
+                               "supported by Dagscope")
+
+
+def _pair(v):
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(i) for i in v)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _unsupported("conv2d", dilation=_pair(dilation) != (1, 1) and dilation, groups=groups != 1 and groups)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if _pair(stride) != (1, 1):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            kh, kw = weight.array.shape[2:]
+            if kh % 2 == 0 or kw % 2 == 0:
+                raise UnsupportedError("conv2d padding='same' with an even kernel size is not supported")
+            padding = (kh // 2, kw // 2)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    _check_conv2d_shapes(input, weight, bias, _pair(stride), _pair(padding))
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    args = (x, weight) if bias is None else (x, weight, bias)
+    out = apply("conv2d", *args, stride=_pair(stride), padding=_pair(padding))
+    return squeeze(out, 0) if unbatched else out
+
+
+def _check_conv2d_shapes(input, weight, bias, stride, padding) -> None:
+    """PyTorch's wording for the shape mistakes a conv2d call can make (the channel check is the op's)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.array.shape)}")
+    if weight.ndim == 3:     # PyTorch reads a 3-D weight as a 1-D convolution's, with one stride value
+        raise RuntimeError("expected stride to be a single integer value or a list of 1 values to match the "
+                           f"convolution dimensions, but got stride={list(stride)}")
+    if bias is not None and (bias.ndim != 1 or bias.array.shape[0] != weight.array.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.array.shape)}, expected bias to be 1-dimensional "
+                           f"with {weight.array.shape[0]} elements, but got bias of size {list(bias.array.shape)} "
+                           "instead")
+    if bias is not None and bias.array.dtype != input.array.dtype:
+        raise RuntimeError(f"Input type ({_c_type_name(input)}) and bias type ({_c_type_name(bias)}) should be the "
+                           "same")
+    if weight.array.dtype != input.array.dtype:
+        raise RuntimeError(f"expected scalar type {_type_word(input)} but found {_type_word(weight)}")
+    padded = [size + 2 * pad for size, pad in zip(input.array.shape[-2:], padding)]
+    kernel = weight.array.shape[2:]
+    if padded[0] < kernel[0] or padded[1] < kernel[1]:
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel size: "
+                           f"({kernel[0]} x {kernel[1]}). Kernel size can't be greater than actual input size")
+
+
+def _pool(name, input, kernel_size, stride, padding, **attrs):
+    stride = kernel_size if stride is None or stride == [] or stride == () else stride
+    _check_pool_shapes(input, _pair(kernel_size), _pair(stride), _pair(padding))
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    out = apply(name, x, kernel_size=_pair(kernel_size), stride=_pair(stride), padding=_pair(padding), **attrs)
+    return squeeze(out, 0) if unbatched else out
+
+
+def _check_pool_shapes(input, kernel, stride, padding) -> None:
+    """PyTorch's wording for a pooling window that does not fit the input."""
+    if input.ndim not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        pad, size = (padding[0], kernel[0]) if padding[0] > kernel[0] // 2 else (padding[1], kernel[1])
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                           f"kernel_size={size} and dilation=1")
+    channels, height, width = input.array.shape[-3:]
+    out = [(size + 2 * pad - k) // s + 1 for size, pad, k, s in zip((height, width), padding, kernel, stride)]
+    if out[0] < 1 or out[1] < 1:
+        raise RuntimeError(f"Given input size: ({channels}x{height}x{width}). Calculated output size: "
+                           f"({channels}x{out[0]}x{out[1]}). Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation, ceil_mode=ceil_mode,
+                 return_indices=return_indices)
+    return _pool("max_pool2d", input, kernel_size, stride, padding)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _unsupported("avg_pool2d", ceil_mode=ceil_mode, count_include_pad=not count_include_pad and "False",
+                 divisor_override=divisor_override)
+    return _pool("avg_pool2d", input, kernel_size, stride, padding)
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from engine.creation import draw_in_layout, is_dense, rng
+    # PyTorch's CPU dropout: noise = empty_like(input).bernoulli_(1 - p) (an element is kept where a
+    # double uniform is below 1 - p; drawn in the input's memory order, which empty_like keeps when it
+    # is dense: a transposed input gets the transposed mask), out = input * noise / (1 - p); for
+    # p == 1 it multiplies by zero and draws nothing
+    shape = input.array.shape
+    if p == 1:
+        mask = np.zeros(shape, np.bool_)
+    elif is_dense(input.array):
+        mask = draw_in_layout(input.array, lambda drawn_shape, contiguous: rng().bernoulli(1 - p, drawn_shape))
+    else:
+        mask = rng().bernoulli(1 - p, shape)
+    mask = Tensor(mask)
+    if inplace:
+        return input._inplace("dropout", mask, p=float(p))
+    return apply("dropout", input, mask, p=float(p))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    _unsupported("embedding", max_norm=max_norm, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    indices = input.array
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{_type_word(input)}Tensor instead (while checking arguments "
+                           "for embedding)")
+    # (numpy would read a negative index from the end: a silently wrong row)
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.array.shape[0]):
+        raise IndexError("index out of range in self")
+    return apply("embedding", input, weight, padding_idx=padding_idx)
+
+
+def one_hot(tensor, num_classes: int = -1):
+    if tensor.array.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.array.size and tensor.array.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(tensor.array.max()) + 1 if tensor.array.size else 0
+    return apply("one_hot", tensor, num_classes=int(num_classes))
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
+    """input / max(||input||_p along dim, eps), as PyTorch (its vector norm, then clamp_min)."""
+    norm = apply("norm", input, p=float(p), dim=(_dim(dim, input.ndim),), keepdim=True)
+    return div(input, clamp(norm, min=eps, fn="clamp_min").expand(*input.array.shape))   # (expand_as, as PyTorch)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """PyTorch's native_layer_norm: one op over the last len(normalized_shape) dims."""
+    normalized_shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) \
+        else tuple(normalized_shape)
+    if tuple(input.array.shape[input.ndim - len(normalized_shape):]) != normalized_shape or \
+            len(normalized_shape) > input.ndim:
+        shape = ", ".join(str(n) for n in normalized_shape)
+        raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape [*, {shape}], but got "
+                           f"input of size{list(input.array.shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.array.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(p.array.shape)} and normalized_shape = {list(normalized_shape)}")
+    if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _require_float(input, "LayerNormKernelImpl")
+    params = tuple(p for p in (weight, bias) if p is not None)
+    return apply("native_layer_norm", input, *params, normalized_ndim=len(normalized_shape), eps=float(eps),
+                 has_weight=weight is not None, has_bias=bias is not None)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """PyTorch's native_batch_norm: normalize over every dim but the channels (dim 1), one op. In
+    training, batch statistics are used and the running ones updated in place (with the unbiased
+    variance, as PyTorch does); in eval the running statistics are the op's inputs."""
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-builtins.max(input.ndim, 1)}, "
+                         f"{builtins.max(input.ndim, 1) - 1}], but got 1)")
+    dims = (0,) + tuple(range(2, input.ndim))
+    channels = input.array.shape[1]
+    if input.array.dtype.kind != "f":
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_word(input)}\'')
+    if any(p is not None and p.array.dtype != input.array.dtype for p in (weight, bias, running_mean, running_var)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    params = tuple(p for p in (weight, bias) if p is not None)
+    if training:
+        count = input.numel() // channels
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        if running_mean is not None or running_var is not None:
+            with autograd.no_grad():
+                _update_running_stats(input, running_mean, running_var, dims, count, momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in "
+                               "evaluation mode")
+        params += (running_mean, running_var)
+    return apply("native_batch_norm", input, *params, training=bool(training), eps=float(eps),
+                 has_weight=weight is not None, has_bias=bias is not None)
+
+
+def _update_running_stats(input, running_mean, running_var, dims, count, momentum) -> None:
+    """running = (1 - momentum) running + momentum batch statistic (the variance unbiased)."""
+    if running_mean is not None:
+        mu = mean(input, dim=dims, keepdim=True)
+        running_mean.mul_(1 - momentum).add_(reshape(mu, (-1,)) * momentum)
+    if running_var is not None:
+        variance = var(input, dim=dims, keepdim=True, correction=0)
+        unbiased = reshape(variance, (-1,)) * (count / (count - 1))
+        running_var.mul_(1 - momentum).add_(unbiased * momentum)
