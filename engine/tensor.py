@@ -387,6 +387,29 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     def is_contiguous(self, memory_format=None) -> bool:
         # numpy's flag, like PyTorch's test, ignores the strides of size-1 dimensions
         return bool(self.array.flags.c_contiguous)
+
+    def stride(self, dim=None):
+        """Elements to step in memory per index of each dim: numpy's byte strides of the same view
+        (a transpose, slice or expand is a numpy view as it is a PyTorch one), divided by the item size."""
+        if self.array.size == 0:        # numpy may give an empty array any strides; PyTorch's are row-major
+            strides = tuple(int(np.prod([max(n, 1) for n in self.array.shape[i + 1:]])) for i in range(self.ndim))
+        else:
+            strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        if dim is None:
+            return strides
+        if not -max(self.ndim, 1) <= dim < max(self.ndim, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self.ndim, 1)}, "
+                             f"{max(self.ndim, 1) - 1}], but got {dim})")
+        return strides[dim] if self.ndim else 1
+
+    def storage_offset(self) -> int:
+        """Where this view starts in the memory it shares, in elements (0 for a tensor with its own)."""
+        base = self.array
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        low = min((0, *(s * (n - 1) for s, n in zip(self.array.strides, self.array.shape) if s < 0 and n)))
+        return (self.array.__array_interface__["data"][0] + low - base.__array_interface__["data"][0] - min(
+            (0, *(s * (n - 1) for s, n in zip(base.strides, base.shape) if s < 0 and n)))) // self.array.itemsize
     def clone(self, memory_format=None): return apply("clone", self)
 
     # ---- dtype and device ----

@@ -43,7 +43,9 @@ def index_shape(shape, index_shapes, positions) -> tuple[int, ...]:
 
 def _index_forward(x, *indices, positions, fn=None):
     _check_bounds(x.shape, indices, positions)
-    return x[_index_key(indices, positions)]
+    # numpy lays out x[:, [0, 2]] with the indexed dim outermost; PyTorch's result is row-major
+    # (its stride() and is_contiguous() show it, and fills in memory order follow it)
+    return np.ascontiguousarray(x[_index_key(indices, positions)])
 
 
 register(OpDef(
