@@ -1,8 +1,9 @@
-"""What the eager core publishes, for the layers above it to listen to.
+"""What the eager core and the captures publish, for the layers above them to listen to.
 
 The core (tensor, autograd, custom Functions) tells these lists what happens; the recorder, the
-static captures and the TensorFlow tape subscribe. So the core imports none of them, and a new
-listener (another facade, a profiler) needs no change below it.
+static captures and the TensorFlow tape subscribe. The captures in turn publish the graphs they
+make (GRAPH_CAPTURED, WARNING), and the recorder subscribes. So neither imports the layers that
+listen, and a new listener (another facade, a profiler) needs no change below it.
 
 Each hook is a plain list of observers. The core reads it as `if HOOK: for observer in HOOK: ...`,
 so an empty hook costs one truthiness test on the hot path; engine/native/fastops.c holds
@@ -35,6 +36,17 @@ BACKWARD_STEP: list = []
 # the Tensor `root` (`call` names what the user called: ".backward()"). The recorder takes its
 # forward snapshot on entering and builds the backward graph on leaving.
 BACKWARD_CALL: list = []
+
+# observer(captured) -> a call site or None: a capture (trace, script, function, compile) made a
+# static graph (`captured`: engine.capture.trail.Captured, the graph and what to show with it).
+# The recorder adds it to the run record and returns what records the graph's later calls
+# (engine.record.calls.CallSite: `.active()`, `.watch()`, `.add(...)`); the first site returned is
+# the one. Published by engine.capture.trail.graph_captured.
+GRAPH_CAPTURED: list = []
+
+# observer(message): a capture or front-end has something for the run record's warnings (a graph
+# break, a frozen branch, a retrace). Published by engine.capture.trail.warn.
+WARNING: list = []
 
 
 @contextlib.contextmanager

@@ -11,7 +11,8 @@ import warnings
 
 from engine import compat
 from engine.errors import UnsupportedError
-from engine.record import USER_FILENAME, Recorder, use_recorder, user_line
+from engine.record import Recorder, use_recorder
+from engine.user_code import USER_FILENAME, user_line
 
 
 # The order of a run's writes is kept as runs of characters; past this many switches between stdout

@@ -26,12 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Each layer and the modules in it, by dotted-name prefix ("=name": that module only, not the ones
 # below it); the longest matching prefix decides, so a file can be placed in the layer it belongs to
-# although it still sits in another folder (the recorder's files are spread over five folders: they
-# are `record`, wherever they are).
+# although it sits in another folder.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("engine.ops", "engine.errors")),             # errors: the exception kinds every layer raises
     ("ir", ("engine.ir",)),
-    ("hooks", ("engine.hooks",)),
+    ("hooks", ("engine.hooks", "engine.user_code")),     # user_code: where the user's program is (its file, line)
     ("core", ("engine.autograd", "engine.autograd_function", "engine.creation", "engine.format",
               "engine.functional", "engine.native", "engine.nn_context",
               "engine.random_pytorch", "engine.tensor", "engine.tensor_inplace", "engine.tensor_methods",
@@ -41,9 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("nn/optim", ("engine.nn", "engine.optim")),
     ("capture/autodiff/passes", ("engine.capture", "engine.autodiff", "engine.passes")),
     ("codegen", ("engine.codegen",)),
-    ("record", ("engine.record", "engine.ir.record", "engine.capture.backprop", "engine.capture.calls",
-                "engine.passes.snapshots", "engine.codegen.report",
-                "engine.gradcheck")),                       # checks the recorded backward, for the record only
+    ("record", ("engine.record",)),
     ("compat", ("engine.compat",
                 "=engine")),         # engine/__init__.py: `import dagscope` in a run, a facade over the layers
     ("runner", ("engine.runner",)),
@@ -56,17 +53,8 @@ RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 # the code to the layer it belongs to, or let the lower layer publish through engine.hooks), then
 # delete its line here.
 KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
-    "engine.capture.ast_compiler": {"engine.record"},   # capture/autodiff/passes -> record
-    "engine.capture.common": {   # capture/autodiff/passes -> record
-        "engine.capture.backprop", "engine.ir.record", "engine.record"},
-    "engine.capture.compiler": {   # capture/autodiff/passes -> codegen, record
-        "engine.capture.calls", "engine.codegen.report", "engine.codegen.training", "engine.record"},
-    "engine.capture.graph_function": {"engine.capture.calls", "engine.record"},   # capture/autodiff/passes -> record
-    "engine.capture.scripting": {"engine.capture.calls"},   # capture/autodiff/passes -> record
-    "engine.capture.symbolic": {"engine.capture.calls", "engine.record"},   # capture/autodiff/passes -> record
-    "engine.capture.tracing": {"engine.capture.calls", "engine.record"},   # capture/autodiff/passes -> record
+    "engine.capture.compiler": {"engine.codegen.training"},   # capture/autodiff/passes -> codegen
     "engine.native": {"engine.codegen.cc"},   # core -> codegen
-    "engine.passes.pipeline": {"engine.ir.record", "engine.passes.snapshots"},   # capture/autodiff/passes -> record
 }
 
 # Imports between files of one circle (a strongly connected component of the import graph larger
@@ -74,8 +62,6 @@ KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
 # the upward imports breaks most of these circles; what remains is cut inside a layer.
 KNOWN_CYCLES_BY_FILE: dict[str, set[str]] = {
     "engine.autograd": {"engine.tensor"},
-    "engine.capture.backprop": {"engine.capture.calls"},
-    "engine.capture.calls": {"engine.capture.common"},
     "engine.codegen.training": {"engine.capture.compiler"},
     "engine.creation": {"engine.random_pytorch", "engine.tensor"},
     "engine.ir.graph": {"engine.ir.printer"},

@@ -24,13 +24,14 @@ import operator
 
 import numpy as np
 
-from engine import nn_context, record
+from engine import nn_context
 from engine.capture.common import INPLACE_MESSAGE, is_module, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
 from engine.capture.symbolic import (ScriptError, Scripted, Symbolic, _Ctx, _flatten, _Return,  # noqa: F401
                                      _unflatten, is_tensor, parse_function, user_defined)
 from engine.ops.registry import Spec
+from engine.user_code import user_line
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.MatMult: operator.matmul, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
@@ -84,7 +85,7 @@ class _Frame(ControlFlow):
 
     def err(self, node, reason: str, construct: bool = True) -> ScriptError:
         if self.library:            # the user's line that compiled it, not the library file's
-            line = self.c.line if self.c.line is not None else record.user_line()
+            line = self.c.line if self.c.line is not None else user_line()
         else:
             line = node.lineno + self.offset if hasattr(node, "lineno") else self.c.line
         return ScriptError(reason, line, construct)

@@ -1,7 +1,7 @@
 """What every capture shares: running a captured graph eagerly (op by op through the registry, so
 autograd and outer captures see it), module parameters and outside parameters as graph inputs,
 the guards that keep a capture honest (in-place writes, module state changed while capturing,
-random masks frozen into constants), and recording the static graph in the run record."""
+random masks frozen into constants). What a capture publishes for the run record is in trail.py."""
 from __future__ import annotations
 
 import inspect
@@ -13,7 +13,6 @@ from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Gr
 from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
 from engine.ops.registry import OPS
 
-MAX_STATIC_GRAPHS = 12
 
 def frozen_random_masks(graph: Graph) -> list[str]:
     """Messages for each op whose random mask the capture froze into a constant."""
@@ -149,7 +148,7 @@ def run_eager(graph: Graph, inputs: list, trail=None) -> list:
 
     Each call goes through `engine.tensor.apply`, so the result carries an ordinary eager autograd
     graph (backward through a traced or scripted function equals eager backward) and an enclosing
-    trace records the ops as if they were written inline. A `trail` (engine.capture.calls.CallTrail)
+    trace records the ops as if they were written inline. A `trail` (engine.capture.trail.CallTrail)
     is told which way each top-level cond went, how often each loop ran, and the watched values."""
     from engine.tensor import Tensor, apply
     env: dict[str, Any] = {}
@@ -191,79 +190,3 @@ def pack_outputs(outputs: list, structure):
     if structure == "list":
         return list(outputs)
     return tuple(outputs)
-
-
-def record_static(graph: Graph, capture: str, title: str, *, warnings: list | None = None,
-                  values: dict | None = None, backward: bool = True, extra: dict | None = None,
-                  pipeline=None, inputs: list | None = None) -> dict | None:
-    """Add a static graph (captured IR, its backward, the pass snapshots) to the active run record.
-    `values` (value id -> array) or `inputs` (placeholder order, evaluated by the interpreter) put
-    the values of this call on the nodes."""
-    from engine import record
-    rec = record.current()
-    if rec is None:
-        return None
-    recorded = sum(1 for g in rec.graphs if g.get("kind") == "static")
-    if recorded >= MAX_STATIC_GRAPHS:       # bounded, like dynamic graphs: a capture in a loop stays cheap
-        if recorded == MAX_STATIC_GRAPHS and not getattr(rec, "_static_cap_warned", False):
-            rec._static_cap_warned = True
-            rec.warn(f"more than {MAX_STATIC_GRAPHS} static graphs were captured; only the first "
-                     f"{MAX_STATIC_GRAPHS} are recorded")
-        return None
-    from engine.autodiff import backward_graph
-    from engine.ir.printer import format_graph
-    from engine.ir.record import graph_to_record
-    from engine.passes import run_pipeline
-    notes = list(warnings or [])
-    if values is None and inputs is not None:
-        from engine.ir.interpreter import evaluate
-        try:
-            values = evaluate(graph, [getattr(x, "array", x) for x in inputs])
-        except Exception as exc:  # noqa: BLE001 - values are shown when they can be computed
-            notes.append(f"values not shown: {type(exc).__name__}: {exc}")
-    bwd, steps = None, []
-    if backward and any(v.dtype.kind == "f" for v in graph.inputs):
-        try:
-            differentiated = backward_graph(graph)
-            bwd = backward_record(graph, differentiated)
-        except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
-            notes.append(f"no backward graph: {exc}")
-        arrays = [(values or {}).get(p.id) for p in graph.placeholders]
-        if bwd is not None and all(a is not None for a in arrays):
-            from engine.capture.backprop import backprop_steps
-            try:
-                steps = backprop_steps(graph, differentiated, arrays)
-            except Exception as exc:  # noqa: BLE001 - steps are shown when they can be computed
-                notes.append(f"no backprop steps: {type(exc).__name__}: {exc}")
-    passes = []
-    try:
-        result = pipeline if pipeline is not None else run_pipeline(graph)
-        passes = result.snapshots
-    except Exception as exc:  # noqa: BLE001
-        notes.append(f"pass pipeline failed: {type(exc).__name__}: {exc}")
-    entry = {"kind": "static", "title": title, "capture": capture,
-             "forward": graph_to_record(graph, values), "backward": bwd, "steps": steps,
-             "passes": passes, "kernels": [], "timings": None, "warnings": notes, "ir": format_graph(graph)}
-    entry.update(extra or {})
-    return rec.add_graph(entry)
-
-
-def backward_record(forward: Graph, backward) -> dict:
-    """A captured graph's backward (engine.autodiff.Backward) as run-record Graph JSON, each node
-    linked to the forward graph as an eager backward node is: `forward_node`, the forward node whose
-    vjp made it (null for the rest); an incoming gradient says which output it is for (`grad_of`),
-    a saved value which forward node computed it (`saved_from`)."""
-    from engine.ir.record import graph_to_record
-    rec = graph_to_record(backward.graph, lean=True)
-    producers = {v.id: (v.producer.id if v.producer is not None else v.id) for v in forward.values().values()}
-    seeds = [n for n in backward.graph.placeholders if n.role == "grad"]
-    grad_of = {n.id: producers.get(out.id) for n, out in zip(seeds, forward.outputs)}
-    saved = [n for n in backward.graph.placeholders if n.role == "saved"]
-    saved_from = {n.id: producers.get(vid) for n, vid in zip(saved, backward.saved)}
-    for node in rec["nodes"]:
-        node["forward_node"] = backward.forward_of.get(node["id"])
-        if node["id"] in grad_of:
-            node["grad_of"] = grad_of[node["id"]]
-        elif node["id"] in saved_from:
-            node["saved_from"] = saved_from[node["id"]]
-    return rec

@@ -20,12 +20,12 @@ import warnings
 
 import numpy as np
 
-from engine import autograd, record
+from engine import autograd
 from engine.autograd_function import Function, FunctionCtx, attach_custom_node
-from engine.capture import calls
+from engine.capture import trail
 from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   module_state, pack_outputs, python_key, record_static, snapshot_state)
+                                   module_state, pack_outputs, python_key, snapshot_state)
 from engine.capture.scripting import compile_graph
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
@@ -176,9 +176,9 @@ class _KnownState:
 class _Entry:
     def __init__(self, graph, structure, kinds, runner):
         self.graph, self.structure, self.kinds, self.runner = graph, structure, kinds, runner
-        self.calls = None                     # engine.capture.calls.CallSite once the graph is recorded
+        self.calls = None                     # the call site the recorder gave for the graph
         # generated kernels do not say which branch a cond took: such a call's trail is replayed
-        self.control_flow = calls.has_control_flow(graph)
+        self.control_flow = trail.has_control_flow(graph)
 
 
 class CompiledFunction:
@@ -239,7 +239,7 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         inputs = self._inputs(entry, values, state)
         outputs = entry.runner(*inputs)
-        if calls.active(entry.calls):
+        if entry.calls is not None and entry.calls.active():
             entry.calls.add(arguments(entry.kinds, inputs), outputs,
                             replay=(entry.graph, inputs) if entry.control_flow else None)
         return pack_outputs(outputs, entry.structure)
@@ -250,7 +250,6 @@ class CompiledFunction:
         return gather_inputs(entry.kinds, values, self._module if state is None else _KnownState(state))
 
     def _capture(self, values, key):
-        from engine.passes import run_pipeline
         reason = None
         if self._cache:
             old = self._last_key or next(iter(self._cache))
@@ -282,15 +281,13 @@ class CompiledFunction:
         except UnsupportedError as exc:       # e.g. a gradient through a while_loop: eager is exact
             return self._graph_break(exc)
         entry = _Entry(graph, structure, kinds, runner)
-        if record.current() is not None and len(self._cache) < MAX_RECORDED_SPECIALIZATIONS:
+        if trail.recording() and len(self._cache) < MAX_RECORDED_SPECIALIZATIONS:
             warnings = [w for w in (note, reason and f"recompiled: {reason}") if w]
-            extra = {"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner)}
-            extra.update(self._kernels_and_timings(entry, values))
-            recorded = record_static(graph, "compile", f"compiled {self.__name__}", warnings=warnings,
-                                     backward=bool(wrt), pipeline=run_pipeline(graph),
-                                     extra={**extra, "function": self.__name__},
-                                     inputs=self._inputs(entry, values))
-            entry.calls = calls.site_for(recorded, self._fn, "compile")
+            entry.calls = trail.graph_captured(
+                graph, "compile", f"compiled {self.__name__}", target=self._fn, warnings=warnings,
+                backward=bool(wrt), inputs=self._inputs(entry, values), runner=runner, eager=self._eager(values),
+                extra={"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner),
+                       "function": self.__name__})
         return entry
 
     def _trace_capture(self, values):
@@ -310,34 +307,20 @@ class CompiledFunction:
     def _graph_break(self, exc) -> bool:
         msg = f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}"
         self.graph_breaks.append(msg)
-        rec = record.current()
-        if rec is not None:
-            rec.warn(msg)
+        trail.warn(msg)
         return False
 
-    def _kernels_and_timings(self, entry, values) -> dict:
-        if importlib.util.find_spec("engine.codegen.report") is None or not hasattr(entry.runner, "compiled"):
-            return {}
-        from engine.codegen.report import kernels_record, timings
-        inputs = self._inputs(entry, values)
-
+    def _eager(self, values):
+        """The user's own function run eagerly, for the record's timings (prints silenced, and captured
+        functions it calls not recorded as the program's calls: it is only being timed)."""
         def eager():
-            # the user's own function, eagerly (prints silenced and captured functions it calls not
-            # recorded as the program's calls: it is only being timed)
-            calls.capture_started()
+            trail.capture_started()
             try:
                 with autograd.no_grad(), _silenced():
                     self._fn(*values)
             finally:
-                calls.capture_ended()
-
-        def compiled():
-            with autograd.no_grad():
-                entry.runner(*inputs)
-        try:
-            return {"kernels": kernels_record(entry.runner), "timings": timings(eager, compiled, entry.runner)}
-        except Exception as exc:  # noqa: BLE001 - timing is informative only
-            return {"timings": None, "timing_error": f"{type(exc).__name__}: {exc}"}
+                trail.capture_ended()
+        return eager
 
     @property
     def graph(self) -> Graph:

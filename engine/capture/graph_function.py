@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import inspect
 
-from engine import record
-from engine.capture import calls
+from engine.capture import trail
 from engine.capture.ast_compiler import ScriptError, is_tensor
-from engine.capture.common import (arguments, frozen_random_masks, gather_inputs, pack_outputs, python_key,
-                                   record_static)
+from engine.capture.common import arguments, frozen_random_masks, gather_inputs, pack_outputs, python_key
 from engine.capture.scripting import compile_graph
 from engine.capture.tracing import trace_values
 
@@ -39,7 +37,7 @@ class GraphFunction:
         self._params = list(inspect.signature(fn).parameters.values())
         self._cache: dict = {}
         self._last = None
-        self._sites: dict = {}             # signature -> engine.capture.calls.CallSite of its recorded graph
+        self._sites: dict = {}             # signature -> the call site the recorder gave for its graph
         self.retraces: list[dict] = []     # [{"reason": ..., "signature": [...]}], one per retrace
 
     def _bind(self, args, kwargs) -> list:
@@ -83,19 +81,17 @@ class GraphFunction:
         warnings = warnings + frozen_random_masks(graph)
         if reason is not None:
             self.retraces.append({"reason": reason, "signature": [_describe(v) for v in values]})
-            rec = record.current()
-            if rec is not None:
-                rec.warn(f"{self.__name__}: retracing ({reason})")
+            if trail.recording():
+                trail.warn(f"{self.__name__}: retracing ({reason})")
                 if len(self.retraces) == FREQUENT_RETRACING:
-                    rec.warn(f"{self.__name__} was traced {len(self._cache) + 1} times: every new shape or Python "
+                    trail.warn(f"{self.__name__} was traced {len(self._cache) + 1} times: every new shape or Python "
                              "value makes a new graph (pass tensors rather than Python numbers that change)")
         if len(self._cache) < MAX_RECORDED_TRACES:
             notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
-            entry = record_static(graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
-                                  warnings=notes, extra={"retrace": reason, "tracing_count": len(self._cache) + 1,
-                                                         "function": self.__name__},
-                                  inputs=gather_inputs(kinds, values))
-            self._sites[key] = calls.site_for(entry, self.python_function, "function", frozen)
+            self._sites[key] = trail.graph_captured(
+                graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
+                target=self.python_function, warnings=notes, frozen=frozen, inputs=gather_inputs(kinds, values),
+                extra={"retrace": reason, "tracing_count": len(self._cache) + 1, "function": self.__name__})
         return graph, structure, kinds
 
     def get_concrete_function(self, *args, **kwargs):
@@ -117,7 +113,7 @@ class GraphFunction:
         self._last = key
         graph, structure, kinds = entry
         inputs = gather_inputs(kinds, values)
-        outs = calls.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
+        outs = trail.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
         return pack_outputs(outs, structure)
 
     def experimental_get_tracing_count(self) -> int:

@@ -14,11 +14,10 @@ import inspect
 
 import numpy as np
 
-from engine.capture import calls
+from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tensor, parse_function, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   is_readonly_error, module_state, pack_outputs, python_key, record_static,
-                                   snapshot_state)
+                                   is_readonly_error, module_state, pack_outputs, python_key, snapshot_state)
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -129,7 +128,7 @@ class ScriptFunction(Scripted):
         self.__doc__ = getattr(fn, "__doc__", None)
         self._params = list(inspect.signature(fn).parameters.values())[1 if module is not None else 0:]
         self._cache: dict = {}
-        self._sites: dict = {}         # signature -> engine.capture.calls.CallSite of its recorded graph
+        self._sites: dict = {}         # signature -> the call site the recorder gave for its graph
         self._generic = None
         self._generic_error = None
         parse_function(fn)             # fails now (with the reason) if the source cannot be read
@@ -161,8 +160,8 @@ class ScriptFunction(Scripted):
             self._generic_error = f"{type(exc).__name__}: {exc}"
             return
         self._generic = (graph, structure, kinds)
-        record_static(graph, self.capture, f"scripted {self.__name__}", backward=False,
-                      warnings=["compiled before any call: tensor shapes are unknown (shown as [?])"])
+        trail.graph_captured(graph, self.capture, f"scripted {self.__name__}", backward=False, called=False,
+                             warnings=["compiled before any call: tensor shapes are unknown (shown as [?])"])
 
     def _signature(self, args) -> tuple:
         key = []
@@ -187,10 +186,10 @@ class ScriptFunction(Scripted):
             if frozen:
                 raise ScriptError(frozen[0] + "; Dagscope's IR has no random ops yet", None)
             self._cache[key] = hit
-            entry = record_static(hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
-                                  inputs=self._inputs(hit[2], args), extra={"function": self.__name__})
-            self._sites[key] = calls.site_for(entry, self._module if self._module is not None else self._fn,
-                                              self.capture)
+            self._sites[key] = trail.graph_captured(
+                hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
+                target=self._module if self._module is not None else self._fn,
+                inputs=self._inputs(hit[2], args), extra={"function": self.__name__})
         return hit, key
 
     def _inputs(self, kinds, args) -> list:
@@ -206,7 +205,7 @@ class ScriptFunction(Scripted):
         args = self._bind(args, kwargs)
         (graph, structure, kinds), key = self._specialized(args)
         inputs = self._inputs(kinds, args)
-        outs = calls.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
+        outs = trail.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
         return pack_outputs(outs, structure)
 
     # ---- what users inspect ----------------------------------------------------------------------------

@@ -13,12 +13,13 @@ import textwrap
 
 import numpy as np
 
-from engine import nn_context, record
-from engine.capture import calls
+from engine import nn_context
+from engine.capture import trail
 from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
 from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import CALL, CONSTANT, Graph, Value
+from engine.user_code import USER_FILENAME, user_line
 
 
 class ScriptError(UnsupportedError):
@@ -97,7 +98,7 @@ def _parse_lambda(fn) -> ast.FunctionDef:
 def user_defined(fn) -> bool:
     """Code pasted by the user (compiled recursively, control flow included) vs library code (run)."""
     code = getattr(fn, "__code__", None)
-    return code is not None and code.co_filename == record.USER_FILENAME
+    return code is not None and code.co_filename == USER_FILENAME
 
 
 class _Ctx:
@@ -248,7 +249,7 @@ class Symbolic:
         g = self.ctx.graph
         # outside any compiled user line (library code run or compiled at the top: a scripted
         # nn.GELU, torch.jit.script(F.gelu)), the node belongs to the user's line that called it
-        g.current_line = self.line if self.line is not None else record.user_line()
+        g.current_line = self.line if self.line is not None else user_line()
         g.current_module = nn_context.current_module_path() or self.module_path
         v = g.call(op.name, *(self.value_of(t) for t in tensors), **attrs)
         self.shadow(v, out)
@@ -267,14 +268,14 @@ class Symbolic:
         OP_APPLIED.append(self.observe)
         VALUE_READ.append(self.on_value_read)
         self._err = np.seterr(all="ignore")       # shadows are ones: log/div warnings mean nothing
-        calls.capture_started()
+        trail.capture_started()
         return self
 
     def __exit__(self, *exc):
         OP_APPLIED.remove(self.observe)
         VALUE_READ.remove(self.on_value_read)
         np.seterr(**self._err)
-        calls.capture_ended()
+        trail.capture_ended()
         self.guard.release()
         return False
 

@@ -9,16 +9,17 @@ import warnings
 
 import numpy as np
 
-from engine import nn_context, record
-from engine.capture import calls
+from engine import nn_context
+from engine.capture import trail
 from engine.capture.traced_module import TopLevelTracedModule
 from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, changed_state, frozen_random_masks,
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
-                                   pack_outputs, param_names, record_static, snapshot_state)
+                                   pack_outputs, param_names, snapshot_state)
 from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
+from engine.user_code import USER_FILENAME, condition_text, user_line
 
 _CONSTANT_NOTE = ("We can't record the data flow of Python values, so this value will be treated as a "
                   "constant in the future. This means that the trace might not generalize to other inputs!")
@@ -68,7 +69,7 @@ class Tracer:
                 self._alive.append(tensor)
                 return known[1]
             if v is not None:
-                raise UnsupportedError(f"line {record.user_line()}: {INPLACE_MESSAGE}")
+                raise UnsupportedError(f"line {user_line()}: {INPLACE_MESSAGE}")
         if v is None and is_parameter_like(tensor):
             # a parameter read from outside (a global, a closure): an input, read at every call
             v = self.graph.placeholder(tensor._name or f"captured_{len(self.lifted)}", tensor.array.shape,
@@ -82,7 +83,7 @@ class Tracer:
         return v
 
     def observe(self, op, tensors, attrs, out) -> None:
-        self.graph.current_line = record.user_line()
+        self.graph.current_line = user_line()
         self.graph.current_module = nn_context.current_module_path()
         v = self.graph.call(op.name, *(self.value_of(t) for t in tensors), **attrs)
         self.bind(out, v)
@@ -90,35 +91,34 @@ class Tracer:
     def on_value_read(self, tensor, kind: str) -> None:
         if id(tensor) not in self.values:
             return                                # not computed from the trace's inputs
-        line = record.user_line()
+        line = user_line()
         message = TRACER_MESSAGES[kind]
-        value = calls.plain(tensor.array)
+        value = trail.plain(tensor.array)
         self.frozen.append({"line": line, "kind": kind, "value": value, "node": self.values[id(tensor)].id,
-                            "code": calls.condition_text(line)})
+                            "code": condition_text(line)})
         self.frozen_arrays.append(np.array(tensor.array, copy=True))
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
-        rec = record.current()
-        if rec is not None:
-            rec.warn(f"TracerWarning at line {line}: {message}")
-        if rec is not None and line is not None:
+        recording = trail.recording()
+        trail.warn(f"TracerWarning at line {line}: {message}")
+        if recording and line is not None:
             # inside a run the user sees it exactly as Python shows a warning, whatever the filters
-            sys.stderr.write(warnings.formatwarning(message, TracerWarning, record.USER_FILENAME, line))
+            sys.stderr.write(warnings.formatwarning(message, TracerWarning, USER_FILENAME, line))
         elif line is not None:
-            warnings.warn_explicit(message, TracerWarning, record.USER_FILENAME, line)
+            warnings.warn_explicit(message, TracerWarning, USER_FILENAME, line)
         else:
             warnings.warn(message, TracerWarning, stacklevel=3)
 
     def __enter__(self):
         OP_APPLIED.append(self.observe)
         VALUE_READ.append(self.on_value_read)
-        calls.capture_started()
+        trail.capture_started()
         return self
 
     def __exit__(self, *exc):
         OP_APPLIED.remove(self.observe)
         VALUE_READ.remove(self.on_value_read)
-        calls.capture_ended()
+        trail.capture_ended()
         self.guard.release()
         return False
 
@@ -127,7 +127,7 @@ def _user_line_of(exc: BaseException) -> int | None:
     """The innermost line of the user's code in an exception's traceback."""
     line, tb = None, exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == record.USER_FILENAME:
+        if tb.tb_frame.f_code.co_filename == USER_FILENAME:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
@@ -213,7 +213,7 @@ class TracedFunction:
 
     def __init__(self, fn, graph: Graph, structure: str, warnings_: list[str], kinds: list):
         self._fn = fn
-        self._calls = None            # engine.capture.calls.CallSite once the graph is recorded
+        self._calls = None            # the call site the recorder gave for the graph (engine.capture.trail.run)
         self.graph = graph
         self._structure = structure
         self.warnings = warnings_
@@ -231,7 +231,7 @@ class TracedFunction:
             raise TypeError(f"{self.__name__}() expected {n} arguments but got {len(args)}")
         module = self._fn if is_module(self._fn) else None
         inputs = gather_inputs(self._kinds, args, module)
-        outs = calls.run(self._calls, self.graph, inputs, arguments(self._kinds, inputs))
+        outs = trail.run(self._calls, self.graph, inputs, arguments(self._kinds, inputs))
         return pack_outputs(outs, self._structure)
 
     forward = __call__
@@ -264,13 +264,12 @@ def trace(fn, example_inputs, *args, **kwargs):
                                "running statistics in training mode); calls of the traced module will not update them")
     for msg in frozen_random_masks(graph):
         tracer.warnings.append(msg)
-        rec = record.current()
-        if rec is not None:
-            rec.warn(f"torch.jit.trace: {msg}")
+        trail.warn(f"torch.jit.trace: {msg}")
     traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
-    entry = record_static(graph, "trace", f"traced {traced.__name__}", warnings=tracer.warnings,
-                          values=tracer.arrays, extra={"frozen": tracer.frozen, "function": traced.__name__})
-    traced._calls = calls.site_for(entry, fn, "trace", list(zip(tracer.frozen, tracer.frozen_arrays)))
+    traced._calls = trail.graph_captured(graph, "trace", f"traced {traced.__name__}", target=fn,
+                                         warnings=tracer.warnings, values=tracer.arrays,
+                                         extra={"frozen": tracer.frozen, "function": traced.__name__},
+                                         frozen=list(zip(tracer.frozen, tracer.frozen_arrays)))
     if is_module(fn):
         return TopLevelTracedModule(fn, traced)
     return traced

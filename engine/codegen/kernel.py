@@ -17,8 +17,8 @@ import numpy as np
 from engine.ir.graph import CALL, CONSTANT, Graph, Node
 from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
 from engine.ops.shapes import normalize_dims, sum_to_axes
+from engine.user_code import USER_FILENAME
 
-USER_FILENAME = "<dagscope>"
 C_DTYPES = {"float32", "float64", "bool", "int8", "uint8", "int16", "int32", "int64"}
 
 

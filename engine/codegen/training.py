@@ -20,7 +20,7 @@ def _optimize(graph: Graph) -> Graph:
     from engine.ir.verify import verify
     from engine.passes import run_pipeline
     verify(graph)
-    optimized = run_pipeline(graph, check=False, snapshots=False).graph
+    optimized = run_pipeline(graph, check=False, keep_steps=False).graph
     verify(optimized)
     return optimized
 

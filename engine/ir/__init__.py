@@ -1,6 +1,6 @@
 """The static-graph IR: Graph/Node/Value (graph.py), text (printer.py), verifier, reference
-interpreter, the IR builder for vjp rules, and the fusion/memory plan types. (The run-record form,
-ir/record.py, belongs to the record layer above: it is imported from there, not re-exported here.)"""
+interpreter, the IR builder for vjp rules, and the fusion/memory plan types. (The run-record form of
+a graph belongs to the record layer above: engine/record/graph_json.py.)"""
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph, Node, Value
 from engine.ir.interpreter import evaluate, run

@@ -1,5 +1,5 @@
 // A pass snapshot's after-graph and IR text, whole or stored as a patch on an earlier snapshot's
-// (engine/passes/snapshots.py describes the form: unchanged nodes and incoming edges by id, IR
+// (engine/record/snapshots.py describes the form: unchanged nodes and incoming edges by id, IR
 // lines as [start, end] ranges of the base text). Resolved once per snapshot and kept.
 
 const resolvedGraphs = new WeakMap();

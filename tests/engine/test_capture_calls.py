@@ -1,7 +1,8 @@
 """Calls of traced and scripted graphs recorded on their static-graph record: inputs, outputs,
 branches, a trace's stale calls (its frozen branch wrong for the input) found without running the
 user's function again, trace and script compared on the same input, and the bounds."""
-from engine.capture.calls import MAX_FIRST_CALLS, condition_text
+from engine.record.calls import MAX_FIRST_CALLS
+from engine.user_code import condition_text
 from engine.runner import register_source
 
 MODEL = """import torch

@@ -1,7 +1,7 @@
 """Calls of tf.function and torch.compile graphs, recorded as trace and script calls are: inputs,
 outputs, fingerprints, the branch each call took, one graph (with its own calls) per retrace,
 bounded in a loop, and links to other captures of the same function on the same input."""
-from engine.capture.calls import MAX_FIRST_CALLS
+from engine.record.calls import MAX_FIRST_CALLS
 
 
 def graphs(record, capture):
@@ -142,11 +142,11 @@ def test_timing_a_compiled_function_does_not_count_as_calls_of_what_it_calls(run
 
 
 def test_a_replay_that_fails_leaves_the_branches_unknown_and_the_call_working(run, monkeypatch):
-    from engine.capture import calls
+    from engine.capture import trail
 
     def broken(graph, arrays):
         raise RuntimeError("replay failed")
-    monkeypatch.setattr(calls, "replayed", broken)
+    monkeypatch.setattr(trail, "replayed", broken)
     rec = run(COMPILE_SIGN + "print(c(torch.full((2,), -5.0)).tolist())\n")
     assert rec["ok"], rec["error"]
     assert rec["stdout"] == "[-6.0, -6.0]\n"

@@ -1,7 +1,7 @@
 """A TF1 session graph's runs are its calls, as a captured function's are: what was fed (as it was
 then, though the program reuses its buffer) and fetched, the branch a tf.cond took, bounded in a
 training loop of 100 runs."""
-from engine.capture.calls import MAX_FIRST_CALLS
+from engine.record.calls import MAX_FIRST_CALLS
 
 SESSION = """import numpy as np
 import tensorflow as tf

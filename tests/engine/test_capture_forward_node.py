@@ -175,7 +175,7 @@ def test_a_loop_is_stepped_through_only_when_it_ran_a_few_times(run, start, step
 
 
 def test_steps_that_would_crowd_the_run_record_are_left_out_with_a_note(run, monkeypatch):
-    from engine.capture import backprop
+    from engine.record import backprop
     monkeypatch.setattr(backprop, "MAX_STEPS_BYTES", 2000)
     rec = run(EAGER_AND_TRACED)
     assert rec["ok"], rec["error"]

@@ -333,12 +333,12 @@ def test_a_reduction_after_another_groups_product_is_not_named_an_epilogue():
     x = g.placeholder("x", (8, 16))
     w = g.placeholder("w", (16, 4), role="param")
     g.output(g.call("matmul", x, w), g.call("sum_to_size", x, shape=(16,)))
-    optimized = run_pipeline(g, snapshots=False).graph
+    optimized = run_pipeline(g, keep_steps=False).graph
     units = plan_units(optimized, {n.id: n for n in optimized.nodes})
     assert [u.kind for u in units] == ["matmul", "kernel"]
     assert not units[1].name.endswith("_epilogue")
     product = product_with_relu_sum()
-    optimized = run_pipeline(product, snapshots=False).graph
+    optimized = run_pipeline(product, keep_steps=False).graph
     names = [u.name for u in plan_units(optimized, {n.id: n for n in optimized.nodes}) if u.kind == "kernel"]
     assert any(name.endswith("_epilogue") for name in names)
 

@@ -159,7 +159,7 @@ def test_transposed_product_is_computed_in_the_layout_its_user_wants(backend):
 
 def test_report_timings_are_bounded_and_kernels_listed():
     import time as _time
-    from engine.codegen.report import kernels_record, timings
+    from engine.record.kernels import kernels_record, timings
     g = _mlp_graph()
     compiled = _compile(g, BACKENDS[0])
     args = _mlp_args(np.random.default_rng(7))
@@ -196,7 +196,7 @@ def test_output_arrays_are_recycled_only_when_nothing_refers_to_them(backend):
 @pytest.mark.skipif(not cc.have_compiler(), reason="no C compiler")
 def test_a_refused_compile_falls_back_to_numpy_and_says_why(tmp_path, monkeypatch):
     from engine.codegen import loader
-    from engine.codegen.report import timings
+    from engine.record.kernels import timings
     monkeypatch.setenv("DAGSCOPE_KERNEL_CACHE", str(tmp_path))    # nothing cached: must compile
     loader.forget_loaded()
 

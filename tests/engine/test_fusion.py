@@ -14,6 +14,7 @@ from engine.ir import Graph, interpreter
 from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
 from engine.passes import run_pipeline
 from engine.passes.fusion import fusion, partition
+from engine.record.snapshots import pass_snapshots
 from test_passes import check_preserved, random_graphs  # noqa: I001  (tests/engine is on sys.path)
 
 
@@ -22,7 +23,7 @@ def tanh_gelu_expression(x):
 
 
 def fusion_snapshot(result):
-    return next(s for s in result.snapshots if s["name"] == "fusion")
+    return next(s for s in pass_snapshots(result) if s["name"] == "fusion")
 
 
 def kernel_units(graph):

@@ -37,7 +37,7 @@ def assert_runs_like_the_interpreter(g: Graph, backend: str, seed: int = 0):
     rng = np.random.default_rng(seed)
     args = [rng.standard_normal(v.shape).astype(v.dtype) for v in g.inputs]
     want = interpreter.run(g, args)
-    optimized = run_pipeline(g, snapshots=False).graph
+    optimized = run_pipeline(g, keep_steps=False).graph
     compiled = build(optimized, backend=backend)
     for _ in range(2):                          # the second call reuses the planned buffers
         got = compiled(*args)

@@ -10,6 +10,7 @@ from engine.codegen.executor import build
 from engine.ir.units import in_place_products, plan_units
 from engine.ir import Graph, interpreter
 from engine.passes import run_pipeline
+from engine.record.snapshots import pass_snapshots
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
 
@@ -21,7 +22,7 @@ def compiled_like_the_interpreter(g: Graph, backend: str):
     rng = np.random.default_rng(1)
     args = [rng.standard_normal(v.shape).astype(v.dtype) for v in g.inputs]
     want = interpreter.run(g, args)
-    optimized = run_pipeline(g, snapshots=False).graph
+    optimized = run_pipeline(g, keep_steps=False).graph
     compiled = build(optimized, backend=backend)
     for _ in range(2):               # the second call runs over the same buffers and output pool
         got = compiled(*args)
@@ -58,7 +59,7 @@ def test_the_product_is_written_into_its_relu_and_has_no_memory_of_its_own(backe
     spec = compiled.current
     assert p.id not in spec.arrays and p.id not in spec.fresh
     assert (h.id in spec.fresh) == returned and (h.id in spec.arrays) != returned
-    notes = run_pipeline(g).snapshots[-1]["notes"]
+    notes = pass_snapshots(run_pipeline(g))[-1]["notes"]
     assert any(n["node"] == p.id and "in place" in n["reason"] for n in notes)
 
 

@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from engine.gradcheck import MAX_REL_ERR
+from engine.record.gradcheck import MAX_REL_ERR
 from engine.ops import OPS
 
 CODE = """import torch

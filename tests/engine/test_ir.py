@@ -4,7 +4,7 @@ import pytest
 
 import engine  # noqa: F401  (registers ops)
 from engine.ir import Graph, VerifyError, evaluate, run, verify
-from engine.ir.record import graph_to_record
+from engine.record.graph_json import graph_to_record
 
 
 def small_graph():

@@ -80,7 +80,7 @@ def true_live_bytes(g: Graph, args) -> tuple[list[int], int]:
 
 def check_truthful(g: Graph):
     args = inputs_for(g)
-    optimized = run_pipeline(g, snapshots=False).graph
+    optimized = run_pipeline(g, keep_steps=False).graph
     plan = optimized.memory_plan
     check_memory_plan(optimized)
     live, total = true_live_bytes(optimized, args)
@@ -166,7 +166,7 @@ def test_a_graph_output_never_takes_a_used_buffer():
     for _ in range(3):
         v = g.call("sum_to_size", g.call("expand", g.call("exp", v), shape=(2, 64)), shape=(64,))
     g.output(v)
-    plan = plan_memory(run_pipeline(g, snapshots=False).graph)
+    plan = plan_memory(run_pipeline(g, keep_steps=False).graph)
     out_buffer = plan.assignment()[v.id]
     assert next(b for b in plan.buffers if b.id == out_buffer).values == [v.id]
 
@@ -225,7 +225,7 @@ def test_an_epilogue_merged_into_its_consumer_is_never_written(make):
     placed = {iv.value: iv for iv in plan.intervals}
     epilogue, product, add = node_id(g, "neg"), node_id(g, "matmul"), node_id(g, "add")
     assert epilogue not in placed
-    add_step = next(i for i, grp in enumerate(run_pipeline(g, snapshots=False).graph.fusion_groups)
+    add_step = next(i for i, grp in enumerate(run_pipeline(g, keep_steps=False).graph.fusion_groups)
                     if add in grp.node_ids)
     assert placed[product].end == add_step        # the merged loop reads the product there
 
@@ -294,7 +294,7 @@ def test_the_executor_holds_no_more_than_the_plan(make, backend):
     import tracemalloc
     g = make()
     args = inputs_for(g)
-    optimized = run_pipeline(g, snapshots=False).graph
+    optimized = run_pipeline(g, keep_steps=False).graph
     plan = optimized.memory_plan
     expected = evaluate(optimized, args)
     compiled = build(optimized, backend=backend, recycle=False)   # recycled outputs would hide allocations

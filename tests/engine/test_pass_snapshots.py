@@ -12,21 +12,15 @@ from hypothesis import HealthCheck, given, settings
 
 from engine.ir import Graph
 from engine.passes import run_pipeline
-from engine.passes.snapshots import compact_snapshots, expand_snapshots
+from engine.record.snapshots import compact_snapshots, expand_snapshots, pass_snapshots
 from test_passes import redundant_graph, random_graphs  # noqa: I001  (tests/engine is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def whole_snapshots(g: Graph) -> list[dict]:
-    """The snapshots as the pipeline built them, before compaction."""
-    from engine.passes import pipeline
-    original = pipeline.compact_snapshots
-    pipeline.compact_snapshots = lambda snaps: snaps
-    try:
-        return run_pipeline(g).snapshots
-    finally:
-        pipeline.compact_snapshots = original
+    """The snapshots of a pipeline run, before compaction."""
+    return pass_snapshots(run_pipeline(g), compact=False)
 
 
 def layered_graph(layers: int = 30) -> Graph:
@@ -48,7 +42,7 @@ def size(obj) -> int:
 def test_compact_snapshots_expand_to_the_whole_ones():
     for g in (redundant_graph(), layered_graph()):
         whole = whole_snapshots(g)
-        compact = run_pipeline(g).snapshots
+        compact = pass_snapshots(run_pipeline(g))
         assert [s["name"] for s in compact] == [s["name"] for s in whole]
         assert expand_snapshots(compact) == whole
         for snap in compact:      # the keys stay; a null graph or ir has its patch beside it
@@ -60,7 +54,7 @@ def test_compact_snapshots_expand_to_the_whole_ones():
 
 def test_unchanged_passes_cost_almost_nothing():
     g = layered_graph()
-    whole, compact = whole_snapshots(g), run_pipeline(g).snapshots
+    whole, compact = whole_snapshots(g), pass_snapshots(run_pipeline(g))
     assert size(compact) < 0.5 * size(whole), (size(compact), size(whole))
     memory = compact[-1]          # memory planning changes no node: its graph is fusion's
     assert memory["name"] == "memory_planning"
@@ -79,7 +73,7 @@ def test_random_graphs_round_trip(g):
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_page_resolver_gives_the_same_graphs_and_texts(tmp_path):
     g = layered_graph(12)
-    whole, compact = whole_snapshots(g), run_pipeline(g).snapshots
+    whole, compact = whole_snapshots(g), pass_snapshots(run_pipeline(g))
     source = (ROOT / "static/js/passgraphs.js").read_text()
     harness = source + """
 const passes = JSON.parse(require_input());

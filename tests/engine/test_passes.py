@@ -11,6 +11,7 @@ from engine.ir.graph import CALL
 from engine.passes import DEFAULT_PASSES, run_pipeline
 from engine.passes.memory_planning import plan_memory
 from engine.passes.pipeline import outputs_equal
+from engine.record.snapshots import pass_snapshots
 
 RNG = np.random.default_rng(0)
 
@@ -34,7 +35,7 @@ def check_preserved(g: Graph):
     want = run(g, args)
     result = run_pipeline(g)
     current = g
-    for snap, p in zip(result.snapshots, DEFAULT_PASSES):
+    for snap, p in zip(pass_snapshots(result), DEFAULT_PASSES):
         current = p(current).graph
         verify(current)
         got = run(current, args)
@@ -146,8 +147,8 @@ def test_corpus_outputs_preserved_by_every_pass(make):
 
 def test_redundant_graph_rewrites_with_reasons():
     result = check_preserved(redundant_graph())
-    snaps = {s["name"]: s for s in result.snapshots}
-    assert [s["name"] for s in result.snapshots] == ["constant_folding", "algebraic_simplification", "cse",
+    snaps = {s["name"]: s for s in pass_snapshots(result)}
+    assert [s["name"] for s in pass_snapshots(result)] == ["constant_folding", "algebraic_simplification", "cse",
                                                     "dce", "fusion", "memory_planning"]
     assert {"node": "%3", "reason": "folded: all inputs constant"} in snaps["constant_folding"]["notes"]
     assert "%3" in snaps["constant_folding"]["changed"]
@@ -161,7 +162,7 @@ def test_redundant_graph_rewrites_with_reasons():
     fused = snaps["fusion"]
     assert fused["stats"]["kernels"] < snaps["dce"]["stats"]["kernels"]
     assert any(g["name"].startswith("fused_") for g in fused["groups"])
-    for snap in result.snapshots:
+    for snap in pass_snapshots(result):
         assert {"name", "ir", "graph", "added", "removed", "changed", "notes", "stats"} <= set(snap)
         assert {"nodes", "kernels", "peak_bytes"} <= set(snap["stats"])
     assert set(snaps["memory_planning"]["memory"]) >= {"buffers", "intervals", "peak_bytes_before", "peak_bytes_after"}
@@ -170,7 +171,7 @@ def test_redundant_graph_rewrites_with_reasons():
 def test_constant_predicate_inlines_the_branch():
     result = check_preserved(constant_cond_graph())
     assert not any(n.kind == "cond" for n in result.graph.nodes)
-    assert "inlined the then branch" in result.snapshots[0]["notes"][0]["reason"]
+    assert "inlined the then branch" in pass_snapshots(result)[0]["notes"][0]["reason"]
 
 
 def test_float_times_zero_is_not_simplified():
@@ -290,7 +291,7 @@ def test_dce_drops_unused_cond_results_and_operands():
     first, second = g.cond(g.call("gt", g.call("sum", x), 0.0), t, e, [x, y])
     g.output(first)                       # `second` (the only use of y) is dead
     result = check_preserved(g)
-    snap = next(s for s in result.snapshots if s["name"] == "dce")
+    snap = next(s for s in pass_snapshots(result) if s["name"] == "dce")
     reasons = [n["reason"] for n in snap["notes"]]
     assert "DCE: cond result with no users" in reasons
     assert "DCE: 1 unused branch operand dropped" in reasons
@@ -331,7 +332,7 @@ def test_constant_operands_fold_inside_branches():
     (r,) = g.cond(g.call("gt", g.call("sum", x), 0.0), t, e, [x, c])
     g.output(r)
     result = check_preserved(g)
-    folding = result.snapshots[0]["notes"]
+    folding = pass_snapshots(result)[0]["notes"]
     assert any("moved into the branches" in n["reason"] for n in folding)
     assert sum(n["reason"] == "folded: all inputs constant" for n in folding) == 2
     cond = next(n for n in result.graph.nodes if n.kind == "cond")
@@ -343,7 +344,7 @@ def test_snapshots_say_which_node_stands_for_a_replaced_one():
     g = redundant_graph()
     x = g.inputs[0]
     result = check_preserved(g)
-    snaps = {s["name"]: s for s in result.snapshots}
+    snaps = {s["name"]: s for s in pass_snapshots(result)}
     simplified = snaps["algebraic_simplification"]
     x_times_one = next(n["node"] for n in simplified["notes"] if n["reason"] == "x*1 -> x")
     assert simplified["replaced"][x_times_one] == x.id
@@ -354,8 +355,8 @@ def test_snapshots_say_which_node_stands_for_a_replaced_one():
     dead = {n["node"] for n in snaps["dce"]["notes"]}
     for captured in (n.id for n in g.nodes if n.kind != "output"):   # each node ends in the final graph or is dead
         nid = captured
-        for snap in result.snapshots:
+        for snap in pass_snapshots(result):
             nid = snap["replaced"].get(nid, nid)
         assert nid in final or nid in dead, captured
-    inlined = check_preserved(constant_cond_graph()).snapshots[0]["replaced"]
+    inlined = pass_snapshots(check_preserved(constant_cond_graph()))[0]["replaced"]
     assert len(inlined) == 1 and list(inlined.values())[0] != list(inlined)[0]

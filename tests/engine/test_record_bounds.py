@@ -1,5 +1,6 @@
 """Recording stays bounded: long training loops and huge graphs cost little and say what was left out."""
 from engine import record
+from engine.record import recorder
 
 LOOP = """import torch
 w = torch.tensor([1.0, -2.0], requires_grad=True)
@@ -25,7 +26,7 @@ def test_a_training_loop_records_the_first_graphs_and_the_last(run):
 
 
 def test_a_graph_too_large_to_draw_is_counted(run, monkeypatch):
-    monkeypatch.setattr(record, "MAX_GRAPH_NODES", 10)
+    monkeypatch.setattr(recorder, "MAX_GRAPH_NODES", 10)
     rec = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
               "for _ in range(20):\n    y = y * 1.5\ny.sum().backward()\n")
     g = rec["graphs"][0]

@@ -19,7 +19,7 @@ Why this drives the compiler itself instead of wrapping `engine.capture.graph_fu
 that class creates its Compiler inside `compile_graph`, so a facade cannot register the variables
 a trace reads as graph inputs (they would be frozen as constants, and a call after `v.assign`
 would silently return a stale result), nor reach the compiler for explicit `tf.cond` /
-`tf.while_loop` and `tf.print`. The parts are shared: the AST compiler, `run_eager`, `record_static`.
+`tf.while_loop` and `tf.print`. The parts are shared: the AST compiler, `run_eager`, the record's `record_static`.
 """
 from __future__ import annotations
 
@@ -30,9 +30,8 @@ import types
 import numpy as np
 
 from engine import autograd, record
+from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
-from engine.capture import calls
-from engine.capture.common import record_static
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.array_ops import _format_values
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
@@ -44,6 +43,8 @@ from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
 from engine.ir.graph import format_spec
 from engine.ops.registry import Spec
+from engine.record import calls
+from engine.record.static import record_static
 
 MAX_RECORDED_TRACES = 4          # per function: later traces still run, and are counted
 RETRACE_WARNING_AFTER = 5        # TF warns when a function keeps retracing
@@ -184,7 +185,7 @@ class ConcreteFunction:
         self.prints = prints                 # tf.print calls; their tensors are the graph's last outputs
         self.n_printed = sum(kind == "tensor" for items, *_ in prints for kind, _ in items)
         self.assigned = assigned             # variables whose new values are the very last outputs
-        self.calls = None                    # engine.capture.calls.CallSite once this trace is recorded
+        self.calls = None                    # engine.record.calls.CallSite once this trace is recorded
 
     def inputs_for(self, args: list) -> list:
         tensors = []
@@ -201,7 +202,7 @@ class ConcreteFunction:
             # the call's arguments are the graph's first inputs; the variables it reads follow
             # (tf.print's tensors and assigned values are extra outputs, not results)
             results = len(self.graph.outputs) - self.n_printed - len(self.assigned)
-            outputs = calls.run(self.calls, self.graph, inputs, inputs[:len(self.arg_positions)], results)
+            outputs = trail.run(self.calls, self.graph, inputs, inputs[:len(self.arg_positions)], results)
         finally:
             autograd._GradMode.enabled = previous
         if self.assigned:

@@ -5,15 +5,14 @@ with the IR's reference interpreter; each new lowering is recorded as a static g
 fed tensors into IR placeholders with the fed values' concrete shapes, lowers every other op with
 its lowering (the same one eager mode runs), and caches the IR per (fetches, feed shapes), so a
 training loop calling `sess.run` 10,000 times lowers and records its graph once. Its runs are the
-recorded graph's calls (engine/capture/calls.py: the first few and the last, with what was fed and
+recorded graph's calls (engine/record/calls.py: the first few and the last, with what was fed and
 fetched), as a captured function's calls are.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from engine.capture import calls
-from engine.capture.common import record_static
+from engine.capture import trail
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.context import get_default_session  # noqa: F401  (tf.compat.v1's name)
 from engine.compat.tensorflow.errors import FailedPreconditionError, InvalidArgumentError
@@ -25,6 +24,8 @@ from engine.ir import interpreter
 from engine.ir.builder import IRBuilder
 from engine.ir.graph import Graph as IRGraph
 from engine.ir.verify import verify
+from engine.record import calls
+from engine.record.static import record_static
 from engine.tensor import Tensor
 
 MAX_RECORDED_SESSION_GRAPHS = 4
@@ -38,7 +39,7 @@ class _Lowered:
         self.providers = providers  # per IR input, in order: ("feed", tensor) | ("sample", op) | ("variable", var)
         self.n_fetched = n_fetched  # the first outputs answer the fetches
         self.assigned = assigned    # (variable, output index): new values of the assign ops that ran
-        self.calls = None           # engine.capture.calls.CallSite once the graph is recorded
+        self.calls = None           # engine.record.calls.CallSite once the graph is recorded
 
 
 class Session:
@@ -178,7 +179,7 @@ def _record_call(lowered: _Lowered, provided: list, outputs: list) -> None:
             for (kind, _), a in zip(lowered.providers, provided)]
     fed = [t for (kind, _), t in zip(lowered.providers, held) if kind == "feed"]
     fetched = [Tensor(np.array(a, copy=True)) for a in outputs[:lowered.n_fetched]]
-    lowered.calls.add(fed, fetched, replay=(lowered.ir, held) if calls.has_control_flow(lowered.ir) else None)
+    lowered.calls.add(fed, fetched, replay=(lowered.ir, held) if trail.has_control_flow(lowered.ir) else None)
 
 
 def _as_result(arr: np.ndarray):

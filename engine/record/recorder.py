@@ -1,4 +1,4 @@
-"""The recorder: turns what ran into the run record's graphs (DESIGN.md's contract).
+"""The recorder: turns what ran into the run record's graphs (docs/run-record.md is the contract).
 
 Recording is bounded: the first `max_graphs` backward calls are recorded in full, later ones
 are counted and only the last is kept (serialized when the run finishes), so a 10,000-step
@@ -7,51 +7,20 @@ training loop costs the same to record as a 4-step one.
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
-from typing import Any
 
 import numpy as np
 
 from engine import autograd, hooks
 from engine.nn_context import current_module_path
-from engine.tensor import Tensor, native_notes_where
+from engine.record import gradcheck
+from engine.record.active import current
+from engine.record.values import tensor_json
+from engine.tensor import Tensor
+from engine.user_code import USER_FILENAME, user_line
 
-USER_FILENAME = "<dagscope>"
-MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
-PREVIEW_ELEMENTS = 16
-HEATMAP_SIDE = 24              # cells a side of a large tensor's heat-map
 MAX_STEPS = 4000
 MAX_GRAPH_NODES = 5000         # a larger autograd graph is counted, not drawn
-
-_current: "Recorder | None" = None
-
-
-def current() -> "Recorder | None":
-    return _current
-
-
-@contextlib.contextmanager
-def use_recorder(recorder: "Recorder"):
-    """Make `recorder` the current one; meanwhile every new grad_fn notes where the user's code
-    made it (its line, and the nn.Module path such as `fc1`), and every backward walk is recorded
-    (by the innermost recorder: the hooks are subscribed once, by the outermost)."""
-    global _current
-    prev, _current = _current, recorder
-    if prev is not None:
-        try:
-            yield recorder
-        finally:
-            _current = prev
-        return
-    native_notes_where(USER_FILENAME)
-    try:
-        with hooks.subscribed(hooks.NODE_MADE, note_where), hooks.subscribed(hooks.BACKWARD_CALL, backward_call):
-            yield recorder
-    finally:
-        native_notes_where(None)
-        _current = prev
-
 
 def note_where(node) -> None:
     """hooks.NODE_MADE: note on a new node the user's line and the module running
@@ -64,94 +33,12 @@ def note_where(node) -> None:
 def backward_call(root, retain_graph: bool, call: str = ".backward()"):
     """Wraps one backward walk: the recorder, if any, captures its graphs and steps.
     `call` names what the user called, for the title: `loss.backward() #1`, `y: autograd.grad() #2`."""
-    rec = _current
+    rec = current()
     if rec is None:
         yield
         return
     with rec.recording_backward(root, sys._getframe(), call):
         yield
-
-
-# ---- values ----------------------------------------------------------------------------------
-
-def _finite(x: float) -> Any:
-    if math.isfinite(x):
-        return x
-    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-
-
-def _clean(data):
-    if isinstance(data, list):
-        return [_clean(d) for d in data]
-    if isinstance(data, float):
-        return _finite(data)
-    return data
-
-
-def _digits(x: np.ndarray, significant: int) -> np.ndarray:
-    """x (float64) rounded to `significant` decimal digits, each result the double nearest its
-    decimal, so that JSON writes it short (0.1257302 rather than 0.12573021650314331). Values the
-    power-of-ten arithmetic cannot scale exactly (a power beyond 10**22) and non-finite ones are
-    left as they are."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shift = (significant - 1) - np.floor(np.log10(np.abs(x)))
-    out = x.copy()
-    exact = np.isfinite(shift) & (np.abs(shift) <= 22)
-    shift = shift[exact]
-    power = 10.0 ** np.abs(shift)
-    # multiply by an exact power of ten and round, then divide by it: correctly rounded, so the
-    # double nearest the decimal (going up for large values: divide first, then multiply)
-    out[exact] = np.where(shift >= 0, np.rint(x[exact] * power) / power, np.rint(x[exact] / power) * power)
-    return out
-
-
-def _values(arr: np.ndarray) -> list:
-    """An array's values for the record. A float32 (or float16) value is written with 7 significant
-    digits when those read back as the same float32, else with 9 (which always do), instead of
-    the 17 its float64 needs: 0.1 rather than 0.10000000149011612. The record is about a third
-    smaller and says nothing the tensor does not hold."""
-    if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
-        x = arr.astype(np.float64)
-        out, short = _digits(x, 9), _digits(x, 7)
-        same = short.astype(arr.dtype) == arr
-        out[same] = short[same]
-        return _clean(out.tolist())
-    return _clean(arr.tolist())
-
-
-def tensor_json(arr) -> dict | None:
-    """A Tensor of the run record: shape, dtype, stats, and the data itself when small."""
-    if arr is None:
-        return None
-    arr = np.asarray(getattr(arr, "array", arr))
-    out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
-    if arr.size and arr.dtype.kind in "fiub":
-        a = arr.astype(np.float64)
-        finite = a[np.isfinite(a)]
-        if finite.size:
-            stats = np.array([finite.min(), finite.max(), finite.mean(), finite.std()])
-            if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
-                stats = _digits(stats, 9)
-            out["stats"] = dict(zip(("min", "max", "mean", "std"), stats.tolist()))
-    if arr.size <= MAX_DATA_ELEMENTS:
-        out["data"] = _values(arr)
-    else:
-        out["preview"] = _values(arr.reshape(-1)[:PREVIEW_ELEMENTS])
-        if arr.dtype.kind in "fiub" and arr.ndim and arr.shape[-1]:
-            out["heatmap"] = _heatmap(arr)
-    return out
-
-
-def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:
-    """Block means over the last dim and all leading dims folded into rows: the picture the page
-    draws of a tensor too large to list (at most `side` rows and 2*`side` columns for vectors).
-    A colour needs no more than 4 significant digits."""
-    m = arr.reshape(-1, arr.shape[-1]) if arr.ndim >= 2 else arr.reshape(1, -1)
-    m = m.astype(np.float64)
-    rows = np.linspace(0, m.shape[0], min(side, m.shape[0]) + 1).astype(int)
-    cols = np.linspace(0, m.shape[1], min(side if arr.ndim >= 2 else 2 * side, m.shape[1]) + 1).astype(int)
-    sums = np.add.reduceat(np.add.reduceat(m, rows[:-1], axis=0), cols[:-1], axis=1)
-    return _clean(_digits(sums / np.outer(np.diff(rows), np.diff(cols)), 4).tolist())
 
 
 # ---- the recorder --------------------------------------------------------------------------------
@@ -224,16 +111,6 @@ class Recorder:
             self.add_graph(graph)
             self._pending_last = None
         return self.graphs
-
-
-def user_line() -> int | None:
-    """The line of the user's code running now (the innermost frame of the pasted program)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_filename == USER_FILENAME:
-            return frame.f_lineno
-        frame = frame.f_back
-    return None
 
 
 def _tensor_names(frame) -> dict[int, str]:
@@ -352,7 +229,6 @@ class DynamicGraphBuilder:
 
     def run_gradcheck(self, steps: list) -> None:
         """Finite differences against the gradients this backward sent to each leaf."""
-        from engine import gradcheck
         root_node = self.root.grad_fn
         try:
             self.gradcheck = gradcheck.check(self.order, root_node, np.ones_like(self.root.array),

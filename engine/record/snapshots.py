@@ -1,5 +1,9 @@
-"""Pass snapshots without repeating the graph: each snapshot's after-graph and IR text are stored
-as a patch on the snapshot before it, when that is smaller.
+"""The pass snapshots of the run record, one per pass of a pipeline run (engine.passes.run_pipeline's
+steps): the graph after the pass, its IR text, what it added, removed and changed, its notes and
+stats. What the page shows as a diff per pass.
+
+A snapshot does not repeat the graph: each snapshot's after-graph and IR text are stored as a
+patch on the snapshot before it, when that is smaller.
 
 Most passes change a few nodes of a large graph (and some change nothing), yet each snapshot used
 to carry the whole graph and its IR text again: three 640-node captures filled most of the run
@@ -21,8 +25,60 @@ from __future__ import annotations
 import json
 from difflib import SequenceMatcher
 
+from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
+from engine.ir.printer import format_graph
+from engine.passes.memory_planning import plan_memory
+from engine.passes.pipeline import PipelineResult
+from engine.record.graph_json import graph_to_record
+
 # A patch replaces the whole graph or text only if it is at most this fraction of its JSON size.
 MAX_PATCH_FRACTION = 0.9
+
+
+def pass_snapshots(result: PipelineResult, compact: bool = True) -> list[dict]:
+    """The run record's `passes` for one pipeline run (`compact=False`: every snapshot whole)."""
+    snapshots = []
+    for step in result.steps:
+        res = step.result
+        snap = {"name": step.name, "ir": format_graph(res.graph), "graph": graph_to_record(res.graph, lean=True),
+                **diff(step.before, res.graph), "notes": res.notes, "stats": graph_stats(res.graph),
+                "changed_anything": res.changed, "replaced": res.replaced}
+        snap.update({key: _to_json(value) for key, value in res.extra.items()})
+        snapshots.append(snap)
+    return compact_snapshots(snapshots) if compact else snapshots
+
+
+def node_signature(node) -> tuple:
+    """What makes a node 'changed' between snapshots: its definition, inputs, spec and group."""
+    value = node.value.tobytes() if node.kind == CONSTANT and node.value.nbytes <= 1 << 16 else None
+    return (node.kind, node.op, tuple(v.id for v in node.inputs), repr(sorted(node.attrs.items())),
+            tuple((v.shape, str(v.dtype)) for v in node.outputs), value)
+
+
+def graph_stats(g: Graph) -> dict:
+    nodes = [n for n in g.nodes if n.kind not in (PLACEHOLDER, OUTPUT)]
+    kernels = len(g.fusion_groups) if g.fusion_groups else sum(n.kind in (CALL, COND, WHILE) for n in nodes)
+    plan = g.memory_plan or plan_memory(g)
+    return {"nodes": len(nodes), "kernels": kernels, "peak_bytes": plan.peak_bytes_after,
+            "peak_bytes_unplanned": plan.peak_bytes_before, "live_peak_bytes": plan.live_peak_bytes}
+
+
+def diff(before: Graph, after: Graph) -> dict:
+    old = {n.id: n for n in before.nodes if n.kind != OUTPUT}
+    new = {n.id: n for n in after.nodes if n.kind != OUTPUT}
+    old_groups = {nid: grp.name for grp in before.fusion_groups for nid in grp.node_ids}
+    new_groups = {nid: grp.name for grp in after.fusion_groups for nid in grp.node_ids}
+    changed = [i for i in new if i in old and (node_signature(new[i]) != node_signature(old[i])
+                                              or old_groups.get(i) != new_groups.get(i))]
+    return {"added": [i for i in new if i not in old], "removed": [i for i in old if i not in new],
+            "changed": changed}
+
+
+def _to_json(value):
+    """A pass's extra data for the snapshot: plan objects (and lists of them) as their JSON."""
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    return value.to_json() if hasattr(value, "to_json") else value
 
 
 def compact_snapshots(snapshots: list[dict]) -> list[dict]:

@@ -5,11 +5,12 @@ example took, and this input would have taken the other one). Found without runn
 Python again: the trace graph keeps the node whose value Python read (`frozen`), so replaying the
 graph computes what that condition is now.
 
-Every capture kind records its calls the same way: trace, script and `engine.function` /
-`tf.function` run their graph op by op (`run`, below: the run itself tells the trail which way each
-`cond` went); `torch.compile` runs generated kernels that tell nothing, so its trail is found by
-replaying the graph's control flow on the reference interpreter (`replayed`), and only for graphs
-that have control flow.
+Every capture kind records its calls the same way: a capture publishes its graph
+(engine.capture.trail.graph_captured) and gets back the CallSite below; trace, script and
+`engine.function` / `tf.function` run their graph op by op (engine.capture.trail.run: the run
+itself tells the trail which way each `cond` went) and hand the site each call; `torch.compile`
+runs generated kernels that tell nothing, so its trail is found by replaying the graph's control
+flow on the reference interpreter (engine.capture.trail.replayed).
 
 Recording is bounded and cheap in a loop: each graph keeps its first MAX_FIRST_CALLS calls and
 the latest one, counts the rest, and summarizes them (tensor summaries, comparisons of captures
@@ -20,129 +21,18 @@ shows no value (null) rather than a value it did not have.
 from __future__ import annotations
 
 import hashlib
-import io
-import linecache
-import tokenize
 import weakref
 
 import numpy as np
 
-from engine import record
+from engine.capture import trail as trails
+from engine.capture.trail import NO_DECISIONS, CallTrail, plain, replayed_branches
+from engine.record.recorder import current
+from engine.record.values import tensor_json
+from engine.user_code import user_line
 
 MAX_FIRST_CALLS = 4
-_capturing = 0                  # > 0 while a trace or script compile runs: calls then are not the user's
 _logs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Recorder -> CallLog
-
-
-def capture_started() -> None:
-    """Calls of captured graphs made while capturing (on shadow tensors, or inlined into another
-    trace) are not calls of the user's program: not recorded until capture_ended()."""
-    global _capturing
-    _capturing += 1
-
-
-def capture_ended() -> None:
-    global _capturing
-    _capturing -= 1
-
-
-class CallTrail:
-    """What one run of a captured graph did (filled by engine.capture.common.run_eager)."""
-
-    def __init__(self, watch=()):
-        self.watch = set(watch)                 # value ids whose arrays to keep (a trace's frozen reads)
-        self.values: dict = {}
-        self.branches: list[dict] = []
-
-    def branch(self, node, **what) -> None:
-        self.branches.append({"node": node.id, "line": node.source_line,
-                              "kind": "cond" if "taken" in what else "while", **what})
-
-
-_NO_DECISIONS = CallTrail()      # the trail of a graph without control flow (shared: never written to)
-
-
-def has_control_flow(graph) -> bool:
-    """Does a call of `graph` take decisions a trail records (a top-level cond or while_loop)?"""
-    from engine.ir.graph import COND, WHILE
-    return any(n.kind in (COND, WHILE) for n in graph.nodes)
-
-
-def replayed(graph, arrays: list) -> CallTrail:
-    """The trail of a call that ran somewhere it could not be watched (generated kernels): the graph
-    replayed on the reference interpreter, noting each top-level cond's branch and loop's count."""
-    from engine.ir.graph import COND, WHILE
-    from engine.ir.interpreter import MAX_LOOP_ITERATIONS, evaluate, run, truth
-    trail = CallTrail()
-    env = evaluate(graph, arrays)
-    for node in graph.nodes:
-        if node.kind == COND:
-            trail.branch(node, taken="then" if truth(env[node.inputs[0].id]) else "else")
-        elif node.kind == WHILE:
-            carried = [env[v.id] for v in node.inputs]
-            iterations = 0
-            while iterations < MAX_LOOP_ITERATIONS and truth(run(node.subgraphs["cond"], carried)[0]):
-                carried = run(node.subgraphs["body"], carried)
-                iterations += 1
-            trail.branch(node, iterations=iterations)
-    return trail
-
-
-def replayed_branches(graph, arrays: list) -> list | None:
-    """`replayed(...).branches`, or None (unknown) if the replay fails: recording must never break
-    the user's call."""
-    try:
-        return replayed(graph, arrays).branches
-    except Exception:  # noqa: BLE001 - e.g. a runaway loop: the branches stay unknown
-        return None
-
-
-def run(site, graph, inputs: list, arguments: list, results: int | None = None) -> list:
-    """Run a captured graph op by op (engine.capture.common.run_eager) on `inputs` (placeholder
-    order) and, when `site` records this call, record it: `arguments` are the inputs that are the
-    call's own arguments (not parameters or variables), shown and fingerprinted; the first
-    `results` outputs (all by default) are what the function returned."""
-    from engine.capture.common import run_eager
-    if not active(site):
-        return run_eager(graph, inputs)
-    trail = CallTrail(site.watch())
-    outputs = run_eager(graph, inputs, trail)
-    site.add(arguments, outputs[:results], trail)
-    return outputs
-
-
-def condition_text(line: int | None) -> str | None:
-    """The code of a user's line, without `if`/`elif`/`while` and the colon, comments dropped:
-    `if x.sum() > 0:  # note` -> `x.sum() > 0`."""
-    if line is None:
-        return None
-    text = linecache.getline(record.USER_FILENAME, line).strip()
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
-        if tokens:
-            text = text[:tokens[0].start[1]].rstrip()
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    for keyword in ("if ", "elif ", "while ", "assert "):
-        if text.startswith(keyword):
-            text = text[len(keyword):].rstrip(":").rstrip()
-            break
-    return text or None
-
-
-def json_safe(x):
-    """Numbers, bools and nested lists as the run record writes them (NaN and infinities as strings)."""
-    if isinstance(x, list):
-        return [json_safe(y) for y in x]
-    if isinstance(x, float) and not np.isfinite(x):
-        return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")
-    return x
-
-
-def plain(value):
-    """A tensor's value read by Python, as JSON: a number or bool, or nested lists."""
-    arr = np.asarray(value)
-    return json_safe(arr.reshape(()).item() if arr.size == 1 else arr.tolist())
 
 
 def frozen_check(frozen: dict, was, now) -> dict:
@@ -232,8 +122,8 @@ class _Call:
             broken = [c for c in self.checks if not c["holds"]]
             known = all(a is not None for a in self.inputs)
             self.summary = {"index": self.index, "line": self.line,
-                            "inputs": [record.tensor_json(a) for a in self.inputs],
-                            "outputs": [record.tensor_json(a) for a in self.outputs],
+                            "inputs": [tensor_json(a) for a in self.inputs],
+                            "outputs": [tensor_json(a) for a in self.outputs],
                             "fingerprint": fingerprint(self.inputs) if known else None,
                             "branches": None if self.branches is None else self.checks + self.branches,
                             "stale": bool(broken), "reason": stale_reason(broken[0]) if broken else None,
@@ -254,6 +144,10 @@ class CallSite:
         self.warned = False
         entry["calls"], entry["calls_total"] = [], 0
 
+    def active(self) -> bool:
+        """Record this call? Only a call of the user's program, in the run that recorded the graph."""
+        return not trails.capturing() and current() is self.recorder
+
     def watch(self) -> list:
         return [f["node"] for f, _ in self.frozen]
 
@@ -263,12 +157,12 @@ class CallSite:
         A call kept among the first is replayed now (a training loop changes its parameters in
         place right after); a later one only if it turns out to be the last."""
         if trail is None and replay is None:
-            trail = _NO_DECISIONS
+            trail = NO_DECISIONS
         elif trail is None and len(self.first) < MAX_FIRST_CALLS:
             trail = CallTrail()
             trail.branches = replayed_branches(replay[0], [t.array for t in replay[1]])
             replay = None
-        call = _Call(self.total, record.user_line(), inputs, outputs, trail, self.frozen, replay)
+        call = _Call(self.total, user_line(), inputs, outputs, trail, self.frozen, replay)
         self.total += 1
         self.entry["calls_total"] = self.total
         if len(self.first) < MAX_FIRST_CALLS:
@@ -276,7 +170,7 @@ class CallSite:
         else:
             self.last = call
         broken = [c for c in call.checks if not c["holds"]] if call.checks else None
-        rec = record.current() if broken else None
+        rec = current() if broken else None
         if broken and not self.warned and rec is not None:
             self.warned = True      # once per trace: a loop of stale calls says it once
             where = f"line {call.line}: " if call.line is not None else ""
@@ -336,7 +230,7 @@ def _compare(a: list, b: list) -> tuple[bool | None, float | None]:
 
 def site_for(entry: dict | None, target, capture: str, frozen: list | None = None) -> CallSite | None:
     """Start recording the calls of the graph recorded as `entry` (None when it was not recorded)."""
-    rec = record.current()
+    rec = current()
     if entry is None or rec is None:
         return None
     log = _logs.get(rec)
@@ -349,5 +243,4 @@ def site_for(entry: dict | None, target, capture: str, frozen: list | None = Non
 
 
 def active(site: CallSite | None) -> bool:
-    """Record this call? Only a call of the user's program, in the run that recorded the graph."""
-    return site is not None and _capturing == 0 and record.current() is site.recorder
+    return site is not None and site.active()

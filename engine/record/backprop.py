@@ -14,9 +14,11 @@ import json
 
 import numpy as np
 
+from engine.capture.trail import replayed
 from engine.ir.graph import CALL, COND, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import evaluate
 from engine.ops.registry import OPS
+from engine.record.values import tensor_json
 
 MAX_STEPS = 1000                 # a larger backward is drawn, but not stepped through
 MAX_STEPS_BYTES = 1_500_000      # their share of the run record (the sandbox drops whole graphs past its budget)
@@ -31,7 +33,6 @@ def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
     """Steps of `backward` (engine.autodiff.Backward of `forward`) for these input arrays
     (placeholder order); [] when there are too many to show; StepsTooLarge when their values would
     take too much of the run record."""
-    from engine.record import tensor_json
     joint = backward.joint
     if joint is None or len(joint.steps) > MAX_STEPS or not _loops_are_short(forward, inputs):
         return []
@@ -92,7 +93,6 @@ class StepsTooLarge(Exception):
 def _loops_are_short(forward: Graph, inputs: list) -> bool:
     """No loop inside a sub-graph, and every top-level while_loop ran at most MAX_LOOP_ITERATIONS
     times on these inputs."""
-    from engine.capture.calls import replayed
     if any(_has_loop(s) for n in forward.nodes for s in n.subgraphs.values()):
         return False
     if not any(n.kind == WHILE for n in forward.nodes):

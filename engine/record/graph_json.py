@@ -1,8 +1,10 @@
-"""A graph as the run record's Graph JSON (DESIGN.md): nodes with kind/shape/dtype/line/module/group
+"""A graph as the run record's Graph JSON (docs/run-record.md): nodes with kind/shape/dtype/line/module/group
 and edges, so the page draws static graphs with the same code as dynamic ones."""
 from __future__ import annotations
 
 from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph, Node
+from engine.ir.printer import unknown_values
+from engine.record.values import tensor_json
 
 _KIND = {PLACEHOLDER: "input", CONSTANT: "const", CALL: "op", COND: "control", WHILE: "control",
          OUTPUT: "output"}
@@ -18,8 +20,6 @@ def graph_to_record(graph: Graph, values: dict | None = None, lean: bool = False
     """{"nodes": [...], "edges": [...]}; `values` (id -> array, e.g. from the interpreter) fills `value`.
     `lean` leaves out keys whose value is null (pass snapshots and backward graphs: a big graph is
     recorded many times, and the run record has a size budget)."""
-    from engine.record import tensor_json
-    from engine.ir.printer import unknown_values
     groups = {nid: g.name for g in graph.fusion_groups for nid in g.node_ids}
     unknown = unknown_values(graph)      # shapes not known yet (a script compiled before any call)
     nodes, edges = [], []

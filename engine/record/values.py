@@ -1,0 +1,92 @@
+"""Tensors as the run record writes them: shape, dtype, stats, the data itself when small, else a
+preview and a heat-map; float32 values in the fewest digits that read back the same."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
+PREVIEW_ELEMENTS = 16
+HEATMAP_SIDE = 24              # cells a side of a large tensor's heat-map
+
+
+def _finite(x: float) -> Any:
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _clean(data):
+    if isinstance(data, list):
+        return [_clean(d) for d in data]
+    if isinstance(data, float):
+        return _finite(data)
+    return data
+
+
+def _digits(x: np.ndarray, significant: int) -> np.ndarray:
+    """x (float64) rounded to `significant` decimal digits, each result the double nearest its
+    decimal, so that JSON writes it short (0.1257302 rather than 0.12573021650314331). Values the
+    power-of-ten arithmetic cannot scale exactly (a power beyond 10**22) and non-finite ones are
+    left as they are."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = (significant - 1) - np.floor(np.log10(np.abs(x)))
+    out = x.copy()
+    exact = np.isfinite(shift) & (np.abs(shift) <= 22)
+    shift = shift[exact]
+    power = 10.0 ** np.abs(shift)
+    # multiply by an exact power of ten and round, then divide by it: correctly rounded, so the
+    # double nearest the decimal (going up for large values: divide first, then multiply)
+    out[exact] = np.where(shift >= 0, np.rint(x[exact] * power) / power, np.rint(x[exact] / power) * power)
+    return out
+
+
+def _values(arr: np.ndarray) -> list:
+    """An array's values for the record. A float32 (or float16) value is written with 7 significant
+    digits when those read back as the same float32, else with 9 (which always do), instead of
+    the 17 its float64 needs: 0.1 rather than 0.10000000149011612. The record is about a third
+    smaller and says nothing the tensor does not hold."""
+    if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
+        x = arr.astype(np.float64)
+        out, short = _digits(x, 9), _digits(x, 7)
+        same = short.astype(arr.dtype) == arr
+        out[same] = short[same]
+        return _clean(out.tolist())
+    return _clean(arr.tolist())
+
+
+def tensor_json(arr) -> dict | None:
+    """A Tensor of the run record: shape, dtype, stats, and the data itself when small."""
+    if arr is None:
+        return None
+    arr = np.asarray(getattr(arr, "array", arr))
+    out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
+    if arr.size and arr.dtype.kind in "fiub":
+        a = arr.astype(np.float64)
+        finite = a[np.isfinite(a)]
+        if finite.size:
+            stats = np.array([finite.min(), finite.max(), finite.mean(), finite.std()])
+            if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
+                stats = _digits(stats, 9)
+            out["stats"] = dict(zip(("min", "max", "mean", "std"), stats.tolist()))
+    if arr.size <= MAX_DATA_ELEMENTS:
+        out["data"] = _values(arr)
+    else:
+        out["preview"] = _values(arr.reshape(-1)[:PREVIEW_ELEMENTS])
+        if arr.dtype.kind in "fiub" and arr.ndim and arr.shape[-1]:
+            out["heatmap"] = _heatmap(arr)
+    return out
+
+
+def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:
+    """Block means over the last dim and all leading dims folded into rows: the picture the page
+    draws of a tensor too large to list (at most `side` rows and 2*`side` columns for vectors).
+    A colour needs no more than 4 significant digits."""
+    m = arr.reshape(-1, arr.shape[-1]) if arr.ndim >= 2 else arr.reshape(1, -1)
+    m = m.astype(np.float64)
+    rows = np.linspace(0, m.shape[0], min(side, m.shape[0]) + 1).astype(int)
+    cols = np.linspace(0, m.shape[1], min(side if arr.ndim >= 2 else 2 * side, m.shape[1]) + 1).astype(int)
+    sums = np.add.reduceat(np.add.reduceat(m, rows[:-1], axis=0), cols[:-1], axis=1)
+    return _clean(_digits(sums / np.outer(np.diff(rows), np.diff(cols)), 4).tolist())
