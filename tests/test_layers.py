@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("engine.ops", "engine.errors")),             # errors: the exception kinds every layer raises
     ("ir", ("engine.ir",)),
     ("hooks", ("engine.hooks", "engine.user_code")),     # user_code: where the user's program is (its file, line)
-    ("core", ("engine.autograd", "engine.autograd_function", "engine.creation", "engine.format",
+    ("core", ("engine.autograd", "engine.autograd_check", "engine.autograd_function", "engine.creation", "engine.format",
               "engine.functional", "engine.native", "engine.nn_context",
               "engine.random_pytorch", "engine.tensor", "engine.tensor_inplace", "engine.tensor_methods",
               # PyTorch's class names, device, dtypes and Size are facts of the core's tensors, not facade

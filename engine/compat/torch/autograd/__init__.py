@@ -1,4 +1,4 @@
-"""`torch.autograd`: grad, backward, custom Functions, and the grad-mode switches."""
+"""`torch.autograd`: grad, backward, custom Functions, gradcheck/gradgradcheck, and the grad-mode switches."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +7,7 @@ from engine import record
 from engine.autograd import enable_grad, no_grad, run_backward, set_grad_enabled  # noqa: F401
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch.autograd import function  # noqa: F401  (torch.autograd.function)
+from engine.autograd_check import gradcheck, gradgradcheck  # noqa: F401
 from engine.autograd_function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from engine.tensor import Tensor
 
