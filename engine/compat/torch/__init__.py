@@ -103,6 +103,17 @@ def is_floating_point(input: Tensor) -> bool:
     return input.array.dtype.kind == "f"
 
 
+def get_default_device():
+    return device("cpu")
+
+
+def set_default_device(device) -> None:
+    """Dagscope runs on the CPU: "cpu" (or None, PyTorch's reset) is the only device it can default to."""
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise AssertionError("Torch not compiled with CUDA enabled" if str(device).startswith("cuda") else
+                             f"torch.set_default_device({str(device)!r}): Dagscope runs on the CPU only")
+
+
 def get_default_dtype():
     return float32
 
@@ -142,7 +153,7 @@ def inference_mode(mode=True):
 
 
 # Submodules, as `import torch` makes them attributes in PyTorch.
-from engine.compat.torch import autograd, backends, cuda, jit, linalg, nn, optim, utils  # noqa: E402,F401
+from engine.compat.torch import accelerator, autograd, backends, cuda, jit, linalg, nn, optim, utils  # noqa: E402,F401
 from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F401
 
 if _importlib_util.find_spec("engine.capture") is not None:
