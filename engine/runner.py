@@ -263,7 +263,11 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     except Exception as exc:  # noqa: BLE001 - a recording bug must not hide the user's output
         graphs = recorder.graphs
         recorder.warn(f"Dagscope could not record every graph of this run ({type(exc).__name__}: {exc}).")
-    return {"ok": error is None, "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
-            "output_order": order.entries, "error": error,
-            "graphs": graphs, "warnings": recorder.warnings,
-            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}
+    record = {"ok": error is None, "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
+              "output_order": order.entries, "error": error,
+              "graphs": graphs, "warnings": recorder.warnings,
+              "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}
+    summaries = recorder.summaries.to_record()
+    if summaries is not None:
+        record["summaries"] = summaries
+    return record

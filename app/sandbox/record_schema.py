@@ -5,7 +5,7 @@ every byte of it may be forged. Here it becomes data the server may pass on:
 - parsed as strict JSON (no NaN/Infinity, no number that overflows to infinity), not deeper than
   MAX_DEPTH, no list, object or string larger than the bounds below;
 - only the fields a program may legitimately report about itself are kept (`stdout`, `stderr`,
-  `output_order`, `warnings`, `error`, `graphs`); `ok`, `sandbox`, `limits` and `elapsed_ms` are
+  `output_order`, `warnings`, `error`, `graphs`, `summaries`); `ok`, `sandbox`, `limits` and `elapsed_ms` are
   the parent's and are set by `outcome.judge`, never taken from here;
 - each kept field is checked for its type and bounds; a field that fails is left out (or cut,
   for over-long text) with a warning saying so, a graph that fails is left out whole, and an
@@ -38,7 +38,11 @@ GRAPH_KINDS = {"dynamic", "static"}
 CAPTURES = {None, "trace", "script", "function", "compile", "session"}
 # Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
 ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
-CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs")
+CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs", "summaries")
+# SummaryWriter's values (engine/record/summaries.py keeps within these; a forged record may not)
+MAX_SERIES, MAX_POINTS, MAX_HISTOGRAM_TAGS, MAX_SNAPSHOTS, MAX_BINS, MAX_TAG_CHARS = 32, 500, 16, 20, 30, 200
+NON_FINITE = {"nan", "inf", "-inf"}
+MAX_STEP = 2 ** 53
 
 
 class Malformed(ValueError):
@@ -68,6 +72,12 @@ def validate(raw: dict, code_lines: int, max_text_chars: int) -> dict:
     record["warnings"] = _warnings(raw.get("warnings", []), notes)
     record["error"] = _error(raw.get("error"), code_lines)
     record["graphs"] = _graphs(raw.get("graphs", []), code_lines, notes)
+    if raw.get("summaries") is not None:
+        summaries = _summaries(raw["summaries"])
+        if summaries is None:
+            notes.append("The run's record had malformed summaries (SummaryWriter's values); they were left out.")
+        else:
+            record["summaries"] = summaries
     record["warnings"] += notes
     return record
 
@@ -178,6 +188,61 @@ def _error(value, code_lines: int) -> dict | None:
     if kind == "syntax_error" and type(column) is int and 0 <= column <= 1_000_000:
         error["column"] = column
     return error
+
+
+def _summaries(value) -> dict | None:
+    """{"scalars": [{"tag", "points": [[step, value]], "logged"}], "histograms": [{"tag",
+    "snapshots": [{"step", "min", "max", "count", "edges", "counts"}], "logged"}]}, or None."""
+    if not isinstance(value, dict) or set(value) != {"scalars", "histograms"}:
+        return None
+    scalars, histograms = value["scalars"], value["histograms"]
+    if not (isinstance(scalars, list) and len(scalars) <= MAX_SERIES and isinstance(histograms, list)
+            and len(histograms) <= MAX_HISTOGRAM_TAGS):
+        return None
+    for series, items, limit, check in ((scalars, "points", MAX_POINTS, _point),
+                                        (histograms, "snapshots", MAX_SNAPSHOTS, _snapshot)):
+        tags = set()
+        for entry in series:
+            if not (isinstance(entry, dict) and set(entry) == {"tag", items, "logged"}
+                    and isinstance(entry["tag"], str) and len(entry["tag"]) <= MAX_TAG_CHARS
+                    and entry["tag"] not in tags and _count(entry["logged"])
+                    and isinstance(entry[items], list) and len(entry[items]) <= min(limit, entry["logged"])
+                    and all(check(item) for item in entry[items])):
+                return None
+            tags.add(entry["tag"])
+    return {"scalars": scalars, "histograms": histograms}
+
+
+def _count(value) -> bool:
+    return type(value) is int and 0 <= value <= MAX_INT
+
+
+def _step(value) -> bool:
+    return type(value) is int and -MAX_STEP <= value <= MAX_STEP
+
+
+def _finite(value) -> bool:
+    return type(value) in (int, float) and value - value == 0
+
+
+def _point(value) -> bool:
+    return (isinstance(value, list) and len(value) == 2 and _step(value[0])
+            and (_finite(value[1]) or value[1] in NON_FINITE))
+
+
+def _snapshot(value) -> bool:
+    if not (isinstance(value, dict) and set(value) == {"step", "min", "max", "count", "edges", "counts"}
+            and _step(value["step"]) and _count(value["count"])):
+        return False
+    edges, counts = value["edges"], value["counts"]
+    if not (isinstance(counts, list) and len(counts) <= MAX_BINS and all(_count(c) for c in counts)
+            and sum(counts) <= value["count"] and isinstance(edges, list)
+            and len(edges) == (len(counts) + 1 if counts else 0) and all(_finite(e) for e in edges)
+            and all(a <= b for a, b in zip(edges, edges[1:]))):
+        return False
+    if not counts:
+        return value["min"] is None and value["max"] is None
+    return _finite(value["min"]) and _finite(value["max"]) and value["min"] <= value["max"]
 
 
 def _line(value, code_lines: int) -> int | None:

@@ -15,6 +15,7 @@ from engine import autograd, hooks
 from engine.nn_context import current_module_path
 from engine.record import gradcheck
 from engine.record.active import current
+from engine.record.summaries import Summaries
 from engine.record.values import tensor_json
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
@@ -50,6 +51,7 @@ class Recorder:
         self.gradcheck = bool(options.get("gradcheck", False))   # finite differences, on request
         self.graphs: list[dict] = []          # finished graphs, in order
         self.warnings: list[str] = []
+        self.summaries = Summaries(self.warn)  # SummaryWriter's scalars and histograms, for the charts
         self.backward_calls = 0
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)

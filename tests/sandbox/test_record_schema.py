@@ -17,7 +17,7 @@ def test_a_real_record_passes_whole(path):
     checked = record_schema.validate(record_schema.parse(json.dumps(record).encode()),
                                      len(code.splitlines()), 200_000)
     for field in record_schema.CHILD_FIELDS:
-        assert checked[field] == record.get(field, checked[field]), field
+        assert checked.get(field) == record.get(field, checked.get(field)), field   # summaries: only if logged
     assert "sandbox" not in checked and "limits" not in checked and "ok" not in checked
 
 
