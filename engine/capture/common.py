@@ -98,15 +98,6 @@ def changed_state(module, snapshot: dict, restore: bool) -> list[str]:
     return changed
 
 
-def python_key(v) -> tuple:
-    """A Python argument's part of a signature: its value for plain data, its identity otherwise
-    (two different modules that print alike must not share a graph)."""
-    plain = (bool, int, float, str, bytes, type(None), np.generic)
-    if isinstance(v, plain) or (isinstance(v, tuple) and all(isinstance(x, plain) for x in v)):
-        return ("python", repr(v))
-    return ("object", type(v).__name__, id(v))
-
-
 def is_parameter_like(t) -> bool:
     """A leaf tensor that requires grad (a parameter): captured by reference, not as a constant."""
     return bool(getattr(t, "requires_grad", False)) and getattr(t, "grad_fn", None) is None

@@ -23,10 +23,11 @@ import numpy as np
 from engine import autograd
 from engine.autograd_function import Function, FunctionCtx, attach_custom_node
 from engine.capture import trail
-from engine.capture.ast_compiler import ScriptError, is_tensor, user_defined
+from engine.capture.ast_compiler import ScriptError, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   module_state, pack_outputs, python_key, snapshot_state)
+                                   module_state, pack_outputs, snapshot_state)
 from engine.capture.scripting import compile_graph
+from engine.capture.specialisation import GLOBAL, Specialisations, signature, tensor_part, value_part
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
 from engine.tensor import Tensor
@@ -193,24 +194,22 @@ class CompiledFunction:
         self._signature = inspect.Signature(self._params)
         # a call with every argument given positionally needs no binding (the training loop's call)
         self._positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._params)
-        self._cache: dict = {}
-        self._last_key = None
-        self.retraces: list[dict] = []
+        self._names = [p.name for p in self._params]
+        self._cache = Specialisations(verb="recompiled", record_limit=MAX_RECORDED_SPECIALIZATIONS)
         self.graph_breaks: list[str] = []
+        self._too_many = False
+
+    @property
+    def retraces(self) -> list[dict]:
+        return self._cache.retraces
 
     def _key(self, args, state=None) -> tuple:
-        key = [("grad_mode", autograd.is_grad_enabled())]
+        guards = [("grad_mode", GLOBAL, autograd.is_grad_enabled())]
         if self._module is not None:
-            key.append(("training", getattr(self._module, "training", None)))
-            # (dtype objects, not their names: str(dtype) costs a microsecond per tensor per call)
-            key += [(n, t.array.shape, t.array.dtype, t.requires_grad)
-                    for n, t in (state if state is not None else module_state(self._module))]
-        for p, a in zip(self._params, args):
-            if is_tensor(a):
-                key.append((p.name, a.array.shape, a.array.dtype, a.requires_grad))
-            else:
-                key.append((p.name,) + python_key(a))
-        return tuple(key)
+            guards.append(value_part("self.training", getattr(self._module, "training", None)))
+            guards += [tensor_part(n, t, requires_grad=True)
+                       for n, t in (state if state is not None else module_state(self._module))]
+        return signature(self._names, args, requires_grad=True, guards=tuple(guards))
 
     def __call__(self, *args, **kwargs):
         if self._positional and not kwargs and len(args) == len(self._params):
@@ -223,18 +222,17 @@ class CompiledFunction:
         # inputs both read them (the walk is most of a small model's call overhead)
         state = module_state(self._module) if self._module is not None else None
         key = self._key(values, state)
-        entry = self._cache.get(key)
+        entry = self._cache.lookup(key)
         if entry is None and len(self._cache) >= MAX_SPECIALIZATIONS:
             # like torch._dynamo's cache_size_limit: past it, recompiling costs more than it saves
-            if len(self._cache) == MAX_SPECIALIZATIONS:
+            if not self._too_many:
+                self._too_many = True
                 self._graph_break(ScriptError(f"recompiled {MAX_SPECIALIZATIONS} times (a new input signature "
                                               "at almost every call); running eagerly from now on", None))
-                self._cache[("too many",)] = False
             return self._fn(*args, **kwargs)
         if entry is None:
             entry = self._capture(values, key)
-            self._cache[key] = entry
-        self._last_key = key
+            self._cache.add(key, entry)
         if entry is False:                       # graph break: run eagerly
             return self._fn(*args, **kwargs)
         inputs = self._inputs(entry, values, state)
@@ -250,12 +248,8 @@ class CompiledFunction:
         return gather_inputs(entry.kinds, values, self._module if state is None else _KnownState(state))
 
     def _capture(self, values, key):
-        reason = None
-        if self._cache:
-            old = self._last_key or next(iter(self._cache))
-            changed = [f"{a[0]}: {_fmt(a)} -> {_fmt(b)}" for a, b in zip(old, key) if a != b]
-            reason = "new input signature: " + "; ".join(changed)
-            self.retraces.append({"reason": reason})
+        reason = self._cache.reason(key)
+        self._cache.retraced(key, reason)
         try:
             graph, structure, kinds = compile_graph(self._target, self.__name__, list(values), module=self._module,
                                                     bool_inputs=False)
@@ -281,8 +275,8 @@ class CompiledFunction:
         except UnsupportedError as exc:       # e.g. a gradient through a while_loop: eager is exact
             return self._graph_break(exc)
         entry = _Entry(graph, structure, kinds, runner)
-        if trail.recording() and len(self._cache) < MAX_RECORDED_SPECIALIZATIONS:
-            warnings = [w for w in (note, reason and f"recompiled: {reason}") if w]
+        if trail.recording() and self._cache.recorded():
+            warnings = [w for w in (note, reason and self._cache.note(reason)) if w]
             entry.calls = trail.graph_captured(
                 graph, "compile", f"compiled {self.__name__}", target=self._fn, warnings=warnings,
                 backward=bool(wrt), inputs=self._inputs(entry, values), runner=runner, eager=self._eager(values),
@@ -324,7 +318,7 @@ class CompiledFunction:
 
     @property
     def graph(self) -> Graph:
-        entry = self._cache.get(self._last_key)
+        entry = self._cache.entries.get(self._cache.last)
         if not entry:
             raise RuntimeError(f"{self.__name__} has not been called yet (torch.compile captures at the first call)")
         return entry.graph
@@ -363,16 +357,6 @@ def _silenced():
             yield
     finally:
         warnings.showwarning = show
-
-
-def _fmt(item) -> str:
-    """One part of a signature key, readable: `f32 [3, 4] requires_grad` or a Python value."""
-    if len(item) == 4 and isinstance(item[1], tuple):
-        _, shape, dtype, requires_grad = item
-        return f"{dtype}{list(shape)}" + (" requires_grad" if requires_grad else "")
-    if item[1:2] == ("object",):
-        return f"another {item[2]} object"
-    return str(item[-1])
 
 
 def _backend_of(runner) -> str | None:

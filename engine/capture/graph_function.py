@@ -12,12 +12,12 @@ import inspect
 
 from engine.capture import trail
 from engine.capture.ast_compiler import ScriptError, is_tensor
-from engine.capture.common import arguments, frozen_random_masks, gather_inputs, pack_outputs, python_key
+from engine.capture.common import arguments, frozen_random_masks, gather_inputs, pack_outputs
 from engine.capture.scripting import compile_graph
+from engine.capture.specialisation import Specialisations, signature
 from engine.capture.tracing import trace_values
 
 MAX_RECORDED_TRACES = 4
-FREQUENT_RETRACING = 5          # TensorFlow warns about excessive retracing from about this many
 
 
 def _describe(x) -> str:
@@ -35,32 +35,25 @@ class GraphFunction:
         self.__name__ = name or getattr(fn, "__name__", "function")
         self.__doc__ = getattr(fn, "__doc__", None)
         self._params = list(inspect.signature(fn).parameters.values())
-        self._cache: dict = {}
-        self._last = None
+        self._names = [p.name for p in self._params]
+        self._cache = Specialisations(record_limit=MAX_RECORDED_TRACES)
         self._sites: dict = {}             # signature -> the call site the recorder gave for its graph
-        self.retraces: list[dict] = []     # [{"reason": ..., "signature": [...]}], one per retrace
+
+    @property
+    def retraces(self) -> list[dict]:
+        """[{"reason": ..., "signature": [...]}], one per retrace."""
+        return self._cache.retraces
 
     def _bind(self, args, kwargs) -> list:
         bound = inspect.Signature(self._params).bind(*args, **kwargs)
         bound.apply_defaults()
         return [bound.arguments[p.name] for p in self._params]
 
-    @staticmethod
-    def signature_of(values) -> tuple:
-        return tuple(("tensor", tuple(v.array.shape), str(v.array.dtype)) if is_tensor(v) else python_key(v)
-                     for v in values)
-
-    def _reason(self, key, values) -> str:
-        old = self._last
-        changes = []
-        for p, a, b, v in zip(self._params, old, key, values):
-            if a != b:
-                was = f"{a[2]}{list(a[1])}" if a[0] == "tensor" else a[1]
-                changes.append(f"{p.name}: {was} -> {_describe(v)}")
-        return "new input signature: " + "; ".join(changes)
+    def signature_of(self, values) -> tuple:
+        return signature(self._names, values)
 
     def _trace(self, values, key):
-        reason = self._reason(key, values) if self._cache else None
+        reason = self._cache.reason(key)
         graph = None
         capture_note = None
         if self.autograph:
@@ -79,15 +72,15 @@ class GraphFunction:
         else:
             warnings, frozen = [], []
         warnings = warnings + frozen_random_masks(graph)
+        self._cache.retraced(key, reason)
         if reason is not None:
-            self.retraces.append({"reason": reason, "signature": [_describe(v) for v in values]})
             if trail.recording():
-                trail.warn(f"{self.__name__}: retracing ({reason})")
-                if len(self.retraces) == FREQUENT_RETRACING:
-                    trail.warn(f"{self.__name__} was traced {len(self._cache) + 1} times: every new shape or Python "
-                             "value makes a new graph (pass tensors rather than Python numbers that change)")
-        if len(self._cache) < MAX_RECORDED_TRACES:
-            notes = [w for w in (capture_note, reason and f"retraced: {reason}") if w] + warnings
+                trail.warn(self._cache.warning(self.__name__, reason))
+                frequent = self._cache.frequent(self.__name__)
+                if frequent:
+                    trail.warn(frequent)
+        if self._cache.recorded():
+            notes = [w for w in (capture_note, reason and self._cache.note(reason)) if w] + warnings
             self._sites[key] = trail.graph_captured(
                 graph, "function", f"function {self.__name__} ({', '.join(_describe(v) for v in values)})",
                 target=self.python_function, warnings=notes, frozen=frozen, inputs=gather_inputs(kinds, values),
@@ -98,19 +91,17 @@ class GraphFunction:
         """The graph for this signature (traced now if new), as TensorFlow's ConcreteFunction."""
         values = self._bind(args, kwargs)
         key = self.signature_of(values)
-        if key not in self._cache:
-            self._cache[key] = self._trace(values, key)
-            self._last = key
+        if self._cache.lookup(key) is None:
+            self._cache.add(key, self._trace(values, key))
         return ConcreteFunction(self, key)
 
     def __call__(self, *args, **kwargs):
         values = self._bind(args, kwargs)
         key = self.signature_of(values)
-        entry = self._cache.get(key)
+        entry = self._cache.lookup(key)
         if entry is None:
             entry = self._trace(values, key)
-            self._cache[key] = entry
-        self._last = key
+            self._cache.add(key, entry)
         graph, structure, kinds = entry
         inputs = gather_inputs(kinds, values)
         outs = trail.run(self._sites.get(key), graph, inputs, arguments(kinds, inputs))
@@ -121,9 +112,9 @@ class GraphFunction:
 
     @property
     def graph(self):
-        if self._last is None:
+        if self._cache.last is None:
             raise RuntimeError(f"{self.__name__} has not been traced yet: call it once")
-        return self._cache[self._last][0]
+        return self._cache.entries[self._cache.last][0]
 
     def __get__(self, obj, objtype=None):
         # a decorated method: bind `self` as a Python argument (part of the signature)
@@ -142,7 +133,7 @@ class ConcreteFunction:
 
     @property
     def graph(self):
-        return self._owner._cache[self._key][0]
+        return self._owner._cache.entries[self._key][0]
 
     def __call__(self, *args, **kwargs):
         return self._owner(*args, **kwargs)

@@ -17,7 +17,8 @@ import numpy as np
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tensor, parse_function, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
-                                   is_readonly_error, module_state, pack_outputs, python_key, snapshot_state)
+                                   is_readonly_error, module_state, pack_outputs, snapshot_state)
+from engine.capture.specialisation import Specialisations, signature, tensor_part, value_part
 from engine.ir.graph import Graph
 from engine.ir.printer import format_graph
 
@@ -127,7 +128,8 @@ class ScriptFunction(Scripted):
         self.__name__ = type(module).__name__ if module is not None else fn.__name__
         self.__doc__ = getattr(fn, "__doc__", None)
         self._params = list(inspect.signature(fn).parameters.values())[1 if module is not None else 0:]
-        self._cache: dict = {}
+        self._names = [p.name for p in self._params]
+        self._cache = Specialisations()
         self._sites: dict = {}         # signature -> the call site the recorder gave for its graph
         self._generic = None
         self._generic_error = None
@@ -164,28 +166,21 @@ class ScriptFunction(Scripted):
                              warnings=["compiled before any call: tensor shapes are unknown (shown as [?])"])
 
     def _signature(self, args) -> tuple:
-        key = []
+        guards = ()
         if self._module is not None:       # train/eval changes dropout and batch norm: another graph
-            key.append(("training", getattr(self._module, "training", None)))
-            key += [(n, tuple(t.array.shape), str(t.array.dtype)) for n, t in module_state(self._module)]
-        for a in args:
-            if is_tensor(a):
-                key.append(("tensor", tuple(a.array.shape), str(a.array.dtype)))
-            elif isinstance(a, bool):
-                key.append(("bool",))
-            else:
-                key.append(python_key(a))
-        return tuple(key)
+            guards = (value_part("self.training", getattr(self._module, "training", None)),
+                      *(tensor_part(n, t) for n, t in module_state(self._module)))
+        return signature(self._names, args, bool_inputs=True, guards=guards)
 
     def _specialized(self, args):
         key = self._signature(args)
-        hit = self._cache.get(key)
+        hit = self._cache.lookup(key)
         if hit is None:
             hit = compile_graph(self._fn, self.__name__, list(args), module=self._module)
             frozen = frozen_random_masks(hit[0])
             if frozen:
                 raise ScriptError(frozen[0] + "; Dagscope's IR has no random ops yet", None)
-            self._cache[key] = hit
+            self._cache.add(key, hit)
             self._sites[key] = trail.graph_captured(
                 hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
                 target=self._module if self._module is not None else self._fn,
@@ -214,7 +209,7 @@ class ScriptFunction(Scripted):
         if self._generic is not None:
             return self._generic[0]
         if self._cache:
-            return next(reversed(self._cache.values()))[0]
+            return self._cache.newest()[0]
         raise RuntimeError(f"{self.__name__} could not be compiled without knowing its input shapes "
                            f"({self._generic_error}); call it once, then read .graph")
 

@@ -236,8 +236,8 @@ def test_function_traces_per_signature_and_converts_control_flow(run):
     assert out[-1] == "3"
     graphs = static_graphs(record, "function")
     assert len(graphs) == 3
-    assert graphs[1]["retrace"] == "new input signature: x: float32[2] -> float32[3]"
-    assert graphs[2]["retrace"] == "new input signature: scale: 2 -> 3"
+    assert graphs[1]["retrace"] == "tensor 'x' size mismatch at index 0. expected 2, actual 3"
+    assert graphs[2]["retrace"] == "scale == 2"
     assert any("cond(" in g["ir"] for g in graphs)
 
 

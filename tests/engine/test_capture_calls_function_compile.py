@@ -29,7 +29,7 @@ def test_tf_function_calls_per_trace_with_branches_and_fingerprints(run):
     rec = run(TF_SIGN)
     assert rec["ok"], rec["error"]
     first, retraced = graphs(rec, "function")
-    assert retraced["tracing_count"] == 2 and "x was f32[2], now f32[3]" in retraced["retrace_reason"]
+    assert retraced["tracing_count"] == 2 and "'x' size mismatch at index 0. expected 2, actual 3" in retraced["retrace_reason"]
     # each concrete trace is its own graph with its own calls
     assert first["calls_total"] == 3 and retraced["calls_total"] == 1
     assert [c["line"] for c in first["calls"]] == [11, 13, 14] and retraced["calls"][0]["line"] == 12

@@ -315,7 +315,7 @@ def test_captured_programs_survive_the_pipeline():
         return a * 1.0
     scripted = engine.script(f)
     scripted(engine.ones(3), engine.ones(3))          # specializes for f32[3] inputs
-    (graph, _, _), = scripted._cache.values()
+    (graph, _, _), = scripted._cache.entries.values()
     assert any(n.kind == "cond" for n in graph.nodes) and any(n.kind == "while_loop" for n in graph.nodes)
     check_preserved(graph)
 

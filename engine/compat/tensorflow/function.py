@@ -5,8 +5,10 @@ Python argument's value, each variable argument's identity — in a cache. A mis
 function: its source is compiled by Dagscope's AST compiler (engine/capture/ast_compiler.py, the
 one `torch.jit.script` uses), so Python `if`/`while` on tensors become `cond`/`while_loop` nodes,
 as AutoGraph converts them. A new signature traces again and the run record says why
-("retraced: x was f32[2], now f32[3]"). Each trace is recorded as a static graph (capture
-"function") with its backward graph and the pass pipeline.
+("retraced: tensor 'x' size mismatch at index 0. expected 2, actual 3": the words of
+engine/capture/specialisation.py, the cache every per-signature capture keeps its graphs in). Each
+trace is recorded as a static graph (capture "function") with its backward graph and the pass
+pipeline.
 
 Variables the function reads become graph inputs (role "param"), read afresh at every call, so
 `v.assign(...)` between calls is seen, and a GradientTape around the call differentiates through
@@ -32,6 +34,7 @@ import numpy as np
 from engine import autograd, record
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
+from engine.capture.specialisation import OBJECT, TENSOR, Specialisations, describe, signature
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.array_ops import _format_values
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
@@ -41,13 +44,10 @@ from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.errors import UnsupportedError
 from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
-from engine.ir.graph import format_spec
-from engine.ops.registry import Spec
 from engine.record import calls
 from engine.record.static import record_static
 
 MAX_RECORDED_TRACES = 4          # per function: later traces still run, and are counted
-RETRACE_WARNING_AFTER = 5        # TF warns when a function keeps retracing
 
 
 class _Tracing:
@@ -110,35 +110,22 @@ def tracing() -> _Tracing | None:
 
 # ---- signatures -------------------------------------------------------------------------------
 
-def _signature(args: list) -> tuple:
-    key = []
-    for a in args:
-        if hasattr(a, "_dagscope_leaves"):
-            key.append(("variable", id(a)))
-        elif isinstance(a, GraphTensor):
-            raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
-        elif is_tensor(a):
-            key.append(("tensor", tuple(a.array.shape), a.array.dtype.name))
-        else:
-            try:
-                hash(a)
-                key.append(("python", type(a).__name__, a))
-            except TypeError:
-                key.append(("python", type(a).__name__, repr(a)))
-    return tuple(key)
+def _is_variable(a) -> bool:
+    return hasattr(a, "_dagscope_leaves")
 
 
-def _describe(entry) -> str:
-    if entry[0] == "tensor":
-        return format_spec(Spec(entry[1], np.dtype(entry[2])))
-    if entry[0] == "variable":
-        return "a tf.Variable"
-    return f"the Python value {entry[2]!r}"
+def _signature(names: list, args: list) -> tuple:
+    """Tensors by shape and dtype, variables by identity, Python values by value
+    (engine.capture.specialisation)."""
+    if any(isinstance(a, GraphTensor) for a in args):
+        raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
+    return signature(names, args, by_identity=_is_variable)
 
 
-def _retrace_reason(names: list, old: tuple, new: tuple) -> str:
-    changes = [f"{n} was {_describe(a)}, now {_describe(b)}" for n, a, b in zip(names, old, new) if a != b]
-    return "retraced: " + "; ".join(changes) + " (a new input signature makes a new graph)"
+def _spec(signature: tuple, args: list) -> str:
+    """The tensors and variables of a signature, as a trace's title shows them: `f32[2], a tf.Variable`."""
+    return ", ".join(describe(part) if part[1] == TENSOR else "a tf.Variable"
+                     for part, a in zip(signature, args) if part[1] == TENSOR or (part[1] == OBJECT and _is_variable(a)))
 
 
 # ---- tf.function ----------------------------------------------------------------------------------
@@ -234,9 +221,7 @@ class Function:
         self.__name__ = name or getattr(python_function, "__name__", "function")
         self.__doc__ = getattr(python_function, "__doc__", None)
         self._params = list(inspect.signature(python_function).parameters.values())
-        self._cache: dict[tuple, ConcreteFunction] = {}
-        self._last_signature: tuple | None = None
-        self._traces = 0
+        self._cache = Specialisations()        # signature -> ConcreteFunction
         functools.update_wrapper(self, python_function, updated=())
         # AutoGraph needs the source (lambdas and library functions have none it can use); like
         # TensorFlow, such a function is then traced as-is: ops recorded, Python `if`s not converted.
@@ -276,24 +261,30 @@ class Function:
         return self._concrete(self._bind(args, kwargs))
 
     def experimental_get_tracing_count(self) -> int:
-        return self._traces
+        return len(self._cache)
 
     def _concrete(self, args: list) -> ConcreteFunction:
-        signature = _signature(args)
-        concrete = self._cache.get(signature)
+        names = [p.name for p in self._params]
+        signature = _signature(names, args)
+        concrete = self._cache.lookup(signature)
         if concrete is not None:
             return concrete
-        names = [p.name for p in self._params]
-        reason = ("first call: traced" if self._last_signature is None
-                  else _retrace_reason(names, self._last_signature, signature))
-        if self._last_signature is not None and self.input_signature is not None:
-            reason += ("; TensorFlow would reuse one graph for the whole input_signature, but Dagscope's graphs "
-                       "have concrete shapes, so it makes one per shape")
+        retrace = self._cache.reason(signature)
+        self._cache.retraced(signature, retrace)
+        label = f"tf.function {self.__name__}"
+        warning = frequent = None
+        if retrace is None:
+            reason = "first call: traced"
+        else:
+            reason = self._cache.note(retrace)
+            warning, frequent = self._cache.warning(label, retrace), self._cache.frequent(label)
+            if self.input_signature is not None:
+                more = ("; TensorFlow would reuse one graph for the whole input_signature, but Dagscope's graphs "
+                        "have concrete shapes, so it makes one per shape")
+                reason, warning = reason + more, warning + more
         concrete = self._trace(args, names, signature)
-        self._cache[signature] = concrete
-        self._last_signature = signature
-        self._traces += 1
-        self._record(concrete, args, reason)
+        self._cache.add(signature, concrete)
+        self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
         return concrete
 
     def _trace(self, args: list, names: list, signature: tuple) -> ConcreteFunction:
@@ -343,26 +334,22 @@ class Function:
         return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints,
                                 [variable for variable, _ in trace.assigned.values()])
 
-    def _record(self, concrete: ConcreteFunction, args: list, reason: str) -> None:
+    def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:
+        """Record the trace just made (`reason`: its graph's own note; `run_warnings`: the run's)."""
         rec = record.current()
         warnings = [reason] + ([self._autograph_note] if self._autograph_note else [])
-        if rec is not None and self._traces > 1:
-            rec.warn(f"tf.function {self.__name__} {reason}")
-        if self._traces >= RETRACE_WARNING_AFTER:
-            note = (f"{self._traces} traces of tf.function {self.__name__}: every new shape or Python value "
-                    "retraces; pass tensors rather than Python numbers, or give an input_signature")
-            warnings.append(note)
-            if rec is not None and self._traces == RETRACE_WARNING_AFTER:
-                rec.warn(note)
-        if rec is None or self._traces > MAX_RECORDED_TRACES:
+        for warning in run_warnings if rec is not None else ():
+            rec.warn(warning)
+        traces = len(self._cache)
+        if rec is None or traces > MAX_RECORDED_TRACES:
             return
         arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
         values = interpreter.evaluate(concrete.graph, arrays)
-        spec = ", ".join(_describe(e) for e, a in zip(concrete.signature, args) if e[0] != "python")
-        entry = record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{self._traces}",
+        spec = _spec(concrete.signature, args)
+        entry = record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{traces}",
                               warnings=warnings, values=values,
                               extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
-                                     "tracing_count": self._traces})
+                                     "tracing_count": traces})
         concrete.calls = calls.site_for(entry, self.python_function, "function")
 
     def __repr__(self) -> str:
