@@ -13,7 +13,10 @@ __all__ = ["Tensor", "tensor", "zeros", "ones", "full", "arange", "rand", "randn
 def __getattr__(name: str):
     # Static capture, imported on first use: engine.function (tf.function-style), engine.compile,
     # engine.trace, engine.script.
-    if name in ("function", "compile", "trace", "script"):
+    if name in ("function", "trace", "script"):
         import engine.capture as capture
         return getattr(capture, name)
+    if name == "compile":
+        from engine.codegen.compiled_function import compile as compile_
+        return compile_
     raise AttributeError(f"module 'engine' has no attribute {name!r}")

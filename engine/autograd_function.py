@@ -240,7 +240,7 @@ def _attach_node(cls, ctx: FunctionCtx, args: tuple, output):
 def attach_custom_node(cls, ctx: FunctionCtx, args: tuple, out: Tensor) -> CustomNode:
     """Make `out` (a new Tensor) the differentiable output of Function `cls` applied to `args`:
     its grad_fn runs `cls.backward(ctx, grad)`. Also the direct path of a runner that computes its
-    forward itself (engine.capture.compiler.AutogradRunner: compiled graphs)."""
+    forward itself (engine.codegen.training.AutogradRunner: compiled graphs)."""
     node = node_class(cls)(cls, ctx, args, out)
     if NODE_MADE:                        # the recorder notes where in the user's code it was made
         for observer in NODE_MADE:

@@ -1,15 +1,12 @@
-"""Static capture: tracing, scripting (AST), engine.function (per-signature, autograph-style) and
-compile (capture + passes + execution). `from engine.capture import trace, script, function, compile`."""
+"""Static capture: tracing, scripting (AST) and engine.function (per-signature, autograph-style),
+each making Graphs. `from engine.capture import trace, script, function`. (torch.compile, which
+also compiles and runs the graph, is engine/codegen/compiled_function.py.)"""
 from engine.capture.scripting import script
 from engine.capture.tracing import trace
 
 
 def __getattr__(name):
-    # Imported lazily: compile and function pull in the pass pipeline and autodiff.
-    if name == "compile":
-        from engine.capture.compiler import compile as compile_
-        globals()["compile"] = compile_
-        return compile_
+    # Imported lazily: function pulls in the pass pipeline and autodiff.
     if name == "function":
         from engine.capture.graph_function import function
         globals()["function"] = function
@@ -17,4 +14,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'engine.capture' has no attribute {name!r}")
 
 
-__all__ = ["trace", "script", "compile", "function"]
+__all__ = ["trace", "script", "function"]

@@ -54,8 +54,11 @@ class Captured:
     backward: bool = True             # show its backward graph (when it has float inputs)
     extra: dict = field(default_factory=dict)   # more fields of the record's graph entry
     frozen: list = field(default_factory=list)  # a trace's (frozen-read entry, array read) pairs
-    runner: Any = None                # compile: what runs it (its pipeline result, backward, kernels)
+    runner: Any = None                # compile: what runs it (its kernels; called to be timed)
     eager: Callable[[], object] | None = None   # compile: the user's function run eagerly, to time
+    pipeline: Any = None              # the pass pipeline's result that was compiled (PipelineResult with its
+                                      # steps), shown instead of a run of the record's own; None: run one
+    differentiated: Any = None        # the backward that was compiled (engine.autodiff.Backward), likewise
     called: bool = True               # False: a graph that is never called (a script's before any call)
 
 

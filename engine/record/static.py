@@ -29,7 +29,7 @@ def graph_captured(captured: Captured):
         extra.update(_kernels_and_timings(captured))
     entry = record_static(captured.graph, captured.capture, captured.title, warnings=captured.warnings,
                           values=captured.values, inputs=captured.inputs, backward=captured.backward,
-                          extra=extra)
+                          extra=extra, pipeline=captured.pipeline, differentiated=captured.differentiated)
     if not captured.called:
         return None
     return calls.site_for(entry, captured.target, captured.capture, captured.frozen)
@@ -41,10 +41,12 @@ def _room_left(rec) -> bool:
 
 def record_static(graph: Graph, capture: str, title: str, *, warnings: list | None = None,
                   values: dict | None = None, backward: bool = True, extra: dict | None = None,
-                  pipeline=None, inputs: list | None = None) -> dict | None:
+                  pipeline=None, differentiated=None, inputs: list | None = None) -> dict | None:
     """Add a static graph (captured IR, its backward, the pass snapshots) to the active run record.
     `values` (value id -> array) or `inputs` (placeholder order, evaluated by the interpreter) put
-    the values of this call on the nodes."""
+    the values of this call on the nodes. `pipeline` (a PipelineResult with its steps) and
+    `differentiated` (an engine.autodiff.Backward of `graph`) are what a compile ran: shown as they
+    are, not made again (without them the record runs the pipeline and autodiff itself)."""
     rec = current()
     if rec is None:
         return None
@@ -64,7 +66,8 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     bwd, steps = None, []
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:
-            differentiated = backward_graph(graph)
+            if differentiated is None:
+                differentiated = backward_graph(graph)
             bwd = backward_record(graph, differentiated)
         except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
             notes.append(f"no backward graph: {exc}")

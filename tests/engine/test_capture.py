@@ -289,9 +289,9 @@ def test_compiled_module_trains_like_eager(run):
 
 def test_compile_with_data_dependent_branch_and_interpreter_fallback(monkeypatch):
     import importlib
-    compile_module = importlib.import_module("engine.capture.compiler")
-    from engine.capture.compiler import InterpretedAutograd
-    monkeypatch.setattr(compile_module, "make_runner", lambda g, wrt: (InterpretedAutograd(g, wrt), None))
+    compile_module = importlib.import_module("engine.codegen.compiled_function")
+    from engine.codegen.training import InterpretedAutograd
+    monkeypatch.setattr(compile_module, "make_runner", lambda g, wrt, keep_steps=False: (InterpretedAutograd(g, wrt), None))
 
     def f(x, w):
         y = x * w
@@ -514,11 +514,11 @@ def test_compile_stops_recompiling_after_a_limit():
 
 
 def test_the_package_names_stay_the_functions_whatever_is_imported_first():
-    """engine.capture.compile and .function are functions; no submodule of the same name can
+    """engine.compile and engine.capture.function are functions; no submodule of the same name can
     replace them (importing a submodule binds it on the package)."""
     import subprocess
     import sys
-    code = ("import engine.capture.compiler, engine.capture.graph_function, engine.capture as c\n"
-            "import types\nassert not isinstance(c.compile, types.ModuleType)\n"
-            "assert not isinstance(c.function, types.ModuleType)\nassert callable(c.compile(lambda x: x))\n")
+    code = ("import engine, engine.codegen.compiled_function, engine.capture.graph_function, engine.capture as c\n"
+            "import types\nassert not isinstance(engine.compile, types.ModuleType)\n"
+            "assert not isinstance(c.function, types.ModuleType)\nassert callable(engine.compile(lambda x: x))\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))

@@ -154,7 +154,7 @@ def test_forward_and_backward_compile_as_one_module_or_fall_back_together(tmp_pa
 def test_interpreted_and_compiled_runners_share_one_autograd_wrapper(backend):
     """Both runners are AutogradRunners: the same node (CompiledFunctionBackward), the same
     gradients, and a non-differentiable second output (argmax) passed through untouched."""
-    from engine.capture.compiler import AutogradRunner, InterpretedAutograd
+    from engine.codegen.training import AutogradRunner, InterpretedAutograd
     from engine.ir.graph import Graph
     g = Graph("two_outputs")
     x = g.placeholder("x", (5, 3), np.float32)

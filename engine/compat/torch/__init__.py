@@ -156,10 +156,10 @@ def inference_mode(mode=True):
 from engine.compat.torch import accelerator, autograd, backends, cuda, jit, linalg, nn, optim, utils  # noqa: E402,F401
 from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F401
 
-if _importlib_util.find_spec("engine.capture") is not None:
+if _importlib_util.find_spec("engine.codegen") is not None:
     def compile(model=None, *args, **kwargs):
-        """torch.compile belongs to engine.capture (static capture, passes and compiled kernels)."""
-        from engine.capture import compile as capture_compile
-        return capture_compile(model, *args, **kwargs)
+        """torch.compile is engine/codegen/compiled_function.py (static capture, passes and compiled kernels)."""
+        from engine.codegen.compiled_function import compile as compile_
+        return compile_(model, *args, **kwargs)
 
 __getattr__ = _unsupported_getattr("torch", globals())

@@ -1,11 +1,8 @@
 """`torch.compile(fn_or_module)` / `engine.compile`: capture (the AST compiler, specialized per input
-signature as TorchDynamo specializes), the pass pipeline, then execution of the optimized graph.
-
-The execution seam is `make_runner(graph, wrt)`: a callable on Tensors (placeholder order) that
-returns output Tensors whose grad_fn runs the backward graph. With `engine.codegen` present it is
-`engine.codegen.training.CompiledAutograd` (generated kernels via `engine.codegen.executor.build`);
-otherwise, or if code generation fails for this graph, `InterpretedAutograd` below runs the same
-forward/backward split on the reference interpreter.
+signature as TorchDynamo specializes, engine/capture), then the graph compiled and run by a runner
+(`make_runner(graph, wrt)`, engine/codegen/training.py: the pass pipeline and generated kernels, or
+the reference interpreter if code generation fails for this graph). The runner's pipeline result
+and backward are the ones the run record shows: a compile is optimized and differentiated once.
 
 Code the compiler cannot capture (an unsupported construct) runs eagerly instead, as a graph
 break does in PyTorch, and the run record says why: results are never wrong, only slower.
@@ -13,151 +10,24 @@ break does in PyTorch, and the run record says why: results are never wrong, onl
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import inspect
 import io
 import warnings
 
-import numpy as np
-
 from engine import autograd
-from engine.autograd_function import Function, FunctionCtx, attach_custom_node
 from engine.capture import trail
 from engine.capture.ast_compiler import ScriptError, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
                                    module_state, pack_outputs, snapshot_state)
 from engine.capture.scripting import compile_graph
 from engine.capture.specialisation import GLOBAL, Specialisations, signature, tensor_part, value_part
+from engine.capture.tracing import trace_values
+from engine.codegen.training import make_runner
 from engine.errors import UnsupportedError
 from engine.ir.graph import Graph
-from engine.tensor import Tensor
 
 MAX_RECORDED_SPECIALIZATIONS = 3
 MAX_SPECIALIZATIONS = 8
-
-
-class AutogradRunner:
-    """A graph's forward and backward joined to eager autograd, as torch.compile's AOTAutograd does.
-
-    The forward runs with the values its backward graph reads ("saved") as extra outputs; its one
-    differentiable output gets a grad_fn (`CompiledFunctionBackward`, PyTorch's name) whose
-    backward runs the backward graph on them, so `loss.backward()` and `opt.step()` work unchanged
-    and parameters' `.grad` are filled by ordinary AccumulateGrad nodes. Subclasses run the two
-    graphs: `run_forward(arrays)` (outputs, then saved values) and `run_backward(seeds, saved)`
-    (gradients in `wrt` order), on numpy arrays."""
-
-    backend: str | None = None
-    has_backward = False
-
-    def split(self, graph: Graph, wrt: list[str] | None):
-        """(the forward graph with the saved values as extra outputs, the backward graph or None),
-        and what calls need: which inputs get gradients, where each saved value comes from."""
-        from engine.autodiff import backward_graph, differentiable_value
-        self.graph = graph
-        self.num_outputs = len(graph.outputs)
-        ids = [n.id for n in graph.placeholders]
-        self.wrt = wrt if wrt is not None else [v.id for v in graph.inputs if differentiable_value(v)]
-        self.wrt_positions = [ids.index(w) for w in self.wrt]
-        self.seed_specs = [(tuple(v.shape), np.dtype(v.dtype)) for v in graph.outputs]
-        self.float_outputs = [i for i, v in enumerate(graph.outputs) if differentiable_value(v)]
-        self.saved_plan: list[tuple[str, int]] = []
-        self.has_backward = bool(self.wrt)
-        if not self.wrt:
-            return graph, None
-        bwd = backward_graph(graph, self.wrt)
-        forward = graph.copy()
-        values = forward.values()
-        computed = [s for s in bwd.saved if s not in ids]
-        forward.output(list(forward.outputs) + [values[s] for s in computed])
-        # each saved value: a graph input (placeholder index) or an extra forward output
-        self.saved_plan = [("input", ids.index(s)) if s in ids else ("output", self.num_outputs + computed.index(s))
-                           for s in bwd.saved]
-        return forward, bwd.graph
-
-    def run_forward(self, arrays: list) -> list:
-        raise NotImplementedError
-
-    def run_backward(self, seeds: list, saved: list) -> list:
-        raise NotImplementedError
-
-    def __call__(self, *tensors):
-        needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in tensors)
-        needs_grad = self.has_backward and autograd.is_grad_enabled() and any(needs[p] for p in self.wrt_positions)
-        if needs_grad and len(self.float_outputs) != 1:
-            raise UnsupportedError("compiled training supports one differentiable output "
-                                   f"(this graph returns {len(self.float_outputs)})")
-        arrays = [t.array if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
-        outs = self.run_forward(arrays)
-        results = [Tensor(o) for o in outs[: self.num_outputs]]
-        if needs_grad:
-            # the node is made directly (Function.apply's generic checks cost more than the
-            # rest of this call): same node, same backward protocol
-            ctx = FunctionCtx(needs)
-            ctx.runner = self
-            ctx.saved_arrays = [arrays[i] if kind == "input" else outs[i] for kind, i in self.saved_plan]
-            del outs
-            attach_custom_node(RunnerFunction, ctx, tensors, results[self.float_outputs[0]])
-        return results
-
-    def gradients(self, ctx, grad) -> tuple:
-        """The backward of one call: a gradient (an array, or None) per input of the call."""
-        seeds = [np.zeros(shape, dtype) for shape, dtype in self.seed_specs]
-        d = self.float_outputs[0]
-        g = np.asarray(getattr(grad, "array", grad), dtype=seeds[d].dtype)
-        # a broadcast gradient is materialized: a compiled backward is specialized for contiguous seeds
-        seeds[d] = g if g.shape == seeds[d].shape else np.ascontiguousarray(np.broadcast_to(g, seeds[d].shape))
-        grads = self.run_backward(seeds, ctx.saved_arrays)
-        # arrays, not Tensors: the node takes them as they are, so an unshared gradient becomes
-        # .grad without a copy
-        by_position = dict(zip(self.wrt_positions, grads))
-        del grads
-        return tuple(by_position.pop(p, None) for p in range(len(ctx.needs_input_grad)))
-
-
-class RunnerFunction(Function):
-    """The autograd.Function every runner's node names; its backward asks the runner that made
-    the node. Named as PyTorch names it (the node shows as `CompiledFunctionBackward`); the
-    Python name differs from CompiledFunction below, what torch.compile(fn) returns."""
-
-    @staticmethod
-    def forward(ctx, *tensors):
-        raise RuntimeError("the forward runs in AutogradRunner.__call__")
-
-    @staticmethod
-    def backward(ctx, grad):
-        return ctx.runner.gradients(ctx, grad)
-
-
-RunnerFunction.__name__ = RunnerFunction.__qualname__ = "CompiledFunction"
-
-
-class InterpretedAutograd(AutogradRunner):
-    """The interpreter backend: both graphs run on the reference interpreter."""
-
-    backend = "interpreter"
-
-    def __init__(self, graph: Graph, wrt: list[str] | None = None):
-        self.forward, self.backward = self.split(graph, wrt)
-        self.kernels: list = []
-
-    def run_forward(self, arrays: list) -> list:
-        from engine.ir.interpreter import run
-        return run(self.forward, arrays)
-
-    def run_backward(self, seeds: list, saved: list) -> list:
-        from engine.ir.interpreter import run
-        return run(self.backward, seeds + saved)
-
-
-def make_runner(graph: Graph, wrt: list[str]):
-    """The backend seam: generated kernels when engine.codegen exists and handles the graph."""
-    if importlib.util.find_spec("engine.codegen.training") is not None:
-        try:
-            from engine.codegen.training import CompiledAutograd
-            return CompiledAutograd(graph, wrt), None
-        except Exception as exc:  # noqa: BLE001 - fall back, and say so in the record
-            return InterpretedAutograd(graph, wrt), f"code generation failed ({type(exc).__name__}: {exc}); ran on the interpreter"
-    return InterpretedAutograd(graph, wrt), None
 
 
 class _KnownState:
@@ -271,15 +141,18 @@ class CompiledFunction:
                 if t.requires_grad and node.out.dtype.kind == "f":
                     wrt.append(node.id)
         try:
-            runner, note = make_runner(graph, wrt)
+            recorded = trail.recording() and self._cache.recorded()
+            runner, note = make_runner(graph, wrt, keep_steps=recorded)
         except UnsupportedError as exc:       # e.g. a gradient through a while_loop: eager is exact
             return self._graph_break(exc)
         entry = _Entry(graph, structure, kinds, runner)
-        if trail.recording() and self._cache.recorded():
+        if recorded:
+            # the record shows the pipeline run and the backward this runner compiled, not new ones
             warnings = [w for w in (note, reason and self._cache.note(reason)) if w]
             entry.calls = trail.graph_captured(
                 graph, "compile", f"compiled {self.__name__}", target=self._fn, warnings=warnings,
                 backward=bool(wrt), inputs=self._inputs(entry, values), runner=runner, eager=self._eager(values),
+                pipeline=runner.pipeline, differentiated=runner.differentiated,
                 extra={"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner),
                        "function": self.__name__})
         return entry
@@ -287,7 +160,6 @@ class CompiledFunction:
     def _trace_capture(self, values):
         """Without source, trace instead; a trace that read a tensor's value in Python may have frozen
         a branch, so then it is not used (the call runs eagerly): a compiled result is never wrong."""
-        from engine.capture.tracing import trace_values
         before = snapshot_state(self._module)
         try:
             graph, tracer, structure, kinds = trace_values(self._fn, list(values), self.__name__, module=self._module)
