@@ -34,6 +34,12 @@ HOSTILE = {
     "dunder_import_socket": ("__import__('socket').socket()", {SV}),
     "builtins_import_via_module": ("import builtins\nbuiltins.__import__('_posixsubprocess')", {SV}),
     "posixsubprocess_fork_exec": ("import _posixsubprocess", {SV}),
+    # a standard module may import what the program may not (the guard judges the importer): what
+    # the program then does with it is still refused
+    "subprocess_through_a_stdlib_helper": ("import pydoc\npydoc.locate('subprocess').run(['id'])", {SV}),
+    "ctypes_through_a_stdlib_helper": ("import pydoc\npydoc.locate('ctypes').CDLL(None).getpid()", {SV}),
+    "socket_through_asyncio": ("import asyncio\nasyncio.base_events.socket.socket()", {SV}),
+    "signal_through_unittest": ("import unittest.signals as s\ns.signal.pthread_kill(1, 0)", {SV}),
     "socket_from_sys_modules": (
         "import sys\ns = sys.modules['socket'].socket()\ns.connect(('10.0.0.1', 80))", {SV}),
     "kill_the_parent": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", {SV}),
