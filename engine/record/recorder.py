@@ -142,6 +142,7 @@ class DynamicGraphBuilder:
         self.bwd_id: dict[int, str] = {}      # id(Node or AccumulateGrad) -> backward node id
         self.leaves: list = []                # (forward id, Tensor) whose grads are read at finish
         self.gradcheck: dict = {}             # forward id -> finite-difference check of that leaf
+        self.gradcheck_error: str | None = None   # why the check could not run (the graph's warnings say)
 
     def _tensor_node(self, t, nid: str) -> dict:
         if t.requires_grad:
@@ -236,7 +237,7 @@ class DynamicGraphBuilder:
             self.gradcheck = gradcheck.check(self.order, root_node, np.ones_like(self.root.array),
                                              self.leaves, self._sent_to_leaves(steps))
         except Exception as exc:  # noqa: BLE001 - a check that cannot run must not fail the user's run
-            self.gradcheck = {"error": f"{type(exc).__name__}: {exc}"}
+            self.gradcheck_error = f"{type(exc).__name__}: {exc}"
 
     def snapshot_grads(self, steps: list = ()) -> None:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
@@ -271,10 +272,11 @@ class DynamicGraphBuilder:
                 "grad_in": [tensor_json(grad)],
                 "grad_out": [tensor_json(g) for g in in_grads],
                 "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
+        warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
         return {"kind": "dynamic", "title": title, "capture": None,
                 "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
                 "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},
-                "steps": step_json, "passes": [], "kernels": [], "timings": None, "warnings": []}
+                "steps": step_json, "passes": [], "kernels": [], "timings": None, "warnings": warnings}
 
     def _forward_of(self, node) -> str | None:
         if isinstance(node, autograd.AccumulateGrad):

@@ -55,3 +55,15 @@ def test_a_subtly_wrong_vjp_is_caught(run, monkeypatch, scale):
 
 def test_the_check_runs_only_on_request(run):
     assert all(v is None for v in _checks(run(CODE)).values())
+
+
+def test_a_check_that_cannot_run_says_why_and_the_run_goes_on(run, monkeypatch):
+    from engine.record import gradcheck
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no replay")
+    monkeypatch.setattr(gradcheck, "check", broken)
+    record = run(CODE, gradcheck=True)
+    assert record["ok"], record["error"]
+    assert all(check is None for check in _checks(record).values())
+    assert record["graphs"][0]["warnings"] == ["the gradient check could not run: RuntimeError: no replay"]
