@@ -716,7 +716,8 @@ _UNARY_OP_METHODS = {
     "neg": "neg", "__neg__": "neg", "reciprocal": "reciprocal", "exp": "exp", "log": "log", "sqrt": "sqrt",
     "abs": "abs", "__abs__": "abs", "sign": "sign", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu",
     "erf": "erf", "sin": "sin", "floor": "floor", "ceil": "ceil", "round": "round", "cos": "cos",
-    "isnan": "isnan", "__invert__": "bitwise_not"}
+    "isnan": "isnan", "isinf": "isinf", "isposinf": "isposinf", "isneginf": "isneginf", "isfinite": "isfinite",
+    "__invert__": "bitwise_not"}
 _BINARY_OP_METHODS = {
     "mul": "mul", "remainder": "remainder", "floor_divide": "floor_divide", "maximum": "maximum",
     "minimum": "minimum", "matmul": "matmul", "eq": "eq", "ne": "ne", "gt": "gt", "lt": "lt", "ge": "ge",

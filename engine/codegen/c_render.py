@@ -266,12 +266,26 @@ C_EXPR = {
     "bitwise_xor": lambda x, a, b: f"({a} ^ {b})",
     "bitwise_not": lambda x, a: f"(!{a})" if x.dtype == np.bool_ else f"(~{a})",
     "isnan": lambda x, a: f"({a} != {a})" if x.is_float else "0",
+    "isinf": lambda x, a: f"({a} == INFINITY || {a} == -INFINITY)" if x.is_float else "0",
+    "isposinf": lambda x, a: f"({a} == INFINITY)" if x.is_float else "0",
+    "isneginf": lambda x, a: f"({a} == -INFINITY)" if x.is_float else "0",
+    "isfinite": lambda x, a: f"({a} - {a} == 0)" if x.is_float else "1",     # inf - inf and NaN are NaN
+    # PyTorch's CPU kernels' formulas (hardtanh is clamp: NaN stays NaN)
+    "hardtanh": lambda x, a: (f"(({a} < {x.c(x.attrs.get('min_val', -1.0))}) ? {x.c(x.attrs.get('min_val', -1.0))} : "
+                              f"(({a} > {x.c(x.attrs.get('max_val', 1.0))}) ? {x.c(x.attrs.get('max_val', 1.0))} : {a}))"),
+    "hardswish": lambda x, a: (f"({a} * ({a} + {x.c(3)} < {x.c(0)} ? {x.c(0)} : ({a} + {x.c(3)} > {x.c(6)} ? {x.c(6)} : "
+                               f"{a} + {x.c(3)})) / {x.c(6)})"),
+    "hardsigmoid": lambda x, a: (f"(({a} + {x.c(3)} < {x.c(0)} ? {x.c(0)} : ({a} + {x.c(3)} > {x.c(6)} ? {x.c(6)} : "
+                                 f"{a} + {x.c(3)})) / {x.c(6)})"),
+    "elu": lambda x, a: f"({a} > {x.c(0)} ? {a} : {x.f('expm1')}({a}) * {x.c(x.attrs.get('alpha', 1.0))})",
+    "mish": lambda x, a: f"({a} * {_tanh(x, x.f('log1p') + '(' + x.f('exp') + '(' + a + '))')})",
     "where": lambda x, c, a, b: f"({c} ? {a} : {b})",
     # dropout with its mask as an input (deterministic): x * mask / (1 - p)
     "dropout": lambda x, a, m: f"({a} * {m} * {x.c(0.0 if x.attrs['p'] >= 1 else 1.0 / (1.0 - x.attrs['p']))})",
 }
 
 COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
+_BOOL_TESTS = {"isnan", "isinf", "isposinf", "isneginf", "isfinite"}    # a bool of the operand's own type
 
 # Reductions: how each accumulates. "sum": acc += x; "extreme": NaN-propagating max/min;
 # "arg": index of the extreme; two-pass "moments" (var/std) and "logsumexp" re-run the body;
@@ -291,7 +305,7 @@ def operand_dtypes(step: Step) -> list[np.dtype]:
         return [np.dtype(np.bool_), step.dtype, step.dtype]
     if step.op == "masked_fill":
         return [step.dtype, np.dtype(np.bool_)]
-    if step.op in ("isnan", "to_dtype"):
+    if step.op in _BOOL_TESTS or step.op == "to_dtype":
         return list(step.arg_dtypes)
     return [step.dtype] * len(step.args)
 
@@ -310,7 +324,7 @@ def step_code(step: Step) -> str:
     want = operand_dtypes(step)
     args = [_operand(r, h, w) for r, h, w in zip(step.args, step.arg_dtypes, want)]
     lits = [r.value if isinstance(r, Literal) else None for r in step.args]
-    compute = want[0] if step.op in COMPARISONS or step.op in ("isnan",) else step.dtype
+    compute = want[0] if step.op in COMPARISONS or step.op in _BOOL_TESTS else step.dtype
     return C_EXPR[step.op](Ctx(compute, step.attrs, lits), *args)
 
 

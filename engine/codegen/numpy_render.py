@@ -56,13 +56,18 @@ NP_EXPR = {
     "bitwise_xor": "np.bitwise_xor({0}, {1}, out={out})",
     "bitwise_not": "np.invert({0}, out={out})",
     "isnan": "np.isnan({0}, out={out})",
+    "isinf": "np.isinf({0}, out={out})",
+    "isposinf": "np.isposinf({0}, out={out})",
+    "isneginf": "np.isneginf({0}, out={out})",
+    "isfinite": "np.isfinite({0}, out={out})",
     "sum": "np.sum({0}, axis={axes}, keepdims=True, out={out_keep})",
     "amax": "np.amax({0}, axis={axes}, keepdims=True, out={out_keep})",
     "amin": "np.amin({0}, axis={axes}, keepdims=True, out={out_keep})",
 }
 
 # Ops computed by the registry's forward and copied into the planned buffer.
-NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "leaky_relu", "silu", "div_scalar", "clamp", "clamp_tensor", "tanh_backward", "sigmoid_backward", "threshold_backward",
+NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "leaky_relu", "silu", "hardtanh", "hardswish",
+                "hardsigmoid", "elu", "mish", "div_scalar", "clamp", "clamp_tensor", "tanh_backward", "sigmoid_backward", "threshold_backward",
                 "masked_fill", "where", "dropout",
                 "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "norm",
                 "softmax", "log_softmax"}

@@ -7,7 +7,9 @@ in this list); this package re-exports them all under the names PyTorch uses.
 """
 from engine.functional._common import _as_tensor, _c_type_name, _correction, _dim, _dims, _require_float, _type_word  # noqa: F401
 from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div,
-                                           eq, erf, exp, floor, floor_divide, ge, gelu, gt, isnan, le, leaky_relu,
+                                           elu, eq, erf, exp, floor, floor_divide, ge, gelu, gt, hardsigmoid,
+                                           hardswish, hardtanh, isfinite, isinf, isnan, isneginf, isposinf, le,
+                                           leaky_relu, mish, relu6,
                                            log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
                                            relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
                                            where)
@@ -35,4 +37,5 @@ __all__ = [
     "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
     "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
+    "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "mish", "isinf", "isposinf", "isneginf", "isfinite",
 ]

@@ -97,6 +97,46 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return apply("leaky_relu", input, negative_slope=float(negative_slope))
 
 
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    attrs = {"min_val": min_val, "max_val": max_val}
+    return _activation_(input, "hardtanh", "HardtanhBackward0", **attrs) if inplace else apply("hardtanh", input, **attrs)
+
+
+def relu6(input, inplace: bool = False):
+    """PyTorch's relu6 is hardtanh(x, 0, 6) (its node is HardtanhBackward0)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardswish(input, inplace: bool = False):
+    _require_float(input, "hardswish_cpu")
+    return _activation_(input, "hardswish", "HardswishBackward0") if inplace else apply("hardswish", input)
+
+
+def hardsigmoid(input, inplace: bool = False):
+    _require_float(input, "hardsigmoid_cpu")
+    return _activation_(input, "hardsigmoid", "HardsigmoidBackward0") if inplace else apply("hardsigmoid", input)
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    _require_float(input, "elu_cpu")
+    if inplace:     # (PyTorch's in-place node saves the result: EluBackward1)
+        return _activation_(input, "elu", "EluBackward1", alpha=float(alpha))
+    return apply("elu", input, alpha=float(alpha))
+
+
+def mish(input, inplace: bool = False):
+    _require_float(input, "mish_cpu")
+    return _activation_(input, "mish", "MishBackward0") if inplace else apply("mish", input)
+
+
+def isinf(input): return apply("isinf", input)
+def isposinf(input): return apply("isposinf", input)
+def isneginf(input): return apply("isneginf", input)
+def isfinite(input): return apply("isfinite", input)
+
+
 def maximum(input, other): return apply("maximum", input, other)
 def minimum(input, other): return apply("minimum", input, other)
 

@@ -1,8 +1,8 @@
 """engine.nn: Module, Parameter, layers, activations, pooling, normalization,
 recurrent and attention layers, containers and losses."""
 from engine.nn import init, utils  # noqa: F401
-from engine.nn.activation import (GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softmin, Softplus,
-                                  Tanh)
+from engine.nn.activation import (ELU, GELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU,
+                                  ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Tanh)
 from engine.nn.container import ModuleDict, ModuleList, Sequential
 from engine.nn.layers import Conv2d, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from engine.nn.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
@@ -17,7 +17,7 @@ from engine.nn.transformer import MultiheadAttention, TransformerEncoder, Transf
 __all__ = [
     "Module", "Parameter", "Buffer",
     "Linear", "Conv2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
-    "ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",

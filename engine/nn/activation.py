@@ -1,5 +1,5 @@
-"""Activation modules: ReLU, LeakyReLU, GELU, SiLU, Softplus, Tanh, Sigmoid, Softmax, Softmin,
-LogSoftmax (forward = engine.functional)."""
+"""Activation modules: ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Mish, Hardtanh, Hardswish, Hardsigmoid,
+Softplus, Tanh, Sigmoid, Softmax, Softmin, LogSoftmax (forward = engine.functional)."""
 from __future__ import annotations
 
 import warnings
@@ -54,6 +54,67 @@ class SiLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError()
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class _InplaceOnly(Module):
+    """An activation whose only option is `inplace` (shown only when set)."""
+    function = None
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self).function(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardswish(_InplaceOnly):
+    function = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_InplaceOnly):
+    function = staticmethod(F.hardsigmoid)
+
+
+class Mish(_InplaceOnly):
+    function = staticmethod(F.mish)
 
 
 class Softplus(Module):

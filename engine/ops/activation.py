@@ -1,4 +1,5 @@
-"""Activations PyTorch computes as one fused op (its own grad_fn): leaky_relu and silu.
+"""Activations PyTorch computes as one fused op (its own grad_fn): leaky_relu, silu, hardtanh (relu6),
+hardswish, hardsigmoid, elu and mish.
 
 Pointwise, so registered as ELEMENTWISE: compiled graphs fuse them into the loops around them
 (their C and numpy forms are in engine/codegen/c_render.py and numpy_render.py).
@@ -43,3 +44,82 @@ def _silu_vjp(F, g, x, out):
 register(OpDef(
     "silu", ELEMENTWISE, _silu_forward, _same, _silu_vjp, "SiluBackward0", "x * sigmoid(x)",
     "grad_x = grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))", saves=(0,)))
+
+
+# ---- hardtanh (relu6), hardswish, hardsigmoid, elu, mish: PyTorch's CPU kernels' formulas -------
+
+def _hardtanh_forward(x, min_val=-1.0, max_val=1.0):
+    # clamp: NaN stays NaN; an integer tensor is clamped at the bounds cast to its type (PyTorch's)
+    return np.minimum(np.maximum(x, x.dtype.type(min_val)), x.dtype.type(max_val))
+
+
+def _hardtanh_vjp(F, g, x, out, min_val=-1.0, max_val=1.0):
+    # PyTorch's hardtanh_backward: 0 where x <= min_val or x >= max_val (the bounds themselves too)
+    return (F.masked_fill(F.masked_fill(g, F.le(x, float(min_val)), value=0.0), F.ge(x, float(max_val)), value=0.0),)
+
+
+register(OpDef(
+    "hardtanh", ELEMENTWISE, _hardtanh_forward, _same, _hardtanh_vjp, "HardtanhBackward0",
+    "min(max(x, min_val), max_val)", "grad_x = grad where min_val < x < max_val, else 0",
+    attrs=("min_val", "max_val"), saves=(0,)))
+
+
+def _hardswish_forward(x):
+    return x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+
+
+def _hardswish_vjp(F, g, x, out):
+    # PyTorch's (2.13, as measured): x <= -3 ? 0 : x < 3 ? grad * (x / 3 + 0.5) : grad
+    inner = F.where(F.lt(x, 3.0), F.mul(g, F.add(F.div(x, 3.0), 0.5)), g)
+    return (F.masked_fill(inner, F.le(x, -3.0), value=0.0),)
+
+
+register(OpDef(
+    "hardswish", ELEMENTWISE, _hardswish_forward, _same, _hardswish_vjp, "HardswishBackward0",
+    "x * relu6(x + 3) / 6", "grad_x = 0 up to x = -3, grad * (x / 3 + 1/2) below x = 3, grad from 3 on",
+    saves=(0,)))
+
+
+def _hardsigmoid_forward(x):
+    return np.minimum(np.maximum(x + 3, 0), 6) / 6
+
+
+def _hardsigmoid_vjp(F, g, x, out):
+    # PyTorch's: grad * (1.0f / 6.0f) strictly inside (-3, 3), else 0 (its constant is float32's 1/6)
+    sixth = float(np.float32(1.0) / np.float32(6.0))
+    return (F.masked_fill(F.masked_fill(F.mul(g, sixth), F.le(x, -3.0), value=0.0), F.ge(x, 3.0), value=0.0),)
+
+
+register(OpDef(
+    "hardsigmoid", ELEMENTWISE, _hardsigmoid_forward, _same, _hardsigmoid_vjp, "HardsigmoidBackward0",
+    "relu6(x + 3) / 6", "grad_x = grad / 6 where -3 < x < 3, else 0", saves=(0,)))
+
+
+def _elu_forward(x, alpha=1.0):
+    return np.where(x > 0, x, np.expm1(x) * x.dtype.type(alpha))
+
+
+def _elu_vjp(F, g, x, out, alpha=1.0):
+    # PyTorch's elu_backward (on the input): x <= 0 ? grad * alpha * exp(x) : grad
+    return (F.where(F.gt(x, 0.0), g, F.mul(g, F.mul(F.exp(x), float(alpha)))),)
+
+
+register(OpDef(
+    "elu", ELEMENTWISE, _elu_forward, _same, _elu_vjp, "EluBackward0",
+    "x if x > 0 else alpha * (exp(x) - 1)", "grad_x = grad where x > 0, else grad * alpha * exp(x)",
+    attrs=("alpha",), saves=(0,)))
+
+
+def _mish_forward(x):
+    return x * np.tanh(np.log1p(np.exp(x)))
+
+
+def _mish_vjp(F, g, x, out):
+    # PyTorch's: grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2))
+    t = F.tanh(F.softplus(x, beta=1.0, threshold=20.0))
+    return (F.mul(g, F.add(t, F.mul(F.mul(x, F.sigmoid(x)), F.sub(1.0, F.mul(t, t))))),)
+
+
+register(OpDef(
+    "mish", ELEMENTWISE, _mish_forward, _same, _mish_vjp, "MishBackward0", "x * tanh(softplus(x))",
+    "grad_x = grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2)), sp = softplus(x)", saves=(0,)))

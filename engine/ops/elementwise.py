@@ -470,6 +470,10 @@ no_grad_op("bitwise_or", _binary(np.bitwise_or), broadcast, "a | b")
 no_grad_op("bitwise_xor", _binary(np.bitwise_xor), broadcast, "a ^ b")
 no_grad_op("bitwise_not", np.invert, same, "~x")
 no_grad_op("isnan", np.isnan, lambda x: Spec(x.shape, np.dtype(np.bool_)), "isnan(x)")
+no_grad_op("isinf", np.isinf, lambda x: Spec(x.shape, np.dtype(np.bool_)), "isinf(x)")
+no_grad_op("isposinf", np.isposinf, lambda x: Spec(x.shape, np.dtype(np.bool_)), "x == +inf")
+no_grad_op("isneginf", np.isneginf, lambda x: Spec(x.shape, np.dtype(np.bool_)), "x == -inf")
+no_grad_op("isfinite", np.isfinite, lambda x: Spec(x.shape, np.dtype(np.bool_)), "isfinite(x)")
 
 # ---- where -------------------------------------------------------------------------------------------
 

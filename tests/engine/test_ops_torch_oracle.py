@@ -55,6 +55,9 @@ ORACLE = {
                                                                         ignore_index=ignore_index, reduction=reduction),
     "gather": lambda x, index, dim: torch.gather(x, dim, index),
     "leaky_relu": lambda x, negative_slope: TF.leaky_relu(x, negative_slope), "silu": TF.silu,
+    "hardtanh": lambda x, min_val, max_val: TF.hardtanh(x, min_val, max_val), "hardswish": TF.hardswish,
+    "hardsigmoid": TF.hardsigmoid, "elu": lambda x, alpha: TF.elu(x, alpha), "mish": TF.mish,
+    **{n: getattr(torch, n) for n in ("isinf", "isposinf", "isneginf", "isfinite")},
     "native_layer_norm": lambda x, *p, normalized_ndim, eps, has_weight, has_bias: TF.layer_norm(
         x, x.shape[x.dim() - normalized_ndim:], *_affine(p, has_weight, has_bias), eps=eps),
     "native_batch_norm": lambda x, *p, training, eps, has_weight, has_bias: TF.batch_norm(

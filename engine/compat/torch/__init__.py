@@ -43,7 +43,7 @@ _TENSOR_FUNCTIONS = (
     "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "reshape", "flatten",
     "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
     "masked_fill", "broadcast_to", "flip", "roll", "chunk", "split", "tril", "triu", "diag", "trace",
-    "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+    "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
     "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
