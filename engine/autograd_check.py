@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from engine import autograd
+from engine.backward import run_backward
 from engine.tensor import Tensor
 
 
@@ -53,7 +53,7 @@ def _analytical(diff, outputs) -> list:
         for m in range(o.array.size):
             seed = np.zeros_like(o.array)
             seed.reshape(-1)[m] = 1
-            grads = autograd.run_backward([o], [seed], retain_graph=True, inputs=list(diff), allow_unused=True)
+            grads = run_backward([o], [seed], retain_graph=True, inputs=list(diff), allow_unused=True)
             for i, g in enumerate(grads):
                 if g is not None:
                     result[i][j][:, m] = np.broadcast_to(g.array if isinstance(g, Tensor) else g,
@@ -114,7 +114,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         wanted = [t for t in ins if isinstance(t, Tensor) and t.requires_grad]
         seeds = [g for o, g in zip(outs, gos) if o.requires_grad]
         roots = [o for o in outs if o.requires_grad]
-        grads = autograd.run_backward(roots, seeds, retain_graph=True, create_graph=True, inputs=wanted,
+        grads = run_backward(roots, seeds, retain_graph=True, create_graph=True, inputs=wanted,
                                       allow_unused=True)
         return tuple(g for g in grads if g is not None)
 

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from engine.compat.torch_dtypes import to_numpy
 from engine.ops.dtypes import DEFAULT_FLOAT, promote
 from engine.random_pytorch import Generator, default_generator
 from engine.tensor import Tensor
@@ -80,7 +81,6 @@ _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char
 def _np_dtype(dtype, default=None):
     if dtype is None:
         return default
-    from engine.compat.torch_dtypes import to_numpy
     return to_numpy(dtype)
 
 

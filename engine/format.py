@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from engine.compat import torch_dtypes
+
 
 @dataclasses.dataclass
 class PrintOptions:
@@ -160,13 +162,11 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")
         if dt != np.float32:
-            from engine.compat import torch_dtypes
             suffixes.append(f"dtype={torch_dtypes.from_numpy(dt)}")
     else:
         if not OPTIONS.edgeitems:
             suffixes.append(f"size={tuple(a.shape)}")
         if not (dt == np.float32 or dt == np.int64 or dt == np.bool_):
-            from engine.compat import torch_dtypes
             suffixes.append(f"dtype={torch_dtypes.from_numpy(dt)}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name}>")

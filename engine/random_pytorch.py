@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from engine.tensor import Tensor
+
 DEFAULT_SEED = 67280421310721   # default_rng_seed_val: a new torch.Generator()'s seed (PyTorch seeds its default
                                # generator at random at startup; Dagscope uses this seed, so runs repeat)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -38,7 +40,6 @@ class Generator:
     def get_state(self):
         """The whole generator state as a uint8 tensor of 5056 bytes (the size of PyTorch's; the layout
         is Dagscope's own), for set_state."""
-        from engine.tensor import Tensor
         mt = self._bits.state["state"]
         header = np.array([self._seed % (1 << 64), mt["pos"], self._next_normal is not None], dtype=np.uint64)
         cached = np.array([self._next_normal or 0.0], dtype=np.float64)

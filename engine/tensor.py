@@ -2,18 +2,22 @@
 from __future__ import annotations
 
 import functools
+import warnings
+import weakref
 
 import numpy as np
 
 from engine import autograd, native, nn_context
-from engine.hooks import BACKWARD_CALL, NODE_MADE, OP_APPLIED, VALUE_READ, around_backward
+from engine.compat import torch_dtypes
+from engine.errors import UnsupportedError
+from engine.format import tensor_repr
+from engine.hooks import NODE_MADE, OP_APPLIED, VALUE_READ
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, scalar_type_name
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_device import device as _device
 from engine.compat.torch_size import Size as _Size
-from engine.tensor_inplace import InPlaceOps
 
 
 def numpy_keywords(fn):
@@ -28,7 +32,7 @@ def numpy_keywords(fn):
     return wrapper
 
 
-class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as <class 'torch.Tensor'>)
+class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as <class 'torch.Tensor'>)
     # Every op creates a Tensor, so construction stores only the fields every op reads (slots);
     # the others live in the instance __dict__ once set, with these class-level defaults before.
     # _requires_grad is `requires_grad` (below) without the checks of a user's assignment: the
@@ -91,7 +95,6 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
 
     @property
     def dtype(self):
-        from engine.compat import torch_dtypes
         return torch_dtypes.from_numpy(self.array.dtype)
 
     @property
@@ -105,7 +108,6 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     @property
     def T(self) -> "Tensor":
         if self.ndim != 2:
-            import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                           "deprecated and it will throw an error in a future release. Consider `x.mT` to "
                           "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
@@ -167,7 +169,6 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
         return id(self)
 
     def __repr__(self) -> str:
-        from engine.format import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -179,32 +180,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    # ---- autograd ----
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
-        if not self.requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if gradient is None:
-            if self.array.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            gradient = np.ones(self.array.shape, self.array.dtype)    # = ones_like, minus its wrapper
-        elif isinstance(gradient, Tensor):
-            gradient = gradient if create_graph else gradient.array
-        else:
-            gradient = np.asarray(gradient, dtype=self.array.dtype)
-        if gradient.shape != self.array.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {_Size(gradient.shape)} and "
-                               f"output[0] has a shape of {_Size(self.array.shape)}.")
-        retain = create_graph if retain_graph is None else retain_graph
-        if inputs is not None:               # only these tensors' .grad receive a gradient
-            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-            if not inputs:
-                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        if not BACKWARD_CALL:                # nobody (no recorder) wraps this walk: no context to enter
-            autograd.backward(self, gradient, retain, create_graph, inputs)
-            return
-        with around_backward(self, retain):
-            autograd.backward(self, gradient, retain, create_graph, inputs)
-
+    # ---- autograd (backward() is bound by engine.tensor_methods: the walk makes Tensors) ----
     def detach(self) -> "Tensor":
         detached = Tensor(self.array)
         if self.grad_fn is not None:           # shares the values, as PyTorch's: see _keep_view
@@ -248,6 +224,23 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
                 if hook in self._hooks:
                     self._hooks.remove(hook)
         return _Handle()
+
+    # In PyTorch a view shares its base's memory, so it sees every later change of the base. Here an
+    # in-place op recorded in a graph gives the changed tensor a new array (the old one may be saved
+    # for backward), so each tensor in a graph keeps the views taken of it (`_views`: weak
+    # references, with the view op and its attributes) and takes them again when it changes:
+    # their values are then the new ones and their gradients flow through the change
+    # (AsStridedBackward0, as PyTorch regenerates them). A taken-again view counts as changed in
+    # place (its version moves), so backward refuses a node that had saved its old value.
+    _views = ()
+
+    def _keep_view(self, view: "Tensor", op_name: str | None, attrs: dict) -> None:
+        views = self._views
+        if not views:
+            views = self._views = []
+        elif len(views) >= 64:                 # views taken in a loop: forget the ones gone since
+            views[:] = [entry for entry in views if entry[0]() is not None]
+        views.append((weakref.ref(view), op_name, attrs))
 
     # ---- operators ------------------------------------------------------------------------------
     # x + y, x - y, x * y, x / y, x @ y and the comparisons are set after the class (_binary_operator);
@@ -426,8 +419,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
             _check_device(kwargs["device"])
         if dtype is None:
             return self
-        from engine.compat.torch_dtypes import to_numpy
-        target = to_numpy(dtype)
+        target = torch_dtypes.to_numpy(dtype)
         if target == self.array.dtype:
             return self
         if target.kind not in "fc":          # an integer or bool result has no autograd history
@@ -462,10 +454,6 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
     @property
     def is_cuda(self) -> bool: return False
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        from engine.creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         return self._new(np.zeros, size, dtype, requires_grad)
 
@@ -481,8 +469,7 @@ class Tensor(InPlaceOps, metaclass=TorchClassRepr):      # (the metaclass: type(
         return out
 
     def _new(self, make, size, dtype, requires_grad):
-        from engine.compat.torch_dtypes import to_numpy
-        t = Tensor(make(_shape_arg(size), dtype=self.array.dtype if dtype is None else to_numpy(dtype)))
+        t = Tensor(make(_shape_arg(size), dtype=self.array.dtype if dtype is None else torch_dtypes.to_numpy(dtype)))
         return t.requires_grad_(True) if requires_grad else t
 
 
@@ -500,8 +487,7 @@ def _raise_broadcast_error(a: tuple, b: tuple) -> None:
 
 
 def _is_dtype(x) -> bool:
-    from engine.compat.torch_dtypes import dtype as torch_dtype
-    return isinstance(x, (torch_dtype, np.dtype)) or x in (float, int, bool)
+    return isinstance(x, (torch_dtypes.dtype, np.dtype)) or x in (float, int, bool)
 
 
 def _check_device(device) -> None:
@@ -546,7 +532,6 @@ def _checked_grad(t: Tensor, grad):
 
 
 def _unsupported(what: str):
-    from engine.errors import UnsupportedError
     return UnsupportedError(f"{what} is not supported by Dagscope")
 
 

@@ -11,24 +11,19 @@ import weakref
 
 import numpy as np
 
-from engine import autograd
+from engine import autograd, creation
 from engine.ops.builder import scalar_dtype
 from engine.ops.dtypes import cpp_type_name, scalar_type_name
 from engine.ops.registry import OPS
+from engine.tensor import Tensor, TensorBuilder, _raise_broadcast_error, _unsupported, apply
 
 _NUMPY_BUILDER = autograd.NUMPY
 
-# engine.tensor imports this module to define Tensor (which inherits InPlaceOps), so the module is
-# still loading here: the methods below read its names (Tensor, apply, ...) when they run, by then
-# defined. (Only while it loads is `engine.tensor` this module: `engine/__init__` then binds the name
-# to torch.tensor's twin, the function; `_tensor` keeps the module.)
-from engine import tensor as _tensor  # noqa: E402
-
 
 class InPlaceOps:
-    """The in-place half of Tensor (a mixin without fields: Tensor's slots are the tensor)."""
-
-    __slots__ = ()
+    """The in-place half of Tensor: engine.tensor_methods binds these methods onto Tensor (they make
+    Tensors and draw random numbers, so they sit above engine.tensor; Tensor keeps the views it has
+    lent, `_keep_view`, itself)."""
 
     def _check_inplace(self) -> None:
         if not (self.requires_grad and autograd._GradMode.enabled):
@@ -56,14 +51,14 @@ class InPlaceOps:
         if base_changed or op.name == "expand":
             # the base changed in place after this view was taken (this view's values are its old
             # ones), or several elements of the view are one element of the base
-            raise _tensor._unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
+            raise _unsupported(f"an in-place change (here after {op.name}) of a view of a tensor that requires "
                                "grad, when the viewed tensor changed since or the view is expanded; use an "
                                "out-of-place op (e.g. torch.where or .clone() first)")
         return node
 
     def _alias(self) -> "Tensor":
         """A new Tensor object for this tensor's current value and graph position (the op's input)."""
-        t = _tensor.Tensor(self.array)
+        t = Tensor(self.array)
         t._requires_grad, t.grad_fn = self._requires_grad, self.grad_fn
         if self.grad_fn is None and self.requires_grad:
             t._accumulator = self._accumulator
@@ -97,32 +92,15 @@ class InPlaceOps:
         as PyTorch's CopySlices; then this tensor is the view of the new base again (AsStridedBackward0).
         The base's other views are taken again by its `_become` (`_refresh_views`)."""
         base, op, attrs = view_node.saved[0], view_node.op, view_node.attrs
-        scattered = op.vjp(_tensor.TensorBuilder(), self, base, self, **attrs)[0]
+        scattered = op.vjp(TensorBuilder(), self, base, self, **attrs)[0]
         viewed = op.vjp(_NUMPY_BUILDER, np.ones(self.array.shape, np.float32), base.array, self.array, **attrs)[0]
-        changed = _tensor.Tensor(np.asarray(viewed) != 0)
-        base._become(_tensor.apply("where", changed, scattered, base._alias()), "CopySlices")
+        changed = Tensor(np.asarray(viewed) != 0)
+        base._become(apply("where", changed, scattered, base._alias()), "CopySlices")
         self._view_again(base, op.name, attrs)
-
-    # In PyTorch a view shares its base's memory, so it sees every later change of the base. Here an
-    # in-place op recorded in a graph gives the changed tensor a new array (the old one may be saved
-    # for backward), so each tensor in a graph keeps the views taken of it (`_views`: weak
-    # references, with the view op and its attributes) and takes them again when it changes:
-    # their values are then the new ones and their gradients flow through the change
-    # (AsStridedBackward0, as PyTorch regenerates them). A taken-again view counts as changed in
-    # place (its version moves), so backward refuses a node that had saved its old value.
-    _views = ()
-
-    def _keep_view(self, view: "Tensor", op_name: str | None, attrs: dict) -> None:
-        views = self._views
-        if not views:
-            views = self._views = []
-        elif len(views) >= 64:                 # views taken in a loop: forget the ones gone since
-            views[:] = [entry for entry in views if entry[0]() is not None]
-        views.append((weakref.ref(view), op_name, attrs))
 
     def _view_again(self, base: "Tensor", op_name: str, attrs: dict) -> None:
         """Become the view `op_name` of `base` as it is now (after an in-place change of `base`)."""
-        again = _tensor.apply(op_name, base, **attrs)
+        again = apply(op_name, base, **attrs)
         again.grad_fn.rename("AsStridedBackward0")
         self._take(again)
         base._keep_view(self, op_name, attrs)
@@ -149,28 +127,28 @@ class InPlaceOps:
 
     def _needs_graph(self, *others) -> bool:
         return autograd._GradMode.enabled and (
-            self.requires_grad or any(isinstance(o, _tensor.Tensor) and o.requires_grad for o in others))
+            self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others))
 
     def _inplace(self, name: str, *others, **attrs) -> "Tensor":
         if self._needs_graph(*others):
             self._check_inplace()
-            out = _tensor.apply(name, self._alias(), *others, **attrs)
+            out = apply(name, self._alias(), *others, **attrs)
             _check_inplace_shape(self.array.shape, out.array.shape)
             if out.array.dtype != self.array.dtype:    # float64 math written into a float32 tensor
                 self._check_inplace_dtype(name, out.array.dtype)
                 node_name = out.grad_fn.name if out.grad_fn is not None else None
-                return self._become(_tensor.apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
+                return self._become(apply("to_dtype", out, dtype=self.array.dtype.name), node_name)
             return self._become(out)
         ufunc = _INPLACE_UFUNCS.get(name)
         if ufunc is not None and not attrs:    # (an optimizer's step: the common case, kept short)
-            other = others[0].array if isinstance(others[0], _tensor.Tensor) else others[0]
+            other = others[0].array if isinstance(others[0], Tensor) else others[0]
             try:
                 ufunc(self.array, other, out=self.array, casting="same_kind")
             except TypeError:                  # numpy's same_kind refusal: PyTorch's words for it
                 self._check_inplace_dtype(name, OPS[name].run(self.array, *self._operand_arrays(others)).dtype)
                 raise
             except ValueError:
-                _tensor._raise_broadcast_error(self.array.shape, np.shape(other))
+                _raise_broadcast_error(self.array.shape, np.shape(other))
                 _check_inplace_shape(self.array.shape, np.broadcast_shapes(self.array.shape, np.shape(other)))
                 raise
             self._version += 1
@@ -184,7 +162,7 @@ class InPlaceOps:
 
     def _operand_arrays(self, others) -> list:
         """The other operands of an in-place op as arrays (Python numbers weakly typed, as PyTorch's)."""
-        return [o.array if isinstance(o, _tensor.Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
+        return [o.array if isinstance(o, Tensor) else np.asarray(o, dtype=scalar_dtype((self.array,), o))
                 for o in others]
 
     def _check_inplace_dtype(self, name: str, result_dtype) -> None:
@@ -207,7 +185,7 @@ class InPlaceOps:
     def _scaled(self, other, alpha):
         """other * alpha for add_/sub_. Without a graph to record (an optimizer step under no_grad)
         it is the bare numpy product, the same one `other * alpha` computes for a float tensor."""
-        if (type(other) is _tensor.Tensor and (type(alpha) is float or type(alpha) is int)
+        if (type(other) is Tensor and (type(alpha) is float or type(alpha) is int)
                 and other.array.dtype.kind == "f" and not self._needs_graph(other)):
             return np.multiply(other.array, np.asarray(alpha, dtype=other.array.dtype))
         return other * alpha
@@ -225,7 +203,7 @@ class InPlaceOps:
     def sigmoid_(self): return self._inplace("sigmoid")
     def tanh_(self): return self._inplace("tanh")
     def masked_fill_(self, mask, value):
-        value = value.item() if isinstance(value, _tensor.Tensor) else value
+        value = value.item() if isinstance(value, Tensor) else value
         return self._inplace("masked_fill", mask, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
@@ -237,13 +215,13 @@ class InPlaceOps:
     def copy_(self, src, non_blocking: bool = False):
         if self._needs_graph(src):
             self._check_inplace()
-            value = src if isinstance(src, _tensor.Tensor) else _tensor.Tensor(np.asarray(src))
+            value = src if isinstance(src, Tensor) else Tensor(np.asarray(src))
             if value.array.dtype != self.array.dtype:
-                value = _tensor.apply("to_dtype", value, dtype=self.array.dtype.name)
+                value = apply("to_dtype", value, dtype=self.array.dtype.name)
             if value.array.shape != self.array.shape:
                 value = value.expand(*self.array.shape)
-            return self._become(_tensor.apply("clone", value), "CopyBackwards")
-        self.array[...] = src.array if isinstance(src, _tensor.Tensor) else src
+            return self._become(apply("clone", value), "CopyBackwards")
+        self.array[...] = src.array if isinstance(src, Tensor) else src
         self._version += 1
         return self
 
@@ -254,8 +232,8 @@ class InPlaceOps:
         if self.requires_grad and autograd._GradMode.enabled:
             filled = np.empty_like(self.array)
             filled[...] = values
-            nothing = _tensor.Tensor(np.zeros(self.array.shape, dtype=np.bool_))
-            return self._become(_tensor.apply("where", nothing, self._alias(), _tensor.Tensor(filled)), node_name)
+            nothing = Tensor(np.zeros(self.array.shape, dtype=np.bool_))
+            return self._become(apply("where", nothing, self._alias(), Tensor(filled)), node_name)
         self.array[...] = values
         self._version += 1
         return self
@@ -263,12 +241,11 @@ class InPlaceOps:
     def zero_(self): return self._fill_raw(0, "ZeroBackward0")
 
     def fill_(self, value):
-        return self._fill_raw(value.item() if isinstance(value, _tensor.Tensor) else value, "FillBackward0")
+        return self._fill_raw(value.item() if isinstance(value, Tensor) else value, "FillBackward0")
 
     # Random fills visit the tensor in memory order, as PyTorch's kernels do (a transposed tensor gets
     # its draws in its layout's order; normal values go one at a time unless it is contiguous).
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
-        from engine import creation
         self._require_float_kernel("check_uniform_bounds")
         dtype = self._draw_dtype()
         draws = creation.draw_in_layout(self.array, lambda shape, _: creation.rng(generator).uniform(
@@ -276,7 +253,6 @@ class InPlaceOps:
         return self._fill_raw(draws, "UniformBackward0")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
-        from engine import creation
         self._require_float_kernel("normal_kernel_cpu")
         dtype = self._draw_dtype()
         draws = creation.draw_in_layout(self.array, lambda shape, contiguous: creation.normal_draws(

@@ -1,18 +1,25 @@
-"""Tensor's methods that are engine.functional's functions, bound onto the class from a table.
+"""Tensor's methods that need the layers above engine.tensor, bound onto the class here from tables.
 
-engine.tensor defines Tensor below engine.functional (whose functions take and make Tensors), so the
-methods that index, reduce or reshape through functional are set here, once both exist: x.sum(1) is
-F.sum(x, 1). `import engine` imports this module (engine/__init__.py), so every Tensor has them
-before any program runs. A method whose arguments are the function's (after `input`) is the function
-itself; the few that differ (PyTorch's method takes dtype positionally, or names an argument
-otherwise) are written out below.
+engine.tensor defines Tensor with what needs nothing above it (its fields, value reads, the methods
+that are one op). Whatever makes Tensors with more than `apply` sits above it and so cannot be
+defined in its class body: backward() (the walk, engine.backward), the in-place ops and views'
+upkeep (engine.tensor_inplace), new_tensor (engine.creation) and the methods that are
+engine.functional's functions (x.sum(1) is F.sum(x, 1)). They are set here, once all exist;
+`import engine` imports this module (engine/__init__.py), so every Tensor has them before any
+program runs. A method whose arguments are the function's (after `input`) is the function itself;
+the few that differ (PyTorch's method takes dtype positionally, or names an argument otherwise) are
+written out below.
 """
 from __future__ import annotations
 
-from engine import autograd
+import numpy as np
+
+from engine import autograd, backward as _backward, creation
 from engine import functional as F
+from engine.compat.torch_size import Size
+from engine.hooks import BACKWARD_CALL, around_backward
 from engine.tensor import Tensor, apply, numpy_keywords
-from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, _selects_a_view
+from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, InPlaceOps, _selects_a_view
 
 # x.name(*args) is F.name(x, *args), argument for argument.
 SAME_AS_FUNCTIONAL = (
@@ -22,6 +29,36 @@ SAME_AS_FUNCTIONAL = (
     "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put", "index_put_", "index_select",
     "sort", "argsort", "topk", "tril", "triu",
 )
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+    if not self.requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    if gradient is None:
+        if self.array.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        gradient = np.ones(self.array.shape, self.array.dtype)    # = ones_like, minus its wrapper
+    elif isinstance(gradient, Tensor):
+        gradient = gradient if create_graph else gradient.array
+    else:
+        gradient = np.asarray(gradient, dtype=self.array.dtype)
+    if gradient.shape != self.array.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {Size(gradient.shape)} and "
+                           f"output[0] has a shape of {Size(self.array.shape)}.")
+    retain = create_graph if retain_graph is None else retain_graph
+    if inputs is not None:               # only these tensors' .grad receive a gradient
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if not BACKWARD_CALL:                # nobody (no recorder) wraps this walk: no context to enter
+        _backward.backward(self, gradient, retain, create_graph, inputs)
+        return
+    with around_backward(self, retain):
+        _backward.backward(self, gradient, retain, create_graph, inputs)
+
+
+def new_tensor(self, data, dtype=None, requires_grad=False):
+    return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def __getitem__(self, key):
@@ -71,11 +108,16 @@ def clamp_min_(self, min): return _clamp_inplace(self, min, None, "clamp_min")
 def clamp_max_(self, max): return _clamp_inplace(self, None, max, "clamp_max")
 
 
-WRITTEN_OUT = {"__getitem__": __getitem__, "__setitem__": __setitem__, "clamp": clamp, "clip": clamp,
-               "where": where, "mm": mm, "bmm": bmm, "sum": sum, "mean": mean, "softmax": softmax,
+WRITTEN_OUT = {"backward": backward, "new_tensor": new_tensor, "__getitem__": __getitem__,
+               "__setitem__": __setitem__, "clamp": clamp, "clip": clamp, "where": where, "mm": mm, "bmm": bmm, "sum": sum, "mean": mean, "softmax": softmax,
                "log_softmax": log_softmax, "gather": gather, "split": split, "clamp_": clamp_,
                "clamp_min_": clamp_min_, "clamp_max_": clamp_max_}
 
+# The in-place ops and views' upkeep: every method of InPlaceOps.
+IN_PLACE = {name: member for name, member in vars(InPlaceOps).items() if not name.startswith("__")}
+
+for _name, _method in IN_PLACE.items():
+    setattr(Tensor, _name, _method)
 for _name in SAME_AS_FUNCTIONAL:
     setattr(Tensor, _name, getattr(F, _name))
 for _name, _method in WRITTEN_OUT.items():

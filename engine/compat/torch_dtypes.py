@@ -48,7 +48,6 @@ def from_numpy(np_dtype) -> dtype:
 
 def to_numpy(d) -> np.dtype:
     """Accepts a torch dtype, a numpy dtype or a Python type (float -> float32 as torch does)."""
-    import builtins
     if isinstance(d, dtype):
         return d.np
     if d is builtins.float:

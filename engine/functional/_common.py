@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from engine.ops.dtypes import cpp_type_name, scalar_type_name
-from engine.tensor import Tensor, _dim  # noqa: F401  (_dim: the families' dim check, Tensor's too)
+from engine.tensor import Tensor, _dim, as_tensor_like  # noqa: F401  (_dim: the families' dim check, Tensor's too)
 
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -33,7 +33,6 @@ def _dims(dim):
 def _as_tensor(x) -> Tensor:
     if isinstance(x, Tensor):
         return x
-    from engine.tensor import as_tensor_like
     return as_tensor_like(x, ())
 
 

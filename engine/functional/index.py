@@ -11,6 +11,7 @@ from engine import autograd
 from engine.errors import UnsupportedError
 from engine.functional._common import _dim, _named, _type_word
 from engine.ops import OPS
+from engine.ops.index import _check_bounds, index_shape
 from engine.ops.movement import slice_bounds
 from engine.tensor import Tensor, apply
 
@@ -293,7 +294,6 @@ def _index_put_args(fn: str, input, indices, values, accumulate):
 
 def _check_values_fit(input, values, coords, positions) -> None:
     """PyTorch's error for values that do not broadcast to the indexed places (numpy's would name numpy)."""
-    from engine.ops.index import _check_bounds, index_shape
     _check_bounds(input.array.shape, [c.array for c in coords], positions)
     target = index_shape(input.array.shape, [c.array.shape for c in coords], positions)
     try:

@@ -2,6 +2,8 @@
 registered ops (so its backward graph is real)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from engine import autograd
@@ -49,7 +51,6 @@ def _warn_if_broadcast(input, target) -> None:
     """PyTorch's warning (pointing at the caller's line) when a pointwise loss broadcasts its target,
     then its error when the shapes do not broadcast at all."""
     if tuple(target.array.shape) != tuple(input.array.shape):
-        import warnings
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=3)

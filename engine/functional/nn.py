@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from engine import autograd
+from engine.creation import draw_in_layout, is_dense, rng
 from engine.errors import UnsupportedError
 from engine.functional._common import _c_type_name, _dim, _require_float, _type_word
 from engine.functional.elementwise import clamp, div
@@ -113,7 +114,6 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from engine.creation import draw_in_layout, is_dense, rng
     # PyTorch's CPU dropout: noise = empty_like(input).bernoulli_(1 - p) (an element is kept where a
     # double uniform is below 1 - p; drawn in the input's memory order, which empty_like keeps when it
     # is dense: a transposed input gets the transposed mask), out = input * noise / (1 - p); for

@@ -3,7 +3,9 @@ var_mean and std_mean."""
 from __future__ import annotations
 
 import builtins
+import warnings
 
+from engine.compat.torch_dtypes import to_numpy
 from engine.errors import UnsupportedError
 from engine.functional._common import (_MAX_RESULT, _MIN_RESULT, _correction, _dim, _dims, _require_float,
                                        _type_word)
@@ -105,7 +107,6 @@ def logsumexp(input, dim, keepdim: bool = False):
 
 def _softmax_dim(input, dim):
     if dim is None:   # PyTorch's legacy implicit choice, with its warning
-        import warnings
         warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=3)
         return 0 if input.ndim in (0, 1, 3) else 1
@@ -132,7 +133,6 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
 
 def _dtype_attr(dtype) -> dict:
     """dtype= of cumsum and prod as the op's attribute (a numpy dtype name); none when not given."""
-    from engine.compat.torch_dtypes import to_numpy
     return {} if dtype is None else {"dtype": to_numpy(dtype).name}
 
 

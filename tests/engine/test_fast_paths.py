@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 
-from engine import autograd
+from engine import autograd, backward
 from engine.ops import OPS
 from engine.ops.builder import NUMPY
 from engine.tensor import Tensor, apply
@@ -62,7 +62,7 @@ def test_backward_walk_equals_the_vjp_rule_run_directly(op_name, arity, needs):
     out = apply(op_name, *leaves)
     g = rng.standard_normal(out.array.shape)
     wanted = [i for i, need in enumerate(needs) if need]
-    got = autograd.run_backward([out], [g], inputs=[leaves[i] for i in wanted])
+    got = backward.run_backward([out], [g], inputs=[leaves[i] for i in wanted])
     full = OPS[op_name].vjp(NUMPY, g, *arrays, out.array)
     for i, grad in zip(wanted, got):
         np.testing.assert_array_equal(grad.array, full[i])

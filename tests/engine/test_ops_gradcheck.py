@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.autograd import run_backward
+from engine.backward import run_backward
 from engine.ops import OPS
 from engine.ops.builder import NUMPY
 from engine.tensor import Tensor, apply

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 if "dagscope" in getattr(torch, "__version__", ""):
     pytest.skip("torch is Dagscope's own facade here, not the real library", allow_module_level=True)
 
-from engine.autograd import run_backward  # noqa: E402
+from engine.backward import run_backward  # noqa: E402
 from engine.ops import OPS  # noqa: E402
 from engine.tensor import Tensor, apply  # noqa: E402
 from op_cases import CASES  # noqa: E402

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import engine.compat.torch as torch
-from engine.autograd import run_backward
+from engine.backward import run_backward
 from engine.errors import UnsupportedError
 from engine.ops import OPS
 from engine.tensor import Tensor, apply

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from engine import autograd, record
+from engine import autograd, backward, record
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
@@ -177,7 +177,7 @@ class GradientTape:
         create_graph = bool(st.tapes) or st.tracing is not None
         try:
             with _backward_recorded(roots[0][0], st.tracing is None):
-                grads = autograd.run_backward([t for t, _ in roots], [s for _, s in roots], retain_graph=True,
+                grads = backward.run_backward([t for t, _ in roots], [s for _, s in roots], retain_graph=True,
                                               create_graph=create_graph, inputs=inputs, allow_unused=True)
         finally:
             for node, edges in cut:

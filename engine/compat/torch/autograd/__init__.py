@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import record
-from engine.autograd import enable_grad, no_grad, run_backward, set_grad_enabled  # noqa: F401
+from engine.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: F401
+from engine.backward import run_backward
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.compat.torch.autograd import function  # noqa: F401  (torch.autograd.function)
 from engine.autograd_check import gradcheck, gradgradcheck  # noqa: F401
