@@ -18,7 +18,7 @@ from engine.capture.trail import replayed
 from engine.ir.graph import CALL, COND, PLACEHOLDER, WHILE, Graph
 from engine.ir.interpreter import evaluate
 from engine.ops.registry import OPS
-from engine.record.values import tensor_json
+from engine.record.values import TensorMemo
 
 MAX_STEPS = 1000                 # a larger backward is drawn, but not stepped through
 MAX_STEPS_BYTES = 1_500_000      # their share of the run record (the sandbox drops whole graphs past its budget)
@@ -50,6 +50,8 @@ def backprop_steps(forward: Graph, backward, inputs: list) -> list[dict]:
         for v, sent in zip(by_id[step.forward].inputs, step.grads_out):
             if sent is not None and v.id in wrt:
                 last_sender[v.id] = i
+
+    tensor_json = TensorMemo()          # a value sent on is the next step's input
 
     def value(vid):
         return tensor_json(env[vid]) if vid is not None and vid in env else None

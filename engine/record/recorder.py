@@ -16,7 +16,7 @@ from engine.nn_context import current_module_path
 from engine.record import gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
-from engine.record.values import tensor_json
+from engine.record.values import TensorMemo, tensor_json
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
@@ -249,6 +249,7 @@ class DynamicGraphBuilder:
     def finish(self, title: str, steps: list) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""
         self._backward_graph()
+        tensor_json = TensorMemo()
         for n in self.fwd_nodes:
             n["value"] = tensor_json(n["value"])
             if n["id"] in self.leaf_grads:

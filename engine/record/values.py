@@ -2,6 +2,7 @@
 preview and a heat-map; float32 values in the fewest digits that read back the same."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -24,6 +25,14 @@ def _clean(data):
     if isinstance(data, float):
         return _finite(data)
     return data
+
+
+def _listed(x: np.ndarray) -> list:
+    """x as nested lists for JSON, non-finite floats as strings. Most tensors hold none: one
+    vectorised test spares the walk over every element (it was most of a large model's record)."""
+    if x.dtype.kind != "f" or np.isfinite(x).all():
+        return x.tolist()
+    return _clean(x.tolist())
 
 
 def _digits(x: np.ndarray, significant: int) -> np.ndarray:
@@ -53,8 +62,8 @@ def _values(arr: np.ndarray) -> list:
         out, short = _digits(x, 9), _digits(x, 7)
         same = short.astype(arr.dtype) == arr
         out[same] = short[same]
-        return _clean(out.tolist())
-    return _clean(arr.tolist())
+        return _listed(out)
+    return _listed(arr)
 
 
 def tensor_json(arr) -> dict | None:
@@ -65,7 +74,8 @@ def tensor_json(arr) -> dict | None:
     out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
     if arr.size and arr.dtype.kind in "fiub":
         a = arr.astype(np.float64)
-        finite = a[np.isfinite(a)]
+        is_finite = np.isfinite(a)
+        finite = a if is_finite.all() else a[is_finite]     # (no copy in the common case)
         if finite.size:
             stats = np.array([finite.min(), finite.max(), finite.mean(), finite.std()])
             if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
@@ -80,13 +90,39 @@ def tensor_json(arr) -> dict | None:
     return out
 
 
+class TensorMemo:
+    """tensor_json once per array for one record's serialisation: a backward step's gradient is
+    the next step's input and a leaf's last step's output is its .grad (a third of a transformer's
+    tensors came twice). Keyed by the array object, which it keeps alive meanwhile, so an id is
+    not reused; no user code runs while a record is written, so an array does not change."""
+
+    def __init__(self):
+        self._seen: dict[int, tuple] = {}
+
+    def __call__(self, arr) -> dict | None:
+        if arr is None:
+            return None
+        array = getattr(arr, "array", arr)
+        hit = self._seen.get(id(array))
+        if hit is None:
+            hit = self._seen[id(array)] = (array, tensor_json(array))
+        return dict(hit[1])            # (each place its own dict; the lists inside are never changed)
+
+
 def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:
     """Block means over the last dim and all leading dims folded into rows: the picture the page
     draws of a tensor too large to list (at most `side` rows and 2*`side` columns for vectors).
     A colour needs no more than 4 significant digits."""
     m = arr.reshape(-1, arr.shape[-1]) if arr.ndim >= 2 else arr.reshape(1, -1)
     m = m.astype(np.float64)
-    rows = np.linspace(0, m.shape[0], min(side, m.shape[0]) + 1).astype(int)
-    cols = np.linspace(0, m.shape[1], min(side if arr.ndim >= 2 else 2 * side, m.shape[1]) + 1).astype(int)
-    sums = np.add.reduceat(np.add.reduceat(m, rows[:-1], axis=0), cols[:-1], axis=1)
-    return _clean(_digits(sums / np.outer(np.diff(rows), np.diff(cols)), 4).tolist())
+    starts_r, starts_c, counts = _blocks(m.shape[0], m.shape[1], side if arr.ndim >= 2 else 2 * side, side)
+    sums = np.add.reduceat(np.add.reduceat(m, starts_r, axis=0), starts_c, axis=1)
+    return _listed(_digits(sums / counts, 4))
+
+
+@functools.lru_cache(maxsize=256)
+def _blocks(n_rows: int, n_cols: int, most_cols: int, most_rows: int) -> tuple:
+    """The heat-map's block starts and sizes for one shape (a model repeats few shapes)."""
+    rows = np.linspace(0, n_rows, min(most_rows, n_rows) + 1).astype(int)
+    cols = np.linspace(0, n_cols, min(most_cols, n_cols) + 1).astype(int)
+    return rows[:-1], cols[:-1], np.outer(np.diff(rows), np.diff(cols))

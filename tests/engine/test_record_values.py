@@ -1,0 +1,42 @@
+"""engine/record/values.py: how a tensor is written into the run record."""
+import numpy as np
+
+from engine.record import values
+from engine.record.values import TensorMemo, tensor_json
+
+
+def test_non_finite_values_are_strings_wherever_they_stand():
+    a = np.array([[1.0, np.nan], [np.inf, -np.inf]], dtype=np.float32)
+    assert tensor_json(a)["data"] == [[1.0, "nan"], ["inf", "-inf"]]
+    big = np.ones((40, 40), dtype=np.float32)
+    big[0, 0] = np.nan
+    out = tensor_json(big)
+    assert out["preview"][0] == "nan" and out["heatmap"][0][0] == "nan"
+    assert out["stats"] == {"min": 1.0, "max": 1.0, "mean": 1.0, "std": 0.0}     # over the finite values
+
+
+def test_finite_values_are_plain_floats_in_the_fewest_digits():
+    out = tensor_json(np.array([0.1, 1 / 3], dtype=np.float32))
+    assert out["data"] == [0.1, 0.333333343] and all(type(v) is float for v in out["data"])
+
+
+def test_the_heat_map_averages_blocks_of_any_shape():
+    a = np.arange(50 * 30, dtype=np.float64).reshape(50, 30)
+    heat = np.array(tensor_json(a)["heatmap"])
+    assert heat.shape == (24, 24)
+    rows = np.linspace(0, 50, 25).astype(int)
+    cols = np.linspace(0, 30, 25).astype(int)
+    expected = [[a[rows[i]:rows[i + 1], cols[j]:cols[j + 1]].mean() for j in range(24)] for i in range(24)]
+    np.testing.assert_allclose(heat, expected, rtol=1e-3)
+    assert np.array(tensor_json(np.arange(100.0))["heatmap"]).shape == (1, 48)
+
+
+def test_the_memo_writes_each_array_once_and_gives_each_place_its_own_dict(monkeypatch):
+    calls = []
+    real = values.tensor_json
+    monkeypatch.setattr(values, "tensor_json", lambda a: calls.append(a) or real(a))
+    memo = TensorMemo()
+    g, h = np.ones((3, 3), np.float32), np.ones((3, 3), np.float32)
+    first, again, other = memo(g), memo(g), memo(h)
+    assert first == again == other and first is not again
+    assert len(calls) == 2 and memo(None) is None
