@@ -1,20 +1,21 @@
 """`torch.utils.data.dataloader`: DataLoader, PyTorch's default collate and convert, get_worker_info.
 
-One process: `num_workers` is accepted and the samples are loaded in the run itself, in the order
-PyTorch's workers would deliver them (its loader keeps the sampler's order). Each pass draws the
-workers' base seed as PyTorch does, so the default generator advances the same way and a seeded
-run shuffles as PyTorch's does; what differs is only that a dataset drawing random numbers in
-`__getitem__` draws them from the run's generator, not from a worker's seeded copy."""
+One process: with `num_workers` > 0 the samples are still loaded in the run itself, but as each of
+PyTorch's workers would load them, with its own random state and dataset copy (_workers.py), and
+in the order PyTorch's loader delivers them. Each pass draws the workers' base seed as PyTorch
+does (once, with persistent_workers), so a seeded run shuffles, augments and continues as PyTorch's."""
 from __future__ import annotations
 
 import collections.abc
 import copy
+import itertools
 import re
 
 import numpy as np
 
 from engine import creation
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
+from engine.compat.torch.utils.data._workers import Worker, WorkerInfo, get_worker_info  # noqa: F401
 from engine.compat.torch.utils.data.dataset import IterableDataset, TensorDataset
 from engine.compat.torch.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from engine.tensor import Tensor
@@ -98,11 +99,6 @@ def default_convert(data):
     return data
 
 
-def get_worker_info():
-    """None: the samples are loaded in the run's own process, as PyTorch's main process loads them."""
-    return None
-
-
 class _InfiniteConstantSampler(Sampler):
     """The sampler of an IterableDataset: the dataset's own iterator gives the order."""
 
@@ -161,6 +157,7 @@ class DataLoader:
         self.worker_init_fn, self.pin_memory = worker_init_fn, pin_memory
         self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
         self.collate_fn = collate_fn or (default_convert if batch_sampler is None else default_collate)
+        self._workers: list[Worker] | None = None      # kept between passes with persistent_workers
 
     @property
     def _index_sampler(self):
@@ -176,30 +173,76 @@ class DataLoader:
 
     def __iter__(self):
         # As PyTorch's loader iterator: the sampler's iterator first, then the workers' base seed
-        # (from the loader's generator, else the default one); the sampler draws on its first step.
+        # (from the loader's generator, else the default one; persistent workers keep theirs), then
+        # the workers start (worker_init_fn in each); the sampler draws on its first step.
         indices = iter(self._index_sampler)
-        creation.rng(self.generator).random_int64()
+        if self.num_workers == 0:
+            creation.rng(self.generator).random_int64()
+            return self._iterate_dataset(iter(self.dataset)) if self._iterable else self._iterate_indices(indices)
+        if self._workers is None or not self.persistent_workers:
+            base_seed = creation.rng(self.generator).random_int64()
+            self._workers = [Worker(i, self.num_workers, base_seed, self._worker_dataset(), self.worker_init_fn)
+                             for i in range(self.num_workers)]
         if self._iterable:
-            return self._iterate_dataset(indices)
-        return self._iterate_indices(indices)
+            return self._iterate_workers(self._workers)
+        return self._iterate_indices(indices, itertools.cycle(self._workers))
 
-    def _iterate_indices(self, indices):
+    def _worker_dataset(self):
+        # each of PyTorch's workers has its own copy of an iterable dataset (worker_init_fn may
+        # shard it through get_worker_info().dataset); a map-style dataset is shared, not copied
+        return copy.deepcopy(self.dataset) if self._iterable else self.dataset
+
+    def _iterate_indices(self, indices, workers=None):
         for index in indices:
-            yield self._fetch(index) if self.batch_sampler is not None else self.collate_fn(self.dataset[index])
+            if workers is None:
+                yield self._load(index)
+                continue
+            with next(workers):
+                batch = self._load(index)
+            yield batch
 
-    def _iterate_dataset(self, indices):
-        samples = iter(self.dataset)
+    def _load(self, index):
+        return self._fetch(index) if self.batch_sampler is not None else self.collate_fn(self.dataset[index])
+
+    def _iterate_dataset(self, samples):
+        while True:
+            batch, ended = self._next_batch(samples)
+            if batch is None:
+                return
+            yield batch
+            if ended:
+                return
+
+    def _next_batch(self, samples) -> tuple:
+        """(the next batch, or sample, of an iterable dataset's iterator, or None at its end;
+        whether the iterator ended while filling it: PyTorch's fetcher asks it no more then)."""
         if self.batch_sampler is None:
             for sample in samples:
-                yield self.collate_fn(sample)
-            return
-        while True:
-            batch = [s for _, s in zip(range(self.batch_size), samples)]
-            if not batch or (self.drop_last and len(batch) < self.batch_size):
-                return
-            yield self.collate_fn(batch)
-            if len(batch) < self.batch_size:
-                return
+                return self.collate_fn(sample), False
+            return None, True
+        batch = list(itertools.islice(samples, self.batch_size))
+        ended = len(batch) < self.batch_size
+        if not batch or (self.drop_last and ended):
+            return None, True
+        return self.collate_fn(batch), ended
+
+    def _iterate_workers(self, workers: list[Worker]):
+        """Round robin over the workers still running, each iterating its own copy of the dataset
+        (made when the worker starts, and again each pass with persistent workers)."""
+        for worker in workers:
+            with worker:
+                worker.samples, worker.ended = iter(worker.info.dataset), False
+        running = list(workers)
+        while running:
+            for worker in list(running):
+                batch = None
+                if not worker.ended:
+                    with worker:
+                        batch, worker.ended = self._next_batch(worker.samples)
+                if batch is None:
+                    running.remove(worker)
+                    continue
+                yield batch
 
     def _fetch(self, indices: list):
         if type(self.dataset) is TensorDataset and self.collate_fn is default_collate:
