@@ -155,6 +155,8 @@ class CompiledFunction:
                 pipeline=runner.pipeline, differentiated=runner.differentiated,
                 extra={"retrace": reason, "backend": getattr(runner, "backend", None) or _backend_of(runner),
                        "function": self.__name__})
+            if runner.pipeline is not None:
+                runner.pipeline.steps = []     # the record has made its snapshots: the pass-by-pass graphs can go
         return entry
 
     def _trace_capture(self, values):
