@@ -87,6 +87,10 @@ FILE_EVENTS = {
     "os.listxattr": (0, False), "tempfile.mkstemp": (0, True), "tempfile.mkdtemp": (0, True),
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# Dagscope's files that act for whoever calls them, as the standard library does: this policy, and
+# the standard-library loader, which a run can reach and call by hand (and rewire: its globals are
+# the run's to change), so it must lend no trust to what it compiles.
+NEUTRAL_FILES = frozenset({__file__, os.path.join(os.path.dirname(__file__), "stdlib_import.py")})
 
 
 class Policy:
@@ -108,9 +112,9 @@ class Policy:
             name = frame.f_code.co_filename
             if name == USER_FILENAME:
                 return True
-            if name.startswith(self.trusted_roots) and name != __file__:
+            if name.startswith(self.trusted_roots) and name not in NEUTRAL_FILES:
                 return False
-            if not (name.startswith(self.neutral_roots) or name.startswith("<frozen") or name == __file__):
+            if not (name.startswith(self.neutral_roots) or name.startswith("<frozen") or name in NEUTRAL_FILES):
                 return True   # a file the user wrote, "<string>", ...: untrusted
             frame = frame.f_back
         return False          # no user frame at all: the child's own setup or teardown
@@ -121,7 +125,7 @@ class Policy:
             return True
         if name.startswith(self.trusted_roots) or name.startswith(self.neutral_roots):
             return False
-        return not (name.startswith("<frozen") or name == __file__)
+        return not (name.startswith("<frozen") or name in NEUTRAL_FILES)
 
     # -- the hook ---------------------------------------------------------------------------------
     def audit(self, event: str, args: tuple) -> None:

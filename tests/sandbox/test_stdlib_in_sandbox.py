@@ -149,3 +149,21 @@ def test_a_run_cannot_write_into_the_standard_library(sandbox_run):
             "open(path, 'wb').write(b'x')\n")
     record = sandbox_run(code)
     assert record["error"]["kind"] == "security_violation", record["error"]
+
+
+def test_a_rewired_source_loader_lends_no_trust(sandbox_run):
+    """The loader's globals are the run's to change: with its checks replaced, it compiles a file
+    of the run under a name inside Dagscope's folder, and the policy still judges that compile as
+    the run's (the loader is neutral, like the standard library), so it is refused."""
+    code = ("import colorsys, engine, os\nopen('evil.py', 'w').write('print(\"EVIL RAN\")')\n"
+            "base = os.path.dirname(engine.__file__)\n"
+            "path = os.path.join(base, os.path.relpath(os.path.abspath('evil.py'), base))\n"
+            "loader = type(colorsys.__spec__.loader)\nspace = loader.get_code.__globals__\n"
+            "class Path:\n    realpath = staticmethod(lambda p: p)\n"
+            "class Os:\n    path = Path\n"
+            "space['os'], space['_covered'] = Os, lambda real: True\n"
+            "exec(loader('evil', path).get_code('evil'))\n")
+    record = sandbox_run(code)
+    assert "EVIL RAN" not in record["stdout"]
+    assert record["error"]["kind"] == "security_violation", record["error"]
+    assert "Dagscope's own files" in record["error"]["message"]
