@@ -1,5 +1,6 @@
 """What a pasted program imports from the torch facade loads in the sandbox, where a run may not
-load modules the zygote did not (a submodule imported only on demand would be refused there)."""
+load Dagscope's modules the zygote did not (a submodule imported only on demand would be refused
+there: only the standard library is compiled from source in a run, app/sandbox/stdlib_import.py)."""
 
 
 def test_torch_submodules_import_in_the_sandbox(sandbox_run):
