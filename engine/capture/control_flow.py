@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from engine.capture.symbolic import _Ctx, _flatten, _Return, _unflatten, is_tensor
+from engine.capture.symbolic import TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
 from engine.ir.graph import Value
 
 MAX_UNROLL = 1000            # longer Python loops are refused rather than exploding the graph
@@ -179,8 +179,11 @@ class ControlFlow:
         if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
             raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
         iterable = self.expr(s.iter)
-        if is_tensor(iterable):
+        if isinstance(iterable, TensorRange):
+            return self.range_loop(s, iterable)
+        if is_tensor(iterable) and id(iterable) in self.c.sym:
             raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
+        # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list does
         if isinstance(iterable, range) or isinstance(iterable, (list, tuple)) or hasattr(iterable, "__iter__"):
             items = list(iterable)
             if len(items) > MAX_UNROLL:
@@ -190,6 +193,30 @@ class ControlFlow:
                 self.block(s.body)
             return
         raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
+
+    def range_loop(self, s: ast.For, r: TensorRange) -> None:
+        """`for i in r` over a range with tensor bounds, as AutoGraph converts `for i in tf.range(n)`:
+        a counter runs from start while it is below the limit (above, for a negative step); each
+        iteration is `i = counter`, the body, `counter += step` — compiled as that `while` (a while_loop
+        node, whose loop variables are the counter and what the body assigns)."""
+        counter, limit = f"range counter, line {s.lineno}", f"range limit, line {s.lineno}"   # no user name clashes
+        self.env[counter], self.env[limit] = r.start, r.limit
+
+        def name(n, store=False):
+            return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+        loop = ast.While(
+            test=ast.Compare(left=name(counter), ops=[ast.Lt() if r.delta > 0 else ast.Gt()],
+                             comparators=[name(limit)]),
+            body=[ast.Assign(targets=[s.target], value=name(counter)), *s.body,
+                  ast.Assign(targets=[name(counter, True)],
+                             value=ast.BinOp(left=name(counter), op=ast.Add(), right=ast.Constant(r.delta)))],
+            orelse=[])
+        ast.fix_missing_locations(ast.copy_location(loop, s))
+        try:
+            self.while_loop(loop)
+        finally:
+            self.env.pop(counter, None)
+            self.env.pop(limit, None)
 
     def while_loop(self, s: ast.While) -> None:
         if s.orelse:
@@ -217,8 +244,9 @@ class ControlFlow:
         for n in names:
             v = self.env[n]
             if isinstance(v, (bool, int, float)) and not is_tensor(v):
-                v = Tensor(np.asarray(v, dtype=np.int64 if isinstance(v, int) and not isinstance(v, bool)
-                                      else np.float32 if isinstance(v, float) else np.bool_))
+                v = (self.c.tensor_type or Tensor)(np.asarray(
+                    v, dtype=self.c.int_dtype if isinstance(v, int) and not isinstance(v, bool)
+                    else np.float32 if isinstance(v, float) else np.bool_))
             if not is_tensor(v):
                 raise self.err(s, f"loop variable {n!r} is a {type(v).__name__}; a tensor loop can only "
                                   "carry tensors and numbers")

@@ -101,6 +101,18 @@ def user_defined(fn) -> bool:
     return code is not None and code.co_filename == USER_FILENAME
 
 
+class TensorRange:
+    """A range whose bounds are tensors computed in the function (TensorFlow's `tf.range(n)` inside a
+    tf.function): its length is known only when the graph runs, so it cannot be a tensor here; a
+    compiled `for i in r:` becomes a while_loop over a counter, as AutoGraph converts that loop."""
+
+    def __init__(self, start, limit, delta):
+        self.start, self.limit, self.delta = start, limit, delta      # tensors, tensors, a Python number
+
+    def __repr__(self) -> str:
+        return f"<range from a tensor: step {self.delta}>"
+
+
 class _Ctx:
     """One graph being built (the function's, or a branch/loop body) and what it captured from outside."""
 
@@ -128,13 +140,18 @@ class Symbolic:
         # tf.function semantics: Python print runs while tracing (once per trace) and shows
         # symbolic tensors; torch.jit.script/compile refuse it instead.
         self.trace_time_print = False
+        # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
+        # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a
+        # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).
+        self.tensor_type = None
+        self.int_dtype = np.int64
 
     # ---- shadows and values ------------------------------------------------------------------
     def shadow(self, value: Value, tensor=None):
         """A Tensor standing for `value` (ones, unless a real tensor such as a parameter is given)."""
         from engine.tensor import Tensor
         if tensor is None:
-            tensor = Tensor(np.ones(value.shape, dtype=value.dtype))
+            tensor = (self.tensor_type or Tensor)(np.ones(value.shape, dtype=value.dtype))
             # A float shadow requires grad so that in-place ops on it (and with it) take the recorded
             # path (apply + _become) rather than an unrecorded numpy ufunc.
             tensor.requires_grad = tensor.array.dtype.kind == "f"

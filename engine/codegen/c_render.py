@@ -252,6 +252,7 @@ C_EXPR = {
     "threshold_backward": lambda x, g, y: f"({y} > {x.c(x.attrs.get('threshold', 0.0))} ? {g} : {x.c(0)})",
     "masked_fill": lambda x, a, m: f"({m} ? {x.c(x.attrs['value'])} : {a})",
     "clone": lambda x, a: a,
+    "stop_gradient": lambda x, a: a,
     "to_dtype": _to_dtype,
     "gt": lambda x, a, b: f"({a} > {b})",
     "lt": lambda x, a, b: f"({a} < {b})",

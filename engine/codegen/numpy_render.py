@@ -43,6 +43,7 @@ NP_EXPR = {
     "cos": "np.cos({0}, out={out})",
     "relu": "np.maximum({0}, 0, out={out})",
     "clone": "np.copyto({out}, {0})",
+    "stop_gradient": "np.copyto({out}, {0})",
     "to_dtype": "np.copyto({out}, {0}, casting='unsafe')",
     "gt": "np.greater({0}, {1}, out={out})",
     "lt": "np.less({0}, {1}, out={out})",

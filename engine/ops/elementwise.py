@@ -421,6 +421,8 @@ register(OpDef("masked_fill", ELEMENTWISE, _masked_fill_forward,
 
 unary("clone", lambda x: x.copy(), lambda F, g, x, out: (g,), "CloneBackward0", "a copy of x",
       "grad_x = grad", infer=same, saves=())
+# TensorFlow's tf.stop_gradient: a node in the graph (so a capture keeps it) that gradients do not cross
+no_grad_op("stop_gradient", lambda x: x.copy(), same, "x, with no gradient flowing back through it")
 
 
 def _to_dtype_forward(x, dtype):

@@ -54,7 +54,7 @@ OP_CASES = {
     "tanh_backward": [(("x", "x"), {})], "sigmoid_backward": [(("x", "x"), {})],
     "threshold_backward": [(("x", "x"), {"threshold": 0.0}), (("x", "x"), {"threshold": 0.5})],
     "masked_fill": [(("x", "bool"), {"value": 0.5})],
-    "clone": [(("x",), {})],
+    "clone": [(("x",), {})], "stop_gradient": [(("x",), {})],
     "to_dtype": [(("x",), {"dtype": "float64"}), (("x",), {"dtype": "int32"})],
     "gt": [(("x", "x"), {})], "lt": [(("x", "x"), {})], "ge": [(("x", "x"), {})],
     "le": [(("x", "x"), {})], "eq": [(("int", "int"), {})], "ne": [(("int", "int"), {})],

@@ -220,8 +220,21 @@ def test_input_signature_converts_and_checks_inputs():
         return x * 2.0
 
     assert f([1, 2]).numpy().tolist() == [2.0, 4.0]            # converted to float32
-    with pytest.raises(ValueError, match="incompatible with input_signature"):
+    assert f(np.array([1, 2])).numpy().tolist() == [2.0, 4.0]  # numpy arrays too, as Python values
+    # a tensor of another shape or dtype is refused with TF 2.21's TypeError and message
+    with pytest.raises(TypeError) as shape:
         f(tf.constant([[1.0]]))
+    assert str(shape.value) == (
+        "Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(1, 1), dtype=tf.float32, "
+        "name=None) to TensorSpec(shape=(None,), dtype=tf.float32, name=None)`. Received args: (<tf.Tensor: "
+        "shape=(1, 1), dtype=float32, numpy=array([[1.]], dtype=float32)>,) and kwargs: {} for signature: "
+        "(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None)).")
+    with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(2,\), dtype=tf.int32, name=None\) to"):
+        f(tf.constant([1, 2]))
+    with pytest.raises(TypeError, match="failed due to `too many positional arguments`"):
+        f(tf.constant([1.0]), tf.constant([2.0]))
+    with pytest.raises(TypeError, match="failed due to `missing a required argument: 'x'`"):
+        f()
 
 
 def test_methods_are_traced_per_instance():

@@ -16,9 +16,9 @@ from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
 from engine.compat.tensorflow.graph import (Graph, Operation, get_default_graph, placeholder,  # noqa: F401
                                             reset_default_graph)
 from engine.compat.tensorflow.module import Module  # noqa: F401
-from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, one_hot,  # noqa: F401
-                                                ones, ones_like, range, rank, reshape, shape, size, squeeze,
-                                                stack, transpose, zeros, zeros_like)
+from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, linspace,  # noqa: F401
+                                                one_hot, ones, ones_like, range, rank, reshape, shape, size,
+                                                squeeze, stack, stop_gradient, transpose, zeros, zeros_like)
 from engine.compat.tensorflow.array_ops import print_ as print  # noqa: F401,A001
 from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
                                           constant, convert_to_tensor, cos, divide, equal, exp, floor, floordiv,

@@ -9,8 +9,10 @@ import numpy as np
 
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor, infer_array
+from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor
-from engine.compat.tensorflow.ops import (_axes, _operands, _shape_tuple, _static, constant, convert_to_tensor,
+from engine.capture.symbolic import TensorRange
+from engine.compat.tensorflow.ops import (_axes, _operands, _shape_tuple, _static, cast, constant, convert_to_tensor,
                                           run_op, typed_constant)
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor as EngineTensor
@@ -37,10 +39,72 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name="eye"):
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TensorFlow's name
     if limit is None:
         start, limit = 0, start
+    tracing = context.state().tracing
+    if tracing is not None and builtins.any(tracing.is_symbolic(_tensor_of(v)) for v in (start, limit, delta)):
+        return _loop_range(start, limit, delta, dtype)
     values = [_static(v) for v in (start, limit, delta)]
     is_float = any(np.asarray(v).dtype.kind == "f" for v in values)
     target = dtypes.as_dtype(dtype).np if dtype is not None else (np.float32 if is_float else np.int32)
     return constant(np.arange(*(np.asarray(v).item() for v in values)).astype(target), name=name)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """`tf.linspace`, by TensorFlow's formula: delta = (stop - start) / (num - 1), the values between
+    start + delta * i, with start and stop themselves at the ends (integers give float64, as
+    TensorFlow's division does). start and stop may be tensors of one shape: the new axis is `axis`."""
+    start = convert_to_tensor(start)
+    stop = convert_to_tensor(stop, dtype=start.dtype)
+    n = int(_static(num))
+    if n < 0:
+        raise InvalidArgumentError(f"Requires num >= 0: {n} [Op:LinSpace]")
+    steps = builtins.max(n - 1, 1)
+    float_dtype = start.dtype.np if start.dtype.is_floating else np.dtype(np.float64)
+
+    def lower(F, a, b):
+        shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+        rank = len(shape) + 1
+        at = axis % rank
+        a, b = (F.to_dtype(F.expand(v, shape=shape), dtype=float_dtype.name) for v in (a, b))
+        a, b = F.unsqueeze(a, dim=at), F.unsqueeze(b, dim=at)
+        delta = F.div(F.sub(b, a), typed_constant(F, np.asarray(steps, float_dtype)))
+        middle_shape = [1] * rank
+        middle_shape[at] = builtins.max(n - 2, 0)
+        middle = typed_constant(F, np.arange(1, steps, dtype=float_dtype).reshape(middle_shape))
+        values = F.cat(a, F.add(a, F.mul(delta, middle)), b, dim=at)
+        return F.slice(values, dim=at, start=0, end=n, step=1)
+    return run_op("LinSpace", name or "LinSpace", lower, [start, stop])
+
+
+class LoopRange(TensorRange):
+    """`tf.range(n)` in a tf.function where n is computed from the function's inputs: its length is
+    known only when the graph runs, so Dagscope's graphs (whose shapes are fixed) cannot hold it as a
+    tensor; `for i in tf.range(n):` compiles to a while_loop, as AutoGraph makes it."""
+
+    def __array__(self, dtype=None, copy=None):
+        raise UnsupportedError("tf.range(n) with n computed inside the tf.function is supported as the loop of "
+                               "`for i in tf.range(n):` only (its length is known only when the graph runs, and "
+                               "Dagscope's graphs have fixed shapes)")
+
+    __iter__ = __array__
+
+
+def _tensor_of(value):
+    return value._dagscope_value() if hasattr(value, "_dagscope_value") else value
+
+
+def _loop_range(start, limit, delta, dtype) -> LoopRange:
+    tracing = context.state().tracing
+    if tracing.is_symbolic(_tensor_of(delta)):
+        raise UnsupportedError("tf.range with a step computed inside the tf.function is not supported by Dagscope "
+                               "(the loop needs to know which way it counts); use a Python number")
+    step = np.asarray(_static(delta)).item()
+    if step == 0:
+        raise InvalidArgumentError("Requires delta != 0: 0 [Op:Range]")
+    start, limit = convert_to_tensor(_tensor_of(start)), convert_to_tensor(_tensor_of(limit))
+    target = dtypes.as_dtype(dtype) if dtype is not None else \
+        (limit.dtype if tracing.is_symbolic(limit) else start.dtype)
+    start, limit = cast(start, target), cast(limit, target)
+    return LoopRange(start, limit, step)
 
 
 def _like(x, fill_value, dtype, tf_type):
@@ -58,6 +122,13 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's argum
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     return _like(input, 1, dtype, "ones_like")
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """`tf.stop_gradient`: the same values, as a node no gradient flows back through (a tape sees a
+    constant; tf.gradients and a tf.function's backward stop there too)."""
+    x = convert_to_tensor(input)
+    return run_op("StopGradient", name or "StopGradient", lambda F, x: F.stop_gradient(x), [x])
 
 
 def identity(input, name=None):  # noqa: A002

@@ -97,6 +97,8 @@ bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NUMPY = {d.np: d for d in ALL}
+_ALIASES = {"float": float32, "double": float64, "half": float16}     # TF1 code writes placeholder("float")
+_NUMPY_NAMES = {"complex64", "complex128", "uint16", "uint32", "uint64", "bfloat16", "string"}   # TF has these
 
 
 def as_dtype(value) -> DType:
@@ -111,8 +113,11 @@ def as_dtype(value) -> DType:
         return int32
     if value is builtins.bool:
         return bool
-    if isinstance(value, str) and value in _BY_NAME:
-        return _BY_NAME[value]
+    if isinstance(value, str):
+        if value in _BY_NAME or value in _ALIASES:
+            return _BY_NAME.get(value) or _ALIASES[value]
+        if value not in _NUMPY_NAMES:           # "int", "long", "f4": numpy would guess, TensorFlow refuses
+            raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
     try:
         name = np.dtype(value).name
     except TypeError:

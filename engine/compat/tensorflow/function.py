@@ -142,20 +142,30 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
 
-def _apply_input_signature(name: str, specs: list, args: list) -> list:
-    """Convert the arguments to the signature's dtypes and check their shapes, as TF does."""
-    if len(args) < len(specs):
-        raise TypeError(f"{name}() missing arguments for its input_signature ({len(specs)} tensors)")
-    out = list(args)
-    for i, spec in enumerate(specs):
+def _apply_input_signature(name: str, params: list, specs: list, args: tuple, kwargs: dict) -> list:
+    """The arguments as tensors of the signature's dtypes, or TF's TypeError: a tensor of another dtype
+    or an incompatible shape cannot be bound (Python values and numpy arrays are converted)."""
+    signature = ", ".join(f"{p.name}: {spec!r}" for p, spec in zip(params, specs))
+
+    def refuse(why: str):
+        return TypeError(f"Binding inputs to tf.function failed due to `{why}`. Received args: {tuple(args)!r} and "
+                         f"kwargs: {kwargs!r} for signature: ({signature}).")
+    try:
+        bound = inspect.Signature(params[:len(specs)]).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise refuse(str(exc)) from None
+    out = []
+    for p, spec in zip(params, specs):
+        value = bound.arguments[p.name]
+        if hasattr(value, "_dagscope_value"):
+            value = value._dagscope_value()
         try:
-            t = convert_to_tensor(args[i], dtype=spec.dtype)
+            t = convert_to_tensor(value, dtype=None if is_tensor(value) else spec.dtype)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name}: argument {i} is incompatible with input_signature {spec!r}: {exc}") from None
-        if not spec.shape.is_compatible_with(t.shape):
-            raise ValueError(f"Python inputs incompatible with input_signature: argument {i} has shape {t.shape}, "
-                             f"the signature says {spec!r}")
-        out[i] = t
+            raise refuse(str(exc)) from None
+        if t.dtype != spec.dtype or not spec.shape.is_compatible_with(t.shape):
+            raise refuse(f"Can not cast {TensorSpec(t.shape, t.dtype)!r} to {spec!r}")
+        out.append(t)
     return out
 
 
@@ -166,6 +176,9 @@ class ConcreteFunction:
                  prints: list, assigned: list):
         self.graph = graph
         self.structure = structure           # the Python structure of the outputs
+        leaves = flatten(structure)
+        self.n_leaves = len(leaves)
+        self.none_at = {i for i, o in enumerate(leaves) if o is None}    # results that are None, not tensors
         self.arg_positions = arg_positions   # which arguments are the graph's first inputs
         self.variables = variables           # then these variables' current values
         self.signature = signature
@@ -199,7 +212,8 @@ class ConcreteFunction:
         if self.n_printed:
             outputs, printed = outputs[:-self.n_printed], outputs[-self.n_printed:]
             self._print(printed)
-        return pack_like(self.structure, [as_eager(o) for o in outputs])
+        tensors = iter([as_eager(o) for o in outputs])
+        return pack_like(self.structure, [None if i in self.none_at else next(tensors) for i in range(self.n_leaves)])
 
     def _print(self, printed: list) -> None:
         for items, sep, end, summarize, stream in self.prints:
@@ -238,6 +252,8 @@ class Function:
         return types.MethodType(self, instance)        # `self` is specialized like a Python value
 
     def _bind(self, args, kwargs) -> list:
+        if self.input_signature is not None:
+            return _apply_input_signature(self.__name__, self._params, list(self.input_signature), args, kwargs)
         bound = inspect.Signature(self._params).bind(*args, **kwargs)
         bound.apply_defaults()
         out = []
@@ -249,13 +265,22 @@ class Function:
             if isinstance(value, np.ndarray):          # TF treats numpy arrays as tensors, not Python values
                 value = EagerTensor(np.array(value, copy=True))
             out.append(value)
-        if self.input_signature is not None:
-            out = _apply_input_signature(self.__name__, list(self.input_signature), out)
         return out
 
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
+        caller = tracing()
+        if caller is not None:
+            return self._inline(caller, args)
         return self._concrete(args).run(args)
+
+    def _inline(self, caller: _Tracing, args: list):
+        """Called while another tf.function traces: this function's body becomes part of the caller's
+        graph. (TensorFlow traces it into a graph of its own and adds a call op for it; the values are
+        the same, and its Python side effects, e.g. print, happen once, during the caller's trace.)"""
+        if self._autograph_note is not None:
+            return self.python_function(*args)
+        return caller.compiler.call_function(self.python_function, tuple(args), {})
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         return self._concrete(self._bind(args, kwargs))
@@ -291,6 +316,7 @@ class Function:
         graph = IRGraph(self.__name__)
         compiler = Compiler(graph)
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
+        compiler.tensor_type, compiler.int_dtype = EagerTensor, np.int32     # what TF code sees between ops
         trace = _Tracing(compiler, graph)
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
@@ -318,6 +344,8 @@ class Function:
         outputs = flatten(result)
         out_values = []
         for o in outputs:
+            if o is None:                      # returned as None (also: no return statement), as in TensorFlow
+                continue
             if hasattr(o, "_dagscope_value"):
                 o = o._leaf
             if not is_tensor(o):

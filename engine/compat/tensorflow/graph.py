@@ -116,7 +116,8 @@ class GraphTensor:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self) -> str:
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        shape = f", shape={self._shape}" if self._shape.rank is not None else ""     # TF leaves an unknown one out
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     # Identity equality, as TF1 graph tensors have: they are feed_dict keys.
     __hash__ = object.__hash__
@@ -267,13 +268,16 @@ def placeholder(dtype, shape=None, name=None) -> GraphTensor:
     return default_graph().add("Placeholder", name or "Placeholder", [], {}, None, dtype, shape)
 
 
-def reaches(outputs: list, x: GraphTensor) -> bool:
-    """Whether computing `outputs` runs the op that makes `x` (a walk up the op inputs)."""
+def reaches(outputs: list, x: GraphTensor, for_gradients: bool = False) -> bool:
+    """Whether computing `outputs` runs the op that makes `x` (a walk up the op inputs); with
+    `for_gradients`, whether a gradient can flow from them to x (not through a tf.stop_gradient)."""
     seen, stack = set(), [t.op for t in outputs]
     while stack:
         op = stack.pop()
         if op is x.op:
             return True
+        if for_gradients and op.type == "StopGradient":
+            continue
         if id(op) not in seen:
             seen.add(id(op))
             stack.extend(i.op for i in op.inputs)

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from engine import autograd, backward, record
-from engine.compat.tensorflow import context
+from engine.compat.tensorflow import array_ops, context
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
@@ -146,6 +146,66 @@ class GradientTape:
             results.append(None if g is None else as_eager(g))
         return pack_like(sources, results)
 
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE, parallel_iterations=None,
+                 experimental_use_pfor=True):
+        """d target[i...] / d source[j...] for every element pair: shape target.shape + source.shape.
+        One backward per element of `target` (TensorFlow vectorizes them; the numbers are the same)."""
+        target = _value_of(target)
+        return self._jacobian(target, sources, unconnected_gradients, "tape.jacobian()",
+                              [i for i in range(target.array.size)])
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per example b of a batch: d target[b, i...] / d source[b, j...], shape [B] + target.shape[1:] +
+        source.shape[1:]. As in TensorFlow, the examples are assumed independent: one backward per
+        element of target[0] gives every example's row at once."""
+        target, src = _value_of(target), _value_of(source)
+        if target.array.ndim < 1 or src.array.ndim < 1 or target.array.shape[0] != src.array.shape[0]:
+            raise ValueError(f"Need first dimension of target shape ({tuple(target.array.shape)}) and source shape "
+                             f"({tuple(src.array.shape)}) to match.")
+        rest = int(np.prod(target.array.shape[1:], dtype=np.int64))
+        return self._jacobian(target, source, unconnected_gradients, "tape.batch_jacobian()",
+                              [(slice(None), j) for j in range(rest)], batched=True)
+
+    def _jacobian(self, target, sources, unconnected_gradients, call: str, rows: list, batched: bool = False):
+        """One backward per row: seeded with 1 at `rows[n]` of the target (flattened, or flattened after
+        the batch dim), 0 elsewhere; each source's gradients stacked into target dims + source dims."""
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients "
+                               "(or jacobians)")
+        self._used = True
+        flat_sources = flatten(sources)
+        per_source = [self._inputs_for(s) for s in flat_sources]
+        unique = list({id(t): t for group in per_source for t in group}.values())
+        shape = target.array.shape
+        flat_shape = (shape[0], -1) if batched else (-1,)
+        columns: list[list] = [[] for _ in flat_sources]
+        connected = [False] * len(flat_sources)
+        for n, row in enumerate(rows):
+            seed = np.zeros(shape, dtype=target.array.dtype).reshape(flat_shape)
+            seed[row] = 1
+            grads = self._run_backward([target], [seed.reshape(shape)], unique,
+                                       call=f"{call} (row 1 of {len(rows)})" if n == 0 else None)
+            for k, (source, group) in enumerate(zip(flat_sources, per_source)):
+                parts = [grads[id(t)] for t in group if id(t) in grads]
+                connected[k] = connected[k] or bool(parts)
+                g = parts[0] if parts else EagerTensor(np.zeros_like(np.asarray(_value_of(source).array)))
+                for p in parts[1:]:
+                    g = g + p
+                columns[k].append(as_eager(g))
+        results = []
+        for k, source in enumerate(flat_sources):
+            if not connected[k] and unconnected_gradients != UnconnectedGradients.ZERO:
+                results.append(None)
+                continue
+            source_shape = tuple(np.shape(_value_of(source).array))
+            if not columns[k]:                               # an empty target
+                results.append(EagerTensor(np.zeros(shape + source_shape[batched:], _value_of(source).array.dtype)))
+                continue
+            stacked = array_ops.stack(columns[k], axis=int(batched))      # [(B,) rows, source dims...]
+            results.append(array_ops.reshape(stacked, shape + source_shape[batched:]))
+        return pack_like(sources, results)
+
     def _seeds(self, targets: list, output_gradients) -> list:
         if output_gradients is None:
             return [np.ones_like(t.array) for t in targets]
@@ -166,7 +226,9 @@ class GradientTape:
     def _recorded(self, node) -> bool:
         return node is not None and self._serial in _recorded_by.get(node, ())
 
-    def _run_backward(self, targets: list, seeds: list, inputs: list) -> dict:
+    def _run_backward(self, targets: list, seeds: list, inputs: list, call: str | None = "tape.gradient()") -> dict:
+        """The gradients of `targets` (seeded) for `inputs`, by id; recorded for the page as `call`
+        (None: not recorded, e.g. the rows of a jacobian after its first)."""
         roots = [(t, s) for t, s in zip(targets, seeds) if t.requires_grad]
         if not roots or not inputs:
             return {}
@@ -176,7 +238,7 @@ class GradientTape:
         st = context.state()
         create_graph = bool(st.tapes) or st.tracing is not None
         try:
-            with _backward_recorded(roots[0][0], st.tracing is None):
+            with _backward_recorded(roots[0][0], st.tracing is None and call is not None, call):
                 grads = backward.run_backward([t for t, _ in roots], [s for _, s in roots], retain_graph=True,
                                               create_graph=create_graph, inputs=inputs, allow_unused=True)
         finally:
@@ -212,12 +274,12 @@ def _value_of(x):
 
 
 @contextlib.contextmanager
-def _backward_recorded(root, wanted: bool):
+def _backward_recorded(root, wanted: bool, call: str = "tape.gradient()"):
     """Record this backward for the page as `loss.backward()` is, titled as what the user called
     (not while a tf.function traces: that backward is part of the captured graph)."""
     rec = record.current()
     if rec is None or not wanted:
         yield
         return
-    with record.backward_call(root, True, call=": tape.gradient()"):
+    with record.backward_call(root, True, call=f": {call}"):
         yield

@@ -58,7 +58,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     x_list = xs if isinstance(xs, (list, tuple)) else [xs]
     xs_t = [x._dagscope_graph_value(None) if hasattr(x, "_dagscope_graph_value") else convert_to_tensor(x)
             for x in x_list]
-    connected = [x for x in xs_t if x.dtype.is_floating and reaches(ys, x)]
+    connected = [x for x in xs_t if x.dtype.is_floating and reaches(ys, x, for_gradients=True)]
     results = {}
     if connected:
         n_ys = len(ys)

@@ -1,0 +1,161 @@
+"""TensorFlow names real programs use (issue 15): what the sweep programs 20-23 cannot show by their
+printed numbers alone — the graphs they build, the errors they give, the TF1 gradient of
+tf.stop_gradient. (Their numbers are TF 2.21's: tests/engine/tf_sweep/2x_*.out.)"""
+import numpy as np
+import pytest
+
+import engine.compat.tensorflow as tf
+from engine.errors import UnsupportedError
+from engine.ir.graph import WHILE
+
+
+def node_kinds(graph) -> list:
+    return [n.kind for n in graph.nodes]
+
+
+def test_for_over_tf_range_with_a_tensor_bound_is_one_while_loop():
+    @tf.function
+    def total(n):
+        s = tf.constant(0)
+        for i in tf.range(n):
+            s += i
+        return s
+
+    graph = total.get_concrete_function(tf.constant(3)).graph
+    assert node_kinds(graph).count(WHILE) == 1                 # not unrolled: n is known only at run time
+    assert [int(total(tf.constant(n))) for n in (0, 1, 4, -2)] == [0, 0, 6, 0]
+    assert total.experimental_get_tracing_count() == 1
+
+
+def test_loop_over_a_constant_tf_range_unrolls():
+    @tf.function
+    def f(x):
+        for i in tf.range(3):
+            x = x + tf.cast(i, tf.float32)
+        return x
+
+    assert WHILE not in node_kinds(f.get_concrete_function(tf.constant(1.0)).graph)
+    assert float(f(tf.constant(1.0))) == 4.0
+
+
+def test_python_int_carried_by_a_tf_range_loop_stays_int32():
+    @tf.function
+    def f(n):
+        s = 0
+        for i in tf.range(n):
+            s = s + i
+        return s
+
+    out = f(tf.constant(4))
+    assert out.dtype == tf.int32 and int(out) == 6
+
+
+def test_a_tensor_bound_range_used_as_a_tensor_is_refused_clearly():
+    @tf.function
+    def f(n):
+        return tf.reduce_sum(tf.range(n))
+
+    with pytest.raises(UnsupportedError, match=r"supported as the loop of `for i in tf.range\(n\):` only"):
+        f(tf.constant(3))
+
+    @tf.function
+    def g(n, k):
+        for i in tf.range(0, n, k):
+            n = n + 0
+        return n
+
+    with pytest.raises(UnsupportedError, match="step computed inside the tf.function"):
+        g(tf.constant(3), tf.constant(1))
+
+
+def test_stop_gradient_in_a_tf1_graph():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(3.0)
+        only_through_stop = tf.stop_gradient(x) * 2.0
+        both = x * tf.stop_gradient(x)
+        grads = tf.gradients([only_through_stop], [x]), tf.gradients([both], [x])
+        with tf.compat.v1.Session(graph=g) as sess:
+            assert grads[0] == [None]
+            assert sess.run(grads[1][0]) == 3.0
+
+
+def test_stop_gradient_is_a_node_of_a_traced_graph():
+    @tf.function
+    def f(x):
+        return x * tf.stop_gradient(x)
+
+    graph = f.get_concrete_function(tf.constant(2.0)).graph
+    assert "stop_gradient" in [n.op for n in graph.nodes if n.kind == "call"]
+    x = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = f(x)
+    assert float(tape.gradient(y, x)) == 2.0
+
+
+def test_a_tf_function_calling_another_reads_its_variables():
+    scale = tf.Variable(3.0)
+
+    @tf.function
+    def inner(x):
+        return x * scale
+
+    @tf.function
+    def outer(x, y):
+        return inner(x) + inner(y)
+
+    assert float(outer(tf.constant(1.0), tf.constant(2.0))) == 9.0
+    scale.assign(2.0)
+    assert float(outer(tf.constant(1.0), tf.constant(2.0))) == 6.0    # read afresh at every call
+    assert float(inner(tf.constant(5.0))) == 10.0                      # and on its own, eagerly called
+
+
+def test_a_tf_function_may_return_none_inside_a_structure():
+    @tf.function
+    def f(x):
+        return {"y": x + 1.0, "nothing": None}, None
+
+    out, nothing = f(tf.constant(1.0))
+    assert nothing is None and out["nothing"] is None and float(out["y"]) == 2.0
+
+
+def test_jacobian_records_one_backward_and_a_non_persistent_tape_gives_one(run):
+    record = run("""import tensorflow as tf
+x = tf.constant([1.0, 2.0, 3.0])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x * x
+print(tape.jacobian(y, x).numpy().tolist())
+""")
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "[[2.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 6.0]]\n"
+    titles = [g["title"] for g in record["graphs"] if g["kind"] == "dynamic"]
+    assert titles == ["y: tape.jacobian() (row 1 of 3) #1"]          # one of the three backwards is drawn
+
+
+def test_batch_jacobian_needs_matching_batch_dims():
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reshape(x, [2, 1])
+    with pytest.raises(ValueError, match="Need first dimension of target shape"):
+        tape.batch_jacobian(y, x)
+
+
+def test_linspace_gradient_by_finite_differences():
+    a, b, n = 1.0, 3.0, 5
+    start, stop = tf.Variable(a, dtype=tf.float64), tf.Variable(b, dtype=tf.float64)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.sin(tf.linspace(start, stop, n)))
+    grads = [float(g) for g in tape.gradient(y, [start, stop])]
+
+    def value(a, b):
+        return np.sin(np.linspace(a, b, n)).sum()
+    eps = 1e-6
+    numeric = [(value(a + eps, b) - value(a - eps, b)) / (2 * eps), (value(a, b + eps) - value(a, b - eps)) / (2 * eps)]
+    np.testing.assert_allclose(grads, numeric, rtol=1e-6)
+
+
+def test_linspace_refuses_a_negative_count():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires num >= 0"):
+        tf.linspace(0.0, 1.0, -1)
