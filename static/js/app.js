@@ -9,13 +9,14 @@ import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
 import { lightMemory, showMemory } from "./memory.js";
 import { showOutput, stderrWarningLines } from "./output.js";
+import { showCharts } from "./charts.js";
 import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
 import { html, show } from "./dom.js";
 
-const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "output"];
+const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"];
 const $ = (s) => document.querySelector(s);
 
 const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false, gradchecks: {} };
@@ -88,6 +89,7 @@ async function drawTab(tab) {
     case "passes": await passes.show(g, state.pass); break;
     case "kernels": await kernels.show(g); break;
     case "memory": showMemory($("#panel-memory"), g); break;
+    case "charts": showCharts($("#panel-charts"), state.record); break;
     case "output": showOutput($("#panel-output"), state.record, { onLine: (n) => editor.jumpTo(n) }); break;
   }
 }
