@@ -28,6 +28,7 @@ SAME_AS_FUNCTIONAL = (
     "squeeze", "unsqueeze", "flatten", "unbind", "narrow", "chunk",
     "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put", "index_put_", "index_select",
     "sort", "argsort", "topk", "tril", "triu",
+    "cumprod", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
 )
 
 
@@ -98,6 +99,11 @@ def gather(self, dim: int, index): return F.gather(self, dim, index)
 def split(self, split_size, dim: int = 0): return F.split(self, split_size, dim)
 
 
+def flip(self, *dims):
+    """x.flip(0, 1) or x.flip([0, 1]) (the method takes dims as varargs too)."""
+    return F.flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
+
+
 def _clamp_inplace(self, min, max, fn=None) -> Tensor:
     name, bounds, attrs = F.clamp_op(min, max, fn)       # the op clamp runs (tensor bounds: clamp_tensor)
     return self._inplace(name, *bounds, **attrs)
@@ -110,7 +116,7 @@ def clamp_max_(self, max): return _clamp_inplace(self, None, max, "clamp_max")
 
 WRITTEN_OUT = {"backward": backward, "new_tensor": new_tensor, "__getitem__": __getitem__,
                "__setitem__": __setitem__, "clamp": clamp, "clip": clamp, "where": where, "mm": mm, "bmm": bmm, "sum": sum, "mean": mean, "softmax": softmax,
-               "log_softmax": log_softmax, "gather": gather, "split": split, "clamp_": clamp_,
+               "log_softmax": log_softmax, "gather": gather, "split": split, "flip": flip, "clamp_": clamp_,
                "clamp_min_": clamp_min_, "clamp_max_": clamp_max_}
 
 # The in-place ops and views' upkeep: every method of InPlaceOps.

@@ -13,13 +13,14 @@ from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, cla
                                            log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
                                            relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
                                            where)
-from engine.functional.reduce import (amax, amin, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min,
+from engine.functional.reduce import (amax, amin, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean, min,
                                       norm, prod, softmax, std, std_mean, sum, var, var_mean)
-from engine.functional.movement import (broadcast_to, cat, chunk, concat, concatenate, expand, flatten, narrow,
-                                        permute, reshape, split, squeeze, stack, transpose, unbind, unsqueeze)
+from engine.functional.movement import (broadcast_to, cat, chunk, concat, concatenate, expand, flatten, flip, fliplr,
+                                        flipud, narrow, permute, repeat_interleave, reshape, roll, split, squeeze,
+                                        stack, transpose, unbind, unsqueeze)
 from engine.functional.index import (argsort, gather, getitem, index_put, index_put_, index_select, numpy_key,
                                      scatter, scatter_, scatter_add, scatter_add_, setitem, sort, topk, tril, triu)
-from engine.functional.linalg import bmm, einsum, linear, matmul, mm
+from engine.functional.linalg import bmm, dot, einsum, ger, linear, matmul, mm, mv, outer
 from engine.functional.nn import (avg_pool2d, batch_norm, conv2d, dropout, embedding, layer_norm, max_pool2d,
                                   normalize, one_hot)
 from engine.functional.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
@@ -37,5 +38,6 @@ __all__ = [
     "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
     "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
+    "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
     "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "mish", "isinf", "isposinf", "isneginf", "isfinite",
 ]

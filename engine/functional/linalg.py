@@ -1,16 +1,49 @@
-"""Matrix products: matmul, mm, bmm, einsum and linear."""
+"""Matrix products: matmul (with out=), mm, bmm, dot, mv, outer, einsum and linear."""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
+from engine import autograd
 from engine.functional._common import _c_type_name, _type_word
 from engine.functional.elementwise import add
 from engine.functional.movement import reshape
 from engine.tensor import apply
 
 
-def matmul(input, other):
-    return apply("matmul", input, other)
+def matmul(input, other, *, out=None):
+    if out is None:
+        return apply("matmul", input, other)
+    return _into(out, "matmul", apply("matmul", input, other) if not _needs_grad(input, other) else None)
+
+
+def _needs_grad(*tensors) -> bool:
+    return autograd.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+def _into(out, name: str, result):
+    """PyTorch's out=: the result written into `out` (resized, with its warning, when its shape differs;
+    its dtype must be the result's), and `out` returned. No graph: out= refuses inputs that need grad."""
+    if result is None:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if out.array.dtype != result.array.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_type_name(result)}, but got "
+                           f"{_c_type_name(out)} instead")
+    if out.array.shape != result.array.shape:
+        if out.array.size:
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out.array.shape)}, which does not match the required output shape "
+                          f"{list(result.array.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                          "outputs will not be resized unless they have zero elements. You can explicitly reuse an "
+                          "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning,
+                          stacklevel=3)
+        out.array = result.array.copy()
+    else:
+        out.array[...] = result.array
+    out._version += 1
+    return out
 
 
 def mm(input, mat2):
@@ -79,3 +112,42 @@ def _check_linear_shapes(input, weight, bias) -> None:
                            f"({bias.array.shape[0]}) at non-singleton dimension 1.  Target sizes: "
                            f"[{rows}, {out_features}].  Tensor sizes: "
                            f"[{bias.array.shape[0]}]")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors of one dtype."""
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.dtype != tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_type_word(input)} "
+                           f"and {_type_word(tensor)}")
+    if input.numel() != tensor.numel():
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
+                           f"[{tensor.numel()}] to have the same number of elements, but got "
+                           f"{input.numel()} and {tensor.numel()} elements respectively")
+    return input.matmul(tensor)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """A matrix times a vector."""
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, {vec.dim()}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    if input.dtype != vec.dtype:
+        # PyTorch names the result (allocated with the vector's dtype) first.
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type_word(vec)}, "
+                           f"{_type_word(input)}, and {_type_word(vec)}")
+    return input.matmul(vec)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two 1-D tensors (dtypes promote as in `*`)."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+ger = outer

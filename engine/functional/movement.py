@@ -1,5 +1,5 @@
 """Shapes: reshape, flatten, squeeze, transpose, permute, expand, cat, stack, narrow, split, chunk,
-unbind."""
+unbind, flip, roll, repeat_interleave."""
 from __future__ import annotations
 
 import builtins
@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from engine.functional._common import _as_tensor, _dim
-from engine.tensor import apply, numpy_keywords
+from engine.tensor import Tensor, apply, numpy_keywords
 
 
 def reshape(input, shape):
@@ -107,3 +107,70 @@ def unbind(input, dim: int = 0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _dim(int(dim), input.ndim)
     return tuple(apply("select", input, dim=d, index=i, fn="unbind") for i in range(input.array.shape[d]))
+
+
+def _dims_tuple(dims, ndim: int) -> tuple[int, ...]:
+    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
+    return tuple(_dim(d, ndim) for d in dims)
+
+
+def flip(input, dims):
+    dims = _dims_tuple(dims, builtins.max(input.ndim, 1))
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return apply("flip", input, dims=dims)
+
+
+def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def roll(input, shifts, dims=None):
+    shifts = (int(shifts),) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    dims = () if dims is None else _dims_tuple(dims, builtins.max(input.ndim, 1))
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    return apply("roll", input, shifts=shifts, dims=dims or None)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along `dim`) repeated `repeats` times. With a number, PyTorch expands a new
+    dim and views the copy back (ViewBackward0); with a tensor of counts, it index_selects
+    (IndexSelectBackward0). torch.repeat_interleave(counts) alone gives the indices that repeat."""
+    if repeats is None:                      # torch.repeat_interleave(repeats): arange(n) repeated
+        counts = input.array
+        if counts.ndim > 1 or counts.dtype.kind not in "iu":
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return Tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts.reshape(-1)))
+    if dim is None:
+        input, dim = flatten(input), 0
+    d = _dim(int(dim), builtins.max(input.ndim, 1))
+    if isinstance(repeats, Tensor):
+        counts = repeats.array.reshape(-1)
+        if counts.size == 1:                  # one count for every slice (still an index_select)
+            counts = np.repeat(counts, input.shape[d])
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if counts.size != input.shape[d]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.size} and input.size({d}) = {input.shape[d]}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        index = Tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        return input.index_select(d, index)
+    repeats = int(repeats)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = tuple(input.shape)
+    wide = input.unsqueeze(d + 1).expand(*shape[:d + 1], repeats, *shape[d + 1:]).clone()
+    return wide.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1:])

@@ -142,6 +142,12 @@ def cumsum(input, dim=None, *, dtype=None):
     return apply("cumsum", input, dim=_dim(int(dim), input.ndim), **_dtype_attr(dtype))
 
 
+def cumprod(input, dim=None, *, dtype=None):
+    if dim is None:
+        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
+    return apply("cumprod", input, dim=_dim(int(dim), input.ndim), **_dtype_attr(dtype))
+
+
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod() received an invalid combination of arguments - got (Tensor, {type(dim).__name__}), "

@@ -336,3 +336,41 @@ register(OpDef(
     lambda F, gg, g, out, shape, dim, index: (F.select(gg, dim=dim, index=index),),
     "SelectBackwardBackward0", "zeros of `shape` with g placed at `index` along `dim`",
     "grad_g = grad selected at the same index", attrs=("shape", "dim", "index"), saves=()))
+
+
+# ---- flip / roll (copies, as PyTorch's: neither is a view there) ----------------------------------
+
+def _flip_dims(ndim: int, dims) -> tuple[int, ...]:
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = normalize_dims(dims, ndim) if dims else ()
+    if len(out) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return out
+
+
+def _flip_forward(x, dims):
+    return np.flip(x, _flip_dims(x.ndim, dims)).copy() if x.ndim else x.copy()
+
+
+register(OpDef(
+    "flip", MOVEMENT, _flip_forward, lambda x, dims: Spec(tuple(x.shape), x.dtype),
+    lambda F, g, x, out, dims: (F.flip(g, dims=dims),), "FlipBackward0",
+    "x reversed along `dims`", "grad_x = grad reversed along the same dims",
+    attrs=("dims",), saves=(), copies=True))
+
+
+def _roll_forward(x, shifts, dims=None):
+    if dims is None or dims == ():
+        return np.roll(x, shifts[0] if isinstance(shifts, (tuple, list)) else shifts)
+    return np.roll(x, shifts, axis=dims)
+
+
+def _negated(shifts):
+    return tuple(-s for s in shifts) if isinstance(shifts, (tuple, list)) else -shifts
+
+
+register(OpDef(
+    "roll", MOVEMENT, _roll_forward, lambda x, shifts, dims=None: Spec(tuple(x.shape), x.dtype),
+    lambda F, g, x, out, shifts, dims=None: (F.roll(g, shifts=_negated(shifts), dims=dims),), "RollBackward0",
+    "x shifted cyclically by `shifts` along `dims` (the flattened x without dims)",
+    "grad_x = grad shifted back by -shifts", attrs=("shifts", "dims"), saves=(), copies=True))

@@ -392,3 +392,44 @@ register(OpDef(
     "out_i = x_1 + ... + x_i along `dim` (reverse: x_i + ... + x_n)",
     "grad_x_i = grad_i + ... + grad_n (the running sum of grad from the other end)",
     attrs=("dim", "reverse", "dtype"), saves=()))
+
+
+# ---- cumprod ---------------------------------------------------------------------------------------
+
+_CUMPROD_EXACT_MAX = 256    # longer dims take the quotient rule (exact unless an x is 0; see the vjp)
+
+
+def _cumprod_forward(x, dim, dtype=None):
+    result = _result_dtype(x, dtype)
+    if x.ndim == 0:
+        normalize_dims(dim, 0)
+        return x.astype(result)
+    return np.cumprod(x, axis=normalize_dims(dim, x.ndim)[0], dtype=result)
+
+
+def _cumprod_vjp(F, g, x, out, dim, dtype=None):
+    """d out_i / d x_k = product of x_j over j <= i, j != k (for i >= k): row k of a matrix that is x
+    with x_k replaced by 1 has those as its running product, so zeros in x are exact, as PyTorch's
+    formula is. That is an n x n pass; past _CUMPROD_EXACT_MAX elements along dim the gradient is
+    PyTorch's no-zero formula, reverse_cumsum(grad * out) / x (inf/nan where an x is 0)."""
+    if len(x.shape) == 0:
+        return (_back_to_input_dtype(F, g, x, dtype),)
+    d = normalize_dims(dim, len(x.shape))[0]
+    n, trailing = x.shape[d], (1,) * (len(x.shape) - d - 1)
+    if n > _CUMPROD_EXACT_MAX:
+        return (_back_to_input_dtype(F, F.div(F.cumsum(F.mul(g, out), dim=d, reverse=True), x), x, dtype),)
+    diagonal = np.eye(n, dtype=bool).reshape((n, n) + trailing)           # axes (k, i) at (d, d + 1)
+    rows = F.where(diagonal, 1.0, F.unsqueeze(x, dim=d))                  # rows[.., k, i, ..] = x_i, 1 at i = k
+    partial = F.cumprod(rows, dim=d + 1)                                  # product of x_j, j <= i, j != k
+    later = np.triu(np.ones((n, n), dtype=bool)).reshape((n, n) + trailing)   # i >= k
+    weighted = F.where(later, F.mul(partial, F.unsqueeze(g, dim=d)), 0.0)
+    return (_back_to_input_dtype(F, F.sum(weighted, dim=d + 1, keepdim=False), x, dtype),)
+
+
+register(OpDef(
+    "cumprod", NN, _cumprod_forward,
+    lambda x, dim, dtype=None: Spec(tuple(x.shape), _result_dtype(x, dtype)),
+    _cumprod_vjp, "CumprodBackward0",
+    "out_i = x_1 * ... * x_i along `dim`",
+    "grad_x_k = sum over i >= k of grad_i * (product of x_j for j <= i, j != k)",
+    attrs=("dim", "dtype"), saves=(0, "out")))

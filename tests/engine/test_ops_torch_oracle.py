@@ -58,6 +58,9 @@ ORACLE = {
     "hardtanh": lambda x, min_val, max_val: TF.hardtanh(x, min_val, max_val), "hardswish": TF.hardswish,
     "hardsigmoid": TF.hardsigmoid, "elu": lambda x, alpha: TF.elu(x, alpha), "mish": TF.mish,
     **{n: getattr(torch, n) for n in ("isinf", "isposinf", "isneginf", "isfinite")},
+    "flip": lambda x, dims: torch.flip(x, dims),
+    "roll": lambda x, shifts, dims: torch.roll(x, shifts, dims if dims is not None else None),
+    "cumprod": lambda x, dim, dtype=None: torch.cumprod(x, dim, dtype=getattr(torch, dtype) if dtype else None),
     "native_layer_norm": lambda x, *p, normalized_ndim, eps, has_weight, has_bias: TF.layer_norm(
         x, x.shape[x.dim() - normalized_ndim:], *_affine(p, has_weight, has_bias), eps=eps),
     "native_batch_norm": lambda x, *p, training, eps, has_weight, has_bias: TF.batch_norm(

@@ -10,7 +10,7 @@ import numpy as _np
 from engine import functional as _functional
 from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
-from engine.compat.torch._products import addmm, dot, ger, mv, outer
+from engine.compat.torch._products import addmm
 from engine.compat.torch._random import (bernoulli, get_rng_state, initial_seed, multinomial, seed,
                                          set_rng_state)
 from engine.compat.torch._selection import nonzero, where
@@ -40,9 +40,9 @@ _TENSOR_FUNCTIONS = (
     "tan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "sign", "reciprocal", "floor", "ceil", "round",
     "trunc", "frac", "clamp", "clip", "maximum", "minimum", "fmax", "fmin", "softmax", "log_softmax",
     "logsumexp", "matmul", "mm", "bmm", "sum", "mean", "prod", "max", "min",
-    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "reshape", "flatten",
+    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "cumsum", "cumprod", "reshape", "flatten",
     "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
-    "masked_fill", "broadcast_to", "flip", "roll", "chunk", "split", "tril", "triu", "diag", "trace",
+    "masked_fill", "broadcast_to", "flip", "fliplr", "flipud", "roll", "dot", "mv", "outer", "ger", "chunk", "split", "tril", "triu", "diag", "trace",
     "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
     "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
