@@ -9,9 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
-from engine.ir.interpreter import MAX_LOOP_ITERATIONS, truth
+from engine.ir.evaluator import Interpretation, bind, walk
+from engine.ir.graph import CALL, CONSTANT, Graph
+from engine.ir.interpreter import truth
 from engine.ops.registry import OPS
+from engine.tensor import Tensor, apply
 
 
 def frozen_random_masks(graph: Graph) -> list[str]:
@@ -107,7 +109,6 @@ def gather_inputs(kinds: list, args, module=None) -> list:
     """Tensors for a captured graph's placeholders, in order: ("arg", i) the call's i-th argument (a
     Python number becomes a 0-d tensor), ("state", name) the module's parameter or buffer as it is
     now, ("lifted", tensor) a parameter the function reads from outside, by reference."""
-    from engine.tensor import Tensor
     state = dict(module_state(module)) if module is not None and any(k == "state" for k, _ in kinds) else {}
     out = []
     for kind, ref in kinds:
@@ -134,41 +135,32 @@ def param_names(fn) -> list[str]:
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def run_eager(graph: Graph, inputs: list, trail=None) -> list:
-    """Run `graph` op by op on Tensors (inputs in placeholder order); returns output Tensors.
+class Tensors(Interpretation):
+    """The graph evaluator on Tensors: each op through `engine.tensor.apply`, so the result carries
+    an ordinary eager autograd graph (backward through a traced or scripted function equals eager
+    backward) and an enclosing trace records the ops as if they were written inline."""
 
-    Each call goes through `engine.tensor.apply`, so the result carries an ordinary eager autograd
-    graph (backward through a traced or scripted function equals eager backward) and an enclosing
-    trace records the ops as if they were written inline. A `trail` (engine.capture.trail.CallTrail)
-    is told which way each top-level cond went, how often each loop ran, and the watched values."""
-    from engine.tensor import Tensor, apply
-    env: dict[str, Any] = {}
-    for node, x in zip(graph.placeholders, inputs):
-        env[node.id] = x if isinstance(x, Tensor) else Tensor(np.asarray(x, dtype=node.out.dtype))
-    for node in graph.nodes:
-        if node.kind in (PLACEHOLDER, OUTPUT):
-            continue
-        if node.kind == CONSTANT:
-            env[node.id] = Tensor(node.value)
-        elif node.kind == CALL:
-            env[node.id] = apply(node.op, *(env[v.id] for v in node.inputs), **node.attrs)
-        elif node.kind == COND:
-            pred, operands = env[node.inputs[0].id], [env[v.id] for v in node.inputs[1:]]
-            taken = "then" if truth(pred.array) else "else"
-            for v, r in zip(node.outputs, run_eager(node.subgraphs[taken], operands)):
-                env[v.id] = r
-            if trail is not None:
-                trail.branch(node, taken=taken)
-        elif node.kind == WHILE:
-            carried = [env[v.id] for v in node.inputs]
-            for iterations in range(MAX_LOOP_ITERATIONS + 1):
-                if iterations == MAX_LOOP_ITERATIONS or not truth(run_eager(node.subgraphs["cond"], carried)[0].array):
-                    break
-                carried = run_eager(node.subgraphs["body"], carried)
-            for v, r in zip(node.outputs, carried):
-                env[v.id] = r
-            if trail is not None:
-                trail.branch(node, iterations=iterations)
+    def apply(self, name, inputs, attrs):
+        return apply(name, *inputs, **attrs)
+
+    def input(self, node, x):
+        return x if isinstance(x, Tensor) else Tensor(np.asarray(x, dtype=node.out.dtype))
+
+    def constant(self, node):
+        return Tensor(node.value)
+
+    def truth(self, x) -> bool:
+        return truth(x.array)
+
+
+TENSORS = Tensors()
+
+
+def run_eager(graph: Graph, inputs: list, trail=None) -> list:
+    """Run `graph` op by op on Tensors (inputs in placeholder order); returns output Tensors. A
+    `trail` (engine.capture.trail.CallTrail) is told which way each top-level cond went, how often
+    each loop ran, and the watched values."""
+    env = walk(graph, bind(graph, inputs, TENSORS), TENSORS, trail.branch if trail is not None else None)
     if trail is not None:
         trail.values.update((vid, env[vid].array) for vid in trail.watch if vid in env)
     return [env[v.id] for v in graph.outputs]

@@ -19,7 +19,7 @@ import numpy as np
 from engine import hooks
 from engine.capture.common import run_eager
 from engine.ir.graph import COND, WHILE, Graph
-from engine.ir.interpreter import MAX_LOOP_ITERATIONS, evaluate, run as run_on_interpreter, truth
+from engine.ir.interpreter import evaluate
 
 _capturing = 0                  # > 0 while a trace or script compile runs: calls then are not the user's
 
@@ -110,17 +110,7 @@ def replayed(graph, arrays: list) -> CallTrail:
     """The trail of a call that ran somewhere it could not be watched (generated kernels): the graph
     replayed on the reference interpreter, noting each top-level cond's branch and loop's count."""
     trail = CallTrail()
-    env = evaluate(graph, arrays)
-    for node in graph.nodes:
-        if node.kind == COND:
-            trail.branch(node, taken="then" if truth(env[node.inputs[0].id]) else "else")
-        elif node.kind == WHILE:
-            carried = [env[v.id] for v in node.inputs]
-            iterations = 0
-            while iterations < MAX_LOOP_ITERATIONS and truth(run_on_interpreter(node.subgraphs["cond"], carried)[0]):
-                carried = run_on_interpreter(node.subgraphs["body"], carried)
-                iterations += 1
-            trail.branch(node, iterations=iterations)
+    evaluate(graph, arrays, decided=trail.branch)
     return trail
 
 

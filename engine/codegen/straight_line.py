@@ -27,8 +27,8 @@ import numpy as np
 from engine.codegen import buffers
 from engine.codegen.kernel import contiguous_strides
 from engine.codegen.library_kernels import STATUS_WORDS, status_error
-from engine.ir import interpreter
-from engine.ir.graph import CALL, COND, CONSTANT
+from engine.ir import evaluator, interpreter
+from engine.ir.graph import CALL, CONSTANT
 from engine.ops.registry import OPS
 from engine.passes.memory_planning import pair
 
@@ -285,20 +285,9 @@ def _general_op(node):
         return [np.reshape(r, shape) if np.shape(r) != shape and np.size(r) == math.prod(shape) else r
                 for r, shape in zip(results, shapes)]
 
-    if node.kind == COND:
-        def cond(*args):
-            branch = node.subgraphs["then" if interpreter.truth(args[0]) else "else"]
-            return as_declared(interpreter.run(branch, list(args[1:])))
-        return cond
-
-    def while_loop(*args):
-        results = list(args)
-        for _ in range(interpreter.MAX_LOOP_ITERATIONS):
-            if not interpreter.truth(interpreter.run(node.subgraphs["cond"], results)[0]):
-                break
-            results = interpreter.run(node.subgraphs["body"], results)
-        return as_declared(results)
-    return while_loop
+    def control_flow(*args):
+        return as_declared(evaluator.control_flow(node, list(args), interpreter.ARRAYS))
+    return control_flow
 
 
 def _conformer(vid: str, shape, dtype, layout):

@@ -1,14 +1,33 @@
-"""The numpy reference interpreter: the oracle every pass and every compiled kernel is checked against."""
+"""The numpy reference interpreter: the oracle every pass and every compiled kernel is checked against.
+It is the graph evaluator (engine/ir/evaluator.py) on numpy arrays, each op the registry's forward."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph
+from engine.ir.evaluator import Interpretation, walk
+from engine.ir.graph import Graph
 from engine.ops.registry import OPS
 
-MAX_LOOP_ITERATIONS = 1_000_000     # a runaway while_loop fails instead of hanging a run
+
+class Arrays(Interpretation):
+    """numpy arrays: an op is its registry forward (`OpDef.run`, always an ndarray)."""
+
+    def apply(self, name, inputs, attrs):
+        return OPS[name].run(*inputs, **attrs)
+
+    def input(self, node, x):
+        return np.asarray(getattr(x, "array", x))
+
+    def constant(self, node):
+        return node.value
+
+    def truth(self, x) -> bool:
+        return truth(x)
+
+
+ARRAYS = Arrays()
 
 
 def bind_inputs(graph: Graph, args) -> dict[str, np.ndarray]:
@@ -25,36 +44,15 @@ def bind_inputs(graph: Graph, args) -> dict[str, np.ndarray]:
     args = list(args)
     if len(args) != len(holders):
         raise TypeError(f"{graph.name} takes {len(holders)} inputs but {len(args)} were given")
-    return {n.id: np.asarray(getattr(a, "array", a)) for n, a in zip(holders, args)}
+    return {n.id: ARRAYS.input(n, a) for n, a in zip(holders, args)}
 
 
-def evaluate(graph: Graph, args, env: dict | None = None) -> dict[str, np.ndarray]:
-    """Every value of the graph, by id (what the recorder shows on nodes)."""
+def evaluate(graph: Graph, args, env: dict | None = None, decided=None) -> dict[str, np.ndarray]:
+    """Every value of the graph, by id (what the recorder shows on nodes). `decided` hears the
+    graph's own cond and while_loop decisions (engine.ir.evaluator.walk)."""
     env = dict(env or {})
     env.update(bind_inputs(graph, args))
-    for node in graph.nodes:
-        if node.kind in (PLACEHOLDER, OUTPUT):
-            continue
-        ins = [env[v.id] for v in node.inputs]
-        if node.kind == CONSTANT:
-            env[node.id] = node.value
-        elif node.kind == CALL:
-            env[node.id] = OPS[node.op].run(*ins, **node.attrs)
-        elif node.kind == COND:
-            branch = node.subgraphs["then" if truth(ins[0]) else "else"]
-            for v, r in zip(node.outputs, run(branch, ins[1:])):
-                env[v.id] = r
-        elif node.kind == WHILE:
-            carried = ins
-            for _ in range(MAX_LOOP_ITERATIONS):
-                if not truth(run(node.subgraphs["cond"], carried)[0]):
-                    break
-                carried = run(node.subgraphs["body"], carried)
-            else:
-                raise RuntimeError(f"while_loop {node.id} ran more than {MAX_LOOP_ITERATIONS} iterations")
-            for v, r in zip(node.outputs, carried):
-                env[v.id] = r
-    return env
+    return walk(graph, env, ARRAYS, decided)
 
 
 def run(graph: Graph, args: Sequence | Mapping) -> list[np.ndarray]:
