@@ -10,6 +10,7 @@ import collections.abc
 import copy
 import itertools
 import re
+import warnings
 
 import numpy as np
 
@@ -176,6 +177,9 @@ class DataLoader:
         # (from the loader's generator, else the default one; persistent workers keep theirs), then
         # the workers start (worker_init_fn in each); the sampler draws on its first step.
         indices = iter(self._index_sampler)
+        if self.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=2)
         if self.num_workers == 0:
             creation.rng(self.generator).random_int64()
             return self._iterate_dataset(iter(self.dataset)) if self._iterable else self._iterate_indices(indices)
