@@ -53,7 +53,6 @@ RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 # the code to the layer it belongs to, or let the lower layer publish through engine.hooks), then
 # delete its line here.
 KNOWN_UPWARD_BY_FILE: dict[str, set[str]] = {
-    "engine.native": {"engine.codegen.cc"},   # core -> codegen
 }
 
 # Imports between files of one circle (a strongly connected component of the import graph larger

@@ -2,8 +2,9 @@
 
 The recorded `x * y` is the eager hot path, and in Python its bookkeeping costs twice numpy's own
 call. fastops.c does the same bookkeeping in C for the common case and calls the Python operator
-for every other, so it changes speed only. It is compiled through the kernel cache (engine/codegen/
-cc.py: content-hashed, shared between processes) and loaded with importlib's extension loader.
+for every other, so it changes speed only. It is compiled through the library cache (build.py:
+content-hashed, shared between processes; codegen's kernels use it too) and loaded with importlib's
+extension loader.
 Without a compiler or Python's headers, or with DAGSCOPE_NATIVE=0, `load()` returns None and the
 Python operators run; `status()` says which and why (bench/eager.py prints it).
 """
@@ -16,7 +17,7 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
-from engine.codegen import cc
+from engine.native import build
 
 SOURCE = Path(__file__).with_name("fastops.c")
 MODULE_NAME = "dagscope_fastops"        # must match PyInit_dagscope_fastops in the source
@@ -48,16 +49,16 @@ def load():
         return None
     source = SOURCE.read_text()
     try:
-        path, key, _, hit = cc.compile_cached(source, FLAGS)
+        path, key, _, hit = build.compile_cached(source, FLAGS)
         try:
             module = _exec(path)
         except ImportError:
             if not hit:
                 raise
-            cc.remove(path)                   # a corrupt cache entry: build it again, once
-            path, key, _, hit = cc.build(source, key, FLAGS)
+            build.remove(path)                # a corrupt cache entry: build it again, once
+            path, key, _, hit = build.build(source, key, FLAGS)
             module = _exec(path)
-    except (cc.CompileError, OSError, ImportError, subprocess.SubprocessError) as exc:
+    except (build.CompileError, OSError, ImportError, subprocess.SubprocessError) as exc:
         _status = f"off: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         return None
     _status = "on"

@@ -8,7 +8,9 @@ import random
 import numpy as np
 import pytest
 
+from engine import native
 from engine.codegen import cc, loader
+from engine.native import build
 from engine.codegen.description import canonical, describe, kernel_key
 from engine.codegen.kernel import Arg, Kernel, Literal, Load, Step, Store
 
@@ -144,9 +146,11 @@ def test_compile_error_names_the_compiler_output(fresh_cache):
 
 
 def test_refuse_source_stops_every_source_compile(fresh_cache, monkeypatch):
-    monkeypatch.setattr(cc, "_source_refusal", None)
+    monkeypatch.setattr(build, "_source_refusal", None)      # the one switch, below codegen and native
     cc.refuse_source("no C source here")
     with pytest.raises(cc.CompileError, match="no C source here"):
         cc.compile_cached("int x;")
     with pytest.raises(cc.CompileError, match="no C source here"):
         loader.load_kernels([_scale()])              # kernels compiled *here* are source too
+    with pytest.raises(build.CompileError, match="no C source here"):
+        build.compile_cached(native.SOURCE.read_text(), native.FLAGS)    # fastops.c, as native.load builds it

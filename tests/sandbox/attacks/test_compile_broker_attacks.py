@@ -386,7 +386,7 @@ def test_engine_apis_compile_no_source_from_a_run(attack, code, expected):
 
 def test_lifting_the_refusal_still_compiles_nothing(attack):
     """class 1: loader/engine APIs — a run that clears the refusal meets the kernel layers"""
-    code = ("from engine.codegen import cc\ncc._source_refusal = None\n"
+    code = ("from engine.codegen import cc\nfrom engine.native import build\nbuild._source_refusal = None\n"
             "cc.compile_cached('int f(void) { return 1; }')\n")
     record = attack(code)
     assert not record["ok"]
