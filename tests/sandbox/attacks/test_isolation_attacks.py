@@ -635,3 +635,43 @@ def test_the_zygote_refuses_an_unknown_layer_name():
     assert _test_layers_off(["--unsafe-test-layers-off=policy,seccomp"]) == {"policy", "seccomp"}
     with pytest.raises(SystemExit):
         _test_layers_off(["--unsafe-test-layers-off=policy,uid"])
+
+
+# ---- the standard library: what a run writes never becomes code, the installation stays read-only
+
+FORGED_PYC = '''import marshal, os, sys
+magic = sys.modules['_frozen_importlib_external'].MAGIC_NUMBER
+body = marshal.dumps(compile('print("FORGED CODE RAN")', 'forged', 'exec'))
+open('colorsys.pyc', 'wb').write(magic + (1).to_bytes(4, 'little') + bytes(8) + body)
+sys.path.insert(0, os.getcwd())
+sys.path_importer_cache.clear()
+import colorsys
+'''
+
+
+def test_a_forged_pyc_is_refused_through_the_server(attack):
+    """class 2 (issue 15's standard-library loader): a run marshals its own code into a .pyc named
+    like a standard module and imports it; only marshal could load it, and that is refused,
+    naming the import. The loader that compiles standard modules from source never reads it."""
+    record = attack(FORGED_PYC)
+    assert "FORGED CODE RAN" not in record["stdout"]
+    assert record["error"]["kind"] == SV, record["error"]
+    assert "`import colorsys`" in record["error"]["message"] and "marshal" in record["error"]["message"]
+
+
+@pytest.mark.parametrize("off", [("policy",), ("policy", "landlock")], ids=["landlock+uid", "uid_alone"])
+def test_raw_writes_into_the_standard_library_fail(raw_run, off):
+    """class 2 (raw, policy off): a run cannot leave a module or a .pyc in the Python installation
+    for itself or a later run's imports to pick up: Landlock (write only the scratch folder),
+    and the run's uid alone (the installation is root's) refuse it."""
+    results, record = raw_run('''
+import sysconfig
+root = sysconfig.get_path("stdlib")
+out = {}
+for name in ("zz_dagscope_forged.py", "__pycache__/colorsys.cpython-311.pyc", "json/zz_forged.py"):
+    out[name] = attempt(lambda: open(os.path.join(root, name), "wb").write(b"x"))
+print(json.dumps(out))''', off=off)
+    if os.geteuid() != 0 and "landlock" in off:
+        pytest.skip("without Landlock, a server that is not root gives the run its own uid")
+    _needs(record, "Landlock" if "landlock" not in off else "uid ")
+    assert set(results.values()) <= {"EACCES", "EPERM", "EROFS"}, results
