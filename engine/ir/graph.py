@@ -25,16 +25,17 @@ Nodes carry `source_line` and `module` (the user's line and nn.Module path at ca
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
+from engine.ir.kinds import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE  # noqa: F401  (graph.py's importers read them here)
+from engine.ir.printer import format_constant, format_graph, format_spec
 from engine.ops.builder import scalar_dtype
 from engine.ops.registry import OPS, Spec
 
-PLACEHOLDER, CONSTANT, CALL, COND, WHILE, OUTPUT = "placeholder", "constant", "call", "cond", "while_loop", "output"
-NODE_KINDS = (PLACEHOLDER, CONSTANT, CALL, COND, WHILE, OUTPUT)
 
 
 class Value:
@@ -262,7 +263,6 @@ class Graph:
         return _copy_graph(self, _Counter(self._counter.next), {})
 
     def __str__(self) -> str:
-        from engine.ir.printer import format_graph
         return format_graph(self)
 
     def __repr__(self) -> str:
@@ -284,25 +284,7 @@ def _copy_graph(g: Graph, counter: _Counter, vmap: dict) -> Graph:
         new.nodes.append(m)
     if g.output_node is not None:
         new.output([local[v.id] for v in g.outputs])
-    from copy import deepcopy
     new.unknown_shapes = set(g.unknown_shapes)
     new.fusion_groups = deepcopy(g.fusion_groups)
     new.memory_plan = deepcopy(g.memory_plan)
     return new
-
-
-# ---- formatting helpers shared by the printer and the record ------------------------------------
-
-def format_spec(spec: Spec, unknown: bool = False) -> str:
-    from engine.ops.dtypes import SHORT_NAMES
-    dt = SHORT_NAMES.get(str(np.dtype(spec.dtype)), str(spec.dtype))
-    return f"{dt}[?]" if unknown else f"{dt}[{','.join(str(s) for s in spec.shape)}]"
-
-
-def format_constant(value: np.ndarray) -> str:
-    if value.size == 1 and value.ndim == 0:
-        v = value.item()
-        return repr(v)
-    if value.size <= 6:
-        return np.array2string(value, separator=", ")
-    return f"<{value.size} values>"

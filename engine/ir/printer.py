@@ -1,8 +1,14 @@
-"""Canonical text of a graph: one line per node, `%3 : f32[32,128] = relu(%2)`, ids as stored."""
+"""Canonical text of a graph: one line per node, `%3 : f32[32,128] = relu(%2)`, ids as stored.
+
+It sits below graph.py (whose Graph prints itself with it), so it names graph.py's Graph and Node
+only in words: a `graph` here is an engine.ir.graph.Graph, a `node` its Node."""
 from __future__ import annotations
 
-from engine.ops.registry import OPS, REDUCE
-from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph, Node, format_constant, format_spec
+import numpy as np
+
+from engine.ir.kinds import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER
+from engine.ops.dtypes import SHORT_NAMES
+from engine.ops.registry import OPS, REDUCE, Spec
 
 
 def format_attr(value) -> str:
@@ -11,11 +17,11 @@ def format_attr(value) -> str:
     return repr(value)
 
 
-def _lhs(node: Node, unknown: set) -> str:
+def _lhs(node, unknown: set) -> str:
     return ", ".join(f"{v.id} : {format_spec(v.spec, v.id in unknown)}" for v in node.outputs)
 
 
-def unknown_values(graph: Graph, seed: set = frozenset()) -> set:
+def unknown_values(graph, seed: set = frozenset()) -> set:
     """Values whose shape follows from a placeholder of unknown shape (shown as `f32[?]`)."""
     live = set(graph.unknown_shapes) | set(seed)
     if not live:
@@ -28,7 +34,7 @@ def unknown_values(graph: Graph, seed: set = frozenset()) -> set:
     return live
 
 
-def format_node(node: Node, indent: str = "", unknown: set = frozenset()) -> list[str]:
+def format_node(node, indent: str = "", unknown: set = frozenset()) -> list[str]:
     args = ", ".join(v.id for v in node.inputs)
     where = f"  # line {node.source_line}" if node.source_line is not None else ""
     if node.module:
@@ -55,7 +61,7 @@ def format_node(node: Node, indent: str = "", unknown: set = frozenset()) -> lis
     return lines
 
 
-def _signature(graph: Graph, unknown: set | None = None) -> str:
+def _signature(graph, unknown: set | None = None) -> str:
     parts = []
     unknown = unknown or set()
     for n in graph.placeholders:
@@ -65,9 +71,25 @@ def _signature(graph: Graph, unknown: set | None = None) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def format_graph(graph: Graph) -> str:
+def format_graph(graph) -> str:
     lines = [f"graph {graph.name}{_signature(graph)}:"]
     unknown = unknown_values(graph)
     for n in graph.nodes:
         lines.extend(format_node(n, "  ", unknown))
     return "\n".join(lines) + "\n"
+
+
+# ---- a spec and a constant, as the printer (and the record, verify's messages) write them ----------
+
+def format_spec(spec: Spec, unknown: bool = False) -> str:
+    dt = SHORT_NAMES.get(str(np.dtype(spec.dtype)), str(spec.dtype))
+    return f"{dt}[?]" if unknown else f"{dt}[{','.join(str(s) for s in spec.shape)}]"
+
+
+def format_constant(value: np.ndarray) -> str:
+    if value.size == 1 and value.ndim == 0:
+        v = value.item()
+        return repr(v)
+    if value.size <= 6:
+        return np.array2string(value, separator=", ")
+    return f"<{value.size} values>"
