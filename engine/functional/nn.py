@@ -26,20 +26,66 @@ def _pair(v):
     return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(i) for i in v)
 
 
+def _tuple(v, n: int) -> tuple:
+    return (int(v),) * n if isinstance(v, (int, np.integer)) else tuple(int(i) for i in v)
+
+
+def _padding_words(padding, weight, stride, dilation, nd: int, name: str):
+    """padding='valid' / 'same' as numbers (same: an odd total span only; PyTorch pads an even one unevenly)."""
+    if not isinstance(padding, str):
+        return _tuple(padding, nd)
+    if padding == "valid":
+        return (0,) * nd
+    if padding != "same":
+        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    if _tuple(stride, nd) != (1,) * nd:
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    spans = [d * (k - 1) for k, d in zip(weight.array.shape[2:], _tuple(dilation, nd))]
+    if any(t % 2 for t in spans):
+        raise UnsupportedError(f"{name} padding='same' with an even kernel size is not supported")
+    return tuple(t // 2 for t in spans)
+
+
+def _convolution(name: str, nd: int, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+                 output_padding=0):
+    """torch's convolution for nd = 1 or 2: unbatched input gets a batch dim of 1 (and loses it again)."""
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input "
+                           f"of size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"weight should have at least three dimensions" if nd == 1 else
+                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    unbatched = input.ndim == nd + 1
+    x = unsqueeze(input, 0) if unbatched else input
+    args = (x, weight) if bias is None else (x, weight, bias)
+    out = apply("convolution", *args, stride=_tuple(stride, nd), padding=padding, dilation=_tuple(dilation, nd),
+                groups=int(groups), transposed=transposed,
+                output_padding=_tuple(output_padding, nd) if transposed else None)
+    return squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    padding = _padding_words(padding, weight, stride, dilation, 1, "conv1d")
+    return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _convolution("conv_transpose1d", 1, input, weight, bias, stride, _tuple(padding, 1), dilation, groups,
+                        True, output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _convolution("conv_transpose2d", 2, input, weight, bias, stride, _tuple(padding, 2), dilation, groups,
+                        True, output_padding)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    _unsupported("conv2d", dilation=_pair(dilation) != (1, 1) and dilation, groups=groups != 1 and groups)
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            if _pair(stride) != (1, 1):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            kh, kw = weight.array.shape[2:]
-            if kh % 2 == 0 or kw % 2 == 0:
-                raise UnsupportedError("conv2d padding='same' with an even kernel size is not supported")
-            padding = (kh // 2, kw // 2)
-        else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    padding = _padding_words(padding, weight, stride, dilation, 2, "conv2d")
+    if _pair(dilation) != (1, 1) or groups != 1:
+        # (the general op; plain conv2d stays the op the code generator lowers specially)
+        return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
     _check_conv2d_shapes(input, weight, bias, _pair(stride), _pair(padding))
     unbatched = input.ndim == 3
     x = unsqueeze(input, 0) if unbatched else input

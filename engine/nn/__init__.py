@@ -4,7 +4,8 @@ from engine.nn import init, utils  # noqa: F401
 from engine.nn.activation import (ELU, GELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU,
                                   ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Tanh)
 from engine.nn.container import ModuleDict, ModuleList, Sequential
-from engine.nn.layers import Conv2d, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
+from engine.nn.layers import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, Dropout, Embedding, Flatten, Identity,
+                              Linear, Unflatten)
 from engine.nn.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
                             SmoothL1Loss)
 from engine.nn.module import Module
@@ -16,7 +17,7 @@ from engine.nn.transformer import MultiheadAttention, TransformerEncoder, Transf
 
 __all__ = [
     "Module", "Parameter", "Buffer",
-    "Linear", "Conv2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
+    "Linear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",

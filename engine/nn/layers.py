@@ -1,4 +1,4 @@
-"""Layers with weights (Linear, Conv2d, Embedding) and shape helpers (Flatten, Unflatten, Identity, Dropout).
+"""Layers with weights (Linear, Conv1d/2d, ConvTranspose1d/2d, Embedding) and shape helpers (Flatten, Unflatten, Identity, Dropout).
 Each forward calls the PyTorch-named function in engine.functional, so eager graphs show the
 same ops (addmm for Linear) that PyTorch's autograd shows."""
 from __future__ import annotations
@@ -51,22 +51,33 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-class Conv2d(Module):
+class _ConvNd(Module):
+    """PyTorch's _ConvNd: Conv1d/Conv2d and ConvTranspose1d/2d share their parameters, init and repr."""
+    nd = 2
+    transposed = False
+
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+                 output_padding=0):
         super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
             from engine.errors import UnsupportedError
-            raise UnsupportedError(f"Conv2d(padding_mode={padding_mode!r}): Dagscope supports padding_mode='zeros'.")
+            raise UnsupportedError(f"{type(self).__name__}(padding_mode={padding_mode!r}): Dagscope supports "
+                                   "padding_mode='zeros'.")
+        n = self.nd
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
-        self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype)
+        self.kernel_size, self.stride = _ntuple(kernel_size, n), _ntuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.dilation, self.groups, self.padding_mode = _ntuple(dilation, n), groups, padding_mode
+        self.output_padding = _ntuple(output_padding, n)
+        shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = _empty(*shape, *self.kernel_size, dtype=dtype)
         if bias:
             self.bias = _empty(out_channels, dtype=dtype)
         else:
@@ -76,20 +87,79 @@ class Conv2d(Module):
     def reset_parameters(self) -> None:
         init.default_linear_init(self.weight, self.bias)
 
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
     def extra_repr(self) -> str:
+        n = self.nd
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0):
+        if self.padding != (0,) * n:
             s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
         return s
+
+
+def _ntuple(v, n: int) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class Conv1d(_ConvNd):
+    nd = 1
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    nd = 2
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError(f'padding="{padding}" is not supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input, output_size):
+        """PyTorch's: the output_padding that makes the output `output_size` (its last nd entries)."""
+        if output_size is None:
+            return self.output_padding
+        size = tuple(output_size)[-self.nd:]
+        smallest = tuple((input.shape[-self.nd + i] - 1) * self.stride[i] - 2 * self.padding[i]
+                         + self.dilation[i] * (self.kernel_size[i] - 1) + 1 for i in range(self.nd))
+        for want, low, st in zip(size, smallest, self.stride):
+            if not low <= want < low + st:
+                raise ValueError(f"requested an output size of {list(size)}, but valid sizes range from "
+                                 f"{list(smallest)} to {[lo + s - 1 for lo, s in zip(smallest, self.stride)]} "
+                                 f"(for an input of {list(input.shape[-self.nd:])})")
+        return tuple(w - lo for w, lo in zip(size, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    nd = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    nd = 2
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
 
 
 class Embedding(Module):

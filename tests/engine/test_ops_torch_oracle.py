@@ -58,6 +58,9 @@ ORACLE = {
     "hardtanh": lambda x, min_val, max_val: TF.hardtanh(x, min_val, max_val), "hardswish": TF.hardswish,
     "hardsigmoid": TF.hardsigmoid, "elu": lambda x, alpha: TF.elu(x, alpha), "mish": TF.mish,
     **{n: getattr(torch, n) for n in ("isinf", "isposinf", "isneginf", "isfinite")},
+    "convolution": lambda x, w, *b, stride, padding, dilation, groups, transposed=False, output_padding=None:
+        torch.convolution(x, w, b[0] if b else None, stride, padding, dilation, transposed,
+                          output_padding or [0] * len(stride), groups),
     "flip": lambda x, dims: torch.flip(x, dims),
     "roll": lambda x, shifts, dims: torch.roll(x, shifts, dims if dims is not None else None),
     "cumprod": lambda x, dim, dtype=None: torch.cumprod(x, dim, dtype=getattr(torch, dtype) if dtype else None),

@@ -49,7 +49,7 @@ _TENSOR_FUNCTIONS = (
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
     "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max",
     "scatter_add", "index_put", "var_mean", "std_mean",
-    "detach", "conv2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "reciprocal_", "clamp_", "zero_",
+    "detach", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "reciprocal_", "clamp_", "zero_",
     "fill_")
 # (torch.dropout, torch.batch_norm, torch.layer_norm and torch.embedding take their arguments in
 # another order than their torch.nn.functional namesakes: not exported, so they fail as unsupported.)
