@@ -25,12 +25,14 @@ import operator
 import numpy as np
 
 from engine import nn_context
+from engine.autograd import _SetGrad
 from engine.capture.common import INPLACE_MESSAGE, is_module, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
 from engine.capture.symbolic import (ScriptError, Scripted, Symbolic, _Ctx, _flatten, _Return,  # noqa: F401
                                      _unflatten, is_tensor, parse_function, user_defined)
 from engine.ops.registry import Spec
+from engine.tensor import Tensor
 from engine.user_code import user_line
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -150,7 +152,6 @@ class _Frame(ControlFlow):
     def with_block(self, s: ast.With) -> None:
         """`with ... as name:` enters the manager (a tf.GradientTape records the body); grad-mode
         switches such as torch.no_grad() are not entered: they do not change the captured graph."""
-        from engine.autograd import _SetGrad
         with contextlib.ExitStack() as stack:
             for item in s.items:
                 manager = self.expr(item.context_expr)
@@ -304,7 +305,6 @@ class _Frame(ControlFlow):
     def _bool_tensor(self, x, node):
         if is_tensor(x):
             return x if x.array.dtype == np.bool_ else (x != 0)
-        from engine.tensor import Tensor
         return Tensor(np.asarray(bool(x)))
 
     def e_BoolOp(self, node):

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.capture.symbolic import TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
 from engine.ir.graph import Value
+from engine.tensor import Tensor
 
 MAX_UNROLL = 1000            # longer Python loops are refused rather than exploding the graph
 MAX_STATIC_WHILE = 10_000
@@ -238,7 +239,6 @@ class ControlFlow:
         raise self.err(s, f"a Python while loop ran more than {MAX_STATIC_WHILE} times while compiling")
 
     def tensor_while(self, s: ast.While) -> None:
-        from engine.tensor import Tensor
         names = [n for n in _assigned_names(s.body) if n in self.env]
         init = []
         for n in names:

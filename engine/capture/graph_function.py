@@ -8,6 +8,7 @@ tracing, once per signature, and show symbolic tensors — the pitfall the seed 
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 from engine.capture import trail
@@ -120,7 +121,6 @@ class GraphFunction:
         # a decorated method: bind `self` as a Python argument (part of the signature)
         if obj is None:
             return self
-        import functools
         return functools.partial(self, obj)
 
     def __repr__(self) -> str:

@@ -14,13 +14,16 @@ import inspect
 
 import numpy as np
 
+from engine import nn_context
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tensor, parse_function, user_defined
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
                                    is_readonly_error, module_state, pack_outputs, snapshot_state)
 from engine.capture.specialisation import Specialisations, signature, tensor_part, value_part
-from engine.ir.graph import Graph
+from engine.ir.graph import Graph, format_spec
 from engine.ir.printer import format_graph
+from engine.ops.registry import Spec
+from engine.tensor import Tensor
 
 _PY_DTYPES = {bool: np.bool_, int: np.int64, float: np.float32}
 
@@ -45,7 +48,6 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     with a nominal shape (generic compile). Returns (graph, output structure, input kinds), where
     input kinds lists, per placeholder in order, ("arg", index), ("state", dotted name) or
     ("lifted", tensor) (see engine.capture.common.gather_inputs)."""
-    from engine.tensor import Tensor
     g = Graph(name)
     comp = Compiler(g)
     comp.trace_time_print = trace_time_print
@@ -88,7 +90,6 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
                 err.mutates_state = True
                 raise err from None
         elif module is not None:
-            from engine import nn_context
             nn_context.push(getattr(module, "_qualname", "") or "")
             try:
                 result = comp.call_function(fn, tuple(values), {}, self_obj=module)
@@ -249,8 +250,6 @@ def _describe(args) -> str:
     parts = []
     for a in args:
         if is_tensor(a):
-            from engine.ir.graph import format_spec
-            from engine.ops.registry import Spec
             parts.append(format_spec(Spec(tuple(a.array.shape), a.array.dtype)))
         else:
             parts.append(repr(a))

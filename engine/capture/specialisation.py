@@ -23,6 +23,8 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from engine.ir.graph import format_spec
+from engine.ops.registry import Spec
 from engine.tensor import Tensor
 
 # the kinds of signature parts: (name, kind, *data)
@@ -85,8 +87,6 @@ def describe(part: tuple) -> str:
     """One part as the page shows a signature: `f32[2, 3]`, a Python value, `another Module object`."""
     kind = part[1]
     if kind == TENSOR:
-        from engine.ir.graph import format_spec
-        from engine.ops.registry import Spec
         return format_spec(Spec(tuple(part[2]), np.dtype(part[3])))
     if kind == VALUE:
         return part[2]

@@ -19,6 +19,7 @@ from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_l
 from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import CALL, CONSTANT, Graph, Value
+from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
 
@@ -52,7 +53,6 @@ class _Return(Exception):
 
 
 def is_tensor(x) -> bool:
-    from engine.tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -149,7 +149,6 @@ class Symbolic:
     # ---- shadows and values ------------------------------------------------------------------
     def shadow(self, value: Value, tensor=None):
         """A Tensor standing for `value` (ones, unless a real tensor such as a parameter is given)."""
-        from engine.tensor import Tensor
         if tensor is None:
             tensor = (self.tensor_type or Tensor)(np.ones(value.shape, dtype=value.dtype))
             # A float shadow requires grad so that in-place ops on it (and with it) take the recorded

@@ -19,6 +19,7 @@ from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
+from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, condition_text, user_line
 
 _CONSTANT_NOTE = ("We can't record the data flow of Python values, so this value will be treated as a "
@@ -134,7 +135,6 @@ def _user_line_of(exc: BaseException) -> int | None:
 
 
 def _as_tuple(example_inputs) -> tuple:
-    from engine.tensor import Tensor
     if isinstance(example_inputs, Tensor):
         return (example_inputs,)
     return tuple(example_inputs)
@@ -149,7 +149,6 @@ def trace_graph(fn, example_inputs, name: str | None = None, module=None) -> tup
     module's state names). `tracer.kinds` says what each placeholder is: ("arg", i), ("state",
     dotted name) of the module, or ("lifted", tensor) for a parameter-like tensor the function
     read from outside (an input by reference; see engine.capture.common.gather_inputs)."""
-    from engine.tensor import Tensor
     args = _as_tuple(example_inputs)
     if module is None and is_module(fn):
         module = fn
@@ -204,7 +203,6 @@ def trace_values(fn, values: list, name: str, module=None):
 
 
 def _is_tensor(x) -> bool:
-    from engine.tensor import Tensor
     return isinstance(x, Tensor)
 
 
