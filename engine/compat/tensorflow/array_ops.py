@@ -16,6 +16,7 @@ from engine.compat.tensorflow.ops import (_axes, _operands, _shape_tuple, _stati
                                           run_op, typed_constant)
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor as EngineTensor
+from engine.tensor import apply
 
 # ---- creation ---------------------------------------------------------------------------------------
 
@@ -243,26 +244,34 @@ def gather_first(tensor, i: int):
 # ---- printing -------------------------------------------------------------------------------------------
 
 def print_(*inputs, sep=" ", end="\n", summarize=3, output_stream=None, name=None):
-    """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function
-    it prints at every call, not at trace time (function.py keeps the values as graph outputs).
+    """`tf.print`: values without the `tf.Tensor(...)` wrapper, like TF's. Inside a tf.function it
+    is a `print` node (engine/ops/effects.py) that prints each time the graph runs it — at every
+    call, every loop iteration, in the branch taken — not at trace time (function.py writes it).
     As TF's, it writes to standard error unless told otherwise (the page tints that text)."""
-    stream = sys.stdout if output_stream == "sys.stdout" or output_stream is sys.stdout else sys.stderr
-    tracing = context.state().tracing
-    if tracing is not None:
-        tracing.add_print(list(inputs), sep, end, summarize, stream)
-        return None
+    stream = "stdout" if output_stream == "sys.stdout" or output_stream is sys.stdout else "stderr"
     if any(isinstance(x, GraphTensor) for x in inputs):
         raise UnsupportedError("tf.print inside a TF1 graph is not supported by Dagscope; fetch the tensor with "
                                "sess.run and print the result")
-    stream.write(sep.join(_print_text(x, summarize) for x in inputs) + end)
+    tensors, template = [], []
+    for x in inputs:
+        if hasattr(x, "_dagscope_value"):
+            x = x._dagscope_value()
+        if isinstance(x, EngineTensor):
+            template.append(len(tensors))
+            tensors.append(x)
+        else:
+            template.append(str(x))
+    attrs = {"template": tuple(template), "sep": sep, "end": end, "summarize": int(summarize), "stream": stream}
+    if context.state().tracing is not None:
+        apply("print", *tensors, **attrs)
+    else:
+        write_printed([t.array for t in tensors], **attrs)
 
 
-def _print_text(x, summarize: int) -> str:
-    if hasattr(x, "_dagscope_value"):
-        x = x._dagscope_value()
-    if not isinstance(x, EngineTensor):
-        return str(x)
-    return _format_values(x.array, summarize)
+def write_printed(arrays: list, template: tuple, sep: str, end: str, summarize: int, stream: str) -> None:
+    """What tf.print writes: the template's texts, and its input indices as the arrays' values."""
+    parts = [_format_values(arrays[item], summarize) if isinstance(item, int) else item for item in template]
+    getattr(sys, stream).write(sep.join(parts) + end)
 
 
 def _format_values(arr: np.ndarray, summarize: int, indent: int = 0) -> str:

@@ -36,12 +36,13 @@ from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
 from engine.capture.specialisation import OBJECT, TENSOR, Specialisations, describe, signature
 from engine.compat.tensorflow import context, dtypes
-from engine.compat.tensorflow.array_ops import _format_values
+from engine.compat.tensorflow.array_ops import write_printed
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.errors import UnsupportedError
+from engine.hooks import OP_APPLIED, subscribed
 from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
 from engine.record import calls
@@ -57,8 +58,6 @@ class _Tracing:
         self.compiler = compiler
         self.graph = graph
         self.variables: list = []            # tf.Variables read, in order: the "param" inputs
-        self.prints: list = []               # tf.print calls: (items, sep, end, summarize, stream)
-        self.printed: list = []              # the tensors they print: extra graph outputs
         self.assigned: dict = {}             # id(variable) -> (variable, its new value): extra outputs too
 
     def variable_value(self, variable):
@@ -83,22 +82,6 @@ class _Tracing:
         self.compiler.shadow(v, leaf)                 # the real value stands for the input while tracing
         self.compiler.home[v.id] = self.graph         # defined in the top graph, whatever branch reads it
         self.variables.append(variable)
-
-    def add_print(self, inputs: list, sep: str, end: str, summarize: int, stream) -> None:
-        """A tf.print in the function: its tensors become extra outputs, printed after each call."""
-        if self.compiler.ctx.parent is not None:
-            raise UnsupportedError("tf.print inside a branch or loop of a tf.function is not supported by Dagscope; "
-                                   "print the result after the cond/while")
-        items = []
-        for x in inputs:
-            if hasattr(x, "_dagscope_value"):
-                x = x._dagscope_value()
-            if is_tensor(x):
-                items.append(("tensor", len(self.printed)))
-                self.printed.append(x)
-            else:
-                items.append(("text", str(x)))
-        self.prints.append((items, sep, end, summarize, stream))
 
     def is_symbolic(self, t) -> bool:
         return id(t) in self.compiler.sym
@@ -169,11 +152,17 @@ def _apply_input_signature(name: str, params: list, specs: list, args: tuple, kw
     return out
 
 
+def _write_print(op, inputs, attrs, out) -> None:
+    """hooks.OP_APPLIED observer while a trace's graph runs: a `print` node (a tf.print) writes."""
+    if op.name == "print":
+        write_printed([t.array for t in inputs], **attrs)
+
+
 class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
     def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple,
-                 prints: list, assigned: list):
+                 assigned: list):
         self.graph = graph
         self.structure = structure           # the Python structure of the outputs
         leaves = flatten(structure)
@@ -182,8 +171,6 @@ class ConcreteFunction:
         self.arg_positions = arg_positions   # which arguments are the graph's first inputs
         self.variables = variables           # then these variables' current values
         self.signature = signature
-        self.prints = prints                 # tf.print calls; their tensors are the graph's last outputs
-        self.n_printed = sum(kind == "tensor" for items, *_ in prints for kind, _ in items)
         self.assigned = assigned             # variables whose new values are the very last outputs
         self.calls = None                    # engine.record.calls.CallSite once this trace is recorded
 
@@ -200,26 +187,18 @@ class ConcreteFunction:
         autograd._GradMode.enabled = bool(context.state().tapes)   # a tape around the call records it
         try:
             # the call's arguments are the graph's first inputs; the variables it reads follow
-            # (tf.print's tensors and assigned values are extra outputs, not results)
-            results = len(self.graph.outputs) - self.n_printed - len(self.assigned)
-            outputs = trail.run(self.calls, self.graph, inputs, inputs[:len(self.arg_positions)], results)
+            # (assigned values are extra outputs, not results); tf.print's nodes write as they run
+            results = len(self.graph.outputs) - len(self.assigned)
+            with subscribed(OP_APPLIED, _write_print):
+                outputs = trail.run(self.calls, self.graph, inputs, inputs[:len(self.arg_positions)], results)
         finally:
             autograd._GradMode.enabled = previous
         if self.assigned:
             outputs, new_values = outputs[:-len(self.assigned)], outputs[-len(self.assigned):]
             for variable, value in zip(self.assigned, new_values):
                 variable.assign(value)
-        if self.n_printed:
-            outputs, printed = outputs[:-self.n_printed], outputs[-self.n_printed:]
-            self._print(printed)
         tensors = iter([as_eager(o) for o in outputs])
         return pack_like(self.structure, [None if i in self.none_at else next(tensors) for i in range(self.n_leaves)])
-
-    def _print(self, printed: list) -> None:
-        for items, sep, end, summarize, stream in self.prints:
-            parts = [ref if kind == "text" else _format_values(printed[ref].array, summarize)
-                     for kind, ref in items]
-            stream.write(sep.join(parts) + end)
 
     def __call__(self, *args):
         return self.run(list(args))
@@ -355,11 +334,10 @@ class Function:
                     raise UnsupportedError(f"tf.function {self.__name__} returns a {type(o).__name__}; Dagscope's "
                                            "tf.function returns tensors (or lists, tuples and dicts of them)")
             out_values.append(compiler.value_of(o))
-        out_values += [compiler.value_of(t) for t in trace.printed]
         out_values += [compiler.value_of(value) for _, value in trace.assigned.values()]
         graph.current_line = graph.current_module = None
         graph.output(out_values)
-        return ConcreteFunction(graph, result, positions, list(trace.variables), signature, trace.prints,
+        return ConcreteFunction(graph, result, positions, list(trace.variables), signature,
                                 [variable for variable, _ in trace.assigned.values()])
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:
