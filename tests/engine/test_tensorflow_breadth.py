@@ -159,3 +159,94 @@ def test_linspace_gradient_by_finite_differences():
 def test_linspace_refuses_a_negative_count():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Requires num >= 0"):
         tf.linspace(0.0, 1.0, -1)
+
+
+# tf.print writes from TensorFlow's C++ kernel, past Python's sys.stdout, so record_goldens.py (which
+# captures sys.stdout) cannot record it: the expected text below is what TensorFlow 2.21 printed
+# for the same function, copied from its run.
+def test_tf_print_in_loops_and_branches_prints_at_every_step(capsys):
+    @tf.function
+    def loop_print(n):
+        for i in tf.range(n):
+            tf.print("step", i)
+        return n
+
+    @tf.function
+    def while_print(x):
+        while x < 10:
+            tf.print("x =", x)
+            x = x * 2
+        return x
+
+    @tf.function
+    def cond_print(x):
+        if x > 0:
+            tf.print("positive", x)
+        else:
+            tf.print("not positive", x)
+        return x
+
+    loop_print(tf.constant(3))
+    assert int(while_print(tf.constant(1))) == 16
+    cond_print(tf.constant(2.0))
+    cond_print(tf.constant(-1.0))
+    loop_print(tf.constant(1))                  # the same graph again: prints as many times as it loops
+    assert capsys.readouterr().err == ("step 0\nstep 1\nstep 2\nx = 1\nx = 2\nx = 4\nx = 8\n"
+                                       "positive 2\nnot positive -1\nstep 0\n")
+    assert loop_print.experimental_get_tracing_count() == 1
+
+
+def test_tf_print_is_a_node_and_recording_the_graph_prints_nothing(run):
+    record = run("""import tensorflow as tf
+import sys
+@tf.function
+def f(n):
+    s = 0
+    for i in tf.range(n):
+        tf.print("i", i, output_stream=sys.stdout)
+        s = s + i
+    return s
+print(f(tf.constant(2)))
+""")
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "i 0\ni 1\ntf.Tensor(1, shape=(), dtype=int32)\n"
+    (graph,) = [g for g in record["graphs"] if g["capture"] == "function"]
+    assert "print(" in graph["ir"] and "while_loop(" in graph["ir"]
+
+
+def test_a_tensor_array_carried_by_a_tensor_bound_loop_is_refused_clearly():
+    @tf.function
+    def f(n):
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, i)
+        return ta.stack()
+
+    with pytest.raises(UnsupportedError, match="loop variable 'ta' is a TensorArray"):
+        f(tf.constant(3))
+
+
+def test_tensor_array_write_of_another_dtype_is_refused():
+    ta = tf.TensorArray(tf.float32, size=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="TensorArray dtype is float32 but Op is trying to "
+                                                             "write dtype int32"):
+        ta.write(0, tf.constant(1))
+
+
+def test_dataset_shuffle_is_a_seeded_permutation_and_reshuffles_each_epoch():
+    ds = tf.data.Dataset.range(20).shuffle(20, seed=3)
+    first, second = list(ds.as_numpy_iterator()), list(ds.as_numpy_iterator())
+    assert sorted(first) == sorted(second) == list(range(20)) and first != second
+    fixed = tf.data.Dataset.range(20).shuffle(20, seed=3, reshuffle_each_iteration=False)
+    assert list(fixed.as_numpy_iterator()) == list(fixed.as_numpy_iterator())
+
+
+def test_dataset_errors():
+    with pytest.raises(ValueError, match="Dimensions 3 and 2 are not compatible"):
+        tf.data.Dataset.from_tensor_slices(([1, 2, 3], [1, 2]))
+    with pytest.raises(ValueError, match="must return a `tf.bool` scalar"):
+        list(tf.data.Dataset.range(3).filter(lambda x: x * 2))
+    with pytest.raises(UnsupportedError, match=r"Dataset.cache\(filename\)"):
+        tf.data.Dataset.range(3).cache("/tmp/x")
+    with pytest.raises(UnsupportedError, match="tf.data.from_generator is not supported"):
+        tf.data.from_generator

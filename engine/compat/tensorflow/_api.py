@@ -5,7 +5,7 @@ TensorFlow's own `_api/v2` modules are. It sits above every implementation modul
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import errors, keras, linalg, math, nest, nn, random, train  # noqa: F401
+from engine.compat.tensorflow import data, errors, keras, linalg, math, nest, nn, random, train  # noqa: F401
 from engine.compat.tensorflow._surface import public_names, unsupported_names
 from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401
                                               executing_eagerly)
@@ -30,6 +30,7 @@ from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmi
                                           subtract, tanh, truediv, where)
 from engine.compat.tensorflow.session import InteractiveSession, Session  # noqa: F401
 from engine.compat.tensorflow.tape import GradientTape, UnconnectedGradients  # noqa: F401
+from engine.compat.tensorflow.tensor_array import TensorArray  # noqa: F401
 from engine.compat.tensorflow.training import (global_variables, global_variables_initializer,  # noqa: F401
                                                gradients, group, trainable_variables, variables_initializer)
 from engine.compat.tensorflow.variables import Variable  # noqa: F401

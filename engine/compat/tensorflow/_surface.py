@@ -24,7 +24,7 @@ def public_names(namespace: dict) -> list[str]:
 
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "operators", "session", "tape", "variables",
-                   "function", "training", "control_flow", "graph_control_flow", "module"}
+                   "function", "training", "control_flow", "graph_control_flow", "module", "tensor_array"}
 
 
 def _is_public(value) -> bool:
