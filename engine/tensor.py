@@ -428,14 +428,7 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
         return apply("to_dtype", self, dtype=target.name)
 
     def type_as(self, other): return self.to(other.dtype)
-    def float(self): return self.to(np.dtype(np.float32))
-    def double(self): return self.to(np.dtype(np.float64))
-    def half(self): return self.to(np.dtype(np.float16))
-    def long(self): return self.to(np.dtype(np.int64))
-    def int(self): return self.to(np.dtype(np.int32))
-    def short(self): return self.to(np.dtype(np.int16))
-    def bool(self): return self.to(np.dtype(np.bool_))
-    def byte(self): return self.to(np.dtype(np.uint8))
+    # x.float(), x.long() and the other conversions by dtype name are made from _DTYPE_METHODS below
 
     def type(self, dtype=None):
         if dtype is None:
@@ -728,6 +721,20 @@ for _table, _arity, _reflected in ((_UNARY_OP_METHODS, 1, False), (_BINARY_OP_ME
                                    (_REFLECTED_OP_METHODS, 2, True)):
     for _method, _name in _table.items():
         setattr(Tensor, _method, _op_method(_method, _name, _arity, _reflected))
+
+# x.float() is x.to(torch.float32), and so on.
+_DTYPE_METHODS = {"float": np.float32, "double": np.float64, "half": np.float16, "long": np.int64,
+                  "int": np.int32, "short": np.int16, "bool": np.bool_, "byte": np.uint8}
+
+
+def _dtype_method(method: str, dtype: np.dtype):
+    def to_dtype(self): return self.to(dtype)
+    to_dtype.__name__, to_dtype.__qualname__ = method, f"Tensor.{method}"
+    return to_dtype
+
+
+for _method, _type in _DTYPE_METHODS.items():
+    setattr(Tensor, _method, _dtype_method(_method, np.dtype(_type)))
 
 _native = native.load()          # None without a C compiler: the Python operators run
 if _native is not None:
