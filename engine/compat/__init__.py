@@ -14,6 +14,7 @@ from engine.format import reset_printoptions
 ALIASES = {
     "torch": "engine.compat.torch",
     "tensorflow": "engine.compat.tensorflow",
+    "keras": "engine.compat.tensorflow.keras",     # Keras 3's own package is tf.keras (TF 2.16+)
     "dagscope": "engine",
 }
 

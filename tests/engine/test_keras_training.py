@@ -1,0 +1,179 @@
+"""Keras' training API in a run: keras.Input, functional / Sequential / subclassed Models, compile /
+fit / evaluate / predict, History (and its numbers on the Charts: the record's summaries), the
+progress lines of verbose=1 and 2 (Dagscope's deterministic timing: '0s 0s/step'), summary()."""
+import re
+
+import numpy as np
+import pytest
+
+import engine.compat.tensorflow as tf
+from engine.compat.tensorflow.keras import display
+
+keras = tf.keras
+
+MLP = """import numpy as np
+import keras
+x = np.linspace(-1, 1, 40, dtype="float32").reshape(20, 2)
+y = (x[:, :1] > x[:, 1:]).astype("float32")
+inputs = keras.Input(shape=(2,))
+h = keras.layers.Dense(4, activation="relu", kernel_initializer="ones")(inputs)
+out = keras.layers.Dense(1, activation="sigmoid", kernel_initializer="ones")(h)
+model = keras.Model(inputs, out)
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+history = model.fit(x, y, epochs=2, batch_size=8, validation_split=0.25, shuffle=False)
+print(sorted(history.history), history.params, history.epoch)
+"""
+
+
+def test_fit_prints_keras_progress_lines_and_fills_history(run):
+    record = run(MLP)
+    assert record["ok"], record["error"]
+    lines = record["stdout"].splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
+    # 15 training samples in batches of 8: 2 steps; logs sorted by name, the val_ ones after
+    number = r"(\d\.\d{4}|\d\.\d{4}e[+-]\d\d)"     # Keras' 4 decimals, or 4 significant digits below 1e-3
+    pattern = (f"2/2 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: {number} - loss: {number} - "
+               f"val_accuracy: {number} - val_loss: {number}")
+    assert re.fullmatch(pattern, lines[1]) and re.fullmatch(pattern, lines[3]), lines
+    assert lines[4] == "['accuracy', 'loss', 'val_accuracy', 'val_loss'] {'verbose': 1, 'epochs': 2, 'steps': 2} [0, 1]"
+    # each epoch's numbers reach the Charts tab as scalar series, x = the epoch
+    scalars = {s["tag"]: s["points"] for s in record["summaries"]["scalars"]}
+    assert set(scalars) == {"accuracy", "loss", "val_accuracy", "val_loss"}
+    assert [p[0] for p in scalars["loss"]] == [0, 1]
+
+
+def test_progress_line_formats():
+    assert display.progress_line(32, 32, [("accuracy", 0.5), ("loss", 0.69314)]) == \
+        "32/32 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: 0.5000 - loss: 0.6931"
+    assert display.progress_line(3, 3, [("loss", 0.0001234)], verbose=2) == "3/3 - 0s - 0s/step - loss: 1.2340e-04"
+
+
+def _functional_mlp():
+    inputs = keras.Input(shape=(3,))
+    h = keras.layers.Dense(4, activation="tanh")(inputs)
+    return inputs, keras.layers.Dense(2)(h)
+
+
+def test_functional_model_replays_its_graph_and_trains():
+    tf.random.set_seed(0)
+    inputs, outputs = _functional_mlp()
+    model = keras.Model(inputs=inputs, outputs=outputs)
+    assert inputs.shape == (None, 3) and outputs.shape == (None, 2)
+    assert [type(layer).__name__ for layer in model.layers] == ["InputLayer", "Dense", "Dense"]
+    x = np.random.default_rng(0).normal(size=(16, 3)).astype(np.float32)
+    y = x[:, :2] * 2.0
+    first, second = model.layers[1], model.layers[2]
+    np.testing.assert_allclose(model.predict(x, verbose=0),
+                               np.tanh(x @ first.kernel.numpy() + first.bias.numpy()) @ second.kernel.numpy()
+                               + second.bias.numpy(), rtol=1e-5, atol=1e-6)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    history = model.fit(x, y, epochs=5, batch_size=16, verbose=0)
+    assert len(history.history["loss"]) == 5 and history.history["loss"][-1] < history.history["loss"][0]
+    # a full-batch epoch's loss is the loss before that epoch's step
+    before = float(np.mean((model.predict(x, verbose=0) - y) ** 2))
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(before, rel=1e-5)
+
+
+def test_fit_step_is_one_gradient_step_of_the_mean_loss():
+    """One SGD step of fit equals w -= lr * d(mean loss)/dw, computed here by hand for a linear model."""
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], np.float32)
+    y = np.array([[1.0], [2.0], [3.0]], np.float32)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y, epochs=1, batch_size=3, verbose=0, shuffle=False)
+    grad_w = (2 / 3) * x.T @ (0 - y)
+    grad_b = (2 / 3) * np.sum(0 - y)
+    np.testing.assert_allclose(model.layers[0].kernel.numpy(), -0.1 * grad_w, rtol=1e-6)
+    np.testing.assert_allclose(model.layers[0].bias.numpy(), [-0.1 * grad_b], rtol=1e-6)
+
+
+def test_evaluate_returns_loss_then_metrics_in_compile_order():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3, activation="softmax")])
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy", metrics=["accuracy", "sparse_categorical_crossentropy"])
+    x = np.ones((5, 2), np.float32)
+    y = np.array([0, 1, 2, 0, 1])
+    values = model.evaluate(x, y, verbose=0)
+    assert len(values) == 3
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(logs) == ["accuracy", "loss", "sparse_categorical_crossentropy"]
+    assert values[0] == logs["loss"] and values[1] == logs["accuracy"]
+    probs = model.predict(x, verbose=0)
+    assert logs["accuracy"] == pytest.approx(np.mean(np.argmax(probs, 1) == y))
+    assert logs["loss"] == pytest.approx(-np.mean(np.log(probs[np.arange(5), y])), rel=1e-5)
+
+
+def test_subclassed_model_with_custom_train_step():
+    class Custom(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    model = Custom()
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    x = np.random.default_rng(1).normal(size=(12, 3)).astype(np.float32)
+    history = model.fit(x, x[:, :1], epochs=2, batch_size=4, verbose=0)
+    assert sorted(history.history) == ["loss", "mae"]
+    assert model.name == "custom"
+
+
+def test_early_stopping_and_callbacks(run):
+    code = """import numpy as np
+import keras
+class Log(keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        print("end", epoch, sorted(logs))
+model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+x = np.ones((4, 1), "float32")
+stop = keras.callbacks.EarlyStopping(monitor="loss", patience=2, verbose=1)
+history = model.fit(x, x, epochs=10, callbacks=[Log(), stop], verbose=0)
+print(len(history.history["loss"]), stop.stopped_epoch)
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == ("end 0 ['loss']\nend 1 ['loss']\nend 2 ['loss']\n"
+                                "Epoch 3: early stopping\n3 2\n")
+
+
+def test_save_and_load_weights_within_a_run(run):
+    code = """import numpy as np
+import keras
+model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2)])
+before = model.get_weights()
+model.save_weights("model.weights.h5")
+model.set_weights([w + 1 for w in before])
+model.load_weights("model.weights.h5")
+print(all(np.array_equal(a, b) for a, b in zip(before, model.get_weights())))
+"""
+    record = run(code)
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "True\n"
+
+
+def test_tf_data_dataset_and_generators_feed_fit():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((10, 2), np.float32)
+
+    class Batches:                     # what tf.data.Dataset(...).batch(4) is to fit: an iterable of batches
+        def __iter__(self):
+            return iter([(x[i:i + 4], x[i:i + 4, :1]) for i in range(0, 10, 4)])
+    history = model.fit(Batches(), epochs=2, verbose=0)
+    assert history.params["steps"] == 3 and len(history.history["loss"]) == 2
