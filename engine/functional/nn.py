@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -271,3 +272,89 @@ def _update_running_stats(input, running_mean, running_var, dims, count, momentu
         variance = var(input, dim=dims, keepdim=True, correction=0)
         unbiased = reshape(variance, (-1,)) * (count / (count - 1))
         running_var.mul_(1 - momentum).add_(unbiased * momentum)
+
+
+# ---- pad / interpolate -------------------------------------------------------------------------------
+
+def pad(input, pad, mode: str = "constant", value=None):
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        n = len(pad) // 2
+        if not (n <= 3 and input.ndim in (n + 1, n + 2)):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                                      "Supported combinations for non-constant padding:\n"
+                                      "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                                      "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                                      "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        for i in range(n):
+            dim = input.ndim - 1 - i
+            size, (left, right) = input.shape[dim], pad[2 * i:2 * i + 2]
+            if mode == "reflect" and (left >= size or right >= size):
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   f"but got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+            if mode == "circular" and (left > size or right > size):
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+    for i in range(len(pad) // 2):
+        if input.shape[input.ndim - 1 - i] + pad[2 * i] + pad[2 * i + 1] < 0:
+            raise RuntimeError(f"The input size {input.shape[input.ndim - 1 - i]}, plus negative padding "
+                               f"{pad[2 * i]} and {pad[2 * i + 1]} resulted in a negative output size, which is "
+                               "invalid. Check dimension " f"{input.ndim - 1 - i} of your input.")
+    return apply("pad", input, pad=pad, mode=mode, value=float(value or 0.0))
+
+
+_INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+_NEEDS_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                recompute_scale_factor=None, antialias: bool = False):
+    if mode in ("bicubic", "trilinear", "area") or antialias:
+        raise UnsupportedError(f"F.interpolate(mode={mode!r}{', antialias=True' if antialias else ''}) is not "
+                               "supported by Dagscope: it has nearest, nearest-exact, linear and bilinear")
+    if mode not in ("nearest", "nearest-exact", "linear", "bilinear"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode in _INTERPOLATING:
+        align_corners = bool(align_corners)
+    elif align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    nd = input.ndim - 2
+    if mode in _NEEDS_DIMS and input.ndim != _NEEDS_DIMS[mode]:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_NEEDS_DIMS[mode]}D input")
+    if nd not in (1, 2):
+        raise UnsupportedError(f"F.interpolate of a {input.ndim}-d input is not supported by Dagscope (3-d and 4-d "
+                               "inputs are)")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None else
+                         "either size or scale_factor should be defined")
+    if size is not None:
+        size = tuple(int(s) for s in size) if isinstance(size, (tuple, list)) else (int(size),) * nd
+        if len(size) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(input.shape[2:])} and output size of {list(size)}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                             "...,oK) format.")
+        scales = None
+    else:
+        factors = tuple(float(f) for f in scale_factor) if isinstance(scale_factor, (tuple, list)) else \
+            (float(scale_factor),) * nd
+        size = tuple(int(np.floor(float(n) * f)) for n, f in zip(input.shape[2:], factors))
+        scales = None if recompute_scale_factor else factors
+    return apply("interpolate", input, size=size, mode=mode, align_corners=align_corners if mode in _INTERPOLATING
+                 else None, scales=scales)
+
+
+def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)

@@ -12,6 +12,9 @@ from engine.nn.module import Module
 from engine.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from engine.nn.parameter import Buffer, Parameter
 from engine.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from engine.nn.resample import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
+                                 ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, Upsample, UpsamplingBilinear2d,
+                                 UpsamplingNearest2d, ZeroPad1d, ZeroPad2d)
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from engine.nn.transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
@@ -20,6 +23,9 @@ __all__ = [
     "Linear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
+    "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample", "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
     "Sequential", "ModuleList", "ModuleDict",

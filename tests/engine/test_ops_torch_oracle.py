@@ -61,6 +61,11 @@ ORACLE = {
     "convolution": lambda x, w, *b, stride, padding, dilation, groups, transposed=False, output_padding=None:
         torch.convolution(x, w, b[0] if b else None, stride, padding, dilation, transposed,
                           output_padding or [0] * len(stride), groups),
+    "pad": lambda x, pad, mode, value: TF.pad(x, pad, mode, value if mode == "constant" else None),
+    "interpolate": lambda x, size, mode, align_corners=None, scales=None: torch.ops.aten.__dict__[
+        {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact", "linear": "upsample_linear",
+         "bilinear": "upsample_bilinear"}[mode] + f"{len(size)}d"](x, size, *([align_corners] if align_corners
+                                                                              is not None else []), *(scales or ())),
     "flip": lambda x, dims: torch.flip(x, dims),
     "roll": lambda x, shifts, dims: torch.roll(x, shifts, dims if dims is not None else None),
     "cumprod": lambda x, dim, dtype=None: torch.cumprod(x, dim, dtype=getattr(torch, dtype) if dtype else None),
