@@ -368,6 +368,14 @@ class AccumulateGrad:
     def name_(self) -> str:
         return self.name
 
+    def __lt__(self, other) -> bool:
+        # The ready heap holds (-seq, node): every AccumulateGrad has the same seq, and PyTorch's
+        # ready queue (a std::priority_queue on sequence_nr alone) treats them as equal, so their
+        # order is the heap's own. heapq moves items exactly as libstdc++'s push_heap/pop_heap do,
+        # so equal entries (never ordered by address, which changed from run to run) come out
+        # in PyTorch's order.
+        return False
+
     def __repr__(self) -> str:
         return "<AccumulateGrad object>"
 

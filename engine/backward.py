@@ -88,14 +88,14 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
         if node is not None:
             pending[node] = _accumulate(builder, pending.get(node), g)
     deps = _dependencies(root_nodes)
-    ready = [(-n.seq, id(n), n) for n in dict.fromkeys(root_nodes) if n is not None and deps.get(n, 0) == 0]
+    ready = [(-n.seq, n) for n in dict.fromkeys(root_nodes) if n is not None and deps.get(n, 0) == 0]
     heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
     results: list = [None] * (len(inputs) if inputs is not None else 0)
     observers = BACKWARD_STEP
     prev_mode = is_grad_enabled()
     _GradMode.enabled = create_graph
-    node = heappop(ready)[2] if ready else None
+    node = heappop(ready)[1] if ready else None
     try:
         while node is not None:
             grad = pending.pop(node, None)
@@ -109,7 +109,7 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         _accumulate_into_leaf(node.variable, grad, create_graph, owned)
                     for cb in observers:         # autograd.grad's walks are shown too
                         cb(node, grad, ())
-                node = heappop(ready)[2] if ready else None
+                node = heappop(ready)[1] if ready else None
                 continue
             is_node = isinstance(node, Node)
             if is_node:
@@ -156,11 +156,11 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         after = nxt
                     else:
                         if after is not None:
-                            heappush(ready, (-after.seq, id(after), after))
+                            heappush(ready, (-after.seq, after))
                             after = None
-                        heappush(ready, (-nxt.seq, id(nxt), nxt))
+                        heappush(ready, (-nxt.seq, nxt))
             g = old = None               # drop loop references: a leaf may then keep its gradient uncopied
-            node = after if after is not None else (heappop(ready)[2] if ready else None)
+            node = after if after is not None else (heappop(ready)[1] if ready else None)
     finally:
         _GradMode.enabled = prev_mode
     if inputs is not None:
