@@ -11,12 +11,12 @@ __all__ = ["Tensor", "tensor", "zeros", "ones", "full", "arange", "rand", "randn
 
 
 def __getattr__(name: str):
-    # Static capture, imported on first use: engine.function (tf.function-style), engine.compile,
-    # engine.trace, engine.script.
+    # Static capture on first use: engine.function (tf.function-style), engine.trace, engine.script,
+    # engine.compile. Lazy so that `import engine`, in every run, stays without the IR, passes and codegen.
     if name in ("function", "trace", "script"):
-        import engine.capture as capture
+        import engine.capture as capture  # lazy: see above
         return getattr(capture, name)
     if name == "compile":
-        from engine.codegen.compiled_function import compile as compile_
+        from engine.codegen.compiled_function import compile as compile_  # lazy: see above
         return compile_
     raise AttributeError(f"module 'engine' has no attribute {name!r}")

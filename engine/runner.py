@@ -12,6 +12,7 @@ import warnings
 from engine import compat
 from engine.errors import UnsupportedError
 from engine.record import Recorder, use_recorder
+from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
 
@@ -177,7 +178,6 @@ def _missing_tensor_method(exc: BaseException) -> str | None:
     """The unsupported-name message for `t.cumsum(0)` on a Tensor that lacks it, else None.
     Judged here, after the fact, rather than by a Tensor.__getattr__: defining one makes every
     attribute read of every tensor slower (CPython then cannot specialize them), ~13% per op."""
-    from engine.tensor import Tensor
     name, obj = getattr(exc, "name", None), getattr(exc, "obj", None)
     if (type(exc) is not AttributeError or not isinstance(obj, Tensor) or not isinstance(name, str)
             or name.startswith("_") or type(obj).__module__.startswith("engine.compat.tensorflow")):

@@ -6,8 +6,8 @@ from engine.capture.tracing import trace
 
 
 def __getattr__(name):
-    # Imported lazily: function pulls in the pass pipeline and autodiff.
     if name == "function":
+        # Imported lazily: function pulls in the pass pipeline and autodiff, which trace and script need not.
         from engine.capture.graph_function import function
         globals()["function"] = function
         return function

@@ -57,6 +57,8 @@ def build(source: str, key: str, flags=FLAGS):
 
 def compile_kernels_here(description: dict) -> bytes:
     """The library of a kernel description: checked, rendered and compiled in this process."""
+    # Imported here: description.py pulls in the renderers and the IR, and the supervisor imports
+    # this module only to ask for the compiler (app/sandbox/compile_broker.toolchain).
     from engine.codegen.description import InvalidDescription, canonical, compiled_source, kernel_key
     try:
         source = compiled_source(description)

@@ -27,6 +27,7 @@ from engine.codegen import buffers, cc
 from engine.codegen.c_render import render_for_display
 from engine.codegen.kernel import NotLowerable, contiguous_strides, lower, view_strides
 from engine.codegen.library_kernels import LIBRARY_OPS, lower_library
+from engine.codegen.loader import load_kernels
 from engine.codegen.numpy_render import render_group
 from engine.codegen.straight_line import generate
 from engine.ir.units import Unit, in_place_products, node_unit, plan_units
@@ -87,7 +88,6 @@ class Specialization:
         backend and says why."""
         t0 = time.perf_counter()
         if self.pending and module is None:
-            from engine.codegen.loader import load_kernels
             try:
                 module = load_kernels([u.kernel for u in self.pending])
             except (cc.CompileError, OSError, subprocess.SubprocessError) as exc:
@@ -438,7 +438,6 @@ def compile_together(graphs: list[CompiledGraph]) -> None:
     specs = [c.current for c in graphs if c.current is not None and c.current._run is None]
     pending = [u for s in specs for u in s.pending]
     if pending:
-        from engine.codegen.loader import load_kernels
         used: set[str] = set()
         for u in pending:                          # C names must be unique across the graphs
             base, k = u.name, 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.codegen.kernel import describe, graph_value_producer
+from engine.codegen.kernel import describe, graph_value_producer, reduction_axes
 from engine.ir.graph import CONSTANT, Graph
 from engine.ops.registry import ELEMENTWISE, MOVEMENT, OPS, REDUCE
 
@@ -138,7 +138,6 @@ def render_group(graph: Graph, group, nodes_by_id: dict | None = None) -> NumpyK
         if n.op in NP_EXPR:
             fmt = {"out": out}
             if kind == REDUCE:
-                from engine.codegen.kernel import reduction_axes
                 axes = reduction_axes(n)
                 keep = tuple(1 if d in axes else s for d, s in enumerate(n.inputs[0].shape))
                 fmt.update(axes=axes, out_keep=f"{out}.reshape({keep})")

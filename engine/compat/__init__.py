@@ -62,7 +62,7 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 
 
 def supported_modules(top: str) -> list[str]:
-    import pkgutil
+    import pkgutil  # only for this message: every run imports engine.compat, which stays without it
     base = importlib.import_module(ALIASES[top])
     names = [top]
     if hasattr(base, "__path__"):

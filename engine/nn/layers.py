@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import functional as F
+from engine.compat.torch_dtypes import to_numpy
+from engine.errors import UnsupportedError
 from engine.nn import init
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter
@@ -13,7 +15,6 @@ from engine.ops.dtypes import DEFAULT_FLOAT
 
 
 def _empty(*shape, dtype=None) -> Parameter:
-    from engine.compat.torch_dtypes import to_numpy
     return Parameter(np.zeros(shape, dtype=DEFAULT_FLOAT if dtype is None else to_numpy(dtype)))
 
 
@@ -67,7 +68,6 @@ class _ConvNd(Module):
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
-            from engine.errors import UnsupportedError
             raise UnsupportedError(f"{type(self).__name__}(padding_mode={padding_mode!r}): Dagscope supports "
                                    "padding_mode='zeros'.")
         n = self.nd
@@ -168,7 +168,6 @@ class Embedding(Module):
                  _weight=None, _freeze: bool = False, device=None, dtype=None):
         super().__init__()
         if max_norm is not None or scale_grad_by_freq or sparse:
-            from engine.errors import UnsupportedError
             raise UnsupportedError("Embedding(max_norm=..., scale_grad_by_freq=..., sparse=...) is not supported "
                                    "by Dagscope; plain Embedding(num, dim, padding_idx=...) is.")
         if padding_idx is not None:

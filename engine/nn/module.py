@@ -10,8 +10,10 @@ import numpy as np
 
 from engine import autograd, nn_context
 from engine.nn import hooks
+from engine.compat import torch_dtypes
 from engine.compat.torch_class_names import TorchClassRepr
-from engine.errors import UnsupportedError
+from engine.compat.torch_size import Size
+from engine.errors import UnsupportedAttributeError, UnsupportedError
 from engine.nn.parameter import Buffer, Parameter
 from engine.tensor import Tensor
 
@@ -201,7 +203,6 @@ class Module(metaclass=TorchClassRepr):
             if store in d and name in d[store]:
                 return d[store][name]
         if name in _UNSUPPORTED_MODULE_METHODS:
-            from engine.errors import UnsupportedAttributeError
             raise UnsupportedAttributeError(f"nn.Module.{name} is not supported by Dagscope (used on "
                                             f"{type(self).__name__}).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -401,10 +402,9 @@ class Module(metaclass=TorchClassRepr):
 
     # ---- device and dtype (CPU only) ----
     def to(self, *args, **kwargs) -> "Module":
-        from engine.compat.torch_dtypes import dtype as torch_dtype
         dtype = kwargs.get("dtype")
         for a in args:
-            if isinstance(a, torch_dtype):
+            if isinstance(a, torch_dtypes.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = torch_dtype_of(a)
@@ -413,8 +413,7 @@ class Module(metaclass=TorchClassRepr):
         if "device" in kwargs:
             _check_device(kwargs["device"])
         if dtype is not None:
-            from engine.compat.torch_dtypes import to_numpy
-            self._cast_floats(to_numpy(dtype))
+            self._cast_floats(torch_dtypes.to_numpy(dtype))
         return self
 
     def cpu(self) -> "Module":
@@ -482,7 +481,6 @@ class Module(metaclass=TorchClassRepr):
                 continue
             value = source.array
             if tuple(value.shape) != tuple(target.array.shape):
-                from engine.compat.torch_size import Size
                 errors.append(f"size mismatch for {key}: copying a param with shape {Size(value.shape)} from "
                               f"checkpoint, the shape in current model is {Size(target.array.shape)}.")
                 continue
@@ -563,8 +561,7 @@ def _check_device(device) -> None:
 
 
 def torch_dtype_of(t: Tensor):
-    from engine.compat.torch_dtypes import from_numpy
-    return from_numpy(t.array.dtype)
+    return torch_dtypes.from_numpy(t.array.dtype)
 
 
 def _zero_grad(p: Tensor, set_to_none: bool) -> None:

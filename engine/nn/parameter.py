@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.format import tensor_repr
 from engine.tensor import Tensor
 
 
@@ -20,7 +21,6 @@ class Parameter(Tensor):
             self.requires_grad_(True)
 
     def __repr__(self) -> str:
-        from engine.format import tensor_repr
         return "Parameter containing:\n" + tensor_repr(self)
 
     __str__ = __repr__

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from engine import functional
+from engine.creation import full
 from engine.tensor import Tensor
 
 
@@ -43,7 +45,6 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
 def parameters_to_vector(parameters) -> Tensor:
     """The parameters flattened and concatenated, in the graph (as PyTorch's torch.cat of views): a
     penalty on the vector sends gradients back to the parameters."""
-    from engine import functional
     return functional.cat([p.reshape(-1) for p in parameters])
 
 
@@ -60,7 +61,6 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     """Tensors of different lengths along dim 0, padded with padding_value into one: (longest, n, *) or,
     batch_first, (n, longest, *). As PyTorch's: a filled tensor with each sequence copied into its place,
     so gradients flow back through the copies (CopySlices)."""
-    from engine.creation import full
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     sequences = list(sequences)

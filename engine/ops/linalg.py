@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.errors import UnsupportedError
 from engine.ops.dtypes import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, promote
 from engine.ops.elementwise import dtype_name
 from engine.ops.registry import MATMUL, OpDef, Spec, register
@@ -291,7 +292,6 @@ register(OpDef(
 
 def parse_einsum(equation: str, n_operands: int) -> tuple[list[str], str]:
     """Input subscripts and output subscripts of an explicit or implicit equation ('ij,jk' -> 'ik')."""
-    from engine.errors import UnsupportedError
     eq = equation.replace(" ", "")
     if "." in eq:
         raise UnsupportedError("einsum with '...' is not supported by Dagscope")

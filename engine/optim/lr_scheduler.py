@@ -4,15 +4,16 @@ epoch count is used only when an epoch is passed to step(); OneCycleLR; and Redu
 from __future__ import annotations
 
 import math
+import types
 from bisect import bisect_right
 from collections import Counter
 
 from engine.compat.torch_class_names import TorchClassRepr
+from engine.optim.optimizer import Optimizer
 
 
 class LRScheduler(metaclass=TorchClassRepr):
     def __init__(self, optimizer, last_epoch: int = -1):
-        from engine.optim.optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -242,7 +243,6 @@ class OneCycleLR(LRScheduler):
                  pct_start: float = 0.3, anneal_strategy: str = "cos", cycle_momentum: bool = True,
                  base_momentum=0.85, max_momentum=0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
                  three_phase: bool = False, last_epoch: int = -1):
-        from engine.optim.optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -348,7 +348,6 @@ class ReduceLROnPlateau(LRScheduler):
     def __init__(self, optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
                  threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0, min_lr=0,
                  eps: float = 1e-8):
-        from engine.optim.optimizer import Optimizer
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
@@ -423,5 +422,4 @@ def _lambdas(optimizer, lr_lambda, check_callable: bool) -> list:
 
 
 def _is_function(fn) -> bool:
-    import types
     return isinstance(fn, types.FunctionType)

@@ -7,6 +7,7 @@ from typing import Iterator
 import numpy as np
 
 from engine.ir.graph import CONSTANT, Graph, Node, Value
+from engine.ops.registry import OPS
 
 
 @dataclass
@@ -43,6 +44,5 @@ def constant_of(v: Value) -> np.ndarray | None:
 
 def is_pure(node: Node) -> bool:
     """Ops marked random or stateful in the registry must not be folded or merged."""
-    from engine.ops.registry import OPS
     extra = OPS[node.op].extra if node.op in OPS else {}
     return not (extra.get("random") or extra.get("impure"))

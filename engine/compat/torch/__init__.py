@@ -22,6 +22,7 @@ from engine.compat.torch_dtypes import (bool, double, dtype, finfo, float, float
                                         iinfo, int, int8, int16, int32, int64, long, short, uint8)
 from engine.compat.torch_device import device
 from engine.compat.torch_size import Size
+from engine.errors import UnsupportedError as _UnsupportedError
 from engine.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                              logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint,
                              randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
@@ -120,8 +121,7 @@ def get_default_dtype():
 
 def set_default_dtype(d) -> None:
     if d != float32:
-        from engine.errors import UnsupportedError
-        raise UnsupportedError("torch.set_default_dtype: Dagscope's default float is torch.float32 and cannot be "
+        raise _UnsupportedError("torch.set_default_dtype: Dagscope's default float is torch.float32 and cannot be "
                                "changed; pass dtype=torch.float64 to the tensors that need it.")
 
 
@@ -159,6 +159,7 @@ from engine.compat.torch.nn import functional as _nn_functional  # noqa: E402,F4
 if _importlib_util.find_spec("engine.codegen") is not None:
     def compile(model=None, *args, **kwargs):
         """torch.compile is engine/codegen/compiled_function.py (static capture, passes and compiled kernels)."""
+        # Imported on the first call: `import torch` (every run) stays without codegen's modules.
         from engine.codegen.compiled_function import compile as compile_
         return compile_(model, *args, **kwargs)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from engine.capture.scripting import ScriptFunction, ScriptModule, script
 from engine.capture.tracing import TracedFunction, Tracer, TracerWarning, trace
+from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED
 
 ScriptModule = ScriptModule
@@ -28,7 +29,6 @@ def is_tracing() -> bool:
 
 
 def load(path):
-    from engine.errors import UnsupportedError
     raise UnsupportedError("torch.jit.load is not supported by Dagscope: .save() writes the graph's IR as "
                            "text for reading, not an archive to load")
 
