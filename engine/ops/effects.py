@@ -17,4 +17,5 @@ def _print_forward(*inputs, template=(), sep=" ", end="\n", summarize=3, stream=
 register(OpDef(
     "print", NN, _print_forward, lambda *specs, **attrs: Spec((), np.dtype(np.bool_)), None, "",
     "print the inputs (template: texts and input indices)", "no gradient: printing has no value to differentiate",
-    differentiable=False, attrs=("template", "sep", "end", "summarize", "stream"), saves=()))
+    differentiable=False, attrs=("template", "sep", "end", "summarize", "stream"), saves=(),
+    extra={"impure": True}))      # the passes keep it where it is: not folded, merged or removed as unused

@@ -1,5 +1,5 @@
-"""Dead-code elimination: nodes whose values nobody reads are removed (inputs always stay), inside
-branches and loop bodies too; a cond also loses the results nobody reads and the operands its
+"""Dead-code elimination: nodes whose values nobody reads are removed (inputs always stay, and so do
+impure ops and the conds and loops holding one), inside branches and loop bodies too; a cond also loses the results nobody reads and the operands its
 branches no longer use."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _sweep(g: Graph, result: PassResult) -> None:
         if node.kind in (OUTPUT, PLACEHOLDER):
             used.update(v.id for v in node.inputs)
             continue
-        if not any(v.id in used for v in node.outputs) and (node.op is None or is_pure(node)):
+        if not any(v.id in used for v in node.outputs) and is_pure(node) and not _holds_effects(node):
             g.remove(node)
             result.note(node.id, "DCE: no users")
             continue
@@ -31,6 +31,11 @@ def _sweep(g: Graph, result: PassResult) -> None:
         if node.kind == COND:
             _prune_cond_operands(node, result)
         used.update(v.id for v in node.inputs)
+
+
+def _holds_effects(node: Node) -> bool:
+    """A cond or loop whose branches or body hold an impure op (a tf.print) runs for its effect."""
+    return any(not is_pure(n) or _holds_effects(n) for sub in node.subgraphs.values() for n in sub.nodes)
 
 
 def _prune_cond_results(node: Node, used: set, result: PassResult) -> None:

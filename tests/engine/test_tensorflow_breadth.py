@@ -7,6 +7,7 @@ import pytest
 import engine.compat.tensorflow as tf
 from engine.errors import UnsupportedError
 from engine.ir.graph import WHILE
+from engine.passes import run_pipeline
 
 
 def node_kinds(graph) -> list:
@@ -212,6 +213,20 @@ print(f(tf.constant(2)))
     assert record["stdout"] == "i 0\ni 1\ntf.Tensor(1, shape=(), dtype=int32)\n"
     (graph,) = [g for g in record["graphs"] if g["capture"] == "function"]
     assert "print(" in graph["ir"] and "while_loop(" in graph["ir"]
+
+
+
+def test_the_passes_keep_a_print_node_nobody_reads():
+    @tf.function
+    def f(n):
+        for i in tf.range(n):
+            tf.print("constant text", 1.5)          # no input from the loop: still printed at every step
+        return n
+
+    def prints(graph) -> int:
+        return sum((n.op == "print") + sum(prints(s) for s in n.subgraphs.values()) for n in graph.nodes)
+    graph = f.get_concrete_function(tf.constant(2)).graph
+    assert prints(graph) == 1 and prints(run_pipeline(graph).graph) == 1
 
 
 def test_a_tensor_array_carried_by_a_tensor_bound_loop_is_refused_clearly():
