@@ -16,7 +16,8 @@ from engine.nn.resample import (CircularPad1d, CircularPad2d, ConstantPad1d, Con
                                  ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, Upsample, UpsamplingBilinear2d,
                                  UpsamplingNearest2d, ZeroPad1d, ZeroPad2d)
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from engine.nn.transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from engine.nn.transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                                   TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = [
     "Module", "Parameter", "Buffer",
@@ -27,7 +28,8 @@ __all__ = [
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d",
     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
-    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer",
     "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "init", "utils",

@@ -1,5 +1,5 @@
-"""Attention: F.scaled_dot_product_attention, nn.MultiheadAttention, nn.TransformerEncoderLayer and
-nn.TransformerEncoder, composed of registered ops (every projection, score, softmax and weighted sum
+"""Attention: F.scaled_dot_product_attention, nn.MultiheadAttention, nn.TransformerEncoder(Layer),
+nn.TransformerDecoder(Layer) and nn.Transformer, composed of registered ops (every projection, score, softmax and weighted sum
 is a node of the recorded graph). Parameter names, initialization, masks and layouts follow PyTorch."""
 from __future__ import annotations
 
@@ -171,3 +171,129 @@ class TransformerEncoder(Module):
             out = layer(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
         return self.norm(out) if self.norm is not None else out
 
+
+
+def _activation_function(activation):
+    """PyTorch's `activation` argument: "relu"/"gelu" become the functions; a callable or Module stays."""
+    if activation in ("relu", F.relu):
+        return F.relu
+    if activation in ("gelu", F.gelu):
+        return F.gelu
+    if isinstance(activation, str):
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return activation
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention over tgt, attention over the encoder's memory, then the feed-forward block; each with its
+    residual and LayerNorm (after it, or before it with norm_first), as PyTorch's."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation_function(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
+        x = tgt
+        if self.norm_first:
+            x = F.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = F.add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+                                         memory_is_causal))
+            return F.add(x, self._ff_block(self.norm3(x)))
+        x = self.norm1(F.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
+        x = self.norm2(F.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)))
+        return self.norm3(F.add(x, self._ff_block(x)))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                             is_causal=bool(is_causal) and attn_mask is not None, need_weights=False)[0]
+        return self.dropout1(out)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal):
+        out = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                  is_causal=bool(is_causal) and attn_mask is not None, need_weights=False)[0]
+        return self.dropout2(out)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal: bool = False):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                        tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Module):
+    """The encoder-decoder of "Attention Is All You Need", as PyTorch builds it: every weight matrix is then
+    re-initialized with xavier_uniform_ (in parameters() order), biases and norms keep their init."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1, activation="relu", custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
+                                                                                   bias=bias))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
+                                                                                   bias=bias))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal: bool = False):
+        batched = src.ndim == 3
+        if not self.batch_first and batched and src.shape[1] != tgt.shape[1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if self.batch_first and batched and src.shape[0] != tgt.shape[0]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+        """-inf above the diagonal, 0 on and below it (a float mask: position i attends to j <= i)."""
+        return Tensor(np.triu(np.full((sz, sz), _NEG_INF, dtype=np.float32), k=1))
