@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.optim.optimizer import Optimizer
-from engine.optim.rmsprop import _decayed_grad
+from engine.optim.optimizer import Optimizer, count_step, decayed_grad, new_state
 from engine.tensor import Tensor
 
 
@@ -26,11 +25,9 @@ class Adadelta(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["square_avg"] = Tensor(np.zeros_like(p.array))
-            state["acc_delta"] = Tensor(np.zeros_like(p.array))
-        state["step"].array += 1
-        g = _decayed_grad(p, grad, group)
+            state.update(new_state(p, "square_avg", "acc_delta"))
+        count_step(state)
+        g = decayed_grad(p, grad, group)
         rho, eps = group["rho"], group["eps"]
         v, u = state["square_avg"].array, state["acc_delta"].array
         v *= rho

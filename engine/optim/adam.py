@@ -7,8 +7,17 @@ import math
 
 import numpy as np
 
-from engine.optim.optimizer import Optimizer
+from engine.optim.optimizer import Optimizer, count_step, decayed_grad, new_state
 from engine.tensor import Tensor
+
+
+def adam_moments(state: dict, g: np.ndarray, beta1: float, beta2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Adam's first and second moments, updated in place (NAdam and RAdam keep them too)."""
+    m, v = state["exp_avg"].array, state["exp_avg_sq"].array
+    m += (g - m) * (1 - beta1)           # torch's lerp_(grad, 1 - beta1)
+    v *= beta2
+    v += (1 - beta2) * g * g
+    return m, v
 
 
 class Adam(Optimizer):
@@ -34,25 +43,12 @@ class Adam(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor(np.zeros_like(p.array))
-            state["exp_avg_sq"] = Tensor(np.zeros_like(p.array))
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if group["amsgrad"] else ())))
         beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
-        g = -grad if group["maximize"] else grad
-        state["step"].array += 1
-        step = float(state["step"].array)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.array *= 1 - lr * wd
-            else:
-                g = g + wd * p.array
-        m, v = state["exp_avg"].array, state["exp_avg_sq"].array
-        m += (g - m) * (1 - beta1)           # torch's lerp_(grad, 1 - beta1)
-        v *= beta2
-        v += (1 - beta2) * g * g
+        lr = group["lr"]
+        step = count_step(state)
+        g = decayed_grad(p, grad, group, decoupled=group["decoupled_weight_decay"])
+        m, v = adam_moments(state, g, beta1, beta2)
         if group["amsgrad"]:
             np.maximum(state["max_exp_avg_sq"].array, v, out=state["max_exp_avg_sq"].array)
             v = state["max_exp_avg_sq"].array

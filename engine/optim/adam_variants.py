@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from engine.optim.optimizer import Optimizer
+from engine.optim.adam import adam_moments
+from engine.optim.optimizer import Optimizer, count_step, decayed_grad, new_state
 from engine.tensor import Tensor
 
 
@@ -26,32 +27,6 @@ def _check(lr, eps, betas, weight_decay) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _step(state: dict) -> float:
-    """Counts the step in the state's float32 tensor (as PyTorch keeps it) and returns it."""
-    state["step"].array += 1
-    return float(state["step"].array)
-
-
-def _weight_decayed(p: Tensor, grad: np.ndarray, group: dict) -> np.ndarray:
-    """The gradient after maximize and (coupled) weight decay; decoupled decay shrinks p instead."""
-    g = -grad if group["maximize"] else grad
-    wd = group["weight_decay"]
-    if wd != 0:
-        if group.get("decoupled_weight_decay"):
-            p.array *= 1 - group["lr"] * wd
-        else:
-            g = g + wd * p.array
-    return g
-
-
-def _moments(state: dict, g: np.ndarray, beta1: float, beta2: float) -> tuple[np.ndarray, np.ndarray]:
-    m, v = state["exp_avg"].array, state["exp_avg_sq"].array
-    m += (g - m) * (1 - beta1)           # torch's lerp_(grad, 1 - beta1)
-    v *= beta2
-    v += (1 - beta2) * g * g
-    return m, v
-
-
 class Adamax(Optimizer):
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  foreach=None, *, maximize: bool = False, differentiable: bool = False, capturable: bool = False):
@@ -62,12 +37,10 @@ class Adamax(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor(np.zeros_like(p.array))
-            state["exp_inf"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "exp_avg", "exp_inf"))
         beta1, beta2 = group["betas"]
-        step = _step(state)
-        g = _weight_decayed(p, grad, group)
+        step = count_step(state)
+        g = decayed_grad(p, grad, group, decoupled=group.get("decoupled_weight_decay", False))
         m, u = state["exp_avg"].array, state["exp_inf"].array
         m += (g - m) * (1 - beta1)
         u *= beta2
@@ -90,20 +63,17 @@ class NAdam(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["mu_product"] = Tensor(np.array(1.0, dtype=np.float32))
-            state["exp_avg"] = Tensor(np.zeros_like(p.array))
-            state["exp_avg_sq"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "exp_avg", "exp_avg_sq", mu_product=1.0))
         beta1, beta2 = group["betas"]
         lr, psi = group["lr"], group["momentum_decay"]
-        step = _step(state)
+        step = count_step(state)
         bias_correction2 = 1 - beta2 ** step
-        g = _weight_decayed(p, grad, group)
+        g = decayed_grad(p, grad, group, decoupled=group.get("decoupled_weight_decay", False))
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
         state["mu_product"].array *= mu                  # a float32 tensor, as PyTorch's
         mu_product = float(state["mu_product"].array)
-        m, v = _moments(state, g, beta1, beta2)
+        m, v = adam_moments(state, g, beta1, beta2)
         denom = np.sqrt(v / bias_correction2) + group["eps"]
         p.array += (-lr * (1.0 - mu) / (1.0 - mu_product)) * (g / denom)
         p.array += ((-lr * mu_next) / (1.0 - mu_product * mu_next)) * (m / denom)
@@ -120,14 +90,12 @@ class RAdam(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor(np.zeros_like(p.array))
-            state["exp_avg_sq"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "exp_avg", "exp_avg_sq"))
         beta1, beta2 = group["betas"]
         lr = group["lr"]
-        step = _step(state)
-        g = _weight_decayed(p, grad, group)
-        m, v = _moments(state, g, beta1, beta2)
+        step = count_step(state)
+        g = decayed_grad(p, grad, group, decoupled=group.get("decoupled_weight_decay", False))
+        m, v = adam_moments(state, g, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         corrected = m / bias_correction1

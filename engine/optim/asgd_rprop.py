@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.optim.optimizer import Optimizer
-from engine.optim.rmsprop import _decayed_grad
+from engine.optim.optimizer import Optimizer, count_step, decayed_grad, new_state
 from engine.tensor import Tensor
 
 
@@ -26,14 +25,10 @@ class ASGD(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["eta"] = Tensor(np.array(group["lr"], dtype=np.float32))
-            state["mu"] = Tensor(np.array(1.0, dtype=np.float32))
-            state["ax"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "ax", eta=group["lr"], mu=1.0))
         lr, lambd = group["lr"], group["lambd"]
-        state["step"].array += 1
-        step = float(state["step"].array)
-        g = _decayed_grad(p, grad, group)
+        step = count_step(state)
+        g = decayed_grad(p, grad, group)
         eta = float(state["eta"].array)
         p.array *= 1 - lambd * eta
         p.array -= eta * g
@@ -59,12 +54,11 @@ class Rprop(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["prev"] = Tensor(np.zeros_like(p.array))
+            state.update(new_state(p, "prev"))
             state["step_size"] = Tensor(np.full_like(grad, group["lr"]))
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
-        state["step"].array += 1
+        count_step(state)
         g = -grad if group["maximize"] else grad
         prev, step_size = state["prev"].array, state["step_size"].array
         sign = np.sign(g * prev)

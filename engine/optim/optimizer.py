@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 from engine import autograd
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.nn.module import _zero_grad
@@ -33,6 +35,33 @@ def _loaded_state_value(param: Tensor, key: str, value):
             value.array.dtype == param.array.dtype:
         return value
     return Tensor(value.array.astype(param.array.dtype))
+
+
+def new_state(p: Tensor, *buffers: str, **scalars: float) -> dict:
+    """A parameter's first state as PyTorch keeps it, in its key order (state_dict() shows it): the
+    step count and any other scalars as float32 0-d tensors, then zero buffers shaped like p."""
+    state = {"step": Tensor(np.array(0.0, dtype=np.float32))}
+    state.update((name, Tensor(np.array(value, dtype=np.float32))) for name, value in scalars.items())
+    state.update((name, Tensor(np.zeros_like(p.array))) for name in buffers)
+    return state
+
+
+def count_step(state: dict) -> float:
+    """Counts the step in the state's float32 tensor (as PyTorch keeps it) and returns it."""
+    state["step"].array += 1
+    return float(state["step"].array)
+
+
+def decayed_grad(p: Tensor, grad: np.ndarray, group: dict, decoupled: bool = False) -> np.ndarray:
+    """The gradient after maximize and (coupled) weight decay; decoupled decay shrinks p instead."""
+    g = -grad if group["maximize"] else grad
+    wd = group["weight_decay"]
+    if wd != 0:
+        if decoupled:
+            p.array *= 1 - group["lr"] * wd
+        else:
+            g = g + wd * p.array
+    return g
 
 
 class Optimizer(metaclass=TorchClassRepr):

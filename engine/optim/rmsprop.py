@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.optim.optimizer import Optimizer
+from engine.optim.optimizer import Optimizer, count_step, decayed_grad, new_state
 from engine.tensor import Tensor
-
-
-def _decayed_grad(p: Tensor, grad: np.ndarray, group: dict) -> np.ndarray:
-    g = -grad if group["maximize"] else grad
-    return g + group["weight_decay"] * p.array if group["weight_decay"] != 0 else g
 
 
 class RMSprop(Optimizer):
@@ -30,14 +25,11 @@ class RMSprop(Optimizer):
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         if not state:
-            state["step"] = Tensor(np.array(0.0, dtype=np.float32))
-            state["square_avg"] = Tensor(np.zeros_like(p.array))
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = Tensor(np.zeros_like(p.array))
-            if group["centered"]:
-                state["grad_avg"] = Tensor(np.zeros_like(p.array))
-        state["step"].array += 1
-        g = _decayed_grad(p, grad, group)
+            optional = [name for name, used in (("momentum_buffer", group["momentum"] > 0),
+                                                ("grad_avg", group["centered"])) if used]
+            state.update(new_state(p, "square_avg", *optional))
+        count_step(state)
+        g = decayed_grad(p, grad, group)
         alpha = group["alpha"]
         v = state["square_avg"].array
         v *= alpha
@@ -73,13 +65,12 @@ class Adagrad(Optimizer):
         # PyTorch creates Adagrad's state eagerly, in the constructor.
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": Tensor(np.array(0.0, dtype=np.float32)),
+                self.state[p] = {**new_state(p),
                                  "sum": Tensor(np.full_like(p.array, group["initial_accumulator_value"]))}
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        state["step"].array += 1
-        step = float(state["step"].array)
-        g = _decayed_grad(p, grad, group)
+        step = count_step(state)
+        g = decayed_grad(p, grad, group)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         s = state["sum"].array
         s += g * g
