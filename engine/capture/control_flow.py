@@ -243,6 +243,8 @@ class ControlFlow:
         init = []
         for n in names:
             v = self.env[n]
+            if self.c.unwrap is not None:
+                v = self.c.unwrap(v)
             if isinstance(v, (bool, int, float)) and not is_tensor(v):
                 v = (self.c.tensor_type or Tensor)(np.asarray(
                     v, dtype=self.c.int_dtype if isinstance(v, int) and not isinstance(v, bool)

@@ -145,6 +145,9 @@ class Symbolic:
         # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).
         self.tensor_type = None
         self.int_dtype = np.int64
+        # and how a facade's tensor-like object (TensorFlow's tf.Variable) gives the tensor it stands for,
+        # where the compiler needs a tensor: a value a tensor loop carries
+        self.unwrap = None
 
     # ---- shadows and values ------------------------------------------------------------------
     def shadow(self, value: Value, tensor=None):

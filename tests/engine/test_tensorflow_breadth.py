@@ -28,6 +28,31 @@ def test_for_over_tf_range_with_a_tensor_bound_is_one_while_loop():
     assert total.experimental_get_tracing_count() == 1
 
 
+def test_gradients_flow_through_a_tf_range_loop_to_variables_read_and_passed():
+    w = tf.Variable(2.0)
+
+    @tf.function
+    def power(n):
+        y = tf.constant(1.0)
+        for i in tf.range(n):
+            y = y * w
+        return y
+
+    @tf.function
+    def grow(x, n):                                   # x: a tf.Variable argument, carried by the loop
+        for i in tf.range(n):
+            x = x + tf.cast(i, tf.float32) * x
+        return x
+
+    with tf.GradientTape() as tape:
+        y = power(tf.constant(3))
+    assert float(y) == 8.0 and float(tape.gradient(y, w)) == 12.0          # 3 w^2
+    x = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum(grow(x, tf.constant(3)))
+    assert float(out) == 18.0 and tape.gradient(out, x).numpy().tolist() == [6.0, 6.0]   # TF 2.21's numbers
+
+
 def test_loop_over_a_constant_tf_range_unrolls():
     @tf.function
     def f(x):

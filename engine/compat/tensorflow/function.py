@@ -152,6 +152,11 @@ def _apply_input_signature(name: str, params: list, specs: list, args: tuple, kw
     return out
 
 
+def _variable_value(value):
+    """A tf.Variable a loop carries is its value (AutoGraph's loop variables are tensors)."""
+    return value._dagscope_value() if hasattr(value, "_dagscope_value") else value
+
+
 def _write_print(op, inputs, attrs, out) -> None:
     """hooks.OP_APPLIED observer while a trace's graph runs: a `print` node (a tf.print) writes."""
     if op.name == "print":
@@ -296,6 +301,7 @@ class Function:
         compiler = Compiler(graph)
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
         compiler.tensor_type, compiler.int_dtype = EagerTensor, np.int32     # what TF code sees between ops
+        compiler.unwrap = _variable_value
         trace = _Tracing(compiler, graph)
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
