@@ -22,7 +22,7 @@ from engine.functional.index import (argsort, gather, getitem, index_put, index_
                                      scatter, scatter_, scatter_add, scatter_add_, setitem, sort, topk, tril, triu)
 from engine.functional.linalg import bmm, dot, einsum, ger, linear, matmul, mm, mv, outer
 from engine.functional.nn import (avg_pool2d, batch_norm, conv1d, conv2d, conv_transpose1d, conv_transpose2d, dropout,
-                                  embedding, interpolate, layer_norm, max_pool2d, normalize, one_hot, pad, upsample)
+                                  embedding, group_norm, interpolate, layer_norm, max_pool2d, normalize, one_hot, pad, upsample)
 from engine.functional.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
                                     huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 
@@ -38,7 +38,7 @@ __all__ = [
     "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
     "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
-    "conv1d", "conv_transpose1d", "conv_transpose2d", "pad", "interpolate", "upsample",
+    "conv1d", "conv_transpose1d", "conv_transpose2d", "pad", "interpolate", "upsample", "group_norm",
     "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
     "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "mish", "isinf", "isposinf", "isneginf", "isfinite",
 ]

@@ -208,6 +208,24 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
     return div(input, clamp(norm, min=eps, fn="clamp_min").expand(*input.array.shape))   # (expand_as, as PyTorch)
 
 
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """PyTorch's native_group_norm: statistics per sample over each group of channels (and all positions)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    c = input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
+                               f"got {name} of shape {list(p.shape)} and input of shape {list(input.shape)}")
+    _require_float(input, "GroupNormKernelImpl")
+    params = tuple(p for p in (weight, bias) if p is not None)
+    return apply("native_group_norm", input, *params, groups=int(num_groups), eps=float(eps),
+                 has_weight=weight is not None, has_bias=bias is not None)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """PyTorch's native_layer_norm: one op over the last len(normalized_shape) dims."""
     normalized_shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) \

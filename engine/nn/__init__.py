@@ -5,12 +5,12 @@ from engine.nn.activation import (ELU, GELU, Hardsigmoid, Hardswish, Hardtanh, L
                                   ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Tanh)
 from engine.nn.container import ModuleDict, ModuleList, Sequential
 from engine.nn.layers import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, Dropout, Embedding, Flatten, Identity,
-                              Linear, Unflatten)
+                              LazyLinear, Linear, Unflatten)
 from engine.nn.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
                             SmoothL1Loss)
 from engine.nn.module import Module
-from engine.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from engine.nn.parameter import Buffer, Parameter
+from engine.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from engine.nn.parameter import Buffer, Parameter, UninitializedParameter
 from engine.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from engine.nn.resample import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                                  ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, Upsample, UpsamplingBilinear2d,
@@ -20,10 +20,10 @@ from engine.nn.transformer import (MultiheadAttention, Transformer, TransformerD
                                    TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = [
-    "Module", "Parameter", "Buffer",
-    "Linear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
+    "Module", "Parameter", "Buffer", "UninitializedParameter",
+    "Linear", "LazyLinear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
-    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d",
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d",
     "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d",

@@ -3,14 +3,17 @@ Each forward calls the PyTorch-named function in engine.functional, so eager gra
 same ops (addmm for Linear) that PyTorch's autograd shows."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from engine import autograd
 from engine import functional as F
 from engine.compat.torch_dtypes import to_numpy
 from engine.errors import UnsupportedError
 from engine.nn import init
 from engine.nn.module import Module
-from engine.nn.parameter import Parameter
+from engine.nn.parameter import Parameter, UninitializedParameter
 from engine.ops.dtypes import DEFAULT_FLOAT
 
 
@@ -50,6 +53,41 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class LazyLinear(Linear):
+    """Linear whose in_features is the last dim of the first input it sees: until then its parameters are
+    uninitialized; the first forward materializes and initializes them (as Linear does) and the module
+    becomes a Linear (PyTorch's cls_to_become)."""
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        warnings.warn("Lazy modules are a new feature under heavy development so changes to the API or functionality "
+                      "can happen at any moment.", UserWarning, stacklevel=2)
+        Module.__init__(self)
+        self.in_features, self.out_features = 0, out_features
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
+
+    def has_uninitialized_params(self) -> bool:
+        return any(isinstance(p, UninitializedParameter) for p in (self.weight, self.bias))
+
+    def initialize_parameters(self, input) -> None:
+        if not self.has_uninitialized_params():
+            return
+        with autograd.no_grad():
+            self.in_features = input.shape[-1]
+            self.weight.materialize((self.out_features, self.in_features))
+            if self.bias is not None:
+                self.bias.materialize((self.out_features,))
+            self.reset_parameters()
+
+    def forward(self, input):
+        self.initialize_parameters(input)
+        self.__class__ = Linear
+        return Linear.forward(self, input)
 
 
 class _ConvNd(Module):

@@ -1,4 +1,4 @@
-"""LayerNorm, BatchNorm1d and BatchNorm2d: learnable affine parameters; BatchNorm keeps running statistics
+"""LayerNorm, GroupNorm, BatchNorm1d and BatchNorm2d: learnable affine parameters; BatchNorm keeps running statistics
 (updated without gradient, as PyTorch does: the running variance uses the unbiased estimate)."""
 from __future__ import annotations
 
@@ -8,6 +8,31 @@ from engine import functional as F
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        if affine:
+            self.weight = Parameter(np.ones(num_channels, np.float32))
+            if bias:
+                self.bias = Parameter(np.zeros(num_channels, np.float32))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class LayerNorm(Module):

@@ -36,3 +36,18 @@ class Buffer(Tensor):
     def __init__(self, data, persistent: bool = True):
         Tensor.__init__(self, data.array if isinstance(data, Tensor) else np.asarray(data))
         self.persistent = persistent
+
+
+class UninitializedParameter(Parameter):
+    """A lazy module's parameter before its first forward has seen the input's size: it has no shape yet;
+    `materialize(shape)` gives it one (zeros, for the module's init to fill) and makes it a Parameter."""
+    __slots__ = ()
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        self.array = np.zeros(tuple(shape), dtype=np.float32)
+        self.__class__ = Parameter
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__

@@ -156,3 +156,46 @@ register(OpDef(
     "training: grad_x = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), gx = grad * weight; "
     "eval: grad_x = gx * rstd; grad_weight = sum(grad * xhat); grad_bias = sum(grad)  (over all but dim 1)",
     attrs=("training", "eps", "has_weight", "has_bias"), saves=None))
+
+
+# ---- group norm: statistics per (sample, group of channels), over the group's channels and positions -----
+
+def _group_norm_forward(x, *params, groups, eps=1e-5, has_weight=True, has_bias=True):
+    weight, bias, _ = _split(params, has_weight, has_bias)
+    n, c = x.shape[:2]
+    out = _normalize_forward(x.reshape(n, groups, -1), (2,), _rstd, eps=eps).reshape(x.shape)
+    per_channel = (c,) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(per_channel)
+    if bias is not None:
+        out = out + bias.reshape(per_channel)
+    return out.astype(x.dtype, copy=False)
+
+
+def _group_norm_vjp(F, g, x, *params_and_out, groups, eps=1e-5, has_weight=True, has_bias=True):
+    weight, bias, _ = _split(params_and_out[:-1], has_weight, has_bias)
+    shape = tuple(x.shape)
+    n, c, ndim = shape[0], shape[1], len(shape)
+    per_channel = (c,) + (1,) * (ndim - 2)
+    centered, var = _batch_moments(F, F.reshape(x, shape=(n, groups, -1)), (2,))
+    rstd = F.div(1.0, F.sqrt(F.add(var, float(eps))))
+    xhat = F.mul(centered, rstd)                                           # (N, groups, C/groups * positions)
+    gx = g if weight is None else F.mul(g, F.reshape(weight, shape=per_channel))
+    grads = [F.reshape(_batch_stats_input_grad(F, F.reshape(gx, shape=(n, groups, -1)), xhat, rstd, (2,)),
+                       shape=shape)]
+    others = (0,) + tuple(range(2, ndim))
+    if weight is not None:
+        grads.append(_param_grad(F, F.mul(g, F.reshape(xhat, shape=shape)), others, weight.shape))
+    if bias is not None:
+        grads.append(_param_grad(F, g, others, bias.shape))
+    return tuple(grads)
+
+
+register(OpDef(
+    "native_group_norm", NN, _group_norm_forward,
+    lambda x, *params, groups, eps=1e-5, has_weight=True, has_bias=True: Spec(tuple(x.shape), x.dtype),
+    _group_norm_vjp, "NativeGroupNormBackward0",
+    "(x - mean) / sqrt(var + eps) per sample and group of channels, then * weight[c] + bias[c]",
+    "grad_x = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)) per group, gx = grad * weight; "
+    "grad_weight = sum(grad * xhat); grad_bias = sum(grad)  (over batch and positions)",
+    attrs=("groups", "eps", "has_weight", "has_bias"), saves=None))

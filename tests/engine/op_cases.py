@@ -237,6 +237,11 @@ CASES: dict[str, list[Case]] = {
     "convolution_weight_grad": [
         Case([rnd(2, 4, 6, 5), rnd(2, 6, 6, 3)], {"stride": (1, 2), "padding": (2, 1), "dilation": (2, 1),
                                                  "groups": 2, "weight_shape": (6, 2, 3, 2)}, diff=(0, 1))],
+    "native_group_norm": [
+        Case([rnd(2, 6, 3, 2), rnd(6), rnd(6)], {"groups": 3, "eps": 1e-5, "has_weight": True, "has_bias": True},
+             diff=(0, 1, 2)),
+        Case([rnd(3, 4, 5)], {"groups": 2, "eps": 0.1, "has_weight": False, "has_bias": False}, diff=(0,)),
+        Case([rnd(2, 4), rnd(4)], {"groups": 1, "eps": 1e-5, "has_weight": True, "has_bias": False}, diff=(0, 1))],
     "pad": [Case([rnd(2, 3, 4)], {"pad": (1, 2, -1, 1), "mode": "constant", "value": 0.5}, diff=(0,)),
             Case([rnd(1, 2, 4, 5)], {"pad": (2, 1, 3, 0), "mode": "reflect", "value": 0.0}, diff=(0,)),
             Case([rnd(1, 2, 3, 3)], {"pad": (2, 1, 1, 4), "mode": "replicate", "value": 0.0}, diff=(0,)),

@@ -66,6 +66,8 @@ ORACLE = {
         {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact", "linear": "upsample_linear",
          "bilinear": "upsample_bilinear"}[mode] + f"{len(size)}d"](x, size, *([align_corners] if align_corners
                                                                               is not None else []), *(scales or ())),
+    "native_group_norm": lambda x, *p, groups, eps, has_weight, has_bias: TF.group_norm(
+        x, groups, *_affine(p, has_weight, has_bias), eps=eps),
     "flip": lambda x, dims: torch.flip(x, dims),
     "roll": lambda x, shifts, dims: torch.roll(x, shifts, dims if dims is not None else None),
     "cumprod": lambda x, dim, dtype=None: torch.cumprod(x, dim, dtype=getattr(torch, dtype) if dtype else None),
