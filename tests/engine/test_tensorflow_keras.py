@@ -101,7 +101,9 @@ print(float(loss) < 0.05)
     assert record["stdout"] == "True\n"
     graph = record["graphs"][0]
     params = sorted(n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param")
-    assert params == ["dense/bias", "dense/kernel", "dense_1/bias", "dense_1/kernel"]
+    # Keras 3 paths: the layers were built inside the Sequential's name scope
+    assert params == ["sequential/dense/bias", "sequential/dense/kernel", "sequential/dense_1/bias",
+                      "sequential/dense_1/kernel"]
 
 
 def _train_step(model, opt, x, y):

@@ -149,6 +149,26 @@ def map_structure(fn, structure):
 # ---- the training flag that a model's call passes down to its layers ----------------------------
 
 _TRAINING: list = []        # innermost last; None entries = "not said"
+_SCOPES: list = []          # the names of the layers being built or called, outermost first
+
+
+class name_scope:  # noqa: N801 - used like Keras' backend.name_scope
+    """Keras 3 opens a layer's name scope around its build and call, so a weight's path says which
+    layers (and models) it was made inside: 'sequential/dense/kernel', or 'dense/kernel' when the
+    layer was built on its own (a functional model's layers are built before the model exists)."""
+
+    def __init__(self, name: str):
+        self.name, self.pushed = name, False
+
+    def __enter__(self):
+        if not _SCOPES or _SCOPES[-1] != self.name:
+            _SCOPES.append(self.name)
+            self.pushed = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pushed:
+            _SCOPES.pop()
 
 
 def current_training():
@@ -188,7 +208,8 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or "float32")
         value = initializers.get(initializer)(tuple(int(s) for s in shape), dtype=dtype)
         short = name or "variable"
-        v = KerasVariable(np.asarray(value, dtype.np), short, f"{self.name}/{short}", trainable=trainable)
+        scopes = list(_SCOPES) if _SCOPES and _SCOPES[-1] == self.name else list(_SCOPES) + [self.name]
+        v = KerasVariable(np.asarray(value, dtype.np), short, "/".join(scopes + [short]), trainable=trainable)
         self._own_weights.append(v)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
@@ -290,6 +311,10 @@ class Layer:
     def __call__(self, *args, **kwargs):
         if any(isinstance(t, KerasTensor) for t in _flatten((args, kwargs))):
             return self._symbolic_call(args, kwargs)
+        with name_scope(self.name):
+            return self._eager_call(args, kwargs)
+
+    def _eager_call(self, args, kwargs):
         inputs = map_structure(_as_input, args[0]) if args else None
         args = (inputs,) + args[1:] if args else args
         if not self.built:

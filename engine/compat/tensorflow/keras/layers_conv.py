@@ -60,11 +60,11 @@ def conv2d_nhwc(x, kernel, strides, pads, name="Conv2D"):
     n, h, w, c = x.shape.as_list()
     dtype = x.dtype.np
 
-    def lower(F, x, w):
+    def lower(F, x, k):
         xc = F.permute(x, dims=NHWC_TO_NCHW)
         if not symmetric:
             xc = _pad_nchw(F, xc, [n, c, h, w], pads, 0.0, dtype)
-        out = F.conv2d(xc, F.permute(w, dims=(3, 2, 0, 1)), stride=tuple(strides),
+        out = F.conv2d(xc, F.permute(k, dims=(3, 2, 0, 1)), stride=tuple(strides),
                        padding=tuple(p[0] for p in pads) if symmetric else (0, 0))
         return F.permute(out, dims=NCHW_TO_NHWC)
     return ops.run_op(name, name, lower, [x, kernel])

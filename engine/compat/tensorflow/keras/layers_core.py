@@ -311,7 +311,7 @@ def _reduce_axes(rank: int, axis) -> list:
 def _broadcast(v, rank: int, axis: int):
     shape = [1] * rank
     shape[axis % rank] = -1
-    return array_ops.reshape(value_of(v), shape)
+    return array_ops.reshape(value_of(v) if not isinstance(v, np.ndarray) else EagerTensor(v), shape)
 
 
 class BatchNormalization(Layer):
@@ -393,12 +393,14 @@ class Normalization(Layer):
 
     def build(self, input_shape) -> None:
         n = (int(input_shape[self.axis]),)
-        self.mean = self.add_weight(shape=n, initializer="zeros", name="mean", trainable=False)
-        self.variance = self.add_weight(shape=n, initializer="ones", name="variance", trainable=False)
-        self.count = self.add_weight(shape=(), initializer="zeros", name="count", trainable=False, dtype="int64")
-        if self._given[0] is not None:
-            self.mean.assign(np.broadcast_to(np.asarray(self._given[0], np.float32), n))
-            self.variance.assign(np.broadcast_to(np.asarray(self._given[1], np.float32), n))
+        if self._given[0] is not None:        # given: constants, not weights (Keras counts no parameters)
+            self.mean = np.broadcast_to(np.asarray(self._given[0], np.float32), n).copy()
+            self.variance = np.broadcast_to(np.asarray(self._given[1], np.float32), n).copy()
+        else:
+            self.mean = self.add_weight(shape=n, initializer="zeros", name="mean", trainable=False)
+            self.variance = self.add_weight(shape=n, initializer="ones", name="variance", trainable=False)
+            self.count = self.add_weight(shape=(), initializer="zeros", name="count", trainable=False,
+                                         dtype="int64")
         self.built = True
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
@@ -410,6 +412,9 @@ class Normalization(Layer):
         if not self.built:
             self._build_shape = (None,) + arr.shape[1:]
             self.build(self._build_shape)
+            self.built = True
+        if self._given[0] is not None:
+            raise ValueError("Cannot adapt a Normalization layer whose mean and variance were given.")
         axes = tuple(_reduce_axes(arr.ndim, self.axis))
         self.mean.assign(arr.mean(axis=axes).astype(np.float32))
         self.variance.assign(arr.var(axis=axes).astype(np.float32))

@@ -7,8 +7,8 @@ import numpy as np
 
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.keras import display
-from engine.compat.tensorflow.keras.base import (InputLayer, KerasTensor, Layer, _flatten, map_structure, snake,
-                                                 unique_name)
+from engine.compat.tensorflow.keras.base import (InputLayer, KerasTensor, Layer, _flatten, map_structure, name_scope,
+                                                 snake, unique_name)
 from engine.compat.tensorflow.keras.trainer import Trainer
 from engine.errors import UnsupportedError
 
@@ -320,8 +320,9 @@ class Sequential(Model):
     def _build_from(self, x) -> None:
         unique_name("functional")       # Keras builds a Sequential as a Functional, which takes a name
         inputs = x
-        for layer in self._layers:
-            x = layer(x)
+        with name_scope(self.name):     # (Keras' build runs in the model's name scope)
+            for layer in self._layers:
+                x = layer(x)
         self._init_graph(inputs, x)
         self._graph_layers = [self._input_layer] + list(self._layers)
 

@@ -116,7 +116,7 @@ class Adam(Optimizer):
 
 
 class RMSprop(Optimizer):
-    """Keras 3: v = rho * v + (1 - rho) * g^2; var -= lr * g / (sqrt(v) + eps) (with momentum, through a
+    """Keras 3: v = rho * v + (1 - rho) * g^2; var -= lr * g / sqrt(v + eps) (with momentum, through a
     velocity; centered subtracts the mean gradient's square)."""
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
@@ -132,7 +132,7 @@ class RMSprop(Optimizer):
             avg = self._slot(var, "average_gradient")
             avg.assign(avg * self.rho + g * (1.0 - self.rho))
             denominator = v - avg * avg
-        increment = g * self.learning_rate / (ops.sqrt(denominator) + self.epsilon)
+        increment = g * self.learning_rate / ops.sqrt(denominator + self.epsilon)
         if self.momentum > 0:
             m = self._slot(var, "momentum")
             m.assign(m * self.momentum + increment)

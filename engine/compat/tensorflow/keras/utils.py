@@ -20,7 +20,7 @@ def set_random_seed(seed) -> None:
 
 
 def to_categorical(x, num_classes=None):
-    """Class ids -> one-hot rows (float32, as Keras 3); a trailing axis of 1 is dropped first."""
+    """Class ids -> one-hot rows (float64, as Keras 3's numpy result); a trailing axis of 1 is dropped first."""
     x = np.array(getattr(x, "array", x), dtype="int64")
     shape = x.shape
     if len(shape) > 1 and shape[-1] == 1:
@@ -28,7 +28,7 @@ def to_categorical(x, num_classes=None):
     x = x.reshape(-1)
     if num_classes is None:
         num_classes = int(np.max(x)) + 1
-    out = np.zeros((x.shape[0], int(num_classes)), dtype=np.float32)
+    out = np.zeros((x.shape[0], int(num_classes)))
     out[np.arange(x.shape[0]), x] = 1
     return out.reshape(shape + (int(num_classes),))
 
