@@ -12,7 +12,7 @@ from engine.compat.tensorflow.keras.layers_conv import (AveragePooling1D, Averag
 from engine.compat.tensorflow.keras.layers_core import (Activation, Add, Average, BatchNormalization,  # noqa: F401
                                                         Concatenate, Dense, Dot, Dropout, Embedding, Flatten,
                                                         Identity, Lambda, LayerNormalization, LeakyReLU, Maximum,
-                                                        Minimum, Multiply, Normalization, Permute, ReLU, RepeatVector,
+                                                        Minimum, Multiply, Normalization, Permute, ReLU, RepeatVector, Rescaling,
                                                         Reshape, Softmax, Subtract, add, average, concatenate,
                                                         maximum, minimum, multiply, subtract)
 from engine.compat.tensorflow.keras.layers_rnn import GRU, LSTM, Bidirectional, SimpleRNN  # noqa: F401

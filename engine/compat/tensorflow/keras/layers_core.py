@@ -158,6 +158,17 @@ class RepeatVector(Layer):
         return x * array_ops.ones([1, self.n, 1], dtype=x.dtype)
 
 
+class Rescaling(Layer):
+    """x * scale + offset (image tutorials' `Rescaling(1. / 255)`)."""
+
+    def __init__(self, scale, offset=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale, self.offset = float(scale), float(offset)
+
+    def call(self, inputs):
+        return ops.convert_to_tensor(inputs) * self.scale + self.offset
+
+
 class Lambda(Layer):
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
