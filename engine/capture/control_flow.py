@@ -5,6 +5,7 @@ Python-valued conditions and loops over Python iterables run now (unrolled)."""
 from __future__ import annotations
 
 import ast
+import contextlib
 
 import numpy as np
 
@@ -43,17 +44,37 @@ def _always_returns(stmts) -> bool:
 class ControlFlow:
     """Mixed into _Frame: needs self.c (Compiler), self.env, self.expr, self.block, self.err, self.at."""
 
+    @contextlib.contextmanager
+    def _building_in(self, ctx):
+        """Ops go into ctx's graph for the block's duration."""
+        prev, self.c.ctx = self.c.ctx, ctx
+        try:
+            yield ctx
+        finally:
+            self.c.ctx = prev
+
+    def _child(self, name: str, ctxs: list) -> _Ctx:
+        """A new child graph of the current one (a branch, a loop's cond or body), added to ctxs."""
+        ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
+        ctxs.append(ctx)
+        return ctx
+
+    @contextlib.contextmanager
+    def _branch(self, name: str, ctxs: list):
+        """Build into a new child graph with the variables as they are now; they are restored after."""
+        saved_env = dict(self.env)
+        try:
+            with self._building_in(self._child(name, ctxs)) as ctx:
+                yield ctx
+        finally:
+            self.env = saved_env
+
     def c_cond(self, pred, branches: list, node):
         """Build a cond from two thunks evaluated in child graphs; returns the shadow(s) of its result."""
         results, ctxs = [], []
         for name, thunk in zip(("then", "else"), branches):
-            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
-            ctxs.append(ctx)
-            prev, self.c.ctx = self.c.ctx, ctx
-            try:
+            with self._building_in(self._child(name, ctxs)):
                 results.append(thunk())
-            finally:
-                self.c.ctx = prev
         return self._finish_cond(pred, ctxs, results, node)
 
     def _finish_cond(self, pred, ctxs, results, node):
@@ -74,11 +95,8 @@ class ControlFlow:
         outs_per_branch = []
         likes = [a if is_tensor(a) else b for a, b in zip(*flat)]
         for ctx, values in zip(ctxs, flat):
-            prev, self.c.ctx = self.c.ctx, ctx
-            try:
+            with self._building_in(ctx):
                 outs_per_branch.append([self._as_value(values[i], node, likes[i]) for i in tensor_slots])
-            finally:
-                self.c.ctx = prev
         for i, (a, b) in enumerate(zip(*outs_per_branch)):
             if a.shape != b.shape or a.dtype != b.dtype:
                 raise self.err(node, f"result {i} is {a.dtype}{list(a.shape)} in the then branch but "
@@ -113,12 +131,9 @@ class ControlFlow:
                 if all(u.id != v.id for u in union):
                     union.append(v)
         for ctx in ctxs:
-            prev, self.c.ctx = self.c.ctx, ctx
-            try:
+            with self._building_in(ctx):
                 for v in union:
                     self.c.resolve(v)
-            finally:
-                self.c.ctx = prev
             wanted = [ctx.captures[v.id].producer for v in union]
             head = ctx.graph.placeholders[:leading]
             rest = [n for n in ctx.graph.nodes if n not in head and n not in wanted]
@@ -134,18 +149,12 @@ class ControlFlow:
             results = []
             ctxs = []
             for name, stmts in (("then", body), ("else", orelse)):
-                ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
-                ctxs.append(ctx)
-                saved_env = dict(self.env)
-                prev, self.c.ctx = self.c.ctx, ctx
-                try:
-                    self.block(stmts)
-                    results.append(None)          # fell off the end: returns None
-                except _Return as ret:
-                    results.append(ret.value)
-                finally:
-                    self.c.ctx = prev
-                    self.env = saved_env
+                with self._branch(name, ctxs):
+                    try:
+                        self.block(stmts)
+                        results.append(None)          # fell off the end: returns None
+                    except _Return as ret:
+                        results.append(ret.value)
             if (results[0] is None) != (results[1] is None):
                 raise self.err(s, "one branch returns a value and the other does not")
             self.at(s)
@@ -153,16 +162,9 @@ class ControlFlow:
         names = _assigned_names(s.body + s.orelse)
         envs, ctxs = [], []
         for name, stmts in (("then", s.body), ("else", s.orelse)):
-            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
-            ctxs.append(ctx)
-            saved_env = dict(self.env)
-            prev, self.c.ctx = self.c.ctx, ctx
-            try:
+            with self._branch(name, ctxs):
                 self.block(stmts)
                 envs.append(self.env)
-            finally:
-                self.c.ctx = prev
-                self.env = saved_env
         live = [n for n in names if n in envs[0] and n in envs[1]]
         results = [tuple(env[n] for n in live) for env in envs]
         self.at(s)
@@ -256,11 +258,7 @@ class ControlFlow:
         init_values = [self.c.value_of(v) for v in init]
         ctxs, results = [], []
         for name in ("cond", "body"):
-            ctx = _Ctx(self.c.ctx.graph.subgraph(name), self.c.ctx)
-            ctxs.append(ctx)
-            saved_env = dict(self.env)
-            prev, self.c.ctx = self.c.ctx, ctx
-            try:
+            with self._branch(name, ctxs) as ctx:
                 for n, v in zip(names, init_values):
                     p = ctx.graph.placeholder(n, v.shape, v.dtype)
                     self.c.home[p.id] = ctx.graph
@@ -280,9 +278,6 @@ class ControlFlow:
                                               f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape")
                         out.append(val)
                     results.append(out)
-            finally:
-                self.c.ctx = prev
-                self.env = saved_env
         extra = self._unify_captures(ctxs, leading=len(names))
         cond_ctx, body_ctx = ctxs
         cond_ctx.graph.output(results[0])
