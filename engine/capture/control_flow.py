@@ -186,7 +186,10 @@ class ControlFlow:
             return self.range_loop(s, iterable)
         if is_tensor(iterable) and id(iterable) in self.c.sym:
             raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
-        # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list does
+        if is_tensor(iterable):
+            # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list of
+            # constants does (its rows taken from the array, so they stay known values, not graph nodes)
+            iterable = [type(iterable)(np.array(row)) for row in iterable.array]
         if isinstance(iterable, range) or isinstance(iterable, (list, tuple)) or hasattr(iterable, "__iter__"):
             items = list(iterable)
             if len(items) > MAX_UNROLL:

@@ -45,7 +45,9 @@ def _index_forward(x, *indices, positions, fn=None):
     _check_bounds(x.shape, indices, positions)
     # numpy lays out x[:, [0, 2]] with the indexed dim outermost; PyTorch's result is row-major
     # (its stride() and is_contiguous() show it, and fills in memory order follow it)
-    return np.ascontiguousarray(x[_index_key(indices, positions)])
+    out = x[_index_key(indices, positions)]
+    # (np.ascontiguousarray makes a 0-d result 1-d: x[i] of a vector with a 0-d index is 0-d)
+    return np.ascontiguousarray(out) if np.ndim(out) else np.asarray(out)
 
 
 register(OpDef(

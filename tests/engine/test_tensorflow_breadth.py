@@ -290,3 +290,21 @@ def test_dataset_errors():
         tf.data.Dataset.range(3).cache("/tmp/x")
     with pytest.raises(UnsupportedError, match="tf.data.from_generator is not supported"):
         tf.data.from_generator
+
+
+def test_indexing_with_a_loop_index_is_an_index_node_and_other_tensor_keys_are_refused():
+    @tf.function
+    def row_sum(x, n):
+        total = tf.zeros([2])
+        for i in tf.range(n):
+            total = total + x[i]
+        return total
+
+    graph = row_sum.get_concrete_function(tf.ones([3, 2]), tf.constant(3)).graph
+    body = next(n for n in graph.nodes if n.kind == WHILE).subgraphs["body"]
+    assert "index" in [n.op for n in body.nodes]
+    assert tf.constant([1, 2, 3])[tf.constant(2)].numpy() == 3          # a known index is just a number
+    with pytest.raises(UnsupportedError, match="a scalar integer tensor is; use tf.gather"):
+        tf.constant([1, 2, 3])[tf.constant([0, 1])]
+    with pytest.raises(UnsupportedError, match="float32 tensor of shape"):
+        tf.constant([1, 2, 3])[tf.constant(1.0)]

@@ -206,16 +206,20 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=dtyp
 # ---- indexing (basic slicing: ints, slices, ..., tf.newaxis) ---------------------------------------
 
 def getitem(tensor, key):
+    """Basic slicing; a scalar integer tensor picks one index too (`x[i]` in a `for i in tf.range(n)` loop),
+    as a value when it is known now, else as an `index` node of the graph."""
     x = convert_to_tensor(tensor)
-    keys = key if isinstance(key, tuple) else (key,)
+    keys, picks = _index_tensors(list(key) if isinstance(key, tuple) else [key])
     for k in keys:
+        if isinstance(k, _Pick):
+            continue
         if not (k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))):
             raise UnsupportedError(f"indexing a tensor with {type(k).__name__} is not supported by Dagscope "
                                    "(only ints, slices, ... and tf.newaxis); use tf.gather for index tensors")
         if isinstance(k, slice) and k.step is not None and k.step <= 0:
             raise UnsupportedError("slices with a negative or zero step are not supported by Dagscope")
 
-    def lower(F, x):
+    def lower(F, x, *indices):
         ks = list(keys)
         if Ellipsis in ks:
             at = ks.index(Ellipsis)
@@ -223,7 +227,9 @@ def getitem(tensor, key):
             ks[at:at + 1] = [slice(None)] * fill
         dim = 0
         for k in ks:
-            if k is None:
+            if isinstance(k, _Pick):
+                x = F.index(x, indices[k.n], positions=(dim,))      # a 0-d index: that dim goes
+            elif k is None:
                 x = F.unsqueeze(x, dim=dim)
                 dim += 1
             elif isinstance(k, slice):
@@ -233,7 +239,35 @@ def getitem(tensor, key):
             else:
                 x = F.select(x, dim=dim, index=int(k))
         return x
-    return run_op("StridedSlice", "strided_slice", lower, [x])
+    return run_op("StridedSlice", "strided_slice", lower, [x, *picks])
+
+
+class _Pick:
+    """A key that is a scalar integer tensor known only when the graph runs (the n-th index input)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+
+def _index_tensors(keys: list) -> tuple[list, list]:
+    """The keys with scalar integer tensors made ints where their value is known, and _Picks where not."""
+    tracing = context.state().tracing
+    picks = []
+    for n, k in enumerate(keys):
+        if hasattr(k, "_dagscope_value"):
+            k = k._dagscope_value()
+        if not isinstance(k, (EngineTensor, GraphTensor)):
+            continue
+        t = convert_to_tensor(k)
+        if t.shape.rank != 0 or not t.dtype.is_integer:
+            raise UnsupportedError(f"indexing a tensor with a {t.dtype.name} tensor of shape {t.shape} is not supported "
+                                   "by Dagscope (a scalar integer tensor is; use tf.gather for index tensors)")
+        if isinstance(t, GraphTensor) or (tracing is not None and tracing.is_symbolic(t)):
+            keys[n] = _Pick(len(picks))
+            picks.append(t)
+        else:
+            keys[n] = int(t.array)
+    return keys, picks
 
 
 def gather_first(tensor, i: int):
