@@ -121,14 +121,14 @@ def _check_conv2d_shapes(input, weight, bias, stride, padding) -> None:
 
 def _pool(name, input, kernel_size, stride, padding, **attrs):
     stride = kernel_size if stride is None or stride == [] or stride == () else stride
-    _check_pool_shapes(input, _pair(kernel_size), _pair(stride), _pair(padding))
+    _check_pool_shapes(input, _pair(kernel_size), _pair(stride), _pair(padding), attrs.get("ceil_mode", False))
     unbatched = input.ndim == 3
     x = unsqueeze(input, 0) if unbatched else input
     out = apply(name, x, kernel_size=_pair(kernel_size), stride=_pair(stride), padding=_pair(padding), **attrs)
     return squeeze(out, 0) if unbatched else out
 
 
-def _check_pool_shapes(input, kernel, stride, padding) -> None:
+def _check_pool_shapes(input, kernel, stride, padding, ceil_mode=False) -> None:
     """PyTorch's wording for a pooling window that does not fit the input."""
     if input.ndim not in (3, 4) or input.numel() == 0:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -137,23 +137,29 @@ def _check_pool_shapes(input, kernel, stride, padding) -> None:
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
                            f"kernel_size={size} and dilation=1")
     channels, height, width = input.array.shape[-3:]
-    out = [(size + 2 * pad - k) // s + 1 for size, pad, k, s in zip((height, width), padding, kernel, stride)]
+    out = [(size + 2 * pad - k + (s - 1 if ceil_mode else 0)) // s + 1
+           for size, pad, k, s in zip((height, width), padding, kernel, stride)]
+    if ceil_mode:       # (the last window must start inside the input or its left padding)
+        out = [o - 1 if (o - 1) * s >= size + pad else o
+               for o, size, pad, s in zip(out, (height, width), padding, stride)]
     if out[0] < 1 or out[1] < 1:
         raise RuntimeError(f"Given input size: ({channels}x{height}x{width}). Calculated output size: "
                            f"({channels}x{out[0]}x{out[1]}). Output size is too small")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation, ceil_mode=ceil_mode,
-                 return_indices=return_indices)
-    return _pool("max_pool2d", input, kernel_size, stride, padding)
+    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation, return_indices=return_indices)
+    return _pool("max_pool2d", input, kernel_size, stride, padding, **({"ceil_mode": True} if ceil_mode else {}))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    _unsupported("avg_pool2d", ceil_mode=ceil_mode, count_include_pad=not count_include_pad and "False",
-                 divisor_override=divisor_override)
-    return _pool("avg_pool2d", input, kernel_size, stride, padding)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    options = {k: v for k, v in (("ceil_mode", bool(ceil_mode)), ("count_include_pad", bool(count_include_pad)),
+                                 ("divisor_override", divisor_override))
+               if v != {"ceil_mode": False, "count_include_pad": True, "divisor_override": None}[k]}
+    return _pool("avg_pool2d", input, kernel_size, stride, padding, **options)
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):

@@ -171,31 +171,54 @@ register(OpDef(
 
 # ---- pooling ---------------------------------------------------------------------------------------------
 
-def _pool_shape(shape, kernel_size, stride, padding):
+def _pool_out(size: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling_output_shape: with ceil_mode a last partial window counts, unless it would start
+    past the input and its left padding."""
+    out = (size + 2 * p - k + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _pool_shape(shape, kernel_size, stride, padding, ceil_mode=False):
     (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
     if ph > kh // 2 or pw > kw // 2:
         raise RuntimeError("pad should be at most half of effective kernel size")
-    oh, ow = conv_out_size(shape[-2], kh, sh, ph), conv_out_size(shape[-1], kw, sw, pw)
+    oh, ow = _pool_out(shape[-2], kh, sh, ph, ceil_mode), _pool_out(shape[-1], kw, sw, pw, ceil_mode)
     if oh <= 0 or ow <= 0:
         raise RuntimeError("Output size is too small")
     return tuple(shape[:-2]) + (oh, ow)
 
 
-def _pool_windows(x, kernel_size, stride, padding, fill):
+def _overhang(shape, kernel_size, stride, padding, ceil_mode) -> tuple[int, int]:
+    """How far ceil_mode's last windows reach past the padded input (bottom, right)."""
+    if not ceil_mode:
+        return 0, 0
+    oh, ow = _pool_shape(shape, kernel_size, stride, padding, True)[-2:]
     (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
-    if ph or pw:
-        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
-    return np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
+    return (max(0, (oh - 1) * sh + kh - shape[-2] - 2 * ph), max(0, (ow - 1) * sw + kw - shape[-1] - 2 * pw))
 
 
-def _max_pool_forward(x, kernel_size, stride, padding=0):
-    _pool_shape(x.shape, kernel_size, stride, padding)
-    return _pool_windows(x, kernel_size, stride, padding, -np.inf).max(axis=(4, 5))
+def _pool_windows(x, kernel_size, stride, padding, fill, ceil_mode=False):
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    eh, ew = _overhang(x.shape, kernel_size, stride, padding, ceil_mode)
+    if ph or pw or eh or ew:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=fill)
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
+    oh, ow = _pool_shape(x.shape[:2] + (x.shape[2] - 2 * ph - eh, x.shape[3] - 2 * pw - ew), kernel_size, stride,
+                         padding, ceil_mode)[-2:]
+    return windows[:, :, :oh, :ow]
 
 
-def _max_pool_vjp(F, g, x, out, kernel_size, stride, padding=0):
+def _max_pool_forward(x, kernel_size, stride, padding=0, ceil_mode=False):
+    _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode)
+    return _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode).max(axis=(4, 5))
+
+
+def _max_pool_vjp(F, g, x, out, kernel_size, stride, padding=0, ceil_mode=False):
     n, c, h, w = x.shape
-    index = F.max_pool2d_indices(x, kernel_size=kernel_size, stride=stride, padding=padding)
+    extra = {"ceil_mode": True} if ceil_mode else {}
+    index = F.max_pool2d_indices(x, kernel_size=kernel_size, stride=stride, padding=padding, **extra)
     oh, ow = out.shape[2:]
     flat = F.gather_backward(F.reshape(g, shape=(n, c, oh * ow)), F.reshape(index, shape=(n, c, oh * ow)),
                              dim=2, shape=(n, c, h * w))
@@ -204,15 +227,16 @@ def _max_pool_vjp(F, g, x, out, kernel_size, stride, padding=0):
 
 register(OpDef(
     "max_pool2d", NN, _max_pool_forward,
-    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding), x.dtype),
+    lambda x, kernel_size, stride, padding=0, ceil_mode=False: Spec(
+        _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode), x.dtype),
     _max_pool_vjp, "MaxPool2DWithIndicesBackward0", "max over each kernel window",
-    "grad_x = grad routed to the position of each window's max", attrs=("kernel_size", "stride", "padding"),
-    saves=(0, "out")))
+    "grad_x = grad routed to the position of each window's max",
+    attrs=("kernel_size", "stride", "padding", "ceil_mode"), saves=(0, "out")))
 
 
-def _max_pool_indices_forward(x, kernel_size, stride, padding=0):
+def _max_pool_indices_forward(x, kernel_size, stride, padding=0, ceil_mode=False):
     (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
-    windows = _pool_windows(x, kernel_size, stride, padding, -np.inf)
+    windows = _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode)
     n, c, oh, ow = windows.shape[:4]
     best = windows.reshape(n, c, oh, ow, kh * kw).argmax(axis=4)
     sh, sw = _pair(stride)
@@ -223,34 +247,75 @@ def _max_pool_indices_forward(x, kernel_size, stride, padding=0):
 
 register(OpDef(
     "max_pool2d_indices", NN, _max_pool_indices_forward,
-    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding),
-                                                   np.dtype(np.int64)),
+    lambda x, kernel_size, stride, padding=0, ceil_mode=False: Spec(
+        _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode), np.dtype(np.int64)),
     None, "", "flat h*w index of each window's max", "indices have no gradient", differentiable=False,
-    attrs=("kernel_size", "stride", "padding"), saves=()))
+    attrs=("kernel_size", "stride", "padding", "ceil_mode"), saves=()))
 
 
-def _avg_pool_forward(x, kernel_size, stride, padding=0):
-    _pool_shape(x.shape, kernel_size, stride, padding)
-    return _pool_windows(x, kernel_size, stride, padding, 0).mean(axis=(4, 5)).astype(x.dtype, copy=False)
+def _avg_divisor(shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, dtype):
+    """Each window's divisor, as PyTorch counts it: the window clipped to the padded input (count_include_pad)
+    or to the input itself; ceil_mode's overhang is never counted. A number where every window has the same."""
+    if divisor_override:
+        return dtype.type(divisor_override)
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    if not ceil_mode and (count_include_pad or (ph == 0 and pw == 0)):
+        return dtype.type(kh * kw)
+    h, w = shape[-2:]
+    eh, ew = _overhang(shape, kernel_size, stride, padding, ceil_mode)
+    counted = np.zeros((h + 2 * ph + eh, w + 2 * pw + ew), dtype)
+    if count_include_pad:
+        counted[:h + 2 * ph, :w + 2 * pw] = 1
+    else:
+        counted[ph:ph + h, pw:pw + w] = 1
+    oh, ow = _pool_shape(shape, kernel_size, stride, padding, ceil_mode)[-2:]
+    windows = np.lib.stride_tricks.sliding_window_view(counted, (kh, kw))[::sh, ::sw][:oh, :ow]
+    return windows.sum(axis=(2, 3)).astype(dtype)
+
+
+def _avg_pool_forward(x, kernel_size, stride, padding=0, ceil_mode=False, count_include_pad=True,
+                      divisor_override=None):
+    _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode)
+    windows = _pool_windows(x, kernel_size, stride, padding, 0, ceil_mode)
+    if not ceil_mode and count_include_pad and not divisor_override:
+        return windows.mean(axis=(4, 5)).astype(x.dtype, copy=False)
+    divisor = _avg_divisor(x.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                           x.dtype)
+    return (windows.sum(axis=(4, 5)) / divisor).astype(x.dtype, copy=False)
+
+
+_AVG_OPTIONS = ("ceil_mode", "count_include_pad", "divisor_override")
+
+
+def _options(ceil_mode, count_include_pad, divisor_override) -> dict:
+    """The non-default pooling options only (a plain pool's attrs stay what they were)."""
+    given = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "divisor_override": divisor_override}
+    default = {"ceil_mode": False, "count_include_pad": True, "divisor_override": None}
+    return {k: v for k, v in given.items() if v != default[k]}
 
 
 register(OpDef(
     "avg_pool2d", NN, _avg_pool_forward,
-    lambda x, kernel_size, stride, padding=0: Spec(_pool_shape(x.shape, kernel_size, stride, padding), x.dtype),
-    lambda F, g, x, out, kernel_size, stride, padding=0: (
-        F.avg_pool2d_backward(g, kernel_size=kernel_size, stride=stride, padding=padding,
-                              input_shape=tuple(x.shape)),),
+    lambda x, kernel_size, stride, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None: Spec(
+        _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode), x.dtype),
+    lambda F, g, x, out, kernel_size, stride, padding=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=None: (
+        F.avg_pool2d_backward(g, kernel_size=kernel_size, stride=stride, padding=padding, input_shape=tuple(x.shape),
+                              **_options(ceil_mode, count_include_pad, divisor_override)),),
     "AvgPool2DBackward0", "mean over each kernel window (padding counted)",
-    "grad_x = each window's grad spread evenly over the window", attrs=("kernel_size", "stride", "padding"),
-    saves=()))
+    "grad_x = each window's grad spread evenly over the window",
+    attrs=("kernel_size", "stride", "padding") + _AVG_OPTIONS, saves=()))
 
 
-def _avg_pool_backward_forward(g, kernel_size, stride, padding, input_shape):
+def _avg_pool_backward_forward(g, kernel_size, stride, padding, input_shape, ceil_mode=False, count_include_pad=True,
+                               divisor_override=None):
     (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
     n, c, h, w = input_shape
     oh, ow = g.shape[2:]
-    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
-    share = g / g.dtype.type(kh * kw)
+    eh, ew = _overhang(input_shape, kernel_size, stride, padding, ceil_mode)
+    padded = np.zeros((n, c, h + 2 * ph + eh, w + 2 * pw + ew), dtype=g.dtype)
+    share = g / _avg_divisor(input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override, g.dtype)
     for u in range(kh):
         for v in range(kw):
             padded[:, :, u:u + sh * oh:sh, v:v + sw * ow:sw] += share
@@ -259,11 +324,15 @@ def _avg_pool_backward_forward(g, kernel_size, stride, padding, input_shape):
 
 register(OpDef(
     "avg_pool2d_backward", NN, _avg_pool_backward_forward,
-    lambda g, kernel_size, stride, padding, input_shape: Spec(tuple(input_shape), g.dtype),
-    lambda F, gg, g, out, kernel_size, stride, padding, input_shape: (
-        F.avg_pool2d(gg, kernel_size=kernel_size, stride=stride, padding=padding),),
+    lambda g, kernel_size, stride, padding, input_shape, ceil_mode=False, count_include_pad=True,
+    divisor_override=None: Spec(tuple(input_shape), g.dtype),
+    lambda F, gg, g, out, kernel_size, stride, padding, input_shape, ceil_mode=False, count_include_pad=True,
+    divisor_override=None: (
+        F.avg_pool2d(gg, kernel_size=kernel_size, stride=stride, padding=padding,
+                     **_options(ceil_mode, count_include_pad, divisor_override)),),
     "AvgPool2DBackwardBackward0", "each window's value spread evenly over the window",
-    "grad_g = avg_pool2d(grad)", attrs=("kernel_size", "stride", "padding", "input_shape"), saves=()))
+    "grad_g = avg_pool2d(grad)", attrs=("kernel_size", "stride", "padding", "input_shape") + _AVG_OPTIONS,
+    saves=()))
 
 
 # ---- dropout: deterministic given its mask --------------------------------------------------------------

@@ -109,8 +109,6 @@ UNSUPPORTED = [
     ("torch.einsum('ii->', torch.eye(3))", "einsum with a repeated subscript", None),
     ("torch.div(torch.tensor([-7, 7]), 2, rounding_mode='trunc')", "rounding_mode='trunc'", None),
     ("torch.addmm(torch.ones(2), torch.ones(2, 3), torch.ones(3, 2), beta=0.5)", "torch.addmm with beta", None),
-    ("nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))", "ceil_mode", None),
-    ("nn.AvgPool2d(3, padding=1, count_include_pad=False)(torch.ones(1, 1, 5, 5))", "count_include_pad", None),
     ("import torchvision", "torchvision", None),
     ("from torchvision import datasets, transforms", "torchvision", None),
     ("torch.autograd.Function", None, None),   # supported: the check below must not flag it

@@ -48,8 +48,11 @@ ORACLE = {
     "logsumexp": lambda x, dim, keepdim=False: torch.logsumexp(x, dim, keepdim),
     "softmax": lambda x, dim: torch.softmax(x, dim), "log_softmax": lambda x, dim: torch.log_softmax(x, dim),
     "conv2d": lambda x, w, *b, stride, padding: TF.conv2d(x, w, b[0] if b else None, stride, padding),
-    "max_pool2d": lambda x, kernel_size, stride, padding: TF.max_pool2d(x, kernel_size, stride, padding),
-    "avg_pool2d": lambda x, kernel_size, stride, padding: TF.avg_pool2d(x, kernel_size, stride, padding),
+    "max_pool2d": lambda x, kernel_size, stride, padding, ceil_mode=False: TF.max_pool2d(
+        x, kernel_size, stride, padding, ceil_mode=ceil_mode),
+    "avg_pool2d": lambda x, kernel_size, stride, padding, ceil_mode=False, count_include_pad=True,
+    divisor_override=None: TF.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                         divisor_override),
     "mse_loss": lambda a, b, reduction: TF.mse_loss(a, b, reduction=reduction),
     "nll_loss": lambda lp, t, *w, reduction, ignore_index: TF.nll_loss(lp, t, w[0] if w else None,
                                                                         ignore_index=ignore_index, reduction=reduction),
