@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ir.graph import CALL, Graph, Node, Value
-from engine.passes.base import PassResult, all_graphs, constant_of
+from engine.passes.base import PassResult, constant_of, rewrite_every_graph
 
 
 def _all_equal(v: Value, x) -> bool:
@@ -120,20 +120,20 @@ RULES = {
 
 
 def algebraic_simplification(graph: Graph) -> PassResult:
-    g = graph.copy()
-    result = PassResult(g, False)
-    for sub in list(all_graphs(g)):
-        for node in list(sub.nodes):
-            rule = RULES.get(node.op) if node.kind == CALL else None
-            if rule is None:
-                continue
-            with sub.inserting_before(node):
-                hit = rule(sub, node)
-            if hit is None:
-                continue
-            replacement, reason = hit
-            if replacement is not node.out:
-                sub.replace_uses(node.out, replacement)   # the node itself is left for DCE
-                result.replace(node.id, replacement)
-            result.note(node.id, reason)
-    return result
+    return rewrite_every_graph(graph, _simplify)
+
+
+def _simplify(g: Graph, result: PassResult) -> None:
+    for node in list(g.nodes):
+        rule = RULES.get(node.op) if node.kind == CALL else None
+        if rule is None:
+            continue
+        with g.inserting_before(node):
+            hit = rule(g, node)
+        if hit is None:
+            continue
+        replacement, reason = hit
+        if replacement is not node.out:
+            g.replace_uses(node.out, replacement)   # the node itself is left for DCE
+            result.replace(node.id, replacement)
+        result.note(node.id, reason)

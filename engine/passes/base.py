@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -35,6 +35,16 @@ def all_graphs(graph: Graph) -> Iterator[Graph]:
     for n in list(graph.nodes):
         for sub in n.subgraphs.values():
             yield from all_graphs(sub)
+
+
+def rewrite_every_graph(graph: Graph, rewrite: Callable[[Graph, PassResult], None]) -> PassResult:
+    """A pass that rewrites a copy of the graph and each of its sub-graphs in place, noting what it
+    changed on the one result."""
+    g = graph.copy()
+    result = PassResult(g, False)
+    for sub in list(all_graphs(g)):
+        rewrite(sub, result)
+    return result
 
 
 def constant_of(v: Value) -> np.ndarray | None:

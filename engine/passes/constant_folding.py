@@ -7,7 +7,7 @@ import numpy as np
 from engine.ir.graph import CALL, COND, OUTPUT, PLACEHOLDER, Graph, Node, Value
 from engine.ir.interpreter import truth
 from engine.ops.registry import OPS
-from engine.passes.base import PassResult, all_graphs, constant_of, is_pure
+from engine.passes.base import PassResult, constant_of, is_pure, rewrite_every_graph
 
 # Folding a huge result would bloat the graph (and the run record) with a literal array; the
 # runtime computes it just as well.
@@ -15,11 +15,7 @@ MAX_FOLDED_ELEMENTS = 1 << 16
 
 
 def constant_folding(graph: Graph) -> PassResult:
-    g = graph.copy()
-    result = PassResult(g, False)
-    for sub in list(all_graphs(g)):
-        _fold(sub, result)
-    return result
+    return rewrite_every_graph(graph, _fold)
 
 
 def _fold(g: Graph, result: PassResult) -> None:

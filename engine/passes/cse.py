@@ -3,17 +3,13 @@ reuses the earlier value; equal small constants are merged the same way."""
 from __future__ import annotations
 
 from engine.ir.graph import CALL, CONSTANT, Graph
-from engine.passes.base import PassResult, all_graphs, is_pure
+from engine.passes.base import PassResult, is_pure, rewrite_every_graph
 
 MAX_CONSTANT_KEY_BYTES = 4096     # bigger constants are not compared byte by byte
 
 
 def cse(graph: Graph) -> PassResult:
-    g = graph.copy()
-    result = PassResult(g, False)
-    for sub in list(all_graphs(g)):
-        _merge(sub, result)
-    return result
+    return rewrite_every_graph(graph, _merge)
 
 
 def _key(node):
