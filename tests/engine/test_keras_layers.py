@@ -135,3 +135,26 @@ def test_rescaling_and_lambda():
     assert layers.Rescaling(1.0 / 255)(x).numpy().tolist() == [[0.0, 1.0]]
     assert layers.Rescaling(2.0, offset=-1.0)(x[:, :1]).numpy().tolist() == [[-1.0]]
     assert layers.Lambda(lambda t: t * 2.0)(x).numpy().tolist() == [[0.0, 510.0]]
+
+
+def test_philox_is_tensorflows_stateless_stream():
+    """tf.random.stateless_uniform / stateless_normal((2, 5), seed=[12345, 0]) printed by TF 2.21."""
+    from engine.compat.tensorflow.keras import philox
+    uniform = [[0.55639565, 0.95709324, 0.19798899, 0.19552445, 0.91496456],
+               [0.92985284, 0.09116387, 0.4360466, 0.94396234, 0.80699337]]
+    normal = [[-0.28840184, 1.0437316, 1.6953467, 0.6040592, -0.17985782],
+              [0.38130182, 0.8559907, -2.014317, -0.31807092, 0.11903331]]
+    np.testing.assert_array_equal(philox.uniform((2, 5), [12345, 0]), np.array(uniform, np.float32))
+    np.testing.assert_allclose(philox.normal((2, 5), [12345, 0]), normal, rtol=1e-6)
+
+
+def test_seeded_initializers_take_keras_seeds_from_pythons_random():
+    import random
+    keras.utils.set_random_seed(42)
+    expected_seed = random.Random(42).randint(1, int(1e9))
+    dense = layers.Dense(3)
+    assert dense.kernel_initializer.seed == expected_seed
+    keras.utils.set_random_seed(42)
+    again = layers.Dense(3)
+    x = np.ones((1, 4), np.float32)
+    np.testing.assert_array_equal(dense(x).numpy(), again(x).numpy())

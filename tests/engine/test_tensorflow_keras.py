@@ -126,7 +126,7 @@ def test_a_training_step_in_tf_function_equals_eager(make_opt):
     y = tf.constant([[5.5], [1.5], [2.0]])
     results = []
     for compiled in (False, True):
-        tf.random.set_seed(3)
+        tf.keras.utils.set_random_seed(3)     # (Keras 3 seeds its initializers from Python's random)
         model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
         opt = make_opt()
         step = tf.function(_compiled_step) if compiled else _train_step

@@ -5,10 +5,14 @@ initializers, regularizers, utils and ops. The modules import downward in this o
 initializers, regularizers, activations, base (Layer, Input), the layers (core, conv, rnn),
 losses, metrics, optimizers, callbacks, display (what Keras prints), trainer, models.
 
-Numbers: the computations are Keras' formulas on the engine, so gradients and updates are Keras';
-initial weights, dropout masks and shuffles are drawn from the run's seeded numpy stream rather
-than TensorFlow's Philox stream, so a seeded Keras program trains the same way on every run but
-does not print the numbers real Keras prints."""
+Numbers: the computations are Keras' formulas on the engine, so outputs, gradients and updates
+are Keras' (tests/engine/tf_sweep 30-34 compare them with Keras 3.15 / TF 2.21). Initial weights
+are Keras': seeds from Python's random (keras.utils.set_random_seed), values from TF's stateless
+Philox stream (philox.py), except the truncated normal (GlorotNormal, HeNormal ...), drawn from
+numpy under the same seed. Dropout's masks are eager Keras' (inside a real `fit`, compiled by XLA,
+they are ThreeFry's, so a fit with Dropout differs); fit's shuffle is the run's numpy stream, not
+tf.data's; an Embedding's gradient is dense (TF's is sparse, which Keras' RMSprop/Adam square
+per occurrence of a repeated id)."""
 from __future__ import annotations
 
 from engine.compat.tensorflow._surface import unsupported_names

@@ -1,20 +1,30 @@
 """`keras.initializers`: Keras 3's initializers with its formulas (fans, scales, the truncated
-normal's 0.8796 correction) — drawn from the run's seeded numpy stream, not TensorFlow's Philox
-stream: the shapes, scales and distributions are Keras', the values a real Keras run gives are not
-(yet) reproduced. `keras.utils.set_random_seed` / `tf.random.set_seed` make them reproducible."""
+normal's 0.8796 correction) and its random numbers: an unseeded initializer takes its seed from
+Python's `random` when it is made (Keras' make_default_seed: randint(1, 10**9), so a layer made
+after `keras.utils.set_random_seed(n)` gets Keras' seed), and draws from TensorFlow's stateless
+Philox stream with it (philox.py) — uniform and normal values are TF's bit for bit (normal ones to
+the last float32 bit of sin/cos). Not yet TF's: the truncated normal (GlorotNormal, HeNormal,
+LecunNormal, TruncatedNormal), which draws from numpy's stream under the same seed."""
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 
-from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow import dtypes
 from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow.keras import philox
 from engine.errors import UnsupportedError
 
 
+def make_default_seed() -> int:
+    """Keras 3's seed for an unseeded initializer or seed generator (from Python's random module)."""
+    return random.randint(1, int(1e9))
+
+
 def _rng(seed):
-    return np.random.default_rng(int(seed)) if seed is not None else context.state().rng
+    return np.random.default_rng(int(seed))
 
 
 def compute_fans(shape: tuple) -> tuple[float, float]:
@@ -54,21 +64,28 @@ class Constant(Initializer):
         return np.full(tuple(shape), self.value, dtypes.as_dtype(dtype or "float32").np)
 
 
-class RandomNormal(Initializer):
+class _Random(Initializer):
+    def _seed(self, seed) -> None:
+        self.seed = int(seed) if seed is not None else make_default_seed()
+
+
+class RandomNormal(_Random):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        self._seed(seed)
 
     def __call__(self, shape, dtype=None):
-        out = _rng(self.seed).normal(self.mean, self.stddev, size=tuple(shape))
+        out = philox.normal(tuple(shape), [self.seed, 0], self.mean, self.stddev)
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
-class RandomUniform(Initializer):
+class RandomUniform(_Random):
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
-        self.minval, self.maxval, self.seed = minval, maxval, seed
+        self.minval, self.maxval = minval, maxval
+        self._seed(seed)
 
     def __call__(self, shape, dtype=None):
-        out = _rng(self.seed).uniform(self.minval, self.maxval, size=tuple(shape))
+        out = philox.uniform(tuple(shape), [self.seed, 0], self.minval, self.maxval)
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
@@ -81,34 +98,35 @@ def _truncated(rng, shape, stddev, mean=0.0):
     return out * stddev + mean
 
 
-class TruncatedNormal(Initializer):
+class TruncatedNormal(_Random):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        self._seed(seed)
 
     def __call__(self, shape, dtype=None):
         out = _truncated(_rng(self.seed), tuple(shape), self.stddev, self.mean)
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
-class VarianceScaling(Initializer):
+class VarianceScaling(_Random):
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
         if distribution == "normal":
             distribution = "truncated_normal"
-        self.scale, self.mode, self.distribution, self.seed = float(scale), mode, distribution, seed
+        self.scale, self.mode, self.distribution = float(scale), mode, distribution
+        self._seed(seed)
 
     def __call__(self, shape, dtype=None):
         shape = tuple(shape)
         fan_in, fan_out = compute_fans(shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
-        rng = _rng(self.seed)
         if self.distribution == "truncated_normal":
-            out = _truncated(rng, shape, math.sqrt(scale) / 0.87962566103423978)
+            out = _truncated(_rng(self.seed), shape, math.sqrt(scale) / 0.87962566103423978)
         elif self.distribution == "untruncated_normal":
-            out = rng.normal(0.0, math.sqrt(scale), size=shape)
+            out = philox.normal(shape, [self.seed, 0], 0.0, math.sqrt(scale))
         else:
             limit = math.sqrt(3.0 * scale)
-            out = rng.uniform(-limit, limit, size=shape)
+            out = philox.uniform(shape, [self.seed, 0], -limit, limit)
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
@@ -142,14 +160,15 @@ class LecunNormal(VarianceScaling):
         super().__init__(1.0, "fan_in", "truncated_normal", seed)
 
 
-class Orthogonal(Initializer):
+class Orthogonal(_Random):
     def __init__(self, gain=1.0, seed=None):
-        self.gain, self.seed = gain, seed
+        self.gain = gain
+        self._seed(seed)
 
     def __call__(self, shape, dtype=None):
         shape = tuple(shape)
         rows, cols = math.prod(shape[:-1]), shape[-1]
-        a = _rng(self.seed).normal(size=(max(rows, cols), min(rows, cols)))
+        a = philox.normal((max(rows, cols), min(rows, cols)), [self.seed, 0]).astype(np.float64)
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))
         if rows < cols:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from engine.compat.tensorflow import array_ops, ops
-from engine.compat.tensorflow.keras import activations
+from engine.compat.tensorflow.keras import activations, initializers
 from engine.compat.tensorflow.keras.base import Layer
 from engine.compat.tensorflow.keras.layers_core import value_of
 from engine.compat.tensorflow.ops import typed_constant
@@ -89,7 +89,8 @@ class _Conv(Layer):
         self.padding = padding.lower()
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_initializer = initializers.get(kernel_initializer)      # (seeded now, as Keras)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = kernel_regularizer
         self.bias = None
 

@@ -11,15 +11,11 @@ import math
 
 import numpy as np
 
-from engine.compat.tensorflow import array_ops, context, dtypes, nn, ops
+from engine.compat.tensorflow import array_ops, dtypes, nn, ops
 from engine.compat.tensorflow.eager import EagerTensor
-from engine.compat.tensorflow.keras import activations, initializers
+from engine.compat.tensorflow.keras import activations, initializers, philox
 from engine.compat.tensorflow.keras.base import Layer
 from engine.errors import UnsupportedError
-
-
-def _rng():
-    return context.state().rng
 
 
 def value_of(v):
@@ -37,7 +33,9 @@ class Dense(Layer):
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        # resolved now, as Keras does: an unseeded random initializer takes its seed when it is made
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = kernel_regularizer
         self.bias = None
 
@@ -100,8 +98,10 @@ class Softmax(Layer):
 
 
 class Dropout(Layer):
-    """In training, keeps each value with probability 1 - rate and scales it by 1 / (1 - rate)
-    (the mask drawn from the run's numpy stream, not TensorFlow's); at inference it is the identity."""
+    """In training, keeps each value whose uniform draw is >= rate and scales it by 1 / (1 - rate);
+    at inference it is the identity. The draws are TensorFlow's stateless_dropout's: Philox with the
+    layer's seed generator ([seed, n] for its n-th call, the seed taken from Python's random when
+    the layer is made, as Keras 3's SeedGenerator does)."""
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -109,6 +109,8 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and "
                              f"1. Received: rate={rate}")
         self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+        self._seed_state = [int(seed) if seed is not None else initializers.make_default_seed(), 0] \
+            if self.rate > 0 else None
 
     def call(self, inputs, training=False):
         x = ops.convert_to_tensor(inputs)
@@ -116,9 +118,12 @@ class Dropout(Layer):
             return x
         shape = tuple(x.shape.as_list()) if self.noise_shape is None else \
             tuple(s if n is None else n for s, n in zip(x.shape.as_list(), self.noise_shape))
-        keep = (_rng().uniform(size=shape) >= self.rate).astype(x.dtype.np) / (1.0 - self.rate) \
-            if self.rate < 1 else np.zeros(shape, x.dtype.np)
-        return x * EagerTensor(keep)
+        if self.rate >= 1:
+            return x * EagerTensor(np.zeros(shape, x.dtype.np))
+        seed = list(self._seed_state)
+        self._seed_state[1] += 1
+        keep = (philox.uniform(shape, seed) >= np.float32(self.rate)).astype(x.dtype.np)
+        return x * float(np.float32(1.0) / (np.float32(1.0) - np.float32(self.rate))) * EagerTensor(keep)
 
 
 class Flatten(Layer):
@@ -194,7 +199,7 @@ class Embedding(Layer):
                                    "propagated to the layers that follow (their numbers would differ from Keras')")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         init = embeddings_initializer
-        self.embeddings_initializer = initializers.RandomUniform() if init == "uniform" else init
+        self.embeddings_initializer = initializers.RandomUniform() if init == "uniform" else initializers.get(init)
 
     def build(self, input_shape) -> None:
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),

@@ -24,6 +24,7 @@ def _cols(t, i: int, units: int):
 
 class _RNN(Layer):
     gates = 1
+    seed_first = False          # SimpleRNNCell makes its seed generator before its initializers
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
@@ -42,7 +43,14 @@ class _RNN(Layer):
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
-        self._inits = (kernel_initializer, recurrent_initializer, bias_initializer)
+        # resolved now, in the order Keras' cells make them and their seed generator (each unseeded
+        # random one takes a seed from Python's random)
+        if self.seed_first:
+            self._dropout_seed = initializers.make_default_seed()
+        self._inits = tuple(initializers.get(i) for i in (kernel_initializer, recurrent_initializer,
+                                                            bias_initializer))
+        if not self.seed_first:
+            self._dropout_seed = initializers.make_default_seed()
         self.kernel_regularizer = kernel_regularizer
 
     def _bias_shape(self) -> tuple:
@@ -85,6 +93,8 @@ class _RNN(Layer):
 
 
 class SimpleRNN(_RNN):
+    seed_first = True
+
     def _step(self, x, state, kernel, recurrent, bias):
         z = ops.matmul(x, kernel)
         if bias is not None:

@@ -11,8 +11,8 @@ from engine.errors import UnsupportedError
 
 
 def set_random_seed(seed) -> None:
-    """Seeds Python's `random`, numpy's global stream and TF's (from which Keras' initializers and
-    shuffles draw here), as Keras does. The values drawn are the run's numpy stream's, not TF's."""
+    """Seeds Python's `random` (where Keras 3 takes its initializers' and Dropout's seeds), numpy's
+    global stream and TF's (fit's shuffle draws from the run's numpy stream), as Keras does."""
     seed = int(seed)
     _random.seed(seed)
     np.random.seed(seed)
