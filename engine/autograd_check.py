@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from engine import creation
 from engine.backward import run_backward
 from engine.tensor import Tensor
 
@@ -97,13 +98,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """gradcheck of the function (inputs, grad_outputs) -> the gradients of func's outputs (taken with
     create_graph=True), so second derivatives are checked. Without grad_outputs, random ones are drawn
-    from numpy (PyTorch draws them from its own generator: a seeded program's later draws differ)."""
+    as PyTorch draws them (randn_like each output), so a seeded program's later draws stay PyTorch's."""
     inputs = _as_tuple(inputs)
     diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
     outputs = _outputs(func, inputs)
-    if grad_outputs is None:
-        rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor(rng.uniform(-1, 1, o.array.shape).astype(o.array.dtype), requires_grad=True)
+    if grad_outputs is None:      # PyTorch's: randn_like of each output, from the global generator
+        grad_outputs = tuple(creation.randn_like(o if o.array.dtype.kind == "f" else o.double()).requires_grad_()
                              for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)

@@ -35,3 +35,6 @@ print(torch.autograd.gradcheck(lambda a, b: (a @ b, a.sum()), (y, y.detach().clo
 print(torch.autograd.gradcheck(lambda a, k: a * k, (x, 3.0)))
 lin = torch.nn.Linear(3, 2).double()
 print(torch.autograd.gradcheck(lambda a: torch.nn.functional.softmax(lin(a), dim=-1), (torch.randn(4, 3, dtype=torch.double, requires_grad=True),)))
+torch.manual_seed(7)
+print(torch.autograd.gradgradcheck(lambda a: (a ** 2).sin(), (torch.randn(4, dtype=torch.double, requires_grad=True),)))
+print(torch.randn(3))     # gradgradcheck drew its grad_outputs from the global generator, as PyTorch does
