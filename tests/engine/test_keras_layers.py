@@ -94,7 +94,7 @@ def test_initializers_keep_keras_scales():
     limit = np.sqrt(6 / 500)
     w = keras.initializers.GlorotUniform()(shape)
     assert w.shape == shape and np.abs(w).max() <= limit and np.abs(w).max() > 0.99 * limit
-    he = keras.initializers.HeNormal()(shape)
+    he = keras.initializers.HeNormal(seed=3)(shape)
     assert np.abs(he).max() <= 2 * np.sqrt(2 / 300) / 0.87962566103423978 + 1e-6
     assert np.std(he) == pytest.approx(np.sqrt(2 / 300), rel=0.05)
     assert keras.initializers.get("zeros")((2,)).tolist() == [0, 0]
@@ -158,3 +158,12 @@ def test_seeded_initializers_take_keras_seeds_from_pythons_random():
     again = layers.Dense(3)
     x = np.ones((1, 4), np.float32)
     np.testing.assert_array_equal(dense(x).numpy(), again(x).numpy())
+
+
+def test_truncated_normal_is_tensorflows():
+    """tf.random.stateless_truncated_normal((3, 5), seed=[777, 0]) printed by TF 2.21."""
+    from engine.compat.tensorflow.keras import philox
+    expected = [[-1.1387041, -0.32275173, -1.3182986, 1.3314465, 0.76195794],
+                [-0.6699127, 0.8222977, -0.36446562, -0.6567971, 0.13427985],
+                [0.7772746, -0.9102862, 1.0681361, -0.24272363, -0.10317471]]
+    np.testing.assert_allclose(philox.truncated_normal((3, 5), [777, 0]), expected, rtol=1e-5, atol=1e-6)

@@ -177,3 +177,24 @@ def test_tf_data_dataset_and_generators_feed_fit():
             return iter([(x[i:i + 4], x[i:i + 4, :1]) for i in range(0, 10, 4)])
     history = model.fit(Batches(), epochs=2, verbose=0)
     assert history.params["steps"] == 3 and len(history.history["loss"]) == 2
+
+
+def test_multi_input_multi_output_by_name():
+    """The keras-io functional API guide's pattern: named Inputs fed by a dict, a loss per output
+    (a dict by output layer name) with loss_weights, and each output's loss logged as '<name>_loss'."""
+    a, b = keras.Input(shape=(3,), name="a"), keras.Input(shape=(2,), name="b")
+    h = keras.layers.concatenate([a, b])
+    p = keras.layers.Dense(1, name="priority")(h)
+    d = keras.layers.Dense(2, name="department")(h)
+    model = keras.Model(inputs=[a, b], outputs=[p, d])
+    assert model.input_names == ["a", "b"] and model.output_names == ["priority", "department"]
+    model.compile(optimizer="sgd", loss={"priority": keras.losses.BinaryCrossentropy(from_logits=True),
+                                         "department": keras.losses.CategoricalCrossentropy(from_logits=True)},
+                  loss_weights={"priority": 1.0, "department": 0.2})
+    x = {"a": np.ones((8, 3), np.float32), "b": np.ones((8, 2), np.float32)}
+    y = {"priority": np.ones((8, 1)), "department": np.eye(2)[np.arange(8) % 2]}
+    history = model.fit(x, y, epochs=1, batch_size=4, verbose=0)
+    assert sorted(history.history) == ["department_loss", "loss", "priority_loss"]
+    total, priority, department = model.evaluate(x, y, verbose=0)
+    assert total == pytest.approx(priority + 0.2 * department, rel=1e-5)
+    assert [o.shape for o in model.predict(x, verbose=0)] == [(8, 1), (8, 2)]

@@ -33,3 +33,10 @@ net.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
 history = net.fit(x, y, epochs=4, batch_size=32, verbose=0)
 for key in sorted(history.history):
     print(key, " ".join(f"{v:.5e}" for v in history.history[key]))
+
+keras.utils.set_random_seed(3)
+he = layers.Conv2D(2, 3, kernel_initializer="he_normal")
+glorot = layers.Dense(3, kernel_initializer="glorot_normal")
+lecun = layers.Dense(2, kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.1))
+print(np.round(he(np.ones((1, 3, 3, 2), "float32")).numpy().ravel(), 5))
+print(np.round(glorot(np.ones((1, 4), "float32")).numpy(), 5), np.round(lecun(np.ones((1, 4), "float32")).numpy(), 5))

@@ -8,8 +8,7 @@ losses, metrics, optimizers, callbacks, display (what Keras prints), trainer, mo
 Numbers: the computations are Keras' formulas on the engine, so outputs, gradients and updates
 are Keras' (tests/engine/tf_sweep 30-34 compare them with Keras 3.15 / TF 2.21). Initial weights
 are Keras': seeds from Python's random (keras.utils.set_random_seed), values from TF's stateless
-Philox stream (philox.py), except the truncated normal (GlorotNormal, HeNormal ...), drawn from
-numpy under the same seed. Dropout's masks are eager Keras' (inside a real `fit`, compiled by XLA,
+Philox stream (philox.py). Dropout's masks are eager Keras' (inside a real `fit`, compiled by XLA,
 they are ThreeFry's, so a fit with Dropout differs); fit's shuffle is the run's numpy stream, not
 tf.data's; an Embedding's gradient is dense (TF's is sparse, which Keras' RMSprop/Adam square
 per occurrence of a repeated id)."""

@@ -2,9 +2,9 @@
 normal's 0.8796 correction) and its random numbers: an unseeded initializer takes its seed from
 Python's `random` when it is made (Keras' make_default_seed: randint(1, 10**9), so a layer made
 after `keras.utils.set_random_seed(n)` gets Keras' seed), and draws from TensorFlow's stateless
-Philox stream with it (philox.py) — uniform and normal values are TF's bit for bit (normal ones to
-the last float32 bit of sin/cos). Not yet TF's: the truncated normal (GlorotNormal, HeNormal,
-LecunNormal, TruncatedNormal), which draws from numpy's stream under the same seed."""
+Philox stream with it (philox.py) — uniform values are TF's bit for bit, normal and truncated
+normal ones (GlorotNormal, HeNormal, LecunNormal, TruncatedNormal) to the last float32 bits of
+sin/cos/log."""
 from __future__ import annotations
 
 import math
@@ -21,10 +21,6 @@ from engine.errors import UnsupportedError
 def make_default_seed() -> int:
     """Keras 3's seed for an unseeded initializer or seed generator (from Python's random module)."""
     return random.randint(1, int(1e9))
-
-
-def _rng(seed):
-    return np.random.default_rng(int(seed))
 
 
 def compute_fans(shape: tuple) -> tuple[float, float]:
@@ -89,22 +85,13 @@ class RandomUniform(_Random):
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
-def _truncated(rng, shape, stddev, mean=0.0):
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0                         # redrawn beyond two standard deviations, as TF does
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return out * stddev + mean
-
-
 class TruncatedNormal(_Random):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev = mean, stddev
         self._seed(seed)
 
     def __call__(self, shape, dtype=None):
-        out = _truncated(_rng(self.seed), tuple(shape), self.stddev, self.mean)
+        out = philox.truncated_normal(tuple(shape), [self.seed, 0], self.mean, self.stddev)
         return out.astype(dtypes.as_dtype(dtype or "float32").np)
 
 
@@ -121,7 +108,7 @@ class VarianceScaling(_Random):
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
-            out = _truncated(_rng(self.seed), shape, math.sqrt(scale) / 0.87962566103423978)
+            out = philox.truncated_normal(shape, [self.seed, 0], 0.0, math.sqrt(scale) / 0.87962566103423978)
         elif self.distribution == "untruncated_normal":
             out = philox.normal(shape, [self.seed, 0], 0.0, math.sqrt(scale))
         else:

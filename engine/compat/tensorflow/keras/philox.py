@@ -73,3 +73,42 @@ def normal(shape, seed, mean=0.0, stddev=1.0) -> np.ndarray:
     out[0::2] = np.sin(v1) * radius
     out[1::2] = np.cos(v1) * radius
     return (out[:n] * np.float32(stddev) + np.float32(mean)).astype(np.float32).reshape(shape)
+
+
+def _blocks(seed, first: np.ndarray) -> np.ndarray:
+    """Philox blocks (n, 4) at counter offsets `first` (uint64) from the seed's start."""
+    key, start = key_counter(seed)
+    low = np.uint64(start[0] | (start[1] << 32)) + first.astype(np.uint64)
+    high = start[2] | (start[3] << 32)
+    counters = np.stack([low & np.uint64(MASK_INT), low >> np.uint64(32),
+                         np.full(first.size, high & MASK_INT, np.uint64), np.full(first.size, high >> 32, np.uint64)],
+                        axis=1)
+    return _rounds(counters, key)
+
+
+def _box_muller(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    u1 = np.maximum(_unit_floats(x0), np.float32(1e-7))
+    v1 = np.float32(2.0 * np.pi) * _unit_floats(x1)
+    radius = np.sqrt(np.float32(-2.0) * np.log(u1))
+    return np.stack([np.sin(v1) * radius, np.cos(v1) * radius], axis=-1)
+
+
+def truncated_normal(shape, seed, mean=0.0, stddev=1.0) -> np.ndarray:
+    """TF's stateless_truncated_normal: outputs in groups of four; group g reads Philox blocks from
+    counter offset 256 * g, one uint32 at a time in pairs (Box-Muller), keeping values with |x| < 2."""
+    n = int(np.prod(shape, dtype=np.int64))
+    groups = (n + 3) // 4
+    out = np.empty(groups * 4, np.float32)
+    per = 4                                       # blocks read per group at first (enough but rarely)
+    while True:
+        offsets = (np.arange(groups, dtype=np.uint64)[:, None] * np.uint64(256)
+                   + np.arange(per, dtype=np.uint64)[None, :]).reshape(-1)
+        words = _blocks(seed, offsets).reshape(groups, per * 4)
+        values = _box_muller(words[:, 0::2], words[:, 1::2]).reshape(groups, -1)
+        keep = np.abs(values) < np.float32(2.0)
+        if keep.sum(axis=1).min() >= 4:
+            break
+        per *= 2
+    for g in range(groups):
+        out[4 * g:4 * g + 4] = values[g][keep[g]][:4]
+    return (out[:n] * np.float32(stddev) + np.float32(mean)).astype(np.float32).reshape(shape)

@@ -213,9 +213,17 @@ class Trainer:
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
+        names = self.output_names
+        if isinstance(loss, dict):            # per output, by the output layers' names
+            loss = [loss.get(n) for n in names]
+        if isinstance(loss_weights, dict):
+            loss_weights = [loss_weights.get(n, 1.0) for n in names]
         self._losses_fns = self._loss_functions(loss)
         self._loss_weights = loss_weights
         self._loss_tracker = metrics_module.Mean(name="loss")
+        # with a loss per output, Keras also logs each output's (unweighted) loss as '<output>_loss'
+        self._output_loss_trackers = [metrics_module.Mean(name=f"{n}_loss") for n in names] \
+            if isinstance(self._losses_fns, list) and len(self._losses_fns) > 1 else []
         if isinstance(metrics, dict):
             raise UnsupportedError("metrics given per output (a dict) are not supported by Dagscope")
         self._compile_metrics = CompileMetrics(metrics if isinstance(metrics, (list, tuple)) or metrics is None
@@ -227,9 +235,7 @@ class Trainer:
         if loss is None:
             return None
         if isinstance(loss, (list, tuple)):
-            return [losses_module.get(v) for v in loss]
-        if isinstance(loss, dict):
-            raise UnsupportedError("losses given per output name (a dict) are not supported by Dagscope; pass a list")
+            return [losses_module.get(v) if v is not None else None for v in loss]
         return losses_module.get(loss)
 
     # ---- metrics ----
@@ -237,7 +243,26 @@ class Trainer:
     def metrics(self) -> list:
         if not self.compiled:
             return []
-        return [self._loss_tracker, self._compile_metrics]
+        return [self._loss_tracker] + list(self._output_loss_trackers) + [self._compile_metrics]
+
+    @property
+    def output_names(self) -> list:
+        outputs = getattr(self, "_outputs", None) or []
+        return [t.node.layer.name for t in outputs]
+
+    @property
+    def input_names(self) -> list:
+        inputs = getattr(self, "_inputs", None) or []
+        return [t.node.layer.name for t in inputs]
+
+    def _by_name(self, data, names: list, what: str):
+        """A dict of arrays keyed by input (or output) names, as the model's list."""
+        if not isinstance(data, dict):
+            return data
+        missing = [n for n in names if n not in data]
+        if not names or missing:
+            raise ValueError(f"The {what} dict's keys {sorted(data)} do not name the model's {what}s {names}.")
+        return [data[n] for n in names]
 
     @property
     def metrics_names(self) -> list:
@@ -259,8 +284,14 @@ class Trainer:
             if isinstance(fns, list):
                 ys, preds = _flatten(y), _flatten(y_pred)
                 weights = self._loss_weights or [1.0] * len(fns)
-                for fn, yt, yp, w in zip(fns, ys, preds, weights):
-                    term = fn(yt, yp, sample_weight) * float(w)
+                trackers = self._output_loss_trackers or [None] * len(fns)
+                for fn, yt, yp, w, tracker in zip(fns, ys, preds, weights, trackers):
+                    if fn is None:
+                        continue
+                    value = fn(yt, yp, sample_weight)
+                    if tracker is not None:
+                        tracker.update_state(value, sample_weight=_batch_size(yp))
+                    term = value * float(w)
                     total = term if total is None else total + term
             else:
                 total = fns(y, y_pred, sample_weight)
@@ -324,6 +355,11 @@ class Trainer:
         if class_weight is not None:
             raise UnsupportedError("fit(class_weight=...) is not supported by Dagscope")
         verbose = 1 if verbose == "auto" else int(verbose)
+        x, y = self._by_name(x, self.input_names, "input"), self._by_name(y, self.output_names, "output")
+        if isinstance(validation_data, tuple) and len(validation_data) >= 2:
+            validation_data = (self._by_name(validation_data[0], self.input_names, "input"),
+                               self._by_name(validation_data[1], self.output_names, "output"),
+                               *validation_data[2:])
         if validation_split and validation_data is None:
             if _is_stream(x):
                 raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, "
@@ -385,6 +421,7 @@ class Trainer:
                  callbacks=None, return_dict=False, _in_fit=False, **kwargs):
         self._require_compiled()
         verbose = 1 if verbose == "auto" else int(verbose)
+        x, y = self._by_name(x, self.input_names, "input"), self._by_name(y, self.output_names, "output")
         data = make_data(x, y, sample_weight, batch_size, False, steps)
         cbs = list(callbacks or [])
         for cb in cbs:
@@ -419,7 +456,7 @@ class Trainer:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         verbose = 1 if verbose == "auto" else int(verbose)
-        data = make_data(x, None, None, batch_size, False, steps)
+        data = make_data(self._by_name(x, self.input_names, "input"), None, None, batch_size, False, steps)
         outputs, seen = [], 0
         for step, batch in enumerate(data):
             outputs.append(self.predict_step(batch))
