@@ -198,3 +198,19 @@ def test_multi_input_multi_output_by_name():
     total, priority, department = model.evaluate(x, y, verbose=0)
     assert total == pytest.approx(priority + 0.2 * department, rel=1e-5)
     assert [o.shape for o in model.predict(x, verbose=0)] == [(8, 1), (8, 2)]
+
+
+def test_model_checkpoint_keeps_the_best_weights_in_memory(capsys):
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    x = np.ones((4, 1), np.float32)
+    check = keras.callbacks.ModelCheckpoint("best.weights.h5", monitor="loss", save_best_only=True,
+                                            save_weights_only=True, verbose=1)
+    model.fit(x, 2 * x, epochs=2, verbose=0, callbacks=[check])
+    out = capsys.readouterr().out
+    assert "\nEpoch 1: loss improved from None to 4.00000, saving model to best.weights.h5\n" in out
+    assert "Epoch 2: loss improved from 4.00000 to " in out
+    best = model.get_weights()
+    model.set_weights([w * 0 for w in best])
+    model.load_weights("best.weights.h5")
+    assert all(np.array_equal(a, b) for a, b in zip(best, model.get_weights()))

@@ -217,8 +217,54 @@ def _disk(name):
     return NeedsDisk
 
 
-ModelCheckpoint, TensorBoard, CSVLogger, BackupAndRestore = (_disk(n) for n in
-                                                           ("ModelCheckpoint", "TensorBoard", "CSVLogger",
-                                                            "BackupAndRestore"))
+
+class ModelCheckpoint(Callback):
+    """Keras 3's checkpoints, kept in the run's memory under their file names (nothing is written):
+    `model.load_weights(path)` restores them later in the run. Its messages are Keras'."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__()
+        if save_freq != "epoch":
+            raise UnsupportedError("ModelCheckpoint(save_freq=<batches>) is not supported by Dagscope")
+        self.filepath, self.monitor, self.verbose = str(filepath), monitor, verbose
+        self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "
+                             f"end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+        if mode == "auto":
+            mode = "max" if monitor.endswith(("acc", "accuracy", "auc")) else "min"
+        self.mode, self.best = mode, initial_value_threshold
+
+    def _better(self, current) -> bool:
+        if self.best is None:
+            return True
+        return current < self.best if self.mode == "min" else current > self.best
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=2)
+            else:
+                best = "None" if self.best is None else f"{self.best:.5f}"
+                if not self._better(current):
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+                    return
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to {current:.5f}, saving "
+                          f"model to {path}")
+                self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        self.model._keep_weights(path)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")
+
+
+TensorBoard, CSVLogger, BackupAndRestore = (_disk(n) for n in ("TensorBoard", "CSVLogger", "BackupAndRestore"))
 
 __getattr__ = unsupported_names("tf.keras.callbacks", globals())

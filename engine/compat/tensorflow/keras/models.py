@@ -187,6 +187,9 @@ class Model(Trainer, Layer):
         filepath = str(filepath)
         if not filepath.endswith(".weights.h5"):
             raise ValueError("The filename must end in `.weights.h5`. Received: filepath=" + filepath)
+        self._keep_weights(filepath)
+
+    def _keep_weights(self, filepath: str) -> None:
         _saved()[filepath] = [w.numpy().copy() for w in self.weights]
 
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
