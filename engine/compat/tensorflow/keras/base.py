@@ -208,7 +208,7 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or "float32")
         value = initializers.get(initializer)(tuple(int(s) for s in shape), dtype=dtype)
         short = name or "variable"
-        scopes = list(_SCOPES) if _SCOPES and _SCOPES[-1] == self.name else list(_SCOPES) + [self.name]
+        scopes = list(_SCOPES) if self.name in _SCOPES else list(_SCOPES) + [self.name]
         v = KerasVariable(np.asarray(value, dtype.np), short, "/".join(scopes + [short]), trainable=trainable)
         self._own_weights.append(v)
         regularizer = regularizers.get(regularizer)

@@ -7,13 +7,11 @@ initialised orthogonal, bias zeros (LSTM: the forget gate's part ones, unit_forg
 gates i, f, c, o; GRU gates z, r, h with bias (2, 3*units) (input and recurrent biases)."""
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from engine.compat.tensorflow import array_ops, ops
 from engine.compat.tensorflow.keras import activations, initializers
-from engine.compat.tensorflow.keras.base import Layer
+from engine.compat.tensorflow.keras.base import Layer, name_scope
 from engine.compat.tensorflow.keras.layers_core import value_of
 from engine.errors import UnsupportedError
 
@@ -30,6 +28,12 @@ class _RNN(Layer):
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
                  return_sequences=False, return_state=False, go_backwards=False, stateful=False, unroll=False,
                  dropout=0.0, recurrent_dropout=0.0, kernel_regularizer=None, **kwargs):
+        # what Bidirectional makes its backward copy from (Keras: from_config, a new layer with new seeds)
+        self._config = dict(units=units, activation=activation, recurrent_activation=recurrent_activation,
+                            use_bias=use_bias, kernel_initializer=kernel_initializer,
+                            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
+                            return_sequences=return_sequences, return_state=return_state,
+                            go_backwards=go_backwards, kernel_regularizer=kernel_regularizer, **kwargs)
         for key in ("unit_forget_bias", "reset_after", "recurrent_regularizer", "bias_regularizer",
                     "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint",
                     "seed", "use_cudnn", "time_major", "zero_output_for_mask"):
@@ -62,11 +66,13 @@ class _RNN(Layer):
     def build(self, input_shape) -> None:
         k, r, _ = self._inits
         width = self.gates * self.units
-        self.kernel = self.add_weight(shape=(int(input_shape[-1]), width), initializer=k, name="kernel",
-                                      regularizer=self.kernel_regularizer)
-        self.recurrent_kernel = self.add_weight(shape=(self.units, width), initializer=r, name="recurrent_kernel")
-        self.bias = self.add_weight(shape=self._bias_shape(), initializer=self._bias_init(), name="bias") \
-            if self.use_bias else None
+        with name_scope(self.name), name_scope(self.cell_name):      # Keras' weights belong to the cell
+            self.kernel = self.add_weight(shape=(int(input_shape[-1]), width), initializer=k, name="kernel",
+                                          regularizer=self.kernel_regularizer)
+            self.recurrent_kernel = self.add_weight(shape=(self.units, width), initializer=r,
+                                                    name="recurrent_kernel")
+            self.bias = self.add_weight(shape=self._bias_shape(), initializer=self._bias_init(), name="bias") \
+                if self.use_bias else None
         self.built = True
 
     def _initial_state(self, batch: int) -> list:
@@ -94,6 +100,7 @@ class _RNN(Layer):
 
 class SimpleRNN(_RNN):
     seed_first = True
+    cell_name = "simple_rnn_cell"
 
     def _step(self, x, state, kernel, recurrent, bias):
         z = ops.matmul(x, kernel)
@@ -105,6 +112,7 @@ class SimpleRNN(_RNN):
 
 class LSTM(_RNN):
     gates = 4
+    cell_name = "lstm_cell"
 
     def _bias_init(self):
         if self._unit_forget_bias is False:
@@ -135,6 +143,7 @@ class LSTM(_RNN):
 
 class GRU(_RNN):
     gates = 3
+    cell_name = "gru_cell"
 
     def __init__(self, units, **kwargs):
         super().__init__(units, **kwargs)
@@ -168,13 +177,13 @@ class Bidirectional(Layer):
             raise UnsupportedError(f"Bidirectional(merge_mode={merge_mode!r}) is not supported by Dagscope")
         if layer.return_state:
             raise UnsupportedError("Bidirectional with return_state=True is not supported by Dagscope")
-        self.forward_layer = layer
-        layer.name = f"forward_{layer.name}"
+        # Keras makes both directions anew from the layer's config (each draws its own seeds)
+        self.forward_layer = type(layer)(**dict(layer._config, name=f"forward_{layer.name}"))
         if backward_layer is None:
-            backward_layer = copy.copy(layer)
-            backward_layer._own_weights, backward_layer.built = [], False
-            backward_layer.go_backwards = not layer.go_backwards
-        backward_layer.name = f"backward_{layer.name[len('forward_'):]}"
+            backward_layer = type(layer)(**dict(layer._config, go_backwards=not layer.go_backwards,
+                                                name=f"backward_{layer.name}"))
+        else:
+            backward_layer.name = f"backward_{backward_layer.name}"
         self.backward_layer = backward_layer
         self.merge_mode = merge_mode
 
