@@ -319,7 +319,7 @@ class Layer:
         args = (inputs,) + args[1:] if args else args
         if not self.built:
             self._build_shape = map_structure(lambda t: tuple(t.shape) if hasattr(t, "shape") else None, inputs)
-            self.build(_shape_arg(self._build_shape))
+            self.build(self._build_shape)
             self.built = True
         training = kwargs.pop("training", None)
         _TRAINING.append(training)
@@ -410,10 +410,6 @@ def _as_input(value):
     if getattr(t, "dtype", None) is not None and t.dtype.is_floating and t.dtype != dtypes.float32:
         t = ops.cast(t, dtypes.float32)
     return t
-
-
-def _shape_arg(shape):
-    return shape
 
 
 class InputLayer(Layer):
