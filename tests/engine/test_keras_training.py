@@ -214,3 +214,24 @@ def test_model_checkpoint_keeps_the_best_weights_in_memory(capsys):
     model.set_weights([w * 0 for w in best])
     model.load_weights("best.weights.h5")
     assert all(np.array_equal(a, b) for a, b in zip(best, model.get_weights()))
+
+
+def test_subclassed_summary_shows_build_shapes(capsys):
+    """Keras shows a subclassed model's layers with the shapes of their build: batch None when fit
+    built them, the real batch when a direct call did (checked against Keras 3.15)."""
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.a = keras.layers.Dense(4, activation="relu")
+
+        def call(self, x):
+            return self.a(x)
+
+    fitted, called = Net(), Net()
+    fitted.compile("sgd", "mse")
+    fitted.fit(np.ones((10, 3)), np.ones((10, 4)), batch_size=4, verbose=0)
+    called(np.ones((5, 3)))
+    fitted.summary()
+    called.summary()
+    out = capsys.readouterr().out
+    assert "│ (None, 4)              │" in out and "│ (5, 4)                 │" in out

@@ -150,6 +150,7 @@ def map_structure(fn, structure):
 
 _TRAINING: list = []        # innermost last; None entries = "not said"
 _SCOPES: list = []          # the names of the layers being built or called, outermost first
+BATCH_UNKNOWN: list = []    # non-empty while fit / evaluate / predict run (Keras builds with batch None)
 
 
 class name_scope:  # noqa: N801 - used like Keras' backend.name_scope
@@ -330,8 +331,11 @@ class Layer:
         finally:
             _TRAINING.pop()
         shape = getattr(out, "shape", None)
-        if shape is not None:           # what summary() shows for a layer a subclassed model called
-            self._last_output_shape = tuple(shape)
+        if shape is not None and getattr(self, "_last_output_shape", None) is None:
+            # what summary() shows for a layer a subclassed model called: the shape of its first call
+            # (the build), whose batch is None when fit / evaluate / predict built it, as Keras does
+            shape = tuple(shape)
+            self._last_output_shape = (None,) + shape[1:] if BATCH_UNKNOWN and shape else shape
         return out
 
     def _symbolic_call(self, args, kwargs):

@@ -18,7 +18,7 @@ from engine.compat.tensorflow import tape as tf_tape
 from engine.compat.tensorflow.keras import callbacks as callbacks_module
 from engine.compat.tensorflow.keras import display, losses as losses_module, metrics as metrics_module
 from engine.compat.tensorflow.keras import optimizers as optimizers_module
-from engine.compat.tensorflow.keras.base import _flatten, map_structure
+from engine.compat.tensorflow.keras.base import BATCH_UNKNOWN, _flatten, map_structure
 from engine.errors import UnsupportedError
 
 
@@ -381,6 +381,15 @@ class Trainer:
             cb.set_params(params)
         self.history = history
         self.stop_training = False
+        BATCH_UNKNOWN.append(True)
+        try:
+            return self._fit_loop(data, val, cbs, params, progbar, history, steps, epochs, initial_epoch,
+                                  batch_size, validation_batch_size, validation_steps, validation_freq)
+        finally:
+            BATCH_UNKNOWN.pop()
+
+    def _fit_loop(self, data, val, cbs, params, progbar, history, steps, epochs, initial_epoch, batch_size,
+                  validation_batch_size, validation_steps, validation_freq):
         for cb in cbs:
             cb.on_train_begin()
         logs = {}
@@ -432,7 +441,11 @@ class Trainer:
         for step, batch in enumerate(data):
             for cb in cbs:
                 cb.on_test_batch_begin(step)
-            logs = pythonify(self.test_step(batch))
+            BATCH_UNKNOWN.append(True)
+            try:
+                logs = pythonify(self.test_step(batch))
+            finally:
+                BATCH_UNKNOWN.pop()
             seen = step + 1
             for cb in cbs:
                 cb.on_test_batch_end(step, logs)
@@ -459,7 +472,11 @@ class Trainer:
         data = make_data(self._by_name(x, self.input_names, "input"), None, None, batch_size, False, steps)
         outputs, seen = [], 0
         for step, batch in enumerate(data):
-            outputs.append(self.predict_step(batch))
+            BATCH_UNKNOWN.append(True)
+            try:
+                outputs.append(self.predict_step(batch))
+            finally:
+                BATCH_UNKNOWN.pop()
             seen = step + 1
         if verbose:
             print(display.progress_line(seen, seen, [], verbose))
