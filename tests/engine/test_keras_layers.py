@@ -167,3 +167,9 @@ def test_truncated_normal_is_tensorflows():
                 [-0.6699127, 0.8222977, -0.36446562, -0.6567971, 0.13427985],
                 [0.7772746, -0.9102862, 1.0681361, -0.24272363, -0.10317471]]
     np.testing.assert_allclose(philox.truncated_normal((3, 5), [777, 0]), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_datasets_say_they_are_downloads(run):
+    record = run("from tensorflow.keras.datasets import mnist\n")
+    assert not record["ok"] and "downloads" in record["error"]["message"]
+    assert "np.random.rand(256, 28, 28)" in record["error"]["message"]

@@ -15,8 +15,8 @@ per occurrence of a repeated id)."""
 from __future__ import annotations
 
 from engine.compat.tensorflow._surface import unsupported_names
-from engine.compat.tensorflow.keras import (activations, backend, callbacks, initializers, layers,  # noqa: F401
-                                            losses, metrics, models, ops, optimizers, regularizers, utils)
+from engine.compat.tensorflow.keras import (activations, backend, callbacks, datasets, initializers,  # noqa: F401
+                                            layers, losses, metrics, models, ops, optimizers, regularizers, utils)
 from engine.compat.tensorflow.keras.base import Input, KerasTensor, Layer  # noqa: F401
 from engine.compat.tensorflow.keras.models import Model, Sequential  # noqa: F401
 
