@@ -28,6 +28,11 @@ VALUE_READ: list = []
 # same two fields in C (tensor.native_notes_where), so the recorder is the one subscriber they serve.
 NODE_MADE: list = []
 
+# observer(module, output): an nn.Module called from outside every other module returned `output`.
+# The recorder keeps the last such output that has a graph, so a model applied only inside an
+# expression (`print(net(X))`, `net(X).shape`) is drawn though no variable holds what it made.
+MODULE_CALLED: list = []
+
 # observer(node, grad, in_grads): the backward walk ran `node` with the gradient `grad` arriving
 # and `in_grads` leaving (the recorder shows these as backprop steps).
 BACKWARD_STEP: list = []

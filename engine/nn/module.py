@@ -14,6 +14,7 @@ from engine.compat import torch_dtypes
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_size import Size
 from engine.errors import UnsupportedAttributeError, UnsupportedError
+from engine.hooks import MODULE_CALLED
 from engine.nn.parameter import Buffer, Parameter
 from engine.tensor import Tensor
 
@@ -113,6 +114,9 @@ class Module(metaclass=TorchClassRepr):
                 out = result
         if backward_hooked:
             out = hooks.wrap_output(self, out, hook_pass)
+        if MODULE_CALLED and not nn_context._stack:       # the model itself, not one of its layers
+            for observer in MODULE_CALLED:
+                observer(self, out)
         return out
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,

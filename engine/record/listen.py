@@ -8,7 +8,7 @@ import contextlib
 from engine import hooks
 from engine.record import static
 from engine.record.active import current, make_current
-from engine.record.recorder import Recorder, backward_call, note_where
+from engine.record.recorder import Recorder, backward_call, model_called, note_where, value_read
 from engine.tensor import native_notes_where
 from engine.user_code import USER_FILENAME
 
@@ -28,7 +28,8 @@ def use_recorder(recorder: Recorder):
     native_notes_where(USER_FILENAME)
     try:
         with hooks.subscribed(hooks.NODE_MADE, note_where), hooks.subscribed(hooks.BACKWARD_CALL, backward_call), \
-                hooks.subscribed(hooks.GRAPH_CAPTURED, static.graph_captured), hooks.subscribed(hooks.WARNING, _warn):
+                hooks.subscribed(hooks.GRAPH_CAPTURED, static.graph_captured), hooks.subscribed(hooks.WARNING, _warn), \
+                hooks.subscribed(hooks.MODULE_CALLED, model_called), hooks.subscribed(hooks.VALUE_READ, value_read):
             yield recorder
     finally:
         native_notes_where(None)

@@ -53,6 +53,7 @@ class Recorder:
         self.warnings: list[str] = []
         self.summaries = Summaries(self.warn)  # SummaryWriter's scalars and histograms, for the charts
         self.backward_calls = 0
+        self.last_model_output = None         # (module, tensor): the last model call that built a graph
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self._ids = 0
@@ -101,7 +102,18 @@ class Recorder:
         for finisher in self.finishers:
             finisher()
         if self.backward_calls == 0 and namespace:
-            for name, t in _graph_roots(namespace)[:2]:
+            roots = _graph_roots(namespace)[:2]
+            if not roots and not self.graphs and self.last_model_output is not None:
+                # the graph lives only in an expression or a function (d2l's `net(X).shape`): the
+                # model's last output that built one, named as the user's code names the model
+                module, out = self.last_model_output
+                if isinstance(module, str):           # a value read: .item(), .tolist(), ...
+                    roots = [(f"the tensor read by .{module}()", out)]
+                else:
+                    name = next((k for k, v in namespace.items() if v is module and not k.startswith("_")),
+                                type(module).__name__)
+                    roots = [(f"{name}(…)", out)]
+            for name, t in roots:
                 builder = DynamicGraphBuilder(t, {id(t): name})
                 builder.snapshot_forward()
                 builder.snapshot_grads()
@@ -113,6 +125,21 @@ class Recorder:
             self.add_graph(graph)
             self._pending_last = None
         return self.graphs
+
+
+def model_called(module, out) -> None:
+    """hooks.MODULE_CALLED: keep the model's output if it built a graph (a tensor with a grad_fn)."""
+    rec = current()
+    if rec is not None and rec.backward_calls == 0 and isinstance(out, Tensor) and out.grad_fn is not None:
+        rec.last_model_output = (module, out)
+
+
+def value_read(tensor, kind: str) -> None:
+    """hooks.VALUE_READ: a value the program read (`f(x).item()`) that a graph made is kept too, for
+    a graph built inside a function with no model (the last such read or model output is drawn)."""
+    rec = current()
+    if rec is not None and rec.backward_calls == 0 and tensor.grad_fn is not None:
+        rec.last_model_output = (kind, tensor)
 
 
 def _tensor_names(frame) -> dict[int, str]:
