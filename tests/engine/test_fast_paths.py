@@ -15,7 +15,7 @@ from engine import autograd, backward
 from engine.ops import OPS
 from engine.ops.builder import NUMPY
 from engine.tensor import Tensor, apply
-from op_cases import CASES
+from tests.engine.op_cases import CASES
 
 MASKED = sorted(name for name, op in OPS.items() if op.vjp_masked is not None)
 

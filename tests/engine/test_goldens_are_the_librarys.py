@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import record_goldens
-from record_goldens import LIBRARIES, load_manifest, programs, sha256
+from tests.engine import record_goldens
+from tests.engine.record_goldens import LIBRARIES, load_manifest, programs, sha256
 
 
 def golden_problem(library: str, name: str, golden: str | None = None) -> str | None:

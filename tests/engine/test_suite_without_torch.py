@@ -15,7 +15,7 @@ _WITHOUT_TORCH = "import sys; sys.modules['torch'] = None; import pytest; sys.ex
 
 def test_without_torch_the_oracle_tests_skip_with_one_notice():
     # test_reciprocal.py: tests of its own and tests against real torch (the `real_torch` fixture)
-    done = subprocess.run([sys.executable, "-c", _WITHOUT_TORCH, "tests/engine/test_reciprocal.py",
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_TORCH, "tests/engine/ops/test_reciprocal.py",
                            "-p", "no:cacheprovider", "-p", "no:xdist"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:]

@@ -5,7 +5,7 @@ Each case is an expression over the tensors SETUP makes and the name of the node
 for its result (`type(result.grad_fn).__name__`, None for no node), stored here so that the test runs
 without torch; where real torch is importable, the expressions also run through it now. After adding a
 case (with any name), print the entries whose stored name is not what real torch records:
-    .venv/bin/python tests/engine/test_grad_fn_names.py --record
+    .venv/bin/python tests/engine/ops/test_grad_fn_names.py --record
 """
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def test_layer_norm_of_a_strided_input_stays_correct():
 
 
 def test_library_kernels_pass_the_sandbox_broker_checks_and_compile_as_displayed():
-    from test_codegen import compiled_as_displayed
+    from tests.engine.codegen.test_codegen import compiled_as_displayed
     units = build(_nll_graph(4, 3, "mean"), backend="c").current.units + \
         build(_gather_backward_graph(1, (3, 4)), backend="c").current.units + \
         build(_layer_norm_graph((3, 4), 1, np.float32), backend="c").current.units + \

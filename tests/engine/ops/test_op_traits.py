@@ -9,7 +9,7 @@ import pytest
 
 from engine.ops import OPS
 from engine.ops.registry import MOVEMENT
-from op_cases import CASES
+from tests.engine.op_cases import CASES
 
 VIEWS = sorted(name for name, op in OPS.items() if op.view)
 COPYING = sorted(name for name, op in OPS.items() if op.copies)

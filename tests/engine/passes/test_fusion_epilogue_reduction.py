@@ -19,9 +19,9 @@ from engine.ir.units import plan_units
 from engine.ir import Graph, interpreter
 from engine.ir.schedule import EXTERN_GROUP
 from engine.passes import run_pipeline
-from tests.engine.test_executor_training import WithLoss
-from tests.engine.test_memory_plan import check_truthful
-from test_passes import check_preserved  # noqa: I001  (tests/engine is on sys.path)
+from tests.engine.codegen.test_executor_training import WithLoss
+from tests.engine.passes.test_memory_plan import check_truthful
+from tests.engine.passes.test_passes import check_preserved
 
 BACKENDS = ["c", "numpy"] if cc.have_compiler() else ["numpy"]
 

@@ -12,8 +12,8 @@ import importlib.util
 
 import pytest
 
-import record_goldens
-from printed_output import why_not_agree
+from tests.engine import record_goldens
+from tests.engine.printed_output import why_not_agree
 
 LIB = record_goldens.LIBRARIES["tensorflow"]
 PROGRAMS = record_goldens.programs(LIB)

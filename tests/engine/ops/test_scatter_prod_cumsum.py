@@ -13,8 +13,8 @@ from engine.backward import run_backward
 from engine.errors import UnsupportedError
 from engine.ops import OPS
 from engine.tensor import Tensor, apply
-from op_cases import CASES
-from test_ops_gradcheck import finite_difference
+from tests.engine.op_cases import CASES
+from tests.engine.ops.test_ops_gradcheck import finite_difference
 
 
 # ---- prod: exact at zeros ------------------------------------------------------------------------------

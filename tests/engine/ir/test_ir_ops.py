@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import engine  # noqa: F401
-from op_cases import CASES  # noqa: I001  (tests/engine is on sys.path, as for the registry tests)
+from tests.engine.op_cases import CASES
 from engine.autodiff import joint_graph
 from engine.capture.common import run_eager
 from engine.ir import Graph, run, verify

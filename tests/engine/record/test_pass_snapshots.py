@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from engine.ir import Graph
 from engine.passes import run_pipeline
 from engine.record.snapshots import compact_snapshots, expand_snapshots, pass_snapshots
-from test_passes import redundant_graph, random_graphs  # noqa: I001  (tests/engine is on sys.path)
+from tests.engine.passes.test_passes import redundant_graph, random_graphs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def whole_snapshots(g: Graph) -> list[dict]:

@@ -18,7 +18,7 @@ from engine.backward import run_backward
 from engine.ops import OPS
 from engine.ops.builder import NUMPY
 from engine.tensor import Tensor, apply
-from op_cases import CASES
+from tests.engine.op_cases import CASES
 
 DIFFERENTIABLE = sorted(name for name, op in OPS.items() if op.differentiable)
 

@@ -12,7 +12,7 @@ if "dagscope" in getattr(torch, "__version__", ""):
 from engine.backward import run_backward  # noqa: E402
 from engine.ops import OPS  # noqa: E402
 from engine.tensor import Tensor, apply  # noqa: E402
-from op_cases import CASES  # noqa: E402
+from tests.engine.op_cases import CASES  # noqa: E402
 
 pytestmark = pytest.mark.torch
 TF = torch.nn.functional

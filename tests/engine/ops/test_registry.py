@@ -9,7 +9,7 @@ from engine.ops import KINDS, OPS
 from engine.ops.builder import NUMPY, Builder
 from engine.ops.registry import ELEMENTWISE, REDUCE, Spec
 from engine.tensor import Tensor, apply
-from op_cases import CASES
+from tests.engine.op_cases import CASES
 
 ALL_OPS = sorted(OPS)
 

@@ -15,7 +15,7 @@ from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP
 from engine.passes import run_pipeline
 from engine.passes.fusion import fusion, partition
 from engine.record.snapshots import pass_snapshots
-from test_passes import check_preserved, random_graphs  # noqa: I001  (tests/engine is on sys.path)
+from tests.engine.passes.test_passes import check_preserved, random_graphs
 
 
 def tanh_gelu_expression(x):

@@ -18,10 +18,10 @@ import pathlib
 
 import pytest
 
-import record_goldens
-from printed_output import ADDRESS, outputs_agree, why_not_agree
+from tests.engine import record_goldens
+from tests.engine.printed_output import ADDRESS, outputs_agree, why_not_agree
 
-SWEEP = pathlib.Path(__file__).with_name("torch_sweep")
+SWEEP = record_goldens.LIBRARIES["torch"].folder
 PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to

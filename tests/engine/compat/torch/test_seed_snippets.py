@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures" / "seeds"
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "seeds"
 MLP_SEED = (FIXTURES / "mlp_training_step.py").read_text(encoding="utf-8")
 
 

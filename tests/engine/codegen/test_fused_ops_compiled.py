@@ -10,7 +10,7 @@ from engine.codegen import cc
 from engine.codegen.executor import build
 from engine.ir import Graph, interpreter
 from engine.passes import run_pipeline
-from op_cases import CASES
+from tests.engine.op_cases import CASES
 
 pytestmark = pytest.mark.usefixtures("kernel_cache")       # tests/engine/conftest.py
 

@@ -3,6 +3,7 @@ recorded graph, same errors, in every case the C path takes and in the cases it 
 from __future__ import annotations
 
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -187,7 +188,7 @@ def test_without_the_native_module_the_python_operators_run():
     for flag in ("0", "1"):
         env = dict(os.environ, DAGSCOPE_NATIVE=flag)
         proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env,
-                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              cwd=pathlib.Path(__file__).resolve().parents[3],
                               timeout=120)
         assert proc.returncode == 0, proc.stderr
         lines.append(proc.stdout.splitlines())

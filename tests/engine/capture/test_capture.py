@@ -521,4 +521,4 @@ def test_the_package_names_stay_the_functions_whatever_is_imported_first():
     code = ("import engine, engine.codegen.compiled_function, engine.capture.graph_function, engine.capture as c\n"
             "import types\nassert not isinstance(engine.compile, types.ModuleType)\n"
             "assert not isinstance(c.function, types.ModuleType)\nassert callable(engine.compile(lambda x: x))\n")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[3]))

@@ -12,7 +12,7 @@ from engine.ir import Graph
 from engine.ir.interpreter import evaluate
 from engine.passes import run_pipeline
 from engine.passes.memory_planning import plan_memory
-from tests.engine.test_passes import check_memory_plan, inputs_for, random_graphs
+from tests.engine.passes.test_passes import check_memory_plan, inputs_for, random_graphs
 
 
 def conv_scratch_bytes(node, env) -> dict[str, int]:
