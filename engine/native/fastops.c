@@ -6,7 +6,7 @@
    class whose name does not depend on the inputs. Every other case (a Python scalar operand, a
    Parameter, mixed dtypes, an op that raises) calls the Python operator, which stays the
    reference: this file changes how fast an op runs, never what it does.
-   tests/engine/test_native_ops.py runs the same programs both ways and compares the values,
+   tests/engine/native/test_native_ops.py runs the same programs both ways and compares the values,
    grad_fn graphs and errors.
 
    Tensor and Node keep their fields in __slots__; `setup` reads each slot's offset from its
