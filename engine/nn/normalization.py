@@ -10,6 +10,19 @@ from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
 
 
+def _affine_parameters(module: Module, shape, affine: bool, bias: bool = True) -> None:
+    """weight (ones) and bias (zeros) of the given shape, registered as None where absent, as PyTorch's norms."""
+    if affine:
+        module.weight = Parameter(np.ones(shape, np.float32))
+        if bias:
+            module.bias = Parameter(np.zeros(shape, np.float32))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
                  dtype=None, *, bias: bool = True):
@@ -17,15 +30,7 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(np.ones(num_channels, np.float32))
-            if bias:
-                self.bias = Parameter(np.zeros(num_channels, np.float32))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -44,15 +49,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
-            if bias:
-                self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -74,12 +71,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(np.ones(num_features, np.float32))
-            self.bias = Parameter(np.zeros(num_features, np.float32))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine)
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(num_features, np.float32)))
             self.register_buffer("running_var", Tensor(np.ones(num_features, np.float32)))

@@ -133,13 +133,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if activation in ("relu", F.relu):
-            activation = F.relu
-        elif activation in ("gelu", F.gelu):
-            activation = F.gelu
-        elif isinstance(activation, str):
-            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-        self.activation = activation        # a Module (e.g. nn.GELU()) is registered and shown, as in PyTorch
+        self.activation = _activation_function(activation)   # a Module (nn.GELU()) is registered and shown
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
         x = src
