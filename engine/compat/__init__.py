@@ -8,6 +8,7 @@ import importlib.abc
 import importlib.util
 import sys
 
+from engine.compat.scope import LIBRARIES, sentence
 from engine.errors import UnsupportedError
 from engine.format import reset_printoptions
 
@@ -30,24 +31,14 @@ class _AliasLoader(importlib.abc.Loader):
         pass
 
 
-# Companion libraries of PyTorch that pasted programs import: a run fails on them as unsupported
-# (naming what to use instead) rather than with a bare ModuleNotFoundError, or with the real library
-# where one happens to be installed beside the engine.
-COMPANIONS = {
-    "torchvision": "its datasets, models and transforms download data and weights; build the inputs with "
-                   "torch.tensor, torch.linspace or torch.randn and the models with torch.nn",
-    "torchaudio": "build the waveforms or features with torch.tensor / torch.linspace",
-    "torchtext": "build the token ids with torch.tensor and embed them with torch.nn.Embedding",
-}
-
-
 class _AliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         top, _, rest = fullname.partition(".")
-        if top in COMPANIONS:
-            raise UnsupportedError(f"`import {fullname}`: Dagscope runs a subset of torch and has no {top}: "
-                                   f"{COMPANIONS[top]}.")
         if top not in ALIASES:
+            # a library the table knows (torchvision, matplotlib, jax...): say why it is not here,
+            # rather than a bare ModuleNotFoundError or the real library installed beside the engine
+            if top in LIBRARIES:
+                raise UnsupportedError(f"`import {fullname}`: Dagscope has no {top}. {sentence(fullname)}")
             return None
         real = ALIASES[top] + ("." + rest if rest else "")
         try:
@@ -57,7 +48,7 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         if found is None:
             raise UnsupportedError(
                 f"`import {fullname}`: Dagscope runs a subset of {top} and has no module {fullname}. "
-                f"Supported modules: {', '.join(supported_modules(top))}.")
+                f"{sentence(fullname)} Supported modules: {', '.join(supported_modules(top))}.")
         return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
 
 
@@ -82,7 +73,7 @@ def installed():
     A real torch or tensorflow already imported (a test process using PyTorch as an oracle) is
     set aside for the run and put back after it, so each side sees its own."""
     def aliased() -> list[str]:
-        return [n for n in sys.modules if n.partition(".")[0] in ALIASES or n.partition(".")[0] in COMPANIONS]
+        return [n for n in sys.modules if n.partition(".")[0] in ALIASES or n.partition(".")[0] in LIBRARIES]
     real = {n: sys.modules.pop(n) for n in aliased()}
     sys.meta_path.insert(0, _FINDER)
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import types
 
+from engine.compat.scope import sentence
 from engine.errors import UnsupportedAttributeError
 
 
@@ -12,7 +13,8 @@ def unsupported_names(module_path: str, namespace: dict):
         if name.startswith("__"):
             raise AttributeError(name)
         public = sorted(namespace.get("__all__") or public_names(namespace))
-        raise UnsupportedAttributeError(f"{module_path}.{name} is not supported by Dagscope. Supported names "
+        raise UnsupportedAttributeError(f"{module_path}.{name} is not supported by Dagscope. "
+                                        f"{sentence(f'{module_path}.{name}')} Supported names "
                                         f"in {module_path}: {', '.join(public)}.")
     return __getattr__
 

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import types
 
+from engine.compat.scope import sentence
 from engine.errors import UnsupportedAttributeError
 
 
@@ -22,6 +23,7 @@ def unsupported_getattr(module_name: str, namespace: dict):
         public = sorted(n for n, v in namespace.items() if n in _SUBMODULES or not n.startswith("_")
                         and not isinstance(v, (types.ModuleType, __future__._Feature)))
         raise UnsupportedAttributeError(f"{module_name}.{name} is not supported by Dagscope. "
+                                         f"{sentence(f'{module_name}.{name}')} "
                                          f"Supported names in {module_name}: {', '.join(public)}.")
     return __getattr__
 
