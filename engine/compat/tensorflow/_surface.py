@@ -4,7 +4,7 @@ from __future__ import annotations
 import types
 
 from engine.compat.scope import sentence
-from engine.errors import UnsupportedAttributeError
+from engine.errors import UnsupportedAttributeError, UnsupportedError
 
 
 def unsupported_names(module_path: str, namespace: dict):
@@ -17,6 +17,26 @@ def unsupported_names(module_path: str, namespace: dict):
                                         f"{sentence(f'{module_path}.{name}')} Supported names "
                                         f"in {module_path}: {', '.join(public)}.")
     return __getattr__
+
+
+def keras_get(identifier, kind: type, namespace: dict, by_name: dict, noun: str, wrap, from_name):
+    """Keras' `get` of losses and metrics: an instance of `kind` as it is; a subclass, or the name of
+    one in `namespace`, instantiated; another callable through `wrap`; a name in `by_name` (any case)
+    through `from_name(name)`; any other name refused, listing the supported ones."""
+    if isinstance(identifier, kind):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, kind):
+        return identifier()
+    if callable(identifier):
+        return wrap(identifier)
+    key = str(identifier)
+    named = namespace.get(key)
+    if isinstance(named, type) and issubclass(named, kind):
+        return named()
+    if key.lower() not in by_name:
+        raise UnsupportedError(f"{noun} {identifier!r} is not supported by Dagscope; supported: "
+                               f"{', '.join(sorted(by_name))}")
+    return from_name(key)
 
 
 def public_names(namespace: dict) -> list[str]:

@@ -5,7 +5,7 @@ the TF facade's ops so gradients flow through the engine's autograd. Subclass `L
 from __future__ import annotations
 
 from engine.compat.tensorflow import array_ops, dtypes, nn, ops
-from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow._surface import keras_get, unsupported_names
 from engine.errors import UnsupportedError
 
 EPSILON = 1e-7          # keras.config.epsilon()
@@ -197,19 +197,9 @@ _BY_NAME = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
 
 def get(identifier):
     """A loss from a name ('mse', 'binary_crossentropy' ...), a Loss, a class or a function."""
-    if isinstance(identifier, Loss):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Loss):
-        return identifier()
-    if callable(identifier):
-        return LossFunctionWrapper(identifier, name=getattr(identifier, "__name__", "loss"))
-    key = str(identifier)
-    if key in globals() and isinstance(globals()[key], type) and issubclass(globals()[key], Loss):
-        return globals()[key]()
-    if key.lower() not in _BY_NAME:
-        raise UnsupportedError(f"loss {identifier!r} is not supported by Dagscope; supported: "
-                               f"{', '.join(sorted(_BY_NAME))}")
-    return LossFunctionWrapper(_BY_NAME[key.lower()], name=key)
+    return keras_get(identifier, Loss, globals(), _BY_NAME, "loss",
+                     lambda fn: LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss")),
+                     lambda key: LossFunctionWrapper(_BY_NAME[key.lower()], name=key))
 
 
 def _snake(name: str) -> str:

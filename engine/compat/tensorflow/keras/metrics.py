@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.tensorflow import ops
-from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow._surface import keras_get, unsupported_names
 from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.keras import losses as losses_module
-from engine.errors import UnsupportedError
 
 
 def _np(x) -> np.ndarray:
@@ -227,19 +226,9 @@ _BY_NAME = {"accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccu
 
 
 def get(identifier):
-    if isinstance(identifier, Metric):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Metric):
-        return identifier()
-    if callable(identifier):
-        return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
-    key = str(identifier)
-    if key in globals() and isinstance(globals()[key], type) and issubclass(globals()[key], Metric):
-        return globals()[key]()
-    if key.lower() not in _BY_NAME:
-        raise UnsupportedError(f"metric {identifier!r} is not supported by Dagscope; supported: "
-                               f"{', '.join(sorted(_BY_NAME))}")
-    return _BY_NAME[key.lower()]()
+    return keras_get(identifier, Metric, globals(), _BY_NAME, "metric",
+                     lambda fn: MeanMetricWrapper(fn, name=getattr(fn, "__name__", "metric")),
+                     lambda key: _BY_NAME[key.lower()]())
 
 
 def for_compile(identifier, y_true, y_pred) -> Metric:
