@@ -44,6 +44,7 @@ class Library:
     setup: str              # run in the child before the programs: one thread, as recorded
     describe: str           # an expression in the child: details of the build worth recording
     isolate: bool = False   # a child per program (TF's eager mode is global: tf.compat.v1 turns it off)
+    before_each: str = ""   # run in the child before each program (the corpus reseeds, to find unseeded ones)
 
 
 LIBRARIES = {
@@ -80,6 +81,7 @@ for name, code in spec["programs"]:
     linecache.cache[name + ".py"] = (len(code), None, code.splitlines(True), name + ".py")
     with contextlib.redirect_stdout(out):
         try:
+            exec(spec["before_each"])
             exec(compile(code, name + ".py", "exec"), {"__name__": "__main__"})
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
@@ -97,21 +99,25 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def library_outputs(lib: Library, names: list[str], timeout: float = 900) -> tuple[dict, dict]:
+def library_outputs(lib: Library, names: list[str], timeout: float = 900, sources: dict | None = None,
+                    cwd: str = "/") -> tuple[dict, dict]:
     """({name: {"stdout", "error"}}, about the library) from the real library, in one child
-    (or one per program, for a library whose programs change its global mode)."""
+    (or one per program, for a library whose programs change its global mode). `sources` gives a
+    program's code where it is not just lib.folder/NAME.py (the corpus adds its helpers' prelude);
+    `cwd` is where the child runs (the corpus's programs save files where they stand)."""
     if lib.isolate and len(names) > 1:
         results, about = {}, {}
         for name in names:
-            one, about = library_outputs(lib, [name], timeout)
+            one, about = library_outputs(lib, [name], timeout, sources, cwd)
             results.update(one)
         return results, about
+    code = {n: sources[n] if sources else (lib.folder / f"{n}.py").read_text() for n in names}
     spec = {"module": lib.module, "version": lib.version, "root": str(ROOT), "setup": lib.setup,
-            "describe": lib.describe, "programs": [[n, (lib.folder / f"{n}.py").read_text()] for n in names]}
+            "before_each": lib.before_each, "describe": lib.describe, "programs": [[n, code[n]] for n in names]}
     env_threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                    "TF_CPP_MIN_LOG_LEVEL": "2", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
     done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(spec), capture_output=True, text=True,
-                          timeout=timeout, cwd="/", env={**os.environ, **env_threads})
+                          timeout=timeout, cwd=cwd, env={**os.environ, **env_threads})
     if done.returncode != 0:
         raise SystemExit(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "the child failed")
     answer = json.loads(done.stdout)
