@@ -1,12 +1,12 @@
 # Source: pytorch/tutorials, beginner_source/basics/optimization_tutorial.py
 #   at 009a87b0ec0b432889e865e55d3ae9e3912c306e (BSD-3-Clause)
-# Changed: the FashionMNIST downloads are TensorDatasets of random 28x28 images (128 train,
+# Changed: the FashionMNIST downloads are TensorDatasets of random 28x28 images (64 train,
 #   64 test); epochs 10 -> 2; torchvision imports (data only) removed; prose comments removed.
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-training_data = TensorDataset(torch.rand(128, 1, 28, 28), torch.randint(0, 10, (128,)))
+training_data = TensorDataset(torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,)))
 test_data = TensorDataset(torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,)))
 
 train_dataloader = DataLoader(training_data, batch_size=64)

@@ -1,13 +1,13 @@
 # Source: pytorch/tutorials, beginner_source/basics/quickstart_tutorial.py
 #   at 07a339ece661a2b304b8834780470f522eed1e02 (BSD-3-Clause)
-# Changed: the FashionMNIST downloads are TensorDatasets of random 28x28 images (128 train,
+# Changed: the FashionMNIST downloads are TensorDatasets of random 28x28 images (64 train,
 #   64 test); epochs 5 -> 2; matplotlib/torchvision imports (used only for data) removed;
 #   the tutorial's prose comments removed.
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-training_data = TensorDataset(torch.rand(128, 1, 28, 28), torch.randint(0, 10, (128,)))
+training_data = TensorDataset(torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,)))
 test_data = TensorDataset(torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,)))
 
 batch_size = 64
