@@ -13,8 +13,8 @@ Only a program whose printout is the library's own answer gets a golden: each pr
 each time after reseeding every random generator from the OS, and a program that prints the same
 both times is deterministic (seeded, or random-free) and its printout is the golden. One that
 prints differently (unseeded, timings, the order of a set) gets none, and neither does one the
-library raised on; MANIFEST.json says which and why, beside the sha256 of each golden and of the
-program it came from (test_corpus.py checks them, so a golden edited by hand fails).
+library raised on; MANIFEST.json says which and why, beside the sha256 of each golden and of what
+was run (the program after its helper modules' prelude) (test_corpus.py checks them, so a golden edited by hand fails).
 """
 from __future__ import annotations
 
@@ -53,13 +53,14 @@ def load_manifest(language: str) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"programs": {}}
 
 
-def twice(language: str, names: list[str]) -> tuple[dict, dict, dict]:
+def twice(language: str, names: list[str], sources: dict[str, str]) -> tuple[dict, dict, dict]:
     """Each program's result from two separate runs of the real library (two at a time)."""
     lib = library(language)
-    sources = {p.name: p.run_source() for p in programs(language) if p.name in names}
     runs: list[dict] = [{}, {}]
     about: dict = {}
-    groups = [[n] for n in names] if lib.isolate else [names]
+    # torch's programs share a child per eight (all 54 in one took more than record_goldens' 15-minute
+    # limit on a busy machine)
+    groups = [[n] for n in names] if lib.isolate else [names[i:i + 8] for i in range(0, len(names), 8)]
     with tempfile.TemporaryDirectory(prefix="dagscope-corpus-") as scratch, \
             concurrent.futures.ThreadPoolExecutor(2) as pool:
         def one(attempt: int, group: list[str]):
@@ -77,13 +78,15 @@ def record(language: str, names: list[str], check_only: bool = False) -> int:
     unknown = sorted(set(names) - set(known))
     if unknown:
         raise SystemExit(f"no such program in tests/corpus/{language}: {', '.join(unknown)}")
-    first, second, about = twice(language, names)
+    # what is run (the program after its helpers' prelude), read once: the sha256 kept is of what was recorded
+    sources = {p.name: p.run_source() for p in programs(language) if p.name in names}
+    first, second, about = twice(language, names, sources)
     manifest = load_manifest(language)
     folder = golden_folder(language)
     folder.mkdir(parents=True, exist_ok=True)
     changed = 0
     for name in names:
-        source = (HERE / language / f"{name}.py").read_text()
+        source = sources[name]
         a, b = first[name], second[name]
         golden = folder / f"{name}.out"
         old = golden.read_text() if golden.exists() else None

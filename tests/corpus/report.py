@@ -50,8 +50,15 @@ def missing_name(record: dict) -> str | None:
     return f"{error.get('type')}: {message[:120]}"
 
 
+def _manifest(language: str) -> dict:
+    import json
+    path = HERE / "goldens" / language / "MANIFEST.json"
+    return json.loads(path.read_text())["programs"] if path.exists() else {}
+
+
 def rows(records: dict) -> list[dict]:
     out = []
+    manifests = {lang: _manifest(lang) for lang in ("torch", "tensorflow")}
     for p in PROGRAMS:
         record = records[p.id]
         runs = bool(record["ok"] and record["graphs"])
@@ -60,7 +67,10 @@ def rows(records: dict) -> list[dict]:
         if has_golden and record["ok"]:
             numbers = why_not_agree(record["stdout"], golden_path(p).read_text()) is None
         origin = p.origin()
-        out.append({"id": p.id, "source": f"{origin['repo']} `{origin['path']}`", "runs": runs,
+        entry = manifests[p.language].get(p.name)
+        why = "not recorded yet" if entry is None else ("" if entry["golden"] else
+                                                         ("varies run to run" if "two runs" in entry["why"] else entry["why"]))
+        out.append({"id": p.id, "source": f"{origin['repo']} `{origin['path']}`", "runs": runs, "why": why,
                     "golden": has_golden, "numbers": numbers, "missing": missing_name(record),
                     "seconds": record.get("elapsed_ms", 0) / 1000})
     return out
@@ -71,11 +81,13 @@ def table(rs: list[dict]) -> str:
     golden = [r for r in rs if r["golden"]]
     match = sum(bool(r["numbers"]) for r in golden)
     lines = [f"**{ran} of {len(rs)} programs run unmodified and draw a graph; {match} of the {len(golden)} "
-             f"deterministic ones print the library's numbers** ({len(rs) - len(golden)} print something that changes "
-             "from run to run in the real library too, so only that they run is checked).", "",
+             f"deterministic ones print the library's numbers** (the other {len(rs) - len(golden)} have no golden: their "
+             "printout changes from run to run in the real library too, or was not recorded; only that they run "
+             "is checked).", "",
              "| program | source | runs? | numbers match? | what is missing |", "|---|---|---|---|---|"]
     for r in rs:
-        numbers = "—" if not r["golden"] else ("yes" if r["numbers"] else ("no" if r["numbers"] is False else "not run"))
+        numbers = (f"— ({r['why']})" if not r["golden"]
+                   else ("yes" if r["numbers"] else ("no" if r["numbers"] is False else "not run")))
         lines.append(f"| `{r['id']}` | {r['source']} | {'yes' if r['runs'] else 'no'} | {numbers} | "
                      f"{(r['missing'] or '').replace('|', '/')} |")
     return "\n".join(lines) + "\n"

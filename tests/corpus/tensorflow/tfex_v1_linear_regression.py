@@ -2,7 +2,7 @@
 #   at 6dcbe14649163814e72a22a999f20c5e247ce988 (MIT)
 # Changed: `import tensorflow as tf` -> `import tensorflow.compat.v1 as tf` +
 #   `tf.disable_v2_behavior()` (TensorFlow's documented way to run TF1 code on TF2);
-#   training_epochs 1000 -> 100 and display_step 50 -> 20; plotting (matplotlib) removed.
+#   training_epochs 1000 -> 40 and display_step 50 -> 20; plotting (matplotlib) removed.
 '''
 A linear regression learning algorithm example using TensorFlow library.
 
@@ -19,7 +19,7 @@ rng = numpy.random
 
 # Parameters
 learning_rate = 0.01
-training_epochs = 100
+training_epochs = 40
 display_step = 20
 
 # Training Data

@@ -3,8 +3,8 @@
 # Changed: `import tensorflow as tf` -> `import tensorflow.compat.v1 as tf` +
 #   `tf.disable_v2_behavior()` (TensorFlow's documented way to run TF1 code on TF2); the MNIST
 #   download is an object with the same next_batch/images/labels over random images around ten
-#   class templates (512 train, 256 test); num_steps 500 -> 30, display_step 100 -> 10, hidden 256
-#   -> 64.
+#   class templates (512 train, 256 test); num_steps 500 -> 5, display_step 100 -> 5, hidden 256 ->
+#   64.
 """ Neural Network.
 
 A 2-Hidden Layers Fully Connected Neural Network (a.k.a Multilayer Perceptron)
@@ -48,9 +48,9 @@ tf.disable_v2_behavior()
 
 # Parameters
 learning_rate = 0.1
-num_steps = 30
+num_steps = 5
 batch_size = 128
-display_step = 10
+display_step = 5
 
 # Network Parameters
 n_hidden_1 = 64 # 1st layer number of neurons

@@ -4,7 +4,8 @@
 # Changed: the chapter's pytorch code cells in order, as one script (`%matplotlib inline` dropped,
 #   a cell's last bare expression printed as the notebook shows it, statements drawing with d2l.plt
 #   or IPython.display removed, a chapter's own Animator class replaced by the shim's no-op
-#   d2l.Animator), 10 epochs -> 2. d2l's helpers are tests/corpus/modules/d2l/.
+#   d2l.Animator), 10 epochs -> 1, batch size 256 -> 16. d2l's helpers are
+#   tests/corpus/modules/d2l/.
 from d2l import torch as d2l
 import torch
 from torch import nn
@@ -70,7 +71,7 @@ net = nn.Sequential(
     nn.Linear(120, 84), BatchNorm(84, num_dims=2), nn.Sigmoid(),
     nn.Linear(84, 10))
 
-lr, num_epochs, batch_size = 1.0, 2, 256
+lr, num_epochs, batch_size = 1.0, 1, 16
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size)
 d2l.train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 

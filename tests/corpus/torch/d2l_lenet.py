@@ -4,7 +4,8 @@
 # Changed: the chapter's pytorch code cells in order, as one script (`%matplotlib inline` dropped,
 #   a cell's last bare expression printed as the notebook shows it, statements drawing with d2l.plt
 #   or IPython.display removed, a chapter's own Animator class replaced by the shim's no-op
-#   d2l.Animator), 10 epochs -> 3. d2l's helpers are tests/corpus/modules/d2l/.
+#   d2l.Animator), batch size 256 -> 16, 10 epochs -> 1. d2l's helpers are
+#   tests/corpus/modules/d2l/.
 from d2l import torch as d2l
 import torch
 from torch import nn
@@ -24,7 +25,7 @@ for layer in net:
     X = layer(X)
     print(layer.__class__.__name__,'output shape: \t',X.shape)
 
-batch_size = 256
+batch_size = 16
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size=batch_size)
 
 def evaluate_accuracy_gpu(net, data_iter, device=None): #@save
@@ -87,5 +88,5 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device):
     print(f'{metric[2] * num_epochs / timer.sum():.1f} examples/sec '
           f'on {str(device)}')
 
-lr, num_epochs = 0.9, 3
+lr, num_epochs = 0.9, 1
 train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())

@@ -4,7 +4,7 @@
 # Changed: the chapter's pytorch code cells in order, as one script (`%matplotlib inline` dropped,
 #   a cell's last bare expression printed as the notebook shows it, statements drawing with d2l.plt
 #   or IPython.display removed, a chapter's own Animator class replaced by the shim's no-op
-#   d2l.Animator). d2l's helpers are tests/corpus/modules/d2l/.
+#   d2l.Animator), 1000 examples -> 100. d2l's helpers are tests/corpus/modules/d2l/.
 from d2l import torch as d2l
 import torch
 import random
@@ -18,7 +18,7 @@ def synthetic_data(w, b, num_examples):  #@save
 
 true_w = d2l.tensor([2, -3.4])
 true_b = 4.2
-features, labels = synthetic_data(true_w, true_b, 1000)
+features, labels = synthetic_data(true_w, true_b, 100)
 
 print('features:', features[0],'\nlabel:', labels[0])
 

@@ -4,7 +4,7 @@
 # Changed: the chapter's pytorch code cells in order, as one script (`%matplotlib inline` dropped,
 #   a cell's last bare expression printed as the notebook shows it, statements drawing with d2l.plt
 #   or IPython.display removed, a chapter's own Animator class replaced by the shim's no-op
-#   d2l.Animator), 100 epochs -> 20 in both trainings. d2l's helpers are tests/corpus/modules/d2l/.
+#   d2l.Animator), 100 epochs -> 5 in both trainings. d2l's helpers are tests/corpus/modules/d2l/.
 from d2l import torch as d2l
 import torch
 from torch import nn
@@ -27,7 +27,7 @@ def l2_penalty(w):
 def train(lambd):
     w, b = init_params()
     net, loss = lambda X: d2l.linreg(X, w, b), d2l.squared_loss
-    num_epochs, lr = 20, 0.003
+    num_epochs, lr = 5, 0.003
     animator = d2l.Animator(xlabel='epochs', ylabel='loss', yscale='log',
                             xlim=[5, num_epochs], legend=['train', 'test'])
     for epoch in range(num_epochs):
@@ -51,7 +51,7 @@ def train_concise(wd):
     for param in net.parameters():
         param.data.normal_()
     loss = nn.MSELoss(reduction='none')
-    num_epochs, lr = 20, 0.003
+    num_epochs, lr = 5, 0.003
     # 偏置参数没有衰减
     trainer = torch.optim.SGD([
         {"params":net[0].weight,'weight_decay': wd},

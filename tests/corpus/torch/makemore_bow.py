@@ -1,9 +1,9 @@
 # Source: karpathy/makemore, makemore.py
 #   at 988aa59e4d8fefa526d06f3b453ad116258398d4 (MIT)
-# Changed: the command line is given to parse_args: ['--type', 'bow', '--max-steps', '21',
-#   '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--n-embd2', '16', '--batch-size', '8']
-#   (the bow model; sizes 64 -> 16, 4 layers -> 2, and 21 steps instead of running forever);
-#   names.txt is its first 300 names, written inline before the datasets are made.
+# Changed: the command line is given to parse_args: ['--type', 'bow', '--max-steps', '3',
+#   '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--n-embd2', '16', '--batch-size', '4']
+#   (the bow model; sizes 64 -> 16, 4 layers -> 2, and 3 steps instead of running forever, batch 32
+#   -> 4); names.txt is its first 300 names, written inline before the datasets are made.
 """
 you give this script some words (one per line) and it will generate more things like it.
 uses super state of the art Transformer AI tech
@@ -622,7 +622,7 @@ if __name__ == '__main__':
     parser.add_argument('--batch-size', '-b', type=int, default=32, help="batch size during optimization")
     parser.add_argument('--learning-rate', '-l', type=float, default=5e-4, help="learning rate")
     parser.add_argument('--weight-decay', '-w', type=float, default=0.01, help="weight decay")
-    args = parser.parse_args(['--type', 'bow', '--max-steps', '21', '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--n-embd2', '16', '--batch-size', '8'])
+    args = parser.parse_args(['--type', 'bow', '--max-steps', '3', '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--n-embd2', '16', '--batch-size', '4'])
     print(vars(args))
 
     # system inits

@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_autograd/polynomial_custom_function.py
 #   at 02ed6c5cf613bbf2b631704eee62033b8bd746ef (BSD-3-Clause)
-# Changed: 2000 steps -> 200; the module docstring shortened; code unchanged.
+# Changed: 2000 steps -> 100; the module docstring shortened; code unchanged.
 """PyTorch: Defining New autograd Functions (y = a + b * P3(c + d x) fitted to sin(x))."""
 import torch
 import math
@@ -56,7 +56,7 @@ c = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
 d = torch.full((), 0.3, device=device, dtype=dtype, requires_grad=True)
 
 learning_rate = 5e-6
-for t in range(200):
+for t in range(100):
     # To apply our Function, we use Function.apply method. We alias this as 'P3'.
     P3 = LegendrePolynomial3.apply
 

@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_autograd/two_layer_net_custom_function.py
 #   at 4ba126213d3cfa9e10ecde3faaf3d93e9d9d02c1 (BSD-3-Clause)
-# Changed: 500 steps -> 50; the module docstring shortened.
+# Changed: 500 steps -> 10; the module docstring shortened.
 """PyTorch: Defining new autograd functions (a custom ReLU in a two-layer net)."""
 import torch
 
@@ -42,7 +42,7 @@ w1 = torch.randn(D_in, H, device=device, dtype=dtype, requires_grad=True)
 w2 = torch.randn(H, D_out, device=device, dtype=dtype, requires_grad=True)
 
 learning_rate = 1e-6
-for t in range(50):
+for t in range(10):
     # To apply our Function, we use Function.apply method. We alias this as 'relu'.
     relu = MyReLU.apply
 

@@ -1,17 +1,17 @@
 # Source: pytorch/tutorials, beginner_source/blitz/cifar10_tutorial.py
 #   at 04e3d04bcf91d38a1213918eba70dc43e9b0ce45 (BSD-3-Clause)
 # Changed: the CIFAR10 downloads are TensorDatasets of random 3x32x32 images in [-1, 1]
-#   (32 train, 20 test); the loss is printed every 4 mini-batches instead of every 2000;
+#   (16 train, 12 test); the loss is printed every 2 mini-batches instead of every 2000;
 #   plotting (imshow, make_grid, matplotlib) removed; prose comments removed; `dataiter.next()`
 #   -> `next(dataiter)` (this commit predates PyTorch dropping .next()); a class absent from the
-#   20 test images is divided by max(count, 1).
+#   12 test images is divided by max(count, 1).
 import torch
 
-trainset = torch.utils.data.TensorDataset(torch.rand(32, 3, 32, 32) * 2 - 1, torch.randint(0, 10, (32,)))
+trainset = torch.utils.data.TensorDataset(torch.rand(16, 3, 32, 32) * 2 - 1, torch.randint(0, 10, (16,)))
 trainloader = torch.utils.data.DataLoader(trainset, batch_size=4,
                                           shuffle=True, num_workers=2)
 
-testset = torch.utils.data.TensorDataset(torch.rand(20, 3, 32, 32) * 2 - 1, torch.randint(0, 10, (20,)))
+testset = torch.utils.data.TensorDataset(torch.rand(12, 3, 32, 32) * 2 - 1, torch.randint(0, 10, (12,)))
 testloader = torch.utils.data.DataLoader(testset, batch_size=4,
                                          shuffle=False, num_workers=2)
 
@@ -76,9 +76,9 @@ for epoch in range(2):  # loop over the dataset multiple times
 
         # print statistics
         running_loss += loss.item()
-        if i % 4 == 3:    # print every 4 mini-batches
+        if i % 2 == 1:    # print every 2 mini-batches
             print('[%d, %5d] loss: %.3f' %
-                  (epoch + 1, i + 1, running_loss / 4))
+                  (epoch + 1, i + 1, running_loss / 2))
             running_loss = 0.0
 
 print('Finished Training')

@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/nlp/sequence_models_tutorial.py
 #   at f77e1c2c11be5d612ed9adbc73a8b82904162c23 (BSD-3-Clause)
-# Changed: 300 epochs -> 5; the tutorial's prose comments removed.
+# Changed: 300 epochs -> 3; the tutorial's prose comments removed.
 # Author: Robert Guthrie
 
 import torch
@@ -96,7 +96,7 @@ inputs = prepare_sequence(training_data[0][0], word_to_ix)
 tag_scores = model(inputs)
 print(tag_scores)
 
-for epoch in range(5):  # again, normally you would NOT do 300 epochs, it is toy data
+for epoch in range(3):  # again, normally you would NOT do 300 epochs, it is toy data
     for sentence, tags in training_data:
         model.zero_grad()
 

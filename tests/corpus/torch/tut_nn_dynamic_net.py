@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_nn/dynamic_net.py
 #   at 1d189709801e98f5f184af0567c7f06b8b5156c2 (BSD-3-Clause)
-# Changed: 30000 steps -> 200 (loss printed every 50 instead of 2000); docstrings shortened.
+# Changed: 30000 steps -> 100 (loss printed every 50 instead of 2000); docstrings shortened.
 """PyTorch: Control Flow + Weight Sharing."""
 import random
 import torch
@@ -47,7 +47,7 @@ model = DynamicNet()
 # vanilla stochastic gradient descent is tough, so we use momentum
 criterion = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
-for t in range(200):
+for t in range(100):
     # Forward pass: Compute predicted y by passing x to the model
     y_pred = model(x)
 

@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_nn/polynomial_module.py
 #   at 1d189709801e98f5f184af0567c7f06b8b5156c2 (BSD-3-Clause)
-# Changed: 2000 steps -> 300; docstrings shortened; code unchanged.
+# Changed: 2000 steps -> 100; docstrings shortened; code unchanged.
 """PyTorch: Custom nn Modules."""
 import torch
 import math
@@ -37,7 +37,7 @@ model = Polynomial3()
 
 criterion = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)
-for t in range(300):
+for t in range(100):
     # Forward pass: Compute predicted y by passing x to the model
     y_pred = model(x)
 

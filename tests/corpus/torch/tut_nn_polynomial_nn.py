@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_nn/polynomial_nn.py
 #   at 02d7694195db7543ff85fd72177d1f1adca7784a (BSD-3-Clause)
-# Changed: 2000 steps -> 300; the module docstring shortened; code unchanged.
+# Changed: 2000 steps -> 100; the module docstring shortened; code unchanged.
 """PyTorch: nn (a third order polynomial fitted to sin(x) with nn.Sequential)."""
 import torch
 import math
@@ -24,7 +24,7 @@ model = torch.nn.Sequential(
 loss_fn = torch.nn.MSELoss(reduction='sum')
 
 learning_rate = 1e-6
-for t in range(300):
+for t in range(100):
 
     y_pred = model(xx)
 

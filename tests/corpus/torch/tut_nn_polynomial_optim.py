@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_nn/polynomial_optim.py
 #   at 02d7694195db7543ff85fd72177d1f1adca7784a (BSD-3-Clause)
-# Changed: 2000 steps -> 300; the module docstring shortened.
+# Changed: 2000 steps -> 100; the module docstring shortened.
 """PyTorch: optim (a third order polynomial fitted to sin(x), updated by torch.optim)."""
 import torch
 import math
@@ -27,7 +27,7 @@ loss_fn = torch.nn.MSELoss(reduction='sum')
 # optimizer which Tensors it should update.
 learning_rate = 1e-6
 optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
-for t in range(300):
+for t in range(100):
     # Forward pass: compute predicted y by passing x to the model.
     y_pred = model(xx)
 

@@ -1,6 +1,6 @@
 # Source: pytorch/tutorials, beginner_source/examples_tensor/polynomial_tensor.py
 #   at 088bc52a76551211d2499b1cca69a677eba59236 (BSD-3-Clause)
-# Changed: 2000 steps -> 300; the module docstring shortened.
+# Changed: 2000 steps -> 100; the module docstring shortened.
 """PyTorch: Tensors (a third order polynomial fitted to sin(x), gradients written by hand)."""
 
 import math
@@ -22,7 +22,7 @@ c = torch.randn((), device=device, dtype=dtype)
 d = torch.randn((), device=device, dtype=dtype)
 
 learning_rate = 1e-6
-for t in range(300):
+for t in range(100):
     # Forward pass: compute predicted y
     y_pred = a + (b * x) + (c * x.pow(2)) + (d * x.pow(3))
 

@@ -43,14 +43,15 @@ class Animator:
         pass
 
 
-# The Fashion-MNIST download, replaced: 1280 training and 256 test images, each one of ten random black
-# and white class templates plus noise (learnable, as d2l's accuracy asserts expect), through d2l's own pipeline.
+# The Fashion-MNIST download, replaced: five batches of training images and one of test images, each one
+# of ten random black and white class templates plus noise (learnable, as d2l's accuracy asserts expect),
+# through d2l's own pipeline.
 def load_data_fashion_mnist(batch_size, resize=None):
     templates = (np.random.rand(10, 28, 28) > 0.5).astype('float32') * 180
     def make(n):
         y = np.arange(n) % 10
         return (templates[y] + 76 * np.random.rand(n, 28, 28)).astype('uint8'), y.astype('int64')
-    mnist_train, mnist_test = make(1280), make(256)
+    mnist_train, mnist_test = make(5 * batch_size), make(batch_size)
     # 将所有数字除以255，使所有像素值介于0和1之间，在最后添加一个批处理维度，
     # 并将标签转换为int32。
     process = lambda X, y: (tf.expand_dims(X, axis=3) / 255,
