@@ -34,16 +34,15 @@ DOES_NOT_RUN: dict[str, str] = {
     "tensorflow/d2l_tf_linear_regression_scratch": _CALLBACKS,
     "tensorflow/d2l_tf_mlp_concise": _CALLBACKS,
     "tensorflow/d2l_tf_parameters": "UnsupportedAttributeError: tf.keras.layers.Flatten is not supported by Dagscope",
-    "tensorflow/d2l_tf_pooling": _CALLBACKS,
     "tensorflow/d2l_tf_softmax_regression_concise": _CALLBACKS,
     "tensorflow/kerasio_custom_train_step": _KERAS,
     "tensorflow/kerasio_sequential_model": _KERAS,
-    "tensorflow/tfdocs_guide_intro_to_modules": _KERAS,
     "tensorflow/tfdocs_guide_advanced_autodiff": "UnsupportedAttributeError: tf.custom_gradient is not supported by Dagscope",
     "tensorflow/tfdocs_guide_autodiff": "UnsupportedAttributeError: tf.image is not supported by Dagscope",
-    "tensorflow/tfdocs_guide_basic_training_loops": "AttributeError: 'MyModelKeras' object has no attribute 'save_weights' "
-                                                    "(a subclassed tf.keras.Model)",
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.config is not supported by Dagscope",
+    "tensorflow/tfdocs_guide_intro_to_graphs": "UnsupportedAttributeError: tf.autograph is not supported by Dagscope",
+    "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.config is not supported by Dagscope",
+    "tensorflow/tfdocs_guide_tensor_slicing": "UnsupportedAttributeError: tf.slice is not supported by Dagscope",
     "tensorflow/tfdocs_guide_function": "UnsupportedAttributeError: tf.keras.layers.Conv2D is not supported by Dagscope",
     "tensorflow/tfdocs_guide_tensor": "UnsupportedError: slices with a negative or zero step are not supported by Dagscope",
     "tensorflow/tfdocs_guide_variable": "UnsupportedError: tensors of complex128 values (e.g. strings) are not supported "
@@ -73,4 +72,9 @@ NO_GRAPH: dict[str, str] = {
 }
 
 WRONG_NUMBERS: dict[str, str] = {
+    "torch/tut_autograd_polynomial_custom_function": "a and c print as float32 noise around their true value 0 "
+        "(PyTorch 1.98e-10 and 2.88e-10, Dagscope -1.53e-09 and -6.10e-10: sums of 2000 O(1) float32 terms in "
+        "another order); the comparator allows no absolute slack for a number Python prints, so they differ",
+    "torch/tut_nlp_sequence_models": "text, not a number: the LSTM output's grad_fn prints as StackBackward0 where "
+        "PyTorch's CPU LSTM prints MkldnnRnnLayerBackward0 (as torch_sweep's 330_print_lstm_outputs)",
 }

@@ -1,8 +1,8 @@
 # Source: tensorflow/docs, site/en/guide/advanced_autodiff.ipynb
 #   at 7c3650212740204359d4ceae481abc79345541be (Apache-2.0)
 # Changed: the notebook's code cells in order, as one script (shell `!pip` and `%` lines dropped,
-#   drawing with matplotlib removed, a cell's last bare expression printed as the notebook shows
-#   it)
+#   drawing with matplotlib removed with the calls of the notebook's own drawing functions, a
+#   cell's last bare expression printed as the notebook shows it)
 #@title Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
 # You may obtain a copy of the License at
@@ -200,8 +200,6 @@ n_params = tf.reduce_prod(layer1.kernel.shape)
 g_vec = tf.reshape(g, [n_params, 1])
 h_mat = tf.reshape(h, [n_params, n_params])
 
-print(imshow_zero_center(h_mat))
-
 eps = 1e-3
 eye_eps = tf.eye(h_mat.shape[0])*eps
 
@@ -228,19 +226,6 @@ print(y.shape)
 j = tape.jacobian(y, x)
 print(j.shape)
 
-print(imshow_zero_center(j[:, 0, :, 0]))
-
-def plot_as_patches(j):
-  # Reorder axes so the diagonals will each form a contiguous patch.
-  j = tf.transpose(j, [1, 0, 3, 2])
-  # Pad in between each patch.
-  lim = tf.reduce_max(abs(j))
-  j = tf.pad(j, [[0, 0], [1, 1], [0, 0], [1, 1]],
-             constant_values=-lim)
-  # Reshape to form a single image.
-  s = j.shape
-  j = tf.reshape(j, [s[0]*s[1], s[2]*s[3]])
-  imshow_zero_center(j, extent=[-0.5, s[2]-0.5, s[0]-0.5, -0.5])
 
 print(plot_as_patches(j))
 

@@ -1,8 +1,8 @@
 # Source: tensorflow/docs, site/en/guide/basics.ipynb
 #   at 7c3650212740204359d4ceae481abc79345541be (Apache-2.0)
 # Changed: the notebook's code cells in order, as one script (shell `!pip` and `%` lines dropped,
-#   drawing with matplotlib removed, a cell's last bare expression printed as the notebook shows
-#   it)
+#   drawing with matplotlib removed with the calls of the notebook's own drawing functions, a
+#   cell's last bare expression printed as the notebook shows it)
 #@title Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
 # You may obtain a copy of the License at
@@ -124,8 +124,6 @@ class Model(tf.Module):
 
 quad_model = Model()
 
-print(plot_preds(x, y, f, quad_model, 'Before training'))
-
 def mse_loss(y_pred, y):
   return tf.reduce_mean(tf.square(y_pred - y))
 
@@ -156,8 +154,6 @@ for epoch in range(epochs):
 # Plot model results
 print("\n")
 
-print(plot_preds(x, y, f, quad_model, 'After training'))
-
 new_model = tf.keras.Sequential([
     tf.keras.layers.Lambda(lambda x: tf.stack([x, x**2], axis=1)),
     tf.keras.layers.Dense(units=1, kernel_initializer=tf.random.normal)])
@@ -172,5 +168,3 @@ history = new_model.fit(x, y,
                         verbose=0)
 
 new_model.save('./my_new_model.keras')
-
-print(plot_preds(x, y, f, new_model, 'After Training: Keras'))

@@ -1,8 +1,8 @@
 # Source: tensorflow/docs, site/en/guide/tensor.ipynb
 #   at 7c3650212740204359d4ceae481abc79345541be (Apache-2.0)
 # Changed: the notebook's code cells in order, as one script (shell `!pip` and `%` lines dropped,
-#   drawing with matplotlib removed, a cell's last bare expression printed as the notebook shows
-#   it)
+#   drawing with matplotlib removed with the calls of the notebook's own drawing functions, a
+#   cell's last bare expression printed as the notebook shows it)
 #@title Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
 # You may obtain a copy of the License at
