@@ -96,11 +96,19 @@ def table(rs: list[dict]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="print, do not rewrite the README")
+    parser.add_argument("--save", help="also keep the run records in this JSON file")
+    parser.add_argument("--records", help="use the run records kept by --save instead of running the corpus")
     args = parser.parse_args()
-    from fastapi.testclient import TestClient
-    from app.main import create_app
-    with TestClient(create_app()) as client:
-        records = run_all(client)
+    import json
+    if args.records:
+        records = json.loads(pathlib.Path(args.records).read_text())
+    else:
+        from fastapi.testclient import TestClient
+        from app.main import create_app
+        with TestClient(create_app()) as client:
+            records = run_all(client)
+    if args.save:
+        pathlib.Path(args.save).write_text(json.dumps(records))
     rs = rows(records)
     counts = collections.Counter(r["missing"] for r in rs if r["missing"])
     for name, n in counts.most_common():

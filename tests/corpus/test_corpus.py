@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from corpus import HERE, programs
-from expectations import DOES_NOT_RUN, NO_GRAPH, WRONG_NUMBERS
+from expectations import DOES_NOT_RUN, NO_GRAPH, TOO_SLOW, WRONG_NUMBERS
 
 sys.path.insert(0, str(HERE.parent / "engine"))
 from printed_output import why_not_agree  # noqa: E402
@@ -69,7 +69,10 @@ def _marks(reason: str | None):
 def _run_params():
     for p in PROGRAMS:
         reason = DOES_NOT_RUN.get(p.id) or NO_GRAPH.get(p.id)
-        yield pytest.param(p.id, id=p.id, marks=_marks(reason))
+        marks = _marks(reason)
+        if p.id in TOO_SLOW:        # load-dependent: not strict (see expectations.py)
+            marks = [pytest.mark.xfail(strict=False, reason=TOO_SLOW[p.id])]
+        yield pytest.param(p.id, id=p.id, marks=marks)
 
 
 @pytest.mark.parametrize("program_id", list(_run_params()))
@@ -83,7 +86,10 @@ def _golden_params():
     for p in PROGRAMS:
         if golden_path(p).exists():
             reason = DOES_NOT_RUN.get(p.id) or WRONG_NUMBERS.get(p.id)
-            yield pytest.param(p.id, id=p.id, marks=_marks(reason))
+            marks = _marks(reason)
+            if p.id in TOO_SLOW:
+                marks = [pytest.mark.xfail(strict=False, reason=TOO_SLOW[p.id])]
+            yield pytest.param(p.id, id=p.id, marks=marks)
 
 
 @pytest.mark.parametrize("program_id", list(_golden_params()))
@@ -110,7 +116,7 @@ def test_every_program_says_where_it_came_from():
 
 
 def test_expectations_name_real_programs():
-    for table in (DOES_NOT_RUN, NO_GRAPH, WRONG_NUMBERS):
+    for table in (DOES_NOT_RUN, NO_GRAPH, WRONG_NUMBERS, TOO_SLOW):
         assert set(table) <= set(BY_ID), sorted(set(table) - set(BY_ID))
         assert all(reason.strip() for reason in table.values())
     for program_id in WRONG_NUMBERS:
