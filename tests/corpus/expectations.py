@@ -33,7 +33,6 @@ DOES_NOT_RUN: dict[str, str] = {
     "tensorflow/d2l_tf_linear_regression_scratch": "UnsupportedAttributeError: tf.gather is not supported by Dagscope",
     "tensorflow/d2l_tf_parameters": "UnsupportedAttributeError: tf.random_normal_initializer is not supported by Dagscope",
     "tensorflow/kerasio_custom_train_step": "ValueError: input operand has more dimensions than allowed by the axis remapping (numpy, inside Dagscope's Keras: the GAN part)",
-    "tensorflow/tfdocs_guide_advanced_autodiff": "UnsupportedAttributeError: tf.custom_gradient is not supported by Dagscope",
     "tensorflow/tfdocs_guide_autodiff": "UnsupportedAttributeError: tf.image is not supported by Dagscope",
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.config is not supported by Dagscope",
     "tensorflow/tfdocs_guide_intro_to_graphs": "UnsupportedAttributeError: tf.autograph is not supported by Dagscope",
