@@ -51,14 +51,8 @@ DOES_NOT_RUN: dict[str, str] = {
 }
 
 NO_GRAPH: dict[str, str] = {
-    "torch/d2l_attention_scoring": _NO_GRAPH,
     "torch/d2l_channels": _NO_GRAPH,
-    "torch/d2l_model_construction": _NO_GRAPH,
-    "torch/d2l_multihead_attention": _NO_GRAPH,
-    "torch/d2l_padding_and_strides": _NO_GRAPH,
-    "torch/d2l_parameters": _NO_GRAPH,
     "torch/d2l_pooling": _NO_GRAPH,
-    "torch/d2l_self_attention_positional": _NO_GRAPH,
     "torch/tut_tensor_polynomial_tensor": _NO_GRAPH,
     "tensorflow/kerasio_sequential_model": "ran, but drew no graph: Keras models called on tensors, no training",
 }
