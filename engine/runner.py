@@ -245,8 +245,11 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     if error is None:
         namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
         # sys.__stdout__/__stderr__ too: in a terminal, print(file=sys.__stderr__) shows as well
-        saved = sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__
+        saved = sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.argv
         sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = NoInput(), stdout, stderr, stdout, stderr
+        # as `python program.py` with no arguments: argparse's parse_args() then reads none (the
+        # process's own argv is the sandbox's command line, `zygote.py 7`)
+        sys.argv = [USER_FILENAME]
         try:
             with python_warnings(stderr), compat.installed(), use_recorder(recorder):
                 exec(compiled, namespace)
@@ -255,7 +258,7 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         except BaseException as exc:  # noqa: BLE001 - every user failure becomes a record
             error = _runtime_error(exc)
         finally:
-            sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = saved
+            sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.argv = saved
     if error is None and (stdout.truncated or stderr.truncated):
         error = _output_limit_error([stdout, stderr])
     try:

@@ -155,3 +155,18 @@ def test_print_exc_writes_to_stderr_as_in_python(run):
     assert rec["ok"] and rec["stdout"] == "out\n"
     assert rec["stderr"].startswith('Traceback (most recent call last):\n  File "<dagscope>", line 3, in <module>\n')
     assert rec["stderr"].endswith("ZeroDivisionError: division by zero\n")
+
+
+def test_sys_argv_is_the_programs_own_name_as_with_python_program_py():
+    """argparse's parse_args() reads sys.argv: in a run it must not see the sandbox's command line
+    (it was `zygote.py 7`, and pytorch/examples' scripts exited with 'unrecognized arguments: 7')."""
+    import sys
+
+    from engine.runner import run_user_code
+    before = list(sys.argv)
+    record = run_user_code("import argparse, sys\nprint(sys.argv)\n"
+                           "p = argparse.ArgumentParser()\np.add_argument('--epochs', type=int, default=3)\n"
+                           "print(p.parse_args().epochs)\n")
+    assert record["ok"], record["error"]
+    assert record["stdout"] == "['<dagscope>']\n3\n"
+    assert sys.argv == before
