@@ -44,7 +44,10 @@ def test_prints_what_tensorflow_printed(name):
 
 @pytest.fixture(scope="module")
 def live_tensorflow():
-    if importlib.util.find_spec("tensorflow") is None:
+    spec = importlib.util.find_spec("tensorflow")
+    # (a folder named tensorflow on sys.path, such as tests/corpus/tensorflow/, is a namespace
+    # package with no origin: not TensorFlow)
+    if spec is None or spec.origin is None:
         pytest.skip("real TensorFlow is not installed (make test-oracles installs it)")
     results, _ = record_goldens.library_outputs(LIB, PROGRAMS)
     return results
