@@ -32,8 +32,8 @@ SCOPE: dict[str, tuple[str, str]] = {
     # downloads and the file system outside the run
     "torch.hub": (OUT_OF_SCOPE, _DOWNLOADS + "; build the model with torch.nn"),
     "torch.utils.model_zoo": (OUT_OF_SCOPE, _DOWNLOADS + "; build the model with torch.nn"),
-    "keras.datasets": (OUT_OF_SCOPE, _DOWNLOADS + "; build the arrays with numpy or tf.random"),
-    "tf.keras.datasets": (OUT_OF_SCOPE, _DOWNLOADS + "; build the arrays with numpy or tf.random"),
+    "keras.datasets": (OUT_OF_SCOPE, "Keras datasets are downloads, and a run has no network"),
+    "tf.keras.datasets": (OUT_OF_SCOPE, "Keras datasets are downloads, and a run has no network"),
     "tf.keras.applications": (OUT_OF_SCOPE, _DOWNLOADS + " (pretrained weights); build the model with layers"),
     "keras.applications": (OUT_OF_SCOPE, _DOWNLOADS + " (pretrained weights); build the model with layers"),
     # companion libraries
