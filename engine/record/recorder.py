@@ -53,7 +53,8 @@ class Recorder:
         self.warnings: list[str] = []
         self.summaries = Summaries(self.warn)  # SummaryWriter's scalars and histograms, for the charts
         self.backward_calls = 0
-        self.last_model_output = None         # (module, tensor): the last model call that built a graph
+        self.unheld_graph = None         # (module, or the read kind "item"..., tensor): the last model output
+        # or value read that a graph made, drawn when no variable holds a graph
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self._ids = 0
@@ -103,10 +104,10 @@ class Recorder:
             finisher()
         if self.backward_calls == 0 and namespace:
             roots = _graph_roots(namespace)[:2]
-            if not roots and not self.graphs and self.last_model_output is not None:
+            if not roots and not self.graphs and self.unheld_graph is not None:
                 # the graph lives only in an expression or a function (d2l's `net(X).shape`): the
                 # model's last output that built one, named as the user's code names the model
-                module, out = self.last_model_output
+                module, out = self.unheld_graph
                 if isinstance(module, str):           # a value read: .item(), .tolist(), ...
                     roots = [(f"the tensor read by .{module}()", out)]
                 else:
@@ -131,7 +132,7 @@ def model_called(module, out) -> None:
     """hooks.MODULE_CALLED: keep the model's output if it built a graph (a tensor with a grad_fn)."""
     rec = current()
     if rec is not None and rec.backward_calls == 0 and isinstance(out, Tensor) and out.grad_fn is not None:
-        rec.last_model_output = (module, out)
+        rec.unheld_graph = (module, out)
 
 
 def value_read(tensor, kind: str) -> None:
@@ -139,7 +140,7 @@ def value_read(tensor, kind: str) -> None:
     a graph built inside a function with no model (the last such read or model output is drawn)."""
     rec = current()
     if rec is not None and rec.backward_calls == 0 and tensor.grad_fn is not None:
-        rec.last_model_output = (kind, tensor)
+        rec.unheld_graph = (kind, tensor)
 
 
 def _tensor_names(frame) -> dict[int, str]:
