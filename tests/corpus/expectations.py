@@ -37,8 +37,6 @@ DOES_NOT_RUN: dict[str, str] = {
                                         "by Dagscope",
     "tensorflow/tfex_v1_helloworld": "UnsupportedError: tensors of <U18 values (e.g. strings) are not supported by "
                                      "Dagscope (tf.constant('Hello, TensorFlow!'))",
-    "tensorflow/tfex_v1_logistic_regression": "TypeError: tf.reduce_sum got an unexpected keyword argument "
-                                              "'reduction_indices' (TF1's name for axis)",
     "tensorflow/tfex_v2_linear_regression": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
     "tensorflow/tfex_v2_logistic_regression": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
     "tensorflow/tfex_v2_neural_network": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
