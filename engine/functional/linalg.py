@@ -1,12 +1,10 @@
 """Matrix products: matmul (with out=), mm, bmm, dot, mv, outer, einsum and linear."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from engine import autograd
 from engine.functional._common import _c_type_name, _type_word
+from engine.functional._out import needs_grad, refuse_grad, write_into
 from engine.functional.elementwise import add
 from engine.functional.movement import reshape
 from engine.tensor import apply
@@ -15,35 +13,9 @@ from engine.tensor import apply
 def matmul(input, other, *, out=None):
     if out is None:
         return apply("matmul", input, other)
-    return _into(out, "matmul", apply("matmul", input, other) if not _needs_grad(input, other) else None)
-
-
-def _needs_grad(*tensors) -> bool:
-    return autograd.is_grad_enabled() and any(t.requires_grad for t in tensors)
-
-
-def _into(out, name: str, result):
-    """PyTorch's out=: the result written into `out` (resized, with its warning, when its shape differs;
-    its dtype must be the result's), and `out` returned. No graph: out= refuses inputs that need grad."""
-    if result is None:
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-                           "but one of the arguments requires grad.")
-    if out.array.dtype != result.array.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_c_type_name(result)}, but got "
-                           f"{_c_type_name(out)} instead")
-    if out.array.shape != result.array.shape:
-        if out.array.size:
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{list(out.array.shape)}, which does not match the required output shape "
-                          f"{list(result.array.shape)}. This behavior is deprecated, and in a future PyTorch release "
-                          "outputs will not be resized unless they have zero elements. You can explicitly reuse an "
-                          "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning,
-                          stacklevel=3)
-        out.array = result.array.copy()
-    else:
-        out.array[...] = result.array
-    out._version += 1
-    return out
+    if needs_grad((input, other)):
+        raise refuse_grad("matmul")
+    return write_into(out, "matmul", apply("matmul", input, other))
 
 
 def mm(input, mat2):

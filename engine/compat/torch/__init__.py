@@ -10,6 +10,7 @@ import numpy as _np
 from engine import functional as _functional
 from engine import autograd as _engine_autograd
 from engine.autograd import is_grad_enabled, set_grad_enabled
+from engine.functional import _out
 from engine.compat.torch._products import addmm
 from engine.compat.torch._random import (bernoulli, get_rng_state, initial_seed, multinomial, seed,
                                          set_rng_state)
@@ -84,6 +85,23 @@ def equal(input: Tensor, other: Tensor):
     return input.array.shape == other.array.shape and _builtin_bool((input.array == other.array).all())
 
 
+# The functions that take PyTorch's `out=`, by how out's dtype meets the result's (engine/functional/_out.py).
+# (torch.matmul takes it itself; max/min/sort/topk with out=(values, indices) do not, yet.)
+_OUT_RULES = {
+    **dict.fromkeys((
+        "abs", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "neg", "negative", "pow", "exp",
+        "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "sinh",
+        "cosh", "tanh", "sigmoid", "erf", "sign", "reciprocal", "floor", "ceil", "round", "trunc", "frac",
+        "maximum", "minimum", "fmax", "fmin", "eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or",
+        "logical_not", "remainder", "floor_divide", "lerp", "addcmul", "addcdiv", "isposinf", "isneginf",
+        "mean", "var", "std"), _out.CAST),
+    **dict.fromkeys(("sum", "prod", "cumsum", "cumprod"), _out.ACCUMULATE),
+    **dict.fromkeys(("mm", "bmm", "dot", "mv", "outer", "ger", "norm", "gather", "tril", "triu", "argmax",
+                     "argmin"), _out.EXACT),
+    **dict.fromkeys(("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"), _out.CONCAT),
+}
+
+
 def _export_functions() -> None:
     namespace = globals()
     for name in _TENSOR_FUNCTIONS + _LIST_FUNCTIONS:
@@ -91,6 +109,8 @@ def _export_functions() -> None:
             namespace[name] = getattr(_functional, name)
         elif name in _TENSOR_FUNCTIONS and hasattr(_EngineTensor, name):
             namespace[name] = _method_forwarder(name)
+        if name in _OUT_RULES and name in namespace:
+            namespace[name] = _out.with_out(namespace[name], name, _OUT_RULES[name])
 
 
 _export_functions()
