@@ -99,10 +99,14 @@ async function drawTab(tab) {
 async function select(tab, { push = true } = {}) {
   if (!TABS.includes(tab)) throw new Error(`unknown tab ${tab}`);
   state.tab = tab;
-  document.querySelectorAll("[data-tab]").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
+  // the tab strip is one stop for Tab (the selected tab); arrows move within it (WAI-ARIA tabs)
+  document.querySelectorAll("[data-tab]").forEach((b) => {
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    b.tabIndex = b.dataset.tab === tab ? 0 : -1;
+  });
   document.querySelectorAll("[data-panel]").forEach((p) => { p.hidden = p.dataset.panel !== tab; });
-  saveHash(push);
   await drawTab(tab);
+  if (state.tab === tab) saveHash(push);   // once drawn: the entry names the step or pass it shows
 }
 
 function forwardNode(g, id) { return g?.forward?.nodes.find((n) => n.id === id) || null; }
@@ -217,24 +221,37 @@ function hoverLine(line) {
 
 // ---- URL state ------------------------------------------------------------------------------------
 
+// In the URL, step and pass count from 1, as the page labels them ("step 2 / 3", "2. dce").
 function viewState() {
-  return { tab: state.tab, g: state.graph?.id, node: state.node, step: state.tab === "step" ? state.step : undefined,
-           pass: state.tab === "passes" ? passes.index : undefined,
+  const stepping = state.tab === "step" && stepper.count;
+  return { tab: state.tab, g: state.graph?.id, node: state.node, step: stepping ? stepper.index + 1 : undefined,
+           walk: stepping && stepper.mode === "forward" && stepper.canBackprop ? "forward" : undefined,
+           pass: state.tab === "passes" && passes.graph?.passes?.length ? passes.index + 1 : undefined,
            // a node picked in Static, Passes, Kernels or Memory (a DAG tab's pick is `node`)
            pick: state.node ? undefined : identity.encode() ?? undefined };
 }
 
 function saveHash(push) { if (!saveHash.muted) writeHash(viewState(), { push }); }
 
+/** Show the view a URL describes (a link opened, reload, Back/Forward); the address is then
+ * rewritten in place to what is shown (the same, unless the URL named something the record lacks). */
 async function applyState(s) {
+  const wasMuted = saveHash.muted;
   saveHash.muted = true;
+  const step = Number.isInteger(s.step) && s.step >= 1 ? s.step - 1 : null;
+  const pass = Number.isInteger(s.pass) && s.pass >= 1 ? s.pass - 1 : null;
   try {
     if (s.g && graphById(s.g) && state.graph?.id !== s.g) { state.graph = graphById(s.g); state.drawn = {}; fillGraphPicker(); }
-    if (typeof s.step === "number") state.step = s.step;
-    if (typeof s.pass === "number") state.pass = s.pass;
+    if (step !== null) state.step = step;
+    if (pass !== null) state.pass = pass;
     await select(s.tab && TABS.includes(s.tab) ? s.tab : state.tab, { push: false });
-    if (s.tab === "step" && typeof s.step === "number") stepper.go(s.step, { silent: true });
-    if (s.tab === "passes" && typeof s.pass === "number" && passes.graph && passes.index !== s.pass) await passes.select(s.pass, { silent: true });
+    if (state.tab === "step") {
+      const walk = s.walk === "forward" || !stepper.canBackprop ? "forward" : "backward";
+      if (stepper.mode !== walk && stepper.graph) stepper.setMode(walk);
+      stepper.go(step ?? 0, { silent: true });
+      state.step = stepper.index;
+    }
+    if (state.tab === "passes" && pass !== null && passes.graph && passes.index !== pass) await passes.select(pass, { silent: true });
     if (s.node) {
       await Promise.all([drawTab("forward"), drawTab("backward")]);
       selectNode(s.node, { push: false });
@@ -244,8 +261,9 @@ async function applyState(s) {
       identity.reset();          // back to a view state without a pick
     }
   } finally {
-    saveHash.muted = false;
+    saveHash.muted = wasMuted;
   }
+  saveHash(false);
 }
 
 // ---- running ---------------------------------------------------------------------------------------
@@ -395,23 +413,36 @@ function onKey(e) {
     return;
   }
   if (target.closest?.(".cm-editor, input, textarea, select")) return;
-  if (target.getAttribute?.("role") === "tab" && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
-    // the tab strip follows the ARIA pattern: arrows move between tabs while one has the focus
-    const next = TABS[(TABS.indexOf(state.tab) + (e.key === "ArrowRight" ? 1 : TABS.length - 1)) % TABS.length];
-    select(next);
-    document.querySelector(`[data-tab="${next}"]`).focus();
-    e.preventDefault();
-    return;
-  }
-  if (state.tab === "step" && stepper.count) {
+  if (target.getAttribute?.("role") === "tab") { tabKey(e); return; }
+  // the Step and Passes views take the arrows while the focus is in them (or on nothing)
+  const focusIn = (tab) => state.tab === tab && (target === document.body || target.closest?.(`[data-panel="${tab}"]`));
+  if (focusIn("step") && stepper.count) {
     if (e.key === "ArrowRight") { stepper.pause(); stepper.go(stepper.index + 1); e.preventDefault(); }
     if (e.key === "ArrowLeft") { stepper.pause(); stepper.go(stepper.index - 1); e.preventDefault(); }
-    if (e.key === " ") { stepper.timer ? stepper.pause() : stepper.play(); e.preventDefault(); }
+    // space on a focused button is that button's own click (Next steps once; Play plays)
+    if (e.key === " " && !target.closest("button, a, summary, [role=button]")) {
+      stepper.timer ? stepper.pause() : stepper.play();
+      e.preventDefault();
+    }
   }
-  if (state.tab === "passes") {
+  if (focusIn("passes")) {
     if (e.key === "ArrowDown" || e.key === "ArrowRight") { passes.move(1); e.preventDefault(); }
     if (e.key === "ArrowUp" || e.key === "ArrowLeft") { passes.move(-1); e.preventDefault(); }
   }
+}
+
+/** The tab strip as WAI-ARIA's tabs pattern: ← → (wrapping), Home and End move the focus along
+ * it and show that tab (automatic activation); the focus stays in the strip. */
+function tabKey(e) {
+  const visible = TABS.filter((tab) => !document.querySelector(`[data-tab="${tab}"]`).closest("[hidden]")
+    && document.querySelector(`[data-tab="${tab}"]`).offsetParent !== null);
+  const at = visible.indexOf(state.tab);
+  const to = { ArrowRight: visible[(at + 1) % visible.length], ArrowLeft: visible[(at - 1 + visible.length) % visible.length],
+               Home: visible[0], End: visible[visible.length - 1] }[e.key];
+  if (!to) return;
+  e.preventDefault();
+  select(to);
+  document.querySelector(`[data-tab="${to}"]`).focus();
 }
 
 // ---- start ------------------------------------------------------------------------------------------
@@ -459,7 +490,17 @@ async function start() {
     onPick: (id) => { state.graph = graphById(id); fillGraphPicker(); state.drawn.static = null; drawTab("static"); saveHash(true); },
   });
 
-  document.querySelectorAll("[data-tab]").forEach((b) => { b.onclick = () => select(b.dataset.tab); });
+  document.querySelectorAll("[data-tab]").forEach((b) => {
+    const panel = document.querySelector(`[data-panel="${b.dataset.tab}"]`);
+    panel.id ||= `panel-${b.dataset.tab}`;
+    b.id = `tab-${b.dataset.tab}`;
+    b.setAttribute("aria-controls", panel.id);
+    panel.setAttribute("aria-labelledby", b.id);
+    panel.tabIndex = -1;
+    // a tab clicked with the pointer hands the focus to its view, so the view's keys (the
+    // stepper's arrows) work at once; a tab chosen from the keyboard keeps it (detail 0)
+    b.onclick = (e) => { select(b.dataset.tab); if (e.detail > 0) panel.focus({ preventScroll: true }); };
+  });
   $("#run").onclick = () => run().catch(() => {});
   $("#share").onclick = share;
   document.querySelectorAll(".export").forEach((b) => { b.onclick = () => exportGraph(b.dataset.format); });
@@ -503,11 +544,14 @@ async function start() {
   const snippet = JSON.parse($("#dagscope-snippet").textContent || "null");
   const missing = JSON.parse($("#dagscope-missing").textContent || "null");
   if (missing) toast(t("share.missing", { id: missing }));
+  // the address is left as it came until the view it describes is shown (a run comes first)
   const hashState = readHash();
+  saveHash.muted = true;
+  const restore = (s) => { saveHash.muted = false; return applyState(s); };
   if (snippet) {
     editor.setCode(snippet.code);
     await run().catch(() => {});
-    await applyState({ ...snippet.state, ...hashState });
+    await restore({ ...snippet.state, ...hashState });
   } else {
     editor.setCode(examples[0]?.code || "");
     select(hashState.tab || "forward", { push: false });
@@ -516,7 +560,9 @@ async function start() {
   document.body.classList.add("ready");
   // a fresh page shows the first example already run, so the room sees a graph at once
   if (!snippet && examples.length) {
-    run().then(() => (Object.keys(hashState).length ? applyState(hashState) : null)).catch(() => {});
+    run().then(() => restore(hashState)).catch(() => { saveHash.muted = false; });
+  } else if (!snippet) {
+    saveHash.muted = false;
   }
 }
 

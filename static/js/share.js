@@ -1,7 +1,8 @@
-// View state in the URL: the hash holds tab, graph, node, pass and step (so Back works);
+// View state in the URL: the hash holds tab, graph, node, pass and step (counted from 1, as the
+// page labels them) and the stepper's walk (so reload and Back show the same view);
 // the query holds presenter flags (present, hide=editor,gallery) and the language.
 
-const KEYS = ["tab", "g", "node", "step", "pass", "kernel", "pick"];
+const KEYS = ["tab", "g", "node", "step", "walk", "pass", "kernel", "pick"];
 const NUMERIC = new Set(["step", "pass"]);
 
 export function readHash(hash = location.hash) {

@@ -69,6 +69,9 @@ export class Stepper {
     this.controlsEl.querySelector(".predict-toggle").onchange = (e) => { this.predict = e.target.checked; this.renderDetail(); };
   }
 
+  /** Has the graph recorded backprop steps (else the stepper can only walk the forward ops)? */
+  get canBackprop() { return !!(this.graph?.steps?.length && this.graph.backward); }
+
   get count() { return this.mode === "forward" ? this.forwardOps().length : this.graph?.steps?.length || 0; }
 
   /** Forward op nodes in execution order (the record lists them inputs-first). */

@@ -44,7 +44,7 @@ def test_escape_leaves_presentation_in_place_and_arrows_step_meanwhile(page):
     page.keyboard.press("ArrowRight")                        # the stepper's keys while presenting
     assert page.evaluate("window.dagscope.state.step") == 1
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("window.dagscope.state.step") == 2 and "step=2" in page.evaluate("location.hash")
+    assert page.evaluate("window.dagscope.state.step") == 2 and "step=3" in page.evaluate("location.hash")
     shot(page, "presenter_exit_control")
     page.evaluate("window.notReloaded = true")
     entries, hash_before = page.evaluate("history.length"), page.evaluate("location.hash")

@@ -114,7 +114,7 @@ def test_passes_tab_colours_the_diff_and_moves_with_arrows(page):
     assert "removed" in cls(page, ".pass-before g.node[id='%10']")       # unused = y * 3.0
     page.keyboard.press("ArrowDown")                                  # fusion
     page.wait_for_function("document.querySelector('.pass-item.active').textContent.includes('fusion')")
-    assert "pass=4" in page.evaluate("location.hash")
+    assert "pass=5" in page.evaluate("location.hash")
     assert "fused into fused_mul_add_tanh_mul_etc_0" in page.inner_text(".pass-notes")
 
 
