@@ -454,7 +454,22 @@ async function start() {
   applyPresenter(f.present);
   for (const part of f.hide) document.body.classList.add(`hide-${part}`);
 
-  editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}), onHoverLine: hoverLine });
+  // Tab in the editor: indenting is a setting the page keeps (localStorage); the hint under the
+  // editor says how the keyboard leaves it either way
+  const tabIndents = localStorage.getItem("dagscope.tabIndents") !== "0";
+  editor = new CodeEditor($("#editor"), { onRun: () => run().catch(() => {}), onHoverLine: hoverLine,
+                                          tabIndents, describedBy: "editor-hint" });
+  const showTabHint = (on) => {
+    $("#editor-hint").dataset.i18n = on ? "editor.tab_hint" : "editor.tab_hint_off";
+    $("#editor-hint").textContent = t($("#editor-hint").dataset.i18n);
+  };
+  $("#tab-indents").checked = tabIndents;
+  showTabHint(tabIndents);
+  $("#tab-indents").onchange = (e) => {
+    localStorage.setItem("dagscope.tabIndents", e.target.checked ? "1" : "0");
+    editor.setTabIndents(e.target.checked);
+    showTabHint(e.target.checked);
+  };
   identity.subscribe(showIdentity);
   identity.subscribe(lightDags);
   const onSelect = (side) => (id) => (id ? selectNode(id, { side }) : clearSelection());

@@ -1,6 +1,8 @@
 // The code editor: CodeMirror 6 (vendored bundle) with Python, Run on Ctrl/Cmd+Enter, marked lines.
+// Tab indents only while the page's setting says so; then, as CodeMirror's accessible convention
+// has it, Escape followed by Tab still leaves the editor (the page says so under it).
 import {
-  EditorView, EditorState, basicSetup, python, keymap, Decoration, StateField, StateEffect, indentWithTab,
+  EditorView, EditorState, basicSetup, python, keymap, Decoration, StateField, StateEffect, indentWithTab, Compartment,
 } from "/static/vendor/codemirror.js";
 
 const setMarks = StateEffect.define();
@@ -17,14 +19,17 @@ const marksField = StateField.define({
 });
 
 export class CodeEditor {
-  constructor(parent, { onRun, onHoverLine = () => {} }) {
+  constructor(parent, { onRun, onHoverLine = () => {}, tabIndents = true, describedBy = null }) {
     this.kinds = { error: [], warn: [], hover: [] };
+    this.tabKeys = new Compartment();
     this.view = new EditorView({
       parent,
       state: EditorState.create({
         doc: "",
         extensions: [
-          keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }, indentWithTab]),
+          keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }]),
+          this.tabKeys.of(tabIndents ? keymap.of([indentWithTab]) : []),
+          describedBy ? EditorView.contentAttributes.of({ "aria-describedby": describedBy }) : [],
           basicSetup, python(), marksField, EditorView.lineWrapping,
           // CodeMirror writes its theme into a <style> element: the page's CSP admits it by this
           // response's nonce (app/security_headers.py), and admits no other inline style
@@ -44,6 +49,11 @@ export class CodeEditor {
   }
 
   get code() { return this.view.state.doc.toString(); }
+
+  /** Tab (and Shift+Tab) indent when on; when off they move the focus as everywhere else. */
+  setTabIndents(on) {
+    this.view.dispatch({ effects: this.tabKeys.reconfigure(on ? keymap.of([indentWithTab]) : []) });
+  }
 
   setCode(text) {
     this.kinds = { error: [], warn: [], hover: [] };
