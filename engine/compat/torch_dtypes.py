@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from engine.compat.torch_class_names import TorchClassRepr
+from engine.errors import UnsupportedError
 
 
 class dtype(metaclass=TorchClassRepr):
@@ -38,6 +39,31 @@ int16 = short = dtype("int16", np.int16)
 int32 = int = dtype("int32", np.int32)
 int64 = long = dtype("int64", np.int64)
 bool = dtype("bool", np.bool_)
+
+
+
+class _NoNumpyDtype(dtype):
+    """A dtype PyTorch has and numpy lacks (bfloat16): the name resolves, so a program that only names it
+    (nanoGPT's table of dtypes, used on a GPU) runs; a tensor of it fails as unsupported."""
+    __slots__ = ()
+
+    def __init__(self, name: str, itemsize: builtins.int):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point, self.is_signed, self.is_complex = True, True, False
+
+    @property
+    def np(self):
+        raise UnsupportedError(f"torch.{self.name} tensors are not supported by Dagscope: numpy, which holds its "
+                               "values, has no such type. Use torch.float32 (or torch.float16).")
+
+    def __eq__(self, other) -> builtins.bool:
+        return other is self
+
+    def __hash__(self) -> builtins.int:
+        return id(self)
+
+
+bfloat16 = _NoNumpyDtype("bfloat16", 2)
 
 _BY_NUMPY = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool)}
 

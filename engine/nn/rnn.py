@@ -77,6 +77,9 @@ class RNNBase(Module):
     def reset_parameters(self) -> None:
         _reset_uniform(self, self.hidden_size)
 
+    def flatten_parameters(self) -> None:
+        """Packs the weights into one buffer for cuDNN in PyTorch; on the CPU it does nothing, here too."""
+
     def _weights(self, layer: int, suffix: str) -> tuple:
         get = self._parameters.get
         return (get(f"weight_ih_l{layer}{suffix}"), get(f"weight_hh_l{layer}{suffix}"),

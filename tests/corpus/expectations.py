@@ -15,11 +15,6 @@ _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by
 _NO_GRAPH = "ran, but drew no graph: its computations are forward only (no backward()), and none is drawn"
 
 DOES_NOT_RUN: dict[str, str] = {
-    # PyTorch
-    "torch/ex_word_language_model_lstm": "UnsupportedError: `import torch.onnx`: Dagscope has no module torch.onnx (main.py imports it at the top)",
-    "torch/ex_word_language_model_transformer": "UnsupportedError: `import torch.onnx`: Dagscope has no module torch.onnx",
-    "torch/nanogpt_train_shakespeare_char": "UnsupportedError: `import torch.nn.parallel`: Dagscope has no module "
-                                           "torch.nn.parallel (train.py imports DistributedDataParallel from it)",
     # TensorFlow and Keras
     "tensorflow/d2l_tf_custom_layer": "UnsupportedAttributeError: tf.random_normal_initializer is not supported by Dagscope",
     "tensorflow/d2l_tf_linear_regression_concise": "UnsupportedAttributeError: tf.initializers is not supported by Dagscope",

@@ -19,7 +19,7 @@ from engine.compat.torch._serialization import load, save
 from engine.format import set_printoptions
 from engine.random_pytorch import Generator, default_generator
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
-from engine.compat.torch_dtypes import (bool, double, dtype, finfo, float, float16, float32, float64, half,
+from engine.compat.torch_dtypes import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, half,
                                         iinfo, int, int8, int16, int32, int64, long, short, uint8)
 from engine.compat.torch_device import device
 from engine.compat.torch_size import Size

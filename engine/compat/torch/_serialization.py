@@ -48,9 +48,17 @@ _SAFE = {(__name__, "_rebuild_tensor"), (__name__, "_rebuild_dtype"), ("collecti
 # argument is itself checked here)
 
 
+# What the program allowed besides (torch.serialization.add_safe_globals, or inside safe_globals(...)).
+_allowed: list = []
+
+
+def _key(obj) -> tuple[str, str]:
+    return getattr(obj, "__module__", None), getattr(obj, "__qualname__", getattr(obj, "__name__", None))
+
+
 class _WeightsUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
-        if (module, name) not in _SAFE:
+        if (module, name) not in _SAFE and (module, name) not in {_key(o) for o in _allowed}:
             raise pickle.UnpicklingError(
                 "Weights only load failed. This file can still be loaded, to do so you have two options, do those "
                 "steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the "

@@ -43,5 +43,5 @@ def _submodule(namespace: dict, name: str):
 
 # Submodules worth listing among a facade's names (helper imports such as `np` are not).
 _SUBMODULES = {"nn", "functional", "init", "utils", "optim", "autograd", "data", "lr_scheduler", "cuda",
-               "backends", "jit", "function", "linalg", "accelerator"}
+               "backends", "jit", "function", "linalg", "accelerator", "onnx", "distributed", "parallel", "modules", "serialization"}
 

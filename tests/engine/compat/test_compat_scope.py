@@ -21,7 +21,7 @@ def test_the_longest_dotted_prefix_decides_and_tensorflow_is_written_tf():
     ("import jax", ["`import jax`", "It is planned"]),
     ("import matplotlib.pyplot as plt", ["`import matplotlib`", "out of scope", "Charts tab"]),
     ("import torchvision.datasets", ["out of scope", "download"]),
-    ("import torch.onnx", ["It is planned", "Supported modules: torch"]),
+    ("import torch.export", ["It is planned", "Supported modules: torch"]),
     ("import tensorflow as tf\ntf.distribute.MirroredStrategy()", ["tf.distribute is not supported", "out of scope"]),
 ])
 def test_a_run_is_told_planned_or_out_of_scope(code, fragments):

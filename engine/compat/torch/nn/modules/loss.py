@@ -1,0 +1,8 @@
+"""`torch.nn.modules.loss`: the classes PyTorch defines there, under the path a program (or
+torch.serialization.safe_globals) may name them by."""
+from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
+from engine.compat.torch.nn.modules._classes import classes as _classes
+
+globals().update(_classes("MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss"))
+
+__getattr__ = _unsupported_getattr("torch.nn.modules.loss", globals())

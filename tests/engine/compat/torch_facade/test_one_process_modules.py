@@ -1,0 +1,111 @@
+"""The modules real programs import at the top for what they do only on request or on many GPUs
+(word_language_model's `import torch.onnx`, nanoGPT's DistributedDataParallel, init_process_group and
+GradScaler): they import, and say truthfully what a run — one CPU process — can do with them."""
+import pytest
+
+
+def _out(run, code):
+    record = run(code)
+    assert record["error"] is None, record["error"]
+    return record["stdout"]
+
+
+def _error(run, code):
+    record = run(code)
+    assert record["error"] is not None, record["stdout"]
+    return record["error"]
+
+
+def test_torch_onnx_imports_and_export_says_it_is_planned(run):
+    assert _out(run, "import torch.onnx\nprint(torch.onnx.is_in_onnx_export())\n") == "False\n"
+    error = _error(run, "import torch\nimport torch.onnx\n"
+                        "torch.onnx.export(torch.nn.Linear(2, 2), torch.ones(1, 2), 'model.onnx')\n")
+    assert error["kind"] == "unsupported"
+    assert "torch.onnx.export" in error["message"] and "It is planned: export to ONNX" in error["message"]
+
+
+def test_torch_distributed_is_one_process_without_a_group(run):
+    assert _out(run, "import torch.distributed as dist\n"
+                     "print(dist.is_available(), dist.is_initialized(), dist.is_nccl_available())\n") == \
+        "False False False\n"
+    error = _error(run, "from torch.distributed import init_process_group\ninit_process_group(backend='nccl')\n")
+    assert error["kind"] == "unsupported" and "out of scope" in error["message"]
+    assert "init_process_group" in error["message"]
+    for call in ("dist.get_rank()", "dist.get_world_size()", "dist.all_reduce(torch.ones(2))", "dist.barrier()"):
+        error = _error(run, f"import torch\nimport torch.distributed as dist\n{call}\n")
+        assert (error["type"], error["message"]) == (
+            "ValueError", "Default process group has not been initialized, please make sure to call "
+                          "init_process_group."), call      # PyTorch 2.13's words without a group
+
+
+def test_distributed_data_parallel_imports_and_needs_a_group(run):
+    error = _error(run, "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+                        "print(issubclass(DDP, torch.nn.Module))\nDDP(torch.nn.Linear(2, 2), device_ids=[0])\n")
+    assert error["type"] == "ValueError" and "Default process group has not been initialized" in error["message"]
+    assert _out(run, "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+                     "print(issubclass(DDP, torch.nn.Module))\n") == "True\n"
+    error = _error(run, "import torch.nn.parallel\ntorch.nn.parallel.DataParallel\n")
+    assert error["kind"] == "unsupported" and "out of scope" in error["message"]
+
+
+def test_grad_scaler_disables_itself_without_cuda(run):
+    record = run("import torch\n"
+                 "model = torch.nn.Linear(2, 1)\n"
+                 "opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+                 "scaler = torch.cuda.amp.GradScaler(enabled=True)\n"
+                 "loss = model(torch.ones(1, 2)).sum()\n"
+                 "scaler.scale(loss).backward()\n"
+                 "before = model.bias.item()\n"
+                 "scaler.unscale_(opt)\n"
+                 "scaler.step(opt)\n"
+                 "scaler.update()\n"
+                 "print(scaler.is_enabled(), scaler.get_scale(), round(before - model.bias.item(), 6))\n"
+                 "print(torch.amp.GradScaler('cuda', enabled=False).is_enabled())\n")
+    assert record["error"] is None, record["error"]
+    assert record["stdout"] == "False 1.0 0.5\nFalse\n"     # the step ran, unscaled (bias grad 1, lr 0.5)
+    assert "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling." in record["stderr"]
+    assert "FutureWarning" in record["stderr"]
+    error = _error(run, "import torch\ntorch.amp.GradScaler('cpu')\n")
+    assert error["kind"] == "unsupported" and "mixed precision" in error["message"]
+    error = _error(run, "import torch\ntorch.cuda.amp.autocast()\n")
+    assert error["kind"] == "unsupported" and "torch.cuda.amp.autocast" in error["message"]
+
+
+def test_backends_flags_and_bfloat16_name(run):
+    assert _out(run, "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+                     "torch.backends.cudnn.allow_tf32 = True\n"
+                     "print(torch.bfloat16, torch.cuda.is_bf16_supported(), torch.bfloat16 == torch.float16)\n") == \
+        "torch.bfloat16 False False\n"
+    error = _error(run, "import torch\ntorch.ones(2, dtype=torch.bfloat16)\n")
+    assert error["kind"] == "unsupported" and "bfloat16" in error["message"]
+
+
+@pytest.mark.parametrize("path", ["torch.nn.modules.linear.Linear", "torch.nn.modules.rnn.LSTM",
+                                  "torch.nn.modules.sparse.Embedding", "torch.nn.modules.dropout.Dropout",
+                                  "torch.nn.modules.activation.MultiheadAttention", "torch.nn.modules.Linear",
+                                  "torch.nn.modules.transformer.TransformerEncoderLayer",
+                                  "torch.nn.modules.container.ModuleList"])
+def test_torch_nn_modules_paths_name_the_same_classes(run, path):
+    name = path.rsplit(".", 1)[1]
+    assert _out(run, f"import torch\nprint({path} is torch.nn.{name})\n") == "True\n"
+
+
+def test_safe_globals_let_a_weights_only_load_rebuild_a_model(run):
+    # the model's class in a module of its own, as word_language_model's `model` (pickle finds it by name)
+    code = ("import io, sys, types, torch\n"
+            "sys.modules['helper'] = helper = types.ModuleType('helper')\n"
+            "exec('import torch\\nclass Net(torch.nn.Module):\\n    def __init__(self):\\n'\n"
+            "     '        super().__init__()\\n        self.rnn = torch.nn.LSTM(2, 3)\\n', helper.__dict__)\n"
+            "Net = helper.Net\n"
+            "buffer = io.BytesIO()\n"
+            "torch.save(Net(), buffer)\n"
+            "buffer.seek(0)\n"
+            "{load}\n")
+    error = _error(run, code.format(load="torch.load(buffer)"))
+    assert "Weights only load failed" in error["message"] and "Net" in error["message"]
+    out = _out(run, code.format(load=(
+        "with torch.serialization.safe_globals([Net, torch.nn.modules.rnn.LSTM]):\n"
+        "    net = torch.load(buffer)\n"
+        "net.rnn.flatten_parameters()\n"
+        "print(type(net).__name__, net.rnn, torch.serialization.get_safe_globals())")))
+    assert out == "Net LSTM(2, 3) []\n"
