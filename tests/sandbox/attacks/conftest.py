@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness import HEALTH_SLOW_S, RUN_TIMEOUT_S, HealthPoller, LiveServer, free_port, sysv_ipc_objects
+from harness import (HEALTH_SLOW_S, RUN_TIMEOUT_S, HealthPoller, LiveServer, files_of_runs, free_port,
+                     sysv_ipc_objects)
 from proc_tree import descendants
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -71,14 +72,15 @@ def _baseline(live_server):
     record = live_server.request("POST", "/api/run", json={"code": "print(1)", "options": {}}).json()
     assert record["stdout"] == "1\n", record
     time.sleep(0.5)
-    return set(descendants(live_server.pid)), sysv_ipc_objects()
+    return set(descendants(live_server.pid)), sysv_ipc_objects(), files_of_runs()
 
 
 @pytest.fixture
 def attack(live_server, _baseline):
     """Run hostile `code` through POST /api/run; returns the record. Asserts HTTP 200 within the
-    run limit + 1 s, then (after the test) that the run left nothing behind."""
-    processes, ipc = _baseline
+    run limit + 1 s, then (after the test) that the run left nothing behind: no process, SysV IPC
+    object, scratch or compiler folder, nor a file of a run's uid in the host's shared folders."""
+    processes, ipc, run_files = _baseline
 
     def run(code: str, **options) -> dict:
         started = time.monotonic()
@@ -93,7 +95,7 @@ def attack(live_server, _baseline):
     while True:
         extra_processes = set(descendants(live_server.pid)) - processes
         extra_ipc = sysv_ipc_objects() - ipc
-        leftovers = live_server.leftovers()
+        leftovers = live_server.leftovers() + sorted(files_of_runs() - run_files)
         if not (extra_processes or extra_ipc or leftovers) or time.monotonic() > deadline:
             break
         time.sleep(0.1)

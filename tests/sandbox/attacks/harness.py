@@ -6,7 +6,10 @@ tests: root in CI, so every layer is on), so "contained" means what a class woul
 - the answer is HTTP 200 with a typed error, within the run limit + 1 s (`attack`);
 - `/healthz` answers 200 within 2 s all through the suite (a poller thread, judged at the end);
 - afterwards no process is left below the server but its zygote, no SysV IPC object is new,
-  and the server's temporary folder holds no scratch or compiler folder (`attack`'s teardown).
+  the server's temporary folder holds no scratch or compiler folder, and no file of a run's uid
+  is in the host's /tmp, /var/tmp, /dev/shm or /run/lock (`attack`'s teardown). Memory a run
+  could leave is held by one of these (SysV segments, tmpfs and /dev/shm files) or by a
+  process, so it is checked with them.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import httpx
 
+from app.sandbox.kernel import SHARED_WRITABLE
 from app.sandbox.zygote import RUN_ID_BASE
 
 RUN_TIMEOUT_S = 3.0
@@ -55,6 +59,32 @@ def sysv_ipc_objects() -> set[tuple[str, str]]:
                     found.add((table, f"{fields[0]}/{fields[1]}"))
         except OSError:
             pass
+    return found
+
+
+def files_of_runs(folders=SHARED_WRITABLE, depth: int = 2) -> set[str]:
+    """Files and folders owned by a run's uid (RUN_ID_BASE and up) in the host's world-writable
+    folders, `depth` levels down: what a run left behind should one of its layers (the private
+    tmpfs over these folders, Landlock, the uid's modes) ever fail. Only a root server gives runs
+    such uids, and nothing else on the machine owns files under them, so the scan is exact even
+    with other people's files about."""
+    found: set[str] = set()
+    todo = [(folder, 0) for folder in folders]
+    while todo:
+        folder, level = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if st.st_uid >= RUN_ID_BASE or st.st_gid >= RUN_ID_BASE:
+                found.add(entry.path)
+            elif level + 1 < depth and entry.is_dir(follow_symlinks=False):
+                todo.append((entry.path, level + 1))
     return found
 
 
