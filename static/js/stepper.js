@@ -2,21 +2,76 @@
 // sent on — lit in both DAGs, with leaf gradients accumulating and a predict-then-reveal mode.
 import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { flatten, tensorHTML } from "./tensorview.js";
+import { flatten, fmt, tensorHTML } from "./tensorview.js";
 
 const PLAY_MS = 1100;
 const PLAY_ICON = () => html`<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 3v10l9-5z" fill="currentColor"/></svg>`;
 const PAUSE_ICON = () => html`<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 3h3v10H4zM9 3h3v10H9z" fill="currentColor"/></svg>`;
 
-/** Does a typed guess match a tensor's data (every number, within a small tolerance)? */
-export function guessMatches(guess, tensor) {
+// A guess is right within 1% of each number (the page states it), close within 10%.
+export const GUESS_TOLERANCE = 0.01;
+const CLOSE_TOLERANCE = 0.1;
+
+/** The numbers typed in a guess ("2, 4", "[2., 4.]", "-1e-3"). */
+const numbersOf = (guess) => (guess.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) || []).map(Number);
+
+/**
+ * How a typed guess compares with a tensor's data: { verdict: "right" | "close" | "wrong", hint }
+ * or null when the tensor carries no data. One number stands for every element. The hint says
+ * which way a near miss is off ("high", "low", "mixed"), or, for a miss, "sign" (right size,
+ * wrong sign), "scale" with `factor` (off by a power of ten or so), or "count" with `n`.
+ */
+export function judgeGuess(guess, tensor) {
   if (!tensor || tensor.data === null || tensor.data === undefined) return null;
   const want = flatten(tensor.data);
-  const got = (guess.match(/-?\d*\.?\d+(?:e[-+]?\d+)?/gi) || []).map(Number);
-  if (got.length === 1 && want.length > 1) return want.every((w) => close(got[0], w));
-  return got.length === want.length && got.every((g, i) => close(g, want[i]));
+  let got = numbersOf(guess);
+  if (got.length === 1 && want.length > 1) got = want.map(() => got[0]);
+  if (got.length !== want.length) return { verdict: "wrong", hint: "count", n: want.length };
+  // a number near zero is judged against the tensor's size, so 0.0001 for a 0 among 2s is right
+  const floor = 1e-6 + 1e-3 * Math.max(...want.map(Math.abs));
+  const within = (tol, a, b) => Math.abs(a - b) <= tol * Math.abs(b) + floor;
+  if (got.every((g, i) => within(GUESS_TOLERANCE, g, want[i]))) return { verdict: "right" };
+  if (got.every((g, i) => within(CLOSE_TOLERANCE, g, want[i]))) {
+    const above = got.filter((g, i) => g > want[i]).length, below = got.filter((g, i) => g < want[i]).length;
+    return { verdict: "close", hint: !below ? "high" : !above ? "low" : "mixed" };
+  }
+  if (got.every((g, i) => within(GUESS_TOLERANCE, Math.abs(g), Math.abs(want[i])))) return { verdict: "wrong", hint: "sign" };
+  // every number off by about the same factor: say which (a power of ten, or ×2 from a missed rule)
+  const ratios = got.map((g, i) => (want[i] ? Math.abs(g / want[i]) : NaN)).filter((r) => Number.isFinite(r) && r > 0);
+  if (ratios.length && ratios.every((r) => Math.abs(Math.log(r / ratios[0])) < 0.1)) {
+    const r = ratios[0];
+    const factor = Number((r >= 1 ? r : 1 / r).toPrecision(2));
+    if (factor >= 1.5) return { verdict: "wrong", hint: r > 1 ? "too_big" : "too_small", factor };
+  }
+  return { verdict: "wrong", hint: null };
 }
-const close = (a, b) => Math.abs(a - b) <= 1e-3 + 1e-3 * Math.abs(b);
+
+/** Does a typed guess match a tensor's data (within the stated tolerance)? null without data. */
+export function guessMatches(guess, tensor) {
+  const j = judgeGuess(guess, tensor);
+  return j === null ? null : j.verdict === "right";
+}
+
+/** A tensor's numbers as a short text for a worked line ("[1., 1.]"), or null when too many to read. */
+export function shortValue(tensor, max = 6) {
+  if (!tensor || tensor.data === null || tensor.data === undefined) return null;
+  const flat = flatten(tensor.data);
+  if (flat.length > max) return null;
+  return Array.isArray(tensor.data) ? `[${flat.map(fmt).join(", ")}]` : fmt(tensor.data);
+}
+
+/** The part of a rule ("grad_a = grad * b; grad_b = grad * a") that makes gradient j, when the
+ * rule has one part per gradient sent; else the whole rule. */
+export function rulePart(rule, j, count) {
+  const parts = (rule || "").split(/;\s*/).filter(Boolean);
+  return parts.length === count && parts.length > 1 ? parts[j] : rule || "";
+}
+
+/** The rule with the upstream gradient's numbers written in for `grad` (a worked line). */
+export function ruleWithUpstream(rule, upstream) {
+  const v = shortValue(upstream);
+  return v === null ? rule : rule.replace(/\bgrad\b(?!_)/g, v);
+}
 
 function addInto(acc, tensor) {
   if (!tensor || tensor.data === null || tensor.data === undefined) return tensor;
@@ -212,16 +267,13 @@ export class Stepper {
     if (!this.count || this.mode === "forward") return;
     const s = this.graph.steps[this.index];
     const hidden = this.predict && !this.revealed.has(this.index);
-    const outs = (s.grad_out || []).map((g, j) => ({ g, target: s.targets?.[j] })).filter((o) => o.g);
+    const outs = (s.grad_out || []).map((g, k) => ({ g, k, target: s.targets?.[k] })).filter((o) => o.g);
     const sends = outs.length ? outs.map((o, j) => {
       const to = o.target ? this.backwardLabel(o.target) : t("step.no_target");
       if (hidden) return html`<div class="send"><div class="muted">→ ${to}</div>
         <input class="guess" data-j="${j}" placeholder="${t("step.guess_placeholder")}" value="${this.guesses[`${this.index}:${j}`] || ""}"></div>`;
       const guess = this.guesses[`${this.index}:${j}`];
-      const verdict = guess ? guessMatches(guess, o.g) : null;
-      const badge = verdict === true ? html`<span class="badge ok">✓ ${t("step.right")}</span>`
-        : verdict === false ? html`<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>` : "";
-      return html`<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${badge}</div>`;
+      return html`<div class="send">${tensorHTML(o.g, { label: `→ ${to}` })}${guess ? this.verdictHTML(guess, o.g, s, o.k, s.grad_out.length) : ""}</div>`;
     }) : html`<div class="muted">${s.op === "AccumulateGrad" ? t("step.accumulates", { name: this.nodeName(s.forward_node) }) : t("step.sends_nothing")}</div>`;
     // newest first: the leaf this step just added into is on top, marked
     const leaves = [...this.leafGradients()].reverse().map(([fid, g]) => {
@@ -236,7 +288,7 @@ export class Stepper {
         <div class="op-sign" aria-hidden="true">×</div>
         <section><h4>${t("step.rule")}</h4><code class="rule">${s.rule || ""}</code></section>
         <div class="op-sign" aria-hidden="true">=</div>
-        <section class="sends"><h4>${t("step.sends")}</h4>${sends}
+        <section class="sends"><h4>${t("step.sends")}</h4>${hidden && outs.length ? html`<div class="muted small tolerance">${t("step.tolerance", { pct: GUESS_TOLERANCE * 100 })}</div>` : ""}${sends}
           ${hidden && outs.length ? html`<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
       </div>
       <section class="leaves"><h4>${t("step.leaves")}</h4>${leaves.length ? leaves : html`<div class="muted">${t("step.no_leaves_yet")}</div>`}</section>`);
@@ -247,8 +299,25 @@ export class Stepper {
     this.detail.querySelector(".reveal")?.addEventListener("click", () => this.reveal());
   }
 
+  /** The verdict on a revealed guess: right (within the tolerance), close with which way it is
+   * off, or a miss with a hint and the rule worked through on the upstream gradient shown. */
+  verdictHTML(guess, want, step, j, count) {
+    const v = judgeGuess(guess, want);
+    if (!v) return "";
+    if (v.verdict === "right") return html`<div class="verdict"><span class="badge ok">✓ ${t("step.right")}</span> <span class="muted small">${t("step.within", { pct: GUESS_TOLERANCE * 100 })}</span></div>`;
+    const hint = v.hint ? t(`step.hint_${v.hint}`, { factor: v.factor, n: v.n }) : "";
+    const badge = v.verdict === "close" ? html`<span class="badge warn">≈ ${t("step.close", { guess })}</span>`
+      : html`<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>`;
+    const rule = rulePart(step.rule, j, count);
+    const answer = shortValue(want);
+    const worked = rule ? html`<div class="worked small">${t("step.worked")} <code>${ruleWithUpstream(rule, step.grad_in?.[0])}</code>${
+      answer !== null ? html` = <code>${answer}</code>` : ""}</div>` : "";
+    return html`<div class="verdict">${badge}${hint ? html` <span class="hint">${hint}</span>` : ""}${worked}</div>`;
+  }
+
   reveal() {
     this.revealed.add(this.index);
     this.renderDetail();
+    this.detail.querySelector(".verdict")?.scrollIntoView({ block: "nearest" });
   }
 }
