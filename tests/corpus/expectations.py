@@ -16,10 +16,7 @@ _NO_GRAPH = "ran, but drew no graph: its computations are forward only (no backw
 
 DOES_NOT_RUN: dict[str, str] = {
     # TensorFlow and Keras
-    "tensorflow/d2l_tf_custom_layer": "UnsupportedAttributeError: tf.random_normal_initializer is not supported by Dagscope",
-    "tensorflow/d2l_tf_linear_regression_concise": "UnsupportedAttributeError: tf.initializers is not supported by Dagscope",
     "tensorflow/d2l_tf_linear_regression_scratch": "UnsupportedAttributeError: tf.gather is not supported by Dagscope",
-    "tensorflow/d2l_tf_parameters": "UnsupportedAttributeError: tf.random_normal_initializer is not supported by Dagscope",
     "tensorflow/kerasio_custom_train_step": "ValueError: input operand has more dimensions than allowed by the axis remapping (numpy, inside Dagscope's Keras: the GAN part)",
     "tensorflow/tfdocs_guide_autodiff": "UnsupportedAttributeError: tf.image is not supported by Dagscope",
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.config is not supported by Dagscope",
@@ -31,9 +28,6 @@ DOES_NOT_RUN: dict[str, str] = {
                                         "by Dagscope",
     "tensorflow/tfex_v1_helloworld": "UnsupportedError: tensors of <U18 values (e.g. strings) are not supported by "
                                      "Dagscope (tf.constant('Hello, TensorFlow!'))",
-    "tensorflow/tfex_v2_linear_regression": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
-    "tensorflow/tfex_v2_logistic_regression": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
-    "tensorflow/tfex_v2_neural_network": "UnsupportedAttributeError: tf.optimizers is not supported by Dagscope",
 }
 
 NO_GRAPH: dict[str, str] = {
@@ -42,6 +36,8 @@ NO_GRAPH: dict[str, str] = {
     "torch/tut_tensor_polynomial_tensor": _NO_GRAPH,
     "torch/tut_basics_tensorqs": _NO_GRAPH,
     "tensorflow/kerasio_sequential_model": "ran, but drew no graph: Keras models called on tensors, no training",
+    "tensorflow/d2l_tf_custom_layer": "ran, but drew no graph: Keras models called on tensors, no training",
+    "tensorflow/d2l_tf_parameters": "ran, but drew no graph: Keras models called on tensors, no training",
 }
 
 # Programs that ran past their first missing name and then hit the run's 10 s limit on this machine (load
@@ -49,6 +45,10 @@ NO_GRAPH: dict[str, str] = {
 TOO_SLOW: dict[str, str] = {
     "tensorflow/d2l_tf_mlp_concise": "stopped after the run's 10 s limit (Keras fit of d2l's MLP, 10 epochs)",
     "tensorflow/tfdocs_guide_function": "stopped after the run's 10 s limit (the guide's many traced functions)",
+    "tensorflow/tfex_v2_logistic_regression": "stopped after the run's 10 s limit at load ~10 (100 SGD steps on "
+                                              "256x784 batches; ~6 s in process then)",
+    "tensorflow/tfex_v2_neural_network": "stopped after the run's 10 s limit at load ~10 (60 steps of a 784-128-256-10 "
+                                         "MLP: its float32 matmuls alone took 15 s then)",
     "torch/ex_time_sequence_prediction": "stopped after the run's 10 s limit (its LSTMCell loop trained with "
                                           "LBFGS, 20 evaluations a step; it ran once sys.argv was its own)",
     "tensorflow/tfdocs_quickstart_advanced": "stopped after the run's 10 s limit (Conv2D training: the convolution's "

@@ -14,7 +14,7 @@ The modules import only downward, bottom to top:
    style control flow by the engine's AST compiler), graph_control_flow.py (tf.cond/while_loop ops
    in a TF1 graph), control_flow.py (tf.cond / tf.while_loop in every mode), training.py
    (tf.gradients, initializers, the tf.train optimizers), session.py (Session.run on the IR's
-   interpreter); keras/: Keras 3 (also `import keras`: engine/compat/__init__.py aliases it); train.py (tf.train);
+   interpreter); init_ops.py (TF's own initializers, tf.random_normal_initializer ...); keras/: Keras 3 (also `import keras`: engine/compat/__init__.py aliases it); train.py (tf.train);
 6. the namespace: _api.py (every top-level name), compat/ (tf.compat.v1 and v2, which fall back to
    _api), and this package, which is _api plus `compat`.
 A name outside this surface fails with UnsupportedError naming it.

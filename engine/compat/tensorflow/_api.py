@@ -15,6 +15,9 @@ from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
 from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
 from engine.compat.tensorflow.graph import (Graph, Operation, get_default_graph, placeholder,  # noqa: F401
                                             reset_default_graph)
+from engine.compat.tensorflow.init_ops import (constant_initializer, ones_initializer,  # noqa: F401
+                                               random_normal_initializer, random_uniform_initializer,
+                                               zeros_initializer)
 from engine.compat.tensorflow.module import Module  # noqa: F401
 from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, linspace,  # noqa: F401
                                                 one_hot, ones, ones_like, range, rank, reshape, shape, size,
@@ -34,6 +37,9 @@ from engine.compat.tensorflow.tensor_array import TensorArray  # noqa: F401
 from engine.compat.tensorflow.training import (global_variables, global_variables_initializer,  # noqa: F401
                                                gradients, group, trainable_variables, variables_initializer)
 from engine.compat.tensorflow.variables import Variable  # noqa: F401
+
+# TF 2.21's aliases of Keras' modules (TensorFlow's lazy loaders of tf.keras.optimizers / .initializers)
+optimizers, initializers = keras.optimizers, keras.initializers
 
 # TF1's top-level names for the random ops
 random_normal, random_uniform, truncated_normal = random.normal, random.uniform, random.truncated_normal

@@ -56,6 +56,14 @@ def _as_template(structure):
     return 0
 
 
+def _stack(column: list):
+    """A batch's component: eager elements stacked as arrays (tf.data is outside any gradient, and a
+    stack op per batch through the engine took most of a small training loop's time); else tf.stack."""
+    if context.state().tracing is None and all(type(t) is EagerTensor for t in column):
+        return EagerTensor(np.stack([t.array for t in column]))
+    return array_ops.stack(column)
+
+
 def _spec_of(element):
     return _pack(element, [TensorSpec(t.shape, t.dtype) for t in _flatten(element)])
 
@@ -97,9 +105,13 @@ class Dataset:
                 raise ValueError(f"Dimensions {n} and {c.shape[0]} are not compatible")
         spec = _pack(tensors, [TensorSpec(c.shape[1:], c.dtype) for c in components])
 
+        template, arrays = _as_template(tensors), [c.array for c in components]
+        flat = type(template) is tuple and all(t == 0 for t in template)      # (x, y): the common case, fast
+
         def elements():
             for i in range(n):
-                yield _pack(tensors, [EagerTensor(np.array(c.array[i])) for c in components])
+                parts = [EagerTensor(np.array(a[i])) for a in arrays]
+                yield tuple(parts) if flat else pack_like(template, parts)
         return _derived("_TensorSliceDataset", elements, spec, n)
 
     @staticmethod
@@ -142,7 +154,7 @@ class Dataset:
                 if not chunk or (drop_remainder and len(chunk) < size):
                     return
                 columns = zip(*(_flatten(e) for e in chunk))
-                yield _pack(chunk[0], [array_ops.stack(list(c)) for c in columns])
+                yield _pack(chunk[0], [_stack(list(c)) for c in columns])
         count = self._cardinality
         if count >= 0:
             count = count // size if drop_remainder else -(-count // size)

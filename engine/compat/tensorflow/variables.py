@@ -174,7 +174,26 @@ class Variable(TensorOperators):
         return iter(self._dagscope_value())
 
     def __getitem__(self, key):
-        return self._dagscope_value()[key]
+        """`v[key]` reads the slice; eagerly, as in TF, the slice also has `assign(value)`, which writes
+        it into the variable (`v[0, 0].assign(42)`, `v[:].assign(...)`: TF's strided-slice assign)."""
+        out = self._dagscope_value()[key]
+        if context.state().tracing is None and not isinstance(self, GraphVariable):
+            out.assign = lambda value, use_locking=None, name=None, read_value=True: \
+                self._assign_slice(key, value, read_value)
+        return out
+
+    def _assign_slice(self, key, value, read_value: bool):
+        if hasattr(value, "_dagscope_value"):
+            value = value._dagscope_value()
+        if isinstance(key, tuple):
+            key = tuple(int(k) if hasattr(k, "_dagscope_value") else k for k in key)
+        new = np.array(self._leaf.array, copy=True)
+        part = infer_array(value, self._dtype)
+        if part.shape != new[key].shape:
+            raise ValueError(f"Cannot assign a value of shape {dtypes.TensorShape(part.shape)} to the slice of "
+                             f"shape {dtypes.TensorShape(new[key].shape)} of variable {self.name}")
+        new[key] = part
+        return self.assign(new, read_value=read_value)
 
     __hash__ = object.__hash__
 

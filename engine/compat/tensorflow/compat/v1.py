@@ -7,6 +7,7 @@ from engine.compat.tensorflow.context import (disable_eager_execution, enable_ea
                                               executing_eagerly)
 from engine.compat.tensorflow.graph import get_default_graph, placeholder, reset_default_graph  # noqa: F401
 from engine.compat.tensorflow.session import InteractiveSession, Session, get_default_session  # noqa: F401
+from engine.errors import UnsupportedAttributeError
 
 
 def disable_v2_behavior() -> None:
@@ -45,7 +46,16 @@ reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_logsumexp = (
 argmax, argmin = _v1_arg(ops.argmax), _v1_arg(ops.argmin)
 
 
+# TF1's initializers take other arguments and defaults than TF2's (random_normal_initializer(stddev=1.0,
+# dtype=...)), and seeded ones draw another stream: not TF2's names under TF1's
+_TF1_INITIALIZERS = frozenset({"zeros_initializer", "ones_initializer", "constant_initializer",
+                               "random_normal_initializer", "random_uniform_initializer", "initializers"})
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _TF1_INITIALIZERS:
+        raise UnsupportedAttributeError(f"tf.compat.v1.{name} is not supported by Dagscope (TF1's initializers "
+                                        f"differ from TF2's tf.{name}, which is supported)")
     return getattr(_api, name)

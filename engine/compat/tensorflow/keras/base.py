@@ -55,7 +55,9 @@ class KerasVariable(Variable):
         return self._short_name
 
     def __repr__(self) -> str:
-        return f"<KerasVariable shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, path={self.path}>"
+        """Keras 3's: the path, shape, dtype and the value as numpy prints it."""
+        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, "
+                f"value={np.asarray(self._leaf.array)}>")
 
     __str__ = __repr__
 

@@ -4,7 +4,7 @@ Python's `random` when it is made (Keras' make_default_seed: randint(1, 10**9), 
 after `keras.utils.set_random_seed(n)` gets Keras' seed), and draws from TensorFlow's stateless
 Philox stream with it (philox.py) — uniform values are TF's bit for bit, normal and truncated
 normal ones (GlorotNormal, HeNormal, LecunNormal, TruncatedNormal) to the last float32 bits of
-sin/cos/log."""
+sin/cos/log. Like Keras', an initializer returns a tensor."""
 from __future__ import annotations
 
 import math
@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.compat.tensorflow import dtypes
 from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.keras import philox
 from engine.errors import UnsupportedError
 
@@ -44,12 +45,12 @@ class Initializer:
 
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None):
-        return np.zeros(tuple(shape), dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(np.zeros(tuple(shape), dtypes.as_dtype(dtype or "float32").np))
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None):
-        return np.ones(tuple(shape), dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(np.ones(tuple(shape), dtypes.as_dtype(dtype or "float32").np))
 
 
 class Constant(Initializer):
@@ -57,7 +58,7 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape, dtype=None):
-        return np.full(tuple(shape), self.value, dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(np.full(tuple(shape), self.value, dtypes.as_dtype(dtype or "float32").np))
 
 
 class _Random(Initializer):
@@ -72,7 +73,7 @@ class RandomNormal(_Random):
 
     def __call__(self, shape, dtype=None):
         out = philox.normal(tuple(shape), [self.seed, 0], self.mean, self.stddev)
-        return out.astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(out.astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 class RandomUniform(_Random):
@@ -82,7 +83,7 @@ class RandomUniform(_Random):
 
     def __call__(self, shape, dtype=None):
         out = philox.uniform(tuple(shape), [self.seed, 0], self.minval, self.maxval)
-        return out.astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(out.astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 class TruncatedNormal(_Random):
@@ -92,7 +93,7 @@ class TruncatedNormal(_Random):
 
     def __call__(self, shape, dtype=None):
         out = philox.truncated_normal(tuple(shape), [self.seed, 0], self.mean, self.stddev)
-        return out.astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(out.astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 class VarianceScaling(_Random):
@@ -114,7 +115,7 @@ class VarianceScaling(_Random):
         else:
             limit = math.sqrt(3.0 * scale)
             out = philox.uniform(shape, [self.seed, 0], -limit, limit)
-        return out.astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor(out.astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 class GlorotUniform(VarianceScaling):
@@ -160,7 +161,7 @@ class Orthogonal(_Random):
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return (self.gain * q.reshape(shape)).astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor((self.gain * q.reshape(shape)).astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 class Identity(Initializer):
@@ -168,7 +169,7 @@ class Identity(Initializer):
         self.gain = gain
 
     def __call__(self, shape, dtype=None):
-        return (self.gain * np.eye(*shape)).astype(dtypes.as_dtype(dtype or "float32").np)
+        return EagerTensor((self.gain * np.eye(*shape)).astype(dtypes.as_dtype(dtype or "float32").np))
 
 
 _NAMES = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,

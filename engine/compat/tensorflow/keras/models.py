@@ -299,7 +299,7 @@ class Sequential(Model):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
                              f"{layer} (of type {type(layer)})")
         else:
-            if any(layer.name == other.name for other in self._layers):
+            if any(layer.name == other.name and other is not layer for other in self._layers):
                 raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
                                  f"'{layer.name}' is already the name of a layer in this model.")
             self._layers.append(layer)

@@ -1,5 +1,6 @@
 """`keras.optimizers`: SGD (momentum, nesterov), Adam, RMSprop, Adagrad with Keras 3's update rules,
-for `fit` and for GradientTape training loops (`apply_gradients`, or Keras 3's `apply`).
+for `fit` and for GradientTape training loops (`apply_gradients`, or Keras 3's `apply`); TF 2.x's
+`tf.optimizers` is this module.
 The state (slots, the step count) lives in tf.Variables and the arithmetic runs as TF ops, so the
 same code works eagerly and inside a tf.function (where it becomes graph nodes and the updates
 are applied after every call)."""
@@ -8,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compat.tensorflow import dtypes, ops
-from engine.compat.tensorflow import tape as tf_tape
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.variables import Variable
 from engine.errors import UnsupportedError
@@ -66,15 +66,8 @@ class Optimizer:
                 self._update(v, ops.convert_to_tensor(g))
         return self.iterations
 
-    def minimize(self, loss, var_list, tape=None):
-        if tape is None:
-            if not callable(loss):
-                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with tf_tape.GradientTape() as tape:
-                loss = loss()
-        var_list = var_list() if callable(var_list) else var_list
-        grads = tape.gradient(loss, var_list)
-        return self.apply_gradients(zip(grads, var_list))
+    # (no `minimize`: Keras 3's optimizers have none, so `tf.optimizers.Adam().minimize(...)` fails in
+    # TF 2.21 with AttributeError, as it does here; TF1's tf.train optimizers have it: training.py)
 
 
 class SGD(Optimizer):

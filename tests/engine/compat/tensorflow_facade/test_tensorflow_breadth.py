@@ -308,3 +308,33 @@ def test_indexing_with_a_loop_index_is_an_index_node_and_other_tensor_keys_are_r
         tf.constant([1, 2, 3])[tf.constant([0, 1])]
     with pytest.raises(UnsupportedError, match="float32 tensor of shape"):
         tf.constant([1, 2, 3])[tf.constant(1.0)]
+
+
+def test_tf2_initializers_are_not_offered_as_tf1s():
+    """tf.compat.v1's initializers take TF1's arguments (random_normal_initializer(stddev=1.0, dtype=...)):
+    falling back to TF2's would give other numbers, so they are refused by name."""
+    assert tf.random_normal_initializer(seed=1)((2,)).shape == [2]
+    for name in ("random_normal_initializer", "zeros_initializer", "constant_initializer"):
+        with pytest.raises(UnsupportedError, match=f"tf.compat.v1.{name} is not supported"):
+            getattr(tf.compat.v1, name)
+
+
+def test_seeded_tf_initializers_refuse_what_they_cannot_reproduce():
+    with pytest.raises(UnsupportedError, match="float32 only"):
+        tf.random_normal_initializer(seed=3)((2,), dtype=tf.float64)
+    assert tf.random_normal_initializer()((3,), dtype=tf.float64).dtype == tf.float64     # unseeded: any float
+    with pytest.raises(TypeError, match="has 3 elements"):
+        tf.constant_initializer([1.0, 2.0, 3.0])((2, 2))
+
+
+def test_a_slice_of_a_variable_assigns_into_it_eagerly_only():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    v[1, :].assign([5.0, 6.0])
+    assert v.numpy().tolist() == [[1.0, 2.0], [5.0, 6.0]]
+    with pytest.raises(ValueError, match="slice of shape"):
+        v[0].assign([1.0, 2.0, 3.0])
+
+    @tf.function
+    def read(w):
+        return w[0, 0] * 2.0
+    assert float(read(v)) == 2.0
