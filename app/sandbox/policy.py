@@ -9,7 +9,11 @@ lets the first frame that is either trusted (Dagscope's own `engine`/`app` code)
 (the pasted code "<dagscope>", or any other file) decide. So the engine may load its compiled
 kernels with ctypes when called from user code, while a user callback that the engine invokes,
 or a standard-library helper that the user calls, is judged as the user. Code objects claiming
-a trusted filename can't be made by user code (`compile` and `code.__new__` are checked).
+a trusted filename can't be made by user code directly (`compile` and `code.__new__` are checked).
+This is walked around all the same (docs/security.md, "Known not to be stopped"): a C-level
+callable the user hands the engine (a functools.partial given as an optimizer's closure) has no
+frame of its own and is judged as the engine, and the engine's executor compiles the source its
+(forgeable) spec describes under one of its own file names.
 
 Imports are judged by the module that asks: pasted code may not import `socket`, `subprocess`
 and the rest of BLOCKED_IMPORTS itself, but a standard module may (asyncio, email and

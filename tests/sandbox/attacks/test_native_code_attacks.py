@@ -1,4 +1,5 @@
-"""Native code a run brings: a shared library it writes into its scratch folder and loads.
+"""Native code a run brings (a shared library it writes into its scratch folder and loads), and
+ctypes with the engine's trust: the Python layer walked around, the kernel's layers holding.
 
 No C is compiled for a run (test_compile_broker_attacks.py), but a run can still carry a library
 compiled elsewhere as bytes, write it into its scratch folder and have it loaded: as an extension
@@ -192,3 +193,41 @@ def test_an_x32_system_call_from_native_code_ends_the_run(attack, library):
     assert not record["ok"]
     assert record["error"]["kind"] == "security_violation", record["error"]
     assert "system call" in record["error"]["message"]
+
+
+# The Python layer walked around with the engine's trust: the audit hook judges an action by the
+# first Dagscope or user frame on the stack, so a C-level callable a run hands the engine (here a
+# functools.partial of ctypes, given to an optimizer as its closure) is judged as the engine. This
+# is what docs/security.md means by "nothing on its own": the calls still meet the kernel.
+DEPUTY = '''
+import errno, functools, json, torch
+from engine.codegen import loader
+w = torch.nn.Parameter(torch.ones(1))
+opt = torch.optim.SGD([w], lr=0.1)
+call = lambda fn, *args: opt.step(functools.partial(fn, *args))      # fn(*args), from Optimizer.step's frame
+libc = call(functools.partial(loader.ctypes.CDLL, None, use_errno=True))
+def attempt(name, *args):
+    rc = call(call(getattr, libc, name), *args)
+    return "ok" if rc != -1 else errno.errorcode[loader.ctypes.get_errno()]
+print(json.dumps({"getpid": call(call(getattr, libc, "getpid")),
+                  "open_shadow": attempt("open", b"/etc/shadow", 0),
+                  "socket": attempt("socket", 2, 1, 0),
+                  "fork": attempt("fork"),
+                  "shmget": attempt("shmget", 0, 4096, 0o1000 | 0o600),
+                  "kill_everyone": attempt("kill", -1, 0)}))
+'''
+
+
+def test_ctypes_with_the_engines_trust_meets_the_kernel_layers(attack):
+    """A run that gets ctypes past the Python policy (libc called through an optimizer's closure)
+    is still refused by Landlock and the uid (EACCES) and by seccomp (EPERM)."""
+    record = attack(DEPUTY)
+    assert record["ok"], record["error"]
+    results = json.loads(record["stdout"])
+    # libc answered: the policy was walked around (should the policy ever stop this, the test has
+    # nothing left to show and must find another way past it)
+    assert results.pop("getpid") == 1
+    if os.geteuid() != 0:
+        pytest.skip(f"the server is not root: the layers it has are {record['sandbox']}")
+    assert results == {"open_shadow": "EACCES", "socket": "EPERM", "fork": "EPERM", "shmget": "EPERM",
+                       "kill_everyone": "EPERM"}, results
