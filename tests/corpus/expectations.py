@@ -35,9 +35,6 @@ NO_GRAPH: dict[str, str] = {
     "torch/d2l_pooling": _NO_GRAPH,
     "torch/tut_tensor_polynomial_tensor": _NO_GRAPH,
     "torch/tut_basics_tensorqs": _NO_GRAPH,
-    "tensorflow/kerasio_sequential_model": "ran, but drew no graph: Keras models called on tensors, no training",
-    "tensorflow/d2l_tf_custom_layer": "ran, but drew no graph: Keras models called on tensors, no training",
-    "tensorflow/d2l_tf_parameters": "ran, but drew no graph: Keras models called on tensors, no training",
 }
 
 # Programs that ran past their first missing name and then hit the run's 10 s limit on this machine (load

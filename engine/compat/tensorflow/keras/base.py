@@ -14,10 +14,13 @@ import inspect
 
 import numpy as np
 
+from engine import hooks
 from engine.compat.tensorflow import context, dtypes, ops
+from engine.compat.tensorflow import tape as tf_tape
 from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.keras import initializers, regularizers
 from engine.compat.tensorflow.variables import Variable
+from engine.record import active as record_active
 
 
 def unique_name(base: str) -> str:
@@ -174,6 +177,17 @@ class name_scope:  # noqa: N801 - used like Keras' backend.name_scope
             _SCOPES.pop()
 
 
+def _draws(layer) -> bool:
+    """Whether this eager call is one the recorder should see: the outermost layer call, in eager code
+    with no tape recording, while a run is recorded and has drawn no gradient yet."""
+    if _TRAINING or not hooks.MODULE_CALLED:
+        return False
+    rec = record_active.current()
+    st = context.state()
+    return (rec is not None and rec.backward_calls == 0 and not st.tapes and st.tracing is None
+            and not context.building_graph())
+
+
 def current_training():
     for value in reversed(_TRAINING):
         if value is not None:
@@ -314,8 +328,22 @@ class Layer:
     def __call__(self, *args, **kwargs):
         if any(isinstance(t, KerasTensor) for t in _flatten((args, kwargs))):
             return self._symbolic_call(args, kwargs)
+        if _draws(self):
+            return self._drawn_call(args, kwargs)
         with name_scope(self.name):
             return self._eager_call(args, kwargs)
+
+    def _drawn_call(self, args, kwargs):
+        """A model called eagerly from the program itself, outside any tape (`print(net(X))`): TF records
+        no gradient there, so no graph would exist to draw. A tape of Dagscope's own records this call
+        (ops record only under a tape), and hooks.MODULE_CALLED hands the output to the recorder, as an
+        nn.Module's; a tape the program opens later does not see these ops (tape.py cuts what it did
+        not record), so nothing the program computes changes."""
+        with tf_tape.GradientTape(persistent=True, watch_accessed_variables=False), name_scope(self.name):
+            out = self._eager_call(args, kwargs)
+        for observer in list(hooks.MODULE_CALLED):
+            observer(self, out)
+        return out
 
     def _eager_call(self, args, kwargs):
         inputs = map_structure(_as_input, args[0]) if args else None
