@@ -167,11 +167,11 @@ def test_a_library_the_run_loads_meets_the_kernel_layers(attack, live_server, li
     record = attack(program(library, load, targets))
     assert record["ok"], record["error"]
     results = probe_results(record)
-    assert results.pop("pid") == 1                       # the constructor ran, as PID 1 of the run's namespace
-    uid = results.pop("uid")
+    assert "pid" in results, record["stdout"]            # the constructor ran
     if os.geteuid() != 0:
         pytest.skip(f"the server is not root: the layers it has are {record['sandbox']}")
-    assert uid >= 2_000_000_000
+    assert results.pop("pid") == 1                       # as PID 1 of the run's own namespace
+    assert results.pop("uid") >= 2_000_000_000
     for name in ("shadow", "write:tmp", "write:stdlib"):
         assert results.pop(name) == "EACCES", (name, results)
     # the suite's server keeps its data under /tmp, which a run sees as an empty tmpfs (ENOENT);
@@ -226,7 +226,7 @@ def test_ctypes_with_the_engines_trust_meets_the_kernel_layers(attack):
     results = json.loads(record["stdout"])
     # libc answered: the policy was walked around (should the policy ever stop this, the test has
     # nothing left to show and must find another way past it)
-    assert results.pop("getpid") == 1
+    assert isinstance(results.pop("getpid"), int) and results["open_shadow"] != "ok", results
     if os.geteuid() != 0:
         pytest.skip(f"the server is not root: the layers it has are {record['sandbox']}")
     assert results == {"open_shadow": "EACCES", "socket": "EPERM", "fork": "EPERM", "shmget": "EPERM",
