@@ -137,5 +137,8 @@ def test_goldens_are_the_librarys(language):
         assert entry["program_sha256"] == record_goldens.sha256(p.run_source()), \
             f"{p.id} (or a helper module it imports) changed since it was recorded"
         assert golden.exists() == entry["golden"], p.id
+        # recorded from the pinned release, as tests/engine's goldens are (another version's golden fails)
+        assert str(entry["library_version"]).startswith(record_goldens.LIBRARIES[language].version), \
+            f"{p.id} was recorded with {language} {entry['library_version']}, not {record_goldens.LIBRARIES[language].version}"
         if golden.exists():
             assert record_goldens.sha256(golden.read_text()) == entry["library_sha256"], f"{p.id}: golden edited by hand"
