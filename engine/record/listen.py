@@ -30,7 +30,11 @@ def use_recorder(recorder: Recorder):
         with hooks.subscribed(hooks.NODE_MADE, note_where), hooks.subscribed(hooks.BACKWARD_CALL, backward_call), \
                 hooks.subscribed(hooks.GRAPH_CAPTURED, static.graph_captured), hooks.subscribed(hooks.WARNING, _warn), \
                 hooks.subscribed(hooks.MODULE_CALLED, model_called), hooks.subscribed(hooks.VALUE_READ, value_read):
-            yield recorder
+            hooks.OP_APPLIED.append(recorder.dataflow_observer)     # until the first backward (record/dataflow.py)
+            try:
+                yield recorder
+            finally:
+                recorder.stop_following_ops()    # (what it kept is drawn by finish(), after the run)
     finally:
         native_notes_where(None)
         make_current(prev)

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine import autograd, hooks
 from engine.nn_context import current_module_path
-from engine.record import gradcheck
+from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
 from engine.record.values import TensorMemo, tensor_json
@@ -55,6 +55,9 @@ class Recorder:
         self.backward_calls = 0
         self.unheld_graph = None         # (module, or the read kind "item"..., tensor): the last model output
         # or value read that a graph made, drawn when no variable holds a graph
+        self.dataflow = dataflow.Trail()      # ops on tensors without grad_fn, until the first backward
+        self.dataflow_observer = self.dataflow.observe      # (subscribed by record/listen.py)
+        self.plain_output = self.plain_read = None   # as unheld_graph, for results without a grad_fn
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self._ids = 0
@@ -74,6 +77,7 @@ class Recorder:
 
     @contextlib.contextmanager
     def recording_backward(self, root, caller_frame, call: str = ".backward()"):
+        self.stop_dataflow()
         self.backward_calls += 1
         n = self.backward_calls
         full = n <= self.max_graphs
@@ -97,6 +101,17 @@ class Recorder:
         else:
             self._pending_last = (builder, title, steps)
 
+    def stop_following_ops(self) -> None:
+        if self.dataflow_observer in hooks.OP_APPLIED:
+            hooks.OP_APPLIED.remove(self.dataflow_observer)
+
+    def stop_dataflow(self) -> None:
+        """A backward ran (the run has an autograd graph to draw), or the data flow was drawn: ops need
+        not be followed any more, nor their results kept."""
+        self.stop_following_ops()
+        self.dataflow.clear()
+        self.plain_output = self.plain_read = None
+
     def finish(self, namespace: dict | None = None) -> list[dict]:
         """The run's graphs. A program that built a graph but never called backward() still
         shows it: the forward DAG and the backward DAG that backward() would walk."""
@@ -119,6 +134,8 @@ class Recorder:
                 builder.snapshot_forward()
                 builder.snapshot_grads()
                 self.add_graph(builder.finish(f"{name} (forward only: backward() not called)", []))
+        if self.backward_calls == 0 and namespace and not self.graphs:
+            self._draw_dataflow(namespace)
         if self._pending_last is not None:
             builder, title, steps = self._pending_last
             graph = builder.finish(title, steps)
@@ -127,20 +144,46 @@ class Recorder:
             self._pending_last = None
         return self.graphs
 
+    def _draw_dataflow(self, namespace: dict) -> None:
+        """No graph at all: the ops that made the program's tensors (record/dataflow.py)."""
+        extra = []
+        if self.plain_output is not None:
+            module, out = self.plain_output
+            name = next((k for k, v in namespace.items() if v is module and not k.startswith("_")),
+                        type(module).__name__)
+            extra.append((f"{name}(…)", out))
+        if self.plain_read is not None:
+            kind, tensor = self.plain_read
+            extra.append((f"the tensor read by .{kind}()", tensor))
+        if self.dataflow.gave_up:
+            self.warn(f"No graph: no tensor required grad, and the run's data flow was not followed past its first "
+                      f"{dataflow.MAX_FOLLOWED:,} operations.")
+        roots = dataflow.roots(self.dataflow, namespace, extra)
+        if roots:
+            names = {id(v): k for k, v in namespace.items() if isinstance(v, Tensor) and not k.startswith("_")}
+            self.add_graph(dataflow.graph(self.dataflow, roots, names, TensorMemo()))
+        self.stop_dataflow()
+
 
 def model_called(module, out) -> None:
     """hooks.MODULE_CALLED: keep the model's output if it built a graph (a tensor with a grad_fn)."""
     rec = current()
-    if rec is not None and rec.backward_calls == 0 and isinstance(out, Tensor) and out.grad_fn is not None:
-        rec.unheld_graph = (module, out)
+    if rec is not None and rec.backward_calls == 0 and isinstance(out, Tensor):
+        if out.grad_fn is not None:
+            rec.unheld_graph = (module, out)
+        else:
+            rec.plain_output = (module, out)
 
 
 def value_read(tensor, kind: str) -> None:
     """hooks.VALUE_READ: a value the program read (`f(x).item()`) that a graph made is kept too, for
     a graph built inside a function with no model (the last such read or model output is drawn)."""
     rec = current()
-    if rec is not None and rec.backward_calls == 0 and tensor.grad_fn is not None:
-        rec.unheld_graph = (kind, tensor)
+    if rec is not None and rec.backward_calls == 0:
+        if tensor.grad_fn is not None:
+            rec.unheld_graph = (kind, tensor)
+        else:
+            rec.plain_read = (kind, tensor)
 
 
 def _tensor_names(frame) -> dict[int, str]:

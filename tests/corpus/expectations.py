@@ -12,7 +12,6 @@ _KERAS = ("SecurityViolation: `import keras` (Keras 3's own package, as the kera
           "bytecode from outside the standard library)")
 _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by Dagscope (d2l's TensorFlow helpers "
               "define TrainCallback(tf.keras.callbacks.Callback) at import)")
-_NO_GRAPH = "ran, but drew no graph: its computations are forward only (no backward()), and none is drawn"
 
 DOES_NOT_RUN: dict[str, str] = {
     # TensorFlow and Keras
@@ -31,10 +30,6 @@ DOES_NOT_RUN: dict[str, str] = {
 }
 
 NO_GRAPH: dict[str, str] = {
-    "torch/d2l_channels": _NO_GRAPH,
-    "torch/d2l_pooling": _NO_GRAPH,
-    "torch/tut_tensor_polynomial_tensor": _NO_GRAPH,
-    "torch/tut_basics_tensorqs": _NO_GRAPH,
 }
 
 # Programs that ran past their first missing name and then hit the run's 10 s limit on this machine (load
