@@ -35,6 +35,12 @@ NO_GRAPH: dict[str, str] = {
 # Programs that ran past their first missing name and then hit the run's 10 s limit on this machine (load
 # average ~10 while it was measured). Not strict: whether they finish depends on the machine's load.
 TOO_SLOW: dict[str, str] = {
+    "torch/ex_word_language_model_lstm": "runs in 4-8 s alone at load ~11 (one epoch of the LSTM over the inline "
+                                         "texts, then test); stopped at the 10 s limit in a corpus run two at a time",
+    "torch/ex_word_language_model_transformer": "runs in 4-6 s alone at load ~11; stopped at the 10 s limit in a "
+                                                "corpus run two at a time",
+    "torch/nanogpt_train_shakespeare_char": "runs in 4-5 s alone at load ~11 (its training iterations and "
+                                            "estimate_loss); stopped at the 10 s limit in a corpus run two at a time",
     "tensorflow/d2l_tf_mlp_concise": "stopped after the run's 10 s limit (Keras fit of d2l's MLP, 10 epochs)",
     "tensorflow/tfdocs_guide_function": "stopped after the run's 10 s limit (the guide's many traced functions)",
     "tensorflow/tfex_v2_logistic_regression": "stopped after the run's 10 s limit at load ~10 (100 SGD steps on "
