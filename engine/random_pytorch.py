@@ -4,13 +4,20 @@ Tensor.uniform_/normal_, nn.init and dropout draw the numbers PyTorch draws on a
 PyTorch's generator is a 32-bit Mersenne Twister seeded with init_genrand (numpy's MT19937 with its legacy
 seeding is the same engine); each distribution below follows the ATen CPU kernel named beside it. Bit for
 bit, except: the float32 normal kernel evaluates log/sin/cos with AVX2 polynomial approximations (matched
-to about 1e-6 relative), and float64 uniforms may differ in the last bit (see uniform)."""
+to about 1e-6 relative), and float64 uniforms may differ in the last bit (see uniform).
+
+The hot distributions (uniform, normal, permutation, bernoulli(p)) run in C when engine/native loaded
+(fastops.c's mt_*: numpy's MT19937 drawn through its C interface, each value computed as the numpy
+path computes it); the numpy methods (`_uniform_numpy` ...) stay the reference the C loops are tested
+against bit for bit (tests/engine/native/test_native_random.py), and run where the C module did not
+load or where it does not match them on this machine's libm (`native_status`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from engine import native
 from engine.tensor import Tensor
 
 DEFAULT_SEED = 67280421310721   # default_rng_seed_val: a new torch.Generator()'s seed (PyTorch seeds its default
@@ -86,6 +93,18 @@ class Generator:
         """uniform_kernel: x * (to - from) + from in the tensor's dtype, the multiply-add fused (the
         kernel is compiled with FMA): emulated in a wider type, exact for float32; for float64 a long
         double leaves a rare last-bit difference."""
+        if _native is None:
+            return self._uniform_numpy(low, high, size, dtype)
+        return self._uniform_c(_native, low, high, size, dtype)
+
+    def _uniform_c(self, fast, low, high, size, dtype) -> np.ndarray:
+        work = _F64 if np.dtype(dtype) == _F64 else _F32
+        out = np.empty(size, dtype=work)
+        # the bit generator's bitgen_t, read at each call (DataLoader's workers swap `_bits`)
+        fast.mt_uniform(self._bits.capsule, out, float(work.type(low)), float(work.type(high)))
+        return out
+
+    def _uniform_numpy(self, low=0.0, high=1.0, size=(), dtype=_F32) -> np.ndarray:
         work = _F64 if np.dtype(dtype) == _F64 else _F32
         wide = np.longdouble if work == _F64 else np.float64
         low, high = work.type(low), work.type(high)
@@ -98,6 +117,16 @@ class Generator:
     def normal(self, loc=0.0, scale=1.0, size=(), dtype=_F32) -> np.ndarray:
         """normal_kernel: Box-Muller over 16-value blocks for 16 or more values (the last block redrawn
         when the count is not a multiple of 16), else one double normal_distribution value at a time."""
+        if _native is None or _count(size) < 16:
+            return self._normal_numpy(loc, scale, size, dtype)
+        return self._normal_c(_native, loc, scale, size, dtype)
+
+    def _normal_c(self, fast, loc, scale, size, dtype) -> np.ndarray:
+        out = np.empty(size, dtype=_F64 if np.dtype(dtype) == _F64 else _F32)
+        fast.mt_normal(self._bits.capsule, out, float(loc), float(scale))
+        return out
+
+    def _normal_numpy(self, loc=0.0, scale=1.0, size=(), dtype=_F32) -> np.ndarray:
         n = _count(size)
         work = _F64 if np.dtype(dtype) == _F64 else _F32
         if n >= 16:
@@ -136,6 +165,16 @@ class Generator:
 
     def permutation(self, n: int) -> np.ndarray:
         """randperm_cpu: Fisher-Yates with random() % (n - i)."""
+        if _native is None:
+            return self._permutation_numpy(n)
+        return self._permutation_c(_native, n)
+
+    def _permutation_c(self, fast, n: int) -> np.ndarray:
+        order = np.empty(max(int(n), 0), dtype=np.int64)
+        fast.mt_permutation(self._bits.capsule, order)
+        return order
+
+    def _permutation_numpy(self, n: int) -> np.ndarray:
         n = int(n)
         order = list(range(n))
         for i, draw in enumerate(self._u32(max(n - 1, 0)).tolist()):     # Python ints: a fast loop
@@ -145,6 +184,16 @@ class Generator:
 
     def bernoulli(self, p: float, size=()) -> np.ndarray:
         """bernoulli_(p) with a number p (the default, non-MKL kernel): a double uniform below p."""
+        if _native is None or type(p) is not float:
+            return self._bernoulli_numpy(p, size)
+        return self._bernoulli_c(_native, p, size)
+
+    def _bernoulli_c(self, fast, p: float, size=()) -> np.ndarray:
+        out = np.empty(size, dtype=np.bool_)
+        fast.mt_bernoulli(self._bits.capsule, out, p)
+        return out
+
+    def _bernoulli_numpy(self, p: float, size=()) -> np.ndarray:
         return (self._unit(_count(size), _F64) < p).reshape(size)
 
     def bernoulli_tensor(self, probs: np.ndarray) -> np.ndarray:
@@ -190,4 +239,30 @@ def _count(size) -> int:
     return int(np.prod(size, dtype=np.int64)) if np.ndim(size) else int(size)
 
 
+def _native_loops():
+    """fastops' loops when they draw what the numpy methods draw here: both read the same MT19937,
+    and the normal's log/sin/cos are libm's in C while numpy's float64 loops may be its own SIMD
+    ones on some CPUs (AVX-512), so a probe of each compares them first."""
+    global native_status
+    fast = native.loaded()
+    if fast is None:
+        native_status = f"numpy: engine/native {native.status()}"
+        return None
+    probes = (("uniform", (-2.0, 3.0, 1037, _F32)), ("uniform", (-2.0, 3.0, 1037, _F64)),
+              ("normal", (0.5, 2.0, 4103, _F32)), ("normal", (0.5, 2.0, 4103, _F64)),
+              ("permutation", (517,)), ("bernoulli", (0.3, 1037)))
+    for name, args in probes:
+        reference, probe = Generator().manual_seed(1), Generator().manual_seed(1)
+        expected = getattr(reference, f"_{name}_numpy")(*args)
+        got = getattr(probe, f"_{name}_c")(fast, *args)
+        if got.dtype != expected.dtype or got.tobytes() != expected.tobytes():
+            native_status = f"numpy: fastops' {name} differs from numpy's on this machine"
+            return None
+    native_status = "C (engine/native/fastops.c)"
+    return fast
+
+
+native_status = "not probed yet"
+_native = None
+_native = _native_loops()
 default_generator = Generator()

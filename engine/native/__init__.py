@@ -21,11 +21,19 @@ from engine.native import build
 
 SOURCE = Path(__file__).with_name("fastops.c")
 MODULE_NAME = "dagscope_fastops"        # must match PyInit_dagscope_fastops in the source
-# -O2: the code is calls into CPython, nothing to vectorize; the include directory ties the cache
-# entry to this Python's headers (and so to its ABI).
-FLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-fvisibility=hidden", f"-I{sysconfig.get_paths()['include']}")
+# -O2: the operators are calls into CPython; the numeric loops (random draws, erf, GELU) must round
+# as numpy's passes do, so no fused multiply-add (-ffp-contract=off) and no fast-math. The include
+# directory ties the cache entry to this Python's headers (and so to its ABI).
+FLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-ffp-contract=off", "-fvisibility=hidden",
+         f"-I{sysconfig.get_paths()['include']}")
 
 _status = "not loaded yet"
+_module = None
+
+
+def loaded():
+    """The module the last successful `load()` returned (engine/tensor.py loads it once), or None."""
+    return _module
 
 
 def status() -> str:
@@ -43,7 +51,7 @@ def _exec(path: Path):
 
 def load():
     """The compiled module, or None (then the Python operators run)."""
-    global _status
+    global _status, _module
     if os.environ.get("DAGSCOPE_NATIVE", "1") == "0":
         _status = "off: DAGSCOPE_NATIVE=0"
         return None
@@ -62,4 +70,5 @@ def load():
         _status = f"off: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         return None
     _status = "on"
+    _module = module
     return module

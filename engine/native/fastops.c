@@ -14,6 +14,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <math.h>
+#include <stdint.h>
 
 /* ---- what `setup` binds once --------------------------------------------------------------- */
 
@@ -423,6 +425,355 @@ static PyObject *checked_slot(PyObject *module, PyObject *args)
     return (PyObject *)slot;
 }
 
+/* ---- PyTorch's CPU random numbers: engine/random_pytorch.py's hot loops ----------------------
+
+   The draws come from numpy's own MT19937 (the generator's state stays in it: get_state, set_state
+   and the numpy path see one stream), called through its public C interface, numpy/random/bitgen.h's
+   bitgen_t, which the bit generator hands out as the capsule `.capsule`. Each loop is the numpy
+   path's arithmetic in the same order and precision, so the values are the same bits
+   (tests/engine/native/test_native_random.py): no fused multiply-add (FLAGS: -ffp-contract=off),
+   libm's log/sin/cos/sqrt, which numpy's float64 loops call on this machine (random_pytorch.py
+   compares the two on a probe before it uses this path). */
+
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);     /* MT19937: one 32-bit draw, what random_raw returns */
+} bitgen_t;
+
+static bitgen_t *bit_generator(PyObject *capsule)
+{
+    return (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+}
+
+/* _unit: 24 random bits as a float in [0, 1) ... */
+static inline float unit24(bitgen_t *bg)
+{
+    return (float)(bg->next_uint32(bg->state) & 0xFFFFFFu) * 0x1p-24f;
+}
+
+/* ... and 53 of a 64-bit draw (make64BitsFrom32Bits(hi, lo)) as a double */
+static inline double unit53(bitgen_t *bg)
+{
+    uint64_t hi = bg->next_uint32(bg->state);
+    uint64_t lo = bg->next_uint32(bg->state);
+    return (double)(((hi << 32) | lo) & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
+}
+
+/* A C-contiguous buffer of `out` that can be written, with items of `itemsize` bytes (0: 4 or 8,
+   a float32 or float64 array); -1 with an exception set. */
+static int float_buffer(PyObject *array, Py_buffer *view, int writable, Py_ssize_t itemsize, const char *what)
+{
+    if (PyObject_GetBuffer(array, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    char kind = view->format ? view->format[view->format[0] == '=' || view->format[0] == '<' ? 1 : 0] : 0;
+    int ok = itemsize ? view->itemsize == itemsize : ((kind == 'f' && view->itemsize == 4) || (kind == 'd' && view->itemsize == 8));
+    if (!ok) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous float32 or float64 array", what);
+        return -1;
+    }
+    return 0;
+}
+
+/* Generator.uniform: x * (high - low) + low from 24-bit float32 or 53-bit float64 units, the
+   multiply-add rounded once (float32 computed in double, float64 in long double, as the numpy path
+   emulates PyTorch's fused kernel). low and high arrive already rounded to the array's dtype. */
+static PyObject *mt_uniform(PyObject *module, PyObject *args)
+{
+    PyObject *capsule, *out;
+    double low, high;
+    if (!PyArg_ParseTuple(args, "OOdd:mt_uniform", &capsule, &out, &low, &high))
+        return NULL;
+    bitgen_t *bg = bit_generator(capsule);
+    Py_buffer view;
+    if (bg == NULL || float_buffer(out, &view, 1, 0, "mt_uniform") < 0)
+        return NULL;
+    Py_ssize_t n = view.len / view.itemsize;
+    if (view.itemsize == 8) {
+        long double span = (long double)(high - low), base = low;
+        double *o = view.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = (double)((long double)unit53(bg) * span + base);
+    } else {
+        float lo = (float)low, hi = (float)high;
+        double span = (double)(hi - lo), base = lo;
+        float *o = view.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = (float)((double)unit24(bg) * span + base);
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* normal_fill_16: 16 uniforms become 8 cosines and 8 sines of a Box-Muller transform. */
+static void box_muller_16(double *u)
+{
+    static const double two_pi = 0x1.921fb54442d18p+2;       /* 2.0 * np.pi, as the numpy path rounds it */
+    for (int j = 0; j < 8; j++) {
+        double radius = sqrt(-2.0 * log(1.0 - u[j]));
+        double theta = two_pi * u[8 + j];
+        u[j] = radius * cos(theta);
+        u[8 + j] = radius * sin(theta);
+    }
+}
+
+/* 16 draws made normal, v * scale + loc in double, written at out[start:start + 16] in its dtype. */
+static void normal_block(bitgen_t *bg, void *out, Py_ssize_t start, int wide, double loc, double scale)
+{
+    double block[16];
+    for (int j = 0; j < 16; j++)
+        block[j] = wide ? unit53(bg) : (double)unit24(bg);
+    box_muller_16(block);
+    for (int j = 0; j < 16; j++) {
+        if (wide)
+            ((double *)out)[start + j] = block[j] * scale + loc;
+        else
+            ((float *)out)[start + j] = (float)(block[j] * scale + loc);
+    }
+}
+
+/* Generator.normal for 16 or more values: whole 16-value blocks, then (when the count is not a
+   multiple of 16) the tail's draws made and dropped and the last 16 values redrawn; each value
+   v * scale + loc in double, rounded to the array's dtype. */
+static PyObject *mt_normal(PyObject *module, PyObject *args)
+{
+    PyObject *capsule, *out;
+    double loc, scale;
+    if (!PyArg_ParseTuple(args, "OOdd:mt_normal", &capsule, &out, &loc, &scale))
+        return NULL;
+    bitgen_t *bg = bit_generator(capsule);
+    Py_buffer view;
+    if (bg == NULL || float_buffer(out, &view, 1, 0, "mt_normal") < 0)
+        return NULL;
+    Py_ssize_t n = view.len / view.itemsize;
+    if (n < 16) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "mt_normal: %zd values, fewer than one block of 16", n);
+    }
+    int wide = view.itemsize == 8;
+    Py_ssize_t whole = n / 16 * 16;
+    for (Py_ssize_t start = 0; start < whole; start += 16)
+        normal_block(bg, view.buf, start, wide, loc, scale);
+    if (n > whole) {
+        for (Py_ssize_t i = whole; i < n; i++)   /* the tail's own draws, overwritten below */
+            (void)(wide ? unit53(bg) : unit24(bg));
+        normal_block(bg, view.buf, n - 16, wide, loc, scale);
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* Generator.permutation: randperm_cpu's Fisher-Yates, j = i + random() % (n - i), into an int64 array. */
+static PyObject *mt_permutation(PyObject *module, PyObject *args)
+{
+    PyObject *capsule, *out;
+    if (!PyArg_ParseTuple(args, "OO:mt_permutation", &capsule, &out))
+        return NULL;
+    bitgen_t *bg = bit_generator(capsule);
+    Py_buffer view;
+    if (bg == NULL || PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (view.itemsize != 8) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_TypeError, "mt_permutation: expected an int64 array");
+    }
+    int64_t *order = view.buf;
+    Py_ssize_t n = view.len / 8;
+    for (Py_ssize_t i = 0; i < n; i++)
+        order[i] = i;
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        uint64_t draw = bg->next_uint32(bg->state);
+        Py_ssize_t j = i + (Py_ssize_t)(draw % (uint64_t)(n - i));
+        int64_t kept = order[i];
+        order[i] = order[j];
+        order[j] = kept;
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* Generator.bernoulli(p): a double uniform below p, into a bool array. */
+static PyObject *mt_bernoulli(PyObject *module, PyObject *args)
+{
+    PyObject *capsule, *out;
+    double p;
+    if (!PyArg_ParseTuple(args, "OOd:mt_bernoulli", &capsule, &out, &p))
+        return NULL;
+    bitgen_t *bg = bit_generator(capsule);
+    Py_buffer view;
+    if (bg == NULL || PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (view.itemsize != 1) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_TypeError, "mt_bernoulli: expected a bool array");
+    }
+    unsigned char *o = view.buf;
+    for (Py_ssize_t i = 0; i < view.len; i++)
+        o[i] = unit53(bg) < p;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* ---- erf and GELU in one pass: engine/ops/special.py's numpy passes, element by element --------
+
+   special.erf is Cephes' rational approximation evaluated in float64 with numpy (about 30 passes,
+   both of erfc's branches computed everywhere); here each element takes the same operations in the
+   same order, so the result is the same bits (libm's exp is numpy's float64 exp on this machine:
+   special.py compares the two on a probe before it uses this path). */
+
+static const double ERF_T[] = {9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+                               7.00332514112805075473e3, 5.55923013010394962768e4};
+static const double ERF_U[] = {1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
+                               2.26290000613890934246e4, 4.92673942608635921086e4};
+static const double ERF_P[] = {2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
+                               4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
+                               9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2};
+static const double ERF_Q[] = {1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
+                               9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
+                               1.65666309194161350182e3, 5.57535340817727675546e2};
+static const double ERF_R[] = {5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0,
+                               6.16021097993053585195e0, 7.40974269950448939160e0, 2.97886665372100240670e0};
+static const double ERF_S[] = {1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1,
+                               1.70814450747565897222e1, 9.60896809063285878198e0, 3.36907645100081516050e0};
+
+static inline double horner(double x, const double *c, int n)
+{
+    double acc = c[0];
+    for (int i = 1; i < n; i++)
+        acc = acc * x + c[i];
+    return acc;
+}
+
+#define HORNER(x, c) horner((x), (c), (int)(sizeof(c) / sizeof((c)[0])))
+
+/* special.erf on one float64: x T(x^2) / U(x^2) below 1 in size, else sign(x) (1 - erfc(|x|)). */
+static double cephes_erf(double x)
+{
+    if (isnan(x))
+        return x + x;           /* x's NaN, quieted, as numpy's passes mostly give (special.same_bits) */
+    double ax = fabs(x), z = x * x;
+    if (ax < 1.0)
+        return x * HORNER(z, ERF_T) / HORNER(z, ERF_U);
+    double e = exp(-z);
+    double erfc_abs = ax < 8.0 ? e * HORNER(ax, ERF_P) / HORNER(ax, ERF_Q) : e * HORNER(ax, ERF_R) / HORNER(ax, ERF_S);
+    double sign = x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;       /* np.sign: NaN stays NaN */
+    return sign * (1.0 - erfc_abs);
+}
+
+/* Buffers of one length for a kernel's arrays: the first `n_in` read, the last written; 0 or -1. */
+static int float_buffers(PyObject *const *arrays, Py_buffer *views, int count, Py_ssize_t itemsize, const char *what)
+{
+    for (int i = 0; i < count; i++) {
+        if (float_buffer(arrays[i], &views[i], i == count - 1, itemsize, what) < 0
+                || views[i].len / views[i].itemsize != views[0].len / views[0].itemsize) {
+            if (!PyErr_Occurred()) {
+                PyBuffer_Release(&views[i]);
+                PyErr_Format(PyExc_ValueError, "%s: arrays of different sizes", what);
+            }
+            while (i-- > 0)
+                PyBuffer_Release(&views[i]);
+            return -1;
+        }
+        itemsize = views[0].itemsize;
+    }
+    return 0;
+}
+
+static void release(Py_buffer *views, int count)
+{
+    for (int i = 0; i < count; i++)
+        PyBuffer_Release(&views[i]);
+}
+
+/* erf_into(x, out): special.erf(x) for a float32 or float64 x, into out of x's dtype. */
+static PyObject *erf_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer v[2];
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "erf_into(x, out) takes 2 arguments");
+    if (float_buffers(args, v, 2, 0, "erf_into") < 0)
+        return NULL;
+    Py_ssize_t n = v[0].len / v[0].itemsize;
+    if (v[0].itemsize == 8)
+        for (Py_ssize_t i = 0; i < n; i++)
+            ((double *)v[1].buf)[i] = cephes_erf(((double *)v[0].buf)[i]);
+    else
+        for (Py_ssize_t i = 0; i < n; i++)
+            ((float *)v[1].buf)[i] = (float)cephes_erf(((float *)v[0].buf)[i]);
+    release(v, 2);
+    Py_RETURN_NONE;
+}
+
+/* engine/ops/elementwise.py's constants, to the bit: 1 / math.sqrt(2.0) (not the nearest double to
+   sqrt(0.5), one ulp above) and 1 / math.sqrt(2.0 * math.pi) */
+#define SQRT1_2 0x1.6a09e667f3bccp-1
+#define INV_SQRT_2PI 0x1.9884533d43651p-2
+
+/* gelu_into(x, out): elementwise.py's _gelu_forward: 0.5 x + 0.5 x erf(x / sqrt 2) with one
+   rounding (float32: the erf rounded to float32 first, the sum in double). */
+static PyObject *gelu_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer v[2];
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "gelu_into(x, out) takes 2 arguments");
+    if (float_buffers(args, v, 2, 0, "gelu_into") < 0)
+        return NULL;
+    Py_ssize_t n = v[0].len / v[0].itemsize;
+    if (v[0].itemsize == 8) {
+        const double *x = v[0].buf;
+        double *o = v[1].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double half = 0.5 * x[i];
+            o[i] = half + half * cephes_erf(x[i] * SQRT1_2);
+        }
+    } else {
+        const float *x = v[0].buf;
+        float *o = v[1].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            float half = 0.5f * x[i];
+            float e = (float)cephes_erf(x[i] * (float)SQRT1_2);
+            o[i] = (float)((double)half * (double)e + (double)half);
+        }
+    }
+    release(v, 2);
+    Py_RETURN_NONE;
+}
+
+/* gelu_backward_into(g, x, ex, out): elementwise.py's _gelu_vjp on numpy arrays of one dtype,
+   g ((x phi(x) + 1/2) + erf(x / sqrt 2) / 2) with phi(x) = ex / sqrt(2 pi), where ex is
+   exp(-x^2 / 2) computed by numpy (its float32 exp is its own vectorised one, not libm's). */
+static PyObject *gelu_backward_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer v[4];
+    if (nargs != 4)
+        return PyErr_Format(PyExc_TypeError, "gelu_backward_into(g, x, ex, out) takes 4 arguments");
+    if (float_buffers(args, v, 4, 0, "gelu_backward_into") < 0)
+        return NULL;
+    Py_ssize_t n = v[0].len / v[0].itemsize;
+    if (v[0].itemsize == 8) {
+        const double *g = v[0].buf, *x = v[1].buf, *ex = v[2].buf;
+        double *o = v[3].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double pdf = ex[i] * INV_SQRT_2PI;
+            double half_erf = cephes_erf(x[i] * SQRT1_2) * 0.5;
+            o[i] = g[i] * ((x[i] * pdf + 0.5) + half_erf);
+        }
+    } else {
+        const float *g = v[0].buf, *x = v[1].buf, *ex = v[2].buf;
+        float *o = v[3].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            float pdf = ex[i] * (float)INV_SQRT_2PI;
+            float half_erf = (float)cephes_erf(x[i] * (float)SQRT1_2) * 0.5f;
+            o[i] = g[i] * ((x[i] * pdf + 0.5f) + half_erf);
+        }
+    }
+    release(v, 4);
+    Py_RETURN_NONE;
+}
+
 /* ---- the module ----------------------------------------------------------------------------- */
 
 static PyObject *setup(PyObject *module, PyObject *args)
@@ -518,6 +869,18 @@ static PyMethodDef module_methods[] = {
      "binary_operator(dunder, python_operator, ufunc, node_class_or_None, op) -> a Tensor method."},
     {"unary_operator", unary_operator, METH_VARARGS,
      "unary_operator(name, python_method, forward, node_class_or_None, op) -> a Tensor method."},
+    {"mt_uniform", mt_uniform, METH_VARARGS,
+     "mt_uniform(bit_generator_capsule, out, low, high): Generator.uniform into a float32/float64 array."},
+    {"mt_normal", mt_normal, METH_VARARGS,
+     "mt_normal(bit_generator_capsule, out, loc, scale): Generator.normal (16 or more values) into out."},
+    {"mt_permutation", mt_permutation, METH_VARARGS,
+     "mt_permutation(bit_generator_capsule, out): Generator.permutation into an int64 array."},
+    {"mt_bernoulli", mt_bernoulli, METH_VARARGS,
+     "mt_bernoulli(bit_generator_capsule, out, p): Generator.bernoulli(p) into a bool array."},
+    {"erf_into", (PyCFunction)(void (*)(void))erf_into, METH_FASTCALL, "erf_into(x, out): special.erf."},
+    {"gelu_into", (PyCFunction)(void (*)(void))gelu_into, METH_FASTCALL, "gelu_into(x, out): GELU's forward."},
+    {"gelu_backward_into", (PyCFunction)(void (*)(void))gelu_backward_into, METH_FASTCALL,
+     "gelu_backward_into(g, x, exp(-x*x/2), out): GELU's gradient."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,6 +12,7 @@ import numpy as np
 from engine.ops.dtypes import promote, promote_with_scalar, result_type, to_float
 from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 from engine.ops.shapes import broadcast, broadcast_bool, broadcast_float, same, same_float
+from engine.ops import special
 from engine.ops.special import erf
 
 
@@ -289,6 +290,9 @@ def _gelu_forward(x, approximate="none"):
     # (gelu(-5) = -1.4901e-06, where rounding the product first gives -1.4305e-06), and +0.0 far left,
     # where erf is -1 (x * 0.5 * (1 + erf) would be -0.0). The product of two float32 values is exact in
     # float64, so for float32 the sum rounded once from float64 is the fused result.
+    fused = special.gelu(x)          # the same, in one C pass (engine/native), when it is loaded
+    if fused is not None:
+        return fused
     half = 0.5 * x
     e = erf(x * SQRT1_2)
     if x.dtype == np.float32:
@@ -312,9 +316,15 @@ def _gelu_vjp(F, g, x, out, approximate="none"):
     return (F.mul(g, F.add(F.add(F.mul(x, pdf), 0.5), half_erf)),)
 
 
+def _gelu_numpy_vjp(needs, g, x, out, approximate="none"):
+    """The rule below on numpy arrays of one dtype, in one C pass (special.gelu_backward), or None."""
+    grad = special.gelu_backward(g, x) if approximate == "none" else None
+    return None if grad is None else (grad,)
+
+
 unary("gelu", _gelu_forward, _gelu_vjp, "GeluBackward0", "x * Phi(x)",
       "grad_x = grad * (Phi(x) + x * phi(x))  (Phi, phi: the normal cdf and pdf)",
-      attrs=("approximate",), saves=(0,))
+      attrs=("approximate",), saves=(0,), numpy_vjp=_gelu_numpy_vjp)
 
 
 def _softplus_forward(x, beta=1.0, threshold=20.0):

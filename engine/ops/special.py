@@ -1,6 +1,11 @@
 """erf on numpy arrays (numpy has none and scipy is not a dependency): Cephes' rational approximations.
 
 Accurate to ~1e-16 in float64 over the whole line, so finite-difference checks of gelu and erf hold.
+
+The numpy evaluation makes some thirty passes over the array (erfc's two branches everywhere); the
+eager core hands this module engine/native's C loops (`use_native`), which compute erf, and GELU's
+forward and backward around it, element by element in one pass with the same operations in the same
+order, so the same bits (tests/engine/native/test_native_erf.py). `erf_numpy` stays the reference.
 """
 from __future__ import annotations
 
@@ -31,8 +36,80 @@ def _horner(x: np.ndarray, coefficients) -> np.ndarray:
     return acc
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_native = None     # engine/native's module, when use_native took it (it sits above this layer)
+
+
+def use_native(module) -> str:
+    """Run erf and GELU in `module`'s loops (fastops.c's erf_into, gelu_into, gelu_backward_into), or
+    with None, in numpy; returns which. The C erf calls libm's exp, which numpy's float64 exp is on
+    most CPUs but not all (its own AVX-512 loop), so a probe over erf's three ranges compares them
+    first. GELU adds only arithmetic, the same in both."""
+    global _native
+    _native = None
+    if module is None:
+        return "numpy"
+    probe = np.concatenate([np.linspace(-12.0, 12.0, 4801), np.geomspace(1e-300, 30.0, 500),
+                            np.random.default_rng(0).normal(0.0, 3.0, 2000), [0.0, -0.0, np.inf, -np.inf, np.nan]])
+    for dtype in (_F64, _F32):
+        x = np.concatenate([probe, -probe]).astype(dtype)
+        out = np.empty_like(x)
+        module.erf_into(x, out)
+        if not same_bits(out, erf_numpy(x)):
+            return f"numpy: fastops' erf differs from numpy's ({dtype.name}) on this machine"
+    _native = module
+    return "C (engine/native/fastops.c)"
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same dtype, shape and bits, a NaN for a NaN: numpy's own passes give a NaN the sign of its
+    input or not depending on its place in the array (a vector lane or the scalar tail), so a NaN's
+    sign and payload are not part of the result."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    nan = np.isnan(a)
+    return bool(np.array_equal(nan, np.isnan(b)) and a[~nan].tobytes() == b[~nan].tobytes())
+
+
+def _fusable(*arrays) -> bool:
+    """Arrays the C loops take: C-contiguous float32 or float64 ndarrays of one dtype and shape."""
+    first = arrays[0]
+    return all(type(a) is np.ndarray and a.dtype is first.dtype and a.shape == first.shape and a.flags.c_contiguous
+               for a in arrays) and (first.dtype == _F32 or first.dtype == _F64)
+
+
 def erf(x: np.ndarray) -> np.ndarray:
     """erf elementwise, computed in float64 and returned in x's float dtype."""
+    if _native is not None and _fusable(x):
+        out = np.empty_like(x)
+        _native.erf_into(x, out)
+        return out
+    return erf_numpy(x)
+
+
+def gelu(x: np.ndarray) -> np.ndarray | None:
+    """GELU's forward (engine/ops/elementwise.py's _gelu_forward) in one C pass, or None: no C loop here."""
+    if _native is None or not _fusable(x):
+        return None
+    out = np.empty_like(x)
+    _native.gelu_into(x, out)
+    return out
+
+
+def gelu_backward(g: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """GELU's gradient (elementwise.py's _gelu_vjp on numpy arrays) in one C pass after numpy's
+    exp(x * x * -0.5) (numpy's exp: its float32 one is its own vectorised loop, not libm's), or None."""
+    if _native is None or not _fusable(g, x):
+        return None
+    ex = np.multiply(x, x, out=np.empty_like(x))        # (an array for 0-d x too, where numpy returns a scalar)
+    np.multiply(ex, x.dtype.type(-0.5), out=ex)
+    np.exp(ex, out=ex)
+    _native.gelu_backward_into(g, x, ex, ex)
+    return ex
+
+
+def erf_numpy(x: np.ndarray) -> np.ndarray:
+    """erf elementwise in numpy: the reference the C loop is checked against."""
     x64 = np.asarray(x, dtype=np.float64)
     ax = np.abs(x64)
     z = x64 * x64
