@@ -549,11 +549,20 @@ def test_nll_loss_of_more_than_two_dims_runs_the_image_kernel(shape, reduction):
     np.testing.assert_allclose(x.grad.array, expected, rtol=1e-12)
 
 
+# F.dropout(torch.ones(12), 0.5) after torch.manual_seed(0), as torch 2.13 printed it
+PYTORCH_DROPOUT_MASK = [0, 0, 2, 0, 0, 0, 2, 2, 0, 2, 2, 2]
+
+
+@pytest.mark.torch
+def test_the_stored_dropout_mask_is_real_pytorchs(real_torch):
+    real_torch.manual_seed(0)
+    assert real_torch.nn.functional.dropout(real_torch.ones(12), 0.5).tolist() == PYTORCH_DROPOUT_MASK
+
+
 def test_dropout_draws_pytorchs_mask_and_can_work_in_place():
     """The masks torch 2.13 printed after manual_seed(0); p = 1 draws no random numbers."""
     engine.manual_seed(0)
-    np.testing.assert_array_equal(F.dropout(t(np.ones(12, np.float32)), 0.5).array,
-                                  [0, 0, 2, 0, 0, 0, 2, 2, 0, 2, 2, 2])
+    np.testing.assert_array_equal(F.dropout(t(np.ones(12, np.float32)), 0.5).array, PYTORCH_DROPOUT_MASK)
     engine.manual_seed(0)
     after_seed = engine.rand(2).array
     engine.manual_seed(0)

@@ -1,7 +1,10 @@
 """Edge cases of the movement, index, reduce and elementwise ops as PyTorch 2.13 has them: the words of
 their shape and index errors, and the gradients it defines as 0 where the formula divides by zero.
-(Expected values were printed by real torch 2.13.)"""
+(Expected values were printed by real torch 2.13; where torch is installed, as `make test` installs
+it, the tests at the end run the same cases through it.)"""
 from __future__ import annotations
+
+import types
 
 import numpy as np
 import pytest
@@ -9,7 +12,7 @@ import pytest
 import engine.compat.torch as torch
 
 
-@pytest.mark.parametrize("make,message", [
+SHAPE_AND_INDEX_ERRORS = [
     (lambda: torch.zeros(2, 3).expand(3, 3),
      "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
      "Target sizes: [3, 3].  Tensor sizes: [2, 3]"),
@@ -28,7 +31,10 @@ import engine.compat.torch as torch
      "index -1 is out of bounds for dimension 1 with size 4"),
     (lambda: torch.arange(12.0).reshape(3, 4).gather(1, torch.tensor([[0.0]])),
      "gather(): Expected dtype int32/int64 for index"),
-])
+]
+
+
+@pytest.mark.parametrize("make,message", SHAPE_AND_INDEX_ERRORS)
 def test_the_error_is_pytorchs(make, message):
     with pytest.raises(RuntimeError) as err:
         make()
@@ -45,13 +51,16 @@ def test_gather_takes_an_int32_index():
     assert out.tolist() == [[1.0]]
 
 
-@pytest.mark.parametrize("make,value,grad", [
+GRADIENTS_DEFINED_AS_ZERO = [
     (lambda t: t.std(), [2.0, 2.0], [0.0, 0.0]),
     (lambda t: t.std(1), [[2.0, 2.0], [1.0, 3.0]], [[0.0, 0.0], [-0.70710678, 0.70710678]]),
     (lambda t: t.std(correction=0), [2.0, 2.0], [0.0, 0.0]),
     (lambda t: t ** torch.tensor([0.0, 2.0]), [0.0, 0.0], [0.0, 0.0]),
     (lambda t: t ** torch.tensor([0.0, 0.5]), [0.0, 0.0], [0.0, np.inf]),
-])
+]
+
+
+@pytest.mark.parametrize("make,value,grad", GRADIENTS_DEFINED_AS_ZERO)
 def test_a_gradient_pytorch_defines_as_zero_is_zero(make, value, grad):
     x = torch.tensor(value, requires_grad=True)
     make(x).sum().backward()
@@ -86,14 +95,17 @@ def test_integer_division_by_zero_raises_as_pytorch(divide):
     assert divide(torch.tensor([5.0]), 0).dtype == torch.float32            # floats give inf/nan, no error
 
 
-@pytest.mark.parametrize("tensors,dim,message", [
+CAT_SIZE_ERRORS = [
     ([(2, 3), (2, 2)], 0, "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for "
                           "tensor number 1 in the list."),
     ([(2, 3), (3, 3), (1, 2)], 1, "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 "
                                   "for tensor number 1 in the list."),
     ([(2, 3), (2, 3), (4, 2)], 0, "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 "
                                   "for tensor number 2 in the list."),
-    ([(2, 3), (2, 3, 1)], 0, "Tensors must have same number of dimensions: got 2 and 3")])
+    ([(2, 3), (2, 3, 1)], 0, "Tensors must have same number of dimensions: got 2 and 3")]
+
+
+@pytest.mark.parametrize("tensors,dim,message", CAT_SIZE_ERRORS)
 def test_cat_names_the_mismatched_size_and_tensor_as_pytorch(tensors, dim, message):
     with pytest.raises(RuntimeError) as err:
         torch.cat([torch.ones(*shape) for shape in tensors], dim=dim)
@@ -108,7 +120,7 @@ def test_cat_leaves_out_empty_1d_tensors_as_pytorch():
     assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and empty.grad.shape == (0,)
 
 
-@pytest.mark.parametrize("key,value_shape,message", [
+WRONG_SHAPE_ASSIGNMENTS = [
     (lambda a: a > 8, (2,), "shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of "
                             "shape [3]"),
     (lambda a: (slice(None), torch.tensor([0, 1])), (3,), "shape mismatch: value tensor of shape [3] cannot be "
@@ -116,7 +128,10 @@ def test_cat_leaves_out_empty_1d_tensors_as_pytorch():
     (lambda a: slice(0, 2), (3,), "The expanded size of the tensor (4) must match the existing size (3) at "
                                   "non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [3]"),
     (lambda a: 0, (2, 4), "expand(torch.FloatTensor{[2, 4]}, size=[4]): the number of sizes provided (1) must be "
-                          "greater or equal to the number of dimensions in the tensor (2)")])
+                          "greater or equal to the number of dimensions in the tensor (2)")]
+
+
+@pytest.mark.parametrize("key,value_shape,message", WRONG_SHAPE_ASSIGNMENTS)
 def test_assigning_a_value_of_the_wrong_shape_is_pytorchs_error(key, value_shape, message):
     a = torch.arange(12.0).reshape(3, 4)
     with pytest.raises(RuntimeError) as err:
@@ -134,3 +149,44 @@ def test_a_value_with_leading_ones_fits_as_in_pytorch():
     y[torch.arange(12.0).reshape(3, 4) > 8] = v
     y.sum().backward()
     assert x.grad.sum().item() == 9.0 and v.grad.tolist() == [[1.0, 1.0, 1.0]]
+
+
+# ---- the stored words and values are real PyTorch's (skipped where torch is absent) -------------------
+
+def _through(real_torch, case):
+    """The case's function with `torch` bound to real PyTorch instead of Dagscope's facade."""
+    return types.FunctionType(case.__code__, {**case.__globals__, "torch": real_torch}, case.__name__,
+                              case.__defaults__, case.__closure__)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make,message", SHAPE_AND_INDEX_ERRORS)
+def test_the_stored_error_is_real_pytorchs(real_torch, make, message):
+    with pytest.raises(RuntimeError) as err:
+        _through(real_torch, make)()
+    assert str(err.value) == message
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("tensors,dim,message", CAT_SIZE_ERRORS)
+def test_the_stored_cat_error_is_real_pytorchs(real_torch, tensors, dim, message):
+    with pytest.raises(RuntimeError) as err:
+        real_torch.cat([real_torch.ones(*shape) for shape in tensors], dim=dim)
+    assert str(err.value) == message
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("key,value_shape,message", WRONG_SHAPE_ASSIGNMENTS)
+def test_the_stored_assignment_error_is_real_pytorchs(real_torch, key, value_shape, message):
+    a = real_torch.arange(12.0).reshape(3, 4)
+    with pytest.raises(RuntimeError) as err:
+        a[_through(real_torch, key)(a)] = real_torch.ones(*value_shape)
+    assert str(err.value) == message
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make,value,grad", GRADIENTS_DEFINED_AS_ZERO)
+def test_the_stored_gradient_is_real_pytorchs(real_torch, make, value, grad):
+    x = real_torch.tensor(value, requires_grad=True)
+    _through(real_torch, make)(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6)
