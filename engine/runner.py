@@ -12,6 +12,7 @@ import warnings
 from engine import compat
 from engine.errors import UnsupportedError
 from engine.record import Recorder, use_recorder
+from engine.record.values import ValueStore
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
@@ -225,15 +226,17 @@ def _output_limit_error(streams: list[BoundedStream]) -> dict:
 
 
 def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000,
-                  max_stderr_bytes: int | None = None) -> dict:
+                  max_stderr_bytes: int | None = None, values: ValueStore | None = None) -> dict:
     """Execute `code` as a script and return the run record of DESIGN.md (without limits/elapsed).
-    stderr is bounded like stdout (by default to the same number of characters, counted apart)."""
+    stderr is bounded like stdout (by default to the same number of characters, counted apart).
+    `values`: where the dynamic graphs' large tensors keep their values (the record then holds
+    their ids); None writes every tensor whole into the record."""
     started = time.perf_counter()
     options = options or {}
     order = OutputOrder()
     stdout = BoundedStream("stdout", max_stdout_bytes, order)
     stderr = BoundedStream("stderr", max_stdout_bytes if max_stderr_bytes is None else max_stderr_bytes, order)
-    recorder = Recorder(options)
+    recorder = Recorder(options, values)
     error = None
     try:
         compiled = compile(code, USER_FILENAME, "exec")

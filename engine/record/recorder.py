@@ -16,7 +16,7 @@ from engine.nn_context import current_module_path
 from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
-from engine.record.values import TensorMemo, tensor_json
+from engine.record.values import TensorMemo, ValueStore
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
@@ -45,8 +45,9 @@ def backward_call(root, retain_graph: bool, call: str = ".backward()"):
 # ---- the recorder --------------------------------------------------------------------------------
 
 class Recorder:
-    def __init__(self, options: dict | None = None):
+    def __init__(self, options: dict | None = None, values: ValueStore | None = None):
         options = options or {}
+        self.values = values                  # where large tensors' values go, apart from the record
         self.max_graphs = max(1, int(options.get("max_graphs") or 3))
         self.gradcheck = bool(options.get("gradcheck", False))   # finite differences, on request
         self.graphs: list[dict] = []          # finished graphs, in order
@@ -83,7 +84,7 @@ class Recorder:
         full = n <= self.max_graphs
         names = _tensor_names(caller_frame)
         root_name = names.get(id(root), "tensor")
-        builder = DynamicGraphBuilder(root, names)
+        builder = DynamicGraphBuilder(root, names, self.values)
         builder.snapshot_forward()
         steps: list = []
 
@@ -130,7 +131,7 @@ class Recorder:
                                 type(module).__name__)
                     roots = [(f"{name}(…)", out)]
             for name, t in roots:
-                builder = DynamicGraphBuilder(t, {id(t): name})
+                builder = DynamicGraphBuilder(t, {id(t): name}, self.values)
                 builder.snapshot_forward()
                 builder.snapshot_grads()
                 self.add_graph(builder.finish(f"{name} (forward only: backward() not called)", []))
@@ -202,8 +203,9 @@ def _tensor_names(frame) -> dict[int, str]:
 class DynamicGraphBuilder:
     """Walks the grad_fn DAG of one backward call and builds its forward and backward Graphs."""
 
-    def __init__(self, root, names: dict[int, str]):
+    def __init__(self, root, names: dict[int, str], values: ValueStore | None = None):
         self.root = root
+        self.values = values
         self.names = names
         self.fwd_nodes: list[dict] = []
         self.fwd_edges: list[dict] = []
@@ -320,7 +322,7 @@ class DynamicGraphBuilder:
     def finish(self, title: str, steps: list) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""
         self._backward_graph()
-        tensor_json = TensorMemo()
+        tensor_json = TensorMemo(self.values)
         for n in self.fwd_nodes:
             n["value"] = tensor_json(n["value"])
             if n["id"] in self.leaf_grads:

@@ -66,8 +66,9 @@ def _values(arr: np.ndarray) -> list:
     return _listed(arr)
 
 
-def tensor_json(arr) -> dict | None:
-    """A Tensor of the run record: shape, dtype, stats, and the data itself when small."""
+def tensor_json(arr, heatmap: bool = True) -> dict | None:
+    """A Tensor of the run record: shape, dtype, stats, and the data itself when small; a large
+    one's heat-map unless `heatmap` is false (its values are kept apart, or past their bound)."""
     if arr is None:
         return None
     arr = np.asarray(getattr(arr, "array", arr))
@@ -85,19 +86,60 @@ def tensor_json(arr) -> dict | None:
         out["data"] = _values(arr)
     else:
         out["preview"] = _values(arr.reshape(-1)[:PREVIEW_ELEMENTS])
-        if arr.dtype.kind in "fiub" and arr.ndim and arr.shape[-1]:
+        if heatmap and arr.dtype.kind in "fiub" and arr.ndim and arr.shape[-1]:
             out["heatmap"] = _heatmap(arr)
     return out
+
+
+# dtypes whose values may go to the side channel: numeric, fixed size, one byte order (the server
+# rebuilds each array from its dtype name alone, so a name must say everything)
+VALUE_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                          "float16", "float32", "float64"})
+
+
+class ValueStore:
+    """Full values of a run's large tensors, kept apart from the record (the sandbox child sends
+    them to the server on a binary side channel): the record carries a large tensor's shape,
+    dtype, stats and preview and the id of its values, and the server keeps the bytes, which the
+    page fetches when a node is clicked (GET /api/runs/{run}/tensors/{id}: the values, and the
+    heat-map from them). A 24 x 24 heat-map per tensor was most of a transformer's record (5 MB
+    for nanoGPT) and a third of the time to write it.
+
+    Bounded by `max_bytes` (a copy in the run's own memory): past it a large tensor has neither
+    values nor heat-map, only its stats and preview. The bytes are copied now (C order, native
+    byte order): the program may change the arrays in place later."""
+
+    MAX_TENSORS = 20_000
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.index: list[dict] = []        # {"id", "dtype", "shape", "nbytes"}, in the order of `chunks`
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def add(self, array: np.ndarray) -> str | None:
+        """The id of `array`'s bytes kept here, or None when it does not belong (small, an odd
+        dtype) or does not fit."""
+        if (array.size <= MAX_DATA_ELEMENTS or array.dtype.name not in VALUE_DTYPES or not array.dtype.isnative
+                or self.size + array.nbytes > self.max_bytes or len(self.index) >= self.MAX_TENSORS):
+            return None
+        ref = f"v{len(self.index) + 1}"
+        self.index.append({"id": ref, "dtype": array.dtype.name, "shape": list(array.shape), "nbytes": array.nbytes})
+        self.chunks.append(array.tobytes())
+        self.size += array.nbytes
+        return ref
 
 
 class TensorMemo:
     """tensor_json once per array for one record's serialisation: a backward step's gradient is
     the next step's input and a leaf's last step's output is its .grad (a third of a transformer's
     tensors came twice). Keyed by the array object, which it keeps alive meanwhile, so an id is
-    not reused; no user code runs while a record is written, so an array does not change."""
+    not reused; no user code runs while a record is written, so an array does not change.
+    With a ValueStore, a large tensor is its shape, dtype and the id of its kept values."""
 
-    def __init__(self):
+    def __init__(self, values: ValueStore | None = None):
         self._seen: dict[int, tuple] = {}
+        self._values = values
 
     def __call__(self, arr) -> dict | None:
         if arr is None:
@@ -105,8 +147,17 @@ class TensorMemo:
         array = getattr(arr, "array", arr)
         hit = self._seen.get(id(array))
         if hit is None:
-            hit = self._seen[id(array)] = (array, tensor_json(array))
+            hit = self._seen[id(array)] = (array, self._written(np.asarray(array)))
         return dict(hit[1])            # (each place its own dict; the lists inside are never changed)
+
+    def _written(self, array: np.ndarray) -> dict:
+        if self._values is None or array.size <= MAX_DATA_ELEMENTS:
+            return tensor_json(array)
+        out = tensor_json(array, heatmap=False)
+        ref = self._values.add(array)
+        if ref is not None:
+            out["values"] = ref
+        return out
 
 
 def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:

@@ -40,3 +40,23 @@ def test_the_memo_writes_each_array_once_and_gives_each_place_its_own_dict(monke
     first, again, other = memo(g), memo(g), memo(h)
     assert first == again == other and first is not again
     assert len(calls) == 2 and memo(None) is None
+
+
+def test_with_a_value_store_a_large_tensor_is_its_summary_and_the_id_of_its_bytes():
+    store = values.ValueStore(max_bytes=10_000)
+    memo = TensorMemo(store)
+    big = np.random.default_rng(0).standard_normal((40, 30)).astype(np.float32)
+    out = memo(big)
+    whole = tensor_json(big)
+    assert out == {**{k: v for k, v in whole.items() if k != "heatmap"}, "values": "v1"}
+    assert store.index == [{"id": "v1", "dtype": "float32", "shape": [40, 30], "nbytes": 4800}]
+    assert store.chunks[0] == big.tobytes()
+    big[0, 0] = 7.0                                     # changed in place later: the kept bytes are not
+    assert np.frombuffer(store.chunks[0], np.float32)[0] != 7.0
+    assert memo(big) == out and len(store.index) == 1   # once per array
+    small = np.ones(64, np.float32)
+    assert memo(small) == tensor_json(small)            # small tensors stay whole in the record
+    past = memo(np.zeros((50, 50)))                     # 20,000 bytes: past the bound, no values, no heat-map
+    assert "values" not in past and "heatmap" not in past and past["stats"]["max"] == 0.0
+    odd = memo(np.zeros(100, dtype=">f4"))              # a byte order the server would misread
+    assert "values" not in odd
