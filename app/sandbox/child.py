@@ -11,7 +11,7 @@ import tempfile
 from app.sandbox import kernel, policy, seccomp, stdlib_import
 from app.sandbox.compile_broker import install_client
 from app.sandbox.limits import Limits
-from app.sandbox.protocol import frame
+from app.sandbox.protocol import frame, frame_header
 
 # Folders whose files a run may read (never write): the Python installation, Dagscope's code,
 # the system's shared libraries. Everything else outside the scratch folder is refused.
@@ -106,6 +106,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
     try:
         limits = Limits(**request["limits"])
         layers = lock_down(limits, scratch, [record_fd, broker_fd], run_ids, pid_namespace)
+        from engine.record.values import ValueStore
         from engine.runner import run_user_code
 
         guard = policy.Policy(scratch, read_roots(), code_dirs())
@@ -120,17 +121,31 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
         os._exit(0)
     _write_frame(record_fd, json.dumps({"nonce": nonce, "layers": layers}).encode())
     del nonce
+    values = ValueStore(limits.max_values_bytes) if limits.max_values_bytes > 0 else None
     try:
         record = run_user_code(request["code"], request.get("options") or {},
-                               max_stdout_bytes=limits.max_stdout_bytes)
+                               max_stdout_bytes=limits.max_stdout_bytes, values=values)
         _name_security_errors(record)
         payload = encode_record(record, limits.max_record_bytes)
     except BaseException as exc:  # noqa: BLE001 - the parent still needs a readable answer
+        values = None
         payload = json.dumps({"ok": False, "stdout": "", "stderr": "", "output_order": [], "graphs": [], "error": {
             "kind": "internal_error", "type": type(exc).__name__, "line": None, "traceback": "",
             "message": f"the sandbox could not run the program: {exc}"}}).encode()
     _write_frame(record_fd, payload)
+    if values is not None and values.index:
+        write_values(record_fd, values)
     os._exit(0)
+
+
+def write_values(fd: int, values) -> None:
+    """The side channel after the record (docs/run-record.md, "Tensor values"): a frame with the
+    index as JSON, then a frame with every tensor's bytes in the index's order, without joining
+    them into one copy first."""
+    _write_frame(fd, json.dumps(values.index).encode())
+    _write_all(fd, frame_header(values.size))
+    for chunk in values.chunks:
+        _write_all(fd, chunk)
 
 
 def _name_security_errors(record: dict) -> None:

@@ -15,6 +15,15 @@ class Limits:
     scratch_mb: int = 64             # all files of a run together (a tmpfs, where mounts are allowed)
     open_files: int = 64             # RLIMIT_NOFILE
     processes: int = 512             # RLIMIT_NPROC: threads of the run (its own uid; fork is refused anyway)
+    max_values_bytes: int = 0        # large tensors' values sent apart from the record (0: none, all in the record)
+
+    @property
+    def max_pipe_bytes(self) -> int:
+        """All a child may write on its record pipe: its frames, the record, the values' side
+        channel (their index is bounded by app/sandbox/values_channel.py's MAX_INDEX_BYTES)."""
+        if self.max_values_bytes <= 0:
+            return self.max_record_bytes
+        return self.max_record_bytes + self.max_values_bytes + (4 << 20) + 64
 
     @property
     def cpu_s(self) -> int:

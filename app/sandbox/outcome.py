@@ -13,24 +13,27 @@ from __future__ import annotations
 import json
 import signal
 
-from app.sandbox import record_schema
+from typing import Callable
+
+from app.sandbox import record_schema, values_channel
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import first_frame
 
 MAX_LAYERS = 32
 MAX_LAYER_CHARS = 200
+KeepValues = Callable[[values_channel.RunValues], "str | None"]
 
 
 def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None,
                  stdout: str = "") -> dict:
     return {"ok": False, "stdout": stdout, "stderr": "", "output_order": [], "graphs": [], "warnings": [],
-            "sandbox": [], "limits": limits.as_dict(),
+            "sandbox": [], "limits": limits.as_dict(), "run_id": None,
             "elapsed_ms": elapsed_ms,
             "error": {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}}
 
 
 def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limits: Limits,
-              elapsed_ms: float, code: str = "") -> dict:
+              elapsed_ms: float, code: str = "", keep_values: KeepValues | None = None) -> dict:
     """The run record the server answers, from the supervisor's report and the pipe's bytes."""
     header, rest = _sandbox_frame(pipe, nonce)
     if header is None or "failed" in header:          # no pasted code ran, or nothing is believed
@@ -39,7 +42,7 @@ def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limi
         record = _verdict(report, killed_by_clock, limits, elapsed_ms) or error_record(
             "internal_error", why, limits, elapsed_ms)
     else:
-        record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code)
+        record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code, keep_values=keep_values)
     record["sandbox"] = list(header.get("layers", [])) if header else []
     return record
 
@@ -63,9 +66,11 @@ def _sandbox_frame(pipe: bytes, nonce: str) -> tuple[dict | None, bytes]:
 
 
 def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Limits, elapsed_ms: float,
-          code: str = "") -> dict:
+          code: str = "", keep_values: KeepValues | None = None) -> dict:
     """The parent's verdict, or else the child's record (its frame, as written after the pasted
-    code started) validated; `code` bounds the lines an error may point at."""
+    code started) validated; `code` bounds the lines an error may point at. The tensor values
+    after the record (when `limits.max_values_bytes` allows them) are checked and handed to
+    `keep_values`, whose answer is the record's `run_id`."""
     verdict = _verdict(report, killed_by_clock, limits, elapsed_ms)
     if verdict is not None:
         return verdict
@@ -74,7 +79,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
                             f"(exit status {report.get('exit_code', 0)})", limits, elapsed_ms, "SystemExit")
     try:
         payload, trailing = first_frame(record_frames)
-        if trailing:
+        if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
         raw = record_schema.parse(payload)
     except record_schema.Malformed as exc:
@@ -86,9 +91,22 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
     if error is not None and error["kind"] == "memory_limit":
         error["message"] = f"the program used more than its {limits.memory_mb} MB of memory"
     record["ok"] = error is None
+    record["run_id"] = _kept_values(trailing, limits, keep_values, record["warnings"])
     record["limits"] = limits.as_dict()
     record["elapsed_ms"] = elapsed_ms
     return record
+
+
+def _kept_values(data: bytes, limits: Limits, keep_values: KeepValues | None, warnings: list) -> str | None:
+    """The run id under which the server keeps the run's values, or None (none sent, none kept)."""
+    if not data:
+        return None
+    try:
+        values = values_channel.parse(data, limits.max_values_bytes)
+    except values_channel.Malformed as exc:
+        warnings.append(f"the run's tensor values were malformed and were left out: {exc}")
+        return None
+    return keep_values(values) if keep_values is not None else None
 
 
 def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict | None:

@@ -16,6 +16,11 @@ def frame(payload: bytes) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
+def frame_header(size: int) -> bytes:
+    """The length prefix of a frame of `size` bytes (for a frame written in pieces)."""
+    return _HEADER.pack(size)
+
+
 def first_frame(data: bytes) -> tuple[bytes, bytes]:
     """The first frame of `data` and what follows it; ValueError when `data` holds no whole frame."""
     if len(data) < _HEADER.size:

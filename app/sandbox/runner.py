@@ -15,7 +15,7 @@ from typing import Callable
 from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
-from app.sandbox.outcome import error_record, judge_run
+from app.sandbox.outcome import KeepValues, error_record, judge_run
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
 
 STARTUP_TIMEOUT_S = 60.0
@@ -120,14 +120,16 @@ atexit.register(ZYGOTE.stop)
 
 def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
-             zygote: Zygote | None = None, cache_partition: str | None = None) -> dict:
+             zygote: Zygote | None = None, cache_partition: str | None = None,
+             keep_values: KeepValues | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
     scheduler uses it to move a long run to low priority). `zygote`: the server's ZYGOTE unless
     a test brings its own. `cache_partition` names whose kernel cache the run may hit
     (compile_broker.py: one per client, so a compile's time tells nothing about other clients'
-    runs); None: nothing compiled before, nor kept for later."""
+    runs); None: nothing compiled before, nor kept for later. `keep_values(values)` keeps the run's
+    tensor values (limits.max_values_bytes) and answers the record's `run_id`."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
@@ -151,7 +153,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
             killed_by_clock = True
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
-        record_bytes = recv_frame(sock, limits.max_record_bytes + 1024)
+        record_bytes = recv_frame(sock, limits.max_pipe_bytes + 1024)
     except (OSError, ValueError, KeyError, ChannelClosed) as exc:
         for target in (pid, supervisor):
             if target:
@@ -159,7 +161,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
     finally:
         sock.close()
-    return judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code)
+    return judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
 
 
 def _readable(sock: socket.socket, seconds: float) -> bool:

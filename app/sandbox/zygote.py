@@ -182,7 +182,7 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
                     if not data:
                         return b"".join(chunks), False
                     size += len(data)
-                    if size > limits.max_record_bytes:
+                    if size > limits.max_pipe_bytes:
                         kernel.kill_group(pid)       # what came first still holds the sandbox's own frame
                         return b"".join(chunks), True
                     chunks.append(data)

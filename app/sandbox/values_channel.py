@@ -1,0 +1,91 @@
+"""The run's tensor values: the side channel after the record on the child's pipe (child.py's
+write_values; docs/run-record.md, "Tensor values"). Written by the same process as the pasted
+code, so hostile input: every entry of the index is checked (id, dtype, shape, size), the sizes
+must add up to the bytes that came, and both are bounded, before any array is made of them."""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.sandbox.protocol import first_frame
+
+MAX_INDEX_BYTES = 4 << 20
+MAX_TENSORS = 20_000          # engine/record/values.py's ValueStore.MAX_TENSORS
+MAX_DIMS = 64
+ID = re.compile(r"v[0-9]{1,6}")
+DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                    "float16", "float32", "float64"})
+
+
+class Malformed(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RunValues:
+    """A run's kept values: id -> (dtype name, shape, offset, nbytes) into `blob`."""
+    index: dict
+    blob: bytes
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.blob)
+
+    def array(self, ref: str) -> np.ndarray | None:
+        entry = self.index.get(ref)
+        if entry is None:
+            return None
+        dtype, shape, offset, nbytes = entry
+        # read-only view of the kept bytes: no copy, and nothing can change them
+        return np.frombuffer(self.blob, dtype=np.dtype(dtype), count=math.prod(shape), offset=offset).reshape(shape)
+
+
+def parse(data: bytes, max_bytes: int) -> RunValues:
+    """The side channel's two frames (index, bytes), checked; Malformed says why not."""
+    try:
+        index_bytes, rest = first_frame(data)
+        if len(index_bytes) > MAX_INDEX_BYTES:
+            raise Malformed(f"its index is larger than {MAX_INDEX_BYTES} bytes")
+        blob, trailing = first_frame(rest)
+    except ValueError as exc:
+        raise Malformed(f"a frame is incomplete ({exc})") from None
+    if trailing:
+        raise Malformed(f"{len(trailing)} more bytes followed it")
+    if len(blob) > max_bytes:
+        raise Malformed(f"{len(blob)} bytes of values, more than the {max_bytes} allowed")
+    try:
+        entries = json.loads(index_bytes)
+    except (ValueError, RecursionError):
+        raise Malformed("its index is not JSON") from None
+    if not isinstance(entries, list) or len(entries) > MAX_TENSORS:
+        raise Malformed(f"its index is not a list of at most {MAX_TENSORS} entries")
+    index, offset = {}, 0
+    for entry in entries:
+        ref, dtype, shape, nbytes = _entry(entry)
+        if ref in index:
+            raise Malformed(f"the id {ref} comes twice")
+        index[ref] = (dtype, shape, offset, nbytes)
+        offset += nbytes
+    if offset != len(blob):
+        raise Malformed(f"its index counts {offset} bytes, and {len(blob)} came")
+    return RunValues(index, blob)
+
+
+def _entry(entry) -> tuple[str, str, tuple, int]:
+    if not (isinstance(entry, dict) and set(entry) == {"id", "dtype", "shape", "nbytes"}):
+        raise Malformed("an index entry is not {id, dtype, shape, nbytes}")
+    ref, dtype, shape, nbytes = entry["id"], entry["dtype"], entry["shape"], entry["nbytes"]
+    if not (isinstance(ref, str) and ID.fullmatch(ref)):
+        raise Malformed("an index entry's id is not v<number>")
+    if dtype not in DTYPES:
+        raise Malformed(f"{ref}: dtype {str(dtype)[:40]!r} is not one kept")
+    if not (isinstance(shape, list) and len(shape) <= MAX_DIMS
+            and all(type(n) is int and 0 <= n < 1 << 40 for n in shape)):
+        raise Malformed(f"{ref}: its shape is not a list of at most {MAX_DIMS} sizes")
+    if type(nbytes) is not int or nbytes != math.prod(shape) * np.dtype(dtype).itemsize:
+        raise Malformed(f"{ref}: nbytes is not its shape's size times its dtype's")
+    return ref, dtype, tuple(shape), nbytes
