@@ -40,6 +40,12 @@ class Settings:
     run_scratch_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_SCRATCH_MB", 64)))
     run_open_files: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_OPEN_FILES", 64)))
     run_processes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_PROCESSES", 512)))
+    # Large tensors' values, sent apart from the record and kept for the page to fetch on a click
+    # (app/services/tensors.py): at most this much per run (a copy in the run's memory), this much
+    # for all runs together (least recently read first out), for this long.
+    run_values_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_RUN_VALUES_MB", 128))
+    tensor_store_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_MB", 1024))
+    tensor_store_ttl_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_TTL", 1800))
     workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))
     queue_limit: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_QUEUE_LIMIT", 32)))
     background_runs: int = field(default_factory=lambda: int(_env_float(

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
 from app.sandbox import ZYGOTE, Limits, run_code
+from app.services import tensors
 
 
 class Busy(Exception):
@@ -37,7 +38,8 @@ def default_limits() -> Limits:
     s = get_settings()
     return Limits(timeout_s=s.run_timeout_s, memory_mb=s.run_memory_mb, max_stdout_bytes=s.max_stdout_bytes,
                   max_record_bytes=s.max_record_bytes, file_mb=s.run_file_mb, scratch_mb=s.run_scratch_mb,
-                  open_files=s.run_open_files, processes=s.run_processes)
+                  open_files=s.run_open_files, processes=s.run_processes,
+                  max_values_bytes=max(0, int(s.run_values_mb * (1 << 20))))
 
 
 class Scheduler:
@@ -160,7 +162,7 @@ def submit(client: str, code: str, options: dict):
 
     def work(on_slow):
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
-                          cache_partition=cache_partition(client))
+                          cache_partition=cache_partition(client), keep_values=tensors.keeper(client))
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         return record
 
@@ -176,6 +178,6 @@ def warm_up() -> None:
     ZYGOTE.ensure_started()
 
 
-def run(code: str, options: dict) -> dict:
-    """Run synchronously outside the scheduler (scripts and tests)."""
-    return run_code(code, options, default_limits())
+def run(code: str, options: dict, client: str = "127.0.0.1") -> dict:
+    """Run synchronously outside the scheduler (scripts and tests); its values are kept for `client`."""
+    return run_code(code, options, default_limits(), keep_values=tensors.keeper(client))
