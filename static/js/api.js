@@ -49,6 +49,34 @@ export async function render(graph, format = "svg", direction = "TB") {
   return out;
 }
 
+const summaries = new Map();   // run/tensor -> promise of its summary (a node clicked twice asks once)
+
+/**
+ * The Tensor a run's record names by `values` id, summarised by the server from the values it
+ * keeps (stats, preview, heat-map: the numbers an in-process record holds). Throws with the
+ * server's reason; `status` 404 when the values are no longer kept.
+ */
+export function tensorSummary(runId, ref) {
+  const key = `${runId}/${ref}`;
+  if (!summaries.has(key)) {
+    if (summaries.size > 256) summaries.delete(summaries.keys().next().value);
+    const asked = fetch(`${tensorValuesURL(runId, ref)}/summary`).then(async (r) => {
+      if (r.ok) return r.json();
+      const error = new Error(await detail(r));
+      error.status = r.status;
+      throw error;
+    });
+    asked.catch(() => summaries.delete(key));      // a failure is not kept: a later click asks again
+    summaries.set(key, asked);
+  }
+  return summaries.get(key);
+}
+
+/** Where the server serves a kept tensor's values (a .npy file). */
+export function tensorValuesURL(runId, ref) {
+  return `/api/runs/${encodeURIComponent(runId)}/tensors/${encodeURIComponent(ref)}`;
+}
+
 export async function examples() {
   const r = await fetch("/api/examples");
   return r.ok ? (await r.json()).examples : [];

@@ -14,6 +14,7 @@ import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
+import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"];
@@ -271,6 +272,7 @@ async function applyState(s) {
 /** Show a run record: every tab redraws from it; resolves once the current tab (and both DAGs) are drawn. */
 async function load(record, { ran = false } = {}) {
   state.record = record;
+  setTensorRun(record.run_id);           // large tensors' heat-maps come from this run's kept values
   state.graph = (record.graphs || []).find((g) => g.backward) || record.graphs?.[0] || null;
   state.drawn = {};
   state.node = null;

@@ -1,7 +1,14 @@
 // A run-record Tensor shown to a student: a table (coloured like a heat-map) when its data is
-// carried, otherwise its statistics and a heat strip of the preview elements.
+// carried, otherwise its statistics and a heat strip of the preview elements. A sandboxed run's
+// large tensor names its values kept on the server (`values`): its heat-map is fetched then.
+import { tensorSummary, tensorValuesURL } from "./api.js";
 import { html, svg } from "./dom.js";
 import { t } from "./i18n.js";
+
+let runId = null;
+
+/** The run whose kept values the shown record's `values` ids name (null: none kept). */
+export function setTensorRun(id) { runId = typeof id === "string" ? id : null; }
 
 export function fmt(x) {
   if (typeof x !== "number") return String(x);
@@ -37,8 +44,29 @@ export function shapeText(shape) { return shape ? `[${shape.join(", ")}]` : ""; 
 
 export function flatten(data) { return Array.isArray(data) ? data.flat(Infinity) : [data]; }
 
-/** The DOM of a Tensor (null -> a dash). */
-export function tensorHTML(tensor, { label = "" } = {}) {
+/**
+ * The DOM of a Tensor (null -> a dash). One whose values the server keeps is drawn from the record
+ * at once (stats, preview strip), then again from the server's summary (with its heat-map) when
+ * that arrives; if it cannot (expired), a note says why and the record's view stays.
+ */
+export function tensorHTML(tensor, options = {}) {
+  if (!tensor || typeof tensor.values !== "string" || tensor.heatmap) return tensorBody(tensor, options);
+  const run = runId;
+  const holder = html`<div class="tensor-kept">${tensorBody(tensor, options)}<div class="muted small tensor-fetch" role="status">${t(run ? "tensor.loading" : "tensor.not_kept")}</div></div>`;
+  const el = holder.firstElementChild;
+  if (run) {
+    tensorSummary(run, tensor.values).then((full) => {
+      el.replaceChildren(tensorBody(full, options),
+        html`<div class="small"><a href="${tensorValuesURL(run, tensor.values)}" download="${`${tensor.values}.npy`}">${t("tensor.download")}</a></div>`);
+    }, (error) => {
+      el.querySelector(".tensor-fetch").textContent = error.status === 404 ? t("tensor.expired") : t("tensor.fetch_failed", { why: error.message });
+      el.querySelector(".tensor-fetch").classList.add("error");
+    });
+  }
+  return holder;
+}
+
+function tensorBody(tensor, { label = "" } = {}) {
   if (!tensor) return html`<div class="tensor muted">—</div>`;
   const head = html`<div class="tensor-head">${label ? html`<b>${label}</b> ` : ""}<span class="muted">${tensor.dtype || ""} ${shapeText(tensor.shape)}</span></div>`;
   const st = tensor.stats;

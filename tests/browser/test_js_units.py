@@ -132,3 +132,37 @@ def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(page):
         return [name({op: 'mul'}), name({op: 'MulBackward0'}), name({op: 'UnsafeViewBackward0', forward_op: 'reshape'}),
                 name({op: 'SquareBackward', forward_op: 'Square'})];""")
     assert out == ["mul", "mul", "reshape", None]     # a grad_fn name that depends on shapes; a custom Function
+
+
+def test_a_kept_tensor_is_drawn_from_the_record_then_from_the_servers_summary(page):
+    open_page(page)
+    out = js(page, """const m = await import('/static/js/tensorview.js');
+        const stats = {min: -1, max: 2, mean: 0.5, std: 1};
+        const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
+        const kept = {shape: [512, 512], dtype: 'float32', data: null, stats, preview: [1, 2], values: 'v3'};
+        const asked = [];
+        const real = window.fetch;
+        window.fetch = async (url) => {
+          asked.push(url);
+          if (url.includes('/gone/')) return new Response(JSON.stringify({detail: 'no longer kept'}), {status: 404});
+          return new Response(JSON.stringify({...kept, values: undefined, heatmap: [[1, -1], [2, 0]]}),
+                              {headers: {'content-type': 'application/json'}});
+        };
+        try {
+          m.setTensorRun('abc_DEF-123');
+          const shown = div(m.tensorHTML(kept));
+          const first = [shown.querySelectorAll('.heat-strip span').length, !!shown.querySelector('.tensor-fetch')];
+          await new Promise((done) => setTimeout(done, 50));
+          const later = [shown.querySelectorAll('svg.heatmap rect').length, shown.querySelector('a[download]').getAttribute('href')];
+          m.setTensorRun('gone');
+          const gone = div(m.tensorHTML({...kept, values: 'v4'}));
+          await new Promise((done) => setTimeout(done, 50));
+          m.setTensorRun(null);
+          const none = div(m.tensorHTML({...kept, values: 'v5'}));
+          return [first, later, asked, gone.querySelectorAll('.heat-strip span').length,
+                  gone.querySelector('.tensor-fetch.error') !== null, none.querySelector('.tensor-fetch').textContent.length > 0];
+        } finally { window.fetch = real; m.setTensorRun(null); }""")
+    assert out[0] == [2, True]
+    assert out[1] == [4, "/api/runs/abc_DEF-123/tensors/v3"]
+    assert out[2] == ["/api/runs/abc_DEF-123/tensors/v3/summary", "/api/runs/gone/tensors/v4/summary"]
+    assert out[3:] == [2, True, True]
