@@ -329,6 +329,7 @@ class DynamicGraphBuilder:
                 n["grad"] = tensor_json(self.leaf_grads[n["id"]])
             if n["id"] in self.gradcheck:
                 n["gradcheck"] = self.gradcheck[n["id"]]
+        tensor_json.flush()
         if self.too_large:
             note = (f"This backward went through {self.total_nodes} operations, more than the "
                     f"{MAX_GRAPH_NODES} Dagscope draws; it ran, but its graph is not recorded.")
@@ -346,6 +347,7 @@ class DynamicGraphBuilder:
                 "grad_in": [tensor_json(grad)],
                 "grad_out": [tensor_json(g) for g in in_grads],
                 "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
+        tensor_json.flush()
         warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
         return {"kind": "dynamic", "title": title, "capture": None,
                 "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},

@@ -140,6 +140,8 @@ class TensorMemo:
     def __init__(self, values: ValueStore | None = None):
         self._seen: dict[int, tuple] = {}
         self._values = values
+        self._stats: list[tuple] = []          # (raw stats, the dict to fill), float32/16 tensors
+        self._previews: dict = {}              # dtype -> [(first elements, the list to fill)]
 
     def __call__(self, arr) -> dict | None:
         if arr is None:
@@ -153,11 +155,70 @@ class TensorMemo:
     def _written(self, array: np.ndarray) -> dict:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:
             return tensor_json(array)
-        out = tensor_json(array, heatmap=False)
+        out = self._summary(array)
         ref = self._values.add(array)
         if ref is not None:
             out["values"] = ref
         return out
+
+    def _summary(self, arr: np.ndarray) -> dict:
+        """tensor_json(arr, heatmap=False) of a large tensor, the same numbers bit for bit, with
+        its float32 statistics and preview written in digits later, all at once (flush): rounding
+        them tensor by tensor cost more than the statistics of a 20 x 200 tensor."""
+        out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
+        short = arr.dtype.kind == "f" and arr.dtype.itemsize <= 4
+        if arr.size and arr.dtype.kind in "fiub":
+            raw = _raw_stats(arr)
+            if raw is not None and short:
+                out["stats"] = {}
+                self._stats.append((raw, out["stats"]))
+            elif raw is not None:
+                out["stats"] = dict(zip(STATS, raw))
+        first = np.asarray(arr.flat[:PREVIEW_ELEMENTS])
+        if short:
+            out["preview"] = []
+            self._previews.setdefault(arr.dtype, []).append((first, out["preview"]))
+        else:
+            out["preview"] = _values(first)
+        return out
+
+    def flush(self) -> None:
+        """Write the pending statistics and previews (the dicts and lists handed out are filled
+        in place: every place a tensor stands shares them). Call once the graph's tensors are in."""
+        if self._stats:
+            rows = _digits(np.array([raw for raw, _ in self._stats]), 9).tolist()
+            for row, (_, stats) in zip(rows, self._stats):
+                stats.update(zip(STATS, row))
+        for dtype, pending in self._previews.items():
+            first = np.stack([f for f, _ in pending])
+            x = first.astype(np.float64)
+            out, short = _digits(x, 9), _digits(x, 7)
+            same = short.astype(dtype) == first
+            out[same] = short[same]
+            for row, (_, preview) in zip(_listed(out), pending):
+                preview.extend(row)
+        self._stats, self._previews = [], {}
+
+
+STATS = ("min", "max", "mean", "std")
+
+
+def _raw_stats(arr: np.ndarray) -> list | None:
+    """tensor_json's statistics before rounding (float64 min, max, mean, std over the finite
+    values), in fewer passes: no finiteness mask unless min or max says a value is not finite,
+    and the sum for the mean is the one the variance starts from, as in numpy's own _var."""
+    a = arr.astype(np.float64)
+    low, high = a.min(), a.max()
+    if not (np.isfinite(low) and np.isfinite(high)):
+        finite = a[np.isfinite(a)]
+        if not finite.size:
+            return None
+        return [finite.min(), finite.max(), finite.mean(), finite.std()]
+    n = a.size
+    mean = np.add.reduce(a, axis=None) / n
+    np.subtract(a, mean, out=a)            # a is our copy: numpy's _var makes this array anew
+    np.multiply(a, a, out=a)
+    return [float(low), float(high), float(mean), float(np.sqrt(np.add.reduce(a, axis=None) / n))]
 
 
 def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:

@@ -1,4 +1,6 @@
 """engine/record/values.py: how a tensor is written into the run record."""
+import json
+
 import numpy as np
 
 from engine.record import values
@@ -47,6 +49,7 @@ def test_with_a_value_store_a_large_tensor_is_its_summary_and_the_id_of_its_byte
     memo = TensorMemo(store)
     big = np.random.default_rng(0).standard_normal((40, 30)).astype(np.float32)
     out = memo(big)
+    memo.flush()                                        # the float32 digits are written all at once
     whole = tensor_json(big)
     assert out == {**{k: v for k, v in whole.items() if k != "heatmap"}, "values": "v1"}
     assert store.index == [{"id": "v1", "dtype": "float32", "shape": [40, 30], "nbytes": 4800}]
@@ -60,3 +63,35 @@ def test_with_a_value_store_a_large_tensor_is_its_summary_and_the_id_of_its_byte
     assert "values" not in past and "heatmap" not in past and past["stats"]["max"] == 0.0
     odd = memo(np.zeros(100, dtype=">f4"))              # a byte order the server would misread
     assert "values" not in odd
+
+
+def _arrays():
+    """Large tensors of every kind the record meets: dtypes, layouts, sizes across numpy's
+    summation blocks, values not finite."""
+    rng = np.random.default_rng(1)
+    for shape in [(65,), (8, 9), (20, 200), (33, 257), (3, 4, 1000), (9000,), (300, 700)]:
+        for dtype in (np.float32, np.float64, np.float16, np.int64, np.int32, np.uint8, np.bool_):
+            a = (rng.standard_normal(shape) * 3).astype(dtype)
+            yield a
+            if a.ndim == 2:
+                yield a.T                                   # not contiguous
+                yield a[:, ::2]
+    spiky = rng.standard_normal((40, 50)).astype(np.float32) * 1e30
+    yield spiky
+    for bad in (np.nan, np.inf, -np.inf):
+        b = rng.standard_normal((30, 30)).astype(np.float32)
+        b[3, 4] = bad
+        yield b
+    yield np.full((10, 10), np.nan, np.float32)
+
+
+def test_the_batched_summary_has_tensor_json_numbers_bit_for_bit():
+    store = values.ValueStore(max_bytes=1 << 30)
+    memo = TensorMemo(store)
+    arrays = list(_arrays())
+    shown = [memo(a) for a in arrays]
+    memo.flush()
+    for a, out in zip(arrays, shown):
+        want = tensor_json(a, heatmap=False)
+        got = {k: v for k, v in out.items() if k != "values"}
+        assert json.dumps(got, allow_nan=False) == json.dumps(want, allow_nan=False), (a.dtype, a.shape)
