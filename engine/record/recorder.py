@@ -16,7 +16,7 @@ from engine.nn_context import current_module_path
 from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
-from engine.record.values import TensorMemo, ValueStore
+from engine.record.values import TensorMemo, ValueStore, dtype_name
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
@@ -229,7 +229,7 @@ class DynamicGraphBuilder:
             label = name or ("const" if kind == "const" else "leaf")
         return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.array.shape),
                 # leaves are copied: an optimizer step will change them in place afterwards
-                "dtype": str(t.array.dtype), "module": t._module,
+                "dtype": dtype_name(t.array.dtype), "module": t._module,
                 "value": t.array.copy() if t.requires_grad else t.array,
                 "grad": None, "line": None, "name": name}
 
@@ -249,7 +249,7 @@ class DynamicGraphBuilder:
             out = node.out_ref()
             self.fwd_nodes.append({
                 "id": fid, "op": node.op.name, "label": node.op.name, "kind": "op",
-                "shape": list(node.out_data.shape), "dtype": str(node.out_data.dtype),
+                "shape": list(node.out_data.shape), "dtype": dtype_name(node.out_data.dtype),
                 "module": node.module, "line": node.line, "value": node.out_data,
                 "grad": None, "name": self.names.get(id(out)) if out is not None else None,
                 "grad_fn": node.name, "formula": node.op.formula})
@@ -275,7 +275,7 @@ class DynamicGraphBuilder:
             self.bwd_id[id(node)] = bid
             self.bwd_nodes.append({"id": bid, "op": node.name, "label": node.name, "kind": "grad",
                                    "forward_op": node.op.name,
-                                   "shape": list(node.out_data.shape), "dtype": str(node.out_data.dtype),
+                                   "shape": list(node.out_data.shape), "dtype": dtype_name(node.out_data.dtype),
                                    "module": node.module, "line": node.line, "rule": node.op.rule,
                                    "forward_node": self.fwd_id[id(node)], "value": None, "grad": None})
         for fid, t in self.leaves:
@@ -284,7 +284,7 @@ class DynamicGraphBuilder:
             self.bwd_id[id(acc)] = bid
             self.bwd_nodes.append({"id": bid, "op": "AccumulateGrad", "kind": "accumulate",
                                    "label": f"AccumulateGrad\n{t._name or self.names.get(id(t)) or 'leaf'}",
-                                   "shape": list(t.array.shape), "dtype": str(t.array.dtype),
+                                   "shape": list(t.array.shape), "dtype": dtype_name(t.array.dtype),
                                    "module": t._module, "line": None, "forward_node": fid,
                                    "rule": "leaf.grad += grad", "value": None, "grad": None})
         for node in self.order:

@@ -72,7 +72,7 @@ def tensor_json(arr, heatmap: bool = True) -> dict | None:
     if arr is None:
         return None
     arr = np.asarray(getattr(arr, "array", arr))
-    out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
+    out: dict = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype), "data": None, "stats": None}
     if arr.size and arr.dtype.kind in "fiub":
         a = arr.astype(np.float64)
         is_finite = np.isfinite(a)
@@ -91,8 +91,15 @@ def tensor_json(arr, heatmap: bool = True) -> dict | None:
     return out
 
 
-# dtypes whose values may go to the side channel: numeric, fixed size, one byte order (the server
-# rebuilds each array from its dtype name alone, so a name must say everything)
+@functools.lru_cache(maxsize=64)
+def dtype_name(dtype: np.dtype) -> str:
+    """str(dtype), remembered: numpy builds the name in Python each time (a fifth of a recurrent
+    model's record once values were kept apart). A non-native byte order is spelled: '>f4'."""
+    return str(dtype)
+
+
+# dtypes whose values may go to the side channel: numeric, fixed size, native byte order (the
+# server rebuilds each array from its dtype's name alone, so the name must say everything)
 VALUE_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                           "float16", "float32", "float64"})
 
@@ -120,11 +127,12 @@ class ValueStore:
     def add(self, array: np.ndarray) -> str | None:
         """The id of `array`'s bytes kept here, or None when it does not belong (small, an odd
         dtype) or does not fit."""
-        if (array.size <= MAX_DATA_ELEMENTS or array.dtype.name not in VALUE_DTYPES or not array.dtype.isnative
+        name = dtype_name(array.dtype)
+        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES
                 or self.size + array.nbytes > self.max_bytes or len(self.index) >= self.MAX_TENSORS):
             return None
         ref = f"v{len(self.index) + 1}"
-        self.index.append({"id": ref, "dtype": array.dtype.name, "shape": list(array.shape), "nbytes": array.nbytes})
+        self.index.append({"id": ref, "dtype": name, "shape": list(array.shape), "nbytes": array.nbytes})
         self.chunks.append(array.tobytes())
         self.size += array.nbytes
         return ref
@@ -165,7 +173,7 @@ class TensorMemo:
         """tensor_json(arr, heatmap=False) of a large tensor, the same numbers bit for bit, with
         its float32 statistics and preview written in digits later, all at once (flush): rounding
         them tensor by tensor cost more than the statistics of a 20 x 200 tensor."""
-        out: dict = {"shape": list(arr.shape), "dtype": str(arr.dtype), "data": None, "stats": None}
+        out: dict = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype), "data": None, "stats": None}
         short = arr.dtype.kind == "f" and arr.dtype.itemsize <= 4
         if arr.size and arr.dtype.kind in "fiub":
             raw = _raw_stats(arr)
