@@ -35,7 +35,7 @@ def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, typ
 def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limits: Limits,
               elapsed_ms: float, code: str = "", keep_values: KeepValues | None = None) -> dict:
     """The run record the server answers, from the supervisor's report and the pipe's bytes."""
-    header, rest = _sandbox_frame(pipe, nonce)
+    header, rest = _sandbox_frame(memoryview(pipe), nonce)     # views, not copies, of the pipe's bytes
     if header is None or "failed" in header:          # no pasted code ran, or nothing is believed
         why = (f"the sandbox could not run the program: {header['failed']}" if header
                else "the sandbox did not confirm its layers before the program ran")
@@ -51,7 +51,7 @@ def _sandbox_frame(pipe: bytes, nonce: str) -> tuple[dict | None, bytes]:
     """The child's first frame if it is this run's and well-formed, and the bytes after it."""
     try:
         payload, rest = first_frame(pipe)
-        header = json.loads(payload)
+        header = json.loads(bytes(payload))
     except ValueError:
         return None, b""
     if not (isinstance(header, dict) and nonce and header.get("nonce") == nonce):
@@ -81,7 +81,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
         payload, trailing = first_frame(record_frames)
         if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
-        raw = record_schema.parse(payload)
+        raw = record_schema.parse(bytes(payload))
     except record_schema.Malformed as exc:
         return _malformed(str(exc), limits, elapsed_ms)
     except ValueError as exc:

@@ -21,8 +21,9 @@ def frame_header(size: int) -> bytes:
     return _HEADER.pack(size)
 
 
-def first_frame(data: bytes) -> tuple[bytes, bytes]:
-    """The first frame of `data` and what follows it; ValueError when `data` holds no whole frame."""
+def first_frame(data: bytes | memoryview) -> tuple[bytes | memoryview, bytes | memoryview]:
+    """The first frame of `data` and what follows it; ValueError when `data` holds no whole frame.
+    Given a memoryview, both are views into it (a run's values may be a hundred megabytes)."""
     if len(data) < _HEADER.size:
         raise ValueError("no frame header")
     (size,) = _HEADER.unpack_from(data)
@@ -33,7 +34,8 @@ def first_frame(data: bytes) -> tuple[bytes, bytes]:
 
 
 def send_frame(sock: socket.socket, payload: bytes) -> None:
-    sock.sendall(frame(payload))
+    sock.sendall(frame_header(len(payload)))     # apart: no copy of a large payload
+    sock.sendall(payload)
 
 
 def recv_frame(sock: socket.socket, max_bytes: int) -> bytes:

@@ -29,7 +29,7 @@ class Malformed(ValueError):
 class RunValues:
     """A run's kept values: id -> (dtype name, shape, offset, nbytes) into `blob`."""
     index: dict
-    blob: bytes
+    blob: bytes | memoryview
 
     @property
     def nbytes(self) -> int:
@@ -44,7 +44,7 @@ class RunValues:
         return np.frombuffer(self.blob, dtype=np.dtype(dtype), count=math.prod(shape), offset=offset).reshape(shape)
 
 
-def parse(data: bytes, max_bytes: int) -> RunValues:
+def parse(data: bytes | memoryview, max_bytes: int) -> RunValues:
     """The side channel's two frames (index, bytes), checked; Malformed says why not."""
     try:
         index_bytes, rest = first_frame(data)
@@ -58,7 +58,7 @@ def parse(data: bytes, max_bytes: int) -> RunValues:
     if len(blob) > max_bytes:
         raise Malformed(f"{len(blob)} bytes of values, more than the {max_bytes} allowed")
     try:
-        entries = json.loads(index_bytes)
+        entries = json.loads(bytes(index_bytes))
     except (ValueError, RecursionError):
         raise Malformed("its index is not JSON") from None
     if not isinstance(entries, list) or len(entries) > MAX_TENSORS:
