@@ -117,7 +117,12 @@ class RNNBase(Module):
                 for t in order:
                     state = step(steps_in[t], state, *self._weights(layer, suffix))
                     outs[t] = state[0] if self.mode == "LSTM" else state
-                outputs_by_direction.append(F.stack(outs, 0))
+                layer_out = F.stack(outs, 0)
+                if self.mode == "LSTM" and layer_out.grad_fn is not None and x.array.dtype == np.float32:
+                    # PyTorch's CPU LSTM runs a float32 layer as one oneDNN op, mkldnn_rnn_layer (float64,
+                    # GRU and RNN take the unrolled path, as here): its output shows that op's grad_fn
+                    layer_out.grad_fn.rename("MkldnnRnnLayerBackward0")
+                outputs_by_direction.append(layer_out)
                 final_h.append(state[0] if self.mode == "LSTM" else state)
                 if self.mode == "LSTM":
                     final_c.append(state[1])

@@ -57,6 +57,4 @@ WRONG_NUMBERS: dict[str, str] = {
     "torch/tut_autograd_polynomial_custom_function": "a and c print as float32 noise around their true value 0 "
         "(PyTorch 1.98e-10 and 2.88e-10, Dagscope -1.53e-09 and -6.10e-10: sums of 2000 O(1) float32 terms in "
         "another order); the comparator allows no absolute slack for a number Python prints, so they differ",
-    "torch/tut_nlp_sequence_models": "text, not a number: the LSTM output's grad_fn prints as StackBackward0 where "
-        "PyTorch's CPU LSTM prints MkldnnRnnLayerBackward0 (as torch_sweep's 330_print_lstm_outputs)",
 }

@@ -1,5 +1,6 @@
 """RNN/LSTM/GRU against numpy re-implementations of PyTorch's equations, gradients against finite
 differences (float64), and PyTorch's parameter names, shapes, reprs and output layout."""
+import copy
 import math
 
 import numpy as np
@@ -176,3 +177,22 @@ def test_dropout_between_layers_acts_only_in_training():
     second, _ = module(x)
     np.testing.assert_array_equal(first.array, second.array)
     assert not np.array_equal(trained.array, first.array)
+
+
+def test_a_float32_lstm_layer_is_named_as_pytorchs_cpu_kernel_and_its_gradients_are_unchanged():
+    # PyTorch's CPU LSTM runs a float32 layer as one oneDNN op (MkldnnRnnLayerBackward0, sweep 374); the
+    # unrolled graph keeps its gradients: the same as the float64 module's (whose output stays StackBackward0).
+    creation.manual_seed(0)
+    lstm = nn.LSTM(3, 2, num_layers=2)
+    x = np.random.default_rng(2).standard_normal((4, 2, 3))
+    output, (h_n, c_n) = lstm(Tensor(x.astype(np.float32)))
+    assert type(output.grad_fn).__name__ == "MkldnnRnnLayerBackward0"
+    assert type(h_n.grad_fn).__name__ == type(c_n.grad_fn).__name__ == "StackBackward0"
+    (output.sum() + c_n.sum()).backward()
+    twin = copy.deepcopy(lstm).double()
+    twin.zero_grad()
+    output64, (_, c_n64) = twin(Tensor(x))
+    assert type(output64.grad_fn).__name__ == "StackBackward0"
+    (output64.sum() + c_n64.sum()).backward()
+    for (name, p), q in zip(lstm.named_parameters(), twin.parameters()):
+        np.testing.assert_allclose(p.grad.array, q.grad.array, rtol=1e-4, atol=1e-5, err_msg=name)

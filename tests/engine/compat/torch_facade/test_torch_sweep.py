@@ -27,9 +27,6 @@ PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
 # Programs that show a bug in a part of the engine this sweep's owner does not edit: each flips to
 # a failure (strict xfail) once the bug is fixed, so the mark is then removed.
 KNOWN_BUGS: dict[str, str] = {
-    "330_print_lstm_outputs": "PyTorch's CPU LSTM runs each layer as one mkldnn_rnn_layer op: the output's grad_fn "
-                              "is MkldnnRnnLayerBackward0; Dagscope's unrolled layer ends in a stack "
-                              "(StackBackward0) and the ops have no way to name it otherwise",
     "338_sdpa_vs_manual_attention": "F.scaled_dot_product_attention (engine/nn/transformer.py) is composed of "
                                     "matmul/softmax ops: its output's grad_fn is UnsafeViewBackward0; PyTorch's CPU "
                                     "kernel is one op, ScaledDotProductFlashAttentionForCpuBackward0 (4-D, no "
