@@ -12,6 +12,8 @@ OUT_OF_SCOPE = "out of scope"
 _CPU_ONLY = "Dagscope runs every program on the CPU of the server, in one process: there is no GPU"
 _ONE_PROCESS = "a run is one sandboxed process with no network, so there is nothing to distribute over"
 _DOWNLOADS = "a run has no network, so nothing can be downloaded"
+_ONE_DEVICE = ("Dagscope runs every program on one CPU device; virtual devices exist to spread work over "
+               "several (tf.distribute), and a run is one process")
 
 SCOPE: dict[str, tuple[str, str]] = {
     # the GPU and other devices
@@ -22,6 +24,10 @@ SCOPE: dict[str, tuple[str, str]] = {
     "torch.xpu": (OUT_OF_SCOPE, _CPU_ONLY),
     "torch.amp": (OUT_OF_SCOPE, _CPU_ONLY + " (mixed precision is a GPU technique)"),
     "tf.config.experimental.set_memory_growth": (OUT_OF_SCOPE, _CPU_ONLY),
+    "tf.config.experimental.set_virtual_device_configuration": (OUT_OF_SCOPE, _ONE_DEVICE),
+    "tf.config.experimental.VirtualDeviceConfiguration": (OUT_OF_SCOPE, _ONE_DEVICE),
+    "tf.config.set_logical_device_configuration": (OUT_OF_SCOPE, _ONE_DEVICE),
+    "tf.config.LogicalDeviceConfiguration": (OUT_OF_SCOPE, _ONE_DEVICE),
     "tf.test.gpu_device_name": (OUT_OF_SCOPE, _CPU_ONLY),
     # more than one process or machine
     "torch.distributed": (OUT_OF_SCOPE, _ONE_PROCESS),

@@ -5,12 +5,15 @@ TensorFlow's own `_api/v2` modules are. It sits above every implementation modul
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import data, errors, keras, linalg, math, nest, nn, random, train  # noqa: F401
+from engine.compat.tensorflow import (config, data, errors, keras, linalg, math, nest, nn, random,  # noqa: F401
+                                      sparse, train)
+from engine.compat.tensorflow.config import device  # noqa: F401
 from engine.compat.tensorflow._surface import public_names, unsupported_names
 from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401
                                               executing_eagerly)
-from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool, double, float16,  # noqa: F401
-                                             float32, float64, half, int8, int16, int32, int64, uint8)
+from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool, complex64, complex128,  # noqa: F401
+                                             double, float16, float32, float64, half, int8, int16, int32, int64,
+                                             string, uint8)
 from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
 from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
 from engine.compat.tensorflow.graph import (Graph, Operation, get_default_graph, placeholder,  # noqa: F401
@@ -19,9 +22,14 @@ from engine.compat.tensorflow.init_ops import (constant_initializer, ones_initia
                                                random_normal_initializer, random_uniform_initializer,
                                                zeros_initializer)
 from engine.compat.tensorflow.module import Module  # noqa: F401
+from engine.compat.tensorflow.sparse import SparseTensor  # noqa: F401
 from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, linspace,  # noqa: F401
-                                                one_hot, ones, ones_like, range, rank, reshape, shape, size,
-                                                squeeze, stack, stop_gradient, transpose, zeros, zeros_like)
+                                                one_hot, ones, ones_like, range, rank, reshape, shape, size, slice,
+                                                squeeze, stack, stop_gradient, strided_slice, transpose, zeros,
+                                                zeros_like)
+from engine.compat.tensorflow.index_ops import (gather, gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: F401
+                                                tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                                tensor_scatter_nd_update)
 from engine.compat.tensorflow.array_ops import print_ as print  # noqa: F401,A001
 from engine.compat.tensorflow.ops import (Tensor, abs, add, add_n, argmax, argmin, cast, clip_by_value,  # noqa: F401
                                           constant, convert_to_tensor, cos, divide, equal, exp, floor, floordiv,

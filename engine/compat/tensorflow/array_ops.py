@@ -213,18 +213,18 @@ def getitem(tensor, key):
     for k in keys:
         if isinstance(k, _Pick):
             continue
-        if not (k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))):
+        if not (k is None or k is Ellipsis or isinstance(k, (int, np.integer, builtins.slice))):
             raise UnsupportedError(f"indexing a tensor with {type(k).__name__} is not supported by Dagscope "
                                    "(only ints, slices, ... and tf.newaxis); use tf.gather for index tensors")
-        if isinstance(k, slice) and k.step is not None and k.step <= 0:
-            raise UnsupportedError("slices with a negative or zero step are not supported by Dagscope")
+        if isinstance(k, builtins.slice) and k.step is not None and int(k.step) == 0:
+            raise InvalidArgumentError("strides[0] must be non-zero [Op:StridedSlice]")
 
     def lower(F, x, *indices):
         ks = list(keys)
         if Ellipsis in ks:
             at = ks.index(Ellipsis)
             fill = len(x.shape) - (len(ks) - 1 - ks.count(None))
-            ks[at:at + 1] = [slice(None)] * fill
+            ks[at:at + 1] = [builtins.slice(None)] * fill
         dim = 0
         for k in ks:
             if isinstance(k, _Pick):
@@ -232,14 +232,77 @@ def getitem(tensor, key):
             elif k is None:
                 x = F.unsqueeze(x, dim=dim)
                 dim += 1
-            elif isinstance(k, slice):
-                if k != slice(None):
-                    x = F.slice(x, dim=dim, start=k.start, end=k.stop, step=k.step or 1)
+            elif isinstance(k, builtins.slice):
+                if k != builtins.slice(None):
+                    x = _slice(F, x, dim, k)
                 dim += 1
             else:
+                size = x.shape[dim]
+                if not -size <= int(k) < size:
+                    raise InvalidArgumentError(f"slice index {int(k)} of dimension {dim} out of bounds. "
+                                               "[Op:StridedSlice]")
                 x = F.select(x, dim=dim, index=int(k))
         return x
     return run_op("StridedSlice", "strided_slice", lower, [x, *picks])
+
+
+def _slice(F, x, dim: int, key: builtins.slice):
+    """x[start:stop:step] along `dim`, Python's rules; a negative step is a flip and a forward slice
+    (the registry's slice, as PyTorch's, steps forward only)."""
+    step = 1 if key.step is None else int(key.step)
+    bound = (lambda v: None if v is None else int(v))
+    if step > 0:
+        return F.slice(x, dim=dim, start=bound(key.start), end=bound(key.stop), step=step)
+    size = x.shape[dim]
+    picked = builtins.range(size)[bound(key.start):bound(key.stop):step]     # the positions, last first
+    if not picked:
+        return F.slice(x, dim=dim, start=0, end=0, step=1)
+    flipped = F.flip(x, dims=(dim,))                  # position p is now size - 1 - p
+    return F.slice(flipped, dim=dim, start=size - 1 - picked[0], end=size - picked[-1], step=-step)
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
+    """`tf.slice`: `size[i]` elements from `begin[i]` along each axis (-1: all the rest)."""
+    x = convert_to_tensor(input_)
+    begin, size = _shape_tuple(begin), _shape_tuple(size)
+    shape = x.shape.as_list()
+    if len(begin) != len(shape) or len(size) != len(shape):
+        raise InvalidArgumentError(f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, "
+                                   f"but got shapes [{len(begin)}] and [{len(size)}] instead. [Op:Slice]")
+    for i, (b, n, d) in enumerate(zip(begin, size, shape)):
+        if not 0 <= b <= d:
+            raise InvalidArgumentError(f"Expected begin[{i}] in [0, {d}], but got {b} [Op:Slice]")
+        if n != -1 and not 0 <= n <= d - b:
+            raise InvalidArgumentError(f"Expected size[{i}] in [0, {d - b}], but got {n} [Op:Slice]")
+
+    def lower(F, x):
+        for i, (b, n, d) in enumerate(zip(begin, size, shape)):
+            if (b, n) not in ((0, -1), (0, d)):
+                x = F.slice(x, dim=i, start=b, end=d if n == -1 else b + n, step=1)
+        return x
+    return run_op("Slice", name or "Slice", lower, [x])
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, var=None, name=None):
+    """`tf.strided_slice`: the op behind `x[...]`, its key spelled as arrays and bit masks."""
+    begin, end = _shape_tuple(begin), _shape_tuple(end)
+    strides = (1,) * len(begin) if strides is None else _shape_tuple(strides)
+    if not len(begin) == len(end) == len(strides):
+        raise InvalidArgumentError("Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+                                   f"[{len(begin)}], [{len(end)}], and [{len(strides)}] instead. [Op:StridedSlice]")
+    key = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(b)
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else b, None if end_mask & bit else e, s))
+    return getitem(input_, tuple(key))
 
 
 class _Pick:

@@ -39,6 +39,8 @@ class RunState:
         self.recorded_session_graphs = 0
         self.tracing = None                  # the tf.function trace in progress (function._Tracing)
         self.keras_names: dict = {}          # layer name -> how many layers took it ("dense", "dense_1")
+        self.functions_eagerly = False       # tf.config.run_functions_eagerly: tf.function calls the Python
+        self.threads = {"intra_op": 0, "inter_op": 0}    # tf.config.threading's settings (0: the default)
 
 
 _outside_runs = RunState()

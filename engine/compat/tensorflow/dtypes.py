@@ -43,6 +43,10 @@ class DType:
         return self.np.kind == "f"
 
     @property
+    def is_complex(self) -> bool:
+        return self.np.kind == "c"
+
+    @property
     def is_integer(self) -> bool:
         return self.np.kind in "iu"
 
@@ -93,12 +97,17 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
+# A string tensor holds bytes (TF's strings are byte strings: tf.constant("é") holds b'\xc3\xa9'), in a
+# numpy array of objects. String and complex tensors have values and no gradient (see ops.run_op).
+string = DType("string", np.object_)
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128, string)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NUMPY = {d.np: d for d in ALL}
 _ALIASES = {"float": float32, "double": float64, "half": float16}     # TF1 code writes placeholder("float")
-_NUMPY_NAMES = {"complex64", "complex128", "uint16", "uint32", "uint64", "bfloat16", "string"}   # TF has these
+_NUMPY_NAMES = {"uint16", "uint32", "uint64", "bfloat16"}   # TF has these
 
 
 def as_dtype(value) -> DType:
@@ -113,15 +122,22 @@ def as_dtype(value) -> DType:
         return int32
     if value is builtins.bool:
         return bool
+    if value is builtins.complex:
+        return complex128
+    if value is builtins.str:
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
     if isinstance(value, str):
         if value in _BY_NAME or value in _ALIASES:
             return _BY_NAME.get(value) or _ALIASES[value]
         if value not in _NUMPY_NAMES:           # "int", "long", "f4": numpy would guess, TensorFlow refuses
             raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
     try:
-        name = np.dtype(value).name
+        numpy_dtype = np.dtype(value)
     except TypeError:
         raise TypeError(f"Cannot convert {value!r} to a TensorFlow DType.") from None
+    if numpy_dtype.kind in "SUO":          # numpy's bytes, text and objects: TensorFlow's strings
+        return string
+    name = numpy_dtype.name
     if name not in _BY_NAME:
         raise UnsupportedError(f"TensorFlow dtype {name!r} is not supported by Dagscope; supported dtypes: "
                                f"{', '.join(_BY_NAME)}.")

@@ -138,23 +138,45 @@ def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
     if isinstance(value, Tensor):
         arr = value.array
     elif isinstance(value, (np.ndarray, np.generic)):
-        arr = np.asarray(value)
+        arr = _strings_as_bytes(np.asarray(value))
     else:
-        arr = np.asarray(_unwrap(value))
+        try:
+            arr = np.asarray(_unwrap(value))
+        except ValueError:          # numpy's "inhomogeneous shape": a ragged list
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
         if arr.dtype.kind == "f":
             arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             info = np.iinfo(np.int32)
             arr = arr.astype(np.int32 if arr.size == 0 or info.min <= arr.min() and arr.max() <= info.max
                              else np.int64)
-        elif arr.dtype.kind not in "b":
-                raise UnsupportedError(f"tensors of {arr.dtype} values (e.g. strings) are not supported by Dagscope")
+        else:
+            arr = _strings_as_bytes(arr)
+    if arr.dtype.kind not in "fiubcO":
+        raise UnsupportedError(f"tensors of {arr.dtype} values are not supported by Dagscope (numbers, booleans, "
+                               "complex numbers and strings are)")
     if dtype is None:
         return arr
     target = dtypes.as_dtype(dtype).np
+    if (target.kind == "O") != (arr.dtype.kind == "O") or (target.kind in "fiub" and arr.dtype.kind == "c"):
+        raise TypeError(f"Cannot convert {_short(value)} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}")
     if target.kind in "iub" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
         raise TypeError(f"Cannot convert {_short(value)} to EagerTensor of dtype {dtypes.as_dtype(dtype).name}")
     return arr.astype(target, copy=False)
+
+
+def _strings_as_bytes(arr: np.ndarray) -> np.ndarray:
+    """Text as TensorFlow holds it: UTF-8 bytes, in an array of objects (numpy's fixed-width string
+    arrays would pad and truncate). Arrays of other objects are refused, as TF refuses them."""
+    if arr.dtype.kind == "U":
+        return np.array([s.encode("utf-8") for s in arr.reshape(-1).tolist()] or [], dtype=object).reshape(arr.shape)
+    if arr.dtype.kind == "S":
+        return arr.astype(object)
+    if arr.dtype.kind == "O":
+        if not all(isinstance(v, bytes) for v in arr.reshape(-1).tolist()):
+            kinds = sorted({type(v).__name__ for v in arr.reshape(-1).tolist()})
+            raise ValueError(f"Attempt to convert a value with an unsupported type ({', '.join(kinds)}) to a Tensor.")
+    return arr
 
 
 def _unwrap(value):

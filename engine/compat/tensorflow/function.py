@@ -254,6 +254,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         caller = tracing()
+        if caller is None and context.state().functions_eagerly:      # tf.config.run_functions_eagerly(True)
+            return self.python_function(*args)
         if caller is not None:
             return self._inline(caller, args)
         return self._concrete(args).run(args)

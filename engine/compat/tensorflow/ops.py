@@ -141,8 +141,28 @@ def _dtype_mismatch(tf_type, index, expected, got, graph):
 
 # ---- running an op -------------------------------------------------------------------------------
 
+# What string and complex tensors may go through: ops that move, pick or compare values (and, for
+# complex numbers, arithmetic). None of these tensors carries a gradient: a tape watches floats only.
+_STRUCTURAL = frozenset({"GatherV2", "GatherNd", "StridedSlice", "Slice", "Reshape", "Transpose", "ExpandDims",
+                         "Squeeze", "ConcatV2", "Pack", "Identity", "Shape", "Size", "Rank", "Equal", "NotEqual",
+                         "SelectV2", "TensorScatterUpdate", "BroadcastTo", "Tile", "Reverse"})
+_COMPLEX_MATH = frozenset({"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Neg", "AddN", "Square"})
+
+
+def _check_values_kind(tf_type: str, inputs: list) -> None:
+    for t in inputs:
+        kind = t.dtype.kind
+        if kind == "O" and tf_type not in _STRUCTURAL or kind == "c" and tf_type not in _STRUCTURAL | _COMPLEX_MATH:
+            what = "string" if kind == "O" else t.dtype.name
+            can = "reshape, slice, gather, concat, stack, compare" + (" and add, multiply, divide, matmul"
+                                                                      if kind == "c" else "")
+            raise UnsupportedError(f"{tf_type} of a {what} tensor is not supported by Dagscope (of {what} tensors it "
+                                   f"can {can}; they carry no gradient)")
+
+
 def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
     """Run `lower(F, *inputs, **attrs)` now (eager) or add it to the graph (graph mode)."""
+    _check_values_kind(tf_type, inputs)
     if any(isinstance(t, GraphTensor) for t in inputs) or context.building_graph():
         graph = _graph_of(inputs)
         return graph.add(tf_type, name, inputs, attrs, lower)
@@ -157,6 +177,8 @@ def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
 
 def _require(x, kinds: str, tf_type: str):
     """TF kernels exist only for some dtypes (tanh of an int32 is an error, not a float)."""
+    if x.dtype.kind == "c":
+        _check_values_kind(tf_type, [x])       # TF has complex kernels of most math: Dagscope does not
     if x.dtype.np.kind not in kinds:
         allowed = {"f": "floating point", "fi": "numeric", "fiu": "numeric", "fiub": "any"}.get(kinds, kinds)
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "

@@ -131,6 +131,7 @@ class GradientTape:
         targets = [_value_of(t) for t in flatten(target)]
         seeds = self._seeds(targets, output_gradients)
         flat_sources = flatten(sources)
+        _refuse_complex(targets + [_value_of(s) for s in flat_sources])
         per_source = [self._inputs_for(s) for s in flat_sources]
         unique = list({id(t): t for group in per_source for t in group}.values())
         grads_by_id = self._run_backward(targets, seeds, unique)
@@ -283,3 +284,12 @@ def _backward_recorded(root, wanted: bool, call: str = "tape.gradient()"):
         return
     with record.backward_call(root, True, call=f": {call}"):
         yield
+
+
+def _refuse_complex(tensors: list) -> None:
+    """TensorFlow differentiates complex tensors; Dagscope's autograd is real-valued, so it says so
+    rather than answer None (which would read as "not connected")."""
+    for t in tensors:
+        if isinstance(t, EngineTensor) and t.array.dtype.kind == "c":
+            raise UnsupportedError("gradients of complex tensors are not supported by Dagscope (its autograd is "
+                                   "real-valued): split them with real and imaginary float tensors")

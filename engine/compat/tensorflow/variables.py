@@ -12,12 +12,14 @@ initializers and optimizers use it).
 """
 from __future__ import annotations
 
+import builtins
 import weakref
 
 import numpy as np
 
 from engine import autograd
 from engine.compat.tensorflow import context, dtypes, ops
+from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array, numpy_text
 from engine.compat.tensorflow.graph import GraphTensor, default_graph
 from engine.compat.tensorflow.operators import TensorOperators
@@ -194,6 +196,23 @@ class Variable(TensorOperators):
                              f"shape {dtypes.TensorShape(new[key].shape)} of variable {self.name}")
         new[key] = part
         return self.assign(new, read_value=read_value)
+
+    # `a == b` of eager variables compares their values elementwise, as TF2's tensors do (TF's
+    # tensor_equals); a value that is no tensor (None, a name) is simply not equal. A variable stays
+    # hashable by identity (TF asks for `v.ref()` there; Dagscope's internals key dicts by variable).
+    def __eq__(self, other):
+        if self is other:
+            return True if not context.executing_eagerly() else ops.equal(self, other)
+        if not context.executing_eagerly() or other is None or isinstance(other, (str, bytes)):
+            return False
+        try:
+            return ops.equal(self, other)
+        except (ValueError, TypeError, InvalidArgumentError):
+            return False
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return not equal if isinstance(equal, builtins.bool) else ops.logical_not(equal)
 
     __hash__ = object.__hash__
 

@@ -1,0 +1,136 @@
+"""tf.gather and its kin, slices with a negative step, string/complex tensors, tf.SparseTensor and
+tf.config (issue 15): what the sweep programs 41-42 cannot show by their printed numbers alone —
+gradients against finite differences in float64, and the clear errors where TF's answer is not given.
+(Their numbers are TF 2.21's: tests/engine/tf_sweep/4x_*.out.)"""
+import numpy as np
+import pytest
+
+import engine.compat.tensorflow as tf
+from engine.errors import UnsupportedAttributeError, UnsupportedError
+
+RNG = np.random.default_rng(7)
+
+
+def _check_gradient(fn, shape, eps=1e-6):
+    """tape.gradient of sum(sin(fn(v))) against central differences, in float64."""
+    x0 = RNG.normal(size=shape)
+    v = tf.Variable(x0, dtype=tf.float64)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.sin(fn(v)))
+    grad = tf.convert_to_tensor(tape.gradient(y, v)).numpy()
+
+    def value(x):
+        return float(tf.reduce_sum(tf.sin(fn(tf.constant(x)))))
+    numeric = np.zeros_like(x0)
+    for i in np.ndindex(*shape):
+        up, down = x0.copy(), x0.copy()
+        up[i] += eps
+        down[i] -= eps
+        numeric[i] = (value(up) - value(down)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda v: tf.gather(v, [2, 0, 2]),
+    lambda v: tf.gather(v, [[1], [0]], axis=-1),
+    lambda v: tf.gather_nd(v, [[0, 1], [2, 0], [0, 1]]),
+    lambda v: tf.gather_nd(v, [[1]]),
+    lambda v: tf.scatter_nd([[3], [0], [3]], v, [4, 2]),
+    lambda v: tf.tensor_scatter_nd_update(v, [[0, 1], [2, 0]], tf.constant([1.5, -2.0], tf.float64) * v[1, 0]),
+    lambda v: tf.tensor_scatter_nd_add(v, [[1]], v[:1] * 3.0),
+    lambda v: tf.tensor_scatter_nd_max(v, [[0, 0], [2, 1]], tf.constant([0.1, -0.2], tf.float64)),
+    lambda v: v[::-1, ::-1] * tf.constant([1.0, 2.0], tf.float64),
+    lambda v: v[2:0:-2],
+    lambda v: tf.slice(v, [1, 1], [-1, 1]),
+    lambda v: tf.strided_slice(v, [0, 1], [3, 0], [2, -1], shrink_axis_mask=0),
+], ids=["gather", "gather-axis", "gather_nd", "gather_nd-rows", "scatter_nd", "scatter_update", "scatter_add",
+        "scatter_max", "reverse", "negative-step", "slice", "strided_slice"])
+def test_gradients_by_finite_differences(fn):
+    _check_gradient(fn, (3, 2))
+
+
+def test_negative_steps_are_pythons():
+    r = tf.range(7)
+    for key in (slice(None, None, -1), slice(5, 1, -2), slice(-1, -9, -3), slice(2, 5, -1), slice(None, 3, -2)):
+        assert r[key].numpy().tolist() == list(range(7))[key], key
+
+
+def test_repeated_indices_of_scatter_min_max_are_refused():
+    with pytest.raises(UnsupportedError, match="repeated index"):
+        tf.tensor_scatter_nd_max(tf.zeros([3]), [[1], [1]], [1.0, 2.0])
+
+
+def test_gather_batch_dims_is_refused_and_indices_must_be_integers():
+    with pytest.raises(UnsupportedError, match="batch_dims"):
+        tf.gather(tf.zeros([2, 3]), [[0], [1]], batch_dims=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="indices\\[1\\] = 3 is not in \\[0, 3\\)"):
+        tf.gather(tf.zeros([3]), [0, 3])
+
+
+def test_string_tensors_are_bytes_and_refuse_math():
+    s = tf.constant(["é", "ab"])
+    assert s.dtype == tf.string and s.numpy().tolist() == ["é".encode(), b"ab"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="of string is not in the list"):
+        tf.exp(s)                                        # as TF says
+    with pytest.raises(UnsupportedError, match="Sum of a string tensor"):
+        tf.reduce_sum(s)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.constant("1", dtype=tf.float32)
+    with pytest.raises(ValueError, match="non-rectangular"):
+        tf.constant([[1, 2], [3]])
+
+
+def test_complex_tensors_have_values_and_no_gradient():
+    z = tf.Variable([1 + 2j, 3j])
+    with tf.GradientTape() as tape:
+        y = z * z
+    assert y.numpy().tolist() == [-3 + 4j, -9 + 0j]
+    with pytest.raises(UnsupportedError, match="gradients of complex tensors"):
+        tape.gradient(y, z)
+    with pytest.raises(UnsupportedError, match="Exp of a complex128 tensor"):
+        tf.exp(z)
+
+
+def test_a_tf1_session_fetches_a_string_as_bytes():
+    with tf.Graph().as_default():
+        hello = tf.constant("Hello, TensorFlow!")
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(hello) == b"Hello, TensorFlow!"
+
+
+def test_variable_equality_is_elementwise_and_membership_still_works():
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([1.0, 3.0])
+    assert (a == b).numpy().tolist() == [True, False]
+    assert (a != b).numpy().tolist() == [False, True]
+    assert a in [a] and (a == None) is False  # noqa: E711 - TF's answer for None
+    assert {a: 1, b: 2}[b] == 2
+
+
+def test_config_says_cpu_only_and_virtual_devices_are_out_of_scope():
+    assert tf.config.list_physical_devices("GPU") == [] and len(tf.config.list_logical_devices()) == 1
+    with pytest.raises(UnsupportedAttributeError, match="out of scope"):
+        tf.config.experimental.set_virtual_device_configuration
+    with pytest.raises(ValueError, match="Unrecognized device"):
+        tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"), "GPU")
+
+
+def test_run_functions_eagerly_calls_the_python_function(run):
+    record = run("""
+import tensorflow as tf
+@tf.function
+def f(x):
+    print("traced or run")
+    return x * 2
+tf.config.run_functions_eagerly(True)
+f(tf.constant(1)); f(tf.constant(2))
+print(tf.config.functions_run_eagerly())
+tf.config.run_functions_eagerly(False)
+f(tf.constant(1)); f(tf.constant(2))
+""")
+    assert record["stdout"] == "traced or run\n" * 2 + "True\n" + "traced or run\n"     # then traced once
+
+
+def test_sparse_to_dense_refuses_repeated_indices():
+    sp = tf.SparseTensor(indices=[[0], [0]], values=[1, 2], dense_shape=[3])
+    with pytest.raises(UnsupportedError, match="repeated index"):
+        tf.sparse.to_dense(sp)
