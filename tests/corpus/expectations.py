@@ -40,6 +40,8 @@ TOO_SLOW: dict[str, str] = {
                                             "estimate_loss); stopped at the 10 s limit in a corpus run two at a time",
     "tensorflow/d2l_tf_mlp_concise": "stopped after the run's 10 s limit (Keras fit of d2l's MLP, 10 epochs)",
     "tensorflow/tfdocs_guide_function": "stopped after the run's 10 s limit (the guide's many traced functions)",
+    "tensorflow/d2l_tf_linear_regression_scratch": "ran in 4.8 s alone at load ~11, and past the run's 10 s limit "
+                                                   "two at a time then (300 GradientTape steps, each recorded)",
     "tensorflow/tfex_v2_logistic_regression": "stopped after the run's 10 s limit at load ~10 (100 SGD steps on "
                                               "256x784 batches; ~6 s in process then)",
     "tensorflow/tfex_v2_neural_network": "stopped after the run's 10 s limit at load ~10 (60 steps of a 784-128-256-10 "
