@@ -533,6 +533,19 @@ async function start() {
     stepper.buildControls();
     if (state.record) { await load(state.record, { ran: !!state.recordCode }); await applyState(keep); }
   };
+  // the side panel (inspector, step detail) folds away so the graph takes the pane's width
+  const showSide = (open) => {
+    document.body.classList.toggle("side-collapsed", !open);
+    $("#side-toggle").setAttribute("aria-expanded", String(open));
+    $("#side-toggle").dataset.i18n = open ? "side.hide" : "side.show";
+    $("#side-toggle").textContent = t($("#side-toggle").dataset.i18n);
+  };
+  showSide(localStorage.getItem("dagscope.side") !== "closed");
+  $("#side-toggle").onclick = () => {
+    const open = document.body.classList.contains("side-collapsed");
+    localStorage.setItem("dagscope.side", open ? "open" : "closed");
+    showSide(open);
+  };
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => {
     // an entry written while presenting keeps `present=1`: the mode is the page's, so the URL follows it

@@ -40,6 +40,9 @@ export function drawable(graph) {
 }
 
 const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
+// Presenting, a node's label is never drawn smaller than this on screen (CSS px, the text's box):
+// a graph larger than its pane opens at that size from its top and is panned (⤢ fits it whole)
+export const PRESENT_LABEL_PX = 18;
 const HIGHLIGHTS = ["sel", "linked", "saved", "current", "done", "hit", "hover", "added", "removed", "changed", "frozen", "ident", "ident-group"];
 
 export class GraphView {
@@ -56,6 +59,7 @@ export class GraphView {
     el.classList.add("gv");
     show(el, html`
       <div class="gv-toolbar">
+        <span class="gv-title" hidden></span>
         <input class="gv-search" type="search">
         <button class="gv-fit">⤢</button>
         <button class="gv-zoom-in">+</button>
@@ -93,7 +97,7 @@ export class GraphView {
 
   bindToolbar() {
     const q = (s) => this.el.querySelector(s);
-    q(".gv-fit").onclick = () => this.fit();
+    q(".gv-fit").onclick = () => this.fit({ whole: true });
     q(".gv-zoom-in").onclick = () => this.zoomBy(0.8);
     q(".gv-zoom-out").onclick = () => this.zoomBy(1.25);
     q(".gv-search").addEventListener("input", (e) => this.search(e.target.value));
@@ -104,6 +108,13 @@ export class GraphView {
       this.expanded = this.expanded === null ? new Set() : null;
       this.draw();
     };
+  }
+
+  /** A title in the toolbar's flow ("Backward" over a Step pane), so buttons never run under it. */
+  setTitle(text) {
+    const el = this.el.querySelector(".gv-title");
+    el.textContent = text || "";
+    el.hidden = !text;
   }
 
   /** Show a friendly explanation (DOM nodes) instead of a drawing (no graph of this kind in the run). */
@@ -237,21 +248,55 @@ export class GraphView {
     this.svg?.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
   }
 
-  /** Fit the whole drawing, but never blow a small graph up past MAX_SCALE screen pixels per unit. */
-  fit() {
+  /**
+   * Fit the whole drawing, but never blow a small graph up past MAX_SCALE screen pixels per unit.
+   * Presenting, the automatic fit keeps node labels at PRESENT_LABEL_PX at least: a graph that
+   * would need smaller text shows its top at that size (the stepper brings its current node into
+   * view); `whole` (the ⤢ button) fits it all whatever the size.
+   */
+  fit({ whole = false } = {}) {
     if (!this.full) return;
     this.userMoved = false;
     const pad = 12;
     const f = this.full;
-    let w = f.w + 2 * pad, h = f.h + 2 * pad;
+    const w = f.w + 2 * pad, h = f.h + 2 * pad;
     const r = this.canvas.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0) {
-      const scale = Math.min(r.width / w, r.height / h);
-      // projected graphs may be larger: the room is far away
-      const cap = document.body.classList.contains("present") ? MAX_SCALE * 1.6 : MAX_SCALE;
-      if (scale > cap) { w = r.width / cap; h = r.height / cap; }
+    if (!(r.width > 0 && r.height > 0)) { this.setViewBox({ x: f.x - pad, y: f.y - pad, w, h }); return; }
+    const fits = Math.min(r.width / w, r.height / h);
+    const presenting = document.body.classList.contains("present");
+    // projected graphs may be larger: the room is far away
+    let scale = Math.min(fits, presenting ? MAX_SCALE * 1.6 : MAX_SCALE);
+    const place = (s) => {
+      const vw = r.width / s, vh = r.height / s;
+      // taller than the pane: from the top, where a drawing's inputs are (centred across)
+      this.setViewBox({ x: f.x + f.w / 2 - vw / 2, y: vh >= h ? f.y + f.h / 2 - vh / 2 : f.y - pad, w: vw, h: vh });
+    };
+    place(scale);
+    if (!presenting || whole) return;
+    // text is hinted at the size it is drawn, so its height is measured where it is drawn: a first
+    // guess from the font size, then corrected (up to the size asked, or down to it when the
+    // guess overshot), three times at most
+    const target = PRESENT_LABEL_PX * 1.01;
+    const px = this.smallestLabelPx();
+    if (!px || px >= PRESENT_LABEL_PX) return;
+    const fontSize = Math.min(...[...this.svg.querySelectorAll("g.node text")].slice(0, 200)
+      .map((el) => Number.parseFloat(el.getAttribute("font-size")) || 14));
+    const least = target / (fontSize * 1.1);
+    scale = Math.max(scale, least);
+    place(scale);
+    for (let i = 0; i < 3; i++) {
+      const now = this.smallestLabelPx();
+      if (!now || (now >= PRESENT_LABEL_PX && now <= target * 1.05)) return;
+      scale = Math.max(fits, scale * (target / now));
+      place(scale);
     }
-    this.setViewBox({ x: f.x + f.w / 2 - w / 2, y: f.y + f.h / 2 - h / 2, w, h });
+  }
+
+  /** The on-screen height (CSS px) of the smallest node label drawn, or 0 when none is laid out. */
+  smallestLabelPx() {
+    const heights = [...this.svg.querySelectorAll("g.node text")].slice(0, 200)
+      .map((el) => el.getBoundingClientRect().height).filter((x) => x > 0);
+    return heights.length ? Math.min(...heights) : 0;
   }
 
   zoomBy(f, cx = 0.5, cy = 0.5) {
@@ -263,14 +308,20 @@ export class GraphView {
     this.setViewBox({ x: v.x + (v.w - w) * cx, y: v.y + (v.h - h) * cy, w, h });
   }
 
-  /** Bring a node into view (only when it is outside the visible region). */
+  /** Bring a node into view (only when it is not wholly in the visible region). */
   centerOn(id) {
     const g = this.nodeEl(id);
     if (!g || !this.vb) return;
     const b = g.getBBox();
-    const cx = b.x + b.width / 2 + this.offset.x, cy = b.y + b.height / 2 + this.offset.y;
+    const x = b.x + this.offset.x, y = b.y + this.offset.y;
+    const cx = x + b.width / 2, cy = y + b.height / 2;
+    // the region the pane shows (the SVG keeps its aspect ratio, so it can be wider than the viewBox)
+    const r = this.canvas.getBoundingClientRect();
     const v = this.vb;
-    if (cx > v.x && cy > v.y && cx < v.x + v.w && cy < v.y + v.h) return;
+    const s = r.width > 0 && r.height > 0 ? Math.max(v.w / r.width, v.h / r.height) : 1;
+    const sw = r.width > 0 ? r.width * s : v.w, sh = r.height > 0 ? r.height * s : v.h;
+    const sx = v.x + v.w / 2 - sw / 2, sy = v.y + v.h / 2 - sh / 2;
+    if (x >= sx && y >= sy && x + b.width <= sx + sw && y + b.height <= sy + sh) return;
     this.setViewBox({ ...v, x: cx - v.w / 2, y: cy - v.h / 2 });
   }
 

@@ -152,8 +152,8 @@ export class Stepper {
   /** Draw both DAGs of a graph with steps; resolves when drawn. */
   async load(graph, index = 0) {
     this.pause();
-    this.bv.el.dataset.label = t("tab.backward");
-    this.fv.el.dataset.label = t("tab.forward");
+    this.bv.setTitle(t("tab.backward"));
+    this.fv.setTitle(t("tab.forward"));
     this.graph = graph;
     this.revealed = new Set();
     this.guesses = {};
