@@ -137,13 +137,25 @@ def test_rescaling_and_lambda():
     assert layers.Lambda(lambda t: t * 2.0)(x).numpy().tolist() == [[0.0, 510.0]]
 
 
+# What TF 2.21 printed (`.numpy().tolist()`) for each stateless draw; test_the_stored_draws_are_tensorflows
+# runs the same calls through real TensorFlow where it is installed (`make test-oracles`).
+TF_STATELESS_DRAWS = {
+    "stateless_uniform((2, 5), seed=[12345, 0])": [[0.55639565, 0.95709324, 0.19798899, 0.19552445, 0.91496456],
+                                                   [0.92985284, 0.09116387, 0.4360466, 0.94396234, 0.80699337]],
+    "stateless_normal((2, 5), seed=[12345, 0])": [[-0.28840184, 1.0437316, 1.6953467, 0.6040592, -0.17985782],
+                                                  [0.38130182, 0.8559907, -2.014317, -0.31807092, 0.11903331]],
+    "stateless_truncated_normal((3, 5), seed=[777, 0])": [
+        [-1.1387041, -0.32275173, -1.3182986, 1.3314465, 0.76195794],
+        [-0.6699127, 0.8222977, -0.36446562, -0.6567971, 0.13427985],
+        [0.7772746, -0.9102862, 1.0681361, -0.24272363, -0.10317471]],
+}
+
+
 def test_philox_is_tensorflows_stateless_stream():
     """tf.random.stateless_uniform / stateless_normal((2, 5), seed=[12345, 0]) printed by TF 2.21."""
     from engine.compat.tensorflow.keras import philox
-    uniform = [[0.55639565, 0.95709324, 0.19798899, 0.19552445, 0.91496456],
-               [0.92985284, 0.09116387, 0.4360466, 0.94396234, 0.80699337]]
-    normal = [[-0.28840184, 1.0437316, 1.6953467, 0.6040592, -0.17985782],
-              [0.38130182, 0.8559907, -2.014317, -0.31807092, 0.11903331]]
+    uniform = TF_STATELESS_DRAWS["stateless_uniform((2, 5), seed=[12345, 0])"]
+    normal = TF_STATELESS_DRAWS["stateless_normal((2, 5), seed=[12345, 0])"]
     np.testing.assert_array_equal(philox.uniform((2, 5), [12345, 0]), np.array(uniform, np.float32))
     np.testing.assert_allclose(philox.normal((2, 5), [12345, 0]), normal, rtol=1e-6)
 
@@ -163,10 +175,28 @@ def test_seeded_initializers_take_keras_seeds_from_pythons_random():
 def test_truncated_normal_is_tensorflows():
     """tf.random.stateless_truncated_normal((3, 5), seed=[777, 0]) printed by TF 2.21."""
     from engine.compat.tensorflow.keras import philox
-    expected = [[-1.1387041, -0.32275173, -1.3182986, 1.3314465, 0.76195794],
-                [-0.6699127, 0.8222977, -0.36446562, -0.6567971, 0.13427985],
-                [0.7772746, -0.9102862, 1.0681361, -0.24272363, -0.10317471]]
+    expected = TF_STATELESS_DRAWS["stateless_truncated_normal((3, 5), seed=[777, 0])"]
     np.testing.assert_allclose(philox.truncated_normal((3, 5), [777, 0]), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.oracle
+def test_the_stored_draws_are_tensorflows():
+    import importlib.util
+    import json
+    from tests.engine import record_goldens
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or spec.origin is None:       # (a folder named tensorflow on sys.path is not TensorFlow)
+        pytest.skip("real TensorFlow is not installed (make test-oracles installs it)")
+    # in a child, as record_goldens runs every TF golden: real TensorFlow, never Dagscope's facade
+    program = "import json\nimport tensorflow\n" + "".join(
+        f"print(json.dumps(tensorflow.random.{call}.numpy().tolist()))\n" for call in TF_STATELESS_DRAWS)
+    results, _ = record_goldens.library_outputs(record_goldens.LIBRARIES["tensorflow"], ["draws"],
+                                                sources={"draws": program})
+    assert results["draws"]["error"] is None, results["draws"]["error"]
+    printed = [json.loads(line) for line in results["draws"]["stdout"].splitlines()]
+    for (call, stored), real in zip(TF_STATELESS_DRAWS.items(), printed, strict=True):
+        np.testing.assert_allclose(np.array(stored, np.float32), np.array(real, np.float32), rtol=1e-6,
+                                   err_msg=call)
 
 
 def test_datasets_say_they_are_downloads(run):
