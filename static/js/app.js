@@ -67,8 +67,20 @@ function fillGraphPicker() {
 }
 
 function explain(kind) {
+  const failed = failedRun();
+  if (failed) return failed;
   const key = state.record ? `empty.${kind}` : "empty.not_run";
   return html`<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(key)}</p></div>`;
+}
+
+/** Why a failed run shows no graph (Python could not read the program, or it stopped before
+ * recording one), or null when the run recorded graphs or did not fail. */
+function failedRun() {
+  const err = state.record?.error;
+  if (!err || state.record.graphs?.length) return null;
+  const key = err.kind === "syntax_error" ? "empty.syntax" : "empty.failed";
+  const params = { type: err.type || "Error", line: err.line ?? "?", message: err.message || "" };
+  return html`<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(err.line ? key : `${key}_noline`, params)}</p></div>`;
 }
 
 /** Draw what the tab shows, once per graph (a redraw happens only when the record changes). */
@@ -85,7 +97,7 @@ async function drawTab(tab) {
     case "backward":
       if (g?.backward) await views.backward.show(g.backward); else views.backward.showMessage(explain("backward"));
       break;
-    case "step": await stepper.load(g, state.step || 0); lightDags(identity.current()); break;
+    case "step": await stepper.load(g, state.step || 0, { why: failedRun() }); lightDags(identity.current()); break;
     case "static": await statics.show(state.record, g); break;
     case "passes": await passes.show(g, state.pass); break;
     case "kernels": await kernels.show(g); break;

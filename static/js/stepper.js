@@ -150,7 +150,7 @@ export class Stepper {
   }
 
   /** Draw both DAGs of a graph with steps; resolves when drawn. */
-  async load(graph, index = 0) {
+  async load(graph, index = 0, { why: failed = null } = {}) {
     this.pause();
     this.bv.setTitle(t("tab.backward"));
     this.fv.setTitle(t("tab.forward"));
@@ -165,7 +165,8 @@ export class Stepper {
     this.controlsEl.querySelector(".predict").hidden = this.mode === "forward";
     if (!graph || !this.count) {
       const why = !graph ? t("step.none_run") : t("step.none");
-      this.bv.showMessage(html`<div class="empty-state"><h3>${t("step.none_title")}</h3><p>${why}</p></div>`);
+      // a run that failed before recording a graph says so (not "run some code first")
+      this.bv.showMessage(!graph && failed ? failed : html`<div class="empty-state"><h3>${t("step.none_title")}</h3><p>${why}</p></div>`);
       this.fv.showMessage("");
       show(this.detail);
       this.controlsEl.classList.add("disabled");
