@@ -535,6 +535,128 @@ static void normal_block(bitgen_t *bg, void *out, Py_ssize_t start, int wide, do
     }
 }
 
+/* ---- the float32 normal, four lanes at a time, with libm's bits --------------------------------
+
+   libm's log and sincos cost most of a float32 normal. The value stored is (float)v, v the double
+   r cos(theta) scale + loc; so v' computed with faster approximations (fdlibm's log and sin/cos
+   kernels in AVX2, each within a few ulp of the exact value, as libm is) gives the same float
+   whenever every double within tol of v' rounds to one float: |v' - v| stays below 2^-49 (|r scale|
+   + |v|) (a few ulp through log, sqrt, sincos and the products), and tol is 2^-40 of that bound.
+   A block with any value nearer a rounding boundary (about 1 in 100 blocks) is computed again with
+   libm (normal_block), so the result is libm's, bit for bit, either way. */
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define SIMD_NORMAL 1
+#define AVX2 __attribute__((target("avx2,fma")))
+
+static int have_avx2;
+
+/* log(x) for x in (0, 1] (no zeros, subnormals, infinities or NaNs: 1 - u with u a unit): fdlibm's
+   e_log.c, x = 2^k m with m in [sqrt(2)/2, sqrt(2)), log(m) = f - (f^2/2 - s (f^2/2 + R(s^2))). */
+AVX2 static inline __m256d log4(__m256d x)
+{
+    __m256i bits = _mm256_castpd_si256(x);
+    __m256i exponent = _mm256_srli_epi64(bits, 52);
+    __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
+                                                    _mm256_set1_epi64x(0x3FF0000000000000LL)));
+    __m256d big = _mm256_cmp_pd(m, _mm256_set1_pd(1.4142135623730951), _CMP_GT_OQ);
+    m = _mm256_blendv_pd(m, _mm256_mul_pd(m, _mm256_set1_pd(0.5)), big);
+    /* k = exponent - 1023 (+ 1 where m was halved), as a double: 2^52 + exponent, minus 2^52 + 1023 */
+    __m256d k = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(exponent, _mm256_set1_epi64x(0x4330000000000000LL))),
+                              _mm256_set1_pd(4503599627370496.0 + 1023.0));
+    k = _mm256_add_pd(k, _mm256_and_pd(big, _mm256_set1_pd(1.0)));
+    __m256d f = _mm256_sub_pd(m, _mm256_set1_pd(1.0));
+    __m256d s = _mm256_div_pd(f, _mm256_add_pd(_mm256_set1_pd(2.0), f));
+    __m256d z = _mm256_mul_pd(s, s), w = _mm256_mul_pd(z, z);
+    __m256d t1 = _mm256_fmadd_pd(w, _mm256_set1_pd(1.531383769920937332e-01), _mm256_set1_pd(2.222219843214978396e-01));
+    t1 = _mm256_mul_pd(w, _mm256_fmadd_pd(w, t1, _mm256_set1_pd(3.999999999940941908e-01)));
+    __m256d t2 = _mm256_fmadd_pd(w, _mm256_set1_pd(1.479819860511658591e-01), _mm256_set1_pd(1.818357216161805012e-01));
+    t2 = _mm256_fmadd_pd(w, t2, _mm256_set1_pd(2.857142874366239149e-01));
+    t2 = _mm256_mul_pd(z, _mm256_fmadd_pd(w, t2, _mm256_set1_pd(6.666666666666735130e-01)));
+    __m256d R = _mm256_add_pd(t1, t2);
+    __m256d hfsq = _mm256_mul_pd(_mm256_set1_pd(0.5), _mm256_mul_pd(f, f));
+    __m256d inner = _mm256_fmadd_pd(s, _mm256_add_pd(hfsq, R), _mm256_mul_pd(k, _mm256_set1_pd(1.90821492927058770002e-10)));
+    return _mm256_fmsub_pd(k, _mm256_set1_pd(6.93147180369123816490e-01), _mm256_sub_pd(_mm256_sub_pd(hfsq, inner), f));
+}
+
+/* sin and cos of theta in [0, 2 pi): theta - n pi/2 (n = 0..4, pi/2 in two parts) into [-pi/4, pi/4],
+   fdlibm's k_sin.c / k_cos.c polynomials there, then swapped and signed by the quadrant. */
+AVX2 static inline void sincos4(__m256d theta, __m256d *sine, __m256d *cosine)
+{
+    __m256d n = _mm256_round_pd(_mm256_mul_pd(theta, _mm256_set1_pd(6.36619772367581382433e-01)),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d y = _mm256_fnmadd_pd(n, _mm256_set1_pd(1.57079632673412561417e+00), theta);
+    y = _mm256_fnmadd_pd(n, _mm256_set1_pd(6.07710050650619224932e-11), y);
+    __m256d z = _mm256_mul_pd(y, y);
+    __m256d ps = _mm256_fmadd_pd(z, _mm256_set1_pd(1.58969099521155010221e-10), _mm256_set1_pd(-2.50507602534068634195e-08));
+    ps = _mm256_fmadd_pd(z, ps, _mm256_set1_pd(2.75573137070700676789e-06));
+    ps = _mm256_fmadd_pd(z, ps, _mm256_set1_pd(-1.98412698298579493134e-04));
+    ps = _mm256_fmadd_pd(z, ps, _mm256_set1_pd(8.33333333332248946124e-03));
+    ps = _mm256_fmadd_pd(z, ps, _mm256_set1_pd(-1.66666666666666324348e-01));
+    __m256d s = _mm256_fmadd_pd(_mm256_mul_pd(y, z), ps, y);
+    __m256d pc = _mm256_fmadd_pd(z, _mm256_set1_pd(-1.13596475577881948265e-11), _mm256_set1_pd(2.08757232129817482790e-09));
+    pc = _mm256_fmadd_pd(z, pc, _mm256_set1_pd(-2.75573143513906633035e-07));
+    pc = _mm256_fmadd_pd(z, pc, _mm256_set1_pd(2.48015872894767294178e-05));
+    pc = _mm256_fmadd_pd(z, pc, _mm256_set1_pd(-1.38888888888741095749e-03));
+    pc = _mm256_fmadd_pd(z, pc, _mm256_set1_pd(4.16666666666666019037e-02));
+    __m256d c = _mm256_fmadd_pd(_mm256_mul_pd(z, z), pc, _mm256_fnmadd_pd(_mm256_set1_pd(0.5), z, _mm256_set1_pd(1.0)));
+    __m256i q = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(n));            /* the quadrant, 0..4 */
+    __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+    __m256d odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(q, one), one));
+    __m256d sin_negative = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_and_si256(q, two), 62));
+    __m256d cos_negative = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_and_si256(_mm256_add_epi64(q, one), two), 62));
+    *sine = _mm256_xor_pd(_mm256_blendv_pd(s, c, odd), sin_negative);
+    *cosine = _mm256_xor_pd(_mm256_blendv_pd(c, s, odd), cos_negative);
+}
+
+/* One float32 block as normal_block makes it; 0 when a value came too near a rounding boundary
+   (nothing written: the caller computes the block again with libm from the same uniforms). */
+AVX2 static int normal_block_fast(const float *units, float *out, double loc, double scale)
+{
+    __m256d locv = _mm256_set1_pd(loc), scalev = _mm256_set1_pd(scale), abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    __m128 results[4];
+    for (int h = 0; h < 2; h++) {
+        __m256d u1 = _mm256_cvtps_pd(_mm_loadu_ps(units + 4 * h)), u2 = _mm256_cvtps_pd(_mm_loadu_ps(units + 8 + 4 * h));
+        __m256d radius = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), log4(_mm256_sub_pd(_mm256_set1_pd(1.0), u1))));
+        __m256d sine, cosine;
+        sincos4(_mm256_mul_pd(_mm256_set1_pd(0x1.921fb54442d18p+2), u2), &sine, &cosine);
+        __m256d spread = _mm256_and_pd(_mm256_mul_pd(radius, scalev), abs_mask);
+        for (int part = 0; part < 2; part++) {
+            __m256d v = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(radius, part ? sine : cosine), scalev), locv);
+            __m256d tol = _mm256_mul_pd(_mm256_add_pd(spread, _mm256_and_pd(v, abs_mask)), _mm256_set1_pd(0x1p-40));
+            __m128 low = _mm256_cvtpd_ps(_mm256_sub_pd(v, tol)), high = _mm256_cvtpd_ps(_mm256_add_pd(v, tol));
+            if (_mm_movemask_ps(_mm_cmpeq_ps(low, high)) != 0xF)   /* also a NaN: libm decides */
+                return 0;
+            results[2 * part + h] = low;
+        }
+    }
+    _mm_storeu_ps(out, results[0]);
+    _mm_storeu_ps(out + 4, results[1]);
+    _mm_storeu_ps(out + 8, results[2]);
+    _mm_storeu_ps(out + 12, results[3]);
+    return 1;
+}
+
+/* normal_block for float32, through normal_block_fast when the CPU has AVX2 and FMA. */
+static void normal_block_float(bitgen_t *bg, float *out, Py_ssize_t start, double loc, double scale, int exact)
+{
+    float units[16];
+    for (int j = 0; j < 16; j++)
+        units[j] = unit24(bg);
+    if (!exact && have_avx2 && normal_block_fast(units, out + start, loc, scale))
+        return;
+    double block[16];
+    for (int j = 0; j < 16; j++)
+        block[j] = units[j];
+    box_muller_16(block);
+    for (int j = 0; j < 16; j++)
+        out[start + j] = (float)(block[j] * scale + loc);
+}
+#else
+#define SIMD_NORMAL 0
+#endif
+
 /* Generator.normal for 16 or more values: whole 16-value blocks, then (when the count is not a
    multiple of 16) the tail's draws made and dropped and the last 16 values redrawn; each value
    v * scale + loc in double, rounded to the array's dtype. */
@@ -542,7 +664,8 @@ static PyObject *mt_normal(PyObject *module, PyObject *args)
 {
     PyObject *capsule, *out;
     double loc, scale;
-    if (!PyArg_ParseTuple(args, "OOdd:mt_normal", &capsule, &out, &loc, &scale))
+    int exact = 0;                    /* 1: libm for every block (the tests compare both ways) */
+    if (!PyArg_ParseTuple(args, "OOdd|p:mt_normal", &capsule, &out, &loc, &scale, &exact))
         return NULL;
     bitgen_t *bg = bit_generator(capsule);
     Py_buffer view;
@@ -555,12 +678,18 @@ static PyObject *mt_normal(PyObject *module, PyObject *args)
     }
     int wide = view.itemsize == 8;
     Py_ssize_t whole = n / 16 * 16;
-    for (Py_ssize_t start = 0; start < whole; start += 16)
-        normal_block(bg, view.buf, start, wide, loc, scale);
-    if (n > whole) {
-        for (Py_ssize_t i = whole; i < n; i++)   /* the tail's own draws, overwritten below */
-            (void)(wide ? unit53(bg) : unit24(bg));
-        normal_block(bg, view.buf, n - 16, wide, loc, scale);
+    for (Py_ssize_t start = 0; start < n; start += 16) {
+        if (start + 16 > n) {                    /* the tail: its own draws are made, then overwritten */
+            for (Py_ssize_t i = whole; i < n; i++)
+                (void)(wide ? unit53(bg) : unit24(bg));
+            start = n - 16;
+        }
+#if SIMD_NORMAL
+        if (!wide)
+            normal_block_float(bg, view.buf, start, loc, scale, exact);
+        else
+#endif
+            normal_block(bg, view.buf, start, wide, loc, scale);
     }
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
@@ -872,7 +1001,8 @@ static PyMethodDef module_methods[] = {
     {"mt_uniform", mt_uniform, METH_VARARGS,
      "mt_uniform(bit_generator_capsule, out, low, high): Generator.uniform into a float32/float64 array."},
     {"mt_normal", mt_normal, METH_VARARGS,
-     "mt_normal(bit_generator_capsule, out, loc, scale): Generator.normal (16 or more values) into out."},
+     "mt_normal(bit_generator_capsule, out, loc, scale, exact=False): Generator.normal (16 or more values) "
+     "into out; exact: libm for every float32 block (the same values, slower)."},
     {"mt_permutation", mt_permutation, METH_VARARGS,
      "mt_permutation(bit_generator_capsule, out): Generator.permutation into an int64 array."},
     {"mt_bernoulli", mt_bernoulli, METH_VARARGS,
@@ -897,5 +1027,8 @@ PyMODINIT_FUNC PyInit_dagscope_fastops(void)
     if (str_enabled == NULL || str_versions == NULL || str_dtype == NULL || zero == NULL
             || PyType_Ready(&CheckedSlotType) < 0)
         return NULL;
+#if SIMD_NORMAL
+    have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
     return PyModule_Create(&module_def);
 }

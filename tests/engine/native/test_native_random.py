@@ -64,6 +64,21 @@ def test_every_count_from_16_to_80():
             same_stream(fast, reference)
 
 
+def test_the_float32_normals_four_lanes_shortcut_is_libms():
+    """fastops computes float32 normals with its own log and sincos (AVX2) and recomputes with libm
+    any block that came near a float32 rounding boundary: the two ways give the same bits, at usual
+    scales, where every block is recomputed (loc on a boundary, a tiny scale), and for subnormals."""
+    fast = random_pytorch._native
+    for seed, (loc, scale) in enumerate(((0.0, 1.0), (0.0, 0.02), (0.1, 1e-5), (100.0, 3.0), (-1.0, 1.0),
+                                         (1.0 + 2**-24, 1e-30), (1e-40, 1e-39), (0.0, float("inf")),
+                                         (float("nan"), 1.0), (3e38, 1e38))):
+        shortcut, exact = np.empty(300_007, np.float32), np.empty(300_007, np.float32)
+        with np.errstate(all="ignore"):
+            fast.mt_normal(Generator().manual_seed(seed)._bits.capsule, shortcut, loc, scale)
+            fast.mt_normal(Generator().manual_seed(seed)._bits.capsule, exact, loc, scale, True)
+        assert shortcut.tobytes() == exact.tobytes(), (loc, scale)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_permutation_and_bernoulli_are_the_numpy_methods(seed):
     for n in (0, 1, 2, 3, 10, 1000, 60000, -2):
