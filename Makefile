@@ -1,7 +1,8 @@
 # Dagscope: `make run` serves the app, `make test` runs the whole suite.
 # Both install whatever is missing first (a .venv with the Python packages, Debian's graphviz,
 # and for tests Debian's chromium and PyTorch 2.13 CPU, the oracle) and are fast when everything
-# is already there. `make test-oracles` adds TensorFlow and JAX and runs their live-oracle tests.
+# is already there. `make test-oracles` adds TensorFlow and JAX and runs their live-oracle tests
+# (marked `oracle`, which pyproject.toml's addopts leave out of every other run).
 SHELL := /bin/bash
 HOST ?= 127.0.0.1
 PORT ?= 8000
