@@ -16,10 +16,10 @@ _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by
 DOES_NOT_RUN: dict[str, str] = {
     # TensorFlow and Keras
     "tensorflow/kerasio_custom_train_step": "ValueError: input operand has more dimensions than allowed by the axis remapping (numpy, inside Dagscope's Keras: the GAN part)",
-    "tensorflow/tfdocs_guide_autodiff": "UnsupportedAttributeError: tf.image is not supported by Dagscope",
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (planned: "
                                       "export; the guide saves and reloads its tf.Module)",
-    "tensorflow/tfdocs_guide_intro_to_graphs": "UnsupportedAttributeError: tf.autograph is not supported by Dagscope",
+    "tensorflow/tfdocs_guide_intro_to_graphs": "AttributeError: 'Graph' object has no attribute 'as_graph_def' (a "
+                                               "ConcreteFunction's graph is Dagscope's IR graph, not a GraphDef)",
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.config.experimental."
                                               "set_virtual_device_configuration is not supported by Dagscope (out of "
                                               "scope: virtual CPUs for tf.distribute, which the guide uses after it)",

@@ -5,8 +5,8 @@ TensorFlow's own `_api/v2` modules are. It sits above every implementation modul
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import (config, data, errors, keras, linalg, math, nest, nn, random,  # noqa: F401
-                                      sparse, train)
+from engine.compat.tensorflow import (autograph, config, data, errors, image, keras, linalg, math,  # noqa: F401
+                                      nest, nn, random, sparse, train)
 from engine.compat.tensorflow.config import device  # noqa: F401
 from engine.compat.tensorflow._surface import public_names, unsupported_names
 from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401

@@ -15,7 +15,7 @@ import re
 import types
 
 from engine.compat.tensorflow import context
-from engine.compat.tensorflow._surface import unsupported_names
+from engine.compat.tensorflow._surface import public_names, unsupported_names
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
@@ -68,16 +68,17 @@ def _get_threads(which: str):
     return getter
 
 
-threading = types.ModuleType("tf.config.threading", "Thread pool sizes: kept and read back (Dagscope runs a "
-                                                    "program's ops one after another).")
+threading = types.ModuleType("engine.compat.tensorflow.config.threading",
+                             "Thread pool sizes: kept and read back (Dagscope runs a program's ops one after another).")
 threading.set_intra_op_parallelism_threads = _set_threads("intra_op")
 threading.set_inter_op_parallelism_threads = _set_threads("inter_op")
 threading.get_intra_op_parallelism_threads = _get_threads("intra_op")
 threading.get_inter_op_parallelism_threads = _get_threads("inter_op")
 threading.__getattr__ = unsupported_names("tf.config.threading", vars(threading))
 
-experimental = types.ModuleType("tf.config.experimental", "tf.config.experimental: the device lists again, and "
-                                                          "op determinism (Dagscope's ops are deterministic).")
+experimental = types.ModuleType("engine.compat.tensorflow.config.experimental",
+                                "tf.config.experimental: the device lists again, and op determinism (Dagscope's ops "
+                                "are deterministic).")
 experimental.list_physical_devices = list_physical_devices
 experimental.list_logical_devices = list_logical_devices
 experimental.get_visible_devices = get_visible_devices
@@ -95,4 +96,5 @@ def device(device_name):
     yield None
 
 
+__all__ = [n for n in public_names(globals()) if n != "device"]      # tf.device is the top level's
 __getattr__ = unsupported_names("tf.config", globals())

@@ -209,6 +209,9 @@ class ConcreteFunction:
         return self.run(list(args))
 
 
+DO_NOT_CONVERT = "_dagscope_do_not_convert"     # set by tf.autograph.experimental.do_not_convert
+
+
 class Function:
     """What `@tf.function` returns."""
 
@@ -224,9 +227,13 @@ class Function:
         # AutoGraph needs the source (lambdas and library functions have none it can use); like
         # TensorFlow, such a function is then traced as-is: ops recorded, Python `if`s not converted.
         self._autograph_note = None
+        # autograph=False, or @tf.autograph.experimental.do_not_convert: traced as-is, at the user's request
+        self._convert = autograph and not getattr(python_function, DO_NOT_CONVERT, False)
         try:
-            parse_function(python_function)
+            if self._convert:
+                parse_function(python_function)
         except ScriptError as exc:
+            self._convert = False
             self._autograph_note = (f"AutoGraph could not transform {self.__name__} ({exc}); it was traced as-is, "
                                     "so a Python `if` on a tensor inside it fails")
 
@@ -264,7 +271,7 @@ class Function:
         """Called while another tf.function traces: this function's body becomes part of the caller's
         graph. (TensorFlow traces it into a graph of its own and adds a call op for it; the values are
         the same, and its Python side effects, e.g. print, happen once, during the caller's trace.)"""
-        if self._autograph_note is not None:
+        if not self._convert:
             return self.python_function(*args)
         return caller.compiler.call_function(self.python_function, tuple(args), {})
 
@@ -322,7 +329,7 @@ class Function:
         saved, st.tracing = st.tracing, trace     # inside: tf.executing_eagerly() is False
         try:
             with compiler:
-                if self._autograph_note is None:
+                if self._convert:
                     result = compiler.call_function(self.python_function, tuple(values), {})
                 else:
                     result = self.python_function(*values)    # run as-is: its ops are still recorded

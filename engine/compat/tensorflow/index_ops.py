@@ -65,8 +65,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         outside = np.flatnonzero((values < 0) | (values >= n))
         if outside.size:
             where = ",".join(str(int(i)) for i in np.unravel_index(outside[0], values.shape))
-            raise InvalidArgumentError(f"indices{f'[{where}]' if where else ''} = {values.flat[outside[0]]} is not in [0, {n}) "
-                                       "[Op:GatherV2]")
+            where = f"[{where}]" if where else ""                 # (a scalar index: `indices = 5`)
+            raise InvalidArgumentError(f"indices{where} = {values.flat[outside[0]]} is not in [0, {n}) [Op:GatherV2]")
     return run_op("GatherV2", name or "GatherV2", lambda F, x, i: F.index(x, i, positions=(at,)), [x, idx])
 
 

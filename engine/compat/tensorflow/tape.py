@@ -139,6 +139,10 @@ class GradientTape:
         for source, group in zip(flat_sources, per_source):
             parts = [grads_by_id.get(id(t)) for t in group]
             parts = [p for p in parts if p is not None]
+            # a target that is this very source (tape.gradient(v, v)): its gradient is the seed, as TF's tape
+            # answers it; the backward gave it already when the source is watched, not otherwise
+            if not group:
+                parts += [EagerTensor(seed) for t, seed in zip(targets, seeds) if t is _value_of(source)]
             g = parts[0] if parts else None
             for p in parts[1:]:
                 g = g + p

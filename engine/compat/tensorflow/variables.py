@@ -30,8 +30,8 @@ from engine.tensor import apply
 class Variable(TensorOperators):
     def __new__(cls, *args, **kwargs):
         # While a TF1 graph is being built, tf.Variable(...) is a graph variable (training.py).
-        if cls is Variable and context.building_graph():
-            cls = GraphVariable
+        if cls is Variable:
+            cls = GraphVariable if context.building_graph() else ResourceVariable
         return object.__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
@@ -215,6 +215,10 @@ class Variable(TensorOperators):
         return not equal if isinstance(equal, builtins.bool) else ops.logical_not(equal)
 
     __hash__ = object.__hash__
+
+
+class ResourceVariable(Variable):
+    """What `tf.Variable(...)` makes in eager mode: TF2's class of that name (`type(v).__name__`)."""
 
 
 # ---- tf.Variable in a TF1 graph ---------------------------------------------------------------------

@@ -134,3 +134,33 @@ def test_sparse_to_dense_refuses_repeated_indices():
     sp = tf.SparseTensor(indices=[[0], [0]], values=[1, 2], dense_shape=[3])
     with pytest.raises(UnsupportedError, match="repeated index"):
         tf.sparse.to_dense(sp)
+
+
+def test_autograph_to_code_says_how_dagscope_converts_and_do_not_convert_traces_as_is():
+    def relu(x):
+        if x > 0:
+            return x
+        return tf.zeros_like(x)
+    code = tf.autograph.to_code(relu)
+    assert code.startswith("# Dagscope converts relu without generating Python") and "def relu(x):" in code
+    assert tf.autograph.set_verbosity(0) is None
+
+    @tf.function
+    @tf.autograph.experimental.do_not_convert
+    def as_is(x):
+        if x > 0:                     # read once, while tracing: TF's behaviour without AutoGraph
+            return x
+        return -x
+    with pytest.raises(UnsupportedError, match="converting a tensor to a Python boolean"):
+        as_is(tf.constant(1.0))       # a Python `if` on a symbolic tensor: TF too refuses it without AutoGraph
+    assert float(tf.function(relu)(tf.constant(-2.0))) == 0.0       # converted: a cond
+
+
+def test_adjust_contrast_has_no_gradient_and_refuses_graphs():
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    with tf.GradientTape() as tape:
+        out = tf.image.adjust_contrast(image, 0.1)
+    with pytest.raises(LookupError, match="AdjustContrastv2"):
+        tape.gradient(out, image)
+    with pytest.raises(UnsupportedError, match="inside a tf.function"):
+        tf.function(lambda x: tf.image.adjust_contrast(x, 2.0))(tf.zeros([1, 1, 3]))
