@@ -10,32 +10,46 @@ def _stdout(run, code):
     return record["stdout"]
 
 
+CREATION_AND_PRINTING = (
+    "import torch\n"
+    "print(torch.zeros(2, 3).shape)\n"
+    "print(torch.ones(2, dtype=torch.float64))\n"
+    "print(torch.arange(4), torch.arange(0., 1., 0.5))\n"
+    "print(torch.linspace(0, 1, 5))\n"
+    "print(torch.eye(2))\n"
+    "print(torch.full((2,), 7))\n"
+    "print(torch.zeros_like(torch.ones(2, dtype=torch.int64)))\n"
+    "print(torch.tensor([1.0, 2.0], requires_grad=True))\n"
+    "print(torch.randint(0, 10, (32,)).shape, torch.randint(5, (2, 2)).dtype)\n"
+    "print(torch.randn(3, 4).dtype, torch.rand(size=(2,)).shape)\n"
+    "print(torch.empty(2, 2).shape, torch.float32, torch.long)\n")
+# what PyTorch 2.13 printed for it
+PYTORCH_CREATION_AND_PRINTING = (
+    "torch.Size([2, 3])\n"
+    "tensor([1., 1.], dtype=torch.float64)\n"
+    "tensor([0, 1, 2, 3]) tensor([0.0000, 0.5000])\n"
+    "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n"
+    "tensor([[1., 0.],\n        [0., 1.]])\n"
+    "tensor([7, 7])\n"
+    "tensor([0, 0])\n"
+    "tensor([1., 2.], requires_grad=True)\n"
+    "torch.Size([32]) torch.int64\n"
+    "torch.float32 torch.Size([2])\n"
+    "torch.Size([2, 2]) torch.float32 torch.int64\n")
+
+
 def test_creation_and_printing(run):
-    out = _stdout(run, (
-        "import torch\n"
-        "print(torch.zeros(2, 3).shape)\n"
-        "print(torch.ones(2, dtype=torch.float64))\n"
-        "print(torch.arange(4), torch.arange(0., 1., 0.5))\n"
-        "print(torch.linspace(0, 1, 5))\n"
-        "print(torch.eye(2))\n"
-        "print(torch.full((2,), 7))\n"
-        "print(torch.zeros_like(torch.ones(2, dtype=torch.int64)))\n"
-        "print(torch.tensor([1.0, 2.0], requires_grad=True))\n"
-        "print(torch.randint(0, 10, (32,)).shape, torch.randint(5, (2, 2)).dtype)\n"
-        "print(torch.randn(3, 4).dtype, torch.rand(size=(2,)).shape)\n"
-        "print(torch.empty(2, 2).shape, torch.float32, torch.long)\n"))
-    assert out == (
-        "torch.Size([2, 3])\n"
-        "tensor([1., 1.], dtype=torch.float64)\n"
-        "tensor([0, 1, 2, 3]) tensor([0.0000, 0.5000])\n"
-        "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n"
-        "tensor([[1., 0.],\n        [0., 1.]])\n"
-        "tensor([7, 7])\n"
-        "tensor([0, 0])\n"
-        "tensor([1., 2.], requires_grad=True)\n"
-        "torch.Size([32]) torch.int64\n"
-        "torch.float32 torch.Size([2])\n"
-        "torch.Size([2, 2]) torch.float32 torch.int64\n")
+    assert _stdout(run, CREATION_AND_PRINTING) == PYTORCH_CREATION_AND_PRINTING
+
+
+@pytest.mark.torch
+def test_the_stored_printing_is_real_pytorchs(real_torch):
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(CREATION_AND_PRINTING.replace("import torch\n", ""), {"torch": real_torch})
+    assert out.getvalue() == PYTORCH_CREATION_AND_PRINTING
 
 
 # What PyTorch 2.13 printed for SEEDED_DRAWS (CPU, `print(torch.randn(3).tolist())` after each seed):
