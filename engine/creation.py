@@ -40,11 +40,12 @@ def is_dense(arr: np.ndarray) -> bool:
     return arr.transpose(layout_axes(arr)).flags.c_contiguous
 
 
-def normal_draws(generator: Generator, mean: float, std: float, shape: tuple, dtype, contiguous: bool):
+def normal_draws(generator: Generator, mean: float, std: float, shape: tuple, dtype, contiguous: bool, into=None):
     """normal_ into a tensor of `shape` (in its visiting order): Box-Muller blocks when contiguous, else
-    PyTorch's serial path, drawn here in runs shorter than a block (the generator keeps the spare value)."""
+    PyTorch's serial path, drawn here in runs shorter than a block (the generator keeps the spare value).
+    `into`: the tensor's storage, which the generator may fill and return (Generator.normal)."""
     if contiguous:
-        return generator.normal(mean, std, shape, dtype)
+        return generator.normal(mean, std, shape, dtype, into)
     n = int(np.prod(shape, dtype=np.int64))
     runs = [generator.normal(mean, std, (min(15, n - i),), dtype) for i in range(0, n, 15)]
     return (np.concatenate(runs) if runs else np.zeros(0, dtype)).reshape(shape)

@@ -89,17 +89,18 @@ class Generator:
         return (self._u32(n) & _MASK24).astype(np.float32) * np.float32(2.0 ** -24)
 
     # ---- distributions, with numpy's Generator method names (the engine calls rng().uniform(...)) ----
-    def uniform(self, low=0.0, high=1.0, size=(), dtype=_F32) -> np.ndarray:
+    def uniform(self, low=0.0, high=1.0, size=(), dtype=_F32, into=None) -> np.ndarray:
         """uniform_kernel: x * (to - from) + from in the tensor's dtype, the multiply-add fused (the
         kernel is compiled with FMA): emulated in a wider type, exact for float32; for float64 a long
-        double leaves a rare last-bit difference."""
+        double leaves a rare last-bit difference. `into`: an array the C loop may fill and return
+        instead of a new one (a tensor's own storage: see _into)."""
         if _native is None:
             return self._uniform_numpy(low, high, size, dtype)
-        return self._uniform_c(_native, low, high, size, dtype)
+        return self._uniform_c(_native, low, high, size, dtype, into)
 
-    def _uniform_c(self, fast, low, high, size, dtype) -> np.ndarray:
+    def _uniform_c(self, fast, low, high, size, dtype, into=None) -> np.ndarray:
         work = _F64 if np.dtype(dtype) == _F64 else _F32
-        out = np.empty(size, dtype=work)
+        out = _into(into, size, work)
         # the bit generator's bitgen_t, read at each call (DataLoader's workers swap `_bits`)
         fast.mt_uniform(self._bits.capsule, out, float(work.type(low)), float(work.type(high)))
         return out
@@ -114,15 +115,16 @@ class Generator:
     def random(self, size=(), dtype=_F32) -> np.ndarray:
         return self.uniform(0.0, 1.0, size, dtype)
 
-    def normal(self, loc=0.0, scale=1.0, size=(), dtype=_F32) -> np.ndarray:
+    def normal(self, loc=0.0, scale=1.0, size=(), dtype=_F32, into=None) -> np.ndarray:
         """normal_kernel: Box-Muller over 16-value blocks for 16 or more values (the last block redrawn
-        when the count is not a multiple of 16), else one double normal_distribution value at a time."""
+        when the count is not a multiple of 16), else one double normal_distribution value at a time.
+        `into` as for uniform."""
         if _native is None or _count(size) < 16:
             return self._normal_numpy(loc, scale, size, dtype)
-        return self._normal_c(_native, loc, scale, size, dtype)
+        return self._normal_c(_native, loc, scale, size, dtype, into)
 
-    def _normal_c(self, fast, loc, scale, size, dtype) -> np.ndarray:
-        out = np.empty(size, dtype=_F64 if np.dtype(dtype) == _F64 else _F32)
+    def _normal_c(self, fast, loc, scale, size, dtype, into=None) -> np.ndarray:
+        out = _into(into, size, _F64 if np.dtype(dtype) == _F64 else _F32)
         fast.mt_normal(self._bits.capsule, out, float(loc), float(scale))
         return out
 
@@ -233,6 +235,15 @@ def _box_muller(blocks: np.ndarray) -> np.ndarray:
     radius = np.sqrt(-2.0 * np.log(1.0 - blocks[:, :8]))
     theta = 2.0 * np.pi * blocks[:, 8:]
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+
+
+def _into(into, size, dtype) -> np.ndarray:
+    """`into` when the draws can go straight there (a writable C-contiguous ndarray of the draws' dtype
+    and shape), else a new array: nn.init's in-place kernels skip a copy of every weight."""
+    if (type(into) is np.ndarray and into.dtype == dtype and into.flags.c_contiguous and into.flags.writeable
+            and into.shape == (tuple(size) if np.ndim(size) else (int(size),))):
+        return into
+    return np.empty(size, dtype=dtype)
 
 
 def _count(size) -> int:

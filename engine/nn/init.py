@@ -62,25 +62,28 @@ def _require_float(tensor: Tensor, kernel: str) -> None:
 
 
 def _fill_drawn(tensor: Tensor, draw) -> Tensor:
-    """Fill in place with draw(shape, contiguous) values, visiting the tensor in memory order as PyTorch's
-    in-place random kernels do (a transposed weight gets its draws in its layout's order)."""
+    """Fill in place with draw(shape, contiguous, into) values, visiting the tensor in memory order as
+    PyTorch's in-place random kernels do (a transposed weight gets its draws in its layout's order).
+    The generator may draw straight into the storage (`into`) and return it: then there is no copy."""
     arr = tensor.array
     view = arr.transpose(creation.layout_axes(arr))
-    np.copyto(view, draw(view.shape, arr.flags.c_contiguous).astype(arr.dtype, copy=False))
+    values = draw(view.shape, arr.flags.c_contiguous, view)
+    if values is not view:
+        np.copyto(view, values.astype(arr.dtype, copy=False))
     return tensor
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     _require_float(tensor, "check_uniform_bounds")
     dtype = _draw_dtype(tensor)
-    return _fill_drawn(tensor, lambda shape, _: creation.rng(generator).uniform(a, b, shape, dtype))
+    return _fill_drawn(tensor, lambda shape, _, into: creation.rng(generator).uniform(a, b, shape, dtype, into))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     _require_float(tensor, "normal_kernel_cpu")
     dtype = _draw_dtype(tensor)
-    return _fill_drawn(tensor, lambda shape, contiguous: creation.normal_draws(
-        creation.rng(generator), mean, std, shape, dtype, contiguous))
+    return _fill_drawn(tensor, lambda shape, contiguous, into: creation.normal_draws(
+        creation.rng(generator), mean, std, shape, dtype, contiguous, into))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
@@ -95,7 +98,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    def draw(shape, contiguous):
+    def draw(shape, contiguous, into=None):          # (rejection rounds: never drawn in place)
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             lo, hi = dtype.type(a), dtype.type(b)
             result = creation.normal_draws(rng, mean, std, shape, dtype, contiguous)

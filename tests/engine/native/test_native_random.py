@@ -156,3 +156,32 @@ def test_large_draws_are_pytorchs(real_torch):
         theirs = torch.empty(4099, dtype=torch.float64).normal_(1.0, 2.0, generator=t).numpy()
         np.testing.assert_allclose(ours, theirs, rtol=1e-14, atol=1e-14)
         same(g.uniform(size=(5,)), torch.rand(5, generator=t).numpy())       # the streams are still in step
+
+
+def test_nn_init_draws_into_the_storage_what_the_numpy_path_copies_there(monkeypatch):
+    """nn.init's uniform_/normal_ let the C loops fill a weight's own array: the values are the numpy
+    path's, for contiguous, transposed, sliced, float64 and float16 tensors, and the stream after too."""
+    from engine import creation
+    from engine.nn import init
+    from engine.tensor import Tensor
+
+    def tensors():
+        base = np.zeros((40, 24), np.float32)
+        return [Tensor(np.zeros((33, 17), np.float32)), Tensor(np.zeros((17, 33), np.float32).T),
+                Tensor(base[5:30]), Tensor(base[:, 3:9]), Tensor(np.zeros((50, 3), np.float64)),
+                Tensor(np.zeros((64,), np.float16)), Tensor(np.zeros((5,), np.float32))]
+
+    results = {}
+    for mode in ("C", "numpy"):
+        if mode == "numpy":
+            monkeypatch.setattr(random_pytorch, "_native", None)
+        creation.rng(None).manual_seed(9)
+        drawn = []
+        for fill in (lambda t: init.normal_(t, 0.5, 0.02), lambda t: init.uniform_(t, -0.1, 0.1)):
+            for t in tensors():
+                fill(t)
+                drawn.append(t.array.copy())
+        drawn.append(creation.rng(None).uniform(size=(3,)))
+        results[mode] = drawn
+    for a, b in zip(results["C"], results["numpy"]):
+        same(a, b)
