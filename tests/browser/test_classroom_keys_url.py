@@ -219,3 +219,22 @@ def test_a_compiled_example_restores_its_pass_on_reload(page):
     settled(page)
     page.wait_for_selector("#panel-passes .pass-item.active")
     assert page.inner_text(".pass-item.active") == active and page.evaluate("location.href") == url
+    # Back and Forward through passes, Kernels and Memory of that run
+    page.click("#panel-passes .pass-head h3")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("n => location.hash.includes('pass=' + n)", arg=n + 1)
+    following = page.inner_text(".pass-item.active")
+    assert following != active
+    page.click("[data-tab=kernels]")
+    page.click("[data-tab=memory]")
+    page.go_back()
+    page.wait_for_function("window.dagscope.state.tab === 'kernels'")
+    page.go_back()
+    page.wait_for_function("window.dagscope.state.tab === 'passes'")
+    page.wait_for_function("t => document.querySelector('.pass-item.active')?.innerText === t", arg=following)
+    page.go_back()
+    page.wait_for_function("t => document.querySelector('.pass-item.active')?.innerText === t", arg=active)
+    assert page.evaluate("location.href") == url
+    page.go_forward()
+    page.wait_for_function("t => document.querySelector('.pass-item.active')?.innerText === t", arg=following)
+    assert f"pass={n + 1}" in hash_of(page)
