@@ -47,7 +47,9 @@ def public_names(namespace: dict) -> list[str]:
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "operators", "session", "tape", "variables",
                    "function", "training", "control_flow", "graph_control_flow", "module", "tensor_array",
-                   "index_ops"}
+                   "index_ops", "init_ops",
+                   # keras/'s own modules
+                   "base", "layers_core", "layers_conv", "layers_rnn", "philox", "trainer", "display"}
 
 
 def _is_public(value) -> bool:

@@ -41,6 +41,7 @@ class RunState:
         self.keras_names: dict = {}          # layer name -> how many layers took it ("dense", "dense_1")
         self.functions_eagerly = False       # tf.config.run_functions_eagerly: tf.function calls the Python
         self.threads = {"intra_op": 0, "inter_op": 0}    # tf.config.threading's settings (0: the default)
+        self.keras_seed_generator = None     # keras.random's global SeedGenerator (keras/random.py)
 
 
 _outside_runs = RunState()

@@ -1,7 +1,7 @@
 """`tf.keras`, and Keras 3's own `import keras` (the same package, as TensorFlow 2.16+ makes
 tf.keras Keras 3): Input, Sequential and functional / subclassed Models with compile / fit /
 evaluate / predict and summary(), the common layers, losses, metrics, optimizers, callbacks,
-initializers, regularizers, utils and ops. The modules import downward in this order:
+initializers, regularizers, utils, ops and random. The modules import downward in this order:
 initializers, regularizers, activations, base (Layer, Input), the layers (core, conv, rnn),
 losses, metrics, optimizers, callbacks, display (what Keras prints), trainer, models.
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from engine.compat.tensorflow._surface import unsupported_names
 from engine.compat.tensorflow.keras import (activations, backend, callbacks, datasets, initializers,  # noqa: F401
-                                            layers, losses, metrics, models, ops, optimizers, regularizers, utils)
+                                            layers, losses, metrics, models, ops, optimizers, random, regularizers,
+                                            utils)
 from engine.compat.tensorflow.keras.base import Input, KerasTensor, Layer  # noqa: F401
 from engine.compat.tensorflow.keras.models import Model, Sequential  # noqa: F401
 

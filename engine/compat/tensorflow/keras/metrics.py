@@ -49,15 +49,11 @@ class Mean(Metric):
     """The weighted mean of the values given (Keras' `Mean`: the loss tracker is one)."""
 
     def update_state(self, values, sample_weight=None):
-        v = _np(values).astype(np.float32)
-        if sample_weight is None:
-            self.total += np.float32(v.sum())
-            self.count += np.float32(v.size)
-        else:
-            w = np.broadcast_to(_np(sample_weight).astype(np.float32), v.shape) if v.ndim else \
-                _np(sample_weight).astype(np.float32)
-            self.total += np.float32((v * w).sum())
-            self.count += np.float32(np.sum(w) if v.ndim else w)
+        """Keras 3's: per-sample means (reduce_to_samplewise_values), their sum over the count of samples
+        or over the sum of the weights."""
+        v, w = samplewise(_np(values).astype(np.float32), sample_weight)
+        self.total += np.float32(v.sum())
+        self.count += np.float32(w.sum()) if w is not None else np.float32(v.shape[0] if v.ndim else 1)
 
 
 class Sum(Metric):
@@ -79,6 +75,24 @@ class MeanMetricWrapper(Mean):
     def update_state(self, y_true, y_pred, sample_weight=None):
         values = _np(self._fn(y_true, y_pred, **self._fn_kwargs))
         super().update_state(values, sample_weight)
+
+
+def samplewise(v: np.ndarray, sample_weight):
+    """Keras 3's reduce_to_samplewise_values: weights brought to the values' rank (same_rank), the
+    values averaged down to the weights' rank, weighted, then both averaged to one number per sample
+    ((32,) per-sample values with (32, 1) weights, as a custom train_step passes them)."""
+    w = None
+    if sample_weight is not None:
+        v, w = same_rank(v, _np(sample_weight).astype(np.float32))
+        if v.ndim > w.ndim:
+            v = v.mean(axis=tuple(range(w.ndim, v.ndim)), dtype=np.float32)
+        w = np.broadcast_to(w, v.shape)
+        v = v * w
+        if w.ndim > 1:
+            w = w.mean(axis=tuple(range(1, w.ndim)), dtype=np.float32)
+    if v.ndim > 1:
+        v = v.mean(axis=tuple(range(1, v.ndim)), dtype=np.float32)
+    return v, w
 
 
 # ---- per-example functions ----------------------------------------------------------------------------
