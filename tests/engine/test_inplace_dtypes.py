@@ -8,7 +8,8 @@ import pytest
 import engine
 from engine.tensor import Tensor
 
-# (expression, PyTorch 2.13's message), each checked with real torch when it was written
+# (expression, PyTorch 2.13's message); test_the_stored_message_is_real_pytorchs runs each through real
+# torch where it is installed
 REFUSED = [
     ("engine.tensor([1, 2]).exp_()", "result type Float can't be cast to the desired output type Long"),
     ("engine.tensor([1, 2]).sqrt_()", "result type Float can't be cast to the desired output type Long"),
@@ -29,6 +30,14 @@ REFUSED = [
 def test_a_result_of_a_lower_kind_is_refused(expression, message):
     with pytest.raises(RuntimeError) as refused:
         eval(expression, {"engine": engine})
+    assert str(refused.value) == message
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expression,message", REFUSED)
+def test_the_stored_message_is_real_pytorchs(real_torch, expression, message):
+    with pytest.raises(RuntimeError) as refused:     # (torch takes its dtype objects, not their names)
+        eval(expression.replace("dtype='int32'", "dtype=engine.int32"), {"engine": real_torch})
     assert str(refused.value) == message
 
 

@@ -55,21 +55,35 @@ def test_norm_refuses_integers_and_matrix_norms():
 INF = float("inf")
 
 
-# Values and gradients of linalg.vector_norm(x, p, dim=1) printed by PyTorch 2.13 for a zero row and [3, -4, 0].
-@pytest.mark.parametrize("p,value,grad", [
+# Values and gradients of linalg.vector_norm(x, p, dim=1) printed by PyTorch 2.13 for a zero row and [3, -4, 0]
+# (test_the_stored_norms_are_real_pytorchs runs them through real torch where it is installed).
+P_NORMS_AT_A_ZERO_ROW = [
     (1, [0.0, 7.0], [1.0, -1.0, 0.0]),
     (0.5, [0.0, 13.9282], [2.1547, -1.8660, 0.0]),
     (1.5, [0.0, 5.5843], [0.7330, -0.8463, 0.0]),
     (3, [0.0, 4.4979], [0.4449, -0.7908, 0.0]),
     (INF, [0.0, 4.0], [0.0, -1.0, 0.0]),
     (-INF, [0.0, 0.0], [0.0, 0.0, 0.0]),
-    (-1, [0.0, 0.0], [0.0, 0.0, 0.0])])
+    (-1, [0.0, 0.0], [0.0, 0.0, 0.0])]
+
+
+@pytest.mark.parametrize("p,value,grad", P_NORMS_AT_A_ZERO_ROW)
 def test_p_norms_and_their_gradients_at_a_zero_row(p, value, grad):
     x = leaf([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]])
     out = F.norm(x, p=p, dim=1)
     np.testing.assert_allclose(out.array, value, rtol=0, atol=1e-4)          # (printed to 4 decimals)
     out.sum().backward()
     np.testing.assert_allclose(x.grad.array, [[0.0, 0.0, 0.0], grad], rtol=0, atol=1e-4)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("p,value,grad", P_NORMS_AT_A_ZERO_ROW)
+def test_the_stored_norms_are_real_pytorchs(real_torch, p, value, grad):
+    x = real_torch.tensor([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]], requires_grad=True)
+    out = real_torch.linalg.vector_norm(x, p, dim=1)
+    np.testing.assert_allclose(out.detach().numpy(), value, rtol=0, atol=1e-4)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.0, 0.0], grad], rtol=0, atol=1e-4)
 
 
 def test_the_zero_norm_counts_nonzeros_and_sends_no_gradient():
