@@ -22,7 +22,6 @@ DOES_NOT_RUN: dict[str, str] = {
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.config.experimental."
                                               "set_virtual_device_configuration is not supported by Dagscope (out of "
                                               "scope: virtual CPUs for tf.distribute, which the guide uses after it)",
-    "tensorflow/tfdocs_guide_tensor": "UnsupportedAttributeError: tf.broadcast_to is not supported by Dagscope",
 }
 
 NO_GRAPH: dict[str, str] = {

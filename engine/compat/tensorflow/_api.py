@@ -5,8 +5,8 @@ TensorFlow's own `_api/v2` modules are. It sits above every implementation modul
 """
 from __future__ import annotations
 
-from engine.compat.tensorflow import (autograph, config, data, errors, image, keras, linalg, math,  # noqa: F401
-                                      nest, nn, random, sparse, train)
+from engine.compat.tensorflow import (autograph, config, data, errors, image, io, keras, linalg,  # noqa: F401
+                                      math, nest, nn, ragged, random, sparse, strings, train)
 from engine.compat.tensorflow.config import device  # noqa: F401
 from engine.compat.tensorflow._surface import public_names, unsupported_names
 from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401
@@ -22,8 +22,9 @@ from engine.compat.tensorflow.init_ops import (constant_initializer, ones_initia
                                                random_normal_initializer, random_uniform_initializer,
                                                zeros_initializer)
 from engine.compat.tensorflow.module import Module  # noqa: F401
+from engine.compat.tensorflow.ragged import RaggedTensor  # noqa: F401
 from engine.compat.tensorflow.sparse import SparseTensor  # noqa: F401
-from engine.compat.tensorflow.array_ops import (concat, expand_dims, eye, fill, identity, linspace,  # noqa: F401
+from engine.compat.tensorflow.array_ops import (broadcast_to, concat, expand_dims, eye, fill, identity, linspace,  # noqa: F401
                                                 one_hot, ones, ones_like, range, rank, reshape, shape, size, slice,
                                                 squeeze, stack, stop_gradient, strided_slice, transpose, zeros,
                                                 zeros_like)

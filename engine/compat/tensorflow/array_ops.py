@@ -9,7 +9,7 @@ import numpy as np
 
 from engine.compat.tensorflow import context, dtypes
 from engine.compat.tensorflow.eager import EagerTensor, infer_array
-from engine.compat.tensorflow.errors import InvalidArgumentError
+from engine.compat.tensorflow.errors import InvalidArgumentError, kernel_error
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.capture.symbolic import TensorRange
 from engine.compat.tensorflow.ops import (_axes, _operands, _shape_tuple, _static, cast, constant, convert_to_tensor,
@@ -144,7 +144,27 @@ def identity(input, name=None):  # noqa: A002
 def reshape(tensor, shape, name=None):
     x = convert_to_tensor(tensor)
     target = _shape_tuple(shape)
+    _check_reshape(x, target)
     return run_op("Reshape", name or "Reshape", lambda F, x: F.reshape(x, shape=target), [x])
+
+
+def _check_reshape(x, target: tuple) -> None:
+    """TF's words for a shape that cannot hold the values (the registry's would be PyTorch's)."""
+    if not x.shape.is_fully_defined():
+        return
+    n = x.shape.num_elements()
+    known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+    if list(target).count(-1) > 1:
+        message = f"Only one input size may be -1, not both {target.index(-1)} and " \
+                  f"{target.index(-1, target.index(-1) + 1)}"
+    elif -1 in target and (known == 0 or n % known) or -1 not in target and known != n:
+        message = f"Input to reshape is a tensor with {n} values, but the requested shape " + \
+                  (f"requires a multiple of {known}" if -1 in target else f"has {known}")
+    else:
+        return
+    if isinstance(x, GraphTensor) or context.state().tracing is not None:
+        raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {list(target)}")
+    raise kernel_error("Reshape", message)
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -154,6 +174,20 @@ def transpose(a, perm=None, conjugate=False, name=None):
         dims = tuple(reversed(builtins.range(len(x.shape)))) if perm is None else _shape_tuple(perm)
         return F.permute(x, dims=tuple(d % builtins.max(len(x.shape), 1) for d in dims))
     return run_op("Transpose", name or "transpose", lower, [x])
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """`tf.broadcast_to`: numpy's broadcasting rules; the gradient sums over the broadcast axes."""
+    x = convert_to_tensor(input)
+    target = _shape_tuple(shape)
+    try:
+        np.broadcast_shapes(tuple(x.shape.as_list()), target)
+        if len(target) < x.shape.rank:
+            raise ValueError
+    except ValueError:
+        raise InvalidArgumentError(f"Unable to broadcast tensor of shape {x.shape.as_list()} to tensor of shape "
+                                   f"{list(target)} [Op:BroadcastTo]") from None
+    return run_op("BroadcastTo", name or "BroadcastTo", lambda F, x: F.expand(x, shape=target), [x])
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002

@@ -15,6 +15,12 @@ class InvalidArgumentError(OpError):
     """An op got an input it cannot accept (wrong dtype, shape, or a missing feed)."""
 
 
+def kernel_error(tf_type: str, message: str) -> InvalidArgumentError:
+    """An eager op's InvalidArgumentError worded as TensorFlow's kernel words it (guides print it)."""
+    return InvalidArgumentError(f"{{{{function_node __wrapped__{tf_type}_device_/job:localhost/replica:0/task:0/"
+                                f"device:CPU:0}}}} {message} [Op:{tf_type}]")
+
+
 class FailedPreconditionError(OpError):
     """An op ran before what it needs exists (e.g. an uninitialized variable)."""
 

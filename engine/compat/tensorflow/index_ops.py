@@ -14,7 +14,7 @@ import builtins
 import numpy as np
 
 from engine.compat.tensorflow import context
-from engine.compat.tensorflow.errors import InvalidArgumentError
+from engine.compat.tensorflow.errors import InvalidArgumentError, kernel_error
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.ops import _operands, _shape_tuple, convert_to_tensor, run_op
 from engine.errors import UnsupportedError
@@ -66,7 +66,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         if outside.size:
             where = ",".join(str(int(i)) for i in np.unravel_index(outside[0], values.shape))
             where = f"[{where}]" if where else ""                 # (a scalar index: `indices = 5`)
-            raise InvalidArgumentError(f"indices{where} = {values.flat[outside[0]]} is not in [0, {n}) [Op:GatherV2]")
+            raise kernel_error("GatherV2", f"indices{where} = {values.flat[outside[0]]} is not in [0, {n})")
     return run_op("GatherV2", name or "GatherV2", lambda F, x, i: F.index(x, i, positions=(at,)), [x, idx])
 
 
@@ -107,8 +107,7 @@ def _check_rows(values: np.ndarray, shape: list, says: str, tf_type: str, suffix
     bad = np.flatnonzero(((rows < 0) | (rows >= np.asarray(shape[:k]))).any(axis=1))
     if bad.size:
         row = ", ".join(str(v) for v in rows[bad[0]])
-        raise InvalidArgumentError(f"indices[{bad[0]}] = [{row}] {says} [{','.join(str(s) for s in shape)}]"
-                                   f"{suffix} [Op:{tf_type}]")
+        raise kernel_error(tf_type, f"indices[{bad[0]}] = [{row}] {says} [{','.join(str(s) for s in shape)}]{suffix}")
 
 
 # ---- scatter -------------------------------------------------------------------------------------------
