@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import types
 import weakref
 
 import numpy as np
@@ -42,6 +43,7 @@ class RunState:
         self.functions_eagerly = False       # tf.config.run_functions_eagerly: tf.function calls the Python
         self.threads = {"intra_op": 0, "inter_op": 0}    # tf.config.threading's settings (0: the default)
         self.keras_seed_generator = None     # keras.random's global SeedGenerator (keras/random.py)
+        self.summary = types.SimpleNamespace(writers=[], step=None)   # tf.summary's default writers, step
 
 
 _outside_runs = RunState()
