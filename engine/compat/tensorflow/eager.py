@@ -130,12 +130,19 @@ def from_numpy(arr: np.ndarray) -> EagerTensor:
 
 # ---- Python values -> arrays with TensorFlow's dtype rules -------------------------------------
 
+_INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
+
+
 def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
     """`tf.constant`'s conversion: Python ints -> int32, floats -> float32, numpy keeps its dtype.
 
     With `dtype`, values are converted to it; a float that is not a whole number refuses to
     become an integer (TF's "Cannot convert 1.5 to EagerTensor of dtype int32")."""
-    if isinstance(value, Tensor):
+    if type(value) is float:               # the common case (`lr * grad`), without numpy's reductions
+        arr = np.asarray(value, np.float32)
+    elif type(value) is int:
+        arr = np.asarray(value, np.int32 if _INT32_MIN <= value <= _INT32_MAX else np.int64)
+    elif isinstance(value, Tensor):
         arr = value.array
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = _strings_as_bytes(np.asarray(value))
@@ -147,8 +154,7 @@ def infer_array(value, dtype: dtypes.DType | None = None) -> np.ndarray:
         if arr.dtype.kind == "f":
             arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
-            info = np.iinfo(np.int32)
-            arr = arr.astype(np.int32 if arr.size == 0 or info.min <= arr.min() and arr.max() <= info.max
+            arr = arr.astype(np.int32 if arr.size == 0 or _INT32_MIN <= arr.min() and arr.max() <= _INT32_MAX
                              else np.int64)
         else:
             arr = _strings_as_bytes(arr)
