@@ -70,13 +70,25 @@ def conv_out_size(size: int, kernel: int, stride: int, padding: int) -> int:
     return (size + 2 * padding - kernel) // stride + 1
 
 
-def _im2col(x, kh, kw, stride, padding):
-    """(N, C, H, W) -> (N, OH, OW, C, kh, kw): every receptive field as a row (a strided view, no copy)."""
+def _windows(x, kh, kw, stride, padding):
+    """(N, C, H, W) -> (N, C, OH, OW, kh, kw): the receptive fields as a strided view of the padded x."""
     (sh, sw), (ph, pw) = stride, padding
     if ph or pw:
         x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
-    return windows.transpose(0, 2, 3, 1, 4, 5)
+    return np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::sh, ::sw]
+
+
+def _cols(x, kh, kw, stride, padding):
+    """The im2col matrix (N*OH*OW, C*kh*kw), as the transpose of a C-ordered (C*kh*kw, N*OH*OW) copy.
+
+    Copying the windows in (C, kh, kw, N, OH, OW) order reads x along its rows (runs of OW values)
+    where the (N, OH, OW, C, kh, kw) order jumped by a row or a channel for every value: the copy
+    was most of a large convolution's time. numpy hands the transposed view to BLAS with its
+    transpose flag, so the products are the same GEMM, bit for bit. x is made C-ordered first
+    (TensorFlow's NHWC input arrives here as a permuted view)."""
+    windows = _windows(np.ascontiguousarray(x), kh, kw, stride, padding)
+    n, c, oh, ow = windows.shape[:4]
+    return windows.transpose(1, 4, 5, 0, 2, 3).reshape(c * kh * kw, n * oh * ow).T
 
 
 def _conv_shape(x_shape, w_shape, stride, padding):
@@ -96,8 +108,7 @@ def _conv_shape(x_shape, w_shape, stride, padding):
 def _conv2d_forward(x, weight, *bias, stride=1, padding=0):
     n, o, oh, ow = _conv_shape(x.shape, weight.shape, stride, padding)
     kh, kw = weight.shape[2:]
-    cols = _im2col(x, kh, kw, _pair(stride), _pair(padding)).reshape(n * oh * ow, -1)
-    out = cols @ weight.reshape(o, -1).T
+    out = _cols(x, kh, kw, _pair(stride), _pair(padding)) @ weight.reshape(o, -1).T
     if bias:
         out += bias[0]
     return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
@@ -154,8 +165,7 @@ register(OpDef(
 
 def _conv2d_weight_grad_forward(x, g, stride, padding, weight_shape):
     o, c, kh, kw = weight_shape
-    cols = _im2col(x, kh, kw, _pair(stride), _pair(padding)).reshape(-1, c * kh * kw)
-    return (g.transpose(1, 0, 2, 3).reshape(o, -1) @ cols).reshape(weight_shape)
+    return (g.transpose(1, 0, 2, 3).reshape(o, -1) @ _cols(x, kh, kw, _pair(stride), _pair(padding))).reshape(weight_shape)
 
 
 register(OpDef(
