@@ -83,10 +83,49 @@ def _as_element(value):
     return convert_to_tensor(value)
 
 
+def _shuffled(it, size: int, rng):
+    """TensorFlow's shuffle over any iterator: a buffer of `size` items, each output drawn uniformly
+    from it and replaced by the next input."""
+    buffer = []
+    for e in it:
+        buffer.append(e)
+        if len(buffer) >= size:
+            break
+    for e in it:
+        i = int(rng.integers(len(buffer)))
+        yield buffer[i]
+        buffer[i] = e
+    while buffer:
+        yield buffer.pop(int(rng.integers(len(buffer))))
+
+
+class _Rows:
+    """A dataset whose elements are rows of in-memory arrays (from_tensor_slices, then shuffle), in
+    the order `order()` gives: batch() then gathers each batch's rows in one indexing per component
+    instead of making a tensor per row and stacking them (that was most of a Keras epoch's time).
+    The batches hold the same values; a traced pipeline keeps the element path (its stack is an op)."""
+
+    def __init__(self, template, flat: bool, arrays: list, order):
+        self.template, self.flat, self.arrays, self.order = template, flat, arrays, order
+
+    def ordered(self, order) -> "_Rows":
+        return _Rows(self.template, self.flat, self.arrays, order)
+
+    def batches(self, size: int, drop_remainder: bool):
+        it = self.order()
+        while True:
+            rows = list(itertools.islice(it, size))
+            if not rows or (drop_remainder and len(rows) < size):
+                return
+            parts = [EagerTensor(a[rows]) for a in self.arrays]
+            yield tuple(parts) if self.flat else pack_like(self.template, parts)
+
+
 class Dataset:
     """A sequence of elements; each transformation returns a new Dataset (nothing runs until iterated)."""
 
     _kind = "Dataset"
+    _rows: _Rows | None = None          # set when the elements are rows of arrays, in some order
 
     def __init__(self, elements, spec, cardinality: int):
         self._elements = elements          # a function returning a fresh iterator over the elements
@@ -112,7 +151,9 @@ class Dataset:
             for i in range(n):
                 parts = [EagerTensor(np.array(a[i])) for a in arrays]
                 yield tuple(parts) if flat else pack_like(template, parts)
-        return _derived("_TensorSliceDataset", elements, spec, n)
+        ds = _derived("_TensorSliceDataset", elements, spec, n)
+        ds._rows = _Rows(template, flat, arrays, lambda: iter(range(n)))
+        return ds
 
     @staticmethod
     def from_tensors(tensors, name=None) -> "Dataset":
@@ -148,6 +189,9 @@ class Dataset:
             raise ValueError(f"batch_size must be positive, got {size}")
 
         def elements():
+            if self._rows is not None and context.state().tracing is None:
+                yield from self._rows.batches(size, drop_remainder)
+                return
             it = iter(self)
             while True:
                 chunk = list(itertools.islice(it, size))
@@ -201,20 +245,13 @@ class Dataset:
         seed = int(seed) if seed is not None else int(context.state().rng.integers(2 ** 63))
         stream = np.random.default_rng(seed)
 
-        def elements():
-            rng = stream if reshuffle_each_iteration else np.random.default_rng(seed)
-            it, buffer = iter(self), []
-            for e in it:
-                buffer.append(e)
-                if len(buffer) >= size:
-                    break
-            for e in it:
-                i = int(rng.integers(len(buffer)))
-                yield buffer[i]
-                buffer[i] = e
-            while buffer:
-                yield buffer.pop(int(rng.integers(len(buffer))))
-        return _derived("_ShuffleDataset", elements, self.element_spec, self._cardinality)
+        def rng():
+            return stream if reshuffle_each_iteration else np.random.default_rng(seed)
+        ds = _derived("_ShuffleDataset", lambda: _shuffled(iter(self), size, rng()), self.element_spec,
+                      self._cardinality)
+        if self._rows is not None:          # the same draws, on row numbers: a later batch gathers rows
+            ds._rows = self._rows.ordered(lambda: _shuffled(self._rows.order(), size, rng()))
+        return ds
 
     def take(self, count, name=None):
         n, total = int(count), self._cardinality

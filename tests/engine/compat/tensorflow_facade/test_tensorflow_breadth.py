@@ -281,6 +281,26 @@ def test_dataset_shuffle_is_a_seeded_permutation_and_reshuffles_each_epoch():
     assert list(fixed.as_numpy_iterator()) == list(fixed.as_numpy_iterator())
 
 
+@pytest.mark.parametrize("pipeline", [
+    lambda ds: ds.batch(8), lambda ds: ds.batch(8, drop_remainder=True), lambda ds: ds.shuffle(100, seed=1).batch(8),
+    lambda ds: ds.shuffle(10, seed=2).batch(5), lambda ds: ds.shuffle(10, seed=4, reshuffle_each_iteration=False).batch(5)])
+@pytest.mark.parametrize("structure", ["tuple", "dict", "nested", "one"])
+def test_batches_of_slices_are_the_stacked_elements(pipeline, structure):
+    """batch() over from_tensor_slices (and shuffle) gathers rows at once; a map in between keeps
+    the element-by-element path: both give the same batches, bits, dtypes and order, epoch after epoch."""
+    x = np.random.RandomState(0).rand(53, 4, 3).astype("float32")
+    y = np.arange(53) % 7
+    slices = {"tuple": (x, y), "dict": {"b": y, "a": x}, "nested": (x, (y, y * 2)), "one": y}[structure]
+
+    def epochs(ds):
+        flat = [[np.asarray(t) for t in tf.nest.flatten(batch)] for _ in range(2) for batch in ds]
+        return [[(a.dtype, a.shape, a.tobytes()) for a in batch] for batch in flat]
+    rows = pipeline(tf.data.Dataset.from_tensor_slices(slices))
+    assert rows._kind == "_BatchDataset"
+    elements = pipeline(tf.data.Dataset.from_tensor_slices(slices).map(lambda *e: e[0] if len(e) == 1 else e))
+    assert epochs(rows) == epochs(elements)
+
+
 def test_dataset_errors():
     with pytest.raises(ValueError, match="Dimensions 3 and 2 are not compatible"):
         tf.data.Dataset.from_tensor_slices(([1, 2, 3], [1, 2]))
