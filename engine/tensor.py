@@ -238,9 +238,12 @@ class Tensor(metaclass=TorchClassRepr):      # (the metaclass: type(x) prints as
     def _keep_view(self, view: "Tensor", op_name: str | None, attrs: dict) -> None:
         views = self._views
         if not views:
-            views = self._views = []
-        elif len(views) >= 64:                 # views taken in a loop: forget the ones gone since
+            views = self._views = _Views()
+        elif len(views) >= views.sweep_at:     # views taken in a loop: forget the ones gone since
             views[:] = [entry for entry in views if entry[0]() is not None]
+            # next sweep when the list has doubled: a weight's t() in a recurrent loop keeps every
+            # view alive until backward, and sweeping all of them at each step was quadratic
+            views.sweep_at = max(64, 2 * len(views))
         views.append((weakref.ref(view), op_name, attrs))
 
     # ---- operators ------------------------------------------------------------------------------
@@ -541,6 +544,16 @@ def _shape_arg(shape) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
     return tuple(int(s) for s in shape)
+
+
+class _Views(list):
+    """A tensor's kept views (Tensor._keep_view): (weak reference, view op, attributes) entries, and
+    the length at which the dead ones are next swept out."""
+    __slots__ = ("sweep_at",)
+
+    def __init__(self):
+        super().__init__()
+        self.sweep_at = 64
 
 
 # ---- applying an op ---------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Matrix products: matmul (with out=), mm, bmm, dot, mv, outer, einsum and linear."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.functional._common import _c_type_name, _type_word
@@ -49,7 +51,7 @@ def linear(input, weight, bias=None):
     if bias is not None and bias.ndim == 1 and weight.ndim == 2 and input.ndim != 2 \
             and input.array.flags.c_contiguous:      # (PyTorch takes this path only for contiguous input)
         leading, features = input.array.shape[:-1], input.array.shape[-1]
-        rows = int(np.prod(leading, dtype=np.int64))    # not -1: that fails when a dim is 0
+        rows = math.prod(leading)    # not -1: that fails when a dim is 0
         out = apply("addmm", bias, reshape(input, (rows, features)), weight_t)
         return reshape(out, leading + (out.array.shape[1],))
     out = matmul(input, weight_t)
@@ -75,7 +77,7 @@ def _check_linear_shapes(input, weight, bias) -> None:
                            f"{_c_type_name(weight)}")
     out_features, in_features = weight.array.shape
     leading = input.array.shape[:-1]
-    rows = int(np.prod(leading, dtype=np.int64))
+    rows = math.prod(leading)
     if input.array.shape[-1] != in_features:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.array.shape[-1]} and "
                            f"{in_features}x{out_features})")
