@@ -13,7 +13,7 @@ import re
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,11 +30,15 @@ class Gone(LookupError):
     """No values under this run and tensor id for this client (expired, evicted, never there)."""
 
 
+MAX_SUMMARIES_PER_RUN = 512    # summaries remembered per run (each a few kB): a repeated click costs nothing
+
+
 @dataclass
 class _Kept:
     client: str
     values: RunValues
     expires: float
+    summaries: dict = field(default_factory=dict)
 
 
 class TensorStore:
@@ -59,12 +63,30 @@ class TensorStore:
 
     def array(self, client: str, run_id: str, ref: str) -> np.ndarray:
         """The kept array (read-only), or Gone. Another client's run is as unknown as none."""
+        return self._array(self._kept(client, run_id), ref)
+
+    def summary(self, client: str, run_id: str, ref: str, summarise) -> dict:
+        """`summarise(array)` of a kept array, remembered: a summary costs a pass over the values,
+        and GETs are not rate limited."""
+        kept = self._kept(client, run_id)
+        found = kept.summaries.get(ref)
+        if found is None:
+            found = summarise(self._array(kept, ref))
+            if len(kept.summaries) < MAX_SUMMARIES_PER_RUN:
+                kept.summaries[ref] = found
+        return found
+
+    def _kept(self, client: str, run_id: str) -> _Kept:
         with self._lock:
             self._expire()
             kept = self._runs.get(run_id)
             if kept is None or kept.client != client:
                 raise Gone(GONE)
             self._runs.move_to_end(run_id)
+        return kept
+
+    @staticmethod
+    def _array(kept: _Kept, ref: str) -> np.ndarray:
         array = kept.values.array(ref)
         if array is None:
             raise Gone("this run kept no values under that id")
@@ -104,7 +126,9 @@ def keeper(client: str):
 def summary(client: str, run_id: str, ref: str) -> dict:
     """The Tensor of the record (docs/run-record.md) with its heat-map, from the kept values."""
     from engine.record.values import tensor_json   # lazy: the engine's numpy code only when asked
-    return tensor_json(_checked(client, run_id, ref))
+    if not (RUN_ID.fullmatch(run_id) and TENSOR_ID.fullmatch(ref)):
+        raise Gone(GONE)
+    return store().summary(client, run_id, ref, tensor_json)
 
 
 def npy(client: str, run_id: str, ref: str) -> bytes:

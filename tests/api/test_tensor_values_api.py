@@ -72,6 +72,9 @@ def test_the_store_is_bounded_by_bytes_and_by_age():
     with pytest.raises(tensors.Gone, match="run the program again"):
         store.array("c", b, "v1")
     assert store.keep("c", values(2000)) is None  # larger than the whole store: not kept
+    made = []
+    first = store.summary("c", a, "v1", lambda arr: made.append(1) or {"n": int(arr.size)})
+    assert first == store.summary("c", a, "v1", lambda arr: made.append(1)) == {"n": 400} and made == [1]
     now[0] = 61
     with pytest.raises(tensors.Gone):
         store.array("c", a, "v1")                 # expired
