@@ -80,6 +80,23 @@ def test_gelu_backward_is_the_rule_on_numpy_arrays(dtype):
         same(got, want)
 
 
+def test_float32s_four_lanes_are_the_numpy_evaluation():
+    """fastops evaluates float32 erf four lanes at a time (its own exp) and redoes with libm any four
+    near a float32 rounding boundary: every float32 around erf's range edges (0, 1, 8), a million
+    random ones, through erf, GELU's forward and its gradient."""
+    def around(v, count=20000):
+        bits = np.float32(v).view(np.int32)
+        return np.arange(bits - count, bits + count, dtype=np.int32).view(np.float32)
+    rng = np.random.default_rng(17)
+    x = np.concatenate([around(1e-30), around(1.0), around(8.0), around(0.5), around(3.0),
+                        rng.normal(0.0, 4.0, 1_000_000).astype(np.float32)])
+    x = np.concatenate([x, -x])
+    g = rng.normal(0.0, 1.0, x.shape).astype(np.float32)
+    same(special.erf(x), special.erf_numpy(x))
+    same(_gelu_forward(x), reference(_gelu_forward, x))
+    same(OPS["gelu"].numpy_vjp((True,), g, x, None)[0], reference(_gelu_vjp, NUMPY, g, x, None)[0])
+
+
 def test_the_c_loops_take_only_what_they_compute_the_same():
     x = np.linspace(-3, 3, 12, dtype=np.float32)
     assert special.gelu(x.astype(np.float16)) is None                   # float16: numpy
