@@ -215,8 +215,10 @@ def _raw_stats(arr: np.ndarray) -> list | None:
     """tensor_json's statistics before rounding (float64 min, max, mean, std over the finite
     values), in fewer passes: no finiteness mask unless min or max says a value is not finite,
     and the sum for the mean is the one the variance starts from, as in numpy's own _var."""
+    low, high = arr.min(), arr.max()       # on the tensor's own dtype: exact in float64 too, and half the bytes
     a = arr.astype(np.float64)
-    low, high = a.min(), a.max()
+    if low == 0 or high == 0:              # which zero, -0.0 or 0.0, a min finds may depend on the dtype's loop
+        low, high = a.min(), a.max()
     if not (np.isfinite(low) and np.isfinite(high)):
         finite = a[np.isfinite(a)]
         if not finite.size:

@@ -83,6 +83,10 @@ def _arrays():
         b[3, 4] = bad
         yield b
     yield np.full((10, 10), np.nan, np.float32)
+    zeros = np.maximum(rng.standard_normal((30, 30)).astype(np.float32), 0)    # ReLU: 0.0 and -0.0
+    zeros[::3] *= -1
+    yield zeros
+    yield -zeros
 
 
 def test_the_batched_summary_has_tensor_json_numbers_bit_for_bit():
