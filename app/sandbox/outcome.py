@@ -79,6 +79,10 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
                             f"(exit status {report.get('exit_code', 0)})", limits, elapsed_ms, "SystemExit")
     try:
         payload, trailing = first_frame(record_frames)
+        if len(payload) > limits.max_record_bytes:
+            # the supervisor's bound on the pipe leaves room for the values after the record
+            return error_record("output_limit", f"the run record was larger than {limits.max_record_bytes} bytes",
+                                limits, elapsed_ms)
         if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
         raw = record_schema.parse(bytes(payload))

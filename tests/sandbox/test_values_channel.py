@@ -65,6 +65,9 @@ def test_the_record_keeps_its_values_only_when_they_are_checked_and_allowed():
     rec = judge(report, bad, False, Limits(max_values_bytes=1000), 5, keep_values=keep)
     assert rec["ok"] and rec["run_id"] is None and "values were malformed" in rec["warnings"][-1]
     assert len(kept) == 1
+    # the pipe's bound leaves room for values, not for a larger record
+    rec = judge(report, RECORD + GOOD, False, Limits(max_values_bytes=1000, max_record_bytes=50), 5, keep_values=keep)
+    assert rec["error"]["kind"] == "output_limit" and rec["run_id"] is None and len(kept) == 1
     # a server that takes no values (max_values_bytes 0) believes no bytes after the record
     rec = judge(report, RECORD + GOOD, False, Limits(), 5, keep_values=keep)
     assert rec["error"]["kind"] == "internal_error" and "more bytes" in rec["error"]["message"]
