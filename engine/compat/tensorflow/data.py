@@ -277,7 +277,12 @@ class Dataset:
                 yield from iter(self)
         total = self._cardinality
         card = INFINITE if n < 0 and total != 0 else (total * n if total >= 0 else total)
-        return _derived("_RepeatDataset", elements, self.element_spec, card)
+        ds = _derived("_RepeatDataset", elements, self.element_spec, card)
+        if self._rows is not None:
+            rows = self._rows
+            ds._rows = rows.ordered(lambda: itertools.chain.from_iterable(
+                rows.order() for _ in (itertools.count() if n < 0 else range(n))))
+        return ds
 
     def enumerate(self, start=0, name=None):  # noqa: A003
         def elements():
