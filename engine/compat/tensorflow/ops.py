@@ -145,7 +145,7 @@ def _dtype_mismatch(tf_type, index, expected, got, graph):
 # complex numbers, arithmetic). None of these tensors carries a gradient: a tape watches floats only.
 _STRUCTURAL = frozenset({"GatherV2", "GatherNd", "StridedSlice", "Slice", "Reshape", "Transpose", "ExpandDims",
                          "Squeeze", "ConcatV2", "Pack", "Identity", "Shape", "Size", "Rank", "Equal", "NotEqual",
-                         "SelectV2", "TensorScatterUpdate", "BroadcastTo", "Tile", "Reverse"})
+                         "SelectV2", "TensorScatterUpdate", "BroadcastTo"})
 _COMPLEX_MATH = frozenset({"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Neg", "AddN", "Square"})
 
 
