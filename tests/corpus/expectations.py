@@ -21,8 +21,9 @@ DOES_NOT_RUN: dict[str, str] = {
                                             "_conv2d_forward; under load the 10 s limit comes first)",
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (planned: "
                                       "export; the guide saves and reloads its tf.Module)",
-    "tensorflow/tfdocs_guide_intro_to_graphs": "AttributeError: 'Graph' object has no attribute 'as_graph_def' (a "
-                                               "ConcreteFunction's graph is Dagscope's IR graph, not a GraphDef)",
+    "tensorflow/tfdocs_guide_intro_to_graphs": "UnsupportedAttributeError: ConcreteFunction.graph.as_graph_def is not "
+                                               "supported by Dagscope (a tf.function's graph is Dagscope's IR, not a "
+                                               "GraphDef)",
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.config.experimental."
                                               "set_virtual_device_configuration is not supported by Dagscope (out of "
                                               "scope: virtual CPUs for tf.distribute, which the guide uses after it)",

@@ -41,7 +41,8 @@ from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
 from engine.compat.tensorflow.ops import convert_to_tensor
-from engine.errors import UnsupportedError
+from engine.compat.scope import sentence
+from engine.errors import UnsupportedAttributeError, UnsupportedError
 from engine.hooks import OP_APPLIED, subscribed
 from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
@@ -163,11 +164,26 @@ def _write_print(op, inputs, attrs, out) -> None:
         write_printed([t.array for t in inputs], **attrs)
 
 
+class FuncGraph(IRGraph):
+    """A ConcreteFunction's `graph`: Dagscope's IR graph of the trace (print it to read it), not a TensorFlow
+    FuncGraph; TensorFlow's own methods on it (as_graph_def, get_operations ...) say so by name."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise UnsupportedAttributeError(
+            f"ConcreteFunction.graph.{name} is not supported by Dagscope: a tf.function's graph here is Dagscope's "
+            f"own IR (print(concrete.graph) shows its nodes), not a TensorFlow FuncGraph or GraphDef. "
+            f"{sentence('tf.Graph.' + name)}")
+
+
 class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
     def __init__(self, graph: IRGraph, structure, arg_positions: list, variables: list, signature: tuple,
                  assigned: list):
+        if type(graph) is IRGraph:
+            graph.__class__ = FuncGraph        # the same object, with TF's names refused by name
         self.graph = graph
         self.structure = structure           # the Python structure of the outputs
         leaves = flatten(structure)

@@ -164,3 +164,10 @@ def test_adjust_contrast_has_no_gradient_and_refuses_graphs():
         tape.gradient(out, image)
     with pytest.raises(UnsupportedError, match="inside a tf.function"):
         tf.function(lambda x: tf.image.adjust_contrast(x, 2.0))(tf.zeros([1, 1, 3]))
+
+
+def test_a_concrete_functions_graph_refuses_tensorflows_graph_methods_by_name():
+    graph = tf.function(lambda x: x * 2).get_concrete_function(tf.constant(1.0)).graph
+    assert "mul(" in str(graph)                            # Dagscope's IR, printed
+    with pytest.raises(UnsupportedAttributeError, match="ConcreteFunction.graph.as_graph_def .*own IR"):
+        graph.as_graph_def()
