@@ -1,18 +1,21 @@
 """randint and randperm honour requires_grad as PyTorch's factories do: refused for their integer dtype with
 PyTorch's words, accepted for a float dtype (it was silently ignored). *_like tensors take a dense
 input's layout and draw in its memory order, normal values one at a time when not contiguous, as PyTorch's
-kernels (a transposed input got the draws of a contiguous one)."""
+kernels (a transposed input got the draws of a contiguous one). The tests marked torch make the same
+refusals and draws with real PyTorch where it is installed: the words and layouts are its own."""
 import numpy as np
 import pytest
 
 from engine import creation
 from engine.tensor import Tensor
 
+INTEGER_GRAD_REFUSED = "Only Tensors of floating point and complex dtype can require gradients"
+
 
 @pytest.mark.parametrize("make", [lambda **kw: creation.randint(0, 10, (3,), **kw),
                                   lambda **kw: creation.randperm(3, **kw)])
 def test_an_integer_random_tensor_cannot_require_grad(make):
-    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(RuntimeError, match=f"^{INTEGER_GRAD_REFUSED}$"):
         make(requires_grad=True)
 
 
@@ -69,3 +72,40 @@ def test_zeros_ones_full_like_keep_a_dense_layout():
     for make in (creation.zeros_like, creation.ones_like, lambda t: creation.full_like(t, 2.0)):
         out = make(_transposed())
         assert out.array.shape == (4, 5) and not out.array.flags.c_contiguous
+
+
+# ---- the same refusals and draws with real PyTorch (skipped where torch is absent) --------------------
+
+@pytest.mark.torch
+def test_pytorch_refuses_and_accepts_the_same_random_integer_tensors(real_torch):
+    for make in (lambda **kw: real_torch.randint(0, 10, (3,), **kw), lambda **kw: real_torch.randperm(3, **kw)):
+        with pytest.raises(RuntimeError) as refused:
+            make(requires_grad=True)
+        assert str(refused.value) == INTEGER_GRAD_REFUSED
+        t = make(dtype=real_torch.float32, requires_grad=True)
+        assert t.requires_grad and t.is_leaf and t.dtype == real_torch.float32
+
+
+@pytest.mark.torch
+def test_pytorch_draws_like_tensors_in_memory_order(real_torch):
+    """What the tests above demand of the engine, shown to be PyTorch's own behaviour."""
+    def seeded(make):
+        real_torch.manual_seed(0)
+        return make()
+
+    transposed = real_torch.zeros(5, 4).t()
+    got = seeded(lambda: real_torch.rand_like(transposed))
+    assert real_torch.equal(got, seeded(lambda: real_torch.rand(5, 4)).t()) and not got.is_contiguous()
+    assert real_torch.equal(seeded(lambda: real_torch.randint_like(transposed, 10)),
+                            seeded(lambda: real_torch.randint(0, 10, (5, 4))).t())
+    serial = seeded(lambda: real_torch.cat([real_torch.randn(10), real_torch.randn(10)])).reshape(5, 4).t()
+    assert real_torch.equal(seeded(lambda: real_torch.randn_like(transposed)), serial)
+    assert real_torch.equal(seeded(lambda: real_torch.randn_like(real_torch.zeros(4, 5))),
+                            seeded(lambda: real_torch.randn(4, 5)))
+    sliced = real_torch.zeros(5, 8)[:, ::2]
+    got = seeded(lambda: real_torch.rand_like(sliced))
+    assert real_torch.equal(got, seeded(lambda: real_torch.rand(5, 4))) and got.is_contiguous()
+    assert real_torch.zeros_like(sliced).is_contiguous()
+    for make in (real_torch.zeros_like, real_torch.ones_like, lambda t: real_torch.full_like(t, 2.0)):
+        out = make(transposed)
+        assert out.shape == (4, 5) and not out.is_contiguous()

@@ -1,6 +1,6 @@
 """torch.tensor(t) of a tensor warns as PyTorch 2.13 does: its UserWarning on the run's stderr,
-at the user's line, once per line; as_tensor and plain data stay silent."""
-import importlib.util
+at the user's line, once per line; as_tensor and plain data stay silent. test_the_same_warnings_as_pytorch
+runs PROGRAM under real torch where it is installed: the stored words, lines and printout are its own."""
 import re
 import subprocess
 import sys
@@ -27,6 +27,14 @@ print(u.requires_grad, u.grad_fn, w.dtype, n.requires_grad, b)
 """
 # (line, call) of each warning: line 9's loop warns once, at the line inside copy() that called torch
 EXPECTED = [(3, "torch.tensor"), (5, "torch.tensor"), (7, "torch.tensor"), (10, "tensor.new_tensor")]
+PYTORCH_STDOUT = "False None torch.float64 False tensor([1., 2.])\n"
+
+
+def expected_stderr(filename: str) -> str:
+    """Python's warning lines for EXPECTED: `file:line: UserWarning: ...` and the source line under it."""
+    source = PROGRAM.splitlines()
+    return "".join(f"{filename}:{line}: {COPY_WARNING.format(call=call)}\n  {source[line - 1].strip()}\n"
+                   for line, call in EXPECTED)
 
 
 def warned(stderr: str, filename: str) -> list[tuple[int, str]]:
@@ -38,8 +46,9 @@ def warned(stderr: str, filename: str) -> list[tuple[int, str]]:
 def test_copy_construct_warns_at_the_users_line_once_per_line(run):
     rec = run(PROGRAM)
     assert rec["ok"], rec["error"]
-    assert rec["stdout"] == "False None torch.float64 False tensor([1., 2.])\n"
+    assert rec["stdout"] == PYTORCH_STDOUT
     assert warned(rec["stderr"], "<dagscope>") == EXPECTED
+    assert rec["stderr"] == expected_stderr("<dagscope>")      # PyTorch's, with the run's file name
     lines = rec["stderr"].splitlines()
     assert lines[0] == "<dagscope>:3: " + COPY_WARNING.format(call="torch.tensor")
     assert lines[1] == "  u = torch.tensor(t)"
@@ -66,10 +75,11 @@ def test_the_engine_used_as_a_library_warns_at_its_callers_line():
     assert copy.array is not source.array and copy.array.tolist() == [1.0, 1.0, 1.0]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch is not installed (optional oracle)")
-def test_the_same_warnings_as_pytorch(tmp_path):
+@pytest.mark.torch
+def test_the_same_warnings_as_pytorch(real_torch, tmp_path):
+    # a child: Python's default filter shows a warning once per line per process, which a test cannot reset
     script = tmp_path / "program.py"
     script.write_text(PROGRAM)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True)
-    assert warned(out.stderr, str(script)) == EXPECTED
-    assert out.stdout == "False None torch.float64 False tensor([1., 2.])\n"
+    assert out.stderr == expected_stderr(str(script))
+    assert out.stdout == PYTORCH_STDOUT
