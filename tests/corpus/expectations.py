@@ -41,18 +41,21 @@ TOO_SLOW: dict[str, str] = {
                                                 "corpus run two at a time",
     "torch/nanogpt_train_shakespeare_char": "runs in 4-5 s alone at load ~11 (its training iterations and "
                                             "estimate_loss); stopped at the 10 s limit in a corpus run two at a time",
-    "tensorflow/d2l_tf_mlp_concise": "stopped after the run's 10 s limit (Keras fit of d2l's MLP, 10 epochs)",
-    "tensorflow/tfdocs_guide_function": "stopped after the run's 10 s limit (the guide's many traced functions)",
+    "tensorflow/tfdocs_guide_function": "stopped after the run's 10 s limit: 22 calls of a Conv2D(100, 3) on a "
+                                        "1x200x200x100 image (the guide times it with timeit, eager and traced), "
+                                        "~0.2 s of one core each, and the recorder's backprop steps of that graph; "
+                                        "run alone it then stops at double(tf.constant('a')): UnsupportedError: AddV2 "
+                                        "of a string tensor is not supported by Dagscope",
     "tensorflow/d2l_tf_linear_regression_scratch": "ran in 4.8 s alone at load ~11, and past the run's 10 s limit "
                                                    "two at a time then (300 GradientTape steps, each recorded)",
-    "tensorflow/tfex_v2_logistic_regression": "ran in 4.3 s through /api/run at load ~10-12, and past the 10 s limit "
-                                              "at another time of that load (100 SGD steps on 256x784 batches)",
-    "tensorflow/tfex_v2_neural_network": "ran in 3.5 s through /api/run at load ~10-12, and past the 10 s limit at "
-                                         "another time of that load (60 steps of a 784-128-256-10 MLP)",
     "torch/ex_time_sequence_prediction": "stopped after the run's 10 s limit (its LSTMCell loop trained with "
-                                          "LBFGS, 20 evaluations a step; it ran once sys.argv was its own)",
-    "tensorflow/tfdocs_quickstart_advanced": "stopped after the run's 10 s limit (Conv2D training: the convolution's "
-                                             "weight gradient is slow, see engine/ops/nn.py _conv2d_weight_grad_forward)",
+                                          "LBFGS, 20 evaluations a step: ~45,000 ops and their backward, 3.6 s of "
+                                          "one core for the engine alone, and every backward call recorded, "
+                                          "~2,000 nodes each)",
+    "tensorflow/tfdocs_quickstart_advanced": "stopped after the run's 10 s limit (Conv2D training, 16 steps with "
+                                             "Adam on a 21632x128 Dense: ~4 s of one core for the engine alone, "
+                                             "and the two tf.functions' static graphs recorded with their values "
+                                             "and backprop steps)",
 }
 
 WRONG_NUMBERS: dict[str, str] = {
