@@ -48,6 +48,9 @@ class RunState:
 
 _outside_runs = RunState()
 _by_recorder: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# The last run's recorder and state, both weakly held: every eager op asks for the state two or three
+# times, and the WeakKeyDictionary's lookup was most of that cost in long training loops.
+_last: list = [lambda: None, lambda: None]
 
 
 def state() -> RunState:
@@ -55,9 +58,14 @@ def state() -> RunState:
     rec = record.current()
     if rec is None:
         return _outside_runs
+    if _last[0]() is rec:
+        st = _last[1]()
+        if st is not None:
+            return st
     st = _by_recorder.get(rec)
     if st is None:
         st = _by_recorder[rec] = _fresh_run_state(rec)
+    _last[:] = [weakref.ref(rec), weakref.ref(st)]
     return st
 
 
@@ -81,10 +89,11 @@ def tf1_names_used(lines: list[str]) -> set[str]:
     return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in TF1_SESSION_API}
 
 
-def building_graph() -> bool:
+def building_graph(st: RunState | None = None) -> bool:
     """Do TF ops add nodes to a TF1 graph now (graph mode, or inside `with g.as_default()`)?
-    Inside a tf.function trace they run on the compiler's stand-in tensors instead."""
-    st = state()
+    Inside a tf.function trace they run on the compiler's stand-in tensors instead.
+    `st`: the run's state when the caller has it already."""
+    st = st or state()
     return (not st.eager or bool(st.graph_stack)) and st.tracing is None
 
 

@@ -116,6 +116,8 @@ for _name in dir(Tensor):
 def as_eager(t: Tensor) -> EagerTensor:
     """View an engine Tensor (an op's output, a capture's stand-in) as an EagerTensor, in place:
     the object stays the one autograd and the recorder know, only its Python surface changes."""
+    if type(t) is EagerTensor:          # the common case: one already seen
+        return t
     if type(t) is Tensor:
         t.__class__ = EagerTensor
     elif not isinstance(t, EagerTensor):

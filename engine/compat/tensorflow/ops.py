@@ -114,6 +114,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 def _operands(tf_type: str, values: list):
     """Inputs of an op whose inputs share one dtype (TF's type attr `T`): the first tensor fixes
     it and Python values are converted to it; a tensor of another dtype is an error, never a cast."""
+    if values and all(type(v) is EagerTensor for v in values) and not context.building_graph():
+        first = values[0].array.dtype        # the eager hot path: nothing to convert
+        for i, v in enumerate(values):
+            if v.array.dtype != first:
+                _dtype_mismatch(tf_type, i, values[0].dtype, v.dtype, None)
+        return list(values)
     graph = _graph_of(values) if _graph_mode(values) else None
     tensors = [_to_tensor(v, None, graph) if _is_tensorish(v) else None for v in values]
     anchor = next((t for t in tensors if t is not None), None)
@@ -151,7 +157,8 @@ _COMPLEX_MATH = frozenset({"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Neg", "A
 
 def _check_values_kind(tf_type: str, inputs: list) -> None:
     for t in inputs:
-        kind = t.dtype.kind
+        # an eager tensor's numpy kind is its DType's (dtypes.DType.kind), without building the DType
+        kind = t.array.dtype.kind if type(t) is EagerTensor else t.dtype.kind
         if kind == "O" and tf_type not in _STRUCTURAL or kind == "c" and tf_type not in _STRUCTURAL | _COMPLEX_MATH:
             what = "string" if kind == "O" else t.dtype.name
             can = "reshape, slice, gather, concat, stack, compare" + (" and add, multiply, divide, matmul"
@@ -163,12 +170,13 @@ def _check_values_kind(tf_type: str, inputs: list) -> None:
 def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
     """Run `lower(F, *inputs, **attrs)` now (eager) or add it to the graph (graph mode)."""
     _check_values_kind(tf_type, inputs)
-    if any(isinstance(t, GraphTensor) for t in inputs) or context.building_graph():
+    st = context.state()
+    if any(isinstance(t, GraphTensor) for t in inputs) or context.building_graph(st):
         graph = _graph_of(inputs)
         return graph.add(tf_type, name, inputs, attrs, lower)
     # Only ops run while a GradientTape records are differentiable, as in TensorFlow.
     previous = autograd._GradMode.enabled
-    autograd._GradMode.enabled = bool(context.state().tapes)
+    autograd._GradMode.enabled = bool(st.tapes)
     try:
         return as_eager(lower(EAGER, *inputs, **attrs))
     finally:
