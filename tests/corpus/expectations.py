@@ -46,8 +46,6 @@ TOO_SLOW: dict[str, str] = {
                                         "~0.2 s of one core each, and the recorder's backprop steps of that graph; "
                                         "run alone it then stops at double(tf.constant('a')): UnsupportedError: AddV2 "
                                         "of a string tensor is not supported by Dagscope",
-    "tensorflow/d2l_tf_linear_regression_scratch": "ran in 4.8 s alone at load ~11, and past the run's 10 s limit "
-                                                   "two at a time then (300 GradientTape steps, each recorded)",
     "torch/ex_time_sequence_prediction": "stopped after the run's 10 s limit (its LSTMCell loop trained with "
                                           "LBFGS, 20 evaluations a step: ~45,000 ops and their backward, 3.6 s of "
                                           "one core for the engine alone, and every backward call recorded, "
