@@ -3,6 +3,8 @@ module inside a user's scripted module) carry the user's line that called it, ne
 library's own file (the page would light a wrong line of the editor)."""
 import sys
 
+import pytest
+
 CODE = """import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -67,3 +69,13 @@ def test_an_unsupported_construct_in_library_code_is_reported_at_the_users_line(
         sys.modules.pop("somelib", None)
     assert not rec["ok"] and rec["error"]["line"] == 6
     assert rec["error"]["message"].startswith("line 6: `Try` statements are not supported")   # not somelib's line 5
+
+
+@pytest.mark.torch
+def test_a_1d_input_to_linear_is_viewed_as_a_row_around_addmm_in_pytorch(real_torch):
+    """The reshape-addmm-reshape the test above expects of self.fc(x) is PyTorch's own decomposition."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    fc = real_torch.nn.Linear(4, 4)
+    graph = make_fx(lambda x: fc(x))(real_torch.randn(4)).graph
+    ops = [node.target.__name__.split(".")[0] for node in graph.nodes if node.op == "call_function"]
+    assert ops == ["view", "t", "addmm", "view"]
