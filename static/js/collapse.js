@@ -27,9 +27,9 @@ function keyOf(module, expanded) {
 function repeatedBlocks(members, expanded) {
   const byParent = new Map();
   for (const [key, nodes] of members) {
-    const parent = parentOf(key);
+    const parent = parentOf(key) ?? "";   // "": a top-level nn.Sequential's own children 0, 1, 2…
     const last = key.slice(key.lastIndexOf(".") + 1);
-    if (parent === null || !/^\d+$/.test(last)) continue;
+    if (!/^\d+$/.test(last)) continue;
     if (!byParent.has(parent)) byParent.set(parent, []);
     byParent.get(parent).push({ key, index: Number(last), signature: nodes.map((n) => n.op).sort().join(",") });
   }
@@ -42,7 +42,7 @@ function repeatedBlocks(members, expanded) {
         && blocks[i].signature === blocks[start].signature;
       if (continues) continue;
       const run = blocks.slice(start, i);
-      const key = `${parent}.*${run[0].index}`;
+      const key = parent ? `${parent}.*${run[0].index}` : `*${run[0].index}`;
       if (run.length >= MIN_REPEAT && !expanded.has(key)) {
         for (const b of run) fold.set(b.key, { key, parent, count: run.length, first: run[0].key, last: run.at(-1).key });
       }
@@ -51,6 +51,8 @@ function repeatedBlocks(members, expanded) {
   }
   return fold;
 }
+
+const opsSaid = (ops) => (ops.length ? `: ${ops.slice(0, 2).join(", ")}${ops.length > 2 ? ", …" : ""}` : "");
 
 /**
  * The graph to draw. `expanded` is a Set of module prefixes (and `parent.*<n>` for unfolded repeats);
@@ -105,9 +107,12 @@ export function displayGraph(graph, expanded) {
     const id = `fold_${foldKey.replace(/:/g, "_")}`;   // ":" would read as a DOT port
     displayOf.set(n.id, id);
     if (!folds.has(id)) {
-      folds.set(id, { module: foldKey, count: 0, repeat: rep || null });
+      folds.set(id, { module: foldKey, count: 0, repeat: rep || null, ops: [] });
     }
-    folds.get(id).count += 1;
+    const info = folds.get(id);
+    info.count += 1;
+    // what the module does, named on its box (a Sequential's "3" says nothing by itself)
+    if (!["param", "const", "input"].includes(n.kind) && n.op !== "transpose" && !info.ops.includes(n.op)) info.ops.push(n.op);
     if (emitted.has(id)) continue;
     emitted.add(id);
     const parent = rep ? rep.parent : parentOf(key);
@@ -119,7 +124,7 @@ export function displayGraph(graph, expanded) {
     const info = folds.get(n.id);
     n.label = info.repeat
       ? `${t("fold.block", { n: info.repeat.count })}\n${info.repeat.first}–${info.repeat.last.split(".").pop()}\n${t("fold.ops", { n: info.count })}`
-      : `${info.module}\n${t("fold.ops", { n: info.count })}`;
+      : `${info.module}${opsSaid(info.ops)}\n${t("fold.ops", { n: info.count })}`;
   }
   const seen = new Set();
   const outEdges = [];
@@ -132,6 +137,11 @@ export function displayGraph(graph, expanded) {
     outEdges.push({ src, dst, shape: e.shape ?? null });
   }
   return { graph: { nodes: outNodes, edges: outEdges }, displayOf, folds, tooLarge: outNodes.length > HARD_LIMIT };
+}
+
+/** Whether a graph has module structure to fold by (then it offers Collapse all / Expand all). */
+export function foldable(graph) {
+  return (graph.nodes || []).some((n) => n.module);
 }
 
 /** Whether a graph should open collapsed (large, and has module structure to collapse by). */

@@ -1,9 +1,10 @@
 // One drawn graph: Graphviz SVG from /api/render, zoom/pan/fit, search, classes for linked
 // highlighting, clusters collapsed when large and expanded by clicking them.
 import { render } from "./api.js";
-import { displayGraph, initialExpansion, shouldCollapse } from "./collapse.js";
+import { displayGraph, foldable, initialExpansion, shouldCollapse } from "./collapse.js";
 import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
+import { layoutFor } from "./layout.js";
 
 // A drawing from /api/render is parsed as SVG, never as HTML, and keeps only what a drawing
 // needs: the server sanitises it too (a Graphviz label can be markup), this is the second layer.
@@ -37,6 +38,69 @@ export function drawable(graph) {
     nodes: graph.nodes.map((n) => Object.fromEntries(DRAWN_FIELDS.filter((k) => n[k] !== undefined && n[k] !== null).map((k) => [k, n[k]]))),
     edges: graph.edges.map((e) => ({ src: e.src, dst: e.dst, shape: e.shape ?? null })),
   };
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const ROW_GAP = 40;
+
+/** A node's box in its drawing's coordinates, read from its outline (no layout needed: a view
+ *  drawn in a hidden tab has none). */
+function outlineBox(g) {
+  const shape = g.querySelector("path, polygon, ellipse");
+  const nums = (shape?.getAttribute("d") || shape?.getAttribute("points") || "").match(/-?\d+(\.\d+)?/g)?.map(Number) || [];
+  const xs = nums.filter((_, i) => i % 2 === 0), ys = nums.filter((_, i) => i % 2 === 1);
+  return xs.length ? { x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys) } : null;
+}
+
+/** One <svg> of wrapped rows (each Graphviz's drawing of its part), stacked top to bottom, with
+ *  the edges between rows drawn from the bottom of their source to the top of their target. */
+function stackRows(parts, links) {
+  if (parts.some((p) => !p)) return null;
+  const svg = document.createElementNS(SVG_NS, "svg");
+  const root = document.createElementNS(SVG_NS, "g");
+  root.setAttribute("class", "graph");
+  root.setAttribute("transform", "translate(0 0)");
+  svg.append(root);
+  const where = new Map();   // node id -> its box in the stacked drawing
+  let y = 0, width = 0;
+  for (const part of parts) {
+    const vb = part.viewBox.baseVal;
+    const inner = part.querySelector("g.graph");
+    const tr = /translate\(([-\d.]+)[ ,]+([-\d.]+)\)/.exec(inner?.getAttribute("transform") || "");
+    const dx = tr ? Number(tr[1]) : 0, dy = y + (tr ? Number(tr[2]) : 0);
+    const row = document.createElementNS(SVG_NS, "g");
+    row.setAttribute("transform", `translate(${dx} ${dy})`);
+    row.dataset.dx = dx;
+    row.dataset.dy = dy;
+    row.append(...(inner ? inner.childNodes : []));
+    root.append(row);
+    for (const g of row.querySelectorAll("g.node")) {
+      const b = outlineBox(g);
+      if (b) where.set(g.id, { x0: b.x0 + dx, x1: b.x1 + dx, y0: b.y0 + dy, y1: b.y1 + dy });
+    }
+    y += vb.height + ROW_GAP;
+    width = Math.max(width, vb.width);
+  }
+  svg.setAttribute("viewBox", `0 0 ${width} ${Math.max(1, y - ROW_GAP)}`);
+  const drawn = document.createElementNS(SVG_NS, "g");
+  drawn.setAttribute("class", "row-links");
+  for (const e of links) {
+    const a = where.get(e.src), b = where.get(e.dst);
+    if (!a || !b) continue;
+    const sx = (a.x0 + a.x1) / 2, sy = a.y1, tx = (b.x0 + b.x1) / 2, ty = b.y0;
+    const bend = Math.max(ROW_GAP, (ty - sy) / 2);
+    const path = document.createElementNS(SVG_NS, "path");
+    path.setAttribute("d", `M${sx},${sy} C${sx},${sy + bend} ${tx},${ty - bend} ${tx},${ty - 6}`);
+    path.setAttribute("fill", "none");
+    path.setAttribute("stroke", "#6b7280");
+    const head = document.createElementNS(SVG_NS, "polygon");
+    head.setAttribute("points", `${tx - 3.5},${ty - 6} ${tx + 3.5},${ty - 6} ${tx},${ty}`);
+    head.setAttribute("fill", "#6b7280");
+    head.setAttribute("stroke", "#6b7280");
+    drawn.append(path, head);
+  }
+  root.append(drawn);
+  return svg;
 }
 
 const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
@@ -145,7 +209,7 @@ export class GraphView {
     this.el.querySelector(".gv-toolbar").hidden = false;
     this.labelToolbar();
     const collapseBtn = this.el.querySelector(".gv-collapse");
-    collapseBtn.hidden = !shouldCollapse(this.graph);
+    collapseBtn.hidden = !foldable(this.graph);
     collapseBtn.textContent = this.expanded === null ? t("graph.collapse_all") : t("graph.expand_all");
     const total = this.graph.nodes.length;
     this.el.querySelector(".gv-count").textContent = shown.graph.nodes.length === total
@@ -155,10 +219,15 @@ export class GraphView {
       show(this.canvas);
       return null;
     }
-    this.setNotice(this.expanded !== null ? t("graph.collapsed_notice") : "");
+    // "large graph: folded" only where the page folded it; a fold asked for needs no notice
+    this.setNotice(this.expanded !== null && shouldCollapse(this.graph) ? t("graph.collapsed_notice") : "");
     let svgText;
     try {
-      svgText = await render(drawable(shown.graph));
+      // laid out for this pane: a long chain turns left to right, wrapped into rows (layout.js)
+      this.layout = layoutFor(shown.graph, this.canvas.getBoundingClientRect());
+      svgText = this.layout.rows
+        ? await Promise.all(this.layout.rows.map((part) => render(drawable(part), "svg", this.layout.direction)))
+        : await render(drawable(this.layout.graph), "svg", this.layout.direction);
     } catch (err) {
       if (my !== this.token) return null;
       show(this.canvas);
@@ -182,7 +251,7 @@ export class GraphView {
   }
 
   insertSvg(svgText) {
-    const svg = parseSvg(svgText);
+    const svg = Array.isArray(svgText) ? stackRows(svgText.map(parseSvg), this.layout.links) : parseSvg(svgText);
     if (!svg) {
       show(this.canvas);
       this.setNotice(t("graph.render_failed", { reason: "not an SVG drawing" }));
@@ -313,7 +382,9 @@ export class GraphView {
     const g = this.nodeEl(id);
     if (!g || !this.vb) return;
     const b = g.getBBox();
-    const x = b.x + this.offset.x, y = b.y + this.offset.y;
+    const row = g.closest("g[data-dx]");    // a wrapped row is placed by its own translation
+    const off = row ? { x: Number(row.dataset.dx), y: Number(row.dataset.dy) } : this.offset;
+    const x = b.x + off.x, y = b.y + off.y;
     const cx = x + b.width / 2, cy = y + b.height / 2;
     // the region the pane shows (the SVG keeps its aspect ratio, so it can be wider than the viewBox)
     const r = this.canvas.getBoundingClientRect();
