@@ -33,3 +33,27 @@ def real_torch():
     if "dagscope" in getattr(torch, "__version__", ""):
         pytest.skip("torch is Dagscope's own facade here, not the real library")
     return torch
+
+
+def run_real_tensorflow(program: str) -> tuple[str, str]:
+    """(stdout, stderr) of `program` run by real TensorFlow in a child, read from the child's file
+    descriptors (tf.print writes from TensorFlow's C++ kernel, past Python's sys.stdout). The test is
+    skipped where TensorFlow is not installed; mark it `oracle` (TensorFlow is large and slow to import)."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or spec.origin is None:       # (a folder named tensorflow on sys.path is not TensorFlow)
+        pytest.skip("real TensorFlow is not installed (make test-oracles installs it)")
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+    with tempfile.TemporaryDirectory() as folder:    # a file, not -c: AutoGraph reads a function's source
+        script = os.path.join(folder, "program.py")
+        with open(script, "w") as f:
+            f.write(program)
+        # (the script's folder, not the checkout, is first on the child's sys.path: nothing shadows TensorFlow)
+        done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=600, cwd=folder,
+                              env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout, done.stderr

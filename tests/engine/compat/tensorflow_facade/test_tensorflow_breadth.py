@@ -8,6 +8,7 @@ import engine.compat.tensorflow as tf
 from engine.errors import UnsupportedError
 from engine.ir.graph import WHILE
 from engine.passes import run_pipeline
+from tests.engine.conftest import run_real_tensorflow
 
 
 def node_kinds(graph) -> list:
@@ -187,39 +188,51 @@ def test_linspace_refuses_a_negative_count():
         tf.linspace(0.0, 1.0, -1)
 
 
-# tf.print writes from TensorFlow's C++ kernel, past Python's sys.stdout, so record_goldens.py (which
-# captures sys.stdout) cannot record it: the expected text below is what TensorFlow 2.21 printed
-# for the same function, copied from its run.
-def test_tf_print_in_loops_and_branches_prints_at_every_step(capsys):
-    @tf.function
-    def loop_print(n):
-        for i in tf.range(n):
-            tf.print("step", i)
-        return n
+TF_PRINT_PROGRAM = """import tensorflow as tf
 
-    @tf.function
-    def while_print(x):
-        while x < 10:
-            tf.print("x =", x)
-            x = x * 2
-        return x
+@tf.function
+def loop_print(n):
+    for i in tf.range(n):
+        tf.print("step", i)
+    return n
 
-    @tf.function
-    def cond_print(x):
-        if x > 0:
-            tf.print("positive", x)
-        else:
-            tf.print("not positive", x)
-        return x
+@tf.function
+def while_print(x):
+    while x < 10:
+        tf.print("x =", x)
+        x = x * 2
+    return x
 
-    loop_print(tf.constant(3))
-    assert int(while_print(tf.constant(1))) == 16
-    cond_print(tf.constant(2.0))
-    cond_print(tf.constant(-1.0))
-    loop_print(tf.constant(1))                  # the same graph again: prints as many times as it loops
-    assert capsys.readouterr().err == ("step 0\nstep 1\nstep 2\nx = 1\nx = 2\nx = 4\nx = 8\n"
-                                       "positive 2\nnot positive -1\nstep 0\n")
-    assert loop_print.experimental_get_tracing_count() == 1
+@tf.function
+def cond_print(x):
+    if x > 0:
+        tf.print("positive", x)
+    else:
+        tf.print("not positive", x)
+    return x
+
+loop_print(tf.constant(3))
+print(int(while_print(tf.constant(1))))
+cond_print(tf.constant(2.0))
+cond_print(tf.constant(-1.0))
+loop_print(tf.constant(1))                  # the same graph again: prints as many times as it loops
+print(loop_print.experimental_get_tracing_count())
+"""
+# What TensorFlow 2.21 printed for it: tf.print's lines on stderr (from its C++ kernel, past Python's
+# sys.stderr: test_the_stored_tf_print_text_is_tensorflows reads them from a child's file descriptor)
+TF_PRINTED_STDOUT = "16\n1\n"
+TF_PRINTED_STDERR = "step 0\nstep 1\nstep 2\nx = 1\nx = 2\nx = 4\nx = 8\npositive 2\nnot positive -1\nstep 0\n"
+
+
+def test_tf_print_in_loops_and_branches_prints_at_every_step(run):
+    record = run(TF_PRINT_PROGRAM)
+    assert record["ok"], record["error"]
+    assert (record["stdout"], record["stderr"]) == (TF_PRINTED_STDOUT, TF_PRINTED_STDERR)
+
+
+@pytest.mark.oracle
+def test_the_stored_tf_print_text_is_tensorflows():
+    assert run_real_tensorflow(TF_PRINT_PROGRAM) == (TF_PRINTED_STDOUT, TF_PRINTED_STDERR)
 
 
 def test_tf_print_is_a_node_and_recording_the_graph_prints_nothing(run):
