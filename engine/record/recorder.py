@@ -7,6 +7,7 @@ training loop costs the same to record as a 4-step one.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 
 import numpy as np
@@ -40,6 +41,21 @@ def backward_call(root, retain_graph: bool, call: str = ".backward()"):
         return
     with rec.recording_backward(root, sys._getframe(), call):
         yield
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """The recorder's snapshots and records are trees of dicts, lists and strings, garbage with no
+    cycles: the cyclic GC's collections meanwhile only rescanned the run's whole autograd graph (a
+    fifth of the CPU of an LSTMCell loop whose every backward call is snapshot). As engine/backward.py
+    pauses it for the walk; the program's own code runs with the GC as it was."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # ---- the recorder --------------------------------------------------------------------------------
@@ -85,7 +101,8 @@ class Recorder:
         names = _tensor_names(caller_frame)
         root_name = names.get(id(root), "tensor")
         builder = DynamicGraphBuilder(root, names, self.values)
-        builder.snapshot_forward()
+        with _gc_paused():
+            builder.snapshot_forward()
         steps: list = []
 
         def on_step(node, grad, in_grads):
@@ -98,7 +115,8 @@ class Recorder:
             builder.run_gradcheck(steps)
         title = f"{root_name}{call} #{n}"
         if full:
-            self.add_graph(builder.finish(title, steps))
+            with _gc_paused():
+                self.add_graph(builder.finish(title, steps))
         else:
             self._pending_last = (builder, title, steps)
 
@@ -139,7 +157,8 @@ class Recorder:
             self._draw_dataflow(namespace)
         if self._pending_last is not None:
             builder, title, steps = self._pending_last
-            graph = builder.finish(title, steps)
+            with _gc_paused():
+                graph = builder.finish(title, steps)
             graph["title"] += f" (last of {self.backward_calls}; {self.backward_calls - self.max_graphs - 1} not recorded)"
             self.add_graph(graph)
             self._pending_last = None
