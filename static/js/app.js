@@ -2,6 +2,7 @@
 // view state in the URL, and exposes window.dagscope (setCode, run, load, select, step).
 import * as api from "./api.js";
 import { CodeEditor } from "./editor.js";
+import { panes, pngBlob, svgText, viewsOf } from "./exporter.js";
 import { GraphView, drawable } from "./graphview.js";
 import { setLang, t, lang, applyTo } from "./i18n.js";
 import * as identity from "./identity.js";
@@ -372,18 +373,23 @@ async function share() {
   }
 }
 
-/** The drawing the current tab shows (what Export takes). */
-function currentView() {
-  return { forward: views.forward, backward: views.backward, step: views.stepBackward, static: statics.currentView(),
-           passes: passes.currentView(), kernels: kernels.currentView() }[state.tab] || null;
-}
-
+/** Export what the tab shows: every drawn pane, with its marks (exporter.js). */
 async function exportGraph(format) {
-  const view = currentView();
-  if (!view?.shown) { toast(t("export.nothing")); return; }
+  const shown = panes($(`.panel[data-panel="${state.tab}"]`));
+  if (!shown.length) { toast(t("export.nothing")); return; }
   try {
-    const out = await api.render(drawable(view.shown.graph), format);
-    download(out, `dagscope-${state.tab}.${format}`, format === "svg" ? "image/svg+xml" : "text/plain");
+    if (format === "svg") {
+      download(svgText(shown), `dagscope-${state.tab}.svg`, "image/svg+xml");
+    } else if (format === "png") {
+      download(await pngBlob(shown), `dagscope-${state.tab}.png`, "image/png");
+    } else {
+      // one digraph per pane, in the order shown (dot reads a file of several)
+      const parts = await Promise.all(viewsOf(shown).map(async ({ view, title }) => {
+        const out = await api.render(drawable(view.layout?.graph || view.shown.graph), "dot", view.layout?.direction || "TB");
+        return `${title ? `// ${title.replace(/[\r\n]/g, " ")}\n` : ""}${typeof out === "string" ? out : await out.text()}`;
+      }));
+      download(parts.join("\n"), `dagscope-${state.tab}.dot`, "text/vnd.graphviz");
+    }
   } catch (e) {
     toast(t("export.failed", { message: e.message }));
   }

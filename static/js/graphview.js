@@ -103,6 +103,9 @@ function stackRows(parts, links) {
   return svg;
 }
 
+const VIEWS = new WeakMap();   // a pane's element -> its GraphView (Export reads the graph shown)
+export const viewOf = (el) => VIEWS.get(el) || null;
+
 const MAX_SCALE = 1.5;   // a 4-node graph should look like a diagram, not a poster
 // Presenting, a node's label is never drawn smaller than this on screen (CSS px, the text's box):
 // a graph larger than its pane opens at that size from its top and is panned (⤢ fits it whole)
@@ -114,6 +117,7 @@ export class GraphView {
    * the pointer enters or leaves a node; compact: no search box (small panes). */
   constructor(el, { onSelect = () => {}, onHover = null, compact = false } = {}) {
     this.el = el;
+    VIEWS.set(el, this);
     this.onSelect = onSelect;
     this.onHover = onHover;
     this.graph = null;
@@ -275,6 +279,7 @@ export class GraphView {
     this.offset = tr ? { x: Number(tr[1]), y: Number(tr[2]) } : { x: 0, y: 0 };
     const vb = svg.viewBox.baseVal;
     this.full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+    svg.dataset.full = `${vb.x} ${vb.y} ${vb.width} ${vb.height}`;   // the whole drawing, for Export
     this.fit();
     for (const [cls, ids] of this.classes) this.paint(cls, ids);
   }
