@@ -62,9 +62,26 @@ function graphFor(tab) {
 function fillGraphPicker() {
   const sel = $("#graph-pick");
   const gs = state.record?.graphs || [];
-  show(sel, gs.map((g) => html`<option value="${g.id}">${g.title || g.id}</option>`));
+  show(sel, gs.map((g) => html`<option value="${g.id}">${graphTitle(g)}</option>`));
   sel.parentElement.hidden = gs.length < 2;
   if (state.graph) sel.value = state.graph.id;
+}
+
+// engine/record/dataflow.py's graph: drawn from data flow, no gradient recorded (its title says so
+// in English; the page says it in its own language, above the drawing, picker or not)
+const DATAFLOW = " (data flow only: no gradient recorded)";
+const dataflowNames = (g) => (g?.title?.endsWith(DATAFLOW) ? g.title.slice(0, -DATAFLOW.length) : null);
+
+function graphTitle(g) {
+  const names = dataflowNames(g);
+  return names !== null ? t("dataflow.title", { names }) : g.title || g.id;
+}
+
+function dataflowBanner(g) {
+  const names = dataflowNames(g);
+  if (names === null) return null;
+  const cut = /the (\d+) ops nearest them are drawn/.exec((g.warnings || []).join(" "));
+  return html`<strong>${t("dataflow.title", { names })}</strong> ${t("dataflow.note")}${cut ? ` ${t("dataflow.cut", { n: cut[1] })}` : ""}`;
 }
 
 function explain(kind) {
@@ -93,6 +110,7 @@ async function drawTab(tab) {
   if (g && $("#graph-pick").value !== g.id) $("#graph-pick").value = g.id;   // show which graph this tab draws
   switch (tab) {
     case "forward":
+      views.forward.setBanner(g?.forward ? dataflowBanner(g) : null);
       if (g?.forward) await views.forward.show(g.forward); else views.forward.showMessage(explain("forward"));
       break;
     case "backward":

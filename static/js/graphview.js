@@ -135,6 +135,7 @@ export class GraphView {
         <button class="gv-collapse" hidden></button>
         <span class="gv-count muted"></span>
       </div>
+      <div class="gv-banner" hidden></div>
       <div class="gv-notice" hidden></div>
       <div class="gv-canvas" tabindex="0"></div>
       <div class="gv-message" hidden></div>`);
@@ -183,6 +184,13 @@ export class GraphView {
     const el = this.el.querySelector(".gv-title");
     el.textContent = text || "";
     el.hidden = !text;
+  }
+
+  /** A standing note above the drawing (what kind of graph this is), kept across redraws; null hides it. */
+  setBanner(content) {
+    const el = this.el.querySelector(".gv-banner");
+    show(el, content || "");
+    el.hidden = !content;
   }
 
   /** Show a friendly explanation (DOM nodes) instead of a drawing (no graph of this kind in the run). */
