@@ -4,6 +4,15 @@ import pytest
 
 import engine.compat.tensorflow as tf
 from engine.errors import UnsupportedError
+from tests.engine.conftest import run_real_tensorflow
+
+# Keras 3's (TF 2.21's tf.keras) names and paths for the weights of Dense(3, name="d") and of the two
+# Dense layers of TRAINING_PROGRAM's Sequential, sorted; test_the_stored_names_and_steps_are_keras_3s
+# makes them, and the optimizer steps below, with real TensorFlow (make test-oracles)
+KERAS_DENSE_NAMES = ["kernel", "bias"]
+KERAS_DENSE_PATHS = ["d/kernel", "d/bias"]
+KERAS_SEQUENTIAL_PATHS = ["sequential/dense/bias", "sequential/dense/kernel", "sequential/dense_1/bias",
+                          "sequential/dense_1/kernel"]
 
 
 def test_dense_layer_is_matmul_bias_activation():
@@ -13,8 +22,8 @@ def test_dense_layer_is_matmul_bias_activation():
     k, b = layer.kernel.numpy(), layer.bias.numpy()
     np.testing.assert_allclose(y.numpy(), np.maximum(x.numpy() @ k + b, 0), rtol=1e-6)
     # Keras 3 (tf.keras since TF 2.16): a weight's name is short, its path says whose it is
-    assert [v.name for v in layer.trainable_variables] == ["kernel", "bias"]
-    assert [v.path for v in layer.trainable_variables] == ["d/kernel", "d/bias"]
+    assert [v.name for v in layer.trainable_variables] == KERAS_DENSE_NAMES
+    assert [v.path for v in layer.trainable_variables] == KERAS_DENSE_PATHS
     assert k.shape == (2, 3) and np.all(b == 0)
 
 
@@ -48,14 +57,7 @@ def _quadratic_steps(opt, steps: int) -> list:
     return values
 
 
-def test_sgd_rules_by_hand():
-    assert _quadratic_steps(tf.keras.optimizers.SGD(0.1), 2) == pytest.approx([4.4, 3.92])
-    # momentum 0.9: v1 = -0.6, w = 4.4; g = 4.8, v2 = 0.9 * -0.6 - 0.48 = -1.02, w = 3.38
-    assert _quadratic_steps(tf.keras.optimizers.SGD(0.1, momentum=0.9), 2) == pytest.approx([4.4, 3.38])
-
-
-def test_adam_rule_by_hand():
-    lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-7
+def _adam_by_hand(lr=0.1, b1=0.9, b2=0.999, eps=1e-7):
     w, m, v, expected = 5.0, 0.0, 0.0, []
     for t in (1, 2, 3):
         g = 2 * (w - 2.0)
@@ -63,7 +65,20 @@ def test_adam_rule_by_hand():
         v += (g * g - v) * (1 - b2)
         w -= lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t) * m / (np.sqrt(v) + eps)
         expected.append(w)
-    assert _quadratic_steps(tf.keras.optimizers.Adam(lr), 3) == pytest.approx(expected, rel=1e-5)
+    return expected
+
+
+# (optimizer, steps, w after each step of (w - 2)^2 from w = 5), by hand
+OPTIMIZER_STEPS = [("SGD(0.1)", 2, [4.4, 3.92]),
+                   # momentum 0.9: v1 = -0.6, w = 4.4; g = 4.8, v2 = 0.9 * -0.6 - 0.48 = -1.02, w = 3.38
+                   ("SGD(0.1, momentum=0.9)", 2, [4.4, 3.38]),
+                   ("Adam(0.1)", 3, _adam_by_hand())]
+
+
+@pytest.mark.parametrize("optimizer,steps,expected", OPTIMIZER_STEPS)
+def test_optimizer_rules_by_hand(optimizer, steps, expected):
+    rel = 1e-5 if optimizer.startswith("Adam") else 1e-6
+    assert _quadratic_steps(eval(f"tf.keras.optimizers.{optimizer}"), steps) == pytest.approx(expected, rel=rel)
 
 
 def test_losses_against_numpy():
@@ -81,8 +96,7 @@ def test_losses_against_numpy():
     assert float(bce) == pytest.approx(np.log(1 + np.exp(-0.5)), rel=1e-5)
 
 
-def test_keras_training_loop_in_a_run(run):
-    code = """import numpy as np
+TRAINING_PROGRAM = """import numpy as np
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dense(1)])
@@ -96,14 +110,36 @@ for step in range(150):
     opt.apply_gradients(zip(grads, model.trainable_variables))
 print(float(loss) < 0.05)
 """
-    record = run(code)
+
+
+def test_keras_training_loop_in_a_run(run):
+    record = run(TRAINING_PROGRAM)
     assert record["ok"], record["error"]
     assert record["stdout"] == "True\n"
     graph = record["graphs"][0]
     params = sorted(n["label"] for n in graph["forward"]["nodes"] if n["kind"] == "param")
     # Keras 3 paths: the layers were built inside the Sequential's name scope
-    assert params == ["sequential/dense/bias", "sequential/dense/kernel", "sequential/dense_1/bias",
-                      "sequential/dense_1/kernel"]
+    assert params == KERAS_SEQUENTIAL_PATHS
+
+
+@pytest.mark.oracle
+def test_the_stored_names_and_steps_are_keras_3s():
+    import inspect
+    import json
+    child = (TRAINING_PROGRAM + "print(json.dumps(sorted(v.path for v in model.trainable_variables)))\n"
+             "layer = tf.keras.layers.Dense(3, activation='relu', name='d')\nlayer(tf.constant([[1.0, -2.0]]))\n"
+             "print(json.dumps([[v.name for v in layer.trainable_variables], "
+             "[v.path for v in layer.trainable_variables]]))\n"
+             + inspect.getsource(_quadratic_steps) +
+             f"print(json.dumps([_quadratic_steps(eval('tf.keras.optimizers.' + o), n) for o, n, _ in "
+             f"{[(o, n, None) for o, n, _ in OPTIMIZER_STEPS]!r}]))\n")
+    stdout, _ = run_real_tensorflow("import json\n" + child)
+    trained, sequential_paths, dense, steps = stdout.splitlines()
+    assert trained == "True"
+    assert json.loads(sequential_paths) == KERAS_SEQUENTIAL_PATHS
+    assert json.loads(dense) == [KERAS_DENSE_NAMES, KERAS_DENSE_PATHS]
+    for (optimizer, _, expected), real in zip(OPTIMIZER_STEPS, json.loads(steps), strict=True):
+        assert real == pytest.approx(expected, rel=1e-5 if optimizer.startswith("Adam") else 1e-6), optimizer
 
 
 def _train_step(model, opt, x, y):
