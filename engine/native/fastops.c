@@ -778,6 +778,10 @@ static inline double horner(double x, const double *c, int n)
 
 #define HORNER(x, c) horner((x), (c), (int)(sizeof(c) / sizeof((c)[0])))
 
+/* Past this |x| erfc(|x|) < 1e-300, so 1 - erfc is exactly 1: special.ERFC_ZERO (the polynomials of an
+   infinite or huge x are inf / inf, which made erf(inf) NaN where PyTorch says 1) */
+#define ERFC_ZERO 27.0
+
 /* special.erf on one float64: x T(x^2) / U(x^2) below 1 in size, else sign(x) (1 - erfc(|x|)). */
 static double cephes_erf(double x)
 {
@@ -787,7 +791,8 @@ static double cephes_erf(double x)
     if (ax < 1.0)
         return x * HORNER(z, ERF_T) / HORNER(z, ERF_U);
     double e = exp(-z);
-    double erfc_abs = ax < 8.0 ? e * HORNER(ax, ERF_P) / HORNER(ax, ERF_Q) : e * HORNER(ax, ERF_R) / HORNER(ax, ERF_S);
+    double erfc_abs = ax < 8.0 ? e * HORNER(ax, ERF_P) / HORNER(ax, ERF_Q)
+                    : ax < ERFC_ZERO ? e * HORNER(ax, ERF_R) / HORNER(ax, ERF_S) : 0.0;
     double sign = x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;       /* np.sign: NaN stays NaN */
     return sign * (1.0 - erfc_abs);
 }

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# Past this |x|, erfc(|x|) < 1e-300 and 1 - erfc is exactly 1; the polynomials of an infinite (or, in
+# float64, huge) x are inf / inf, which made erf(inf) NaN where PyTorch gives 1. fastops.c's ERFC_ZERO.
+ERFC_ZERO = 27.0
+
 # erf(x) = x T(x^2) / U(x^2) for |x| < 1
 _T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
       7.00332514112805075473e3, 5.55923013010394962768e4)
@@ -116,7 +120,7 @@ def erf_numpy(x: np.ndarray) -> np.ndarray:
     small = x64 * _horner(z, _T) / _horner(z, _U)
     mid = np.exp(-z) * _horner(ax, _P) / _horner(ax, _Q)
     far = np.exp(-z) * _horner(ax, _R) / _horner(ax, _S)
-    erfc_abs = np.where(ax < 8.0, mid, far)
+    erfc_abs = np.where(ax < 8.0, mid, np.where(ax < ERFC_ZERO, far, 0.0))
     large = np.sign(x64) * (1.0 - erfc_abs)
     out = np.where(ax < 1.0, small, large)
     return out.astype(x.dtype if np.asarray(x).dtype.kind == "f" else np.float32, copy=False)

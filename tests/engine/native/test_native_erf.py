@@ -144,11 +144,26 @@ def test_an_autograd_step_through_gelu_is_the_same_both_ways(numpy_only):
         same(a, b)
 
 
+FAR = [np.inf, -np.inf, 27.0, -40.0, 1e38, -1e38]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_erf_and_gelu_far_out_are_pytorchs(dtype):
+    """erf(±inf) and erf of a huge x are ±1 and GELU(inf) is inf, as PyTorch 2.13 prints them (erf(inf) was
+    NaN: erfc's polynomials are inf / inf there); the live check is in test_gelu_is_pytorchs."""
+    x = np.array(FAR, dtype)
+    for computed in (special.erf(x), reference(special.erf, x)):
+        np.testing.assert_array_equal(computed, np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0], dtype))
+    np.testing.assert_array_equal(special.gelu(x), np.array([np.inf, np.nan, 27.0, 0.0, 1e38, 0.0], dtype))
+
+
 @pytest.mark.torch
 def test_gelu_is_pytorchs(real_torch):
     torch = real_torch
     for dtype in DTYPES:
-        x = np.concatenate([np.linspace(-10, 10, 2001), np.random.default_rng(2).normal(0, 3, 5000)]).astype(dtype)
+        x = np.concatenate([np.linspace(-10, 10, 2001), np.random.default_rng(2).normal(0, 3, 5000), FAR]).astype(dtype)
+        far = np.array(FAR, dtype)
+        np.testing.assert_array_equal(special.erf(far), torch.erf(torch.tensor(far)).numpy())
         g = np.random.default_rng(4).normal(0, 1, x.shape).astype(dtype)
         t = torch.tensor(x, requires_grad=True)
         y = torch.nn.functional.gelu(t)
