@@ -139,6 +139,7 @@ export class GraphView {
       <div class="gv-notice" hidden></div>
       <div class="gv-canvas" tabindex="0"></div>
       <div class="gv-message" hidden></div>`);
+    this.compact = compact;
     if (compact) {
       el.querySelector(".gv-search").hidden = true;
       el.classList.add("compact");
@@ -221,7 +222,9 @@ export class GraphView {
     this.el.querySelector(".gv-toolbar").hidden = false;
     this.labelToolbar();
     const collapseBtn = this.el.querySelector(".gv-collapse");
-    collapseBtn.hidden = !foldable(this.graph);
+    // a small pane (Step's, Passes') keeps its toolbar to one line: folding is offered there for
+    // large graphs only; Forward and Backward offer it for every graph with modules
+    collapseBtn.hidden = !(this.compact ? shouldCollapse(this.graph) : foldable(this.graph));
     collapseBtn.textContent = this.expanded === null ? t("graph.collapse_all") : t("graph.expand_all");
     const total = this.graph.nodes.length;
     this.el.querySelector(".gv-count").textContent = shown.graph.nodes.length === total
@@ -235,8 +238,9 @@ export class GraphView {
     this.setNotice(this.expanded !== null && shouldCollapse(this.graph) ? t("graph.collapsed_notice") : "");
     let svgText;
     try {
-      // laid out for this pane: a long chain turns left to right, wrapped into rows (layout.js)
-      this.layout = layoutFor(shown.graph, this.canvas.getBoundingClientRect());
+      // laid out for this pane: a long chain turns left to right, wrapped into rows (layout.js);
+      // a small pane beside another (Step follows its current node through both) stays top to bottom
+      this.layout = this.compact ? { direction: "TB", graph: shown.graph } : layoutFor(shown.graph, this.canvas.getBoundingClientRect());
       svgText = this.layout.rows
         ? await Promise.all(this.layout.rows.map((part) => render(drawable(part), "svg", this.layout.direction)))
         : await render(drawable(this.layout.graph), "svg", this.layout.direction);

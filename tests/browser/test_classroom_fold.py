@@ -111,3 +111,27 @@ net(torch.randn(2, 4)).sum().backward()
     assert page.locator("#view-forward g.node.folded").count() == 1
     page.click("#view-forward g.node.folded")             # the run opens into its five blocks
     page.wait_for_function("document.querySelectorAll('#view-forward g.node.folded').length === 5")
+
+
+def test_the_cnn_steps_with_its_current_node_in_view_when_presenting(page):
+    """Step's two small panes keep the CNN top to bottom (no rows, no fold button crowding their
+    toolbars); stepping brings each current node into view in both."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_page(page, "/?present=1")
+    run_code(page, LENET)
+    page.click("[data-tab=step]")
+    page.wait_for_selector("#view-step-backward g.node.current")
+    for n in (0, 7, 15):
+        page.evaluate(f"window.dagscope.step({n})")
+        page.wait_for_timeout(150)
+        for pane in ("#view-step-backward", "#view-step-forward"):
+            current = page.locator(f"{pane} g.node.current")
+            if not current.count():
+                continue
+            box, canvas = current.first.bounding_box(), page.locator(f"{pane} .gv-canvas").bounding_box()
+            assert canvas["x"] - 1 <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"] + 1, (n, pane)
+            assert canvas["y"] - 1 <= box["y"] and box["y"] + box["height"] <= canvas["y"] + canvas["height"] + 1, (n, pane)
+        if n == 7:
+            shot(page, "present_1280_cnn_step")
+    assert page.locator(".panel[data-panel=step] g[data-dx]").count() == 0
+    assert not page.is_visible("#view-step-backward .gv-collapse")
