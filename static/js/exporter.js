@@ -11,11 +11,35 @@ export const PNG_SCALE = 2;
 const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "stroke-opacity", "opacity",
                 "font-family", "font-size", "font-weight", "font-style"];
 
-/** The drawn panes of a tab's panel, in the order they are on screen: {el, svg, title}. */
+/** The drawn panes of a tab's panel, in the order they are on screen: {el, svg, title}; the list
+ *  carries the panel's visible legend of marks (`legend`: [{fill, stroke, dashed, text}]). */
 export function panes(panel) {
-  return [...(panel?.querySelectorAll(".gv") || [])]
+  const list = [...(panel?.querySelectorAll(".gv") || [])]
     .filter((el) => el.offsetParent !== null && el.querySelector(".gv-canvas svg"))
     .map((el) => ({ el, svg: el.querySelector(".gv-canvas svg"), title: titleOf(el) }));
+  list.legend = [...(panel?.querySelectorAll(".legend .sw") || [])].filter((sw) => sw.offsetParent !== null).map((sw) => {
+    const cs = getComputedStyle(sw);
+    return { fill: cs.backgroundColor, stroke: cs.borderTopColor, dashed: cs.borderTopStyle === "dashed",
+             text: sw.parentElement.textContent.trim() };
+  });
+  return list;
+}
+
+/** The legend's rows under the panes, from `y`; returns the height used. */
+function drawLegend(out, legend, y) {
+  legend.forEach((item, i) => {
+    const top = y + i * 22;
+    const sw = document.createElementNS(SVG_NS, "rect");
+    for (const [k, v] of [["x", PAD], ["y", top], ["width", 22], ["height", 14], ["rx", 3], ["fill", item.fill],
+                          ["stroke", item.stroke], ["stroke-width", 2]]) sw.setAttribute(k, v);
+    if (item.dashed) sw.setAttribute("stroke-dasharray", "4 2");
+    const text = document.createElementNS(SVG_NS, "text");
+    for (const [k, v] of [["x", PAD + 30], ["y", top + 12], ["font-family", "Helvetica,Arial,sans-serif"], ["font-size", "13"],
+                          ["fill", "#111827"]]) text.setAttribute(k, v);
+    text.textContent = item.text;
+    out.append(sw, text);
+  });
+  return legend.length ? legend.length * 22 + 8 : 0;
 }
 
 function titleOf(el) {
@@ -72,7 +96,8 @@ export function composite(list) {
     x += w + GAP;
     height = Math.max(height, h + (titled ? TITLE : 0));
   }
-  const width = Math.max(1, x - GAP);
+  height += drawLegend(out, list.legend || [], height + 8);
+  const width = Math.max(1, x - GAP, list.legend?.length ? 420 : 0);
   for (const [k, v] of [["width", width], ["height", height]]) {
     out.setAttribute(k, v);
     back.setAttribute(k, v);

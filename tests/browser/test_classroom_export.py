@@ -59,6 +59,9 @@ def test_static_exports_trace_and_script_with_the_frozen_mark(page):
     node = re.search(rf'<g id="{re.escape(frozen)}"[^>]*>.*?</g>', svg, re.S).group(0)
     assert 'stroke-dasharray="5px, 3px"' in node, node
     assert "rgb(254, 226, 226)" in node                               # the frozen fill, as on screen
+    # the legend on screen is in the file, in the page's words
+    legend = page.locator("#panel-static .legend").first.evaluate("l => [...l.querySelectorAll('.sw')].map(s => s.parentElement.textContent.trim())")
+    assert legend and all(f">{text}<" in svg for text in legend), legend
     png = export(page, "png")
     (SHOTS / "exported_static.png").write_bytes(png)      # the file itself, to look at
     width, height, first = png_size_and_first_pixel(png)
