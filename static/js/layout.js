@@ -7,27 +7,46 @@ const LONG = 10;          // a graph deeper than this many levels may turn or wr
 const MAX_ROWS = 5;
 const BETTER = 1.25;      // the default (top to bottom) is kept unless another fits this much larger
 
-/** Each node's level, as late as it can be (inputs and weights sit beside their first user). */
+/** Each node's level. The longest chain sets the levels; a node feeding into it (an input, a weight
+ *  and its transpose) sits as late as it can, beside its first user; a node hanging off it (a
+ *  backward graph's AccumulateGrad) as early as it can, beside what made it. */
 function levels(graph) {
-  const outs = new Map();
+  const outs = new Map(), ins = new Map();
   for (const e of graph.edges) {
     if (!outs.has(e.src)) outs.set(e.src, []);
     outs.get(e.src).push(e.dst);
+    if (!ins.has(e.dst)) ins.set(e.dst, []);
+    ins.get(e.dst).push(e.src);
   }
-  const height = new Map();
-  const heightOf = (id, seen = new Set()) => {
-    if (height.has(id)) return height.get(id);
-    if (seen.has(id)) return 0;     // a cycle (never in a recorded graph): stop rather than loop
-    seen.add(id);
-    let h = 0;
-    for (const d of outs.get(id) || []) h = Math.max(h, heightOf(d, seen) + 1);
-    height.set(id, h);
-    return h;
+  // longest path to an end (height) and from a start (rank); a cycle (never in a recorded graph)
+  // is cut where it closes rather than looped
+  const longest = (next, memo) => {
+    const walk = (id, seen) => {
+      if (memo.has(id)) return memo.get(id);
+      if (seen.has(id)) return 0;
+      seen.add(id);
+      let h = 0;
+      for (const d of next.get(id) || []) h = Math.max(h, walk(d, seen) + 1);
+      memo.set(id, h);
+      return h;
+    };
+    for (const n of graph.nodes) walk(n.id, new Set());
+    return memo;
   };
-  // deepest first: the record's order is topological, so its reverse fills heights bottom up
-  for (const n of [...graph.nodes].reverse()) heightOf(n.id);
+  const height = longest(outs, new Map()), rank = longest(ins, new Map());
   const depth = Math.max(0, ...height.values()) + 1;
-  return { depth, level: new Map([...height].map(([id, h]) => [id, depth - 1 - h])) };
+  const feeds = new Map();   // whether a node leads into the longest chain
+  const leads = (id, seen = new Set()) => {
+    if (feeds.has(id)) return feeds.get(id);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    const on = rank.get(id) + height.get(id) === depth - 1;
+    const v = on || (outs.get(id) || []).some((d) => leads(d, seen));
+    feeds.set(id, v);
+    return v;
+  };
+  const level = new Map(graph.nodes.map((n) => [n.id, leads(n.id) ? depth - 1 - height.get(n.id) : rank.get(n.id)]));
+  return { depth, level };
 }
 
 /** A drawn box's size in points, guessed from its label (Graphviz's 11 pt Helvetica). */

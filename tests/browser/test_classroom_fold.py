@@ -118,7 +118,13 @@ def test_the_cnn_steps_with_its_current_node_in_view_when_presenting(page):
     toolbars); stepping brings each current node into view in both."""
     page.set_viewport_size({"width": 1280, "height": 720})
     open_page(page, "/?present=1")
-    run_code(page, LENET)
+    record = run_code(page, LENET)
+    # Backward draws the whole gradient graph (in rows or not), every node once
+    page.click("[data-tab=backward]")
+    page.wait_for_selector("#view-backward g.node")
+    assert page.locator("#view-backward g.node").count() == len(record["graphs"][0]["backward"]["nodes"])
+    page.click("#view-backward .gv-fit")
+    shot(page, "present_1280_cnn_backward")
     page.click("[data-tab=step]")
     page.wait_for_selector("#view-step-backward g.node.current")
     for n in (0, 7, 15):
