@@ -1059,6 +1059,110 @@ static PyObject *gelu_backward_into(PyObject *module, PyObject *const *args, Py_
 
 /* ---- the module ----------------------------------------------------------------------------- */
 
+/* ---- the record's statistics (engine/record/values.py's _raw_stats) ----------------------------
+
+   stats(x): for a C-contiguous float32 or float64 x, (min, max, sum, sum of squared deviations)
+   in float64, or None when x holds a non-finite value or no value (values.py then takes numpy's
+   path). The two sums are numpy's np.add.reduce(a, axis=None) of the float64 copy a, and of
+   (a - sum / n) ** 2 computed as numpy's subtract then multiply: numpy's pairwise summation
+   (loops_utils.h.src's pairwise_sum: below 8 values one by one, up to PW_BLOCKSIZE 128 eight
+   accumulators added pairwise then the tail, above that the two halves, the first a multiple of
+   8 long), started from add's identity 0.0. The same operations in the same order: the same bits
+   (tests/engine/native/test_native_stats.py; values.py probes once and keeps numpy if not). */
+
+#define PW_BLOCKSIZE 128
+
+typedef struct { double low, high; } Extremes;
+
+/* One pairwise sum over n values of a, each value x first transformed by VALUE (which may note it
+   in the block's lane extremes lo[8], hi[8], kept per accumulator so the block's loop vectorises). */
+#define PAIRWISE(NAME, TYPE, VALUE)                                                                    \
+static double NAME(const TYPE *a, Py_ssize_t n, double mean, Extremes *e)                             \
+{                                                                                                     \
+    double lo[8], hi[8];                                                                              \
+    for (int j = 0; j < 8; j++)                                                                       \
+        lo[j] = e->low, hi[j] = e->high;                                                              \
+    double res;                                                                                       \
+    if (n < 8) {                                                                                      \
+        res = -0.0;                                                                                   \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                          \
+            double x = (double)a[i];                                                                  \
+            const int j = 0;                                                                          \
+            VALUE;                                                                                    \
+            res += x;                                                                                 \
+        }                                                                                             \
+    }                                                                                                 \
+    else if (n <= PW_BLOCKSIZE) {                                                                     \
+        double r[8];                                                                                  \
+        for (int j = 0; j < 8; j++) {                                                                 \
+            double x = (double)a[j];                                                                  \
+            VALUE;                                                                                    \
+            r[j] = x;                                                                                 \
+        }                                                                                             \
+        Py_ssize_t i;                                                                                 \
+        for (i = 8; i < n - (n % 8); i += 8)                                                          \
+            for (int j = 0; j < 8; j++) {                                                             \
+                double x = (double)a[i + j];                                                          \
+                VALUE;                                                                                \
+                r[j] += x;                                                                            \
+            }                                                                                         \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                      \
+        for (; i < n; i++) {                                                                          \
+            double x = (double)a[i];                                                                  \
+            const int j = 0;                                                                          \
+            VALUE;                                                                                    \
+            res += x;                                                                                 \
+        }                                                                                             \
+    }                                                                                                 \
+    else {                                                                                            \
+        Py_ssize_t n2 = n / 2;                                                                        \
+        n2 -= n2 % 8;                                                                                 \
+        double left = NAME(a, n2, mean, e);                                                           \
+        return left + NAME(a + n2, n - n2, mean, e);                                                  \
+    }                                                                                                 \
+    for (int j = 0; j < 8; j++) {                                                                     \
+        e->low = lo[j] < e->low ? lo[j] : e->low;                                                     \
+        e->high = hi[j] > e->high ? hi[j] : e->high;                                                  \
+    }                                                                                                 \
+    return res;                                                                                       \
+}
+
+/* pass 1: each value as it is, noting the extremes (a NaN or an infinity is seen in the sum: a
+   sum holding one is not finite, and a finite one is the only case kept) */
+#define NOTE_EXTREMES                                                                                 \
+    lo[j] = x < lo[j] ? x : lo[j];                                                                    \
+    hi[j] = x > hi[j] ? x : hi[j]
+/* pass 2: the squared deviation from the mean, rounded after the subtraction and the product */
+#define SQUARED_DEVIATION  x = x - mean; x = x * x
+
+PAIRWISE(sum_float, float, NOTE_EXTREMES)
+PAIRWISE(sum_double, double, NOTE_EXTREMES)
+PAIRWISE(squares_float, float, SQUARED_DEVIATION)
+PAIRWISE(squares_double, double, SQUARED_DEVIATION)
+
+static PyObject *stats(PyObject *module, PyObject *x)
+{
+    Py_buffer v;
+    if (float_buffer(x, &v, 0, 0, "stats") < 0)
+        return NULL;
+    Py_ssize_t n = v.len / v.itemsize;
+    Extremes e = {INFINITY, -INFINITY};
+    double sum = NAN, squares = NAN;
+    if (n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        sum = 0.0 + (v.itemsize == 8 ? sum_double(v.buf, n, 0.0, &e) : sum_float(v.buf, n, 0.0, &e));
+        if (isfinite(sum)) {
+            double mean = sum / (double)n;
+            squares = 0.0 + (v.itemsize == 8 ? squares_double(v.buf, n, mean, &e) : squares_float(v.buf, n, mean, &e));
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&v);
+    if (!isfinite(sum) || !isfinite(squares))
+        Py_RETURN_NONE;
+    return Py_BuildValue("(dddd)", e.low, e.high, sum, squares);
+}
+
 static PyObject *setup(PyObject *module, PyObject *args)
 {
     PyObject *tensor, *node, *ndarray, *asarray, *mode, *obs, *edge, *seq, *modules;
@@ -1165,6 +1269,8 @@ static PyMethodDef module_methods[] = {
     {"gelu_into", (PyCFunction)(void (*)(void))gelu_into, METH_FASTCALL, "gelu_into(x, out): GELU's forward."},
     {"gelu_backward_into", (PyCFunction)(void (*)(void))gelu_backward_into, METH_FASTCALL,
      "gelu_backward_into(g, x, exp(-x*x/2), out): GELU's gradient."},
+    {"stats", stats, METH_O,
+     "stats(x) -> (min, max, sum, sum of squared deviations from sum / n), numpy's pairwise sums, or None."},
     {NULL, NULL, 0, NULL},
 };
 

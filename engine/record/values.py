@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from engine import native
+
 MAX_DATA_ELEMENTS = 64         # tensors up to this size carry their data; larger ones stats + preview
 PREVIEW_ELEMENTS = 16
 HEATMAP_SIDE = 24              # cells a side of a large tensor's heat-map
@@ -213,8 +215,33 @@ STATS = ("min", "max", "mean", "std")
 
 def _raw_stats(arr: np.ndarray) -> list | None:
     """tensor_json's statistics before rounding (float64 min, max, mean, std over the finite
-    values), in fewer passes: no finiteness mask unless min or max says a value is not finite,
-    and the sum for the mean is the one the variance starts from, as in numpy's own _var."""
+    values). A C-contiguous float32 or float64 array's in engine/native's two C passes (fastops.c's
+    stats: numpy's pairwise sums in numpy's order, so the same bits) when they agree with numpy
+    here (`_native_stats`); any other array's, or one holding a non-finite value, in numpy's."""
+    stats = _native_stats()
+    if stats is not None and type(arr) is np.ndarray and arr.dtype in _C_DTYPES and arr.flags.c_contiguous:
+        found = _raw_stats_c(arr, stats)
+        if found is not None:
+            return found
+    return _raw_stats_numpy(arr)
+
+
+def _raw_stats_c(arr: np.ndarray, stats) -> list | None:
+    """_raw_stats by fastops' stats, or None where it leaves the array to numpy (a value not finite)."""
+    found = stats(arr)
+    if found is None:
+        return None
+    low, high, total, squares = found
+    if low == 0 or high == 0:      # which zero, -0.0 or 0.0: numpy's float64 min and max say, as below
+        a = arr.astype(np.float64)
+        low, high = float(a.min()), float(a.max())
+    return [low, high, total / arr.size, math.sqrt(squares / arr.size)]
+
+
+def _raw_stats_numpy(arr: np.ndarray) -> list | None:
+    """_raw_stats in numpy, the reference, in few passes: no finiteness mask unless min or max
+    says a value is not finite, and the sum for the mean is the one the variance starts from, as
+    in numpy's own _var."""
     low, high = arr.min(), arr.max()       # on the tensor's own dtype: exact in float64 too, and half the bytes
     a = arr.astype(np.float64)
     if low == 0 or high == 0:              # which zero, -0.0 or 0.0, a min finds may depend on the dtype's loop
@@ -229,6 +256,29 @@ def _raw_stats(arr: np.ndarray) -> list | None:
     np.subtract(a, mean, out=a)            # a is our copy: numpy's _var makes this array anew
     np.multiply(a, a, out=a)
     return [float(low), float(high), float(mean), float(np.sqrt(np.add.reduce(a, axis=None) / n))]
+
+
+_C_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))     # native byte order only (== is exact)
+
+
+@functools.lru_cache(maxsize=1)
+def _native_stats():
+    """fastops' stats when engine/native is loaded and gives numpy's bits here, else None. The
+    probe runs once, on first use (after the zygote or the eager core loaded the module): sizes
+    around the pairwise summation's blocks, both dtypes, signed zeros, a wide and a tiny spread."""
+    module = native.loaded()
+    if module is None:
+        return None
+    rng = np.random.default_rng(16)
+    for n in (1, 7, 8, 9, 127, 128, 129, 1000, 4097, 70_001):
+        for values in (rng.normal(0.5, 3.0, n), rng.standard_cauchy(n) * 1e20,
+                       np.where(rng.random(n) < 0.5, -0.0, 1e-30) * rng.random(n)):
+            for dtype in _C_DTYPES:
+                x = values.astype(dtype)
+                found, want = _raw_stats_c(x, module.stats), _raw_stats_numpy(x)
+                if found is None or np.array(found).tobytes() != np.array(want, dtype=np.float64).tobytes():
+                    return None
+    return module.stats
 
 
 def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:

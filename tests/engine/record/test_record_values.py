@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from engine.record import values
 from engine.record.values import TensorMemo, tensor_json
@@ -83,6 +84,10 @@ def _arrays():
         b[3, 4] = bad
         yield b
     yield np.full((10, 10), np.nan, np.float32)
+    for n in (127, 128, 129, 1000, 8193, 10**6, *rng.integers(65, 300_000, 4)):    # C's pairwise blocks
+        for dtype in (np.float32, np.float64):
+            yield (rng.standard_normal(n) * 2 + 1).astype(dtype)
+    yield (rng.standard_normal(5000) * 3).astype(">f4")                             # numpy's path: a swapped byte order
     zeros = np.maximum(rng.standard_normal((30, 30)).astype(np.float32), 0)    # ReLU: 0.0 and -0.0
     zeros[::3] *= -1
     yield zeros
@@ -99,3 +104,17 @@ def test_the_batched_summary_has_tensor_json_numbers_bit_for_bit():
         want = tensor_json(a, heatmap=False)
         got = {k: v for k, v in out.items() if k != "values"}
         assert json.dumps(got, allow_nan=False) == json.dumps(want, allow_nan=False), (a.dtype, a.shape)
+
+
+def test_the_c_statistics_are_numpy_s_bit_for_bit(monkeypatch):
+    """_raw_stats with fastops' stats (when engine/native is loaded here) and with numpy alone."""
+    if values._native_stats() is None:
+        pytest.skip("engine/native's stats are not in use here")
+    arrays = list(_arrays())
+    with_c = [values._raw_stats(a) for a in arrays]
+    monkeypatch.setattr(values, "_native_stats", lambda: None)
+    for a, got in zip(arrays, with_c):
+        want = values._raw_stats_numpy(a)
+        assert (got is None) == (want is None), (a.dtype, a.shape)
+        if want is not None:
+            assert np.array(got).tobytes() == np.array(want, dtype=np.float64).tobytes(), (a.dtype, a.shape)
