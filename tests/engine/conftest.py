@@ -53,7 +53,8 @@ def run_real_tensorflow(program: str) -> tuple[str, str]:
         with open(script, "w") as f:
             f.write(program)
         # (the script's folder, not the checkout, is first on the child's sys.path: nothing shadows TensorFlow)
-        done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=600, cwd=folder,
-                              env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout, done.stderr
+        done = subprocess.run([sys.executable, script], capture_output=True, timeout=600, cwd=folder, env=env)
+    # decoded as written: a \r (Keras redrawing its progress line) stays a \r
+    stdout, stderr = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, stderr[-3000:]
+    return stdout, stderr

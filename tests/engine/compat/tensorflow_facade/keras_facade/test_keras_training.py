@@ -1,6 +1,7 @@
 """Keras' training API in a run: keras.Input, functional / Sequential / subclassed Models, compile /
 fit / evaluate / predict, History (and its numbers on the Charts: the record's summaries), the
-progress lines of verbose=1 and 2 (Dagscope's deterministic timing: '0s 0s/step'), summary()."""
+progress lines of verbose=1 and 2 (Dagscope's deterministic timing: '0s 0s/step'), summary(). What is
+stored as Keras' is made by real Keras 3 (TF 2.21's) in test_the_stored_lines_are_keras (make test-oracles)."""
 import re
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 import engine.compat.tensorflow as tf
 from engine.compat.tensorflow.keras import display
+from tests.engine.conftest import run_real_tensorflow
 
 keras = tf.keras
 
@@ -23,6 +25,30 @@ model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"]
 history = model.fit(x, y, epochs=2, batch_size=8, validation_split=0.25, shuffle=False)
 print(sorted(history.history), history.params, history.epoch)
 """
+# What Keras 3 printed: MLP's last line (fit's default verbose is "auto", kept as such in params), the
+# progress lines of verbose=1 and 2 (timings aside), EARLY_STOPPING's printout, ModelCheckpoint's words
+KERAS_HISTORY_LINE = "['accuracy', 'loss', 'val_accuracy', 'val_loss'] {'verbose': 'auto', 'epochs': 2, 'steps': 2} [0, 1]"
+KERAS_NUMBER = r"(\d\.\d{4}|\d\.\d{4}e[+-]\d\d)"     # 4 decimals, or 4 significant digits below 1e-3
+KERAS_MLP_EPOCH_LINE = (f"2/2 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: {KERAS_NUMBER} - loss: {KERAS_NUMBER} - "
+                        f"val_accuracy: {KERAS_NUMBER} - val_loss: {KERAS_NUMBER}")
+KERAS_PROGRESS = ["32/32 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: 0.5000 - loss: 0.6931",
+                  "3/3 - 0s - 0s/step - loss: 1.2340e-04"]
+EARLY_STOPPING = """import numpy as np
+import keras
+class Log(keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        print("end", epoch, sorted(logs))
+model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+x = np.ones((4, 1), "float32")
+stop = keras.callbacks.EarlyStopping(monitor="loss", patience=2, verbose=1)
+history = model.fit(x, x, epochs=10, callbacks=[Log(), stop], verbose=0)
+print(len(history.history["loss"]), stop.stopped_epoch)
+"""
+KERAS_EARLY_STOPPING = "end 0 ['loss']\nend 1 ['loss']\nend 2 ['loss']\nEpoch 3: early stopping\n3 2\n"
+KERAS_CHECKPOINT = ["\nEpoch 1: loss improved from None to 4.00000, saving model to best.weights.h5\n",
+                    "Epoch 2: loss improved from 4.00000 to "]
+KERAS_SUMMARY_SHAPES = ["│ (None, 4)              │", "│ (5, 4)                 │"]   # fitted, called
 
 
 def test_fit_prints_keras_progress_lines_and_fills_history(run):
@@ -31,21 +57,25 @@ def test_fit_prints_keras_progress_lines_and_fills_history(run):
     lines = record["stdout"].splitlines()
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
     # 15 training samples in batches of 8: 2 steps; logs sorted by name, the val_ ones after
-    number = r"(\d\.\d{4}|\d\.\d{4}e[+-]\d\d)"     # Keras' 4 decimals, or 4 significant digits below 1e-3
-    pattern = (f"2/2 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: {number} - loss: {number} - "
-               f"val_accuracy: {number} - val_loss: {number}")
-    assert re.fullmatch(pattern, lines[1]) and re.fullmatch(pattern, lines[3]), lines
-    assert lines[4] == "['accuracy', 'loss', 'val_accuracy', 'val_loss'] {'verbose': 1, 'epochs': 2, 'steps': 2} [0, 1]"
+    assert re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[1]) and re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[3]), lines
+    # all of Keras' line but params' verbose (test_history_params_keep_fits_verbose_as_given)
+    assert lines[4] == KERAS_HISTORY_LINE.replace("'verbose': 'auto'", "'verbose': 1")
     # each epoch's numbers reach the Charts tab as scalar series, x = the epoch
     scalars = {s["tag"]: s["points"] for s in record["summaries"]["scalars"]}
     assert set(scalars) == {"accuracy", "loss", "val_accuracy", "val_loss"}
     assert [p[0] for p in scalars["loss"]] == [0, 1]
 
 
+@pytest.mark.xfail(strict=True, reason="Dagscope's History.params has 'verbose': 1 where Keras 3 keeps fit's "
+                                       "default 'auto' (a change to engine/compat/tensorflow/keras)")
+def test_history_params_keep_fits_verbose_as_given(run):
+    record = run(MLP)
+    assert record["stdout"].splitlines()[4] == KERAS_HISTORY_LINE
+
+
 def test_progress_line_formats():
-    assert display.progress_line(32, 32, [("accuracy", 0.5), ("loss", 0.69314)]) == \
-        "32/32 ━━━━━━━━━━━━━━━━━━━━ 0s 0s/step - accuracy: 0.5000 - loss: 0.6931"
-    assert display.progress_line(3, 3, [("loss", 0.0001234)], verbose=2) == "3/3 - 0s - 0s/step - loss: 1.2340e-04"
+    assert display.progress_line(32, 32, [("accuracy", 0.5), ("loss", 0.69314)]) == KERAS_PROGRESS[0]
+    assert display.progress_line(3, 3, [("loss", 0.0001234)], verbose=2) == KERAS_PROGRESS[1]
 
 
 def _functional_mlp():
@@ -134,22 +164,9 @@ def test_subclassed_model_with_custom_train_step():
 
 
 def test_early_stopping_and_callbacks(run):
-    code = """import numpy as np
-import keras
-class Log(keras.callbacks.Callback):
-    def on_epoch_end(self, epoch, logs=None):
-        print("end", epoch, sorted(logs))
-model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
-model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
-x = np.ones((4, 1), "float32")
-stop = keras.callbacks.EarlyStopping(monitor="loss", patience=2, verbose=1)
-history = model.fit(x, x, epochs=10, callbacks=[Log(), stop], verbose=0)
-print(len(history.history["loss"]), stop.stopped_epoch)
-"""
-    record = run(code)
+    record = run(EARLY_STOPPING)
     assert record["ok"], record["error"]
-    assert record["stdout"] == ("end 0 ['loss']\nend 1 ['loss']\nend 2 ['loss']\n"
-                                "Epoch 3: early stopping\n3 2\n")
+    assert record["stdout"] == KERAS_EARLY_STOPPING
 
 
 def test_save_and_load_weights_within_a_run(run):
@@ -208,8 +225,7 @@ def test_model_checkpoint_keeps_the_best_weights_in_memory(capsys):
                                             save_weights_only=True, verbose=1)
     model.fit(x, 2 * x, epochs=2, verbose=0, callbacks=[check])
     out = capsys.readouterr().out
-    assert "\nEpoch 1: loss improved from None to 4.00000, saving model to best.weights.h5\n" in out
-    assert "Epoch 2: loss improved from 4.00000 to " in out
+    assert all(words in out for words in KERAS_CHECKPOINT)
     best = model.get_weights()
     model.set_weights([w * 0 for w in best])
     model.load_weights("best.weights.h5")
@@ -234,4 +250,59 @@ def test_subclassed_summary_shows_build_shapes(capsys):
     fitted.summary()
     called.summary()
     out = capsys.readouterr().out
-    assert "│ (None, 4)              │" in out and "│ (5, 4)                 │" in out
+    assert KERAS_SUMMARY_SHAPES[0] in out and KERAS_SUMMARY_SHAPES[1] in out
+
+
+KERAS_CHILD = MLP + """print("==")
+bar = keras.utils.Progbar(32, verbose=1)
+bar.update(32, values=[("accuracy", 0.5), ("loss", 0.69314)], finalize=True)
+bar = keras.utils.Progbar(3, verbose=2)
+bar.update(3, values=[("loss", 0.0001234)], finalize=True)
+print("==")
+""" + EARLY_STOPPING + """print("==")
+model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+x = np.ones((4, 1), np.float32)
+check = keras.callbacks.ModelCheckpoint("best.weights.h5", monitor="loss", save_best_only=True,
+                                        save_weights_only=True, verbose=1)
+model.fit(x, 2 * x, epochs=2, verbose=0, callbacks=[check])
+print("==")
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.a = keras.layers.Dense(4, activation="relu")
+
+    def call(self, x):
+        return self.a(x)
+
+fitted, called = Net(), Net()
+fitted.compile("sgd", "mse")
+fitted.fit(np.ones((10, 3)), np.ones((10, 4)), batch_size=4, verbose=0)
+called(np.ones((5, 3)))
+fitted.summary()
+print("==")
+called.summary()
+"""
+
+
+def _timings_as_dagscopes(line: str) -> str:
+    """Keras' progress line with its colours and measured times as Dagscope prints them (0s, 0s/step)."""
+    line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    line = re.sub(r"\b\d+(\.\d+)?(s|ms|us)/step\b", "0s/step", line)
+    return re.sub(r"(?<=[ ])\d+s(?= )", "0s", line)
+
+
+@pytest.mark.oracle
+def test_the_stored_lines_are_keras():
+    stdout, _ = run_real_tensorflow(KERAS_CHILD)
+    mlp, progress, early, checkpoint, fitted, called = stdout.split("==\n")
+    # Keras redraws a progress line after \r (and backspaces); the last drawing of each line is what stays
+    lines = [_timings_as_dagscopes(line.rsplit("\r", 1)[-1]) for line in mlp.split("\n") if line.strip()]
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 5, lines
+    assert re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[1]) and re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[3]), lines
+    assert lines[4] == KERAS_HISTORY_LINE
+    assert [_timings_as_dagscopes(line.rsplit("\r", 1)[-1]) for line in progress.split("\n")
+            if line.strip()] == KERAS_PROGRESS
+    assert early == KERAS_EARLY_STOPPING
+    assert all(words in checkpoint for words in KERAS_CHECKPOINT)
+    assert KERAS_SUMMARY_SHAPES[0] in fitted and KERAS_SUMMARY_SHAPES[1] in called
