@@ -235,6 +235,7 @@ class DynamicGraphBuilder:
         self.leaves: list = []                # (forward id, Tensor) whose grads are read at finish
         self.gradcheck: dict = {}             # forward id -> finite-difference check of that leaf
         self.gradcheck_error: str | None = None   # why the check could not run (the graph's warnings say)
+        self.built = False                    # fwd_nodes / fwd_edges are record dicts (not snapshot tuples)
 
     def _tensor_node(self, t, nid: str) -> dict:
         if t.requires_grad:
@@ -253,28 +254,36 @@ class DynamicGraphBuilder:
                 "grad": None, "line": None, "name": name}
 
     def snapshot_forward(self) -> None:
-        """Forward DAG, taken before backward frees the graph (values as they were)."""
+        """Forward DAG, taken before backward frees the graph (values as they were). What a node
+        record needs is read now, into a tuple per op node and per edge: the records (dicts) are
+        built by `_forward_records`, at finish, only for a call the record keeps (a loop's calls
+        past max_graphs are snapshot each in turn and all but the last dropped)."""
         order = _topo_nodes(self.root.grad_fn)
         self.too_large = len(order) > MAX_GRAPH_NODES
         if self.too_large:
             self.order, self.total_nodes = [], len(order)
             return
+        names, fwd_id, fwd_nodes, fwd_edges = self.names.get, self.fwd_id, self.fwd_nodes, self.fwd_edges
         for node in order:
-            fid = f"n{len(self.fwd_id) + 1}"
-            self.fwd_id[id(node)] = fid
+            fid = f"n{len(fwd_id) + 1}"
+            fwd_id[id(node)] = fid
             for t in node.saved:
-                src = self._source_of(t)
-                self.fwd_edges.append({"src": src, "dst": fid, "shape": list(t.array.shape)})
+                fwd_edges.append((self._source_of(t), fid, t.array.shape))
             out = node.out_ref()
-            self.fwd_nodes.append({
-                "id": fid, "op": node.op.name, "label": node.op.name, "kind": "op",
-                "shape": list(node.out_data.shape), "dtype": dtype_name(node.out_data.dtype),
-                "module": node.module, "line": node.line, "value": node.out_data,
-                "grad": None, "name": self.names.get(id(out)) if out is not None else None,
-                "grad_fn": node.name, "formula": node.op.formula})
+            fwd_nodes.append((fid, node.op, node.name, node.out_data, node.module, node.line,
+                              names(id(out)) if out is not None else None))
+        self.order = order
+
+    def _forward_records(self) -> None:
+        """The forward nodes and edges as run-record dicts (from snapshot_forward's tuples; a leaf's
+        record is made when it is found, with the copy of its value)."""
+        if self.built:
+            return
+        self.built = True
+        self.fwd_nodes = [_op_record(*entry) if type(entry) is tuple else entry for entry in self.fwd_nodes]
+        self.fwd_edges = [{"src": src, "dst": dst, "shape": list(shape)} for src, dst, shape in self.fwd_edges]
         if self.fwd_nodes:
             self.fwd_nodes[-1]["kind"] = "output"
-        self.order = order
 
     def _source_of(self, t) -> str:
         if t.grad_fn is not None and id(t.grad_fn) in self.fwd_id:
@@ -340,6 +349,7 @@ class DynamicGraphBuilder:
 
     def finish(self, title: str, steps: list) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""
+        self._forward_records()
         self._backward_graph()
         tensor_json = TensorMemo(self.values)
         for n in self.fwd_nodes:
@@ -377,6 +387,12 @@ class DynamicGraphBuilder:
         if isinstance(node, autograd.AccumulateGrad):
             return self.fwd_id.get(id(node.variable))
         return self.fwd_id.get(id(node))
+
+
+def _op_record(fid: str, op, grad_fn: str, data, module, line, name) -> dict:
+    return {"id": fid, "op": op.name, "label": op.name, "kind": "op", "shape": list(data.shape),
+            "dtype": dtype_name(data.dtype), "module": module, "line": line, "value": data, "grad": None,
+            "name": name, "grad_fn": grad_fn, "formula": op.formula}
 
 
 def _graph_roots(namespace: dict) -> list[tuple[str, object]]:

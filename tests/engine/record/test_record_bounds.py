@@ -25,6 +25,50 @@ def test_a_training_loop_records_the_first_graphs_and_the_last(run):
     assert abs(sum(last_w["value"]["data"]) - (-1.0 * 0.8 ** 49)) < 1e-4
 
 
+# A loop whose graph changes between calls, with a constant rebound and a parameter changed in
+# place after each call: what the record shows of a call must be what it was at that call.
+CHANGING_LOOP = """import torch
+w = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+c = torch.tensor([0.5, 1.0, 2.0])
+for step in range(9):
+    h = w
+    for _ in range(step % 3 + 1):
+        h = torch.tanh(h * c + 1.0)
+    loss = (h * h).sum()
+    loss.backward()
+    with torch.no_grad():
+        w.sub_(0.1 * w.grad)
+    w.grad = None
+    c = c + 1.0
+"""
+
+
+def test_a_call_past_max_graphs_records_what_it_would_have_at_its_call(run):
+    """The last call's forward records are built at finish from what was read at the call; the
+    same call recorded among the first (records built at once) gives the same graph."""
+    import json
+    kept_all = run(CHANGING_LOOP, max_graphs=9)["graphs"]
+    lazy = run(CHANGING_LOOP, max_graphs=3)["graphs"]
+    assert [g["title"] for g in lazy][3] == "loss.backward() #9 (last of 9; 5 not recorded)"
+    for eager, late in ((kept_all[i], lazy[i]) for i in range(3)):
+        assert json.dumps(eager) == json.dumps(late)
+    eager, late = dict(kept_all[8]), dict(lazy[3])
+    for key in ("title", "id"):          # "#9 (last of 9; ...)", and its place among the graphs
+        eager.pop(key), late.pop(key)
+    assert json.dumps(eager) == json.dumps(late)
+
+
+def test_calls_that_are_not_recorded_never_get_node_records(run, monkeypatch):
+    """Each backward call is snapshot (the graph is freed after), but the records of its nodes
+    are made only for the calls the record keeps: the first max_graphs and the last."""
+    made = []
+    op_record = recorder._op_record
+    monkeypatch.setattr(recorder, "_op_record", lambda *entry: made.append(entry[0]) or op_record(*entry))
+    rec = run(CHANGING_LOOP, max_graphs=3)
+    ops = sum(n["kind"] in ("op", "output") for g in rec["graphs"] for n in g["forward"]["nodes"])
+    assert len(rec["graphs"]) == 4 and len(made) == ops
+
+
 def test_a_graph_too_large_to_draw_is_counted(run, monkeypatch):
     monkeypatch.setattr(recorder, "MAX_GRAPH_NODES", 10)
     rec = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
