@@ -105,10 +105,30 @@ def _conv_shape(x_shape, w_shape, stride, padding):
     return (n, o, oh, ow)
 
 
+# How large an im2col matrix may be made at once. A larger one is made a few samples at a time: a
+# Keras GAN's Conv2D(1, (7, 7)) over 64x28x28x128 needed a 1.26 GB matrix (past a run's memory), and
+# at that size its copies ran at the speed of page faults. The parts are the same products, but
+# OpenBLAS may round a GEMM of fewer rows differently (and the weight gradient sums its parts), so
+# only a convolution past the bound is split: every smaller one keeps its one GEMM and its numbers.
+_COLS_BYTES = 64 << 20
+_WEIGHT_GRAD_COLS_BYTES = 128 << 20
+_COL2IM_BYTES = 16 << 20       # the input gradient's columns, added back while they are in cache
+
+
+def _samples_at_once(n: int, sample_bytes: int, budget: int) -> int:
+    return max(1, min(n, budget // max(1, sample_bytes)))
+
+
 def _conv2d_forward(x, weight, *bias, stride=1, padding=0):
     n, o, oh, ow = _conv_shape(x.shape, weight.shape, stride, padding)
     kh, kw = weight.shape[2:]
-    out = _cols(x, kh, kw, _pair(stride), _pair(padding)) @ weight.reshape(o, -1).T
+    step = _samples_at_once(n, oh * ow * x.shape[1] * kh * kw * x.itemsize, _COLS_BYTES)
+    w = weight.reshape(o, -1).T
+    if step >= n:
+        out = _cols(x, kh, kw, _pair(stride), _pair(padding)) @ w
+    else:
+        out = np.concatenate([_cols(x[i:i + step], kh, kw, _pair(stride), _pair(padding)) @ w
+                              for i in range(0, n, step)])
     if bias:
         out += bias[0]
     return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
@@ -143,13 +163,21 @@ def _conv2d_input_grad_forward(g, weight, stride, padding, input_shape):
     o, _, kh, kw = weight.shape
     (sh, sw), (ph, pw) = _pair(stride), _pair(padding)
     _, _, oh, ow = g.shape
-    cols = g.transpose(0, 2, 3, 1).reshape(-1, o) @ weight.reshape(o, -1)     # (N*OH*OW, C*kh*kw)
-    cols = cols.reshape(n, oh, ow, c, kh, kw)
-    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
-    for u in range(kh):          # col2im: each kernel offset adds its column block back in place
-        for v in range(kw):
-            padded[:, :, u:u + sh * oh:sh, v:v + sw * ow:sw] += cols[:, :, :, :, u, v].transpose(0, 3, 1, 2)
-    return padded[:, :, ph:ph + h, pw:pw + w]
+    # col2im in channels-last memory, with the columns in (kh, kw, C) order: each kernel offset then adds
+    # runs of C adjacent values into runs of C adjacent values. In (C, kh, kw) order an offset's block
+    # was every (kh*kw)-th value, and col2im read the whole matrix once per offset.
+    padded = np.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=np.result_type(g, weight))
+    step = _samples_at_once(n, oh * ow * c * kh * kw * padded.itemsize, _COL2IM_BYTES)
+    offsets_last = weight.transpose(0, 2, 3, 1).reshape(o, -1)
+    for i in range(0, n, step):  # a few samples at a time: their columns are still in cache for col2im
+        rows = g[i:i + step]
+        cols = rows.transpose(0, 2, 3, 1).reshape(-1, o) @ offsets_last     # (N*OH*OW, kh*kw*C)
+        cols = cols.reshape(len(rows), oh, ow, kh, kw, c)
+        part = padded[i:i + step]
+        for u in range(kh):          # col2im: each kernel offset adds its column block back in place
+            for v in range(kw):
+                part[:, u:u + sh * oh:sh, v:v + sw * ow:sw] += cols[:, :, :, u, v]
+    return np.ascontiguousarray(padded[:, ph:ph + h, pw:pw + w].transpose(0, 3, 1, 2))
 
 
 register(OpDef(
@@ -165,7 +193,14 @@ register(OpDef(
 
 def _conv2d_weight_grad_forward(x, g, stride, padding, weight_shape):
     o, c, kh, kw = weight_shape
-    return (g.transpose(1, 0, 2, 3).reshape(o, -1) @ _cols(x, kh, kw, _pair(stride), _pair(padding))).reshape(weight_shape)
+    n, _, oh, ow = g.shape
+    step = _samples_at_once(n, oh * ow * c * kh * kw * x.itemsize, _WEIGHT_GRAD_COLS_BYTES)
+    out = None
+    for i in range(0, max(n, 1), step):      # one GEMM unless the im2col matrix is past _WEIGHT_GRAD_COLS_BYTES
+        part = g[i:i + step].transpose(1, 0, 2, 3).reshape(o, -1) @ _cols(x[i:i + step], kh, kw, _pair(stride),
+                                                                          _pair(padding))
+        out = part if out is None else out + part
+    return out.reshape(weight_shape)
 
 
 register(OpDef(
