@@ -219,11 +219,23 @@ def _raw_stats(arr: np.ndarray) -> list | None:
     stats: numpy's pairwise sums in numpy's order, so the same bits) when they agree with numpy
     here (`_native_stats`); any other array's, or one holding a non-finite value, in numpy's."""
     stats = _native_stats()
-    if stats is not None and type(arr) is np.ndarray and arr.dtype in _C_DTYPES and arr.flags.c_contiguous:
-        found = _raw_stats_c(arr, stats)
-        if found is not None:
-            return found
+    if stats is not None and type(arr) is np.ndarray and arr.dtype in _C_DTYPES:
+        block = arr if arr.flags.c_contiguous else _in_memory_order(arr)
+        if block.flags.c_contiguous:
+            found = _raw_stats_c(block, stats)
+            if found is not None:
+                return found
     return _raw_stats_numpy(arr)
+
+
+def _in_memory_order(arr: np.ndarray) -> np.ndarray:
+    """arr's axes permuted into the order of its memory, a C-contiguous view when arr is one block
+    seen in another axis order (a transpose, an attention head's permute). numpy's sums go in that
+    order too: astype keeps the layout (order K) and a reduction over every axis walks the copy
+    in memory order, as one run. Anything else (a step, a negative stride) comes back as it was."""
+    if any(step <= 0 for step, n in zip(arr.strides, arr.shape) if n > 1):
+        return arr
+    return arr.transpose(sorted(range(arr.ndim), key=lambda axis: -arr.strides[axis]))
 
 
 def _raw_stats_c(arr: np.ndarray, stats) -> list | None:

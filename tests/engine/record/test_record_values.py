@@ -87,6 +87,13 @@ def _arrays():
     for n in (127, 128, 129, 1000, 8193, 10**6, *rng.integers(65, 300_000, 4)):    # C's pairwise blocks
         for dtype in (np.float32, np.float64):
             yield (rng.standard_normal(n) * 2 + 1).astype(dtype)
+    heads = (rng.standard_normal((4, 64, 6, 64)) * 2).astype(np.float32)           # attention's (B, T, nh, hs)
+    yield heads.transpose(0, 2, 1, 3)                                               # one block in another order: C
+    yield heads.transpose(0, 2, 3, 1)
+    yield np.asfortranarray(rng.standard_normal((129, 1000)))
+    yield (rng.standard_cauchy((300, 700)) * 1e3).T        # its sum in C order differs from memory order's
+    yield heads[:, ::-1]                                                            # a negative stride: numpy's path
+    yield heads[..., 1:]                                                            # gaps: numpy's path
     yield (rng.standard_normal(5000) * 3).astype(">f4")                             # numpy's path: a swapped byte order
     zeros = np.maximum(rng.standard_normal((30, 30)).astype(np.float32), 0)    # ReLU: 0.0 and -0.0
     zeros[::3] *= -1
