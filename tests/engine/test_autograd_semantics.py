@@ -1,5 +1,6 @@
 """Autograd behaves as PyTorch's: retain_graph, the second-backward error, grad modes, detach,
-leaf/non-leaf, hooks, accumulation, autograd.grad (expected values worked out by hand)."""
+leaf/non-leaf, hooks, accumulation, autograd.grad (expected values worked out by hand). PyTorch 2.13's
+words and node names stored here are made with real torch where it is installed (the tests marked torch)."""
 import numpy as np
 import pytest
 
@@ -12,6 +13,15 @@ SECOND_BACKWARD = (
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
+# (what is refused, PyTorch 2.13's words or their start)
+# requires_grad_() of an integer tensor: torch 2.13 says "Only ..." in a fresh process and "only ..." once a
+# backward has run (seen here, two paths to the same check); Dagscope says the second
+INT_REQUIRES_GRAD = "only Tensors of floating point dtype can require gradients"
+NOT_A_LEAF = "you can only change requires_grad flags of leaf variables"
+NO_GRAD_FN = "element 0 of tensors does not require grad"
+NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+UNUSED = "appears to not have been used in the graph"
+ACCUMULATE_GRAD_NAME = "torch::autograd::AccumulateGrad"     # its name(); its class is AccumulateGrad
 
 
 def _x():
@@ -73,14 +83,15 @@ def test_leaf_and_non_leaf_grads():
 
 
 def test_requires_grad_rules():
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError) as refused:
         creation.tensor([1, 2]).requires_grad_()
+    assert str(refused.value) == INT_REQUIRES_GRAD
     y = _x() * 2
-    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+    with pytest.raises(RuntimeError, match=NOT_A_LEAF):
         y.requires_grad_(False)
-    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+    with pytest.raises(RuntimeError, match=NO_GRAD_FN):
         creation.ones(2).sum().backward()
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    with pytest.raises(RuntimeError, match=NOT_SCALAR):
         (_x() * 2).backward()
 
 
@@ -112,7 +123,7 @@ def test_autograd_grad_returns_without_accumulating():
 def test_autograd_grad_unused_input():
     x, w = _x(), _x()
     y = (x * 2).sum()
-    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+    with pytest.raises(RuntimeError, match=UNUSED):
         torch_autograd.grad(y, [x, w], retain_graph=True)
     gx, gw = torch_autograd.grad(y, [x, w], allow_unused=True)
     assert gx.array.tolist() == [2.0, 2.0, 2.0] and gw is None
@@ -143,8 +154,16 @@ def test_each_grad_fn_name_is_a_class_and_name_is_also_a_method():
     assert type(mul).__name__ == mul.name() == "MulBackward0"
     assert isinstance(mul, autograd.Node) and type(mul) is not type(y.grad_fn)
     acc = mul.next_functions[0][0]
-    assert type(acc).__name__ == acc.name() == "AccumulateGrad"
+    assert type(acc).__name__ == "AccumulateGrad"     # (its name() is test_accumulate_grads_name_is_pytorchs)
     assert type((x * 3).grad_fn) is type(mul)        # one class per name, made once
+
+
+@pytest.mark.xfail(strict=True, reason="Dagscope's AccumulateGrad.name() is 'AccumulateGrad'; PyTorch 2.13's is "
+                                       "'torch::autograd::AccumulateGrad' (its class name is AccumulateGrad; a change "
+                                       "to engine/autograd)")
+def test_accumulate_grads_name_is_pytorchs():
+    acc = (_x() * 2).grad_fn.next_functions[0][0]
+    assert acc.name() == ACCUMULATE_GRAD_NAME
 
 
 def test_an_inplace_op_renames_the_node_and_keeps_its_fields():
@@ -154,3 +173,34 @@ def test_an_inplace_op_renames_the_node_and_keeps_its_fields():
     assert type(y.grad_fn).__name__ == y.grad_fn.name == "ZeroBackward0"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.array, np.zeros(3, np.float32))
+
+
+# ---- the stored words and node names are real PyTorch's (skipped where torch is absent) ---------------
+
+@pytest.mark.torch
+def test_the_stored_words_and_names_are_real_pytorchs(real_torch):
+    def refusal(make):
+        with pytest.raises(RuntimeError) as refused:
+            make()
+        return str(refused.value)
+
+    x = real_torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    assert refusal(y.backward) == SECOND_BACKWARD
+    assert refusal(lambda: real_torch.tensor([1, 2]).requires_grad_()) == INT_REQUIRES_GRAD   # (after a backward)
+    assert refusal(lambda: (x * 2).requires_grad_(False)).startswith(NOT_A_LEAF)
+    assert refusal(lambda: real_torch.ones(2).sum().backward()).startswith(NO_GRAD_FN)
+    assert refusal(lambda: (x * 2).backward()) == NOT_SCALAR
+    w = real_torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    assert UNUSED in refusal(lambda: real_torch.autograd.grad((x * 2).sum(), [x, w]))
+    y = (x * 2).sum()
+    mul = y.grad_fn.next_functions[0][0]
+    acc = mul.next_functions[0][0]
+    assert [y.grad_fn.name(), mul.name(), acc.name()] == ["SumBackward0", "MulBackward0", ACCUMULATE_GRAD_NAME]
+    assert [type(node).__name__ for node in (y.grad_fn, mul, acc)] == ["SumBackward0", "MulBackward0",
+                                                                       "AccumulateGrad"]
+    assert type((x * 3).grad_fn) is type(mul)
+    z = x * 1
+    z.zero_()
+    assert type(z.grad_fn).__name__ == z.grad_fn.name() == "ZeroBackward0"
