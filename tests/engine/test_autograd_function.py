@@ -1,11 +1,20 @@
 """Custom autograd.Function: ctx.save_for_backward, saved_tensors, needs_input_grad, apply, and how
 the node joins the engine's backward pass (retain_graph, the second-backward error, recording)."""
+import re
+
 import numpy as np
 import pytest
 
 from engine import creation
 from engine.errors import UnsupportedError
 from engine.autograd_function import Function
+
+# PyTorch 2.13's printout and words for the Functions below (test_pytorch_names_and_refuses_the_same_functions
+# makes them with real torch where it is installed)
+SQUARE_REPR = "tensor([1., 4., 9.], grad_fn=<SquareBackward>)"
+BAD_WORDS = "function BadBackward returned an incorrect number of gradients (expected 2, got 1)"
+WRONG_SHAPE_WORDS = ("Function WrongShapeBackward returned an invalid gradient at index 0 - got [3] but expected "
+                     "shape compatible with [2]")
 
 
 class Square(Function):
@@ -36,7 +45,7 @@ class ScaleBy(Function):
 def test_square_forward_backward_and_name():
     x = creation.tensor([1.0, -2.0, 3.0], requires_grad=True)
     y = Square.apply(x)
-    assert repr(y) == "tensor([1., 4., 9.], grad_fn=<SquareBackward>)"
+    assert repr(y) == SQUARE_REPR
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.array, 2 * np.array([1.0, -2.0, 3.0], np.float32))
 
@@ -82,8 +91,7 @@ def test_wrong_number_of_gradients():
             return grad
 
     a = creation.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"function BadBackward returned an incorrect number of gradients "
-                                           r"\(expected 2, got 1\)"):
+    with pytest.raises(RuntimeError, match=re.escape(BAD_WORDS)):
         Bad.apply(a, a).backward()
 
 
@@ -192,8 +200,7 @@ def test_gradient_of_a_broadcast_shape_is_summed_and_a_wrong_shape_is_an_error()
         def backward(ctx, grad):
             return creation.ones(3)
 
-    with pytest.raises(RuntimeError, match=r"Function WrongShapeBackward returned an invalid gradient at index 0 - "
-                                           r"got \[3\] but expected shape compatible with \[2\]"):
+    with pytest.raises(RuntimeError, match=re.escape(WRONG_SHAPE_WORDS)):
         WrongShape.apply(creation.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
 
 
@@ -204,3 +211,31 @@ def test_the_node_is_named_after_the_function_and_has_its_own_class():
     assert type(Square.apply(x).grad_fn) is type(y.grad_fn)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.array, [2.0, 4.0])
+
+
+# ---- the words and names above are real PyTorch's (skipped where torch is absent) ---------------------
+
+@pytest.mark.torch
+def test_pytorch_names_and_refuses_the_same_functions(real_torch):
+    def function(name, forward, backward):
+        return type(name, (real_torch.autograd.Function,),
+                    {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    def square_forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    real_square = function("Square", square_forward, lambda ctx, grad: grad * 2 * ctx.saved_tensors[0])
+    x = real_torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = real_square.apply(x)
+    assert repr(y) == SQUARE_REPR
+    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SquareBackward"
+    assert type(real_square.apply(x).grad_fn) is type(y.grad_fn)
+    a = real_torch.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError) as refused:
+        function("Bad", lambda ctx, x, y: x + y, lambda ctx, grad: grad).apply(a, a).backward()
+    assert str(refused.value) == BAD_WORDS
+    wrong_shape = function("WrongShape", lambda ctx, x: x * 1.0, lambda ctx, grad: real_torch.ones(3))
+    with pytest.raises(RuntimeError) as refused:
+        wrong_shape.apply(real_torch.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
+    assert str(refused.value).startswith(WRONG_SHAPE_WORDS)
