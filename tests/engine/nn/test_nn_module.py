@@ -10,58 +10,71 @@ from engine.nn.parameter import Parameter
 from engine.tensor import Tensor
 
 
-class MLP(nn.Module):
-    def __init__(self, d_in, d_hid, d_out):
-        super().__init__()
-        self.fc1 = nn.Linear(d_in, d_hid)
-        self.fc2 = nn.Linear(d_hid, d_out)
+def mlp_class(nn):
+    """The MLP of these tests, made of the given library's nn (Dagscope's, or real PyTorch's to check a repr)."""
+    class MLP(nn.Module):
+        def __init__(self, d_in, d_hid, d_out):
+            super().__init__()
+            self.fc1 = nn.Linear(d_in, d_hid)
+            self.fc2 = nn.Linear(d_hid, d_out)
 
-    def forward(self, x):
-        return self.fc2(self.fc1(x))
-
-
-def test_repr_matches_pytorch():
-    assert repr(MLP(100, 128, 10)) == (
-        "MLP(\n"
-        "  (fc1): Linear(in_features=100, out_features=128, bias=True)\n"
-        "  (fc2): Linear(in_features=128, out_features=10, bias=True)\n"
-        ")")
-    seq = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Flatten(), nn.Dropout(0.25),
-                        nn.Linear(4, 2, bias=False), nn.LogSoftmax(dim=1))
-    assert repr(seq) == (
-        "Sequential(\n"
-        "  (0): Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))\n"
-        "  (1): ReLU()\n"
-        "  (2): Flatten(start_dim=1, end_dim=-1)\n"
-        "  (3): Dropout(p=0.25, inplace=False)\n"
-        "  (4): Linear(in_features=4, out_features=2, bias=False)\n"
-        "  (5): LogSoftmax(dim=1)\n"
-        ")")
+        def forward(self, x):
+            return self.fc2(self.fc1(x))
+    return MLP
 
 
-def test_repr_of_each_layer():
-    assert repr(nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=1, bias=False)) == \
-        "Conv2d(3, 16, kernel_size=(5, 5), stride=(2, 2), padding=(1, 1), bias=False)"
-    assert repr(nn.LayerNorm(10)) == "LayerNorm((10,), eps=1e-05, elementwise_affine=True, bias=True)"
-    assert repr(nn.BatchNorm1d(8)) == "BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
-    assert repr(nn.Embedding(10, 3, padding_idx=0)) == "Embedding(10, 3, padding_idx=0)"
-    assert repr(nn.GELU()) == "GELU(approximate='none')"
-    assert repr(nn.Softmax(dim=-1)) == "Softmax(dim=-1)"
-    assert [repr(m) for m in (nn.Tanh(), nn.Sigmoid(), nn.Identity(), nn.MSELoss(), nn.CrossEntropyLoss())] == \
-        ["Tanh()", "Sigmoid()", "Identity()", "MSELoss()", "CrossEntropyLoss()"]
+MLP = mlp_class(nn)
+
+# (module, PyTorch 2.13's repr of it); test_the_stored_reprs_are_real_pytorchs makes each with real torch
+REPRS = [
+    ("MLP(100, 128, 10)",
+     "MLP(\n"
+     "  (fc1): Linear(in_features=100, out_features=128, bias=True)\n"
+     "  (fc2): Linear(in_features=128, out_features=10, bias=True)\n"
+     ")"),
+    ("nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Flatten(), nn.Dropout(0.25), nn.Linear(4, 2, bias=False), "
+     "nn.LogSoftmax(dim=1))",
+     "Sequential(\n"
+     "  (0): Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))\n"
+     "  (1): ReLU()\n"
+     "  (2): Flatten(start_dim=1, end_dim=-1)\n"
+     "  (3): Dropout(p=0.25, inplace=False)\n"
+     "  (4): Linear(in_features=4, out_features=2, bias=False)\n"
+     "  (5): LogSoftmax(dim=1)\n"
+     ")"),
+    ("nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=1, bias=False)",
+     "Conv2d(3, 16, kernel_size=(5, 5), stride=(2, 2), padding=(1, 1), bias=False)"),
+    ("nn.LayerNorm(10)", "LayerNorm((10,), eps=1e-05, elementwise_affine=True, bias=True)"),
+    ("nn.BatchNorm1d(8)", "BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"),
+    ("nn.Embedding(10, 3, padding_idx=0)", "Embedding(10, 3, padding_idx=0)"),
+    ("nn.GELU()", "GELU(approximate='none')"),
+    ("nn.Softmax(dim=-1)", "Softmax(dim=-1)"),
+    ("nn.Tanh()", "Tanh()"), ("nn.Sigmoid()", "Sigmoid()"), ("nn.Identity()", "Identity()"),
+    ("nn.MSELoss()", "MSELoss()"), ("nn.CrossEntropyLoss()", "CrossEntropyLoss()"),
+    # a ModuleList folds repeated blocks
+    ("nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU()])",
+     "ModuleList(\n"
+     "  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
+     "  (3): ReLU()\n"
+     ")"),
+    ("nn.Parameter(ones(2))", "Parameter containing:\ntensor([1., 1.], requires_grad=True)"),
+]
 
 
-def test_module_list_folds_repeated_blocks_like_pytorch():
-    blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU()])
-    assert repr(blocks) == ("ModuleList(\n"
-                            "  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
-                            "  (3): ReLU()\n"
-                            ")")
+@pytest.mark.parametrize("module,expected", REPRS)
+def test_repr_matches_pytorch(module, expected):
+    assert repr(eval(module, {"nn": nn, "ones": creation.ones, "MLP": MLP})) == expected
 
 
-def test_parameter_repr_and_registration():
+@pytest.mark.torch
+@pytest.mark.parametrize("module,expected", REPRS)
+def test_the_stored_reprs_are_real_pytorchs(real_torch, module, expected):
+    made = eval(module, {"nn": real_torch.nn, "ones": real_torch.ones, "MLP": mlp_class(real_torch.nn)})
+    assert repr(made) == expected
+
+
+def test_parameter_is_a_leaf_that_requires_grad():
     p = nn.Parameter(creation.ones(2))
-    assert repr(p) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
     assert p.is_leaf and p.requires_grad
 
 
