@@ -80,7 +80,7 @@ def tensor_json(arr, heatmap: bool = True) -> dict | None:
         is_finite = np.isfinite(a)
         finite = a if is_finite.all() else a[is_finite]     # (no copy in the common case)
         if finite.size:
-            stats = np.array([finite.min(), finite.max(), finite.mean(), finite.std()])
+            stats = np.array(_overflow_safe([finite.min(), finite.max(), finite.mean(), finite.std()], finite))
             if arr.dtype.kind == "f" and arr.dtype.itemsize <= 4:
                 stats = _digits(stats, 9)
             out["stats"] = dict(zip(("min", "max", "mean", "std"), stats.tolist()))
@@ -262,12 +262,31 @@ def _raw_stats_numpy(arr: np.ndarray) -> list | None:
         finite = a[np.isfinite(a)]
         if not finite.size:
             return None
-        return [finite.min(), finite.max(), finite.mean(), finite.std()]
+        return _overflow_safe([finite.min(), finite.max(), finite.mean(), finite.std()], finite)
     n = a.size
     mean = np.add.reduce(a, axis=None) / n
+    if not np.isfinite(mean):              # (before a is overwritten: _overflow_safe reads it)
+        return _overflow_safe([float(low), float(high), float(mean), math.inf], a)
     np.subtract(a, mean, out=a)            # a is our copy: numpy's _var makes this array anew
     np.multiply(a, a, out=a)
-    return [float(low), float(high), float(mean), float(np.sqrt(np.add.reduce(a, axis=None) / n))]
+    std = float(np.sqrt(np.add.reduce(a, axis=None) / n))
+    if not math.isfinite(std):             # squares past float64's range: recomputed from arr, scaled
+        return _overflow_safe([float(low), float(high), float(mean), std], arr.astype(np.float64))
+    return [float(low), float(high), float(mean), std]
+
+
+def _overflow_safe(stats: list, finite: np.ndarray) -> list:
+    """min, max, mean, std of finite values whose float64 sum or squares overflowed (values near
+    float64's largest, e.g. 100 x 1e308): the mean and std of the values scaled by their largest
+    magnitude, scaled back, so the statistics stay finite numbers as the record promises (an inf
+    mean made the whole record fail as JSON). Statistics that did not overflow come back as given."""
+    low, high, mean, std = (float(v) for v in stats)
+    if math.isfinite(mean) and math.isfinite(std):
+        return stats
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = max(abs(low), abs(high))
+        scaled = finite / scale
+        return [low, high, float(scaled.mean()) * scale, float(scaled.std()) * scale]
 
 
 _C_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))     # native byte order only (== is exact)

@@ -125,3 +125,25 @@ def test_the_c_statistics_are_numpy_s_bit_for_bit(monkeypatch):
         assert (got is None) == (want is None), (a.dtype, a.shape)
         if want is not None:
             assert np.array(got).tobytes() == np.array(want, dtype=np.float64).tobytes(), (a.dtype, a.shape)
+
+
+@pytest.mark.parametrize("data", [np.full(100, 1e308), np.tile([1e308, -1e308], 50), np.full((10, 10), -1.5e308)],
+                         ids=["sum overflows", "squares overflow", "2-d, negative"])
+def test_statistics_of_values_whose_sum_overflows_stay_finite_numbers(data):
+    """Finite values near float64's largest: their sum or squares overflow, and an inf mean or std
+    made the whole record fail as JSON (the run ended in internal_error). The mean and std are
+    computed on the values scaled by their largest magnitude."""
+    memo = TensorMemo(values.ValueStore(1 << 20))
+    for stats in (tensor_json(data)["stats"], memo(data)["stats"]):
+        memo.flush()
+        json.dumps(stats, allow_nan=False)
+        np.testing.assert_allclose([stats["mean"], stats["std"]], [np.mean(data / 1e308) * 1e308,
+                                                                   np.std(data / 1e308) * 1e308], rtol=1e-12)
+        assert stats["min"] == data.min() and stats["max"] == data.max()
+
+
+def test_a_run_whose_tensor_sum_overflows_keeps_its_record(run):
+    record = run("import torch\nx = torch.full((100,), 1e308, dtype=torch.float64, requires_grad=True)\n"
+                 "y = (x * 1.0).sum()\nprint(y)\ny.backward()\n")
+    assert record["error"] is None and record["stdout"].startswith("tensor(inf")
+    json.dumps(record, allow_nan=False)
