@@ -42,10 +42,19 @@ def test_the_tensor_learning_rate_stays_in_the_group():
     assert opt.param_groups[0]["lr"] is lr
 
 
+# RMSprop's defaults as PyTorch 2.13 lists them (test_the_stored_order_is_real_pytorchs checks it with real torch)
+PYTORCH_RMSPROP_DEFAULTS = ["lr", "momentum", "alpha", "eps", "centered", "weight_decay", "capturable", "foreach",
+                            "maximize", "differentiable"]
+
+
 def test_rmsprop_defaults_are_in_pytorchs_order():
     opt = optim.RMSprop(nn.Linear(2, 1).parameters())
-    assert list(opt.defaults) == ["lr", "momentum", "alpha", "eps", "centered", "weight_decay", "capturable",
-                                  "foreach", "maximize", "differentiable"]
+    assert list(opt.defaults) == PYTORCH_RMSPROP_DEFAULTS
+
+
+@pytest.mark.torch
+def test_the_stored_order_is_real_pytorchs(real_torch):
+    assert list(real_torch.optim.RMSprop(real_torch.nn.Linear(2, 1).parameters()).defaults) == PYTORCH_RMSPROP_DEFAULTS
 
 
 def _adam_after_two_steps(dtype=np.float32):
@@ -79,3 +88,30 @@ def test_load_state_dict_casts_floating_state_to_the_parameters_dtype_but_not_st
     state = opt32.state[layer32.weight]
     assert state["exp_avg"].array.dtype == np.float32 and state["exp_avg_sq"].array.dtype == np.float32
     assert state["step"] is opt64.state_dict()["state"][0]["step"]
+
+
+@pytest.mark.torch
+def test_pytorch_shares_and_casts_loaded_state_the_same_way(real_torch):
+    def adam_after_two_steps(dtype):
+        layer = real_torch.nn.Linear(2, 1).to(dtype)
+        opt = real_torch.optim.Adam(layer.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            layer(real_torch.ones(1, 2, dtype=dtype)).pow(2).sum().backward()
+            opt.step()
+        return layer, opt
+
+    layer, opt = adam_after_two_steps(real_torch.float32)
+    saved = opt.state_dict()
+    other = real_torch.optim.Adam(layer.parameters(), lr=0.1)
+    other.load_state_dict(saved)
+    assert other.state[layer.weight]["exp_avg"] is opt.state[layer.weight]["exp_avg"]
+    assert other.state[layer.weight]["step"] is saved["state"][0]["step"]
+    layer64, opt64 = adam_after_two_steps(real_torch.float64)
+    layer32 = real_torch.nn.Linear(2, 1)
+    opt32 = real_torch.optim.Adam(layer32.parameters(), lr=0.1)
+    saved64 = opt64.state_dict()
+    opt32.load_state_dict(saved64)
+    state = opt32.state[layer32.weight]
+    assert state["exp_avg"].dtype == state["exp_avg_sq"].dtype == real_torch.float32
+    assert state["step"] is saved64["state"][0]["step"]
