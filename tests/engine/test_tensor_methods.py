@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine import functional as F
 from engine import tensor_methods
@@ -56,6 +57,12 @@ def test_the_dtype_methods_convert():
     for method, dtype in tensor_module._DTYPE_METHODS.items():
         assert getattr(x, method)().array.dtype == np.dtype(dtype), method
     assert x.float() is x                    # already float32: itself, as PyTorch
+
+
+@pytest.mark.torch
+def test_pytorchs_float_of_a_float32_tensor_is_itself(real_torch):
+    x = real_torch.tensor([1.5, -2.0])
+    assert x.float() is x and x.double() is not x
 
 
 def test_a_fresh_import_of_engine_tensor_has_every_method():
