@@ -351,11 +351,20 @@ def record_node(op, inputs: tuple, attrs: dict, out) -> Node:
     return node
 
 
+class _AccumulateGradName(NodeName):
+    """AccumulateGrad's name: the engine and the page call it AccumulateGrad (PyTorch's class name,
+    and what its graph printouts say), but PyTorch's grad_fn.name() answers with the C++ name."""
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+
 class AccumulateGrad:
     """The sink node of a leaf tensor: adds the arriving gradient into `variable.grad`."""
 
     __slots__ = ("variable", "seq", "next_functions", "__weakref__", "line", "module")
-    name = NodeName("AccumulateGrad")
+    name = _AccumulateGradName("AccumulateGrad")
     edges = ()                           # a sink: no gradient flows on
 
     def __init__(self, variable):

@@ -354,7 +354,7 @@ class Trainer:
         self._require_compiled()
         if class_weight is not None:
             raise UnsupportedError("fit(class_weight=...) is not supported by Dagscope")
-        verbose = 1 if verbose == "auto" else int(verbose)
+        given_verbose, verbose = verbose, 1 if verbose == "auto" else int(verbose)
         x, y = self._by_name(x, self.input_names, "input"), self._by_name(y, self.output_names, "output")
         if isinstance(validation_data, tuple) and len(validation_data) >= 2:
             validation_data = (self._by_name(validation_data[0], self.input_names, "input"),
@@ -375,7 +375,7 @@ class Trainer:
         history = callbacks_module.History()
         progbar = ProgbarLogger(verbose, epochs)
         cbs = list(callbacks or []) + [history, progbar]
-        params = {"verbose": verbose, "epochs": epochs, "steps": steps}
+        params = {"verbose": given_verbose, "epochs": epochs, "steps": steps}     # (as given: Keras keeps 'auto')
         for cb in cbs:
             cb.set_model(self)
             cb.set_params(params)
@@ -429,7 +429,7 @@ class Trainer:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
                  callbacks=None, return_dict=False, _in_fit=False, **kwargs):
         self._require_compiled()
-        verbose = 1 if verbose == "auto" else int(verbose)
+        given_verbose, verbose = verbose, 1 if verbose == "auto" else int(verbose)
         x, y = self._by_name(x, self.input_names, "input"), self._by_name(y, self.output_names, "output")
         data = make_data(x, y, sample_weight, batch_size, False, steps)
         cbs = list(callbacks or [])

@@ -58,19 +58,11 @@ def test_fit_prints_keras_progress_lines_and_fills_history(run):
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
     # 15 training samples in batches of 8: 2 steps; logs sorted by name, the val_ ones after
     assert re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[1]) and re.fullmatch(KERAS_MLP_EPOCH_LINE, lines[3]), lines
-    # all of Keras' line but params' verbose (test_history_params_keep_fits_verbose_as_given)
-    assert lines[4] == KERAS_HISTORY_LINE.replace("'verbose': 'auto'", "'verbose': 1")
+    assert lines[4] == KERAS_HISTORY_LINE
     # each epoch's numbers reach the Charts tab as scalar series, x = the epoch
     scalars = {s["tag"]: s["points"] for s in record["summaries"]["scalars"]}
     assert set(scalars) == {"accuracy", "loss", "val_accuracy", "val_loss"}
     assert [p[0] for p in scalars["loss"]] == [0, 1]
-
-
-@pytest.mark.xfail(strict=True, reason="Dagscope's History.params has 'verbose': 1 where Keras 3 keeps fit's "
-                                       "default 'auto' (a change to engine/compat/tensorflow/keras)")
-def test_history_params_keep_fits_verbose_as_given(run):
-    record = run(MLP)
-    assert record["stdout"].splitlines()[4] == KERAS_HISTORY_LINE
 
 
 def test_progress_line_formats():
