@@ -85,6 +85,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
                                 limits, elapsed_ms)
         if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
+        values = _values(trailing, limits)
         raw = record_schema.parse(bytes(payload))
     except record_schema.Malformed as exc:
         return _malformed(str(exc), limits, elapsed_ms)
@@ -95,22 +96,24 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
     if error is not None and error["kind"] == "memory_limit":
         error["message"] = f"the program used more than its {limits.memory_mb} MB of memory"
     record["ok"] = error is None
-    record["run_id"] = _kept_values(trailing, limits, keep_values, record["warnings"])
+    record["run_id"] = keep_values(values) if values is not None and keep_values is not None else None
     record["limits"] = limits.as_dict()
     record["elapsed_ms"] = elapsed_ms
     return record
 
 
-def _kept_values(data: bytes, limits: Limits, keep_values: KeepValues | None, warnings: list) -> str | None:
-    """The run id under which the server keeps the run's values, or None (none sent, none kept)."""
+def _values(data: bytes, limits: Limits) -> values_channel.RunValues | None:
+    """The run's tensor values after its record, checked, or None (none sent). Bytes after the
+    record that are not a well-formed values channel were not written by the child's own writer
+    (it writes exactly the two frames, within the limit): the program wrote into the pipe — e.g.
+    a forged record of its own, the real one following it — so no record of the run is believed."""
     if not data:
         return None
     try:
-        values = values_channel.parse(data, limits.max_values_bytes)
+        return values_channel.parse(data, limits.max_values_bytes)
     except values_channel.Malformed as exc:
-        warnings.append(f"the run's tensor values were malformed and were left out: {exc}")
-        return None
-    return keep_values(values) if keep_values is not None else None
+        raise record_schema.Malformed(f"{len(data)} more bytes followed it on the record pipe, and they are not "
+                                      f"the run's values ({exc})") from None
 
 
 def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict | None:

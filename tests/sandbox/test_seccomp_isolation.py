@@ -23,6 +23,10 @@ stack = ctypes.create_string_buffer(1 << 16)
 top = (ctypes.addressof(stack) + (1 << 16) - 64) & ~15
 pause = ctypes.cast(libc.pause, ctypes.c_void_p)
 thread = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000
+# one thread before the filter: glibc's setuid asks every thread to change ids and aborts the
+# process when they disagree, so a BLAS thread started by an import (outside the filter) would turn
+# the filter's EPERM into SIGABRT
+assert len(os.listdir("/proc/self/task")) == 1, os.listdir("/proc/self/task")
 assert seccomp.install_filter() == "seccomp filter"
 print(json.dumps({
     "clone_thread": rc(libc.clone(pause, top, thread, None)),
@@ -44,8 +48,9 @@ os._exit(0)
 @pytest.mark.skipif(seccomp.load_library() is None, reason="libseccomp2 is not installed")
 def test_the_filter_alone_refuses_namespaces_ipc_and_signal_owners():
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=repo, env={**os.environ, "PYTHONPATH": repo},
-                         capture_output=True, text=True, timeout=60)
+    # (app.sandbox imports numpy: one BLAS thread, as in a run, keeps the probe single-threaded)
+    env = {**os.environ, "PYTHONPATH": repo, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     results = json.loads(out.stdout)
     assert results.pop("clone_thread") == "ok"        # threads are still allowed

@@ -62,8 +62,13 @@ def test_the_record_keeps_its_values_only_when_they_are_checked_and_allowed():
     rec = judge(report, RECORD + GOOD, False, Limits(max_values_bytes=1000), 5, keep_values=keep)
     assert rec["ok"] and rec["run_id"] == "RUNID" and kept[0].index["v1"][:2] == ("float32", (3, 4))
     bad = RECORD + channel([{"id": "v1", "dtype": "object", "shape": [1], "nbytes": 8}], bytes(8))
+    # bytes after the record that are not a well-formed channel were written by the program (the
+    # child's writer sends exactly two good frames): nothing of the run is believed
     rec = judge(report, bad, False, Limits(max_values_bytes=1000), 5, keep_values=keep)
-    assert rec["ok"] and rec["run_id"] is None and "values were malformed" in rec["warnings"][-1]
+    assert rec["error"]["kind"] == "internal_error" and "not the run's values" in rec["error"]["message"]
+    assert rec["stdout"] == "" and rec["run_id"] is None and len(kept) == 1
+    rec = judge(report, RECORD + RECORD, False, Limits(max_values_bytes=1000), 5, keep_values=keep)
+    assert rec["error"]["kind"] == "internal_error" and "more bytes followed it" in rec["error"]["message"]
     assert len(kept) == 1
     # the pipe's bound leaves room for values, not for a larger record
     rec = judge(report, RECORD + GOOD, False, Limits(max_values_bytes=1000, max_record_bytes=50), 5, keep_values=keep)
