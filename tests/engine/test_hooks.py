@@ -65,7 +65,7 @@ def test_backward_step_and_backward_call():
 
     x = engine.tensor([1.0, 2.0], requires_grad=True)
     loss = (x * 3.0).sum()
-    with hooks.subscribed(hooks.BACKWARD_STEP, lambda node, grad, in_grads: steps.append(node.name())), \
+    with hooks.subscribed(hooks.BACKWARD_STEP, lambda node, grad, in_grads: steps.append(node.name)), \
             hooks.subscribed(hooks.BACKWARD_CALL, Around):
         loss.backward()
     assert calls == [("made", loss, False, ".backward()"), "enter", "exit"]
