@@ -429,7 +429,7 @@ class Trainer:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
                  callbacks=None, return_dict=False, _in_fit=False, **kwargs):
         self._require_compiled()
-        given_verbose, verbose = verbose, 1 if verbose == "auto" else int(verbose)
+        verbose = 1 if verbose == "auto" else int(verbose)
         x, y = self._by_name(x, self.input_names, "input"), self._by_name(y, self.output_names, "output")
         data = make_data(x, y, sample_weight, batch_size, False, steps)
         cbs = list(callbacks or [])
