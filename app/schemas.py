@@ -39,9 +39,20 @@ class RunOptions(BaseModel):
     model_config = {"extra": "forbid"}
 
 
+STOP_KEY_PATTERN = r"^[A-Za-z0-9_-]{22,64}$"     # app.services.runs.STOP_KEY
+
+
 class RunRequest(ApiRequest):
     code: str
     options: RunOptions = Field(default_factory=RunOptions)
+    stop_key: str | None = Field(None, pattern=STOP_KEY_PATTERN,
+                                 description="a secret the caller makes (>= 128 random bits) to stop this run with")
+
+
+class StopRequest(ApiRequest):
+    stop_key: str = Field(pattern=STOP_KEY_PATTERN, max_length=64)
+
+    model_config = {"extra": "forbid"}
 
 
 # A drawing request's graph: this many nodes and edges take about 0.7 s of CPU to read and

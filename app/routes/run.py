@@ -1,4 +1,5 @@
-"""POST /api/run: run pasted code in the sandbox and return its run record."""
+"""POST /api/run: run pasted code in the sandbox and return its run record; POST /api/run/stop:
+end the caller's own run under the stop key it sent with it (app/services/runs.py)."""
 import asyncio
 
 from fastapi import APIRouter, Request
@@ -6,7 +7,7 @@ from fastapi import APIRouter, Request
 from app.config import get_settings
 from app.middleware import client_address
 from app.responses import SafeJSONResponse
-from app.schemas import RunRequest
+from app.schemas import RunRequest, StopRequest
 from app.services import runs
 
 router = APIRouter()
@@ -18,7 +19,9 @@ async def run_code(req: RunRequest, request: Request):
     if len(req.code.encode("utf-8", "surrogatepass")) > limit:
         return SafeJSONResponse({"detail": f"code is longer than {limit} bytes"}, status_code=413)
     try:
-        future = runs.submit(client_address(request.scope), req.code, req.options.model_dump())
+        future = runs.submit(client_address(request.scope), req.code, req.options.model_dump(), req.stop_key)
+    except runs.KeyInUse as taken:
+        return SafeJSONResponse({"detail": str(taken)}, status_code=409)
     except runs.Busy as busy:
         return SafeJSONResponse({"detail": busy.message}, status_code=429,
                             headers={"Retry-After": str(busy.retry_after)})
@@ -27,3 +30,10 @@ async def run_code(req: RunRequest, request: Request):
     # Straight to JSON: the child already wrote it with allow_nan=False, and FastAPI's
     # jsonable_encoder would walk a megabyte record value by value (~4x slower).
     return SafeJSONResponse(record)
+
+
+@router.post("/api/run/stop")
+async def stop_run(req: StopRequest, request: Request):
+    if not runs.stop(client_address(request.scope), req.stop_key):
+        return SafeJSONResponse({"detail": "no run of yours is going under this stop key"}, status_code=404)
+    return SafeJSONResponse({"stopped": True})

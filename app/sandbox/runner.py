@@ -5,6 +5,7 @@ import atexit
 import contextlib
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -118,10 +119,37 @@ ZYGOTE = Zygote()
 atexit.register(ZYGOTE.stop)
 
 
+class RunControl:
+    """The Stop of one run: `stop()`, from any thread, kills the run's sandboxed process group as
+    the clock would (the supervisor then reports and the run ends as `stopped`); a run stopped
+    before it started never starts. Whose run it is, is the caller's business (app/services/runs.py)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            pid = self._pid
+        if pid is not None:
+            kernel.kill_group(pid)
+
+    def _running(self, pid: int | None) -> None:
+        """The run's child is `pid` (None: it has ended and been reaped, its pid is no longer
+        ours to signal); kills it at once when a stop came first."""
+        with self._lock:
+            self._pid = pid
+            stop_now = self.stopped and pid is not None
+        if stop_now:
+            kernel.kill_group(pid)
+
+
 def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
              zygote: Zygote | None = None, cache_partition: str | None = None,
-             keep_values: KeepValues | None = None) -> dict:
+             keep_values: KeepValues | None = None, control: RunControl | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
@@ -129,10 +157,14 @@ def run_code(code: str, options: dict, limits: Limits, *,
     a test brings its own. `cache_partition` names whose kernel cache the run may hit
     (compile_broker.py: one per client, so a compile's time tells nothing about other clients'
     runs); None: nothing compiled before, nor kept for later. `keep_values(values)` keeps the run's
-    tensor values (limits.max_values_bytes) and answers the record's `run_id`."""
+    tensor values (limits.max_values_bytes) and answers the record's `run_id`. `control`: its
+    stop() ends the run early (the record's error is then `stopped`)."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
+    control = control or RunControl()
+    if control.stopped:
+        return stopped_record(limits, _ms(started))
     try:
         sock = (zygote or ZYGOTE).connect()
     except (OSError, ValueError, ChannelClosed) as exc:
@@ -144,6 +176,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
                          "cache_partition": cache_partition})
         hello = recv_json(sock)
         pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
+        control._running(pid)
         deadline = time.monotonic() + limits.timeout_s
         if on_slow is not None and slow_after_s is not None and slow_after_s < limits.timeout_s:
             if not _readable(sock, slow_after_s):
@@ -151,6 +184,9 @@ def run_code(code: str, options: dict, limits: Limits, *,
         if not _readable(sock, deadline - time.monotonic()):
             kernel.kill_group(pid)
             killed_by_clock = True
+        # the supervisor has spoken: the child has ended (it reaps it first), so its pid may be
+        # another process's soon; a Stop from now on has nothing to kill
+        control._running(None)
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
         record_bytes = recv_frame(sock, limits.max_pipe_bytes + 1024)
@@ -160,8 +196,16 @@ def run_code(code: str, options: dict, limits: Limits, *,
                 kernel.kill_group(target)
         return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
     finally:
+        control._running(None)
         sock.close()
+    if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
+        return stopped_record(limits, _ms(started))
     return judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
+
+
+def stopped_record(limits: Limits, elapsed_ms: float) -> dict:
+    """The record of a run its owner stopped (the page words it from `kind`; the message is English)."""
+    return error_record("stopped", f"stopped by its owner after {elapsed_ms / 1000:.1f} s", limits, elapsed_ms)
 
 
 def _readable(sock: socket.socket, seconds: float) -> bool:

@@ -9,6 +9,10 @@ Scheduling for a classroom on a small machine:
   so that three students' infinite loops cannot hold up everyone else's short runs. When the
   background slots are full, a long run keeps its core until it ends or times out.
 Runs execute in a thread pool of their own, never on the event loop.
+
+A run may carry a stop key the page made (random, 128 bits or more): `stop(client, key)` ends that
+run, queued or running, and only when the same client asks (another client's key is as unknown as
+none), so a Stop needs both the caller's address and a secret only the caller's page holds.
 """
 from __future__ import annotations
 
@@ -16,12 +20,13 @@ import collections
 import hashlib
 import math
 import os
+import re
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
-from app.sandbox import ZYGOTE, Limits, run_code
+from app.sandbox import ZYGOTE, Limits, RunControl, run_code
 from app.services import tensors
 
 
@@ -69,20 +74,25 @@ class Scheduler:
         average = sum(self._durations) / len(self._durations)
         return max(1, min(30, math.ceil((self.waiting + 1) * average / self.workers)))
 
-    def execute(self, client: str, work) -> dict:
-        """Wait for a core slot, then call `work(on_slow)`; always releases what admit reserved."""
+    def execute(self, client: str, work, stopped=lambda: False) -> dict:
+        """Wait for a core slot, then call `work(on_slow)`; always releases what admit reserved.
+        A run `stopped()` while it waits calls `work` at once without a slot (it will not run;
+        `wake()` makes the waiting ones look)."""
         slot = "waiting"
         ticket = object()
         try:
             with self._cond:
                 self._line.append(ticket)        # first come, first served
-                while self._line[0] is not ticket or self.running >= self.workers:
+                while (self._line[0] is not ticket or self.running >= self.workers) and not stopped():
                     self._cond.wait()
-                self._line.popleft()
-                self.waiting -= 1
-                self.running += 1
-                slot = "core"
-                self._cond.notify_all()          # the next in line may find a free core too
+                if self._line[0] is ticket and self.running < self.workers:
+                    self._line.popleft()
+                    self.waiting -= 1
+                    self.running += 1
+                    slot = "core"
+                    self._cond.notify_all()      # the next in line may find a free core too
+            if slot == "waiting":                # stopped while it waited: `work` ends at once
+                return work(lambda pid: None)
 
             def on_slow(pid: int) -> None:
                 nonlocal slot
@@ -113,6 +123,11 @@ class Scheduler:
                 if self._clients[client] <= 0:
                     del self._clients[client]
                 self._cond.notify_all()
+
+    def wake(self) -> None:
+        """Let the waiting runs check whether they were stopped."""
+        with self._cond:
+            self._cond.notify_all()
 
     def cancel(self, client: str) -> None:
         """Give back a reservation from `admit` that will never execute."""
@@ -153,8 +168,59 @@ def cache_partition(client: str) -> str:
     return hashlib.sha256(_PARTITION_SALT + client.encode()).hexdigest()[:32]
 
 
-def submit(client: str, code: str, options: dict):
-    """Admit a run (raises Busy) and start it in the run pool; returns a concurrent Future."""
+# A stop key as the page makes it (crypto.getRandomValues, base64url): 22 characters carry 132 bits.
+STOP_KEY = re.compile(r"[A-Za-z0-9_-]{22,64}")
+
+
+class KeyInUse(Exception):
+    """This client already has a run going under that stop key."""
+
+
+_stoppable: dict[tuple[str, str], RunControl] = {}
+_stoppable_lock = threading.Lock()
+
+
+def stop(client: str, key: str) -> bool:
+    """Stop `client`'s run under `key`, queued or running; False when it has none (ended, never
+    there, or another client's: the same answer)."""
+    if not STOP_KEY.fullmatch(key):
+        return False
+    with _stoppable_lock:
+        control = _stoppable.get((client, key))
+    if control is None:
+        return False
+    control.stop()
+    scheduler().wake()
+    return True
+
+
+def submit(client: str, code: str, options: dict, stop_key: str | None = None):
+    """Admit a run (raises Busy) and start it in the run pool; returns a concurrent Future.
+    `stop_key` (STOP_KEY) lets `stop(client, stop_key)` end it; one in use raises KeyInUse."""
+    control = RunControl()
+    if stop_key is not None:
+        if not STOP_KEY.fullmatch(stop_key):
+            raise ValueError("a stop key is 22 to 64 characters of A-Z, a-z, 0-9, _ and -")
+        with _stoppable_lock:
+            if (client, stop_key) in _stoppable:
+                raise KeyInUse("a run of yours is already going under this stop key")
+            _stoppable[(client, stop_key)] = control
+    try:
+        future = _submit(client, code, options, control)
+    except BaseException:
+        _forget(client, stop_key)
+        raise
+    future.add_done_callback(lambda _: _forget(client, stop_key))   # an ended run's key stops nothing
+    return future
+
+
+def _forget(client: str, stop_key: str | None) -> None:
+    if stop_key is not None:
+        with _stoppable_lock:
+            _stoppable.pop((client, stop_key), None)
+
+
+def _submit(client: str, code: str, options: dict, control: RunControl):
     sched = scheduler()
     sched.admit(client, limited=client not in get_settings().unlimited_clients)
     limits = default_limits()
@@ -162,12 +228,13 @@ def submit(client: str, code: str, options: dict):
 
     def work(on_slow):
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
-                          cache_partition=cache_partition(client), keep_values=tensors.keeper(client))
+                          cache_partition=cache_partition(client), keep_values=tensors.keeper(client),
+                          control=control)
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         return record
 
     try:
-        return sched.executor.submit(sched.execute, client, work)
+        return sched.executor.submit(sched.execute, client, work, lambda: control.stopped)
     except RuntimeError:          # the pool is shutting down
         sched.cancel(client)
         raise Busy("the server is shutting down", 5) from None

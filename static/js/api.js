@@ -14,16 +14,30 @@ const MAX_WAIT_S = 15;
  * Run code. A busy server (429) says when to come back in Retry-After: wait that long once
  * (telling the page through onWait) rather than fail a student's click.
  */
-export async function runCode(code, options = {}, { onWait } = {}) {
-  let r = await postJSON("/api/run", { code, options });
+export async function runCode(code, options = {}, { onWait, stopKey } = {}) {
+  const body = stopKey ? { code, options, stop_key: stopKey } : { code, options };
+  let r = await postJSON("/api/run", body);
   if (r.status === 429) {
     const wait = Math.min(MAX_WAIT_S, Number(r.headers.get("retry-after")) || 2);
     onWait?.(wait);
     await new Promise((done) => setTimeout(done, wait * 1000));
-    r = await postJSON("/api/run", { code, options });
+    r = await postJSON("/api/run", body);
   }
   if (!r.ok) throw new Error(await detail(r));
   return r.json();
+}
+
+/** A fresh stop key for one run: 128 random bits, base64url (the server's STOP_KEY). Only this
+ * page knows it, so only this page can stop the run (and only from this computer). */
+export function newStopKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Ask the server to end the run sent with `stopKey`; true when it was still going. */
+export async function stopRun(stopKey) {
+  const r = await postJSON("/api/run/stop", { stop_key: stopKey });
+  return r.ok;
 }
 
 const svgCache = new Map();   // the same drawing asked twice (tab switches, stepper) costs nothing

@@ -318,7 +318,8 @@ async function load(record, { ran = false } = {}) {
   const noticeLines = [...(record.warnings || []), ...(record.graphs || []).flatMap((g) => g.warnings || [])].map(warningLine);
   editor.mark("warn", [...new Set([...noticeLines, ...stderrWarningLines(record)].filter(Boolean))]);
   showOutputDot(err ? "error" : record.stderr ? "stderr" : null);
-  if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
+  if (err?.kind === "stopped") setStatus(t("status.stopped", { s: ((record.elapsed_ms ?? 0) / 1000).toFixed(1) }), "bad");
+  else if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
   else if (ran) setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
   else setStatus(t("status.loaded", { graphs: record.graphs?.length ?? 0 }), "ok");
   if (err && !record.graphs?.length) state.tab = "output";
@@ -330,17 +331,22 @@ async function load(record, { ran = false } = {}) {
 
 let running = null;
 let shown = 0;   // counts runs and loads: only the newest may fill the page
+let stopKey = null;   // the going run's stop key (api.newStopKey), while Stop is shown
 async function run() {
   if (running) await running.catch(() => {});   // one run at a time; the newest code wins
   const btn = $("#run");
   btn.disabled = true;
   state.running = true;
   setStatus(t("status.running"), "busy");
+  const key = api.newStopKey();
+  stopKey = key;
+  $("#stop").hidden = false;
+  $("#stop").disabled = false;
   running = (async () => {
     try {
       const mine = ++shown;
       const code = editor.code;
-      const record = await api.runCode(code, {}, { onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
+      const record = await api.runCode(code, {}, { stopKey: key, onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
       // a record loaded meanwhile (dagscope.load) wins over this older run
       if (mine !== shown) return record;
       state.recordCode = code;   // which code the shown record came from (share links, tests)
@@ -352,9 +358,19 @@ async function run() {
       btn.disabled = false;
       state.running = false;
       running = null;
+      stopKey = null;
+      $("#stop").hidden = true;
     }
   })();
   return running;
+}
+
+/** Stop: the server kills the run; its answer (a `stopped` record) arrives through run(). */
+async function stop() {
+  if (!stopKey) return;
+  $("#stop").disabled = true;
+  setStatus(t("status.stopping"), "busy");
+  try { await api.stopRun(stopKey); } catch { /* the run's own answer says how it ended */ }
 }
 
 // ---- gallery, share, export, presenter --------------------------------------------------------------
@@ -555,6 +571,7 @@ async function start() {
     b.onclick = (e) => { select(b.dataset.tab); if (e.detail > 0) panel.focus({ preventScroll: true }); };
   });
   $("#run").onclick = () => run().catch(() => {});
+  $("#stop").onclick = stop;
   $("#share").onclick = share;
   document.querySelectorAll(".export").forEach((b) => { b.onclick = () => exportGraph(b.dataset.format); });
   $("#present").onclick = () => setPresenter(!document.body.classList.contains("present"));

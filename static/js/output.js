@@ -60,13 +60,19 @@ function printed(record) {
   return html`${legend}<pre class="stdout">${body}</pre>`;
 }
 
+/** The error's message; a stop is worded in the page's language (the server's words are English). */
+function errorMessage(err, record) {
+  if (err.kind === "stopped") return t("status.stopped", { s: ((record.elapsed_ms ?? 0) / 1000).toFixed(1) });
+  return err.message || "";
+}
+
 export function showOutput(el, record, { onLine }) {
   if (!record) { show(el, html`<div class="empty-state">${t("output.none")}</div>`); return; }
   const err = record.error;
   const line = Number.isInteger(err?.line) ? err.line : null;
   const errBox = err ? html`<div class="error-box">
       <div class="error-title">${t(`error.${err.kind}`)}${err.type ? html` · <code>${err.type}</code>` : ""}</div>
-      <div class="error-message">${err.message || ""}</div>
+      <div class="error-message">${errorMessage(err, record)}</div>
       ${line ? html`<a href="#" class="jump-line" data-line="${line}">${t("output.error_line", { n: line })}</a>` : ""}
       ${err.traceback ? html`<details><summary>${t("output.traceback")}</summary><pre>${err.traceback}</pre></details>` : ""}
     </div>` : "";

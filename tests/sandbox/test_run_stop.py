@@ -1,0 +1,55 @@
+"""RunControl.stop(): a running program's sandboxed processes are killed at once, the run answers
+`stopped` well before its clock would; a stop before the run starts keeps it from starting."""
+import threading
+import time
+
+from app.sandbox import ZYGOTE, Limits, RunControl, run_code
+from proc_tree import descendants
+
+LONG = Limits(timeout_s=30.0, memory_mb=768, max_stdout_bytes=10_000, max_record_bytes=2_000_000)
+FOREVER = "import time\nprint('started', flush=True)\nwhile True:\n    time.sleep(0.01)\n"
+
+
+def _children_of_zygote(at_least: int, timeout: float = 20.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while len(found := descendants(ZYGOTE.pid)) < at_least:
+        assert time.monotonic() < deadline, "the run's processes never appeared"
+        time.sleep(0.02)
+    return found
+
+
+def test_stop_kills_the_running_program_and_answers_stopped(sandbox_run):   # sandbox_run: nothing left after
+    ZYGOTE.ensure_started()
+    control, out = RunControl(), {}
+    runner = threading.Thread(target=lambda: out.update(record=run_code(FOREVER, {}, LONG, control=control)))
+    started = time.monotonic()
+    runner.start()
+    running = _children_of_zygote(2)         # its supervisor and the program
+    control.stop()
+    runner.join(timeout=15)
+    assert not runner.is_alive(), "the stopped run did not answer"
+    assert time.monotonic() - started < 15      # not the 30 s clock
+    record = out["record"]
+    assert record["ok"] is False and record["error"]["kind"] == "stopped"
+    assert record["error"]["message"].startswith("stopped by its owner after ")
+    deadline = time.monotonic() + 10
+    while set(running) & set(descendants(ZYGOTE.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(running) & set(descendants(ZYGOTE.pid))
+
+
+def test_a_run_stopped_before_it_started_never_runs():
+    control = RunControl()
+    control.stop()
+    started = time.monotonic()
+    record = run_code("print('ran')\n", {}, LONG, control=control)
+    assert record["error"]["kind"] == "stopped" and record["stdout"] == ""
+    assert time.monotonic() - started < 1
+
+
+def test_a_stop_after_the_run_ended_changes_nothing(sandbox_run):
+    control = RunControl()
+    record = run_code("print('done')\n", {}, LONG, control=control)
+    control.stop()                            # nothing to kill: the pid is no longer the run's
+    assert record["ok"] and record["stdout"] == "done\n"
+    assert control._pid is None
