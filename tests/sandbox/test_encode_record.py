@@ -1,0 +1,45 @@
+"""app/sandbox/child.py's encode_record: the record's JSON within max_record_bytes, graphs left out
+from the end with a note, each graph's JSON made once (the record as json.dumps writes it, with
+`graphs` as its last key)."""
+import json
+
+from app.sandbox.child import encode_record
+
+
+def _record(n: int) -> dict:
+    return {"ok": True, "stdout": 'a "graphs": [] inside a string, é', "stderr": "", "warnings": ["first"],
+            "graphs": [{"id": f"g{i}", "title": "ü" * 50, "steps": [{"x": 1.5}] * (40 * i)} for i in range(1, n + 1)],
+            "summaries": {"scalars": []}}
+
+
+def test_a_record_within_the_limit_is_the_whole_record():
+    record = _record(3)
+    payload = encode_record(json.loads(json.dumps(record)), 10**6)
+    assert json.loads(payload) == record
+
+
+def test_graphs_are_left_out_from_the_end_until_the_record_fits():
+    whole = len(json.dumps(_record(4)))
+    for limit in range(200, whole + 50, 97):
+        record = _record(4)
+        payload = encode_record(record, limit)
+        got = json.loads(payload)
+        kept = len(got["graphs"])
+        assert got["graphs"] == _record(4)["graphs"][:kept] == record["graphs"]
+        if kept < 4:
+            assert got["warnings"] == ["first", f"{4 - kept} graph(s) left out: the run record would have "
+                                                f"been larger than {limit} bytes"]
+            # as many as fit: one more would not have
+            bigger = {**got, "graphs": _record(4)["graphs"][:kept + 1]}
+            assert len(json.dumps(bigger)) > limit
+        else:
+            assert got["warnings"] == ["first"]
+        assert len(payload) <= limit or kept == 0
+        assert {k: v for k, v in got.items() if k not in ("graphs", "warnings")} == \
+            {k: v for k, v in _record(4).items() if k not in ("graphs", "warnings")}
+
+
+def test_a_record_without_graphs_or_warnings():
+    assert json.loads(encode_record({"ok": True, "graphs": []}, 10)) == {"ok": True, "graphs": []}
+    got = json.loads(encode_record({"ok": True, "graphs": [{"id": "g1", "t": "x" * 100}]}, 60))
+    assert got["graphs"] == [] and "1 graph(s) left out" in got["warnings"][0]
