@@ -298,6 +298,11 @@ def _graph_problem(graph, code_lines: int) -> str | None:
             return f"its {field} are not a list"
     if not all(isinstance(w, str) for w in graph.get("warnings", [])):
         return "its warnings are not strings"
+    for step in graph.get("steps", []):
+        # a step past the record's budget of step gradients has grad_in and grad_out null
+        if not isinstance(step, dict) or not all(isinstance(step.get(k), list) or step.get(k) is None
+                                                 for k in ("grad_in", "grad_out")):
+            return "a step is not an object whose grad_in and grad_out are lists or null"
     return None
 
 

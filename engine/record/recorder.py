@@ -22,6 +22,11 @@ from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
 MAX_STEPS = 4000
+# A record's steps carry the gradients of at most this many tensors (grad_in and grad_out
+# entries, over all its graphs, in the order they were recorded); later steps keep their node,
+# rule and targets with `grad_in`/`grad_out` null, and their graph's warnings say so. An LSTMCell
+# loop's four recorded walks of 2,254 steps had 22,544 of them, 26 MB of the record.
+MAX_STEP_TENSORS = 6000
 MAX_GRAPH_NODES = 5000         # a larger autograd graph is counted, not drawn
 
 def note_where(node) -> None:
@@ -77,6 +82,7 @@ class Recorder:
         self.plain_output = self.plain_read = None   # as unheld_graph, for results without a grad_fn
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
+        self.step_tensors_left = MAX_STEP_TENSORS   # the record's budget of step gradients (MAX_STEP_TENSORS)
         self._ids = 0
 
     def new_graph_id(self) -> str:
@@ -116,9 +122,15 @@ class Recorder:
         title = f"{root_name}{call} #{n}"
         if full:
             with _gc_paused():
-                self.add_graph(builder.finish(title, steps))
+                self.add_graph(self._finished(builder, title, steps))
         else:
             self._pending_last = (builder, title, steps)
+
+    def _finished(self, builder, title: str, steps: list) -> dict:
+        """builder's graph, its steps' gradients within what is left of the record's budget."""
+        graph = builder.finish(title, steps, self.step_tensors_left)
+        self.step_tensors_left -= builder.step_tensors
+        return graph
 
     def stop_following_ops(self) -> None:
         if self.dataflow_observer in hooks.OP_APPLIED:
@@ -158,7 +170,7 @@ class Recorder:
         if self._pending_last is not None:
             builder, title, steps = self._pending_last
             with _gc_paused():
-                graph = builder.finish(title, steps)
+                graph = self._finished(builder, title, steps)
             graph["title"] += f" (last of {self.backward_calls}; {self.backward_calls - self.max_graphs - 1} not recorded)"
             self.add_graph(graph)
             self._pending_last = None
@@ -236,6 +248,7 @@ class DynamicGraphBuilder:
         self.gradcheck: dict = {}             # forward id -> finite-difference check of that leaf
         self.gradcheck_error: str | None = None   # why the check could not run (the graph's warnings say)
         self.built = False                    # fwd_nodes / fwd_edges are record dicts (not snapshot tuples)
+        self.step_tensors = 0                 # how many of the record's step gradients finish() wrote
 
     def _tensor_node(self, t, nid: str) -> dict:
         if t.requires_grad:
@@ -347,8 +360,10 @@ class DynamicGraphBuilder:
         self.leaf_grads = {fid: (t.grad.array.copy() if t.grad is not None else sent.get(fid))
                            for fid, t in self.leaves}
 
-    def finish(self, title: str, steps: list) -> dict:
-        """Serialize (values become run-record Tensors only now, so unrecorded calls cost little)."""
+    def finish(self, title: str, steps: list, step_tensors: int = MAX_STEP_TENSORS) -> dict:
+        """Serialize (values become run-record Tensors only now, so unrecorded calls cost little).
+        The steps carry their gradients while they fit in `step_tensors` (grad_in and grad_out
+        entries); from the first that does not, none does (`self.step_tensors`: how many were used)."""
         self._forward_records()
         self._backward_graph()
         tensor_json = TensorMemo(self.values)
@@ -366,18 +381,30 @@ class DynamicGraphBuilder:
                     "backward": {"nodes": [], "edges": []}, "steps": [], "passes": [], "kernels": [],
                     "timings": None, "warnings": [note], "too_large": True}
         step_json = []
-        for i, (node, grad, in_grads) in enumerate(steps):
+        left, bare = step_tensors, None       # bare: the first step without its gradients
+        for node, grad, in_grads in steps:
             bid = self.bwd_id.get(id(node))
             if bid is None:
                 continue
+            if bare is None and 1 + len(in_grads) <= left:
+                left -= 1 + len(in_grads)
+                grad_in, grad_out = [tensor_json(grad)], [tensor_json(g) for g in in_grads]
+            else:
+                bare = len(step_json) if bare is None else bare
+                grad_in = grad_out = None
             step_json.append({
                 "index": len(step_json), "node": bid, "forward_node": self._forward_of(node),
                 "op": node.name, "rule": getattr(getattr(node, "op", None), "rule", "leaf.grad += grad"),
-                "grad_in": [tensor_json(grad)],
-                "grad_out": [tensor_json(g) for g in in_grads],
+                "grad_in": grad_in, "grad_out": grad_out,
                 "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
         tensor_json.flush()
+        self.step_tensors = step_tensors - left
         warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
+        if bare is not None:
+            warnings.append(f"Steps {bare + 1}-{len(step_json)} of {len(step_json)} are shown without their gradients: "
+                            f"a run record keeps the gradients of at most {MAX_STEP_TENSORS:,} tensors of backward "
+                            f"steps (each step's gradient in and gradients out), and the steps recorded before these "
+                            f"used them.")
         return {"kind": "dynamic", "title": title, "capture": None,
                 "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
                 "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},

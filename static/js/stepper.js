@@ -269,7 +269,8 @@ export class Stepper {
     const s = this.graph.steps[this.index];
     const hidden = this.predict && !this.revealed.has(this.index);
     const outs = (s.grad_out || []).map((g, k) => ({ g, k, target: s.targets?.[k] })).filter((o) => o.g);
-    const sends = outs.length ? outs.map((o, j) => {
+    // a step past the record's budget of step gradients carries none (its graph's warnings say why)
+    const sends = s.grad_in === null ? html`<div class="muted step-bare">${t("step.not_recorded")}</div>` : outs.length ? outs.map((o, j) => {
       const to = o.target ? this.backwardLabel(o.target) : t("step.no_target");
       if (hidden) return html`<div class="send"><div class="muted">→ ${to}</div>
         <input class="guess" data-j="${j}" placeholder="${t("step.guess_placeholder")}" value="${this.guesses[`${this.index}:${j}`] || ""}"></div>`;

@@ -38,3 +38,16 @@ def test_a_line_the_code_does_not_have_is_not_believed():
     assert two_lines["error"]["line"] is None and two_lines["graphs"][0]["forward"]["nodes"][0]["line"] is None
     five_lines = record_schema.validate(json.loads(json.dumps(raw)), 5, 100)
     assert five_lines["error"]["line"] == 4 and five_lines["graphs"][0]["forward"]["nodes"][0]["line"] == 3
+
+
+def test_steps_are_objects_whose_gradients_are_lists_or_null():
+    """A step past the record's budget of step gradients has grad_in and grad_out null; any other
+    type there (or a step that is not an object) leaves the graph out, with a note."""
+    def graph(gid, steps):
+        return {"id": gid, "kind": "dynamic", "forward": {"nodes": [], "edges": []}, "steps": steps}
+    good = [{"index": 0, "grad_in": [None], "grad_out": []}, {"index": 1, "grad_in": None, "grad_out": None}]
+    raw = {"graphs": [graph("g1", good), graph("g2", [{"grad_in": "x", "grad_out": None}]),
+                      graph("g3", [{"grad_in": None, "grad_out": 3}]), graph("g4", ["step"])]}
+    checked = record_schema.validate(json.loads(json.dumps(raw)), 5, 100)
+    assert [g["id"] for g in checked["graphs"]] == ["g1"] and checked["graphs"][0]["steps"] == good
+    assert sum("grad_in and grad_out are lists or null" in w for w in checked["warnings"]) == 3

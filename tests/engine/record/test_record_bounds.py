@@ -133,3 +133,28 @@ def test_float32_values_are_written_short_and_read_back_exactly():
                 assert np.array(written["stats"]["min"], dtype) == finite.min()
     wide = rng.standard_normal(64)                       # float64 keeps every digit
     assert record.tensor_json(wide)["data"] == wide.tolist()
+
+
+def test_steps_past_the_records_budget_of_step_gradients_keep_their_nodes_without_them(run, monkeypatch):
+    """A record's steps carry at most MAX_STEP_TENSORS gradients (grad_in and grad_out entries),
+    given in the order the graphs were recorded: the step that does not fit and every later one
+    keep node, op, rule and targets, with grad_in and grad_out null, and the graph says which."""
+    import json
+    whole = run(LOOP, max_graphs=3)["graphs"]
+    counts = [sum(1 + len(s["grad_out"]) for s in g["steps"]) for g in whole]
+    assert len(set(counts)) == 1 and counts[0] == 6       # sum 1 + 1, mul 1 + 2, AccumulateGrad 1
+    monkeypatch.setattr(recorder, "MAX_STEP_TENSORS", 14)  # 2 graphs whole, the third's first step
+    cut = run(LOOP, max_graphs=3)["graphs"]
+    assert [json.dumps(g) for g in cut[:2]] == [json.dumps(g) for g in whole[:2]]
+    third = cut[2]["steps"]
+    assert third[0] == whole[2]["steps"][0]
+    assert third[1]["grad_in"] is None and third[1]["grad_out"] is None
+    for got, want in zip(third[1:] + cut[3]["steps"], whole[2]["steps"][1:] + whole[3]["steps"]):
+        assert got["grad_in"] is None and got["grad_out"] is None
+        assert {k: v for k, v in got.items() if not k.startswith("grad_")} == \
+            {k: v for k, v in want.items() if not k.startswith("grad_")}
+    assert cut[2]["warnings"] == ["Steps 2-3 of 3 are shown without their gradients: a run record keeps the "
+                                  "gradients of at most 14 tensors of backward steps (each step's gradient in and "
+                                  "gradients out), and the steps recorded before these used them."]
+    assert cut[3]["warnings"][0].startswith("Steps 1-3 of 3 are shown without their gradients")
+    assert cut[2]["forward"] == whole[2]["forward"] and cut[3]["backward"] == whole[3]["backward"]
