@@ -99,5 +99,6 @@ class RenderRequest(ApiRequest):
     graph: Graph
     format: Literal["svg", "png", "dot"] = "svg"
     direction: Literal["TB", "LR", "BT", "RL"] = "TB"
+    lang: Literal["en", "zh-CN"] = Field("en", description="the language of the drawing's own words (a shape `[]` is 'scalar')")
 
     model_config = {"extra": "forbid"}     # a misspelt key is a clear 422, not a silent default

@@ -71,7 +71,7 @@ def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered
     with render_service.python_turn(budget):
         req = _parse(body, budget)
         graph = req.graph.model_dump()
-    return render_service.render(graph, req.format, req.direction, budget)
+    return render_service.render(graph, req.format, req.direction, budget, req.lang)
 
 
 @router.post("/api/render", openapi_extra=_BODY)

@@ -35,6 +35,11 @@ CUT_NOTE_ROOM = 200
 CHILD_KINDS = {"syntax_error", "runtime_error", "unsupported", "security_violation", "output_limit",
                "memory_limit", "internal_error"}
 GRAPH_KINDS = {"dynamic", "static"}
+# A pass note's message for the page (engine/passes/base.py Reason): its catalog key and parameters.
+NOTE_FIELDS = {"node", "reason", "key", "params"}
+NOTE_KEY = re.compile(r"pass_note\.[a-z_]{1,40}")
+PARAM_NAME = re.compile(r"[a-z_]{1,32}")
+MAX_PARAMS, MAX_PARAM_ITEMS = 8, 64
 CAPTURES = {None, "trace", "script", "function", "compile", "session"}
 # Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
 ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
@@ -293,6 +298,8 @@ def _graph_problem(graph, code_lines: int) -> str | None:
             return "a pass is not an object with a name"
         if p.get("graph") is not None and (why := _dag_problem(p["graph"], code_lines)):
             return f"pass {p.get('name')!r}: {why}"
+        if (why := _notes_problem(p.get("notes", []))) is not None:
+            return f"pass {p.get('name')!r}: {why}"
     for field in ("steps", "kernels", "calls", "warnings", "frozen"):
         if not isinstance(graph.get(field, []), list):
             return f"its {field} are not a list"
@@ -304,6 +311,35 @@ def _graph_problem(graph, code_lines: int) -> str | None:
                                                  for k in ("grad_in", "grad_out")):
             return "a step is not an object whose grad_in and grad_out are lists or null"
     return None
+
+
+def _notes_problem(notes) -> str | None:
+    """A pass's notes: [{"node", "reason"[, "key", "params"]}], the key a pass_note.* message
+    of the page's catalogs and its params ids, names, counts or lists of ids (docs/run-record.md)."""
+    if not isinstance(notes, list):
+        return "its notes are not a list"
+    for note in notes:
+        if not (isinstance(note, dict) and {"node", "reason"} <= set(note) <= NOTE_FIELDS):
+            return "a note is not an object of node, reason, key and params"
+        if not ((note["node"] is None or _is_id(note["node"])) and _name_ok(note["reason"])):
+            return "a note's node or reason is malformed"
+        if ("key" in note) != ("params" in note):
+            return "a note has a key without params, or params without a key"
+        if "key" in note and not (isinstance(note["key"], str) and NOTE_KEY.fullmatch(note["key"])
+                                  and _params_ok(note["params"])):
+            return "a note's key or params are malformed"
+    return None
+
+
+def _params_ok(params) -> bool:
+    return (isinstance(params, dict) and len(params) <= MAX_PARAMS
+            and all(PARAM_NAME.fullmatch(k) and _param_value_ok(v) for k, v in params.items()))
+
+
+def _param_value_ok(value) -> bool:
+    if isinstance(value, list):
+        return len(value) <= MAX_PARAM_ITEMS and all(isinstance(v, str) and _name_ok(v) for v in value)
+    return (isinstance(value, str) and _name_ok(value)) or (type(value) is int and abs(value) <= MAX_INT)
 
 
 def _dag_problem(dag, code_lines: int) -> str | None:

@@ -64,13 +64,17 @@ def _attrs(attrs: dict) -> str:
                            for k, v in attrs.items()) + "]"
 
 
-def _shape_text(shape) -> str:
+# The drawing's one word of its own: a 0-d tensor's shape, in the page's language.
+SCALAR = {"en": "scalar", "zh-CN": "标量"}
+
+
+def _shape_text(shape, lang: str = "en") -> str:
     if shape is None:
         return ""
-    return "[" + ",".join(str(d) for d in shape) + "]" if len(shape) else "scalar"
+    return "[" + ",".join(str(d) for d in shape) + "]" if len(shape) else SCALAR.get(lang, SCALAR["en"])
 
 
-def to_dot(graph: dict, direction: str = "TB") -> str:
+def to_dot(graph: dict, direction: str = "TB", lang: str = "en") -> str:
     """Pure: the DOT text of a run-record Graph. Node ids become SVG element ids.
 
     DOT names are generated (`n0`, `n1`...) rather than the graph's ids, because DOT reads a
@@ -87,7 +91,7 @@ def to_dot(graph: dict, direction: str = "TB") -> str:
         label = cut(node.get("label") or node.get("op") or nid)
         shape = node.get("shape")
         if shape is not None:
-            label = f"{label}\n{cut(_shape_text(shape))}"
+            label = f"{label}\n{cut(_shape_text(shape, lang))}"
         # ids are kept whole: the page finds nodes by them (the request schema bounds their length)
         attrs = {**_STYLE.get(node.get("kind") or "op", _STYLE["op"]),
                  "id": nid, "label": label, "tooltip": cut(node.get("op") or nid)}
@@ -109,7 +113,7 @@ def to_dot(graph: dict, direction: str = "TB") -> str:
         out.append("\t}")
     for edge in graph.get("edges", []):
         shape = edge.get("shape")
-        label = f" [label={quote(cut(_shape_text(shape)))}]" if shape else ""
+        label = f" [label={quote(cut(_shape_text(shape, lang)))}]" if shape else ""
         out.append(f"\t{dot_name(str(edge['src']))} -> {dot_name(str(edge['dst']))}{label}")
     out.append("}")
     return "\n".join(out) + "\n"

@@ -131,10 +131,10 @@ def check_size(graph: dict, budget: Budget) -> None:
             f"{budget.max_nodes} and {budget.max_edges}); fold its modules (the page does) or draw a part.")
 
 
-def render(graph: dict, fmt: str, direction: str, budget: Budget) -> Rendered:
+def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "en") -> Rendered:
     check_size(graph, budget)
     with python_turn(budget):
-        source = to_dot(graph, direction)
+        source = to_dot(graph, direction, lang)
     if fmt == "dot":
         return Rendered(source.encode(), "text/vnd.graphviz", False)
     key = hashlib.sha256(f"{fmt}\0{source}".encode()).hexdigest()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.ir.graph import CALL, Graph, Node, Value
-from engine.passes.base import PassResult, constant_of, rewrite_every_graph
+from engine.passes.base import PassResult, Reason, constant_of, reason, rewrite_every_graph
 
 
 def _all_equal(v: Value, x) -> bool:
@@ -18,11 +18,11 @@ def _same_spec(a: Value, b: Value) -> bool:
     return tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype
 
 
-def _identity(node: Node, operand_index: int, neutral, reason: str):
+def _identity(node: Node, operand_index: int, neutral, formula: str):
     """x op neutral -> x, when `neutral` sits at the other operand and x already has the output spec."""
     x, c = node.inputs[operand_index], node.inputs[1 - operand_index]
     if _all_equal(c, neutral) and _same_spec(x, node.out):
-        return x, reason
+        return x, formula
     return None
 
 
@@ -37,7 +37,7 @@ def mul_rule(g: Graph, node: Node):
     for x, c in ((a, b), (b, a)):
         if _all_equal(c, 0) and node.out.dtype.kind in "iub":
             zero = g.constant(np.zeros((), node.out.dtype))
-            return g.call("expand", zero, shape=tuple(node.out.shape)) if node.out.shape else zero, "x*0 -> 0 (integers: no NaN/inf)"
+            return g.call("expand", zero, shape=tuple(node.out.shape)) if node.out.shape else zero, reason("zero_integers")
     return None
 
 
@@ -79,7 +79,7 @@ def transpose_rule(g: Graph, node: Node):
 def permute_rule(g: Graph, node: Node):
     dims = tuple(node.attrs["dims"])
     if dims == tuple(range(len(dims))):
-        return node.inputs[0], "permute(x, identity) -> x"
+        return node.inputs[0], reason("permute_identity")
     inner = _producer(node.inputs[0], "permute")
     if inner:
         composed = tuple(inner.attrs["dims"][d] for d in dims)
@@ -87,35 +87,35 @@ def permute_rule(g: Graph, node: Node):
             return inner.inputs[0], "permute(permute(x)) -> x"
         node.inputs = [inner.inputs[0]]
         node.attrs = {"dims": composed}
-        return node.out, "permute(permute(x)) -> one permute"
+        return node.out, reason("permute_one")
     return None
 
 
 def reshape_rule(g: Graph, node: Node):
     x = node.inputs[0]
     if _same_spec(x, node.out):
-        return x, "reshape to the same shape -> x"
+        return x, reason("reshape_same")
     inner = _producer(x, "reshape")
     if inner:
         node.inputs = [inner.inputs[0]]          # a reshape only depends on the element order
         node.attrs = {"shape": tuple(node.out.shape)}
         if _same_spec(inner.inputs[0], node.out):
             return inner.inputs[0], "reshape(reshape(x)) -> x"
-        return node.out, "reshape(reshape(x)) -> one reshape"
+        return node.out, reason("reshape_one")
     return None
 
 
-def same_shape_rule(reason: str):
+def same_shape_rule(why: Reason):
     def rule(g: Graph, node: Node):
-        return (node.inputs[0], reason) if _same_spec(node.inputs[0], node.out) else None
+        return (node.inputs[0], why) if _same_spec(node.inputs[0], node.out) else None
     return rule
 
 
 RULES = {
     "mul": mul_rule, "add": add_rule, "sub": sub_rule, "div": div_rule, "neg": neg_rule,
     "transpose": transpose_rule, "permute": permute_rule, "reshape": reshape_rule,
-    "expand": same_shape_rule("expand to the same shape -> x"),
-    "sum_to_size": same_shape_rule("sum_to_size to the same shape -> x"),
+    "expand": same_shape_rule(reason("expand_same")),
+    "sum_to_size": same_shape_rule(reason("sum_to_size_same")),
 }
 
 
@@ -132,8 +132,8 @@ def _simplify(g: Graph, result: PassResult) -> None:
             hit = rule(g, node)
         if hit is None:
             continue
-        replacement, reason = hit
+        replacement, why = hit
         if replacement is not node.out:
             g.replace_uses(node.out, replacement)   # the node itself is left for DCE
             result.replace(node.id, replacement)
-        result.note(node.id, reason)
+        result.note(node.id, why)

@@ -7,7 +7,7 @@ import numpy as np
 from engine.ir.graph import CALL, COND, OUTPUT, PLACEHOLDER, Graph, Node, Value
 from engine.ir.interpreter import truth
 from engine.ops.registry import OPS
-from engine.passes.base import PassResult, constant_of, is_pure, rewrite_every_graph
+from engine.passes.base import PassResult, constant_of, is_pure, reason, rewrite_every_graph
 
 # Folding a huge result would bloat the graph (and the run record) with a literal array; the
 # runtime computes it just as well.
@@ -30,11 +30,11 @@ def _fold(g: Graph, result: PassResult) -> None:
             # the folded node keeps its id (same value, now known), so the diff shows it as changed
             value = np.array(value, dtype=node.out.dtype).reshape(node.out.shape)
             node.kind, node.value, node.inputs, node.op, node.attrs = "constant", value, [], None, {}
-            result.note(node.id, "folded: all inputs constant")
+            result.note(node.id, reason("folded_constant"))
         elif node.kind == COND and constant_of(node.inputs[0]) is not None:
             taken = "then" if truth(constant_of(node.inputs[0])) else "else"
             results = _inline(g, node, node.subgraphs[taken], node.inputs[1:])
-            result.note(node.id, f"folded: predicate is constant, inlined the {taken} branch")
+            result.note(node.id, reason("folded_predicate", branch=taken))
             if results:
                 result.replace(node.id, results[0])
         elif node.kind == COND:
@@ -59,7 +59,7 @@ def _constants_into_branches(node: Node, result: PassResult) -> None:
             branch.replace_uses(holder.out, inside)
             moved = True
         if moved:
-            result.note(node.id, f"folded: constant operand {v.id} moved into the branches")
+            result.note(node.id, reason("folded_operand", value=v.id))
 
 
 def _inline(g: Graph, node: Node, branch: Graph, operands: list[Value]) -> list[Value]:

@@ -3,7 +3,7 @@ reuses the earlier value; equal small constants are merged the same way."""
 from __future__ import annotations
 
 from engine.ir.graph import CALL, CONSTANT, Graph
-from engine.passes.base import PassResult, is_pure, rewrite_every_graph
+from engine.passes.base import PassResult, is_pure, reason, rewrite_every_graph
 
 MAX_CONSTANT_KEY_BYTES = 4096     # bigger constants are not compared byte by byte
 
@@ -30,7 +30,7 @@ def _merge(g: Graph, result: PassResult) -> None:
             first = seen[key]
             g.replace_uses(node.out, first.out)
             g.remove(node)
-            result.note(node.id, f"CSE: same as {first.id}")
+            result.note(node.id, reason("cse_same", first=first.id))
             result.replace(node.id, first.out)
         else:
             seen[key] = node

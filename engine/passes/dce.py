@@ -4,7 +4,7 @@ branches no longer use."""
 from __future__ import annotations
 
 from engine.ir.graph import COND, OUTPUT, PLACEHOLDER, Graph, Node
-from engine.passes.base import PassResult, is_pure
+from engine.passes.base import PassResult, is_pure, reason
 
 
 def dce(graph: Graph) -> PassResult:
@@ -22,7 +22,7 @@ def _sweep(g: Graph, result: PassResult) -> None:
             continue
         if not any(v.id in used for v in node.outputs) and is_pure(node) and not _holds_effects(node):
             g.remove(node)
-            result.note(node.id, "DCE: no users")
+            result.note(node.id, reason("dce_no_users"))
             continue
         if node.kind == COND:
             _prune_cond_results(node, used, result)
@@ -45,7 +45,7 @@ def _prune_cond_results(node: Node, used: set, result: PassResult) -> None:
         return
     for i, v in enumerate(node.outputs):
         if i not in keep:
-            result.note(v.id, "DCE: cond result with no users")
+            result.note(v.id, reason("dce_cond_result"))
     node.outputs = [node.outputs[i] for i in keep]
     for branch in node.subgraphs.values():
         branch.output([branch.outputs[i] for i in keep])
@@ -64,4 +64,4 @@ def _prune_cond_operands(node: Node, result: PassResult) -> None:
         for i in dead:
             b.remove(holders[i])
     node.inputs = [node.inputs[0]] + [v for i, v in enumerate(operands) if i not in dead]
-    result.note(node.id, f"DCE: {len(dead)} unused branch operand{'s' if len(dead) > 1 else ''} dropped")
+    result.note(node.id, reason("dce_operands" if len(dead) > 1 else "dce_operand", n=len(dead)))

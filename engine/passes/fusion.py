@@ -27,7 +27,7 @@ from __future__ import annotations
 from engine.ir.graph import CALL, CONSTANT, OUTPUT, PLACEHOLDER, Graph, Node
 from engine.ir.schedule import ELEMENTWISE_GROUP, EXTERN_GROUP, REDUCTION_GROUP, FusionGroup
 from engine.ops.registry import ELEMENTWISE, MATMUL, OPS, REDUCE
-from engine.passes.base import PassResult
+from engine.passes.base import PassResult, reason
 
 MAX_NAME_OPS = 4                  # group names list at most this many op names
 EPILOGUE_HOSTS = {"conv2d"}       # library calls besides MATMUL-kind ops that take an epilogue
@@ -64,7 +64,7 @@ class _Partition:
         self.groups: list[_Group] = []
         self.group_of: dict[str, _Group] = {}       # node id -> its group
         self.by_index: dict[int, _Group] = {}       # group index (also a merged one) -> its live group
-        self.reasons: dict[str, str] = {}           # node id -> why it is in its group
+        self.reasons: dict[str, tuple] = {}         # node id -> why it is in its group: (REASON_TEXTS key, params)
         self.readers: dict[str, list[str]] = {}     # value id -> ids of the nodes placed so far that read it
         self.next_index = 0                          # group indices are never reused after a merge
 
@@ -195,13 +195,12 @@ class _Partition:
             for other in merged[1:]:
                 self.merge(host, other)
             if host.epilogue:
-                reason = f"elementwise epilogue of {host.head.op} {host.head.id} (same shape as {tie})"
-                if len(merged) > 1:
-                    reason += f"; the loop of {' and '.join(ties[1:])} moves into it"
+                why = ("fused_epilogue_merge", {"others": ties[1:]}) if len(merged) > 1 else ("fused_epilogue", {})
+                why[1].update(op=host.head.op, head=host.head.id, tie=tie)
             else:
-                reason = f"elementwise, same shape as {' and '.join(ties)}" + \
-                    (f": {len(merged)} loops merge into one" if len(merged) > 1 else "")
-            self.reasons[node.id] = reason
+                why = ("fused_elementwise_merge", {"ties": ties, "n": len(merged)}) if len(merged) > 1 \
+                    else ("fused_elementwise", {"ties": ties})
+            self.reasons[node.id] = why
             return host
         return None
 
@@ -218,23 +217,23 @@ class _Partition:
         if (grp.kind == ELEMENTWISE_GROUP or in_epilogue) and self.legal([grp], node):
             grp.closed = True
             if in_epilogue:       # still an extern group: the call, then its loop ending in the reduction
-                self.reasons[node.id] = (f"{node.op} of {source.id} in the epilogue loop of {grp.head.op} "
-                                         f"{grp.head.id}; a reduction ends the loop")
+                self.reasons[node.id] = ("fused_reduction_epilogue", {"op": node.op, "source": source.id,
+                                                                      "head_op": grp.head.op, "head": grp.head.id})
             else:
                 grp.kind = REDUCTION_GROUP
-                self.reasons[node.id] = f"{node.op} of {source.id} in the same loop; a reduction ends the group"
+                self.reasons[node.id] = ("fused_reduction", {"op": node.op, "source": source.id})
             return grp
         return None
 
 
-def _head_reason(node: Node, grp: _Group) -> str:
+def _head_reason(node: Node, grp: _Group) -> tuple:
     if grp.kind == ELEMENTWISE_GROUP:
-        return "elementwise, starts the loop"
+        return "fused_head_elementwise", {}
     if grp.kind == REDUCTION_GROUP:
-        return f"{node.op} starts and ends its loop"
+        return "fused_head_reduction", {"op": node.op}
     if grp.epilogue:
-        return f"{node.op} runs as an extern call; elementwise ops on its result form its epilogue"
-    return f"{node.op or node.kind} runs on its own"
+        return "fused_head_epilogue", {"op": node.op}
+    return "fused_head_alone", {"op": node.op or node.kind}
 
 
 def fusion(graph: Graph) -> PassResult:
@@ -261,7 +260,8 @@ def fusion(graph: Graph) -> PassResult:
         plan.append(FusionGroup(name, grp.kind, [n.id for n in grp.nodes], inputs, outputs))
         if len(grp.nodes) > 1:
             for n in grp.nodes:
-                result.note(n.id, f"fused into {name}: {part.reasons[n.id]}")
+                key, params = part.reasons[n.id]
+                result.note(n.id, reason(key, group=name, **params))
     changed_plan = plan != list(graph.fusion_groups)        # dataclass equality: field by field
     g.fusion_groups = plan
     result.changed = result.changed or changed_plan
@@ -299,7 +299,7 @@ def _absorb_broadcasts(g: Graph, part: _Partition) -> None:
         if source is not None and part.reaches([source], [host]):
             continue
         part.merge(host, grp)           # (_toposort puts the group's nodes back in graph order)
-        part.reasons[node.id] = f"broadcast read in place by the loop of {consumers[0].id}"
+        part.reasons[node.id] = ("fused_broadcast", {"consumer": consumers[0].id})
 
 
 def _toposort(g: Graph, groups: list[_Group], group_of: dict) -> list[_Group]:

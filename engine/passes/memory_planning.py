@@ -30,7 +30,7 @@ from engine.ir.units import Unit, in_place_products, plan_units
 from engine.ir.graph import CALL, COND, CONSTANT, PLACEHOLDER, WHILE, Graph
 from engine.ir.schedule import Buffer, Interval, MemoryPlan
 from engine.ops.registry import ELEMENTWISE, OPS, REDUCE
-from engine.passes.base import PassResult
+from engine.passes.base import PassResult, reason
 
 MIN_SIZE_CLASS = 64        # bytes; tiny values share one class rather than fragmenting
 FLOAT_DTYPES = ("float32", "float64")
@@ -180,11 +180,10 @@ def memory_planning(graph: Graph) -> PassResult:
     for b in plan.buffers:
         # one note per reuse, naming the value it follows (listing every earlier one grew quadratically)
         for previous, v in zip(b.values, b.values[1:]):
-            result.notes.append({"node": v, "reason": f"reuses {b.id} (after {previous})"})
+            result.note(v, reason("memory_reuses", buffer=b.id, previous=previous), changed=False)
     units = plan_units(g, {n.id: n for n in g.nodes})
     for view, source in view_sources(units).items():
-        result.notes.append({"node": view, "reason": f"a view of {source}: no memory of its own"})
+        result.note(view, reason("memory_view", source=source), changed=False)
     for product, value in in_place_products(units).items():
-        result.notes.append({"node": product, "reason": f"written by BLAS straight into the array of {value}, "
-                                                         "which its epilogue then computes in place"})
+        result.note(product, reason("memory_blas", value=value), changed=False)
     return result

@@ -1,4 +1,5 @@
 // Thin wrappers over the JSON API (every request goes to this same server).
+import { lang } from "./i18n.js";
 
 async function postJSON(url, body) {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -44,7 +45,7 @@ const svgCache = new Map();   // the same drawing asked twice (tab switches, ste
 
 /** A Graph drawn by Graphviz: SVG text, or a Blob for png/dot. Throws with the server's reason. */
 export async function render(graph, format = "svg", direction = "TB") {
-  const body = { graph, format, direction };
+  const body = { graph, format, direction, lang };   // the drawing's own word ("scalar") in the page's language
   const key = format === "svg" ? JSON.stringify(body) : null;
   if (key && svgCache.has(key)) return svgCache.get(key);
   let r = await postJSON("/api/render", body);

@@ -40,6 +40,19 @@ export function applyTo(root) {
   root.querySelectorAll("[data-i18n-aria]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nAria)); });
 }
 
+/** A message the engine put in the record as {key, params} beside its English `text` (a pass's
+ * note): worded by the catalog when it knows the key, else the English text as it came. A list
+ * parameter (ids) is joined in the page's language. */
+export function tMessage(msg, text = "") {
+  const key = msg?.key;
+  if (typeof key !== "string" || !((key in messages) || (key in fallback))) return text;
+  const params = {};
+  for (const [k, v] of Object.entries(msg.params && typeof msg.params === "object" ? msg.params : {})) {
+    params[k] = Array.isArray(v) ? v.join(t("list.and")) : v;
+  }
+  return t(key, params);
+}
+
 /** t() for a template of dom.js: a list of the text's pieces, with each {name} the params' value
  * as it is (a DOM node stays a node; a string stays text). */
 export function tParts(key, params = {}) {

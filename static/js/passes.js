@@ -1,7 +1,7 @@
 // The Passes tab: the pipeline as a list; each pass as before/after graphs with removed, added
 // and changed nodes coloured, the IR text diff, a reason per rewrite, and statistics.
 import { GraphView } from "./graphview.js";
-import { t } from "./i18n.js";
+import { t, tMessage } from "./i18n.js";
 import * as identity from "./identity.js";
 import { diffHTML } from "./irdiff.js";
 import { passGraph, passIR } from "./passgraphs.js";
@@ -136,7 +136,7 @@ export class PassesPanel {
       <div class="stats-row">${stat("nodes")}${stat("kernels")}${stat("peak_bytes", fmtBytes)}</div>`);
     const notes = (p.notes || []).map((n) => (typeof n === "string" ? { reason: n } : n));
     show(this.el.querySelector(".pass-notes"), notes.length
-      ? html`<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => html`<li data-node="${n.node || null}">${n.node ? html`<code>${n.node}</code> ` : ""}${n.reason || n.message || ""}</li>`)}</ul>`
+      ? html`<h4>${t("passes.notes")}</h4><ul class="notes">${notes.map((n) => html`<li data-node="${n.node || null}">${n.node ? html`<code>${n.node}</code> ` : ""}${tMessage(n, n.reason || n.message || "")}</li>`)}</ul>`
       : (changedNothing(p) ? html`<div class="muted">${t("passes.nothing_changed")}</div>` : ""));
     if (p.memory) {
       this.el.querySelector(".pass-notes").append(html`<p>${t("passes.memory_note")} <button class="open-memory">${t("passes.open_memory")}</button></p>`);

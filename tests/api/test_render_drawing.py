@@ -19,6 +19,13 @@ def test_scalars_are_labelled_scalar(client):
     assert "scalar" in dot
 
 
+def test_scalars_are_labelled_in_the_pages_language(client):
+    graph = {"nodes": [{"id": "a", "op": "sum", "shape": []}], "edges": []}
+    dot = client.post("/api/render", json={"graph": graph, "format": "dot", "lang": "zh-CN"}).text
+    assert dot.count("标量") == 1 and "scalar" not in dot
+    assert client.post("/api/render", json={"graph": graph, "lang": "fr"}).status_code == 422
+
+
 @pytest.mark.parametrize("nodes", [
     [{"id": "x", "kind": "module"}],                                         # a module node without ":"
     [{"id": f"module:a.{i}", "kind": "module", "members": 5, "signature": ["s"]} for i in range(3)],

@@ -51,3 +51,35 @@ def test_steps_are_objects_whose_gradients_are_lists_or_null():
     checked = record_schema.validate(json.loads(json.dumps(raw)), 5, 100)
     assert [g["id"] for g in checked["graphs"]] == ["g1"] and checked["graphs"][0]["steps"] == good
     assert sum("grad_in and grad_out are lists or null" in w for w in checked["warnings"]) == 3
+
+
+def _with_notes(notes) -> dict:
+    return {"graphs": [{"id": "g1", "kind": "static", "passes": [{"name": "cse", "notes": notes}]}]}
+
+
+GOOD_NOTE = {"node": "%5", "reason": "CSE: same as %3", "key": "pass_note.cse_same", "params": {"first": "%3"}}
+
+
+@pytest.mark.parametrize("notes", [
+    [GOOD_NOTE], [{"node": "%5", "reason": "x*1 -> x"}], [{"node": None, "reason": "r"}],
+    [{**GOOD_NOTE, "params": {"ties": ["%1", "%2"], "n": 2}}],
+])
+def test_pass_notes_with_messages_pass(notes):
+    checked = record_schema.validate(json.loads(json.dumps(_with_notes(notes))), 3, 100)
+    assert checked["graphs"][0]["passes"][0]["notes"] == notes
+
+
+@pytest.mark.parametrize("notes", [
+    "CSE", [7], [{"reason": "r"}], [{"node": "%5"}], [{**GOOD_NOTE, "html": "<b>"}],
+    [{**GOOD_NOTE, "key": "status.ok"}], [{**GOOD_NOTE, "key": "pass_note.A"}], [{**GOOD_NOTE, "key": 3}],
+    [{"node": "%5", "reason": "r", "key": "pass_note.cse_same"}], [{"node": "%5", "reason": "r", "params": {}}],
+    [{**GOOD_NOTE, "params": {"First": "%3"}}], [{**GOOD_NOTE, "params": {"first": {"x": 1}}}],
+    [{**GOOD_NOTE, "params": {"first": True}}], [{**GOOD_NOTE, "params": {"first": 1.5}}],
+    [{**GOOD_NOTE, "params": {"first": "a" * 1001}}], [{**GOOD_NOTE, "params": {"ties": ["%1"] * 65}}],
+    [{**GOOD_NOTE, "params": {"ties": [1, 2]}}], [{**GOOD_NOTE, "params": {f"p{c}": "x" for c in "abcdefghi"}}],
+    [{**GOOD_NOTE, "node": "not an id!"}], [{**GOOD_NOTE, "reason": ["r"]}],
+])
+def test_malformed_pass_notes_leave_the_graph_out(notes):
+    checked = record_schema.validate(json.loads(json.dumps(_with_notes(notes))), 3, 100)
+    assert checked["graphs"] == []
+    assert any("Graph 1 of the run's record was malformed" in w and "cse" in w for w in checked["warnings"])

@@ -150,7 +150,8 @@ def test_redundant_graph_rewrites_with_reasons():
     snaps = {s["name"]: s for s in pass_snapshots(result)}
     assert [s["name"] for s in pass_snapshots(result)] == ["constant_folding", "algebraic_simplification", "cse",
                                                     "dce", "fusion", "memory_planning"]
-    assert {"node": "%3", "reason": "folded: all inputs constant"} in snaps["constant_folding"]["notes"]
+    assert {"node": "%3", "reason": "folded: all inputs constant", "key": "pass_note.folded_constant",
+            "params": {}} in snaps["constant_folding"]["notes"]
     assert "%3" in snaps["constant_folding"]["changed"]
     reasons = {n["reason"] for n in snaps["algebraic_simplification"]["notes"]}
     assert {"x*1 -> x", "neg(neg(x)) -> x", "transpose(transpose(x)) -> x", "x+0 -> x",
