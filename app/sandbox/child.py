@@ -167,19 +167,26 @@ def _name_security_errors(record: dict) -> None:
 def encode_record(record: dict, max_bytes: int) -> bytes:
     """JSON of the record, leaving out whole graphs from the end when it would be too large.
 
-    Each graph's JSON is made once and the record's `graphs` (its last key) joined from them, so
-    leaving graphs out costs no second writing of the rest: making the whole record's JSON again
-    for each graph left out was most of a many-graph run's writing (ex_time_sequence_prediction:
-    a 26 MB record, four times)."""
+    Each graph's JSON is made once, and only while the record still has room, and the record's
+    `graphs` (its last key) is joined from them: making the whole record's JSON again for each
+    graph left out was most of a many-graph run's writing (ex_time_sequence_prediction: a 26 MB
+    record, four times)."""
     graphs = record.get("graphs")
     if not graphs:
         return json.dumps(record, allow_nan=False, default=str).encode()
-    parts = [json.dumps(g, allow_nan=False, default=str) for g in graphs]
+    rest = {k: v for k, v in record.items() if k != "graphs"}
+    room = max_bytes - len(json.dumps({**rest, "graphs": []}, allow_nan=False, default=str))
+    parts: list[str] = []
+    for g in graphs:            # the kept graphs are a prefix: past the first that overflows, none is written
+        if room < 0:
+            break
+        parts.append(json.dumps(g, allow_nan=False, default=str))
+        room -= len(parts[-1]) + 2
     keep = len(parts)
     while True:
         rest = {k: v for k, v in record.items() if k != "graphs"}
-        if keep < len(parts):
-            rest["warnings"] = [*record.get("warnings", []), f"{len(parts) - keep} graph(s) left out: "
+        if keep < len(graphs):
+            rest["warnings"] = [*record.get("warnings", []), f"{len(graphs) - keep} graph(s) left out: "
                                 f"the run record would have been larger than {max_bytes} bytes"]
         rest["graphs"] = []
         head = json.dumps(rest, allow_nan=False, default=str)     # ends with '"graphs": []}'

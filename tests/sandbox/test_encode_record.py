@@ -43,3 +43,20 @@ def test_a_record_without_graphs_or_warnings():
     assert json.loads(encode_record({"ok": True, "graphs": []}, 10)) == {"ok": True, "graphs": []}
     got = json.loads(encode_record({"ok": True, "graphs": [{"id": "g1", "t": "x" * 100}]}, 60))
     assert got["graphs"] == [] and "1 graph(s) left out" in got["warnings"][0]
+
+
+def test_graphs_past_the_first_that_overflows_are_not_written(monkeypatch):
+    import app.sandbox.child as child
+    written = []
+    real_dumps = json.dumps
+
+    def dumps(obj, **kw):
+        if isinstance(obj, dict) and "steps" in obj:
+            written.append(obj["id"])
+        return real_dumps(obj, **kw)
+    monkeypatch.setattr(child.json, "dumps", dumps)
+    record = _record(4)
+    size_two = len(real_dumps({**record, "graphs": record["graphs"][:2]}))
+    got = json.loads(encode_record(record, size_two + 200))       # two graphs and the note fit
+    assert [g["id"] for g in got["graphs"]] == ["g1", "g2"] and "2 graph(s) left out" in got["warnings"][-1]
+    assert written == ["g1", "g2", "g3"]         # g3 overflowed: g4 could not be kept, and was not written
