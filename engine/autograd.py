@@ -12,6 +12,7 @@ import re
 import weakref
 from typing import Callable
 
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.hooks import NODE_MADE
 from engine.ops.builder import NUMPY
 
@@ -34,7 +35,7 @@ def is_grad_enabled() -> bool:
     return _GradMode.enabled
 
 
-class _SetGrad:
+class _SetGrad(metaclass=TorchClassRepr):
     """Context manager and decorator that sets grad mode, restoring the previous one on exit."""
     mode = True
 

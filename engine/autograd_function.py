@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import autograd
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.errors import UnsupportedError
 from engine.hooks import NODE_MADE
 from engine.tensor import Tensor
@@ -172,7 +173,7 @@ def _expandable(shape, target) -> bool:
         return False
 
 
-class Function:
+class Function(metaclass=TorchABCClassRepr):
     """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply(...)`."""
 
     @staticmethod

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from engine import native
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.tensor import Tensor
 
 DEFAULT_SEED = 67280421310721   # default_rng_seed_val: a new torch.Generator()'s seed (PyTorch seeds its default
@@ -27,7 +28,7 @@ _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
 _STATE_BYTES = 5056
 
 
-class Generator:
+class Generator(metaclass=TorchClassRepr):
     """torch.Generator: a Mersenne Twister plus the cached second value of the last Box-Muller pair."""
 
     def __init__(self, device="cpu"):

@@ -20,6 +20,7 @@ from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tens
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
                                    is_readonly_error, module_state, pack_outputs, snapshot_state)
 from engine.capture.specialisation import Specialisations, signature, tensor_part, value_part
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.ir.graph import Graph, format_spec
 from engine.ir.printer import format_graph
 from engine.ops.registry import Spec
@@ -118,7 +119,7 @@ def compile_graph(fn, name: str, args: list, module=None, generic: bool = False,
     return g, _structure(result), kinds
 
 
-class ScriptFunction(Scripted):
+class ScriptFunction(Scripted, metaclass=TorchClassRepr):
     """What `torch.jit.script(fn)` returns: callable, with `.graph`, `.code` and `.save(path)`."""
 
     capture = "script"

@@ -15,6 +15,7 @@ from engine.capture.traced_module import TopLevelTracedModule
 from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, changed_state, frozen_random_masks,
                                    gather_inputs, is_module, is_parameter_like, is_readonly_error, module_state,
                                    pack_outputs, param_names, snapshot_state)
+from engine.compat.torch_class_names import TorchClassRepr
 from engine.errors import UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import Graph, Value
@@ -32,7 +33,7 @@ TRACER_MESSAGES = {
 }
 
 
-class TracerWarning(UserWarning):
+class TracerWarning(UserWarning, metaclass=TorchClassRepr):
     """PyTorch's category for 'this trace may not generalize'."""
 
 

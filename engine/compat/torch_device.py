@@ -1,8 +1,11 @@
 """torch.device, which a Tensor reports as its `device`: a fact of the core's tensors, as torch.Size
 is, so it lives beside torch_size.py rather than in the facade (which re-exports it)."""
+from __future__ import annotations
+
+from engine.compat.torch_class_names import TorchClassRepr
 
 
-class device:
+class device(metaclass=TorchClassRepr):
     """torch.device: Dagscope computes on the CPU only, so only 'cpu' devices can be used."""
 
     def __init__(self, type: str = "cpu", index=None):

@@ -85,7 +85,7 @@ def to_numpy(d) -> np.dtype:
     return np.dtype(d)
 
 
-class finfo:
+class finfo(metaclass=TorchClassRepr):
     """torch.finfo: the limits of a floating dtype (float32 when none is given)."""
 
     def __init__(self, type: dtype = float32):
@@ -106,7 +106,7 @@ class finfo:
         return f"finfo({fields}, dtype={self.dtype})"
 
 
-class iinfo:
+class iinfo(metaclass=TorchClassRepr):
     """torch.iinfo: the limits of an integer dtype."""
 
     def __init__(self, type: dtype):

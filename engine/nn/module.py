@@ -11,7 +11,7 @@ import numpy as np
 from engine import autograd, nn_context
 from engine.nn import hooks
 from engine.compat import torch_dtypes
-from engine.compat.torch_class_names import TorchClassRepr
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.compat.torch_size import Size
 from engine.errors import UnsupportedAttributeError, UnsupportedError
 from engine.hooks import MODULE_CALLED
@@ -56,7 +56,7 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module(metaclass=TorchClassRepr):
+class Module(metaclass=TorchABCClassRepr):
     """Base class of every layer and model (subclass it and write `forward`)."""
 
     training: bool

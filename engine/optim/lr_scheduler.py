@@ -8,11 +8,11 @@ import types
 from bisect import bisect_right
 from collections import Counter
 
-from engine.compat.torch_class_names import TorchClassRepr
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.optim.optimizer import Optimizer
 
 
-class LRScheduler(metaclass=TorchClassRepr):
+class LRScheduler(metaclass=TorchABCClassRepr):
     def __init__(self, optimizer, last_epoch: int = -1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")

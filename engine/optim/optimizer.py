@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 
 from engine import autograd
-from engine.compat.torch_class_names import TorchClassRepr
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.nn.module import _zero_grad
 from engine.tensor import Tensor
 
@@ -64,7 +64,7 @@ def decayed_grad(p: Tensor, grad: np.ndarray, group: dict, decoupled: bool = Fal
     return g
 
 
-class Optimizer(metaclass=TorchClassRepr):
+class Optimizer(metaclass=TorchABCClassRepr):
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
         self.state: dict = defaultdict(dict)      # keyed by the parameter tensor (hashed by identity)

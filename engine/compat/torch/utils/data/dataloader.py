@@ -19,6 +19,7 @@ from engine.compat.torch._surface import unsupported_getattr as _unsupported_get
 from engine.compat.torch.utils.data._workers import Worker, WorkerInfo, get_worker_info  # noqa: F401
 from engine.compat.torch.utils.data.dataset import IterableDataset, TensorDataset
 from engine.compat.torch.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.tensor import Tensor
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
@@ -108,7 +109,7 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-class DataLoader:
+class DataLoader(metaclass=TorchABCClassRepr):
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None, sampler=None,
                  batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn=None, multiprocessing_context=None,

@@ -10,12 +10,13 @@ import numpy as np
 
 from engine import creation
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.tensor import Tensor
 
 T_co = TypeVar("T_co", covariant=True)
 
 
-class Dataset(Generic[T_co]):
+class Dataset(Generic[T_co], metaclass=TorchABCClassRepr):
     """A map-style dataset: `__getitem__` (and usually `__len__`). Subscriptable (`Dataset[int]`)."""
 
     def __getitem__(self, index):

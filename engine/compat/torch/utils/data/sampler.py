@@ -6,11 +6,12 @@ import numpy as np
 
 from engine import creation
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.random_pytorch import Generator
 from engine.tensor import Tensor
 
 
-class Sampler:
+class Sampler(metaclass=TorchABCClassRepr):
     """Base class of the index samplers a DataLoader draws from."""
 
     def __init__(self, data_source=None):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.capture.tracing import trace
+from engine.compat.torch_class_names import TorchABCClassRepr
 from engine.record.active import current
 from engine.tensor import Tensor
 
@@ -33,7 +34,7 @@ def _step(global_step):
     return int(_scalar(global_step))
 
 
-class SummaryWriter:
+class SummaryWriter(metaclass=TorchABCClassRepr):
     def __init__(self, log_dir=None, comment: str = "", purge_step=None, max_queue: int = 10,
                  flush_secs: int = 120, filename_suffix: str = ""):
         self.log_dir = str(log_dir) if log_dir is not None else f"runs/dagscope{comment}"
