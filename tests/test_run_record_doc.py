@@ -33,6 +33,10 @@ t = torch.jit.trace(f, (torch.ones(2),))
 t(-torch.ones(2))
 c = torch.compile(f)
 c(torch.ones(2)); c(torch.ones(3))
+""", {}), ("""import torch
+w = torch.ones(70, requires_grad=True)
+for step in range(3):
+    (w * w).sum().backward()
 """, {}), ("import torch\nfor i in range(3):\n  1 / 0 if i == 2 else None\n", {})]
 
 

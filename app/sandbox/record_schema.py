@@ -48,6 +48,9 @@ CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs
 MAX_SERIES, MAX_POINTS, MAX_HISTOGRAM_TAGS, MAX_SNAPSHOTS, MAX_BINS, MAX_TAG_CHARS = 32, 500, 16, 20, 30, 200
 NON_FINITE = {"nan", "inf", "-inf"}
 MAX_STEP = 2 ** 53
+# a training loop's trajectory (engine/record/trajectory.py keeps within these)
+MAX_ITERATIONS, MAX_STEP_ITERATIONS, MAX_STEPS, STRIP = 256, 16, 4000, 8
+TRAJECTORY_FIELDS = {"iterations", "total", "every", "loss", "series", "tensors", "steps"}
 
 
 class Malformed(ValueError):
@@ -271,8 +274,58 @@ def _graphs(value, code_lines: int, notes: list[str]) -> list[dict]:
             notes.append(f"Graph {i + 1} of the run's record was malformed ({why}); it was left out.")
             continue
         ids.add(graph["id"])
+        if "trajectory" in graph and (why := _trajectory_problem(graph["trajectory"], graph)):
+            del graph["trajectory"]
+            notes.append(f"Graph {graph['id']}'s training trajectory was malformed ({why}); it was left out.")
         kept.append(graph)
     return kept
+
+
+def _trajectory_problem(value, graph: dict) -> str | None:
+    """Why a graph's `trajectory` cannot be shown, or None (docs/run-record.md, "Trajectory")."""
+    if not isinstance(value, dict) or set(value) != TRAJECTORY_FIELDS:
+        return "not an object of its fields"
+    its, total, every = value["iterations"], value["total"], value["every"]
+    if not (_count(total) and total <= MAX_STEP and type(every) is int and 1 <= every <= MAX_STEP):
+        return "its total or every is not a count"
+    if not (isinstance(its, list) and 2 <= len(its) <= MAX_ITERATIONS and all(_count(i) and i < total for i in its)
+            and all(a < b for a, b in zip(its, its[1:]))):
+        return "its iterations are not ascending counts below its total"
+    k = len(its)
+    number = lambda v: _finite(v) or (type(v) is str and v in NON_FINITE)     # noqa: E731
+    if not (isinstance(value["loss"], list) and len(value["loss"]) == k
+            and all(v is None or number(v) for v in value["loss"])):
+        return "its loss is not a number per iteration"
+    forward = graph.get("forward") or {}
+    nodes = {n["id"] for n in forward.get("nodes", [])}
+    for entry in value["series"] if isinstance(value["series"], list) else [None]:
+        if not (isinstance(entry, dict) and set(entry) == {"node", "of", "stats", "strip"} and entry["node"] in nodes
+                and entry["of"] in ("value", "grad") and isinstance(entry["stats"], list) and len(entry["stats"]) == k
+                and isinstance(entry["strip"], list) and len(entry["strip"]) == k):
+            return "a series is not a node's summaries per iteration"
+        if not all(row is None or (isinstance(row, list) and len(row) == 4 and all(map(number, row)))
+                   for row in entry["stats"]):
+            return f"node {entry['node']}: its statistics are not four numbers per iteration"
+        if not all(isinstance(row, list) and len(row) <= STRIP and all(map(number, row)) for row in entry["strip"]):
+            return f"node {entry['node']}: its strip is not up to {STRIP} numbers per iteration"
+    for entry in value["tensors"] if isinstance(value["tensors"], list) else [None]:
+        if not (isinstance(entry, dict) and set(entry) == {"node", "of", "at"} and entry["node"] in nodes
+                and entry["of"] in ("value", "grad") and isinstance(entry["at"], list) and len(entry["at"]) == k):
+            return "a tensor entry is not a node's Tensor per iteration"
+        for t in entry["at"]:
+            if t is not None and not (isinstance(t, dict) and _shape_ok(t.get("shape")) and _name_ok(t.get("dtype"))
+                                      and (t.get("values") is None or _is_id(t["values"]))):
+                return f"node {entry['node']}: a Tensor has no shape and dtype"
+    steps = value["steps"]
+    if not (isinstance(steps, list) and len(steps) <= MAX_STEP_ITERATIONS):
+        return "its steps are not a short list"
+    for entry in steps:
+        if not (isinstance(entry, dict) and set(entry) == {"iteration", "steps"} and entry["iteration"] in its
+                and isinstance(entry["steps"], list) and len(entry["steps"]) <= MAX_STEPS
+                and all(isinstance(step, dict) and isinstance(step.get("grad_in"), list)
+                        and isinstance(step.get("grad_out"), list) for step in entry["steps"])):
+            return "a kept iteration's steps are not a list of steps"
+    return None
 
 
 def _graph_problem(graph, code_lines: int) -> str | None:

@@ -17,6 +17,7 @@ from engine.nn_context import current_module_path
 from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
+from engine.record.trajectory import Trajectory
 from engine.record.values import TensorMemo, ValueStore, dtype_name
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
@@ -83,6 +84,8 @@ class Recorder:
         self._pending_last = None             # the latest backward beyond max_graphs, serialized at finish
         self.finishers: list = []             # callables run first in finish() (captures summarize their calls)
         self.step_tensors_left = MAX_STEP_TENSORS   # the record's budget of step gradients (MAX_STEP_TENSORS)
+        self.trajectory = Trajectory()        # the first graph's values over a training loop's iterations
+        self._first_graph = None              # the record of the first backward call, which carries them
         self._ids = 0
 
     def new_graph_id(self) -> str:
@@ -117,12 +120,16 @@ class Recorder:
         with hooks.subscribed(hooks.BACKWARD_STEP, on_step):
             yield
         builder.snapshot_grads(steps)
+        with _gc_paused():
+            self.trajectory.observe(builder, root, steps)
         if self.gradcheck and full and root.array.size == 1:
             builder.run_gradcheck(steps)
         title = f"{root_name}{call} #{n}"
         if full:
             with _gc_paused():
-                self.add_graph(self._finished(builder, title, steps))
+                graph = self.add_graph(self._finished(builder, title, steps))
+            if n == 1:
+                self._first_graph = graph
         else:
             self._pending_last = (builder, title, steps)
 
@@ -174,6 +181,12 @@ class Recorder:
             graph["title"] += f" (last of {self.backward_calls}; {self.backward_calls - self.max_graphs - 1} not recorded)"
             self.add_graph(graph)
             self._pending_last = None
+        if self._first_graph is not None and not self._first_graph.get("too_large"):
+            with _gc_paused():
+                trajectory = self.trajectory.to_record(self.values, self.step_tensors_left)
+            if trajectory is not None:
+                self._first_graph["trajectory"], used = trajectory
+                self.step_tensors_left -= used
         return self.graphs
 
     def _draw_dataflow(self, namespace: dict) -> None:
@@ -249,6 +262,7 @@ class DynamicGraphBuilder:
         self.gradcheck_error: str | None = None   # why the check could not run (the graph's warnings say)
         self.built = False                    # fwd_nodes / fwd_edges are record dicts (not snapshot tuples)
         self.step_tensors = 0                 # how many of the record's step gradients finish() wrote
+        self.backward_built = False
 
     def _tensor_node(self, t, nid: str) -> dict:
         if t.requires_grad:
@@ -311,6 +325,9 @@ class DynamicGraphBuilder:
         return self.fwd_id[key]
 
     def _backward_graph(self) -> None:
+        if self.backward_built:        # (a trajectory's iteration may have written its steps already)
+            return
+        self.backward_built = True
         for node in reversed(self.order):
             bid = f"b{len(self.bwd_id) + 1}"
             self.bwd_id[id(node)] = bid
@@ -380,6 +397,25 @@ class DynamicGraphBuilder:
             return {"kind": "dynamic", "title": title, "capture": None, "forward": {"nodes": [], "edges": []},
                     "backward": {"nodes": [], "edges": []}, "steps": [], "passes": [], "kernels": [],
                     "timings": None, "warnings": [note], "too_large": True}
+        step_json, used, bare = self.steps_record(steps, tensor_json, step_tensors)
+        tensor_json.flush()
+        self.step_tensors = used
+        warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
+        if bare is not None:
+            warnings.append(f"Steps {bare + 1}-{len(step_json)} of {len(step_json)} are shown without their gradients: "
+                            f"a run record keeps the gradients of at most {MAX_STEP_TENSORS:,} tensors of backward "
+                            f"steps (each step's gradient in and gradients out), and the steps recorded before these "
+                            f"used them.")
+        return {"kind": "dynamic", "title": title, "capture": None,
+                "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
+                "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},
+                "steps": step_json, "passes": [], "kernels": [], "timings": None, "warnings": warnings}
+
+    def steps_record(self, steps: list, tensor_json, step_tensors: int) -> tuple[list, int, int | None]:
+        """The record's `steps` of this walk (a TensorMemo writes their gradients; flush it after),
+        with their gradients while they fit in `step_tensors`; and how many were used, and the
+        first step left without them (None when all fit)."""
+        self._backward_graph()
         step_json = []
         left, bare = step_tensors, None       # bare: the first step without its gradients
         for node, grad, in_grads in steps:
@@ -397,18 +433,7 @@ class DynamicGraphBuilder:
                 "op": node.name, "rule": getattr(getattr(node, "op", None), "rule", "leaf.grad += grad"),
                 "grad_in": grad_in, "grad_out": grad_out,
                 "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
-        tensor_json.flush()
-        self.step_tensors = step_tensors - left
-        warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
-        if bare is not None:
-            warnings.append(f"Steps {bare + 1}-{len(step_json)} of {len(step_json)} are shown without their gradients: "
-                            f"a run record keeps the gradients of at most {MAX_STEP_TENSORS:,} tensors of backward "
-                            f"steps (each step's gradient in and gradients out), and the steps recorded before these "
-                            f"used them.")
-        return {"kind": "dynamic", "title": title, "capture": None,
-                "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
-                "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},
-                "steps": step_json, "passes": [], "kernels": [], "timings": None, "warnings": warnings}
+        return step_json, step_tensors - left, bare
 
     def _forward_of(self, node) -> str | None:
         if isinstance(node, autograd.AccumulateGrad):

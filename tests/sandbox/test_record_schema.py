@@ -83,3 +83,52 @@ def test_malformed_pass_notes_leave_the_graph_out(notes):
     checked = record_schema.validate(json.loads(json.dumps(_with_notes(notes))), 3, 100)
     assert checked["graphs"] == []
     assert any("Graph 1 of the run's record was malformed" in w and "cse" in w for w in checked["warnings"])
+
+
+TRAINING = """import torch
+w = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+for step in range(5):
+    loss = (w * w).sum()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad = None
+"""
+
+
+def _trained() -> dict:
+    from engine.runner import run_user_code
+    return json.loads(json.dumps(run_user_code(TRAINING)))
+
+
+def test_a_real_trajectory_passes_whole():
+    record = _trained()
+    checked = record_schema.validate(json.loads(json.dumps(record)), TRAINING.count("\n"), 200_000)
+    assert checked["graphs"][0]["trajectory"] == record["graphs"][0]["trajectory"]
+    assert not checked.get("warnings")
+
+
+@pytest.mark.parametrize("forge, why", [
+    (lambda t: t.update(extra=1), "fields"),
+    (lambda t: t.update(iterations=[0, 0]), "ascending"),
+    (lambda t: t.update(iterations=t["iterations"][:-1] + [10 ** 6]), "below its total"),
+    (lambda t: t["loss"].append(1.0), "loss"),
+    (lambda t: t["loss"].__setitem__(0, "1e3"), "loss"),
+    (lambda t: t["series"][0].update(node="n999"), "series"),
+    (lambda t: t["series"][0].update(node="<img src=x>"), "series"),
+    (lambda t: t["series"][0]["stats"].__setitem__(1, [1, 2, 3]), "four numbers"),
+    (lambda t: t["series"][0]["strip"].__setitem__(1, [0.5] * 9), "strip"),
+    (lambda t: t["series"][0]["strip"].__setitem__(1, [{"a": 1}]), "strip"),
+    (lambda t: t["tensors"][0]["at"].__setitem__(0, {"shape": "x", "dtype": "float32"}), "shape and dtype"),
+    (lambda t: t["tensors"][0]["at"].__setitem__(0, {"shape": [2], "dtype": "f", "values": "../x"}), "shape and dtype"),
+    (lambda t: t["steps"].append({"iteration": 77, "steps": []}), "steps"),
+    (lambda t: t.update(steps=[{"iteration": 1, "steps": []}] * 17), "short list"),
+    (lambda t: t["steps"][0]["steps"][0].update(grad_in=None), "steps"),
+])
+def test_a_forged_trajectory_is_left_out_with_a_note(forge, why):
+    record = _trained()
+    forge(record["graphs"][0]["trajectory"])
+    checked = record_schema.validate(record, TRAINING.count("\n"), 200_000)
+    graph = checked["graphs"][0]
+    assert "trajectory" not in graph and graph["forward"]["nodes"]       # the graph itself stays
+    assert any("trajectory was malformed" in w and why in w for w in checked["warnings"]), checked["warnings"]

@@ -145,7 +145,10 @@ def test_steps_past_the_records_budget_of_step_gradients_keep_their_nodes_withou
     assert len(set(counts)) == 1 and counts[0] == 6       # sum 1 + 1, mul 1 + 2, AccumulateGrad 1
     monkeypatch.setattr(recorder, "MAX_STEP_TENSORS", 14)  # 2 graphs whole, the third's first step
     cut = run(LOOP, max_graphs=3)["graphs"]
-    assert [json.dumps(g) for g in cut[:2]] == [json.dumps(g) for g in whole[:2]]
+    # (the first graph's trajectory keeps its iterations' steps only from what the graphs leave)
+    drawn = lambda g: json.dumps({k: v for k, v in g.items() if k != "trajectory"})     # noqa: E731
+    assert [drawn(g) for g in cut[:2]] == [drawn(g) for g in whole[:2]]
+    assert not cut[0]["trajectory"]["steps"] and whole[0]["trajectory"]["steps"]
     third = cut[2]["steps"]
     assert third[0] == whole[2]["steps"][0]
     assert third[1]["grad_in"] is None and third[1]["grad_out"] is None

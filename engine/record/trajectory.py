@@ -1,0 +1,243 @@
+"""A training loop's values over its iterations, so the page can scrub through training.
+
+The first backward call is drawn as a graph; every later call whose graph has the same shape (the
+same ops, leaves and shapes, so the same node ids) is an *iteration* of it. For the iterations kept,
+the record's `trajectory` holds (docs/run-record.md): the loss (the root's value), each node's
+value summary and each leaf's gradient summary (statistics and an 8-cell strip of block means),
+each parameter's value and gradient as Tensors (large ones through the values side channel), and
+the backprop steps of a few iterations.
+
+Bounded by count and bytes, not by the loop's length: iterations are kept every `every`-th, all of
+them while they fit, and when the kept ones outgrow MAX_ITERATIONS (or the byte budgets) every
+other one is dropped and `every` doubles, so the kept ones still span the loop. An iteration not
+kept at the moment it runs costs nothing here (its graph was snapshot by the recorder anyway).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from engine.record.values import MAX_DATA_ELEMENTS, TensorMemo, _digits, _raw_stats, dtype_name, tensor_json
+
+MAX_ITERATIONS = 128            # kept iterations (summaries and loss)
+MAX_STEP_ITERATIONS = 16        # kept iterations whose backprop steps are recorded too
+STRIP = 8                       # cells of a summary's strip (block means of the flattened values)
+SUMMARY_BYTES = 2_000_000       # the summaries' share of the run record
+HELD_BYTES = 64 << 20           # arrays held until the run ends (summarised then, all iterations at once)
+VALUES_BYTES = 8 << 20          # parameters' values and gradients sent on the values side channel
+STEPS_BYTES = 1_500_000         # the kept iterations' steps in the record (their first one measured)
+MIN_ITERATIONS = 8              # a graph too large to keep this many iterations of has no trajectory
+
+
+def signature(builder) -> tuple:
+    """The forward graph's shape as snapshot_forward took it: node ids with their op and shape."""
+    sig = []
+    for entry in builder.fwd_nodes:
+        if type(entry) is tuple:
+            sig.append((entry[0], entry[1].name, entry[3].shape))
+        else:
+            sig.append((entry["id"], entry["kind"], tuple(entry["shape"])))
+    return tuple(sig)
+
+
+def summarise(arrays: list, out: np.ndarray) -> None:
+    """Row i of `out` (nan when written): [min, max, mean, std, strip...] of arrays[i]'s finite values
+    in float64 (values.py's statistics: its two C passes for a float array), the strip STRIP block
+    means of the flattened values (fewer for a smaller array); left nan for an array with no
+    finite value. An array standing in several rows is read once."""
+    done: dict[int, int] = {}
+    for i, a in enumerate(arrays):
+        if a is None:
+            continue
+        j = done.get(id(a))
+        if j is not None:
+            out[i] = out[j]
+            continue
+        done[id(a)] = i
+        a = np.asarray(a)
+        if not a.size or a.dtype.kind not in "fiub":
+            continue
+        # a view of every value of another array (a weight's transpose) has that array's statistics,
+        # read in its memory order (the C pass runs on contiguous memory)
+        whole = a.base if isinstance(a.base, np.ndarray) and a.base.size == a.size and a.base.flags.c_contiguous else a
+        stats = _raw_stats(whole if whole.dtype.kind == "f" else whole.astype(np.float64))
+        if stats is None:
+            continue
+        out[i, :4] = stats
+        cells = min(STRIP, a.size)
+        starts, sizes = _cells(a.size, cells)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out[i, 4:4 + cells] = np.add.reduceat(a.reshape(-1), starts, dtype=np.float64) / sizes
+
+
+@functools.lru_cache(maxsize=256)
+def _cells(n: int, cells: int) -> tuple:
+    starts = (np.arange(cells) * n) // cells
+    return starts, np.diff(np.append(starts, n))
+
+
+class _Iteration:
+    __slots__ = ("number", "loss", "rows", "tensors", "builder", "steps")
+
+    def __init__(self, number):
+        self.number, self.tensors, self.builder, self.steps = number, None, None, None
+
+
+class _Sampled:
+    """Which kept iterations also keep something costlier (their steps, their parameters' values):
+    every `every`-th of them, at most `limit`, halved when full."""
+
+    def __init__(self, limit: int):
+        self.limit, self.every = limit, 1
+
+    def wants(self, number: int, base_every: int) -> bool:
+        return bool(self.limit) and number % (base_every * self.every) == 0
+
+    def thin(self, kept: list, attr: str, drop) -> None:
+        having = [it for it in kept if getattr(it, attr)]
+        if len(having) > self.limit:
+            for it in having[1::2]:
+                drop(it)
+            self.every *= 2
+
+
+class Trajectory:
+    """The iterations of the run's first recorded graph (see the module's docstring)."""
+
+    def __init__(self):
+        self.first = None              # the first call's signature; () when it has no trajectory
+        self.total = 0                 # calls of that shape so far
+        self.every = 1
+        self.limit = MAX_ITERATIONS
+        self.kept: list[_Iteration] = []
+        self.params: list[str] = []    # forward ids of the leaves that require grad
+        self.series: list[tuple] = []  # (forward id, "value" | "grad"): a summary row each
+        self.cells: list[int] = []     # each series' strip length
+        self.with_steps = _Sampled(MAX_STEP_ITERATIONS)
+        self.with_values = _Sampled(MAX_ITERATIONS)
+
+    def observe(self, builder, root, steps: list) -> None:
+        """One backward call, after its walk (builder: its DynamicGraphBuilder, snapshot)."""
+        if self.first == () or builder.too_large:
+            if self.first is None:
+                self.first = ()
+            return
+        sig = signature(builder)
+        if self.first is None:
+            self.first = sig
+            self._size_limits(builder, steps)
+            if not self.first:
+                return
+        elif sig != self.first:
+            return
+        number = self.total
+        self.total += 1
+        if number % self.every:
+            return
+        it = _Iteration(number)
+        it.loss = float(root.array.reshape(-1)[0]) if root.array.size == 1 else None
+        values = {(e[0] if type(e) is tuple else e["id"]): (e[3] if type(e) is tuple else e["value"])
+                  for e in builder.fwd_nodes}
+        grads = builder.leaf_grads
+        it.rows = np.full((len(self.series), 4 + STRIP), np.nan)
+        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows)
+        if self.with_values.wants(number, self.every):
+            # a leaf's value and gradient were copied by the snapshot (the optimizer changes them in place)
+            it.tensors = {fid: (values.get(fid), grads.get(fid)) for fid in self.params}
+        if number and self.with_steps.wants(number, self.every):
+            it.builder, it.steps = builder, steps
+        self.kept.append(it)
+        if len(self.kept) > self.limit:
+            self.kept = self.kept[::2]
+            self.every *= 2
+        self.with_steps.thin(self.kept, "steps", _drop_steps)
+        self.with_values.thin(self.kept, "tensors", _drop_tensors)
+
+    def _size_limits(self, builder, steps) -> None:
+        """The series to follow, and how many iterations fit the byte budgets, from the first call."""
+        self.series = [(e[0] if type(e) is tuple else e["id"], "value") for e in builder.fwd_nodes]
+        self.series += [(fid, "grad") for fid, g in builder.leaf_grads.items() if g is not None]
+        sizes = {e[0]: e[3].size for e in builder.fwd_nodes if type(e) is tuple}
+        sizes.update({e["id"]: np.asarray(e["value"]).size for e in builder.fwd_nodes if type(e) is dict})
+        self.cells = [min(STRIP, sizes.get(fid, 0)) for fid, _ in self.series]
+        # the leaves that require grad (a module's parameters, a tensor made with requires_grad)
+        leaves = [e for e in builder.fwd_nodes if type(e) is dict and e["kind"] in ("param", "input")]
+        self.params = [e["id"] for e in leaves]
+        param_bytes = sum(a.nbytes for e in leaves for a in (e["value"], builder.leaf_grads.get(e["id"])) if a is not None)
+        self.limit = min(MAX_ITERATIONS, SUMMARY_BYTES // (len(self.series) * (4 + STRIP) * 12 + 40))
+        if self.limit < MIN_ITERATIONS:
+            self.first = ()            # too large to follow: no trajectory
+        self.with_values.limit = min(self.limit, VALUES_BYTES // max(param_bytes, 1))
+        # a step's record is its gradients' Tensors: stats and a preview, or the data of a small one
+        step_bytes = sum(200 + 12 * min(np.asarray(getattr(g, "array", g)).size, 64)
+                         for _, grad, ins in steps for g in (grad, *ins) if g is not None)
+        self.with_steps.limit = min(MAX_STEP_ITERATIONS, STEPS_BYTES // max(step_bytes, 1))
+
+    def to_record(self, values=None, step_tensors: int = 0) -> tuple[dict, int] | None:
+        """The record's `trajectory` (None for a run of fewer than two iterations), and how many of
+        the record's step gradients its iterations' steps used: an iteration's steps are kept only
+        whole, within `step_tensors` (the recorder's MAX_STEP_TENSORS left over by the graphs)."""
+        if not self.first or len(self.kept) < 2:
+            return None
+        kept = self.kept
+        table = np.stack([it.rows for it in kept], axis=1)        # series x iterations x (4 + STRIP)
+        stats = _digits(table[:, :, :4], 6).tolist()
+        strips = _digits(table[:, :, 4:], 4).tolist()
+        series = []
+        for k, (fid, of) in enumerate(self.series):
+            cells = self.cells[k]
+            series.append({"node": fid, "of": of,
+                           "stats": [None if math.isnan(row[0]) else [_number(v) for v in row] for row in stats[k]],
+                           "strip": [[] if math.isnan(row[0]) else [_number(v) for v in row[:cells]] for row in strips[k]]})
+        tensors = []
+        for fid in self.params:
+            for j, of in ((0, "value"), (1, "grad")):
+                tensors.append({"node": fid, "of": of,
+                                "at": [_tensor(values, it.tensors[fid][j]) if it.tensors else None for it in kept]})
+        memo = TensorMemo(values)
+        steps, left = [], step_tensors
+        for it in kept:
+            if it.steps is not None:
+                walk, used, bare = it.builder.steps_record(it.steps, memo, left)
+                if bare is not None:
+                    break
+                steps.append({"iteration": it.number, "steps": walk})
+                left -= used
+        memo.flush()
+        return {"iterations": [it.number for it in kept], "total": self.total, "every": self.every,
+                "loss": [_number(it.loss) for it in kept], "series": series, "tensors": tensors,
+                "steps": steps}, step_tensors - left
+
+
+def _drop_steps(it) -> None:
+    it.builder = it.steps = None
+
+
+def _drop_tensors(it) -> None:
+    it.tensors = None
+
+
+def _tensor(values, array):
+    """A parameter's value or gradient at one iteration as the record's Tensor: a small one whole; a
+    large one as its shape, dtype and the id of its values on the side channel (its statistics are
+    the series'), or null when there is no side channel or it is past its bound."""
+    if array is None:
+        return None
+    if array.size <= MAX_DATA_ELEMENTS:
+        return tensor_json(array)
+    ref = values.add(array) if values is not None else None
+    if ref is None:
+        return None
+    return {"shape": list(array.shape), "dtype": dtype_name(array.dtype), "data": None, "stats": None, "values": ref}
+
+
+def _number(v):
+    if v is None:
+        return None
+    if math.isfinite(v):
+        return v
+    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
