@@ -40,7 +40,7 @@ NOTE_FIELDS = {"node", "reason", "key", "params"}
 NOTE_KEY = re.compile(r"pass_note\.[a-z_]{1,40}")
 PARAM_NAME = re.compile(r"[a-z_]{1,32}")
 MAX_PARAMS, MAX_PARAM_ITEMS = 8, 64
-CAPTURES = {None, "trace", "script", "function", "compile", "session"}
+CAPTURES = {None, "trace", "script", "function", "compile", "session", "jit"}
 # Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
 ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
 CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs", "summaries")

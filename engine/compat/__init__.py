@@ -16,6 +16,7 @@ ALIASES = {
     "torch": "engine.compat.torch",
     "tensorflow": "engine.compat.tensorflow",
     "keras": "engine.compat.tensorflow.keras",     # Keras 3's own package is tf.keras (TF 2.16+)
+    "jax": "engine.compat.jax",
     "dagscope": "engine",
 }
 

@@ -11,14 +11,15 @@ def test_the_longest_dotted_prefix_decides_and_tensorflow_is_written_tf():
     assert scope_of("tensorflow.distribute.MirroredStrategy") == SCOPE["tf.distribute"]
     assert scope_of("torch.jit.save")[0] == PLANNED and scope_of("torch.jit.trace") is None
     assert sentence("torch.sparse_coo_tensor") == "It is not planned yet."
-    assert {"torchvision", "matplotlib", "jax"} <= LIBRARIES and "torch" not in LIBRARIES
+    assert {"torchvision", "matplotlib", "flax"} <= LIBRARIES and "jax" not in LIBRARIES and "torch" not in LIBRARIES
 
 
 @pytest.mark.parametrize("code, fragments", [
     ("import torch\ntorch.cuda.memory_allocated()", ["torch.cuda.memory_allocated is not supported",
                                                       "out of scope", "no GPU", "Supported names in torch.cuda"]),
     ("import torch\ntorch.sparse_coo_tensor", ["not planned yet", "Supported names in torch:"]),
-    ("import jax", ["`import jax`", "It is planned"]),
+    ("import jax.random", ["`import jax.random`", "It is planned", "threefry2x32", "Supported modules: jax"]),
+    ("import jax\njax.pmap(abs)", ["jax.pmap is not supported", "out of scope"]),
     ("import matplotlib.pyplot as plt", ["`import matplotlib`", "out of scope", "Charts tab"]),
     ("import torchvision.datasets", ["out of scope", "download"]),
     ("import torch.export", ["It is planned", "Supported modules: torch"]),

@@ -1,0 +1,355 @@
+"""`jax.Array`: an engine Tensor with JAX's surface — immutable, JAX's dtype rules and JAX's repr.
+
+An Array *is* an engine Tensor (same object layout, only the class differs, as the TensorFlow
+facade's EagerTensor), so the op registry, autograd, the tracers and the recorder see JAX programs
+as they see PyTorch-style ones. What JAX adds lives here:
+- dtypes: 64-bit types become 32-bit ones (JAX's default, `jax_enable_x64` off), and Python
+  scalars are *weakly typed*: `x * 2.0` keeps x's float16/float32, `jnp.arange(3) * 2.5` is a weak
+  float32. The weak flag sits in the Tensor's instance dict (`_weak`); `promote` is JAX's lattice;
+- immutability: `x[0] = 1` raises JAX's TypeError, `x.at[i].set(v)` makes a new array;
+- printing: `Array([1., 2.], dtype=float32)`, `weak_type=True` when weak, as jax/_src/array.py.
+The operators and methods call the jnp functions (engine/compat/jax/numpy), a layer above, which
+install themselves here (`install_methods`), as the TensorFlow facade's operators.py does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import UnsupportedError
+from engine.tensor import Tensor
+
+_CANONICAL = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
+              np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_WEAK_DEFAULT = {0: np.dtype(np.bool_), 1: np.dtype(np.int32), 2: np.dtype(np.float32), 3: np.dtype(np.complex64)}
+
+IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, "
+             "use x = x.at[idx].set(y) or another .at[] method: "
+             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def canonical(dtype) -> np.dtype:
+    """The dtype JAX keeps with x64 off: float64 -> float32, int64 -> int32 ..."""
+    dtype = np.dtype(dtype)
+    return _CANONICAL.get(dtype, dtype)
+
+
+def is_weak(x) -> bool:
+    if isinstance(x, Tensor):
+        return x.__dict__.get("_weak", False)
+    return type(x) in (int, float, complex)
+
+
+def set_weak(t: Tensor, weak: bool) -> Tensor:
+    if weak:
+        t.__dict__["_weak"] = True
+    else:
+        t.__dict__.pop("_weak", None)
+    return t
+
+
+def dtype_of(x) -> np.dtype:
+    if isinstance(x, Tensor):
+        return x.array.dtype
+    if type(x) is bool:
+        return np.dtype(np.bool_)
+    if type(x) is int:
+        return np.dtype(np.int32)
+    if type(x) is float:
+        return np.dtype(np.float32)
+    if type(x) is complex:
+        return np.dtype(np.complex64)
+    return canonical(np.asarray(x).dtype)
+
+
+def promote(*operands) -> tuple[np.dtype, bool]:
+    """JAX's result type of a binary (or n-ary) op: the strong dtypes promote among themselves; a
+    weak operand (a Python scalar, a weak array) only lifts the kind (int -> float), and the result
+    is weak when no strong operand holds that kind."""
+    strong = [dtype_of(x) for x in operands if not is_weak(x)]
+    weak = [dtype_of(x) for x in operands if is_weak(x)]
+    result = None
+    for d in strong:
+        result = d if result is None else _promote_strong(result, d)
+    weak_rank = max((_KIND_RANK[d.kind] for d in weak), default=-1)
+    if result is None:
+        return _WEAK_DEFAULT[weak_rank], True
+    if weak_rank > _KIND_RANK[result.kind]:
+        if weak_rank == 3 and result.kind == "f":
+            return canonical(np.promote_types(result, np.complex64)), True
+        return _WEAK_DEFAULT[weak_rank], True
+    return result, False
+
+
+def _promote_strong(a: np.dtype, b: np.dtype) -> np.dtype:
+    ra, rb = _KIND_RANK[a.kind], _KIND_RANK[b.kind]
+    if ra == rb or {a.kind, b.kind} == {"f", "c"}:
+        return canonical(np.promote_types(a, b))
+    return a if ra > rb else b
+
+
+def as_array(t: Tensor) -> "Array":
+    """View an engine Tensor (an op's output, a trace's stand-in) as an Array, in place."""
+    if type(t) is not Array:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected an array, got {type(t).__name__}")
+        t.__class__ = Array
+    return t
+
+
+def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
+    """`jnp.asarray`: an Array of JAX's canonical dtype (Python scalars weakly typed)."""
+    if isinstance(value, Tensor):
+        arr = value.array
+        if dtype is None:
+            if arr.dtype in _CANONICAL:
+                return set_weak(Array(arr.astype(canonical(arr.dtype))), is_weak(value))
+            return as_array(value)
+        target = canonical(dtype)
+        if arr.dtype == target:
+            return as_array(value)
+        from engine.tensor import apply       # (already loaded: engine.tensor is this module's import)
+        return set_weak(as_array(apply("to_dtype", value, dtype=target)), False)
+    if hasattr(value, "__jax_array__"):
+        return to_array(value.__jax_array__(), dtype)
+    if type(value) in (bool, int, float, complex) and dtype is None:
+        if type(value) is int and not -2**31 <= value < 2**31:
+            raise OverflowError(f"Python int {value} too large to convert to int32")
+        return set_weak(Array(np.asarray(value, dtype_of(value))), weak if weak is not None else type(value) is not bool)
+    try:
+        arr = np.asarray(_unwrap(value))
+    except ValueError as exc:
+        raise TypeError(f"cannot make a JAX array from {type(value).__name__}: {exc}") from None
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"JAX arrays hold numbers and booleans; got a {arr.dtype} value ({type(value).__name__})")
+    if dtype is not None:
+        arr = arr.astype(canonical(dtype))
+    elif isinstance(value, (list, tuple)) and _all_python_scalars(value) and arr.dtype.kind in "iufc":
+        arr = arr.astype(_WEAK_DEFAULT[_KIND_RANK[arr.dtype.kind]])     # [1, 2] -> int32, [1., 2.] -> float32
+    else:
+        arr = arr.astype(canonical(arr.dtype))
+    return set_weak(Array(np.array(arr, copy=True)), bool(weak))
+
+
+def _all_python_scalars(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_all_python_scalars(v) for v in value)
+    return type(value) in (bool, int, float, complex)
+
+
+def _unwrap(value):
+    if isinstance(value, Tensor):
+        return value.array
+    if isinstance(value, (list, tuple)):
+        return [_unwrap(v) for v in value]
+    return value
+
+
+class _IndexUpdateHelper:
+    """`x.at`: `x.at[idx]` is a _IndexUpdateRef with set/add/mul/min/max/get."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, **kwargs):
+        return self.array[self.index]
+
+    def set(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "set")
+
+    def add(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "add")
+
+    def subtract(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "subtract")
+
+    def mul(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "mul")
+
+    multiply = mul
+
+    def divide(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "divide")
+
+    def power(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "power")
+
+    def min(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "min")
+
+    def max(self, values, **kwargs):
+        return _UPDATE(self.array, self.index, values, "max")
+
+
+_UPDATE = None      # numpy/_indexing.update, installed by the jnp layer (install_methods)
+
+
+class Array(Tensor):
+    """What every jnp function returns (`jax.Array`; its class prints as JAX's ArrayImpl)."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.array.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.array.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self.array.size)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.array.itemsize)
+
+    @property
+    def weak_type(self) -> bool:
+        return is_weak(self)
+
+    @property
+    def at(self) -> _IndexUpdateHelper:
+        return _IndexUpdateHelper(self)
+
+    def devices(self) -> set:
+        return {"TFRT_CPU_0"}
+
+    def block_until_ready(self):
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.array, dtype=dtype)
+
+    def __setitem__(self, key, value):
+        raise TypeError(IMMUTABLE)
+
+    def __len__(self) -> int:
+        if self.array.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.array.shape[0]
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.array.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.array.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return Tensor.__bool__(self)        # tells a trace that Python read a value (jit refuses it)
+
+    def __float__(self) -> float:
+        return float(Tensor.item(self))
+
+    def __int__(self) -> int:
+        return int(Tensor.item(self))
+
+    def __complex__(self) -> complex:
+        return complex(Tensor.item(self))
+
+    def __index__(self) -> int:
+        if self.array.dtype.kind not in "iub" or self.array.ndim != 0:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(Tensor.item(self))
+
+    __hash__ = Tensor.__hash__      # JAX raises TypeError; the engine's internals key by tensor
+
+    def item(self, *args):
+        if args:
+            return self.array.item(*args)
+        Tensor.item(self)               # the read a trace hears
+        return self.array.item()
+
+    def tolist(self):
+        return Tensor.tolist(self)
+
+    def __reduce__(self):
+        return (_rebuild, (np.array(self.array), is_weak(self)))
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype_str = f"dtype={self.array.dtype.name}" + (", weak_type=True)" if is_weak(self) else ")")
+        line_width = np.get_printoptions()["linewidth"]
+        if self.array.size == 0:
+            s = f"[], shape={self.shape}"
+        else:
+            s = np.array2string(self.array, prefix=prefix, suffix=",", separator=", ", max_line_width=line_width)
+        last_line_len = len(s) - s.rfind("\n") + 1
+        sep = " "
+        if last_line_len + len(dtype_str) + 1 > line_width:
+            sep = " " * len(prefix)
+        return f"{prefix}{s},{sep}{dtype_str}"
+
+    def __str__(self) -> str:
+        return str(self.array)
+
+    def __format__(self, spec: str) -> str:
+        if self.array.ndim == 0:
+            return format(self.array[()], spec)
+        return format(str(self), spec)
+
+
+def _rebuild(arr, weak):
+    return set_weak(Array(arr), weak)
+
+
+# The engine Tensor's PyTorch-style methods are not JAX's: an Array has none of them (in-place
+# ones would break its immutability). They fail as in JAX. Kept: JAX's surface (installed by the jnp
+# layer) and the state autograd and the recorder read.
+_ENGINE_STATE = {"array", "requires_grad", "grad", "grad_fn", "is_leaf"}
+JAX_METHODS = ("all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum diagonal dot "
+               "flatten imag max mean min nonzero prod ptp ravel real repeat reshape round searchsorted "
+               "sort squeeze std sum swapaxes take trace transpose var view T mT").split()
+
+
+def _not_in_jax(name: str) -> property:
+    def get(self):
+        raise AttributeError(f"'ArrayImpl' object has no attribute '{name}'")
+    return property(get)
+
+
+for _name in dir(Tensor):
+    if not _name.startswith("_") and _name not in _ENGINE_STATE and _name not in Array.__dict__ \
+            and _name not in JAX_METHODS:
+        setattr(Array, _name, _not_in_jax(_name))
+
+
+def install_methods(methods: dict, update) -> None:
+    """The jnp layer's functions as Array methods and operators (called once by numpy/__init__)."""
+    global _UPDATE
+    _UPDATE = update
+    for name, fn in methods.items():
+        setattr(Array, name, fn)
+
+
+def unsupported_dtype(dtype) -> UnsupportedError:
+    return UnsupportedError(f"dtype {dtype} is not supported by Dagscope's JAX")

@@ -1,0 +1,280 @@
+"""lax.cond, lax.switch, lax.while_loop, lax.fori_loop and lax.scan, with JAX's semantics.
+
+`cond` and `while_loop` trace their functions into closed sub-graphs first (tracing.Trace with a
+parent), as JAX traces both branches whatever the predicate: Python side effects of both run, and
+the branches must return the same types. Inside a jit or make_jaxpr trace, a traced predicate
+makes one `cond` (or `while`) node of the enclosing graph; otherwise the branch taken runs its
+graph op by op (so jax.grad differentiates it). `fori_loop` with Python bounds and `scan` run their
+body once per step (JAX lowers them to `scan`, which is reverse-differentiable; here the trace is
+the unrolled loop, with the same values and gradients). `while_loop` is not reverse-differentiable
+in JAX, and is refused as JAX refuses it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.autodiff import inline
+from engine.capture.common import run_eager
+from engine.compat.jax import numpy as jnp
+from engine.compat.jax import tracing
+from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
+from engine.errors import UnsupportedError
+from engine.ir.interpreter import truth
+from engine.tensor import Tensor
+
+WHILE_GRAD = ("Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic "
+              "start/stop values. Try using lax.scan, or using fori_loop with static start/stop.")
+
+
+class _Branch:
+    """One function traced into a closed sub-graph: operands, then captured values, as inputs."""
+
+    def __init__(self, fun, operands: list, tree, name: str, why: str, prebound: list):
+        parent = tracing.active()
+        self.trace = tracing.Trace(name, why, parent=_Root() if parent is None else parent)
+        g = self.trace.graph
+        stand_ins = []
+        for i, x in enumerate(operands):
+            t = set_weak(Array(x.array), is_weak(x))
+            self.trace.bind(t, g.placeholder(f"operand{i}", x.array.shape, x.array.dtype))
+            stand_ins.append(t)
+        for t in prebound:                       # another branch's captures first: same input order
+            self.trace.value_of(t)
+        args = tree_unflatten(tree, stand_ins) if tree is not None else stand_ins
+        with self.trace:
+            out = fun(*args) if tree is None else fun(args)
+            leaves, self.out_tree = tree_flatten(out)
+            self.outs = [to_array(o) for o in leaves]
+            values = [self.trace.value_of(o) for o in self.outs]
+        g.current_line = g.current_module = None
+        g.output(values)
+        self.graph = g
+
+    @property
+    def captured(self) -> list:
+        return self.trace.captured
+
+    def types(self) -> list:
+        return [(o.shape, o.dtype) for o in self.outs]
+
+    def weak(self) -> list:
+        return [is_weak(o) for o in self.outs]
+
+    def add_inputs(self, tensors: list) -> None:
+        """Unused inputs for values another branch captured (a cond's branches take the same inputs)."""
+        for t in tensors:
+            if t not in self.captured:
+                self.graph.placeholder(f"captured_{len(self.captured)}", t.array.shape, t.array.dtype)
+                self.captured.append(t)
+
+
+class _Root:
+    """The parent of a branch traced outside any trace: it knows no tensor, so it captures none."""
+
+    def knows(self, tensor) -> bool:
+        return False
+
+
+def _types_text(types: list) -> str:
+    return "[" + ", ".join(f"ShapedArray({np.dtype(d).name}[{','.join(map(str, s))}])" for s, d in types) + "]"
+
+
+def _requires_grad(tensors) -> bool:
+    return any(isinstance(t, Tensor) and t._requires_grad for t in tensors)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+    if operand is not None:
+        operands = (operand,)
+    pred = to_array(pred)
+    if pred.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {pred.shape}.")
+    if pred.dtype.kind not in "biu":
+        raise TypeError(f"Pred type must be either boolean or number, got {pred.dtype.name}.")
+    return _branches(pred, [false_fun, true_fun], operands, "cond")
+
+
+def switch(index, branches, *operands, operand=None):
+    if operand is not None:
+        operands = (operand,)
+    branches = list(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    index = to_array(index)
+    if index.shape != ():
+        raise TypeError(f"Branch index must be scalar, got {index!r} of shape {index.shape}.")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = jnp.clip(jnp.astype(index, np.int32), 0, len(branches) - 1)
+    return _branches(index, branches, operands, "switch")
+
+
+def _branches(index: Array, funs: list, operands: tuple, name: str):
+    leaves, tree = tree_flatten(tuple(operands))
+    arrays = [to_array(x) for x in leaves]
+    staged, captured = [None] * len(funs), []
+    order = [1, 0] if name == "cond" else range(len(funs))      # JAX traces cond's true_fun first
+    for k in order:
+        fun = funs[k]
+        b = _Branch(lambda args, f=fun: f(*args), arrays, tree, getattr(fun, "__name__", f"branch{k}"), name,
+                    prebound=list(captured))
+        captured = list(b.captured)
+        staged[k] = b
+    for b in staged:
+        b.add_inputs(captured)
+        if b.out_tree != staged[0].out_tree or b.types() != staged[0].types():
+            raise TypeError(f"{'true_fun and false_fun' if name == 'cond' else 'branches'} output must have "
+                            f"identical types, got\n{staged[0].out_tree} {_types_text(staged[0].types())}\n"
+                            f"{b.out_tree} {_types_text(b.types())}.")
+    inputs = arrays + captured
+    outer = tracing.active()
+    if outer is not None and tracing.traced(index):
+        if _requires_grad(inputs):
+            raise UnsupportedError(f"lax.{name} on a traced predicate under jax.grad inside jax.jit/make_jaxpr is "
+                                   "not supported by Dagscope yet: take the gradient outside the jit (jax.jit(jax.grad(f)) "
+                                   "of a function with lax.cond is supported when the cond is differentiated eagerly)")
+        with outer.paused():
+            taken = int(np.clip(int(index.array), 0, len(funs) - 1))
+            outs = run_eager(staged[taken].graph, inputs)
+        values = _emit_cond(outer, index, staged, inputs)
+        for o, v in zip(outs, values):
+            outer.bind(o, v)
+    else:
+        taken = int(np.clip(int(Tensor.item(index)), 0, len(funs) - 1))
+        outs = run_eager(staged[taken].graph, inputs)
+    weak = staged[0].weak()
+    return tree_unflatten(staged[0].out_tree, [set_weak(as_array(o), w) for o, w in zip(outs, weak)])
+
+
+def _emit_cond(outer, index: Array, staged: list, inputs: list) -> list:
+    """The cond node(s) of the enclosing graph: a switch is a chain of two-way conds."""
+    g = outer.graph
+    values = [outer.value_of(t) for t in inputs]
+    idx = outer.value_of(index)
+
+    if len(staged) == 2:
+        pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
+        return g.cond(pred, _rehomed(g, staged[1].graph, "then"), _rehomed(g, staged[0].graph, "else"), values)
+    # index k: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each level a closed graph of (index, inputs)
+    return _switch_chain(g, idx, [b.graph for b in staged], values)
+
+
+def _rehomed(g, sub, name):
+    """`sub` as a sub-graph of `g`, with ids from g's counter (SSA ids unique across the capture)."""
+    out = g.subgraph(name)
+    args = [out.placeholder(p.out.name, p.out.shape, p.out.dtype) for p in sub.placeholders]
+    out.output(inline(out, sub, args))
+    return out
+
+
+def _switch_chain(g, idx, graphs: list, values: list) -> list:
+    if len(graphs) == 1:
+        return inline(g, graphs[0], values)
+    first = _rehomed(g, graphs[0], "then")
+    rest = g.subgraph("else")
+    r_idx = rest.placeholder("index", idx.shape, idx.dtype)
+    r_vals = [rest.placeholder(f"operand{i}", v.shape, v.dtype) for i, v in enumerate(values)]
+    rest.output(_switch_chain(rest, rest.call("sub", r_idx, 1), graphs[1:], r_vals))
+    then = g.subgraph("then")
+    then.placeholder("index", idx.shape, idx.dtype)
+    t_vals = [then.placeholder(f"operand{i}", v.shape, v.dtype) for i, v in enumerate(values)]
+    then.output(inline(then, first, t_vals))
+    return g.cond(g.call("le", idx, 0), then, rest, [idx] + values)
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    leaves, tree = tree_flatten(init_val)
+    init = [to_array(x) for x in leaves]
+    body = _Branch(lambda v: body_fun(v), init, tree, getattr(body_fun, "__name__", "body_fun"), "while_loop", [])
+    if body.out_tree != tree or body.types() != [(x.shape, x.dtype) for x in init]:
+        raise TypeError(f"body_fun output and input must have identical types, got\n{body.out_tree} "
+                        f"{_types_text(body.types())}\nand\n{tree} {_types_text([(x.shape, x.dtype) for x in init])}.")
+    test = _Branch(lambda v: cond_fun(v), init, tree, getattr(cond_fun, "__name__", "cond_fun"), "while_loop",
+                   list(body.captured))
+    if test.types() != [((), np.dtype(np.bool_))]:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {_types_text(test.types())}.")
+    captured = list(test.captured)
+    body.add_inputs(captured)
+    if _requires_grad(init + captured):
+        raise ValueError(WHILE_GRAD)
+    outer = tracing.active()
+    weak = [is_weak(x) for x in init]
+    if outer is not None and (any(tracing.traced(t) for t in init + captured)):
+        with outer.paused():
+            outs = _loop(test.graph, body.graph, init, captured)
+        g = outer.graph
+        carried = [outer.value_of(t) for t in init + captured]
+        body_g = _rehomed(g, body.graph, "body")
+        # the body passes the captured values through (a while node carries everything it reads)
+        body_g.output(list(body_g.outputs) + list(body_g.inputs[len(init):]))
+        values = g.while_loop(_rehomed(g, test.graph, "cond"), body_g, carried)
+        for o, v in zip(outs, values):
+            outer.bind(o, v)
+    else:
+        outs = _loop(test.graph, body.graph, init, captured)
+    return tree_unflatten(tree, [set_weak(as_array(o), w) for o, w in zip(outs, weak)])
+
+
+def _loop(test_graph, body_graph, init: list, captured: list) -> list:
+    carried = list(init)
+    while truth(run_eager(test_graph, carried + captured)[0].array):
+        carried = run_eager(body_graph, carried + captured)
+    return carried
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    concrete = not (isinstance(lower, Tensor) and tracing.traced(lower)) and \
+        not (isinstance(upper, Tensor) and tracing.traced(upper))
+    if concrete:
+        lo = int(Tensor.item(lower)) if isinstance(lower, Tensor) else int(lower)
+        hi = int(Tensor.item(upper)) if isinstance(upper, Tensor) else int(upper)
+        val = init_val
+        for i in range(lo, hi):
+            val = body_fun(Array(np.asarray(i, np.int32)), val)
+        return val
+
+    def test(state):
+        return jnp.less(state[0], state[1])
+
+    def step(state):
+        i, n, v = state
+        return (jnp.add(i, 1), n, body_fun(i, v))
+    return while_loop(test, step, (jnp.astype(lower, np.int32), jnp.astype(upper, np.int32), init_val))[2]
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+    x_leaves, x_tree = tree_flatten(xs)
+    x_arrays = [to_array(x) for x in x_leaves]
+    lengths = {x.shape[0] for x in x_arrays}
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ValueError("scan got value with no leading axis to scan over" if not lengths else
+                         f"scan got `length` argument of {length} which disagrees with leading axis sizes "
+                         f"{sorted(lengths)}." if length is not None else
+                         "scan got values with different leading axis sizes: "
+                         + ", ".join(str(x.shape[0]) for x in x_arrays) + ".")
+    n = lengths.pop()
+    carry = init
+    init_tree = tree_flatten(init)[1]
+    ys = []
+    steps = range(n - 1, -1, -1) if reverse else range(n)
+    for i in steps:
+        x = tree_unflatten(x_tree, [a[i] for a in x_arrays]) if x_arrays else None
+        carry, y = f(carry, x)
+        if tree_flatten(carry)[1] != init_tree:
+            raise TypeError(f"scan body function carry input and carry output must have the same pytree structure, "
+                            f"but they differ: {init_tree} and {tree_flatten(carry)[1]}")
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    stacked = tree_map(lambda *parts: jnp.stack([to_array(p) for p in parts]), *ys)
+    return carry, stacked
+
+
+def map(f, xs):
+    """`lax.map`: f applied to each slice along the leading axis, stacked."""
+    return scan(lambda c, x: (c, f(x)), None, xs)[1]

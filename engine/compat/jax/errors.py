@@ -1,0 +1,8 @@
+"""`jax.errors`: the errors a trace raises when Python reads a traced value."""
+from __future__ import annotations
+
+from engine.compat.jax._surface import unsupported_names
+from engine.compat.jax.tracing import (ConcretizationTypeError, TracerBoolConversionError,  # noqa: F401
+                                       TracerIntegerConversionError)
+
+__getattr__ = unsupported_names("jax.errors", globals())

@@ -1,0 +1,288 @@
+"""A traced IR graph printed as a jaxpr, in JAX's own text format (JAX 0.10's pretty-printer):
+
+    { lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }
+
+Variables are named a, b, ..., z, ba, bb ... in order of definition (constants first, as JAX's
+constvars, then the inputs, then each equation's results); a scalar constant is a literal
+(`2.0:f32[]`). Each registry op is written as the JAX primitive it is (`sum` is
+`reduce_sum[axes=(0,) out_sharding=None]`, `matmul` is `dot_general[...]`, `sigmoid` is
+`logistic`), with JAX's parameters; where JAX needs two equations for what the engine does in
+one (a keepdims reduction, `x[0]`, a rank-lifting broadcast), two are printed. An op JAX has no
+primitive for keeps the engine's name. The jaxpr fits on one line when it is at most 80
+characters, as JAX prints it; otherwise one equation per line, and an equation whose parameters
+make it too long has them one per line.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph, Value
+
+WIDTH = 80
+_SHORT = {"float32": "f32", "float16": "f16", "float64": "f64", "int32": "i32", "int64": "i64", "int8": "i8",
+          "int16": "i16", "uint8": "u8", "uint32": "u32", "bool": "bool", "complex64": "c64", "bfloat16": "bf16"}
+_SAME = {"add", "sub", "mul", "div", "neg", "exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "sign", "floor",
+         "ceil", "pow", "erf", "gt", "lt", "ge", "le", "eq", "ne", "rem", "stop_gradient"}
+_RENAMED = {"maximum": "max", "minimum": "min", "sigmoid": "logistic", "remainder": "rem", "bitwise_and": "and",
+            "bitwise_or": "or", "bitwise_xor": "xor", "bitwise_not": "not", "isnan": "ne", "clone": None}
+
+
+def spec_text(shape, dtype) -> str:
+    return f"{_SHORT.get(np.dtype(dtype).name, np.dtype(dtype).name)}[{','.join(str(s) for s in shape)}]"
+
+
+def _name(n: int) -> str:
+    """a .. z, then ba, bb ...: JAX's base-26 names."""
+    out = ""
+    while True:
+        out = chr(ord("a") + n % 26) + out
+        n //= 26
+        if n == 0:
+            return out
+
+
+def _tuple(values) -> str:
+    values = tuple(values)
+    return "(" + ", ".join(str(v) for v in values) + ("," if len(values) == 1 else "") + ")"
+
+
+def _literal(value: np.ndarray) -> str:
+    v = value.item()
+    text = repr(bool(v)) if value.dtype == np.bool_ else repr(v)
+    return f"{text}:{spec_text((), value.dtype)}"
+
+
+class _Printer:
+    def __init__(self, graph: Graph, weak: dict):
+        self.graph = graph
+        self.weak = weak              # value id -> weakly typed (for convert_element_type's weak_type)
+        self.names: dict[str, str] = {}
+        self.count = 0
+        self.constvars: list[str] = []
+        self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
+        self.index_values: set = set()  # argmax/argmin results (int64 in the engine, int32 in JAX)
+
+    def fresh(self, shape, dtype) -> str:
+        name = _name(self.count)
+        self.count += 1
+        return f"{name}:{spec_text(shape, dtype)}"
+
+    def define(self, v: Value) -> str:
+        text = self.fresh(v.shape, v.dtype)
+        self.names[v.id] = text.split(":")[0]
+        return text
+
+    def arg(self, v: Value) -> str:
+        node = v.producer
+        if node is not None and node.kind == CONSTANT and node.value.ndim == 0:
+            return _literal(node.value)
+        return self.names[v.id]
+
+    def emit(self, outs: str, prim: str, params: list, args: list) -> None:
+        self.eqns.append((outs, prim, params, " ".join(args)))
+
+    def temp(self, shape, dtype) -> tuple[str, str]:
+        text = self.fresh(shape, dtype)
+        return text, text.split(":")[0]
+
+    # ---- the graph ------------------------------------------------------------------------------
+    def run(self) -> str:
+        g = self.graph
+        for n in g.nodes:
+            if n.kind == CONSTANT and n.value.ndim > 0:
+                self.constvars.append(self.define(n.out))
+        invars = [self.define(n.out) for n in g.placeholders]
+        for n in g.nodes:
+            if n.kind == CALL:
+                self.call(n)
+            elif n.kind in (COND, WHILE):
+                self.control(n)
+        outs = [self.arg(v) for v in g.outputs]
+        return self.layout(invars, outs)
+
+    def control(self, n) -> None:
+        args = [self.arg(v) for v in n.inputs]
+        outs = " ".join(self.define(v) for v in n.outputs)
+        if n.kind == COND:
+            # JAX's cond takes an index and the branches false first; its jaxprs are shown by name here
+            self.emit(outs, "cond", [("branches", "(" + ", ".join(
+                f"{{ {s.name} }}" for s in (n.subgraphs['else'], n.subgraphs['then'])) + ")")], args)
+        else:
+            self.emit(outs, "while", [("body_jaxpr", f"{{ {n.subgraphs['body'].name} }}"),
+                                      ("cond_jaxpr", f"{{ {n.subgraphs['cond'].name} }}")], args)
+
+    def call(self, n) -> None:
+        op, attrs, out = n.op, n.attrs, n.out
+        ins = list(n.inputs)
+        if op == "clone":                     # an alias (jax.grad's own copy of an input): no equation
+            self.names[out.id] = self.arg(ins[0])
+            return
+        if op in _SAME or op in _RENAMED or op == "where":
+            args = self._broadcast_operands(ins, out)
+            if op == "where":                 # select_n(pred, on_false, on_true)
+                self.emit(self.define(out), "select_n", [], [args[0], args[2], args[1]])
+            elif op == "isnan":
+                self.emit(self.define(out), "ne", [], [args[0], args[0]])
+            else:
+                self.emit(self.define(out), _RENAMED.get(op, op), [], args)
+            return
+        args = [self.arg(v) for v in ins]
+        if op == "pow_scalar":
+            e = attrs["exponent"]
+            if float(e).is_integer():
+                self.emit(self.define(out), "integer_pow", [("y", int(e))], args)
+            else:
+                self.emit(self.define(out), "pow", [], args + [_literal(np.asarray(e, out.dtype))])
+        elif op == "to_dtype" and ins[0].id in self.index_values and np.dtype(out.dtype) == np.int32:
+            self.names[out.id] = args[0]          # argmax's int64 result made int32: JAX's argmax is int32
+        elif op == "to_dtype":
+            weak = self.weak.get(out.id, False)
+            self.emit(self.define(out), "convert_element_type",
+                      [("new_dtype", np.dtype(out.dtype).name), ("weak_type", weak)], args)
+        elif op in ("sum", "amax", "amin", "max", "min", "prod"):
+            self.reduction(n, args)
+        elif op in ("argmax", "argmin"):
+            dim = attrs.get("dim")
+            axes = (dim,) if dim is not None else tuple(range(ins[0].ndim))
+            text = self.fresh(out.shape, np.int32)
+            self.names[out.id] = text.split(":")[0]
+            self.index_values.add(out.id)
+            self.emit(text, op, [("axes", _tuple(axes)), ("index_dtype", "int32")], args)
+        elif op == "matmul":
+            self.matmul(ins, out, args)
+        elif op == "reshape":
+            self.emit(self.define(out), "reshape", [("dimensions", None), ("new_sizes", _tuple(out.shape)),
+                                                    ("sharding", None)], args)
+        elif op == "permute":
+            self.emit(self.define(out), "transpose", [("permutation", _tuple(attrs["dims"]))], args)
+        elif op == "transpose":
+            perm = list(range(ins[0].ndim))
+            a, b = attrs["dim0"] % ins[0].ndim, attrs["dim1"] % ins[0].ndim
+            perm[a], perm[b] = perm[b], perm[a]
+            self.emit(self.define(out), "transpose", [("permutation", _tuple(perm))], args)
+        elif op == "expand":
+            src = ins[0]
+            lead = len(out.shape) - src.ndim
+            dims = tuple(range(lead, len(out.shape)))
+            self.emit(self.define(out), "broadcast_in_dim", [("broadcast_dimensions", _tuple(dims))]
+                      if dims else [], args)
+        elif op == "cat":
+            self.emit(self.define(out), "concatenate", [("dimension", attrs["dim"])], args)
+        elif op == "stack":
+            self.emit(self.define(out), "stack", [("axis", attrs["dim"])], args)
+        elif op in ("squeeze", "unsqueeze"):
+            self.emit(self.define(out), "reshape", [("dimensions", None), ("new_sizes", _tuple(out.shape)),
+                                                    ("sharding", None)], args)
+        elif op == "select":
+            self.index(ins[0], out, args, attrs["dim"], attrs["index"], attrs["index"] + 1, 1, squeeze=True)
+        elif op == "slice":
+            self.index(ins[0], out, args, attrs["dim"], attrs["start"], attrs["end"], attrs["step"], squeeze=False)
+        elif op == "einsum":
+            self.emit(self.define(out), "einsum", [("equation", attrs["equation"])], args)
+        elif op == "index_put":
+            self.emit(self.define(out), "scatter-add" if attrs.get("accumulate") else "scatter", [], args)
+        elif op == "index":
+            self.emit(self.define(out), "gather", [], args)
+        else:
+            params = [(k, _tuple(v) if isinstance(v, (tuple, list)) else v) for k, v in attrs.items() if k != "fn"]
+            self.emit(self.define(out), op, params, args)
+
+    def _broadcast_operands(self, ins: list, out: Value) -> list:
+        """JAX lifts a lower-rank array operand with broadcast_in_dim before an elementwise op."""
+        args = []
+        for v in ins:
+            a = self.arg(v)
+            if 0 < v.ndim < len(out.shape):
+                lead = len(out.shape) - v.ndim
+                text, name = self.temp((1,) * lead + tuple(v.shape), v.dtype)
+                self.emit(text, "broadcast_in_dim",
+                          [("broadcast_dimensions", _tuple(range(lead, len(out.shape))))], [a])
+                a = name
+            args.append(a)
+        return args
+
+    def reduction(self, n, args) -> None:
+        op, attrs, out, src = n.op, n.attrs, n.out, n.inputs[0]
+        dim = attrs.get("dim")
+        axes = tuple(range(src.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+        axes = tuple(sorted(a % max(src.ndim, 1) for a in axes))
+        prim = {"sum": "reduce_sum", "amax": "reduce_max", "max": "reduce_max", "amin": "reduce_min",
+                "min": "reduce_min", "prod": "reduce_prod"}[op]
+        params = [("axes", _tuple(axes))] + ([("out_sharding", None)] if prim == "reduce_sum" else [])
+        if not attrs.get("keepdim"):
+            self.emit(self.define(out), prim, params, args)
+            return
+        kept = tuple(s for i, s in enumerate(src.shape) if i not in axes)
+        text, name = self.temp(kept, out.dtype)
+        self.emit(text, prim, params, args)
+        dims = tuple(i for i in range(src.ndim) if i not in axes)
+        self.emit(self.define(out), "broadcast_in_dim", [("broadcast_dimensions", _tuple(dims))] if dims else [],
+                  [name])
+
+    def matmul(self, ins, out, args) -> None:
+        a, b = ins
+        if a.ndim <= 2 and b.ndim <= 2:
+            contract = (([a.ndim - 1], [0]), ([], []))
+            dn = f"(([{a.ndim - 1}], [0]), ([], []))"
+        else:
+            batch = list(range(max(a.ndim, b.ndim) - 2))
+            dn = f"(([{a.ndim - 1}], [{b.ndim - 2}]), ({batch}, {batch}))"
+            contract = None
+        del contract
+        self.emit(self.define(out), "dot_general", [("dimension_numbers", dn),
+                                                    ("preferred_element_type", np.dtype(out.dtype).name)], args)
+
+    def index(self, src, out, args, dim, start, end, step, squeeze: bool) -> None:
+        starts = [0] * src.ndim
+        limits = list(src.shape)
+        starts[dim], limits[dim] = start, end
+        strides = None if step == 1 else _tuple([step if i == dim else 1 for i in range(src.ndim)])
+        params = [("limit_indices", _tuple(limits)), ("start_indices", _tuple(starts)), ("strides", strides)]
+        if not squeeze:
+            self.emit(self.define(out), "slice", params, args)
+            return
+        if start == 0 and end == src.shape[dim] and step == 1:     # the whole axis: only the squeeze
+            self.emit(self.define(out), "squeeze", [("dimensions", _tuple([dim]))], args)
+            return
+        sliced = tuple(limits[i] - starts[i] if i == dim else s for i, s in enumerate(src.shape))
+        text, name = self.temp(sliced, out.dtype)
+        self.emit(text, "slice", params, args)
+        self.emit(self.define(out), "squeeze", [("dimensions", _tuple([dim]))], [name])
+
+    # ---- layout ---------------------------------------------------------------------------------
+    def layout(self, invars: list, outs: list) -> str:
+        head = f"{{ lambda {' '.join(self.constvars)}; {' '.join(invars)}. let"
+        tail = f"in {_tuple_text(outs)} }}"
+        inline = [self.eqn_text(e) for e in self.eqns]
+        one_line = f"{head} {'; '.join(inline)} {tail}"
+        if len(one_line) <= WIDTH and "\n" not in one_line:
+            return one_line
+        lines = [head]
+        for e, text in zip(self.eqns, inline):
+            if len(text) + 4 <= WIDTH or not e[2]:
+                lines.append("    " + text)
+            else:
+                outs_text, prim, params, args = e
+                lines.append(f"    {outs_text} = {prim}[")
+                lines.extend(f"      {k}={v}" for k, v in params)
+                lines.append(f"    ]{' ' + args if args else ''}")
+        lines.append("  " + tail)
+        return "\n".join(lines)
+
+    @staticmethod
+    def eqn_text(e) -> str:
+        outs, prim, params, args = e
+        p = f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else ""
+        return f"{outs} = {prim}{p}{' ' + args if args else ''}"
+
+
+def _tuple_text(names: list) -> str:
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+def format_jaxpr(graph: Graph, weak: dict | None = None) -> str:
+    """`graph` (a trace's IR) as JAX prints the jaxpr of the same function."""
+    for n in graph.nodes:
+        if n.kind not in (CALL, COND, WHILE, CONSTANT, PLACEHOLDER, OUTPUT):
+            raise ValueError(f"cannot print a {n.kind} node as a jaxpr")
+    return _Printer(graph, weak or {}).run()

@@ -1,0 +1,568 @@
+"""JAX's transformations on the engine's reverse-mode autograd: grad, value_and_grad, vjp, jvp,
+jacrev, jacfwd, hessian, vmap, custom_jvp and custom_vjp.
+
+`grad(f)(x)` runs f on a copy of x that requires grad (a `clone` op, so an enclosing trace or
+transformation still sees where it came from) and walks the engine's backward pass from the output
+(engine/backward.py), as `torch.autograd.grad` does; the run record shows the forward and backward
+graphs as for any backward call. Transformations compose: inside another transformation or a
+trace, the backward is taken with `create_graph`, so its ops are themselves recorded — grad of
+grad is a higher derivative, and `make_jaxpr(grad(f))` shows the backward's equations.
+
+Forward mode is the transpose of reverse mode: `jvp(f, x, t)` takes the vjp with a cotangent u
+that requires grad (the result is linear in u) and differentiates ⟨vjp(u), t⟩ with respect to u,
+which is J·t. `jacfwd` stacks jvps of the basis vectors, `jacrev` vjps; their values are equal.
+
+`vmap` runs the function once per example along the mapped axes and stacks the results: the same
+values as JAX's batching, and the traced graph of a vmapped function is that unrolled computation
+(JAX's batching rules would give one batched equation per op).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from engine import autograd, record
+from engine.autograd_function import FunctionCtx, attach_custom_node
+from engine.backward import run_backward
+from engine.compat.jax import numpy as jnp
+from engine.compat.jax import tracing
+from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
+from engine.errors import UnsupportedError
+from engine.tensor import Tensor, apply
+
+_LEVEL = [0]        # transformations running (grad inside grad differentiates its own backward)
+
+
+class _Level:
+    def __enter__(self):
+        _LEVEL[0] += 1
+
+    def __exit__(self, *exc):
+        _LEVEL[0] -= 1
+        return False
+
+
+def _nested() -> bool:
+    """Must a backward be recorded (create_graph): is anything around us differentiating or tracing?"""
+    return _LEVEL[0] > 0 or tracing.active() is not None
+
+
+def _differentiable_copy(x, allow_int: bool = False) -> Array:
+    a = to_array(x)
+    if a.array.dtype.kind not in "fc":
+        if allow_int:
+            return a
+        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                        f"np.inexact), but got {a.array.dtype.name}. If you want to use Boolean- or integer-valued "
+                        "inputs, use vjp or set allow_int to True.")
+    t = apply("clone", a)
+    if not t._requires_grad:
+        t._requires_grad = True            # a leaf of this differentiation (grad_fn None)
+    return set_weak(as_array(t), is_weak(a))
+
+
+def _argnums(argnums, n: int) -> tuple:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -n <= i < n:
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at least {max(nums) + 1} "
+                            f"positional arguments to be passed by the caller, but got only {n} positional arguments.")
+    return tuple(i % n for i in nums)
+
+
+def _prepare(args: tuple, nums: tuple, allow_int: bool = False):
+    """Arguments with the differentiated ones replaced by copies that require grad; their leaves, per argnum."""
+    args = list(args)
+    leaves_per = []
+    for i in nums:
+        leaves, tree = tree_flatten(args[i])
+        copies = [_differentiable_copy(x, allow_int) for x in leaves]
+        args[i] = tree_unflatten(tree, copies)
+        leaves_per.append((copies, tree))
+    return args, leaves_per
+
+
+def _pull(outs: list, cts: list, leaves: list, call: str) -> list:
+    """Gradients of Σ⟨out, ct⟩ with respect to `leaves` (zeros where unused)."""
+    roots, seeds = [], []
+    for o, c in zip(outs, cts):
+        if isinstance(o, Tensor) and o._requires_grad and c is not None:
+            roots.append(o)
+            seeds.append(c if _nested() else np.asarray(c.array if isinstance(c, Tensor) else c, o.array.dtype))
+    wanted = [x for x in leaves if x._requires_grad]
+    grads = {}
+    if roots and wanted:
+        create = _nested()
+        if record.current() is not None and not create and tracing.active() is None:
+            with record.backward_call(roots[0], True, call=call):
+                found = run_backward(roots, seeds, retain_graph=True, create_graph=False, inputs=wanted,
+                                     allow_unused=True)
+        else:
+            found = run_backward(roots, seeds, retain_graph=True, create_graph=create, inputs=wanted,
+                                 allow_unused=True)
+        grads = {id(x): g for x, g in zip(wanted, found)}
+    out = []
+    for x in leaves:
+        g = grads.get(id(x))
+        if g is None:
+            g = jnp.zeros_like(x)
+        out.append(set_weak(as_array(g), is_weak(x)))
+    return out
+
+
+# ---- grad and value_and_grad ---------------------------------------------------------------------
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        new_args, leaves_per = _prepare(args, nums, allow_int)
+        with _Level():
+            result = fun(*new_args, **kwargs)
+            if has_aux:
+                if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                    raise TypeError("has_aux=True requires fun to return a pair (output, auxiliary data)")
+                out, aux = result
+            else:
+                out, aux = result, None
+            out = to_array(out)
+            if out.array.shape != ():
+                raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}.")
+            if out.array.dtype.kind != "f":
+                raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                                f"but got {out.array.dtype.name}. For holomorphic differentiation, pass "
+                                "holomorphic=True. For differentiation of non-holomorphic functions involving complex "
+                                "outputs, use jax.vjp directly.")
+            flat = [x for copies, _ in leaves_per for x in copies]
+            grads = _pull([out], [jnp.ones_like(out)], flat, ": jax.grad()")
+        it = iter(grads)
+        trees = [tree_unflatten(tree, [next(it) for _ in copies]) for copies, tree in leaves_per]
+        g = trees[0] if isinstance(argnums, int) else tuple(trees)
+        value = out
+        return ((value, aux), g) if has_aux else (value, g)
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+    return grad_f
+
+
+# ---- vjp and jvp ----------------------------------------------------------------------------------
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
+    """(fun(*primals), vjp_fun[, aux]): vjp_fun(cotangent) is the gradients per primal, a tuple."""
+    nums = tuple(range(len(primals)))
+    new_args, leaves_per = _prepare(primals, nums, allow_int=True)
+    with _Level():
+        result = fun(*new_args)
+    out, aux = result if has_aux else (result, None)
+    out_leaves, out_tree = tree_flatten(out)
+    out_arrays = [to_array(o) for o in out_leaves]
+    flat = [x for copies, _ in leaves_per for x in copies]
+
+    def vjp_fun(cotangent):
+        ct_leaves, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure of primal "
+                            f"output {out_tree}.")
+        cts = [to_array(c) for c in ct_leaves]
+        for o, c in zip(out_arrays, cts):
+            if o.shape != c.shape:
+                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp function: got "
+                                 f"{c.dtype.name}{list(c.shape)}, but expected {o.dtype.name}{list(o.shape)} because "
+                                 "the corresponding output of the function had shape/dtype.")
+        with _Level():
+            grads = _pull(out_arrays, cts, flat, ": jax.vjp()")
+        it = iter(grads)
+        return tuple(tree_unflatten(tree, [next(it) for _ in copies]) for copies, tree in leaves_per)
+    primal_out = tree_unflatten(out_tree, out_arrays)
+    return (primal_out, vjp_fun, aux) if has_aux else (primal_out, vjp_fun)
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), J·tangents): forward mode as the transpose of reverse mode."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp called with different primal and tangent arguments sizes: {len(primals)} and "
+                        f"{len(tangents)}")
+    nums = tuple(range(len(primals)))
+    new_args, leaves_per = _prepare(tuple(primals), nums, allow_int=True)
+    tan_leaves = [to_array(t) for tangent in tangents for t in tree_flatten(tangent)[0]]
+    flat = [x for copies, _ in leaves_per for x in copies]
+    for x, t in zip(flat, tan_leaves):
+        if x.shape != t.shape:
+            raise ValueError(f"jvp called with inconsistent primal and tangent shapes: {x.shape} and {t.shape}")
+    with _Level():
+        result = fun(*new_args)
+        out, aux = result if has_aux else (result, None)
+        out_leaves, out_tree = tree_flatten(out)
+        out_arrays = [to_array(o) for o in out_leaves]
+        # u: cotangents that require grad; g(u) = Jᵀu is linear in u, and d⟨g(u), t⟩/du = J t
+        us = []
+        for o in out_arrays:
+            u = Array(np.zeros(o.array.shape, o.array.dtype))
+            u._requires_grad = o.array.dtype.kind == "f"
+            us.append(u)
+        roots = [o for o in out_arrays if o._requires_grad]
+        seeds = [u for o, u in zip(out_arrays, us) if o._requires_grad]
+        wanted = [x for x in flat if x._requires_grad]
+        total = None
+        if roots and wanted:
+            gs = run_backward(roots, seeds, retain_graph=True, create_graph=True, inputs=wanted, allow_unused=True)
+            tangent_of = {id(x): t for x, t in zip(flat, tan_leaves)}
+            for x, g in zip(wanted, gs):
+                if g is not None and g._requires_grad:
+                    term = jnp.sum(jnp.multiply(g, tangent_of[id(x)]))
+                    total = term if total is None else jnp.add(total, term)
+        tangents_out = []
+        if total is not None:
+            found = run_backward([total], [np.ones((), total.array.dtype) if not _nested() else jnp.ones_like(total)],
+                                 retain_graph=True, create_graph=_nested(), inputs=[u for u in us if u._requires_grad],
+                                 allow_unused=True)
+            by_u = {id(u): g for u, g in zip([u for u in us if u._requires_grad], found)}
+        else:
+            by_u = {}
+        for o, u in zip(out_arrays, us):
+            g = by_u.get(id(u))
+            tangents_out.append(set_weak(as_array(g), is_weak(o)) if g is not None else jnp.zeros_like(o))
+    primal_out = tree_unflatten(out_tree, out_arrays)
+    tangent_out = tree_unflatten(out_tree, tangents_out)
+    return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+def linearize(fun, *primals):
+    out = fun(*primals)
+    return out, lambda *tangents: jvp(fun, primals, tangents)[1]
+
+
+# ---- Jacobians ------------------------------------------------------------------------------------
+
+def _basis(x: Array):
+    n = x.size
+    eye = np.eye(n, dtype=x.dtype) if n else np.zeros((0, 0), x.dtype)
+    return [Array(eye[i].reshape(x.shape)) for i in range(n)]
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        partial = _partial_in(fun, args, kwargs, nums)
+        result = vjp(partial, *[args[i] for i in nums], has_aux=has_aux)
+        out, pullback = result[0], result[1]
+        out_leaves, out_tree = tree_flatten(out)
+        out_arrays = [to_array(o) for o in out_leaves]
+        columns = []                                  # per output leaf: rows of pullbacks
+        for k, o in enumerate(out_arrays):
+            rows = []
+            for e in _basis(o):
+                cts = [e if j == k else jnp.zeros_like(p) for j, p in enumerate(out_arrays)]
+                rows.append(pullback(tree_unflatten(out_tree, cts)))
+            columns.append(_assemble(rows, o.shape, [args[i] for i in nums], rows_first=True))
+        jac = tree_unflatten(out_tree, [c if not isinstance(argnums, int) else c[0] for c in columns])
+        return (jac, result[2]) if has_aux else jac
+    return jacfun
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        primals = [args[i] for i in nums]
+        partial = _partial_in(fun, args, kwargs, nums)
+        prim_leaves = [(i, to_array(x)) for i, p in enumerate(primals) for x in tree_flatten(p)[0]]
+        per_input = []                              # per primal leaf: the jvps of its basis vectors
+        out_tree = out = aux = None
+        for j, (_, x) in enumerate(prim_leaves):
+            cols = []
+            for e in _basis(x):
+                tangent_leaves = [e if m == j else jnp.zeros_like(y) for m, (_, y) in enumerate(prim_leaves)]
+                tangents = _unflatten_like(primals, tangent_leaves)
+                result = jvp(partial, tuple(primals), tuple(tangents), has_aux=has_aux)
+                out, t_out = result[0], result[1]
+                aux = result[2] if has_aux else None
+                cols.append([to_array(t) for t in tree_flatten(t_out)[0]])
+            per_input.append(cols)
+        if out is None:                               # no input elements: evaluate once for the shapes
+            out = partial(*primals)
+        out_leaves, out_tree = tree_flatten(out)
+        # assemble: out leaf k, primal leaf j -> stack(cols)[..., k] moved to out.shape + x.shape
+        result_per_out = []
+        for k, o in enumerate(to_array(x) for x in out_leaves):
+            per_primal = []
+            j = 0
+            for p in primals:
+                leaves, tree = tree_flatten(p)
+                blocks = []
+                for x in leaves:
+                    x = to_array(x)
+                    cols = [c[k] for c in per_input[j]]
+                    if cols:
+                        stacked = jnp.stack(cols, axis=-1)            # out.shape + (x.size,)
+                    else:
+                        stacked = jnp.zeros(o.shape + (0,), o.dtype)
+                    blocks.append(jnp.reshape(stacked, o.shape + x.shape))
+                    j += 1
+                per_primal.append(tree_unflatten(tree, blocks))
+            result_per_out.append(per_primal[0] if isinstance(argnums, int) else tuple(per_primal))
+        jac = tree_unflatten(out_tree, result_per_out)
+        return (jac, aux) if has_aux else jac
+    return jacfun
+
+
+def _unflatten_like(primals, leaves):
+    it = iter(leaves)
+    out = []
+    for p in primals:
+        ls, tree = tree_flatten(p)
+        out.append(tree_unflatten(tree, [next(it) for _ in ls]))
+    return out
+
+
+def _partial_in(fun, args, kwargs, nums):
+    def partial(*diff):
+        full = list(args)
+        for i, d in zip(nums, diff):
+            full[i] = d
+        return fun(*full, **kwargs)
+    return partial
+
+
+def _assemble(rows: list, out_shape: tuple, primals: list, rows_first: bool) -> tuple:
+    """Rows (one per output element: a tuple of gradient trees per primal) as Jacobian blocks of
+    shape out_shape + x.shape, per primal tree."""
+    result = []
+    for j, p in enumerate(primals):
+        leaves, tree = tree_flatten(p)
+        blocks = []
+        for m, x in enumerate(leaves):
+            x = to_array(x)
+            parts = [tree_flatten(r[j])[0][m] for r in rows]
+            stacked = jnp.stack(parts, axis=0) if parts else jnp.zeros((0,) + x.shape, x.dtype)
+            blocks.append(jnp.reshape(stacked, tuple(out_shape) + x.shape))
+        result.append(tree_unflatten(tree, blocks))
+    return tuple(result)
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+
+
+# ---- vmap ---------------------------------------------------------------------------------------
+
+def _axes_for(tree, spec) -> list:
+    """The mapped axis (or None) of each leaf of `tree`, from a pytree-prefix spec."""
+    leaves, treedef = tree_flatten(tree)
+    if spec is None or isinstance(spec, int):
+        return [spec] * len(leaves)
+    out = []
+    sub = _flatten_up_to(tree_structure(spec, is_leaf=lambda x: x is None or isinstance(x, int)), tree)
+    specs = tree_flatten(spec, is_leaf=lambda x: x is None or isinstance(x, int))[0]
+    for s, t in zip(specs, sub):
+        out += [s] * len(tree_flatten(t)[0])
+    return out
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    if not callable(fun):
+        raise TypeError(f"vmap requires a callable argument, got {fun!r}")
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if type(in_axes) in (tuple, list) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                             f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(args)}")
+        specs = in_axes if type(in_axes) in (tuple, list) else [in_axes] * len(args)
+        flat_args, per_leaf_axis, trees = [], [], []
+        for a, s in zip(args, specs):
+            leaves, tree = tree_flatten(a)
+            axes = _axes_for(a, s)
+            flat_args.append(leaves)
+            per_leaf_axis.append(axes)
+            trees.append(tree)
+        sizes = {}
+        for leaves, axes in zip(flat_args, per_leaf_axis):
+            for x, ax in zip(leaves, axes):
+                if ax is not None:
+                    x = to_array(x)
+                    if x.ndim == 0:
+                        raise ValueError(f"vmap was requested to map its argument along axis {ax}, which implies that "
+                                         f"its rank should be at least {ax + 1}, but is only 0 (its shape is ())")
+                    sizes.setdefault(x.shape[ax % x.ndim], []).append(x.shape)
+        if not sizes:
+            if axis_size is None:
+                raise ValueError("vmap must have at least one non-None value in in_axes")
+            n = axis_size
+        elif len(sizes) > 1:
+            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(
+                f"  * some axes have size {n}" for n in sizes))
+        else:
+            n = next(iter(sizes))
+        results = []
+        for i in range(n):
+            call = []
+            for leaves, axes, tree in zip(flat_args, per_leaf_axis, trees):
+                picked = [x if ax is None else _take(to_array(x), i, ax) for x, ax in zip(leaves, axes)]
+                call.append(tree_unflatten(tree, picked))
+            results.append(fun(*call, **kwargs))
+        out_leaves0, out_tree = tree_flatten(results[0]) if results else (None, None)
+        if not results:
+            raise ValueError("vmap over an axis of size 0 is not supported by Dagscope")
+        out_specs = _axes_for(results[0], out_axes)
+        per_result = [tree_flatten(r)[0] for r in results]
+        stacked = []
+        for m, ax in enumerate(out_specs):
+            column = [to_array(r[m]) for r in per_result]
+            if ax is None:
+                stacked.append(column[0])
+            else:
+                stacked.append(jnp.stack(column, axis=ax))
+        return tree_unflatten(out_tree, stacked)
+    return vmap_f
+
+
+def _take(x: Array, i: int, axis: int) -> Array:
+    key = [slice(None)] * x.ndim
+    key[axis % x.ndim] = i
+    return x[tuple(key)]
+
+
+# ---- custom derivatives ---------------------------------------------------------------------------
+
+class _Rule:
+    """The autograd Function a custom_vjp / custom_jvp call becomes (node name: the function's)."""
+    __name__ = "custom"
+
+
+def _attach(name: str, args: list, out: Array, backward) -> Array:
+    """`out` (computed without recording) gets one autograd node whose backward is `backward(g)`."""
+    if not (autograd.is_grad_enabled() and any(isinstance(a, Tensor) and a._requires_grad for a in args)):
+        return out
+    cls = type(f"{name}", (_Rule,), {"backward": staticmethod(lambda ctx, g: backward(g))})
+    ctx = FunctionCtx(tuple(isinstance(a, Tensor) and a._requires_grad for a in args))
+    fresh = Tensor(out.array)
+    attach_custom_node(cls, ctx, tuple(args), fresh)
+    return set_weak(as_array(fresh), is_weak(out))
+
+
+class custom_vjp:
+    """`@jax.custom_vjp` with `f.defvjp(fwd, bwd)`: fwd(*args) -> (out, residuals); bwd(res, g) -> grads."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        functools.update_wrapper(self, fun)
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
+            return self.fun(*args, **kwargs)
+        arrays = [to_array(a) if not isinstance(a, Tensor) and i not in self.nondiff_argnums else a
+                  for i, a in enumerate(args)]
+        with autograd.no_grad():
+            out, res = self.fwd(*arrays, **kwargs)
+        out = to_array(out)
+        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+        tensors = [arrays[i] for i in diff]
+
+        def backward(g):
+            with autograd.enable_grad() if _nested() else autograd.no_grad():
+                nondiff = [args[i] for i in self.nondiff_argnums]
+                grads = self.bwd(*nondiff, res, as_array(g))
+            if not isinstance(grads, tuple):
+                raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to the number of "
+                                f"arguments to the primal function, but got bwd output {grads!r}")
+            if len(grads) != len(tensors):
+                raise TypeError(f"Custom VJP bwd rule must produce an output with the same container (pytree) "
+                                f"structure as the args tuple of the primal function, and in particular must produce "
+                                f"a tuple of length equal to the number of arguments to the primal function, but got "
+                                f"bwd output structure with {len(grads)} entries for {len(tensors)} arguments.")
+            return tuple(None if g is None else to_array(g) for g in grads)
+        return _attach(getattr(self.fun, "__name__", "custom_vjp"), tensors, out, backward)
+
+
+class custom_jvp:
+    """`@jax.custom_jvp` with `f.defjvp(rule)`: rule(primals, tangents) -> (out, tangent_out). Reverse
+    mode transposes the rule: its tangent output is linear in the tangents, so the vjp of g is
+    d⟨tangent_out(t), g⟩/dt."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp_rule = None
+        functools.update_wrapper(self, fun)
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp_rule = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        def rule(primals, tangents):
+            out = self.fun(*primals)
+            total = None
+            for f, t in zip(jvps, tangents):
+                if f is None:
+                    continue
+                term = f(t, out, *primals)
+                total = term if total is None else jnp.add(total, term)
+            return out, total if total is not None else jnp.zeros_like(out)
+        self.jvp_rule = rule
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp_rule is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
+            return self.fun(*args, **kwargs)
+        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+        arrays = [to_array(args[i]) for i in diff]
+        with autograd.no_grad():
+            out = to_array(self.fun(*args, **kwargs))
+
+        def backward(g):
+            with autograd.enable_grad():
+                primals = [Array(a.array) if not _nested() else a for a in arrays]
+                tangents = [set_weak(as_array(Tensor(np.zeros(a.array.shape, a.array.dtype), requires_grad=True)),
+                                     False) for a in arrays]
+                nondiff = [args[i] for i in self.nondiff_argnums]
+                _, t_out = self.jvp_rule(*nondiff, tuple(primals), tuple(tangents)) if nondiff else \
+                    self.jvp_rule(tuple(primals), tuple(tangents))
+                t_out = to_array(t_out)
+                if not t_out._requires_grad:
+                    return tuple(None for _ in arrays)
+                found = run_backward([t_out], [g if _nested() else np.asarray(g.array if isinstance(g, Tensor) else g)],
+                                     retain_graph=_nested(), create_graph=_nested(), inputs=tangents,
+                                     allow_unused=True)
+            return tuple(None if f is None else to_array(f) for f in found)
+        return _attach(getattr(self.fun, "__name__", "custom_jvp"), arrays, out, backward)
+
+
+def stop_gradient(x):
+    def one(leaf):
+        a = to_array(leaf)
+        return set_weak(as_array(apply("stop_gradient", a)), is_weak(a))
+    return tree_map(one, x)
+
+
+def checkpoint(fun, **kwargs):
+    """`jax.checkpoint` / `jax.remat`: the same values (Dagscope keeps every intermediate)."""
+    return fun
+
+
+remat = checkpoint

@@ -1,0 +1,187 @@
+"""`jax.tree_util` (and `jax.tree`): pytrees — nested tuples, lists, dicts (keys sorted), None (a
+node with no children) and registered classes; everything else is a leaf."""
+from __future__ import annotations
+
+from collections import namedtuple  # noqa: F401  (namedtuples are pytrees: checked by `_fields`)
+
+from engine.compat.jax._surface import unsupported_names
+
+_REGISTRY: dict = {}        # type -> (flatten(x) -> (children, aux), unflatten(aux, children))
+
+
+class PyTreeDef:
+    """The structure of a pytree with its leaves taken out (`PyTreeDef((*, {'a': *}))`)."""
+
+    __slots__ = ("kind", "aux", "children", "num_leaves")
+
+    def __init__(self, kind, aux, children: tuple):
+        self.kind, self.aux, self.children = kind, aux, children
+        self.num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in children)
+
+    @property
+    def num_nodes(self) -> int:
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PyTreeDef) and (self.kind, self.aux, self.children) == \
+            (other.kind, other.aux, other.children)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, repr(self.aux), self.children))
+
+    def _text(self) -> str:
+        k = self.kind
+        if k == "leaf":
+            return "*"
+        if k == "none":
+            return "None"
+        inner = [c._text() for c in self.children]
+        if k is tuple:
+            return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+        if k is list:
+            return "[" + ", ".join(inner) + "]"
+        if k is dict:
+            return "{" + ", ".join(f"{key!r}: {t}" for key, t in zip(self.aux, inner)) + "}"
+        if k == "namedtuple":
+            return f"{self.aux.__name__}(" + ", ".join(f"{f}={t}" for f, t in zip(self.aux._fields, inner)) + ")"
+        return f"CustomNode({k[0].__name__}[{self.aux!r}], [{', '.join(inner)}])"
+
+    def __repr__(self) -> str:
+        return f"PyTreeDef({self._text()})"
+
+
+_LEAF = PyTreeDef("leaf", None, ())
+
+
+def _flatten(x, leaves: list, is_leaf) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    if x is None:
+        return PyTreeDef("none", None, ())
+    t = type(x)
+    if t is tuple or t is list:
+        return PyTreeDef(t, None, tuple(_flatten(c, leaves, is_leaf) for c in x))
+    if t is dict:
+        keys = sorted(x)
+        return PyTreeDef(dict, tuple(keys), tuple(_flatten(x[k], leaves, is_leaf) for k in keys))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return PyTreeDef("namedtuple", t, tuple(_flatten(c, leaves, is_leaf) for c in x))
+    entry = _REGISTRY.get(t)
+    if entry is not None:
+        children, aux = entry[0](x)
+        return PyTreeDef((t,), aux, tuple(_flatten(c, leaves, is_leaf) for c in children))
+    leaves.append(x)
+    return _LEAF
+
+
+def tree_flatten(tree, is_leaf=None):
+    leaves: list = []
+    return leaves, _flatten(tree, leaves, is_leaf)
+
+
+def tree_leaves(tree, is_leaf=None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves):
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves for PyTreeDef; "
+                         f"expected {treedef.num_leaves}, got {len(leaves)}.")
+    it = iter(leaves)
+    return _build(treedef, it)
+
+
+def _build(d: PyTreeDef, it):
+    k = d.kind
+    if k == "leaf":
+        return next(it)
+    if k == "none":
+        return None
+    children = [_build(c, it) for c in d.children]
+    if k is tuple:
+        return tuple(children)
+    if k is list:
+        return children
+    if k is dict:
+        return dict(zip(d.aux, children))
+    if k == "namedtuple":
+        return d.aux(*children)
+    return _REGISTRY[k[0]][1](d.aux, children)
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [_flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree) -> list:
+    """The leaves of `tree` at `treedef`'s leaf positions (a subtree there is one leaf)."""
+    out: list = []
+
+    def walk(d: PyTreeDef, x):
+        if d.kind == "leaf":
+            out.append(x)
+            return
+        if d.kind == "none":
+            if x is not None:
+                raise ValueError(f"Custom node type mismatch; expected None, but got {x!r}.")
+            return
+        if d.kind is dict:
+            if not isinstance(x, dict) or sorted(x) != list(d.aux):
+                raise ValueError(f"Dict key mismatch; expected keys: {list(d.aux)}; got {x!r}.")
+            for key, c in zip(d.aux, d.children):
+                walk(c, x[key])
+            return
+        children = list(x) if d.kind in (tuple, list, "namedtuple") else _REGISTRY[d.kind[0]][0](x)[0]
+        if len(children) != len(d.children):
+            raise ValueError(f"Tuple arity mismatch: {len(children)} != {len(d.children)}; tuple: {x!r}.")
+        for c, y in zip(d.children, children):
+            walk(c, y)
+    walk(treedef, tree)
+    return out
+
+
+def tree_reduce(function, tree, initializer=None, is_leaf=None):
+    import functools       # (only here: the rest of the module needs no functools)
+    leaves = tree_leaves(tree, is_leaf)
+    return functools.reduce(function, leaves) if initializer is None else \
+        functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree) -> bool:
+    return all(tree_leaves(tree))
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None) -> None:
+    _REGISTRY[nodetype] = (flatten_func, unflatten_func)
+
+
+def register_pytree_node_class(cls):
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+class Partial:
+    """`jax.tree_util.Partial`: functools.partial whose arguments are pytree leaves."""
+
+    def __init__(self, func, *args, **kwargs):
+        self.func, self.args, self.keywords = func, args, kwargs
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*self.args, *args, **{**self.keywords, **kwargs})
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))
+
+__getattr__ = unsupported_names("jax.tree_util", globals())
