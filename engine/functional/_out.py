@@ -11,6 +11,10 @@ returned. How the result's dtype meets out's depends on the kernel family, as in
 
 A wrong shape resizes out, with PyTorch's deprecation warning when out had elements. No graph: out=
 refuses inputs that require grad (while grad mode is on), as PyTorch does.
+
+max/min with a dim, sort and topk return (values, indices): their out= is a pair of tensors (values
+of the input's dtype, indices int64, each exactly), filled and returned as torch.return_types.<name>_out
+(`with_pair_out`); max/min without a dim, or of two tensors, take one tensor as the others do.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ import warnings
 import numpy as np
 
 from engine import autograd
+from engine.functional._common import _named
 from engine.ops.dtypes import cpp_type_name, scalar_type_name
 from engine.tensor import Tensor
 
@@ -56,6 +61,47 @@ def with_out(fn, name: str, rule: str):
         if rule == ACCUMULATE and "dtype" not in kwargs:
             kwargs["dtype"] = out.array.dtype
         return write_into(out, name, fn(*args, **kwargs), rule)
+    return call
+
+
+# where out= is among each function's arguments (PyTorch's "element 1 in argument 3")
+_PAIR_OUT_POSITION = {"max": 3, "min": 3, "sort": 3, "topk": 5}
+_PAIR_RESULTS = {name: _named(f"{name}_out") for name in _PAIR_OUT_POSITION}
+
+
+def _reduces_a_dim(name: str, args, kwargs) -> bool:
+    """Whether this call is the (values, indices) form: always for sort/topk; max/min with a dim
+    (not max(x) or max(x, other))."""
+    if name in ("sort", "topk"):
+        return True
+    return "dim" in kwargs or (len(args) >= 2 and not isinstance(args[1], Tensor))
+
+
+def with_pair_out(fn, name: str):
+    """`fn` (max, min, sort, topk) taking PyTorch's `out=`: a (values, indices) pair for the forms
+    that return one, one tensor (the "cast" rule) for max/min of a whole tensor or of two."""
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not _reduces_a_dim(name, args, kwargs):
+            if not isinstance(out, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            if needs_grad(args, kwargs):
+                raise refuse_grad(name)
+            return write_into(out, name, fn(*args, **kwargs), CAST)
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        for i, t in enumerate(out):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument {_PAIR_OUT_POSITION[name]}, "
+                                f"but got {type(t).__name__}")
+        if needs_grad(args, kwargs):
+            raise refuse_grad(name)
+        values, indices = fn(*args, **kwargs)
+        return _PAIR_RESULTS[name](write_into(out[0], name, values), write_into(out[1], name, indices))
     return call
 
 

@@ -111,6 +111,8 @@ def _export_functions() -> None:
             namespace[name] = _method_forwarder(name)
         if name in _OUT_RULES and name in namespace:
             namespace[name] = _out.with_out(namespace[name], name, _OUT_RULES[name])
+        elif name in ("max", "min", "sort", "topk") and name in namespace:
+            namespace[name] = _out.with_pair_out(namespace[name], name)
 
 
 _export_functions()
