@@ -184,9 +184,24 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     return apply("dropout", input, mask, p=float(p))
 
 
+def refuse_embedding_options(max_norm, scale_grad_by_freq, sparse) -> None:
+    """Embedding's options Dagscope does not have, each named with what to write instead."""
+    if sparse:
+        raise UnsupportedError("nn.Embedding(sparse=True) is not supported by Dagscope: its weight's gradient would "
+                               "be a sparse tensor (torch.sparse_coo), and Dagscope has dense tensors only. With "
+                               "sparse=False the weight gets the same gradient values, as a dense tensor (and any "
+                               "optimizer takes it, where PyTorch's sparse gradient needs SGD, Adagrad or SparseAdam).")
+    if max_norm is not None:
+        raise UnsupportedError("nn.Embedding(max_norm=...) is not supported by Dagscope (PyTorch renormalises the "
+                               "rows it reads in place); plain Embedding(num, dim, padding_idx=...) is.")
+    if scale_grad_by_freq:
+        raise UnsupportedError("nn.Embedding(scale_grad_by_freq=True) is not supported by Dagscope; plain "
+                               "Embedding(num, dim, padding_idx=...) is.")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    _unsupported("embedding", max_norm=max_norm, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    refuse_embedding_options(max_norm, scale_grad_by_freq, sparse)
     indices = input.array
     if indices.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "

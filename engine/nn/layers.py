@@ -11,6 +11,7 @@ from engine import autograd
 from engine import functional as F
 from engine.compat.torch_dtypes import to_numpy
 from engine.errors import UnsupportedError
+from engine.functional.nn import refuse_embedding_options
 from engine.nn import init
 from engine.nn.module import Module
 from engine.nn.parameter import Parameter, UninitializedParameter
@@ -205,9 +206,7 @@ class Embedding(Module):
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
                  _weight=None, _freeze: bool = False, device=None, dtype=None):
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise UnsupportedError("Embedding(max_norm=..., scale_grad_by_freq=..., sparse=...) is not supported "
-                                   "by Dagscope; plain Embedding(num, dim, padding_idx=...) is.")
+        refuse_embedding_options(max_norm, scale_grad_by_freq, sparse)
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")

@@ -1,5 +1,7 @@
 """nn layers and losses: forward values against numpy, gradients against finite differences
 (float64), and the grad_fn names PyTorch shows."""
+import re
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,21 @@ def test_embedding_and_padding_idx():
     np.testing.assert_array_equal(out.array, emb.weight.array[idx.array])
     out.sum().backward()
     assert emb.weight.grad.array[4].tolist() == [2.0, 2.0] and emb.weight.grad.array[0].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"sparse": True}, "nn.Embedding(sparse=True) is not supported by Dagscope: its weight's gradient would be a sparse"),
+    ({"max_norm": 1.0}, "nn.Embedding(max_norm=...) is not supported"),
+    ({"scale_grad_by_freq": True}, "nn.Embedding(scale_grad_by_freq=True) is not supported"),
+])
+def test_embedding_options_dagscope_lacks_are_named(options, named):
+    """The module and F.embedding refuse each option by name (sparse with what to write instead), not silently."""
+    from engine import functional as F
+    from engine.errors import UnsupportedError
+    with pytest.raises(UnsupportedError, match=re.escape(named)):
+        nn.Embedding(5, 2, **options)
+    with pytest.raises(UnsupportedError, match=re.escape(named)):
+        F.embedding(creation.tensor([1]), creation.ones(5, 2), **options)
 
 
 def test_dropout_train_and_eval():
