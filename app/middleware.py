@@ -119,6 +119,7 @@ RATE_LIMITS = {
     "/api/run": ("rate_per_min", "rate_burst", "runs"),
     "/api/snippets": ("snippet_rate_per_min", "snippet_rate_burst", "shared snippets"),
     "/api/render": ("render_rate_per_min", "render_rate_burst", "drawings"),
+    "/api/render/batch": ("render_rate_per_min", "render_rate_burst", "drawings"),   # one dot for all
 }
 OTHER_WRITES = ("write_rate_per_min", "write_rate_burst", "requests that change things")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")

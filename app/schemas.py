@@ -102,3 +102,23 @@ class RenderRequest(ApiRequest):
     lang: Literal["en", "zh-CN"] = Field("en", description="the language of the drawing's own words (a shape `[]` is 'scalar')")
 
     model_config = {"extra": "forbid"}     # a misspelt key is a clear 422, not a silent default
+
+
+# Drawings asked for together (a view's wrapped rows, Forward's and Backward's at once): drawn by
+# one `dot` process, whose start and confinement cost more than laying out a small graph. Their
+# nodes and edges together are bounded as one graph's are.
+MAX_BATCH_DRAWINGS = 16
+
+
+class RenderPart(BaseModel):
+    graph: Graph
+    direction: Literal["TB", "LR", "BT", "RL"] = "TB"
+    lang: Literal["en", "zh-CN"] = Field("en", description="the language of the drawing's own words (a shape `[]` is 'scalar')")
+
+    model_config = {"extra": "forbid"}
+
+
+class RenderBatchRequest(ApiRequest):
+    drawings: list[RenderPart] = Field(min_length=1, max_length=MAX_BATCH_DRAWINGS)
+
+    model_config = {"extra": "forbid"}

@@ -1,4 +1,5 @@
-"""POST /api/render: a Graph drawn as SVG, PNG or DOT.
+"""POST /api/render: a Graph drawn as SVG, PNG or DOT; POST /api/render/batch: several drawn as SVG
+by one `dot` (the page's rows and views asked for at the same moment).
 
 The body is read here but parsed, validated and drawn in a render slot's thread:
 validating a large graph takes seconds of CPU, which on the event loop would stall /healthz and
@@ -13,7 +14,7 @@ from pydantic import ValidationError
 
 from app.config import get_settings
 from app.responses import SafeJSONResponse
-from app.schemas import MAX_GRAPH_EDGES, MAX_GRAPH_NODES, RenderRequest
+from app.schemas import MAX_BATCH_DRAWINGS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, RenderBatchRequest, RenderRequest
 from app.services import render as render_service
 
 router = APIRouter()
@@ -35,8 +36,9 @@ def _inline_refs(schema: dict) -> dict:
     return walk(schema)
 
 
-_BODY = {"requestBody": {"required": True, "content": {"application/json": {
-    "schema": _inline_refs(RenderRequest.model_json_schema())}}}}
+def _body(model) -> dict:
+    return {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": _inline_refs(model.model_json_schema())}}}}
 
 
 def _no_constant(name: str):
@@ -50,21 +52,46 @@ def _finite(text: str) -> float:
     return value
 
 
-def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
+def _json(body: bytes):
     try:
-        data = json.loads(body, parse_constant=_no_constant, parse_float=_finite)
+        return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         raise render_service.RenderError(f"The request is not valid JSON: {exc}") from None
+
+
+def _count(graphs: list) -> tuple[int, int]:
+    """Nodes and edges of the graphs sent, counted before the (slower) validation of every node."""
+    return tuple(sum(len(g.get(k)) if isinstance(g.get(k), list) else 0 for g in graphs if isinstance(g, dict))
+                 for k in ("nodes", "edges"))
+
+
+def _check_sendable(n_nodes: int, n_edges: int) -> None:
+    if n_nodes > MAX_GRAPH_NODES or n_edges > MAX_GRAPH_EDGES:
+        raise render_service.RenderTooLarge(
+            f"The graph is too large to send: {n_nodes} nodes and {n_edges} edges (at most "
+            f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); fold its modules (the page does) or draw a part.")
+
+
+def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
+    data = _json(body)
     graph = data.get("graph") if isinstance(data, dict) else None
-    if isinstance(graph, dict):     # counted before the (slower) validation of every node
-        n_nodes, n_edges = (len(graph.get(k)) if isinstance(graph.get(k), list) else 0
-                            for k in ("nodes", "edges"))
-        if n_nodes > MAX_GRAPH_NODES or n_edges > MAX_GRAPH_EDGES:
-            raise render_service.RenderTooLarge(
-                f"The graph is too large to send: {n_nodes} nodes and {n_edges} edges (at most "
-                f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); fold its modules (the page does) or draw a part.")
+    if isinstance(graph, dict):
+        _check_sendable(*_count([graph]))
         render_service.check_size(graph, budget)   # refused unread: validating it would be wasted
     return RenderRequest.model_validate(data)
+
+
+def _parse_batch(body: bytes, budget: render_service.Budget) -> RenderBatchRequest:
+    data = _json(body)
+    parts = data.get("drawings") if isinstance(data, dict) else None
+    if isinstance(parts, list):
+        if len(parts) > MAX_BATCH_DRAWINGS:
+            raise render_service.RenderTooLarge(
+                f"{len(parts)} drawings were asked for at once (at most {MAX_BATCH_DRAWINGS}).")
+        graphs = [p.get("graph") for p in parts if isinstance(p, dict) and isinstance(p.get("graph"), dict)]
+        _check_sendable(*_count(graphs))
+        render_service.check_total_size(graphs, budget)
+    return RenderBatchRequest.model_validate(data)
 
 
 def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered:
@@ -74,16 +101,26 @@ def _draw(body: bytes, budget: render_service.Budget) -> render_service.Rendered
     return render_service.render(graph, req.format, req.direction, budget, req.lang)
 
 
-@router.post("/api/render", openapi_extra=_BODY)
-async def render_graph(request: Request) -> Response:
+def _draw_batch(body: bytes, budget: render_service.Budget) -> render_service.Drawings:
+    with render_service.python_turn(budget):
+        req = _parse_batch(body, budget)
+        parts = [(p.graph.model_dump(), p.direction, p.lang) for p in req.drawings]
+    return render_service.render_many(parts, budget)
+
+
+def _budget() -> render_service.Budget:
     settings = get_settings()
-    budget = render_service.Budget(time.monotonic() + settings.render_timeout_s, settings.render_timeout_s,
-                                   settings.render_memory_mb, settings.render_max_nodes,
-                                   settings.render_max_edges)
-    body = await request.body()
+    return render_service.Budget(time.monotonic() + settings.render_timeout_s, settings.render_timeout_s,
+                                 settings.render_memory_mb, settings.render_max_nodes,
+                                 settings.render_max_edges)
+
+
+async def _in_slot(fn, body: bytes, budget: render_service.Budget):
+    """`fn(body, budget)` in a render slot; a refusal is the error's answer, never a 500."""
+    settings = get_settings()
     try:
-        out = await render_service.in_slot(
-            _draw, body, budget, slots=settings.render_slots,
+        return await render_service.in_slot(
+            fn, body, budget, slots=settings.render_slots,
             wait_s=min(settings.render_queue_wait_s, budget.remaining()))
     except render_service.RenderError as exc:
         return SafeJSONResponse({"detail": str(exc)}, status_code=exc.status, headers=exc.headers)
@@ -92,7 +129,32 @@ async def render_graph(request: Request) -> Response:
         for e in errors:
             e["loc"] = ("body", *e["loc"])
         return SafeJSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)
+
+
+@router.post("/api/render", openapi_extra=_body(RenderRequest))
+async def render_graph(request: Request) -> Response:
+    budget = _budget()
+    out = await _in_slot(_draw, await request.body(), budget)
+    if isinstance(out, Response):
+        return out
     headers = {"X-Dagscope-Cache": "hit" if out.cached else "miss"}
     if out.layers:
         headers["X-Dagscope-Render-Sandbox"] = "; ".join(out.layers)
     return Response(out.content, media_type=out.media_type, headers=headers)
+
+
+@router.post("/api/render/batch", openapi_extra=_body(RenderBatchRequest))
+async def render_batch(request: Request) -> Response:
+    """Several SVG drawings at once, in the order asked: {"svgs": [text, ...]}. The page asks for
+    the drawings it needs at the same moment (a view's rows, Forward and Backward) together."""
+    budget = _budget()
+    out = await _in_slot(_draw_batch, await request.body(), budget)
+    if isinstance(out, Response):
+        return out
+    took_s = budget.timeout_s - budget.remaining()
+    # how many drawings came from the cache; where the time went (bench/page.py reads it)
+    headers = {"X-Dagscope-Cache": f"{out.cached}/{len(out.svgs)}",
+               "Server-Timing": f"dot;dur={out.dot_s * 1000:.1f}, total;dur={took_s * 1000:.1f}"}
+    if out.layers:
+        headers["X-Dagscope-Render-Sandbox"] = "; ".join(out.layers)
+    return SafeJSONResponse({"svgs": [d.decode() for d in out.svgs]}, headers=headers)

@@ -146,7 +146,7 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "e
     try:
         out, layers = run_dot(fmt, source.encode(), DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
     except DotFailed as exc:
-        raise _failure(exc, graph, budget) from None
+        raise _failure(exc, len(graph.get("nodes", [])), budget) from None
     if fmt == "svg":
         try:
             with python_turn(budget):
@@ -155,6 +155,82 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "e
             raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
     _remember(key, out, tuple(layers))
     return Rendered(out, _media_type(fmt), False, tuple(layers))
+
+
+def check_total_size(graphs: list[dict], budget: Budget) -> None:
+    """Drawings made by one `dot` together are bounded as one graph of all their nodes is."""
+    if len(graphs) == 1:
+        return check_size(graphs[0], budget)
+    n_nodes, n_edges = (sum(len(g.get(k)) if isinstance(g.get(k), list) else 0 for g in graphs)
+                        for k in ("nodes", "edges"))
+    if n_nodes > budget.max_nodes or n_edges > budget.max_edges:
+        raise RenderTooLarge(
+            f"The drawings are too large to make together: {n_nodes} nodes and {n_edges} edges (at "
+            f"most {budget.max_nodes} and {budget.max_edges}); ask for them one at a time, fold "
+            "their modules (the page does) or draw a part.")
+
+
+# dot writes one SVG document per graph of its input, each ending with this line; a label's `<`
+# is always written `&lt;` (in text, comments and attributes), so it cannot end one early
+_SVG_END = b"</svg>\n"
+
+
+@dataclass
+class Drawings:
+    svgs: list[bytes]              # in the order asked
+    cached: int                    # how many came from the cache
+    layers: tuple = ()             # how dot was confined
+    dot_s: float = 0.0             # dot's own time (wall clock), for the Server-Timing header
+
+
+def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
+    """SVG drawings of `parts` [(graph, direction, lang)]. The ones not cached are laid out by one
+    `dot` process (its input holds one digraph each), so a view's rows and both DAGs pay for one
+    confined start, which costs more than laying out a small graph."""
+    check_total_size([g for g, _, _ in parts], budget)
+    with python_turn(budget):
+        keys = []
+        sources = []
+        for graph, direction, lang in parts:
+            source = to_dot(graph, direction, lang)
+            sources.append(source)
+            keys.append(hashlib.sha256(f"svg\0{source}".encode()).hexdigest())
+    out: list[bytes | None] = [None] * len(parts)
+    layers: tuple = ()
+    with _cache_lock:
+        for i, key in enumerate(keys):
+            if key in _cache:
+                _cache.move_to_end(key)
+                out[i], layers = _cache[key]
+    missing = [i for i in range(len(parts)) if out[i] is None]
+    # the same drawing asked twice in one batch is laid out once
+    first = {}
+    for i in missing:
+        first.setdefault(keys[i], i)
+    todo = sorted(first.values())
+    dot_s = 0.0
+    if todo:
+        started = time.monotonic()
+        try:
+            drawn, found = run_dot("svg", "".join(sources[i] for i in todo).encode(),
+                                   DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
+        except DotFailed as exc:
+            raise _failure(exc, sum(len(parts[i][0].get("nodes", [])) for i in todo), budget) from None
+        dot_s = time.monotonic() - started
+        layers = tuple(found)
+        documents = drawn.split(_SVG_END)
+        if len(documents) != len(todo) + 1 or documents[-1].strip():
+            raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
+        with python_turn(budget):
+            for i, document in zip(todo, documents):
+                try:
+                    out[i] = clean_svg(document + _SVG_END)
+                except SvgRefused as exc:
+                    raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+                _remember(keys[i], out[i], layers)
+        for i in missing:
+            out[i] = out[first[keys[i]]]
+    return Drawings(out, len(parts) - len(missing), layers, dot_s)
 
 
 def _remember(key: str, content: bytes, layers: tuple) -> None:
@@ -168,8 +244,7 @@ def _remember(key: str, content: bytes, layers: tuple) -> None:
             _cache_bytes -= len(_cache.popitem(last=False)[1][0])
 
 
-def _failure(exc: DotFailed, graph: dict, budget: Budget) -> RenderError:
-    n = len(graph.get("nodes", []))
+def _failure(exc: DotFailed, n: int, budget: Budget) -> RenderError:
     if exc.reason == "timeout":
         return RenderError(f"The graph is too large to draw within {budget.timeout_s:g} s "
                            f"({n} nodes); fold its modules (the page does) or draw a part.")

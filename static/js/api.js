@@ -42,26 +42,75 @@ export async function stopRun(stopKey) {
 }
 
 const svgCache = new Map();   // the same drawing asked twice (tab switches, stepper) costs nothing
+const asked = new Map();      // drawings asked for and not yet answered: key -> promise
+let waiting = [];             // drawings asked for in this moment, sent together (drawSoon)
 
-/** A Graph drawn by Graphviz: SVG text, or a Blob for png/dot. Throws with the server's reason. */
-export async function render(graph, format = "svg", direction = "TB") {
-  const body = { graph, format, direction, lang };   // the drawing's own word ("scalar") in the page's language
-  const key = format === "svg" ? JSON.stringify(body) : null;
-  if (key && svgCache.has(key)) return svgCache.get(key);
-  let r = await postJSON("/api/render", body);
+async function retryBusy(post) {
+  let r = await post();
   // every render slot busy (503): come back when Retry-After says, a few times, before failing
   for (let tries = 0; r.status === 503 && tries < 3; tries++) {
     const wait = Math.min(MAX_WAIT_S, Number(r.headers.get("retry-after")) || 2);
     await new Promise((done) => setTimeout(done, wait * 1000));
-    r = await postJSON("/api/render", body);
+    r = await post();
   }
   if (!r.ok) throw new Error(await detail(r));
-  const out = format === "svg" ? await r.text() : await r.blob();
-  if (key) {
+  return r;
+}
+
+/** A Graph drawn by Graphviz: SVG text, or a Blob for png/dot. Throws with the server's reason. */
+export async function render(graph, format = "svg", direction = "TB") {
+  // the drawing's own word ("scalar") in the page's language
+  if (format === "svg") return drawSvg(graph, direction, lang);
+  const r = await retryBusy(() => postJSON("/api/render", { graph, format, direction, lang }));
+  return r.blob();
+}
+
+/** SVG text of a graph. Drawings asked for in the same moment (Forward's and Backward's, a view's
+ * wrapped rows) go to the server in one request, laid out by one `dot`: starting a confined
+ * process costs more than laying out a small graph. */
+function drawSvg(graph, direction, lang) {
+  const key = JSON.stringify({ graph, direction, lang });
+  if (svgCache.has(key)) return Promise.resolve(svgCache.get(key));
+  if (asked.has(key)) return asked.get(key);
+  const promise = new Promise((resolve, reject) => {
+    // sent once the page's current work is done: a view asks for all its rows, and load() for
+    // both DAGs, in one synchronous stretch
+    if (!waiting.length) queueMicrotask(sendWaiting);
+    waiting.push({ key, graph, direction, lang, resolve, reject });
+  });
+  asked.set(key, promise);
+  promise.then((svg) => {
     if (svgCache.size > 64) svgCache.delete(svgCache.keys().next().value);
-    svgCache.set(key, out);
+    svgCache.set(key, svg);
+  }, () => {}).finally(() => asked.delete(key));
+  return promise;
+}
+
+// A large drawing goes on its own (dot lays out one graph at a time: two large ones drawn by two
+// processes use both cores); small ones are packed within the server's bounds of one batch.
+const ALONE_NODES = 300, BATCH_NODES = 600, BATCH_MAX = 16;
+
+function sendWaiting() {
+  const batches = [];
+  let open = null;
+  for (const w of waiting) {
+    const n = w.graph.nodes.length;
+    if (n > ALONE_NODES) { batches.push([w]); continue; }
+    if (!open || open.length >= BATCH_MAX || open.nodes + n > BATCH_NODES) {
+      open = Object.assign([], { nodes: 0 });
+      batches.push(open);
+    }
+    open.push(w);
+    open.nodes += n;
   }
-  return out;
+  waiting = [];
+  for (const batch of batches) {
+    const body = { drawings: batch.map((w) => ({ graph: w.graph, direction: w.direction, lang: w.lang })) };
+    retryBusy(() => postJSON("/api/render/batch", body))
+      .then((r) => r.json())
+      .then(({ svgs }) => batch.forEach((w, i) => (typeof svgs?.[i] === "string" ? w.resolve(svgs[i]) : w.reject(new Error("no drawing")))),
+            (err) => batch.forEach((w) => w.reject(err)));
+  }
 }
 
 const summaries = new Map();   // run/tensor -> promise of its summary (a node clicked twice asks once)

@@ -165,3 +165,46 @@ def test_the_same_drawing_twice_is_a_cache_hit(client):
     assert first.status_code == second.status_code == 200 and first.content == second.content
     assert second.headers["X-Dagscope-Cache"] == "hit"
     assert second.headers["X-Dagscope-Render-Sandbox"] == first.headers["X-Dagscope-Render-Sandbox"]
+
+
+def test_a_batch_is_drawn_by_one_dot_in_order_and_cached_per_drawing(client, monkeypatch):
+    from app.services import dot_process, render as render_service
+    monkeypatch.setattr(render_service, "_cache", render_service.OrderedDict())
+    calls = []
+    real = dot_process.run_dot
+
+    def counting(fmt, source, limits):
+        calls.append(source.count(b"digraph"))
+        return real(fmt, source, limits)
+    monkeypatch.setattr(render_service, "run_dot", counting)
+    a, b = chain(4, skip=2), chain(6, skip=2)
+    body = {"drawings": [{"graph": a}, {"graph": b, "direction": "LR"}, {"graph": a}]}
+    r = client.post("/api/render/batch", json=body)
+    assert r.status_code == 200 and r.headers["X-Dagscope-Cache"] == "0/3"
+    assert calls == [2]                       # one dot, the repeated drawing laid out once
+    assert "dot;dur=" in r.headers["Server-Timing"] and "Landlock" in r.headers["X-Dagscope-Render-Sandbox"]
+    svgs = r.json()["svgs"]
+    assert svgs[0] == svgs[2] and svgs[0] != svgs[1]
+    alone = client.post("/api/render", json={"graph": b, "direction": "LR"})
+    assert alone.headers["X-Dagscope-Cache"] == "hit" and alone.text == svgs[1]   # one cache for both routes
+    assert svgs[0].count('class="node"') == 4 and svgs[1].count('class="node"') == 6
+    r = client.post("/api/render/batch", json={"drawings": [{"graph": b, "direction": "LR"}, {"graph": chain(5, skip=2)}]})
+    assert r.headers["X-Dagscope-Cache"] == "1/2" and calls == [2, 1]
+
+
+def test_a_batch_ends_at_the_deadline_and_dot_is_killed(client, monkeypatch, dot_never_finishes):
+    monkeypatch.setenv("DAGSCOPE_RENDER_TIMEOUT", "1.5")
+    started = time.monotonic()
+    r = client.post("/api/render/batch", json={"drawings": [{"graph": chain(20)}, {"graph": chain(30)}]})
+    took = time.monotonic() - started
+    assert r.status_code == 422 and "within 1.5 s" in r.json()["detail"] and "(50 nodes)" in r.json()["detail"]
+    assert took < 1.5 + 1.0, f"answered after {took:.2f} s"
+    assert dots_below_us() == []
+
+
+def test_a_batch_past_the_render_maximum_is_413_and_one_graph_says_so_as_alone(client, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_RENDER_MAX_NODES", "100")
+    r = client.post("/api/render/batch", json={"drawings": [{"graph": chain(60)}, {"graph": chain(60)}]})
+    assert r.status_code == 413 and "120 nodes" in r.json()["detail"] and "together" in r.json()["detail"]
+    r = client.post("/api/render/batch", json={"drawings": [{"graph": chain(120)}]})
+    assert r.status_code == 413 and "The graph is too large to draw: 120 nodes" in r.json()["detail"]

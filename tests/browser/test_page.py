@@ -229,7 +229,7 @@ def test_busy_renderer_is_retried_after_its_retry_after(page):
         else:
             route.continue_()
 
-    page.route("**/api/render", busy_once)
+    page.route("**/api/render/batch", busy_once)
     record = run_code(page, SEED.replace("x * 2", "x * 7"))      # a graph the page has not drawn yet
     page.wait_for_selector("#view-forward g.node")
     assert drawn_ids(page, "#view-forward") == {n["id"] for n in record["graphs"][0]["forward"]["nodes"]}

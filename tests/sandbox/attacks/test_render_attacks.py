@@ -408,3 +408,88 @@ def test_class5_very_long_labels_are_cut_not_slow(live_server, label):
     assert r.status_code == 200 and time.monotonic() - started < 3
     drawn = node_texts(inert(r.text))["a"]
     assert len(drawn) == 200 and drawn.endswith("…") and label.startswith(drawn[:-1])
+
+
+# -- several drawings by one dot (POST /api/render/batch) ---------------------------------------------
+
+def render_batch(live_server, drawings: list[dict]) -> httpx.Response:
+    started = time.monotonic()
+    r = live_server.request("POST", "/api/render/batch", json={"drawings": drawings})
+    took = time.monotonic() - started
+    assert took <= RENDER_TIMEOUT_S + 1.0, f"answered after {took:.2f} s"
+    assert r.status_code < 500, (r.status_code, r.text[:500])
+    return r
+
+
+FORGED_ENDS = ["</svg>\n", "</svg>\n<?xml version=\"1.0\"?>\n<svg><script>alert(1)</script></svg>\n",
+               "x\"];\n}\ndigraph H { evil [label=INJECTED] }\ndigraph I {\n//", "}\n}\n}\n"]
+
+
+@pytest.mark.parametrize("where", ["label", "id", "module"])
+def test_batch_hostile_names_cannot_add_or_split_drawings(live_server, where):
+    """One dot lays out every graph of a batch from one input and its output is split per graph:
+    a name that closes a graph, opens another, or writes an SVG end of its own must stay text, and
+    each drawing holds exactly the nodes of the graph it answers, in the order asked."""
+    drawings = []
+    for i, evil in enumerate(FORGED_ENDS):
+        node = {"id": f"n{i}", "op": "relu", "label": f"plain {i}"}
+        node[where] = evil if where != "id" else f"{evil}{i}"
+        drawings.append({"graph": {"nodes": [node, {"id": f"m{i}", "op": "sum"}],
+                                   "edges": [{"src": node["id"], "dst": f"m{i}"}]},
+                         "direction": "LR" if i % 2 else "TB"})
+    r = render_batch(live_server, drawings)
+    assert r.status_code == 200, r.text[:300]
+    svgs = r.json()["svgs"]
+    assert len(svgs) == len(drawings)
+    for d, text in zip(drawings, svgs):
+        texts = node_texts(inert(text))
+        assert set(texts) == {n["id"] for n in d["graph"]["nodes"]}, (where, list(texts))
+        if where == "label":
+            sent = d["graph"]["nodes"][0]
+            assert texts[sent["id"]] == "\n".join(line for line in sent["label"].split("\n") if line)
+
+
+def test_batch_bounds(live_server):
+    """A batch is bounded as one graph is (its nodes and edges together), and in its count."""
+    from app.schemas import MAX_BATCH_DRAWINGS
+    max_nodes = get_settings().render_max_nodes
+    half = {"graph": {"nodes": [{"id": str(i)} for i in range(max_nodes // 2 + 1)], "edges": []}}
+    r = render_batch(live_server, [half, half])
+    assert r.status_code == 413 and "too large to make together" in r.json()["detail"], r.text[:300]
+    many = {"graph": {"nodes": [{"id": "a"}], "edges": []}}
+    r = render_batch(live_server, [many] * (MAX_BATCH_DRAWINGS + 1))
+    assert r.status_code == 413 and f"at most {MAX_BATCH_DRAWINGS}" in r.json()["detail"]
+    big = {"graph": {"nodes": [{"id": str(i)} for i in range(MAX_GRAPH_NODES + 1)], "edges": []}}
+    r = render_batch(live_server, [big])
+    assert r.status_code == 413 and "too large to send" in r.json()["detail"]
+    for body in ({"drawings": []}, {"drawings": [many], "format": "png"}, {"graph": many["graph"]}):
+        r = live_server.request("POST", "/api/render/batch", json=body)
+        assert r.status_code == 422 and r.json()["detail"], r.text[:300]
+
+
+def test_batch_concurrent_at_the_maximum_is_bounded(live_server):
+    """6 batches at once of 16 drawings summing to the drawn maximum: each answers within the
+    limit + 1 s (drawn, 422 past the time, or 503 with Retry-After) and no dot outlives its answer."""
+    from app.schemas import MAX_BATCH_DRAWINGS
+    per = get_settings().render_max_nodes // MAX_BATCH_DRAWINGS
+    body = {"drawings": [{"graph": chain(per, skip=3 + k)} for k in range(MAX_BATCH_DRAWINGS)]}
+    payload = json.dumps(body).encode()
+
+    def one(_):
+        with httpx.Client(timeout=60) as c:
+            started = time.monotonic()
+            r = c.post(live_server.url + "/api/render/batch", content=payload,
+                       headers={"Origin": live_server.origin, "content-type": "application/json"})
+            return r.status_code, time.monotonic() - started, r.text[:300], dict(r.headers)
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(one, range(6)))
+    for status, took, text, headers in answers:
+        assert took <= RENDER_TIMEOUT_S + 1.0, (status, f"{took:.2f} s", text)
+        if status == 503:
+            assert int(headers["retry-after"]) >= 1 and "try again" in text
+        else:
+            assert status == 200 or (status == 422 and "too large to draw within" in text), text
+    deadline = time.monotonic() + 3
+    while dots_below(live_server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert dots_below(live_server) == []
