@@ -17,6 +17,7 @@ import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
 import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
+import { clearMeasures, measure, now } from "./timing.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"];
 const $ = (s) => document.querySelector(s);
@@ -346,11 +347,17 @@ async function run() {
     try {
       const mine = ++shown;
       const code = editor.code;
+      clearMeasures();
+      let t0 = now();
       const record = await api.runCode(code, {}, { stopKey: key, onWait: (s) => setStatus(t("status.busy_retry", { s }), "busy") });
+      measure("run", t0);
       // a record loaded meanwhile (dagscope.load) wins over this older run
       if (mine !== shown) return record;
       state.recordCode = code;   // which code the shown record came from (share links, tests)
-      return await load(record, { ran: true });
+      t0 = now();
+      await load(record, { ran: true });
+      measure("load", t0);
+      return record;
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
       throw e;

@@ -5,6 +5,7 @@ import { displayGraph, foldable, initialExpansion, shouldCollapse } from "./coll
 import { html, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { layoutFor } from "./layout.js";
+import { measure, now } from "./timing.js";
 
 // A drawing from /api/render is parsed as SVG, never as HTML, and keeps only what a drawing
 // needs: the server sanitises it too (a Graphviz label can be markup), this is the second layer.
@@ -216,8 +217,10 @@ export class GraphView {
 
   async draw() {
     const my = ++this.token;
+    let t0 = now();
     const shown = displayGraph(this.graph, this.expanded);
     this.shown = shown;
+    measure("fold", t0, this.el.id);
     this.message.hidden = true;
     this.el.querySelector(".gv-toolbar").hidden = false;
     this.labelToolbar();
@@ -240,10 +243,14 @@ export class GraphView {
     try {
       // laid out for this pane: a long chain turns left to right, wrapped into rows (layout.js);
       // a small pane beside another (Step follows its current node through both) stays top to bottom
+      t0 = now();
       this.layout = this.compact ? { direction: "TB", graph: shown.graph } : layoutFor(shown.graph, this.canvas.getBoundingClientRect());
+      measure("layout", t0, this.el.id);
+      t0 = now();
       svgText = this.layout.rows
         ? await Promise.all(this.layout.rows.map((part) => render(drawable(part), "svg", this.layout.direction)))
         : await render(drawable(this.layout.graph), "svg", this.layout.direction);
+      measure("render", t0, this.el.id);
     } catch (err) {
       if (my !== this.token) return null;
       show(this.canvas);
@@ -251,7 +258,9 @@ export class GraphView {
       return null;
     }
     if (my !== this.token) return null;   // a newer drawing was asked for meanwhile
+    t0 = now();
     this.insertSvg(svgText);
+    measure("insert", t0, this.el.id);
     return this.svg;
   }
 
