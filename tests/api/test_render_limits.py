@@ -208,3 +208,10 @@ def test_a_batch_past_the_render_maximum_is_413_and_one_graph_says_so_as_alone(c
     assert r.status_code == 413 and "120 nodes" in r.json()["detail"] and "together" in r.json()["detail"]
     r = client.post("/api/render/batch", json={"drawings": [{"graph": chain(120)}]})
     assert r.status_code == 413 and "The graph is too large to draw: 120 nodes" in r.json()["detail"]
+
+
+def test_a_batch_draws_each_drawing_in_its_own_language(client):
+    scalar = {"nodes": [{"id": "a", "shape": []}], "edges": []}
+    r = client.post("/api/render/batch", json={"drawings": [{"graph": scalar, "lang": "zh-CN"}, {"graph": scalar}]})
+    zh, en = r.json()["svgs"]
+    assert "标量" in zh and "scalar" not in zh and "scalar" in en
