@@ -60,7 +60,10 @@ TOO_SLOW: dict[str, str] = {
 WRONG_NUMBERS: dict[str, str] = {
     "torch/tut_autograd_polynomial_custom_function": "a and c print as float32 noise around their true value 0 "
         "(PyTorch 1.98e-10 and 2.88e-10, Dagscope -1.53e-09 and -6.10e-10); the comparator allows no absolute slack "
-        "for a number Python prints, so they differ. Summing as ATen's cascade_sum does (AVX2, one thread) gives "
-        "PyTorch's bits for every float32 sum here, but not its a and c: y = torch.sin(x) itself differs from "
-        "numpy's sin in 256 of the 2000 values (PyTorch's SLEEF sinf), so the noise differs from the first step",
+        "for a number Python prints, so they differ. The noise starts at y = torch.sin(x): x86 PyTorch (built with "
+        "MKL) computes a float32 sin with MKL's closed-source vmsSin (VML_HA, ATen's vml.h), not SLEEF: of the "
+        "2000 values here it differs from numpy's float32 sin in 252, from a correctly rounded sin in 86, and from "
+        "SLEEF's Sleef_sinf8_u10 in 50 (a C port of SLEEF, equal bit for bit to libtorch's own exported copy over "
+        "16M values, was not landed: it is not PyTorch's sin on this build either). Summing as ATen's cascade_sum does (branch torchgaps-cascade-sum) gives PyTorch's bits for every "
+        "float32 sum here, but cannot help while y differs",
 }
