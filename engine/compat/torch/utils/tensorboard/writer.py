@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.capture.tracing import trace
+from engine.compat.scope import sentence
 from engine.compat.torch_class_names import TorchABCClassRepr
+from engine.errors import UnsupportedAttributeError
 from engine.record.active import current
 from engine.tensor import Tensor
 
@@ -86,3 +88,13 @@ class SummaryWriter(metaclass=TorchABCClassRepr):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def __getattr__(self, name: str):
+        """A method Dagscope's writer lacks (add_text, add_image, add_hparams, ...) is named, with what it has,
+        rather than Python's bare AttributeError."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        full = f"torch.utils.tensorboard.SummaryWriter.{name}"
+        has = ", ".join(sorted(n for n in vars(SummaryWriter) if not n.startswith("_")))
+        raise UnsupportedAttributeError(f"SummaryWriter.{name} is not supported by Dagscope (its Charts tab plots "
+                                        f"scalars and histograms). {sentence(full)} SummaryWriter has: {has}.")
