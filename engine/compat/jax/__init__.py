@@ -23,6 +23,7 @@ from engine.compat.jax.jit_function import ShapeDtypeStruct, eval_shape, jit, ma
 from engine.compat.jax.transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd,  # noqa: F401
                                           jacrev, jvp, linearize, remat, stop_gradient, value_and_grad, vjp,
                                           vmap)
+from engine.errors import UnsupportedAttributeError, UnsupportedError
 from engine.compat.jax.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten  # noqa: F401
 
 __version__ = "0.10.2+dagscope"
@@ -70,4 +71,16 @@ def block_until_ready(x):
     return x
 
 
-__getattr__ = unsupported_names("jax", globals())
+_unsupported = unsupported_names("jax", globals())
+
+
+def __getattr__(name: str):
+    """An unsupported name fails naming it. `jax.random` fails with a plain UnsupportedError, not an
+    AttributeError: `from jax import random` tries `hasattr` first, and an AttributeError there would
+    turn into Python's bare "cannot import name" (the scope table's "planned" would be lost)."""
+    try:
+        return _unsupported(name)
+    except UnsupportedAttributeError as exc:
+        if name == "random":
+            raise UnsupportedError(str(exc)) from None
+        raise

@@ -26,6 +26,8 @@ _IMPLEMENTATION = {"array", "tracing", "jaxpr", "transforms", "jit_function", "c
 
 def _is_public(value) -> bool:
     module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+    if type(value).__name__ == "_Feature":          # `from __future__ import annotations`
+        return False
     if isinstance(value, types.ModuleType):
         leaf = value.__name__.rpartition(".")[2]
         return value.__name__.startswith("engine.compat.jax") and leaf not in _IMPLEMENTATION

@@ -13,15 +13,48 @@ install themselves here (`install_methods`), as the TensorFlow facade's operator
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
+from engine import record
 from engine.errors import UnsupportedError
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
 
 _CANONICAL = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
               np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 _WEAK_DEFAULT = {0: np.dtype(np.bool_), 1: np.dtype(np.int32), 2: np.dtype(np.float32), 3: np.dtype(np.complex64)}
+_WEAK_DEFAULT_X64 = {0: np.dtype(np.bool_), 1: np.dtype(np.int64), 2: np.dtype(np.float64), 3: np.dtype(np.complex128)}
+
+# jax.config.update("jax_enable_x64", True), per run (keyed by the run's recorder), or outside runs
+_X64_BY_RUN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_X64_OUTSIDE = [False]
+
+
+def x64() -> bool:
+    rec = record.current()
+    return _X64_OUTSIDE[0] if rec is None else _X64_BY_RUN.get(rec, False)
+
+
+def set_x64(on: bool) -> None:
+    rec = record.current()
+    if rec is None:
+        _X64_OUTSIDE[0] = bool(on)
+    else:
+        _X64_BY_RUN[rec] = bool(on)
+
+
+def default_float() -> np.dtype:
+    return np.dtype(np.float64) if x64() else np.dtype(np.float32)
+
+
+def default_int() -> np.dtype:
+    return np.dtype(np.int64) if x64() else np.dtype(np.int32)
+
+
+def weak_default(rank: int) -> np.dtype:
+    return (_WEAK_DEFAULT_X64 if x64() else _WEAK_DEFAULT)[rank]
 
 IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, "
              "use x = x.at[idx].set(y) or another .at[] method: "
@@ -31,7 +64,9 @@ IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignme
 def canonical(dtype) -> np.dtype:
     """The dtype JAX keeps with x64 off: float64 -> float32, int64 -> int32 ..."""
     dtype = np.dtype(dtype)
-    return _CANONICAL.get(dtype, dtype)
+    if dtype not in _CANONICAL or x64():
+        return dtype
+    return _CANONICAL[dtype]
 
 
 def is_weak(x) -> bool:
@@ -54,11 +89,11 @@ def dtype_of(x) -> np.dtype:
     if type(x) is bool:
         return np.dtype(np.bool_)
     if type(x) is int:
-        return np.dtype(np.int32)
+        return default_int()
     if type(x) is float:
-        return np.dtype(np.float32)
+        return default_float()
     if type(x) is complex:
-        return np.dtype(np.complex64)
+        return weak_default(3)
     return canonical(np.asarray(x).dtype)
 
 
@@ -73,11 +108,11 @@ def promote(*operands) -> tuple[np.dtype, bool]:
         result = d if result is None else _promote_strong(result, d)
     weak_rank = max((_KIND_RANK[d.kind] for d in weak), default=-1)
     if result is None:
-        return _WEAK_DEFAULT[weak_rank], True
+        return weak_default(weak_rank), True
     if weak_rank > _KIND_RANK[result.kind]:
         if weak_rank == 3 and result.kind == "f":
             return canonical(np.promote_types(result, np.complex64)), True
-        return _WEAK_DEFAULT[weak_rank], True
+        return weak_default(weak_rank), True
     return result, False
 
 
@@ -102,18 +137,17 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     if isinstance(value, Tensor):
         arr = value.array
         if dtype is None:
-            if arr.dtype in _CANONICAL:
-                return set_weak(Array(arr.astype(canonical(arr.dtype))), is_weak(value))
-            return as_array(value)
+            if canonical(arr.dtype) == arr.dtype:
+                return as_array(value)
+            dtype = arr.dtype             # a float64 tensor made outside jnp: converted by an op (its history kept)
         target = canonical(dtype)
         if arr.dtype == target:
             return as_array(value)
-        from engine.tensor import apply       # (already loaded: engine.tensor is this module's import)
         return set_weak(as_array(apply("to_dtype", value, dtype=target)), False)
     if hasattr(value, "__jax_array__"):
         return to_array(value.__jax_array__(), dtype)
     if type(value) in (bool, int, float, complex) and dtype is None:
-        if type(value) is int and not -2**31 <= value < 2**31:
+        if type(value) is int and not x64() and not -2**31 <= value < 2**31:
             raise OverflowError(f"Python int {value} too large to convert to int32")
         return set_weak(Array(np.asarray(value, dtype_of(value))), weak if weak is not None else type(value) is not bool)
     try:
@@ -125,7 +159,7 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     if dtype is not None:
         arr = arr.astype(canonical(dtype))
     elif isinstance(value, (list, tuple)) and _all_python_scalars(value) and arr.dtype.kind in "iufc":
-        arr = arr.astype(_WEAK_DEFAULT[_KIND_RANK[arr.dtype.kind]])     # [1, 2] -> int32, [1., 2.] -> float32
+        arr = arr.astype(weak_default(_KIND_RANK[arr.dtype.kind]))      # [1, 2] -> int32, [1., 2.] -> float32
     else:
         arr = arr.astype(canonical(arr.dtype))
     return set_weak(Array(np.array(arr, copy=True)), bool(weak))

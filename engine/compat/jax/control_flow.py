@@ -17,7 +17,7 @@ from engine.autodiff import inline
 from engine.capture.common import run_eager
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import tracing
-from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.array import Array, as_array, default_int, is_weak, set_weak, to_array
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
 from engine.ir.interpreter import truth
@@ -106,7 +106,7 @@ def switch(index, branches, *operands, operand=None):
         raise TypeError(f"Branch index must be scalar, got {index!r} of shape {index.shape}.")
     if len(branches) == 1:
         return branches[0](*operands)
-    index = jnp.clip(jnp.astype(index, np.int32), 0, len(branches) - 1)
+    index = jnp.clip(jnp.astype(index, default_int()), 0, len(branches) - 1)
     return _branches(index, branches, operands, "switch")
 
 
@@ -231,7 +231,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         hi = int(Tensor.item(upper)) if isinstance(upper, Tensor) else int(upper)
         val = init_val
         for i in range(lo, hi):
-            val = body_fun(Array(np.asarray(i, np.int32)), val)
+            val = body_fun(Array(np.asarray(i, default_int())), val)
         return val
 
     def test(state):
@@ -240,7 +240,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def step(state):
         i, n, v = state
         return (jnp.add(i, 1), n, body_fun(i, v))
-    return while_loop(test, step, (jnp.astype(lower, np.int32), jnp.astype(upper, np.int32), init_val))[2]
+    return while_loop(test, step, (jnp.astype(lower, default_int()), jnp.astype(upper, default_int()), init_val))[2]
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):

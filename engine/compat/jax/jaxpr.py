@@ -60,7 +60,11 @@ class _Printer:
         self.count = 0
         self.constvars: list[str] = []
         self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
-        self.index_values: set = set()  # argmax/argmin results (int64 in the engine, int32 in JAX)
+        self.index_dtype: dict = {}     # argmax/argmin result id -> the dtype it is cast to (int64 in the engine)
+        for n in graph.nodes:
+            if n.kind == CALL and n.op == "to_dtype" and n.inputs[0].producer is not None and \
+                    n.inputs[0].producer.op in ("argmax", "argmin"):
+                self.index_dtype[n.inputs[0].id] = np.dtype(n.out.dtype)
 
     def fresh(self, shape, dtype) -> str:
         name = _name(self.count)
@@ -133,8 +137,8 @@ class _Printer:
                 self.emit(self.define(out), "integer_pow", [("y", int(e))], args)
             else:
                 self.emit(self.define(out), "pow", [], args + [_literal(np.asarray(e, out.dtype))])
-        elif op == "to_dtype" and ins[0].id in self.index_values and np.dtype(out.dtype) == np.int32:
-            self.names[out.id] = args[0]          # argmax's int64 result made int32: JAX's argmax is int32
+        elif op == "to_dtype" and ins[0].id in self.index_dtype:
+            self.names[out.id] = args[0]          # argmax's int64 result made int32: one argmax in JAX
         elif op == "to_dtype":
             weak = self.weak.get(out.id, False)
             self.emit(self.define(out), "convert_element_type",
@@ -144,10 +148,10 @@ class _Printer:
         elif op in ("argmax", "argmin"):
             dim = attrs.get("dim")
             axes = (dim,) if dim is not None else tuple(range(ins[0].ndim))
-            text = self.fresh(out.shape, np.int32)
+            dtype = self.index_dtype.get(out.id, np.dtype(out.dtype))   # JAX's argmax makes its dtype directly
+            text = self.fresh(out.shape, dtype)
             self.names[out.id] = text.split(":")[0]
-            self.index_values.add(out.id)
-            self.emit(text, op, [("axes", _tuple(axes)), ("index_dtype", "int32")], args)
+            self.emit(text, op, [("axes", _tuple(axes)), ("index_dtype", np.dtype(dtype).name)], args)
         elif op == "matmul":
             self.matmul(ins, out, args)
         elif op == "reshape":

@@ -8,7 +8,7 @@ import numpy as np
 from engine.compat.jax import lax
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax._surface import unsupported_names
-from engine.compat.jax.array import Array, to_array
+from engine.compat.jax.array import Array, default_float, default_int, to_array
 from engine.compat.jax.numpy import linalg  # noqa: F401  (jnp's package fully loaded before this module)
 
 
@@ -96,9 +96,9 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
 
 def one_hot(x, num_classes, dtype=None, axis=-1):
     x = to_array(x)
-    classes = Array(np.arange(int(num_classes), dtype=np.int32))
+    classes = Array(np.arange(int(num_classes), dtype=default_int()))
     out = jnp.equal(jnp.expand_dims(x, -1), classes)
-    out = jnp.astype(out, dtype or np.float32)
+    out = jnp.astype(out, dtype or default_float())
     return jnp.moveaxis(out, -1, axis) if axis != -1 else out
 
 

@@ -121,22 +121,23 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         new_args, leaves_per = _prepare(args, nums, allow_int)
         with _Level():
             result = fun(*new_args, **kwargs)
-            if has_aux:
-                if not (isinstance(result, (tuple, list)) and len(result) == 2):
-                    raise TypeError("has_aux=True requires fun to return a pair (output, auxiliary data)")
-                out, aux = result
-            else:
-                out, aux = result, None
-            out = to_array(out)
-            if out.array.shape != ():
-                raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}.")
-            if out.array.dtype.kind != "f":
-                raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
-                                f"but got {out.array.dtype.name}. For holomorphic differentiation, pass "
-                                "holomorphic=True. For differentiation of non-holomorphic functions involving complex "
-                                "outputs, use jax.vjp directly.")
-            flat = [x for copies, _ in leaves_per for x in copies]
-            grads = _pull([out], [jnp.ones_like(out)], flat, ": jax.grad()")
+        if has_aux:
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise TypeError("has_aux=True requires fun to return a pair (output, auxiliary data)")
+            out, aux = result
+        else:
+            out, aux = result, None
+        out = to_array(out)
+        if out.array.shape != ():
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {out.shape}.")
+        if out.array.dtype.kind != "f":
+            raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                            f"but got {out.array.dtype.name}. For holomorphic differentiation, pass "
+                            "holomorphic=True. For differentiation of non-holomorphic functions involving complex "
+                            "outputs, use jax.vjp directly.")
+        flat = [x for copies, _ in leaves_per for x in copies]
+        # (outside our own level: the backward is recorded only if something around this grad needs it)
+        grads = _pull([out], [jnp.ones_like(out)], flat, ": jax.grad()")
         it = iter(grads)
         trees = [tree_unflatten(tree, [next(it) for _ in copies]) for copies, tree in leaves_per]
         g = trees[0] if isinstance(argnums, int) else tuple(trees)
@@ -179,8 +180,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
                 raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp function: got "
                                  f"{c.dtype.name}{list(c.shape)}, but expected {o.dtype.name}{list(o.shape)} because "
                                  "the corresponding output of the function had shape/dtype.")
-        with _Level():
-            grads = _pull(out_arrays, cts, flat, ": jax.vjp()")
+        grads = _pull(out_arrays, cts, flat, ": jax.vjp()")
         it = iter(grads)
         return tuple(tree_unflatten(tree, [next(it) for _ in copies]) for copies, tree in leaves_per)
     primal_out = tree_unflatten(out_tree, out_arrays)
@@ -224,17 +224,16 @@ def jvp(fun, primals, tangents, has_aux=False):
                 if g is not None and g._requires_grad:
                     term = jnp.sum(jnp.multiply(g, tangent_of[id(x)]))
                     total = term if total is None else jnp.add(total, term)
-        tangents_out = []
-        if total is not None:
-            found = run_backward([total], [np.ones((), total.array.dtype) if not _nested() else jnp.ones_like(total)],
-                                 retain_graph=True, create_graph=_nested(), inputs=[u for u in us if u._requires_grad],
-                                 allow_unused=True)
-            by_u = {id(u): g for u, g in zip([u for u in us if u._requires_grad], found)}
-        else:
-            by_u = {}
-        for o, u in zip(out_arrays, us):
-            g = by_u.get(id(u))
-            tangents_out.append(set_weak(as_array(g), is_weak(o)) if g is not None else jnp.zeros_like(o))
+    tangents_out = []
+    by_u = {}
+    if total is not None:
+        wanted_u = [u for u in us if u._requires_grad]
+        found = run_backward([total], [np.ones((), total.array.dtype) if not _nested() else jnp.ones_like(total)],
+                             retain_graph=True, create_graph=_nested(), inputs=wanted_u, allow_unused=True)
+        by_u = {id(u): g for u, g in zip(wanted_u, found)}
+    for o, u in zip(out_arrays, us):
+        g = by_u.get(id(u))
+        tangents_out.append(set_weak(as_array(g), is_weak(o)) if g is not None else jnp.zeros_like(o))
     primal_out = tree_unflatten(out_tree, out_arrays)
     tangent_out = tree_unflatten(out_tree, tangents_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)

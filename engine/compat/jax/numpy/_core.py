@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import functional as F
 from engine.compat.jax import array as _array
-from engine.compat.jax.array import Array, canonical, is_weak, promote, set_weak, to_array
+from engine.compat.jax.array import Array, canonical, default_float, default_int, is_weak, promote, set_weak, to_array
 from engine.tensor import Tensor, apply
 
 # ---- dtypes: jnp.float32 is a dtype and a constructor (jnp.float32(2) is an Array) ----------------
@@ -125,7 +125,7 @@ def _float(x) -> Array:
     x = _a(x)
     if x.array.dtype.kind in "fc":
         return x
-    return set_weak(_cast(x, np.float32), is_weak(x))
+    return set_weak(_cast(x, default_float()), is_weak(x))
 
 
 def _unary(op: str, x, **attrs) -> Array:
@@ -170,11 +170,11 @@ def _filled(shape, value, dtype, weak=False) -> Array:
 
 
 def zeros(shape, dtype=None) -> Array:
-    return _filled(shape, 0, _dt(dtype) or np.float32)
+    return _filled(shape, 0, _dt(dtype) or default_float())
 
 
 def ones(shape, dtype=None) -> Array:
-    return _filled(shape, 1, _dt(dtype) or np.float32)
+    return _filled(shape, 1, _dt(dtype) or default_float())
 
 
 def empty(shape, dtype=None) -> Array:
@@ -213,7 +213,7 @@ def arange(start, stop=None, step=None, dtype=None) -> Array:
             operator_index(v)
     values = [v.item() if isinstance(v, Tensor) else v for v in values]
     if dtype is None:
-        dtype = np.float32 if builtins.any(isinstance(v, float) for v in values) else np.int32
+        dtype = default_float() if builtins.any(isinstance(v, float) for v in values) else default_int()
     return Array(np.arange(*values, dtype=_dt(dtype)))
 
 
@@ -224,8 +224,8 @@ def operator_index(v):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0) -> Array:
     """JAX's formula, in float32: start * (1 - s) + stop * s with s = i / div (the end point set exactly)."""
-    dt = _dt(dtype) or np.dtype(np.float32)
-    ct = np.dtype(np.float32) if dt.kind != "f" else dt
+    dt = _dt(dtype) or default_float()
+    ct = default_float() if dt.kind != "f" else dt
     num = int(num)
     lo, hi = np.asarray(float(start), ct), np.asarray(float(stop), ct)
     div = (num - 1) if endpoint else num
@@ -248,7 +248,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None) -> Array
 
 
 def eye(N, M=None, k=0, dtype=None) -> Array:
-    return Array(np.eye(int(N), None if M is None else int(M), int(k), dtype=_dt(dtype) or np.float32))
+    return Array(np.eye(int(N), None if M is None else int(M), int(k), dtype=_dt(dtype) or default_float()))
 
 
 def identity(n, dtype=None) -> Array:
@@ -256,7 +256,7 @@ def identity(n, dtype=None) -> Array:
 
 
 def tri(N, M=None, k=0, dtype=None) -> Array:
-    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=_dt(dtype) or np.float32))
+    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=_dt(dtype) or default_float()))
 
 
 def tril(m, k=0) -> Array:
@@ -292,7 +292,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
     i = np.arange(builtins.max(0, builtins.min(rows, cols - offset) if offset >= 0 else builtins.min(rows + offset, cols)))
     r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
     moved = moveaxis(moveaxis(a, axis1, -2), axis2 if axis2 > axis1 else axis2 + 1, -1) if a.ndim > 2 else a
-    return moved[..., Array(r.astype(np.int32)), Array(c.astype(np.int32))]
+    return moved[..., Array(r.astype(default_int())), Array(c.astype(default_int()))]
 
 
 def trace(a, offset=0, axis1=0, axis2=1) -> Array:
@@ -332,7 +332,7 @@ def multiply(x, y):
 def divide(x, y):
     (a, b), weak = _operands(x, y)
     if a.array.dtype.kind in "iub":
-        a, b = _cast(a, np.float32), _cast(b, np.float32)
+        a, b = _cast(a, default_float()), _cast(b, default_float())
     return _out(apply("div", a, b), weak)
 
 
@@ -480,7 +480,8 @@ def round(a, decimals=0):
     if decimals:
         # JAX divides by 10**decimals, which XLA compiles as a multiplication by its float32 reciprocal
         scale = 10.0 ** decimals
-        return multiply(_out(apply("round", multiply(a, scale)), is_weak(a)), float(np.float32(1.0) / np.float32(scale)))
+        inverse = np.asarray(1.0, a.dtype) / np.asarray(scale, a.dtype)
+        return multiply(_out(apply("round", multiply(a, scale)), is_weak(a)), float(inverse))
     return _out(apply("round", a), is_weak(a))
 
 
@@ -601,12 +602,12 @@ def select(condlist, choicelist, default=0):
 
 def nonzero(a, *, size=None, fill_value=None):
     a = _a(a)
-    return tuple(Array(i.astype(np.int32)) for i in np.nonzero(np.asarray(a.tolist())))
+    return tuple(Array(i.astype(default_int())) for i in np.nonzero(np.asarray(a.tolist())))
 
 
 def argwhere(a):
     a = _a(a)
-    return Array(np.argwhere(np.asarray(a.tolist())).astype(np.int32))
+    return Array(np.argwhere(np.asarray(a.tolist())).astype(default_int()))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -632,7 +633,7 @@ def _reduce(op: str, a, axis, keepdims, dtype=None, where_=None):
     if dtype is not None:
         a = _cast(a, _dt(dtype))
     elif op == "sum" and (a.array.dtype.kind in "bu" or a.array.dtype.kind == "i" and a.array.dtype.itemsize < 4):
-        a = _cast(a, np.int32)
+        a = _cast(a, default_int())
     return _out(apply(op, a, dim=_axes(axis, a.ndim), keepdim=bool(keepdims)), is_weak(a))
 
 
@@ -697,7 +698,7 @@ def _arg(op: str, a, axis, keepdims):
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     out = apply(op, a, dim=_axis(axis, a.ndim), keepdim=bool(keepdims))
-    return _cast(_out(out), np.int32)
+    return _cast(_out(out), default_int())
 
 
 def argmax(a, axis=None, out=None, keepdims=False):
@@ -797,14 +798,15 @@ def _shape_arg(shape) -> tuple:
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     a = _a(a)
-    shape = _shape_arg(shape if shape is not None else newshape)
+    given = shape if shape is not None else newshape
+    shape = _shape_arg(given)
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1]))
         if known == 0 or a.size % known:
-            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape {shape}")
+            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape {given}")
         shape = tuple(a.size // known if s == -1 else s for s in shape)
     if int(np.prod(shape)) != a.size:
-        raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape {shape} "
+        raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape {given} "
                         f"(size {int(np.prod(shape))})")
     if shape == a.shape:
         return a
@@ -983,7 +985,7 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
     if axis is None:
         a, axis = ravel(a), 0
     axis = _axis(axis, a.ndim)
-    idx = np.repeat(np.arange(a.shape[axis]), repeats).astype(np.int32)
+    idx = np.repeat(np.arange(a.shape[axis]), repeats).astype(default_int())
     return take(a, Array(idx), axis=axis)
 
 
@@ -1043,7 +1045,7 @@ def argsort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
     if axis is None:
         a, axis = ravel(a), 0
     out = apply("argsort", a, dim=_axis(axis, a.ndim), descending=bool(descending))
-    return _cast(_out(out), np.int32)
+    return _cast(_out(out), default_int())
 
 
 def update(x, index, values, mode: str) -> Array:
@@ -1124,7 +1126,7 @@ def _reflected(fn):
 
 
 def _method_reshape(self, *shape, order="C"):
-    return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+    return reshape(self, shape[0] if len(shape) == 1 else shape)
 
 
 def _method_transpose(self, *axes):
