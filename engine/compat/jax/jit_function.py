@@ -18,6 +18,8 @@ import inspect
 import numpy as np
 
 from engine.capture import trail
+from engine.capture.common import run_eager
+from engine.codegen.training import make_runner
 from engine.capture.specialisation import GLOBAL, Specialisations, describe, signature
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
@@ -38,6 +40,7 @@ class Staged:
 
     def __init__(self, graph, out_tree, out_weak: list, lifted: list, weak: dict):
         self.graph = graph
+        self.runner = None             # the compiled forward (engine/codegen/training.py), once compiled
         self.out_tree = out_tree
         self.out_weak = out_weak
         self.lifted = lifted           # tensors an enclosing jax.grad differentiates, read by reference
@@ -49,7 +52,16 @@ class Staged:
         return format_jaxpr(self.graph, self.weak)
 
     def run(self, leaves: list):
-        outs = trail.run(self.calls, self.graph, list(leaves) + list(self.lifted), list(leaves))
+        inputs = list(leaves) + list(self.lifted)
+        if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None:
+            # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates runs
+            # the graph op by op instead, so its gradients (of any order) are the engine's autograd's
+            outs = self.runner(*inputs)
+            if self.calls is not None and self.calls.active():
+                self.calls.add(list(leaves), outs, replay=(self.graph, inputs) if trail.has_control_flow(self.graph)
+                               else None)
+        else:
+            outs = trail.run(self.calls, self.graph, inputs, list(leaves))
         arrays = [set_weak(as_array(o), w) for o, w in zip(outs, self.out_weak)]
         return tree_unflatten(self.out_tree, arrays)
 
@@ -185,7 +197,10 @@ class Jitted:
         else:
             reason = self._cache.note(retrace)
             trail.warn(self._cache.warning(label, retrace))
-        if count > MAX_RECORDED_TRACES or not trail.recording():
+        recorded = count <= MAX_RECORDED_TRACES and trail.recording()
+        runner, note = make_runner(staged.graph, [], keep_steps=recorded)
+        staged.runner = runner
+        if not recorded:
             return
         spec = ", ".join(describe(p) for p in key if p[1] != GLOBAL)
         try:
@@ -194,9 +209,25 @@ class Jitted:
             text = f"(no jaxpr text: {exc})"
         staged.calls = trail.graph_captured(
             staged.graph, "jit", f"{label}({spec}) trace #{count}", target=self._fun,
-            warnings=[reason], values=dict(trace.arrays),
+            warnings=[w for w in (reason, note) if w], values=dict(trace.arrays), runner=runner,
+            inputs=[Array(trace.arrays[v.id]) for v in staged.graph.inputs],
+            eager=self._eager(trace), pipeline=runner.pipeline,
             extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
-                   "tracing_count": count, "jaxpr": text})
+                   "tracing_count": count, "jaxpr": text, "backend": getattr(runner, "backend", None)})
+        if runner.pipeline is not None:
+            runner.pipeline.steps = []     # the record has made its snapshots: the pass-by-pass graphs can go
+
+    def _eager(self, trace):
+        """The graph run op by op, for the record's eager-vs-compiled timing (not a call of the program's)."""
+        arrays = [trace.arrays[v.id] for v in trace.graph.inputs]
+
+        def eager():
+            trail.capture_started()
+            try:
+                run_eager(trace.graph, [Array(a) for a in arrays])
+            finally:
+                trail.capture_ended()
+        return eager
 
     def lower(self, *args, **kwargs):
         return _Lowered(make_jaxpr(self._fun)(*args, **kwargs))
