@@ -109,7 +109,7 @@ class Recorder:
         full = n <= self.max_graphs
         names = _tensor_names(caller_frame)
         root_name = names.get(id(root), "tensor")
-        builder = DynamicGraphBuilder(root, names, self.values)
+        builder = DynamicGraphBuilder(root, names, self.values, finished_later=not full)
         with _gc_paused():
             builder.snapshot_forward()
         steps: list = []
@@ -247,8 +247,14 @@ def _tensor_names(frame) -> dict[int, str]:
 class DynamicGraphBuilder:
     """Walks the grad_fn DAG of one backward call and builds its forward and backward Graphs."""
 
-    def __init__(self, root, names: dict[int, str], values: ValueStore | None = None):
+    def __init__(self, root, names: dict[int, str], values: ValueStore | None = None, finished_later: bool = False):
         self.root = root
+        # finish() runs once the program has gone on (a call past max_graphs, kept in case it is the
+        # last): leaves' values and gradients are copied, as an optimizer step or zero_grad() changes
+        # them in place. A call recorded at once is written right after its walk, from the arrays
+        # themselves (a ValueStore copies what it keeps): a leaf's .grad that is the gradient its
+        # AccumulateGrad step received is then one array, summarised once.
+        self.finished_later = finished_later
         self.values = values
         self.names = names
         self.fwd_nodes: list[dict] = []
@@ -275,9 +281,9 @@ class DynamicGraphBuilder:
         else:
             label = name or ("const" if kind == "const" else "leaf")
         return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.array.shape),
-                # leaves are copied: an optimizer step will change them in place afterwards
+                # leaves finished later are copied: an optimizer step will change them in place meanwhile
                 "dtype": dtype_name(t.array.dtype), "module": t._module,
-                "value": t.array.copy() if t.requires_grad else t.array,
+                "value": (t.array.copy() if self.finished_later else _c_order(t.array)) if t.requires_grad else t.array,
                 "grad": None, "line": None, "name": name}
 
     def snapshot_forward(self) -> None:
@@ -374,8 +380,8 @@ class DynamicGraphBuilder:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
         the gradient the walk delivered to it."""
         sent = self._sent_to_leaves(list(steps))
-        self.leaf_grads = {fid: (t.grad.array.copy() if t.grad is not None else sent.get(fid))
-                           for fid, t in self.leaves}
+        copy = (lambda a: a.copy()) if self.finished_later else _c_order
+        self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
 
     def finish(self, title: str, steps: list, step_tensors: int = MAX_STEP_TENSORS) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little).
@@ -439,6 +445,12 @@ class DynamicGraphBuilder:
         if isinstance(node, autograd.AccumulateGrad):
             return self.fwd_id.get(id(node.variable))
         return self.fwd_id.get(id(node))
+
+
+def _c_order(array: np.ndarray) -> np.ndarray:
+    """array, or its C-ordered copy when it is laid out otherwise: what `.copy()` gave, so that a
+    leaf's statistics are summed in the order they always were."""
+    return array if array.flags.c_contiguous else array.copy()
 
 
 def _op_record(fid: str, op, grad_fn: str, data, module, line, name) -> dict:
