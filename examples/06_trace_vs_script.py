@@ -1,5 +1,5 @@
 # title: Trace vs script: the frozen branch
-# title_zh: 追踪 vs 脚本化：被冻结的分支
+# title_zh: 追踪与脚本化：被冻结的分支
 # concept: graph capture, tracing, scripting
 # Tracing records the ops one example input ran, so it keeps only one side of the `if`.
 # Scripting reads the source (AST) and keeps both sides as a cond node.

@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { CodeEditor } from "./editor.js";
 import { panes, pngBlob, svgText, viewsOf } from "./exporter.js";
 import { GraphView, drawable } from "./graphview.js";
-import { setLang, t, lang, applyTo } from "./i18n.js";
+import { setLang, t, lang, applyTo, tParts } from "./i18n.js";
 import * as identity from "./identity.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
@@ -27,9 +27,10 @@ let editor, views, stepper, passes, kernels, statics, examples = [];
 
 // ---- status and toasts -----------------------------------------------------------------------
 
-function setStatus(text, kind = "") {
+/** The status line: text, or DOM nodes (dom.js). */
+function setStatus(content, kind = "") {
   const el = $("#status");
-  el.textContent = text;
+  show(el, content);
   el.className = `status ${kind}`;
 }
 
@@ -320,7 +321,8 @@ async function load(record, { ran = false } = {}) {
   editor.mark("warn", [...new Set([...noticeLines, ...stderrWarningLines(record)].filter(Boolean))]);
   showOutputDot(err ? "error" : record.stderr ? "stderr" : null);
   if (err?.kind === "stopped") setStatus(t("status.stopped", { s: ((record.elapsed_ms ?? 0) / 1000).toFixed(1) }), "bad");
-  else if (err) setStatus(t("status.failed", { message: `${err.type ? `${err.type}: ` : ""}${err.message}` }), "bad");
+  // what Python raised is shown as it raised it (code), in the page's words around it
+  else if (err) setStatus(tParts("status.failed", { message: html`<code class="quoted">${err.type ? `${err.type}: ` : ""}${err.message}</code>` }), "bad");
   else if (ran) setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
   else setStatus(t("status.loaded", { graphs: record.graphs?.length ?? 0 }), "ok");
   if (err && !record.graphs?.length) state.tab = "output";
@@ -389,14 +391,26 @@ function conceptLabel(tag) {
   return text === key ? tag : text;
 }
 
+/** An example's code in the page's language (its comments translated; the program the same). */
+const exampleCode = (ex) => (lang === "zh-CN" && ex.code_zh ? ex.code_zh : ex.code);
+
+/** The language changed: an example still as the gallery gave it is shown with the new comments. */
+function relanguageExample() {
+  const ex = examples.find((e) => editor.code === e.code || editor.code === e.code_zh);
+  if (ex && editor.code !== exampleCode(ex)) {
+    editor.setCode(exampleCode(ex));
+    if (state.recordCode === ex.code || state.recordCode === ex.code_zh) state.recordCode = exampleCode(ex);
+  }
+}
+
 function renderGallery() {
-  show($("#gallery"), examples.map((ex) => html`<li><button class="example" data-id="${ex.id}" title="${ex.summary || ""}">
+  show($("#gallery"), examples.map((ex) => html`<li><button class="example" data-id="${ex.id}" title="${(lang === "zh-CN" && ex.summary_zh) || ex.summary || ""}">
       <span class="ex-title">${lang === "zh-CN" && ex.title_zh ? ex.title_zh : ex.title}</span>
       <span class="ex-tags">${ex.concepts.slice(0, 3).map((c) => html`<span class="tag">${conceptLabel(c)}</span>`)}</span></button></li>`));
   document.querySelectorAll(".example").forEach((b) => {
     b.onclick = () => {
       const ex = examples.find((e) => e.id === b.dataset.id);
-      editor.setCode(ex.code);
+      editor.setCode(exampleCode(ex));
       run().catch(() => {});
     };
   });
@@ -588,6 +602,7 @@ async function start() {
     localStorage.setItem("dagscope.lang", e.target.value);
     await setLang(e.target.value);
     renderGallery();
+    relanguageExample();
     // views and panels build their text when drawn: rebuild them in the new language
     const keep = { ...viewState() };
     stepper.buildControls();
@@ -643,7 +658,7 @@ async function start() {
     await run().catch(() => {});
     await restore({ ...snippet.state, ...hashState });
   } else {
-    editor.setCode(examples[0]?.code || "");
+    editor.setCode(examples[0] ? exampleCode(examples[0]) : "");
     select(hashState.tab || "forward", { push: false });
   }
   applyTo(document);

@@ -3,7 +3,7 @@
 // the numbers its loop printed under a recognisable name ("epoch 3, loss 0.4127"). Each chart is
 // an SVG drawn here, with the value under the pointer shown as text.
 import { html, show, svg } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tCode } from "./i18n.js";
 
 // what a printed number may be called to be charted (the last word of its name), and what may
 // serve as its x axis
@@ -135,7 +135,7 @@ export function showCharts(el, record) {
   const histograms = Array.isArray(record?.summaries?.histograms) ? record.summaries.histograms : [];
   if (!series.length && !histograms.length) {
     show(el, html`<div class="empty-state"><h3>${t(record ? "charts.none_title" : "empty.not_run_title")}</h3>
-      <p>${t(record ? "charts.none" : "empty.not_run")}</p></div>`);
+      <p>${tCode(record ? "charts.none" : "empty.not_run")}</p></div>`);
     return;
   }
   const printed = series.length && series[0].source === "printed";

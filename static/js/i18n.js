@@ -1,6 +1,9 @@
 // The message catalog: every user-facing string comes from static/i18n/<lang>.json via t().
 let messages = {};
 let fallback = {};
+// The op registry's formulas and rules in the page's language (static/i18n/ops.<lang>.json: the
+// engine's English text -> its translation; a formula that is all math reads alike and is not listed)
+let opTexts = {};
 export let lang = "en";
 
 export const LANGS = ["en", "zh-CN"];
@@ -15,9 +18,16 @@ export async function setLang(code) {
   if (!LANGS.includes(code)) code = "en";
   if (!Object.keys(fallback).length) fallback = await fetchCatalog("en");
   messages = code === "en" ? fallback : await fetchCatalog(code);
+  opTexts = code === "en" ? {} : await fetchCatalog(`ops.${code}`);
   lang = code;
   document.documentElement.lang = code;
   applyTo(document);
+}
+
+/** An op's formula or rule (the registry's English, as the record and /api/ops give it) in the
+ * page's language, or as it is when the catalog has none. */
+export function tOp(text) {
+  return (typeof text === "string" && opTexts[text]) || text;
 }
 
 /** Translate a key; {name} placeholders are filled from params. */
@@ -38,6 +48,17 @@ export function applyTo(root) {
   root.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
   root.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
   root.querySelectorAll("[data-i18n-aria]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nAria)); });
+}
+
+/** t() for a template of dom.js, with each `backquoted` span of the text a <code> element (a
+ * catalog text that mentions code: the code stays code in every language). */
+export function tCode(key, params = {}) {
+  return t(key, params).split(/(`[^`]+`)/).map((part) => {
+    if (!/^`[^`]+`$/.test(part)) return part;
+    const code = document.createElement("code");
+    code.textContent = part.slice(1, -1);
+    return code;
+  });
 }
 
 /** A message the engine put in the record as {key, params} beside its English `text` (a pass's

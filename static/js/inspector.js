@@ -1,7 +1,7 @@
 // The node inspector: what a node is, where it came from in the code, its value and gradient,
 // and the op's explanation card from the registry.
 import { html, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tOp } from "./i18n.js";
 import { shapeText, tensorHTML } from "./tensorview.js";
 
 let cards = { ops: {}, grad_fns: {} };
@@ -28,8 +28,8 @@ export function cardHTML(card) {
   if (!card) return "";
   return html`<div class="card op-card">
     <div class="card-title">${card.name} <span class="badge">${t(`kind.${card.kind}`)}</span></div>
-    <div class="kv"><span>${t("card.forward")}</span><code>${card.formula}</code></div>
-    <div class="kv"><span>${t("card.backward")}</span><code>${card.rule || t("card.no_grad")}</code></div>
+    <div class="kv"><span>${t("card.forward")}</span><code class="formula">${tOp(card.formula)}</code></div>
+    <div class="kv"><span>${t("card.backward")}</span><code class="rule">${card.rule ? tOp(card.rule) : t("card.no_grad")}</code></div>
     ${card.grad_fn ? html`<div class="kv"><span>${t("card.grad_fn")}</span><code>${card.grad_fn}</code></div>` : ""}
   </div>`;
 }
@@ -60,7 +60,7 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradc
     ${node.value ? html`<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
     ${node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
     ${node.grad && onGradcheck ? html`<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
-    ${node.rule ? html`<h4>${t("inspector.rule")}</h4><code class="rule">${node.rule}</code>` : ""}
+    ${node.rule ? html`<h4>${t("inspector.rule")}</h4><code class="rule">${tOp(node.rule)}</code>` : ""}
     ${cardHTML(cardFor(node))}
     <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`);
   el.querySelector(".gradcheck-run")?.addEventListener("click", () => onGradcheck(node));

@@ -72,7 +72,7 @@ export function showOutput(el, record, { onLine }) {
   const line = Number.isInteger(err?.line) ? err.line : null;
   const errBox = err ? html`<div class="error-box">
       <div class="error-title">${t(`error.${err.kind}`)}${err.type ? html` · <code>${err.type}</code>` : ""}</div>
-      <div class="error-message">${errorMessage(err, record)}</div>
+      <div class="error-message">${err.kind === "stopped" ? errorMessage(err, record) : html`<code class="quoted">${errorMessage(err, record)}</code>`}</div>
       ${line ? html`<a href="#" class="jump-line" data-line="${line}">${t("output.error_line", { n: line })}</a>` : ""}
       ${err.traceback ? html`<details><summary>${t("output.traceback")}</summary><pre>${err.traceback}</pre></details>` : ""}
     </div>` : "";

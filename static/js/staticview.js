@@ -4,7 +4,7 @@
 import { callsHTML, comparisonHTML, comparisonRows } from "./calls.js";
 import { GraphView } from "./graphview.js";
 import { html, show } from "./dom.js";
-import { t, tParts } from "./i18n.js";
+import { t, tParts, tCode } from "./i18n.js";
 import * as identity from "./identity.js";
 
 /** IR text as one span per line; a line defining a node names it (data-node). */
@@ -39,7 +39,7 @@ function warningHTML(g, w) {
   if (!frozen) return html`<div>⚠ ${link}${warningText(w)}</div>`;
   const said = warningText(w).replace(/^trace froze the branch at line \d+:\s*/, "").replace(/\s*\(value seen: [^)]*\)$/, "");
   return html`<div>⚠ ${link}${tParts("static.frozen_warning", { code: html`<code>${frozen.code}</code>`, value: pythonValue(frozen.value) })}
-    <div class="muted small">${t("static.tracer_says")} ${said}</div></div>`;
+    <div class="muted small">${t("static.tracer_says")} <code class="quoted">${said}</code></div></div>`;
 }
 
 /** The captured function's name: the record's `function`, else the IR's `graph NAME(` line. */
@@ -114,7 +114,7 @@ export class StaticPanel {
   async show(record, graph) {
     const statics = (record?.graphs || []).filter((g) => g.kind === "static");
     if (!statics.length) {
-      show(this.el, html`<div class="empty-state"><h3>${t("static.none_title")}</h3><p>${t("static.none")}</p></div>`);
+      show(this.el, html`<div class="empty-state"><h3>${t("static.none_title")}</h3><p>${tCode("static.none")}</p></div>`);
       this.view = null;
       this.drawn = [];
       return;

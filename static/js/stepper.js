@@ -1,7 +1,7 @@
 // The backprop stepper: one backward node at a time — upstream gradient × local rule = gradients
 // sent on — lit in both DAGs, with leaf gradients accumulating and a predict-then-reveal mode.
 import { html, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tOp } from "./i18n.js";
 import { flatten, fmt, tensorHTML } from "./tensorview.js";
 
 const PLAY_MS = 1100;
@@ -219,7 +219,7 @@ export class Stepper {
       <div class="step-title">${t("step.forward_title", { i: this.index + 1, n: this.count })} <code>${cur.op}</code></div>
       ${cur.line ? html`<div class="muted">${t("inspector.line_n", { n: cur.line })}</div>` : ""}
       <section><h4>${t("step.inputs")}</h4>${inputs.length ? inputs.map((id) => tensorHTML(byId.get(id)?.value, { label: name(byId.get(id) || { op: id }) })) : "—"}</section>
-      ${cur.formula ? html`<section><h4>${t("step.computes")}</h4><code class="rule">${cur.formula}</code></section>` : ""}
+      ${cur.formula ? html`<section><h4>${t("step.computes")}</h4><code class="rule">${tOp(cur.formula)}</code></section>` : ""}
       <section><h4>${t("step.output")}</h4>${tensorHTML(cur.value, { label: cur.name || "" })}</section>
       ${cur.grad_fn ? html`<div class="muted small">${t("step.records", { grad_fn: cur.grad_fn })}</div>` : ""}`);
     if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
@@ -288,7 +288,7 @@ export class Stepper {
       <div class="equation">
         <section><h4>${t("step.upstream")}</h4>${tensorHTML(s.grad_in?.[0])}</section>
         <div class="op-sign" aria-hidden="true">×</div>
-        <section><h4>${t("step.rule")}</h4><code class="rule">${s.rule || ""}</code></section>
+        <section><h4>${t("step.rule")}</h4><code class="rule">${tOp(s.rule || "")}</code></section>
         <div class="op-sign" aria-hidden="true">=</div>
         <section class="sends"><h4>${t("step.sends")}</h4>${hidden && outs.length ? html`<div class="muted small tolerance">${t("step.tolerance", { pct: GUESS_TOLERANCE * 100 })}</div>` : ""}${sends}
           ${hidden && outs.length ? html`<button class="primary reveal">${t("step.reveal")}</button>` : ""}</section>
@@ -310,7 +310,7 @@ export class Stepper {
     const hint = v.hint ? t(`step.hint_${v.hint}`, { factor: v.factor, n: v.n }) : "";
     const badge = v.verdict === "close" ? html`<span class="badge warn">≈ ${t("step.close", { guess })}</span>`
       : html`<span class="badge bad">✗ ${t("step.wrong", { guess })}</span>`;
-    const rule = rulePart(step.rule, j, count);
+    const rule = rulePart(tOp(step.rule), j, count);
     const answer = shortValue(want);
     const worked = rule ? html`<div class="worked small">${t("step.worked")} <code>${ruleWithUpstream(rule, step.grad_in?.[0])}</code>${
       answer !== null ? html` = <code>${answer}</code>` : ""}</div>` : "";

@@ -33,3 +33,51 @@ def test_metadata_lines_stay_out_of_the_editor_code():
     assert (ex["title"], ex["title_zh"], ex["concepts"]) == ("T", "中", ["a", "b"])
     assert ex["code"] == "# Why it matters.\nimport torch\n# not header: kept\n"
     assert ex["summary"] == "Why it matters."
+
+
+# A comment left in English in zh-CN must be code, not prose: an output the line prints
+# (`# tensor([2., 2.])`, `# 5`, `# True`, `# [2. 4.]`), a backward node's name (`# MulBackward0`)
+# or a shape change (`# 28x28 -> 14x14`).
+CODE_COMMENT = r"(tensor\(.*\)|[\d.\[\] -]+|True|False|[A-Z][A-Za-z]*Backward\d|\d+x\d+ -> \d+x\d+)"
+
+
+def comments(code: str) -> list[tuple[int, str]]:
+    import io
+    import tokenize
+    return [(tok.start[0], tok.string[1:].strip()) for tok in tokenize.generate_tokens(io.StringIO(code).readline)
+            if tok.type == tokenize.COMMENT]
+
+
+def without_comments(code: str) -> list:
+    import io
+    import tokenize
+    # a line's end comes after its comment: only its row is the same
+    return [(tok.type, tok.string, tok.start[0] if tok.type in (tokenize.NL, tokenize.NEWLINE) else tok.start)
+            for tok in tokenize.generate_tokens(io.StringIO(code).readline) if tok.type != tokenize.COMMENT]
+
+
+def test_every_example_has_chinese_comments_and_the_same_program(client):
+    import json
+    import re
+    from app.routes.examples import COMMENTS_ZH
+    used = set()
+    for ex in client.get("/api/examples").json()["examples"]:
+        zh = ex["code_zh"]
+        assert without_comments(zh) == without_comments(ex["code"]), ex["id"]   # same tokens, same places
+        assert len(zh.splitlines()) == len(ex["code"].splitlines())
+        for (line, english), (_, chinese) in zip(comments(ex["code"]), comments(zh)):
+            if english != chinese:
+                used.add(english)
+                assert re.search(r"[\u4e00-\u9fff]", chinese), (ex["id"], line, chinese)
+            else:
+                assert re.fullmatch(CODE_COMMENT, english), f"{ex['id']} line {line}: English left: {english!r}"
+        if ex["summary"]:
+            assert ex["summary_zh"] and re.search(r"[\u4e00-\u9fff]", ex["summary_zh"]), ex["id"]
+    assert set(json.loads(COMMENTS_ZH.read_text())) == used, "a translation no example uses"
+
+
+def test_a_comment_is_translated_in_place():
+    from app.routes.examples import translate_comments
+    code = "x = 1  # one\ns = '# one'\n# two\n"
+    assert translate_comments(code, {"one": "一", "two": "二"}) == "x = 1  # 一\ns = '# one'\n# 二\n"
+    assert translate_comments("x = (\n", {"x": "y"}) == "x = (\n"      # unreadable code: as it is
