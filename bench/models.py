@@ -4,7 +4,15 @@ Issue 16's goals: a page run's step <= 3x PyTorch eager (one thread), the engine
 recording <= 30% over the engine alone, initialisation <= 2x PyTorch's. Prints a table; ratios are
 measured in one run, interleaved, on this noisy machine.
 
-    .venv/bin/python bench/models.py [--repeat 3] [--only nanogpt,resnet]
+    .venv/bin/python bench/models.py [--repeat 3] [--only nanogpt,resnet] [--clock cpu] [--no-page]
+    .venv/bin/python bench/models.py --memory [--only gpt2_small]
+
+`--clock cpu` times the steps in CPU seconds of this process (torch and BLAS run one thread), which a
+shared machine's load moves far less than wall time. `--memory` runs each model's setup and one step
+in fresh processes — real PyTorch, the engine alone, the engine under the recorder (run_user_code
+with the sandbox's ValueStore) — and prints each one's peak RSS (issue 16: GPT-2 small's peak <= 1.3x
+PyTorch's). Page runs get a 3 GB memory limit here (DAGSCOPE_RUN_MEMORY_MB; the default is 1 GB):
+GPT-2 small's step needs more than 1 GB in PyTorch too.
 
 Each program in bench/models/ is what a teacher pastes; its `# --- bench: setup ---` and
 `# --- bench: step ---` lines split it into the definitions, the setup (model construction, i.e.
@@ -20,6 +28,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):   # 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import io  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -36,20 +47,23 @@ def split(source: str) -> tuple[str, str, str]:
     return head, setup, step
 
 
+clock = time.perf_counter          # --clock cpu: time.process_time
+
+
 def timed_steps(head: str, setup: str, step: str, repeat: int) -> dict:
     """Run the program's parts in this process (under whichever `torch` is importable now)."""
     ns: dict = {"__name__": "__main__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(head, "<model>", "exec"), ns)
-        t0 = time.perf_counter()
+        t0 = clock()
         exec(compile(setup, "<setup>", "exec"), ns)
-        init = time.perf_counter() - t0
+        init = clock() - t0
         code, steps = compile(step, "<step>", "exec"), []
         for _ in range(repeat + 1):               # the first step warms caches
-            t0 = time.perf_counter()
+            t0 = clock()
             exec(code, ns)
-            steps.append(time.perf_counter() - t0)
-    return {"init": init, "first": steps[0], "step": min(steps[1:])}
+            steps.append(clock() - t0)
+    return {"init": init, "first": steps[0], "step": min(steps[1:]) if repeat else steps[0]}
 
 
 def with_real_torch(head, setup, step, repeat):
@@ -83,41 +97,109 @@ def page_run(client, source: str) -> dict:
     return {"request": took, "elapsed": record["elapsed_ms"] / 1000, "step": step_s, "mb": len(r.content) / 1e6}
 
 
+def peak_child(side: str, name: str) -> None:
+    """One side's setup and one step in this (fresh) process; prints its peak RSS as JSON."""
+    def rss_mb() -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    source = (MODELS / f"{name}.py").read_text()
+    if side == "recorded":
+        from engine.record.values import ValueStore
+        from engine.runner import run_user_code
+        from app.config import Settings
+        base, t0 = rss_mb(), time.process_time()
+        record = run_user_code(source, values=ValueStore(int(Settings().run_values_mb * 2**20)))
+        if record.get("error"):
+            raise SystemExit(f"{name}: {record['error']}")
+    else:
+        head, setup, step = split(source)
+        if side == "torch":
+            from peer import real_torch
+            torch = real_torch()
+            if torch is None:
+                raise SystemExit("no torch")
+            torch.set_num_threads(1)
+            context = contextlib.nullcontext()
+        else:
+            from engine import compat
+            context = compat.installed()
+        base, t0 = rss_mb(), time.process_time()
+        with context, contextlib.redirect_stdout(io.StringIO()):
+            ns: dict = {"__name__": "__main__"}
+            for part in (head, setup, step):
+                exec(compile(part, "<model>", "exec"), ns)
+    print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, "base_mb": base,
+                      "cpu_s": time.process_time() - t0}))
+
+
+def memory(names: list[str]) -> None:
+    print(f"{'model':<22} {'side':<9} {'peak MB':>8} {'before MB':>9} {'peak / torch':>12} {'CPU s':>6}")
+    for name in names:
+        rows = {}
+        for side in ("torch", "engine", "recorded"):
+            out = subprocess.run([sys.executable, __file__, "--child", side, name], capture_output=True, text=True)
+            if out.returncode:
+                print(f"{name:<22} {side:<9} failed: {out.stderr.strip().splitlines()[-1:]}")
+                continue
+            rows[side] = json.loads(out.stdout.strip().splitlines()[-1])
+        torch_peak = rows.get("torch", {}).get("peak_mb")
+        for side, r in rows.items():
+            ratio = f"{r['peak_mb'] / torch_peak:.2f}x" if torch_peak else "-"
+            print(f"{name:<22} {side:<9} {r['peak_mb']:>8.0f} {r['base_mb']:>9.0f} {ratio:>12} {r['cpu_s']:>6.2f}")
+    print("\npeak MB: the process's peak resident memory (ru_maxrss) over setup and one step; before MB: its resident"
+          "\nmemory before the program (imports: torch's own libraries, or numpy and the engine); recorded: the"
+          "\nprogram under the run recorder in process (run_user_code with the sandbox's ValueStore), no sandbox.")
+
+
 def main() -> None:
+    global clock
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--no-page", action="store_true", help="torch and the engine alone only")
+    ap.add_argument("--memory", action="store_true", help="peak memory of each side, fresh processes")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        return peak_child(*args.child)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     os.environ.setdefault("DAGSCOPE_ALLOWED_HOSTS", "testserver")
     os.environ.setdefault("DAGSCOPE_RUN_TIMEOUT", "120")
-    from fastapi.testclient import TestClient
-    from app.main import create_app
+    os.environ.setdefault("DAGSCOPE_RUN_MEMORY_MB", "3072")
     names = [p.stem for p in sorted(MODELS.glob("*.py"))]
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
+    if args.memory:
+        return memory(names)
+    from fastapi.testclient import TestClient
+    from app.main import create_app
     rows = []
-    with TestClient(create_app()) as client:
+    with TestClient(create_app()) if not args.no_page else contextlib.nullcontext() as client:
         for name in names:
             source = (MODELS / f"{name}.py").read_text()
             parts = split(source)
             real = with_real_torch(*parts, args.repeat)
             ours = with_engine(*parts, args.repeat)
-            page = page_run(client, source)
+            page = page_run(client, source) if client else None
             rows.append((name, real, ours, page))
             print(f"measured {name}", file=sys.stderr)
-    ratio = lambda a, b: f"{a / b:.1f}x" if b else "-"   # noqa: E731
+    ratio = lambda a, b: f"{a / b:.2f}x" if b else "-"   # noqa: E731
     print(f"{'model':<22} {'torch step':>10} {'engine':>8} {'page step':>10} {'eng/torch':>9} {'page/torch':>10} "
           f"{'request':>8} {'record +':>8} {'MB':>5} {'init torch':>10} {'init ours':>9} {'ratio':>6}")
     for name, real, ours, page in rows:
         t = real["step"] if real else 0
         engine_alone = ours["init"] + ours["first"]
-        print(f"{name:<22} {t:>10.3f} {ours['step']:>8.3f} {page['step']:>10.3f} {ratio(ours['step'], t):>9} "
-              f"{ratio(page['step'], t):>10} {page['request']:>8.2f} "
-              f"{(page['elapsed'] / engine_alone - 1) * 100:>7.0f}% {page['mb']:>5.1f} "
+        if page:
+            page_cols = (f"{page['step']:>10.3f} {ratio(ours['step'], t):>9} {ratio(page['step'], t):>10} "
+                         f"{page['request']:>8.2f} {(page['elapsed'] / engine_alone - 1) * 100:>7.0f}% {page['mb']:>5.1f}")
+        else:
+            page_cols = f"{'-':>10} {ratio(ours['step'], t):>9} {'-':>10} {'-':>8} {'-':>8} {'-':>5}"
+        print(f"{name:<22} {t:>10.3f} {ours['step']:>8.3f} {page_cols} "
               f"{(real['init'] if real else 0):>10.3f} {ours['init']:>9.3f} "
               f"{ratio(ours['init'], real['init'] if real else 0):>6}")
-    print("\nstep: forward + backward (+ optimizer step where the program has one), best of the repeats after one"
-          "\nwarm-up; page step: the one step of a page run, timed by the program inside the sandbox (cold,"
+    print(f"\nstep ({args.clock} s): forward + backward (+ optimizer step where the program has one), best of the repeats after one"
+          "\nwarm-up; page step: the one step of a page run, timed by the program inside the sandbox (wall s, cold,"
           "\nwith the recorder listening); record +: the page run's elapsed time over the engine alone's"
           "\ninit + first step (what recording and the run's set-up add); MB: the run record's JSON.")
 
