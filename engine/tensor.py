@@ -14,7 +14,7 @@ from engine.format import tensor_repr
 from engine.hooks import NODE_MADE, OP_APPLIED, VALUE_READ
 from engine.ops.builder import Builder, scalar_dtype
 from engine.ops.dtypes import DEFAULT_FLOAT, SCALAR_TYPE_NAMES, cpp_type_name, scalar_type_name
-from engine.ops import nn as nn_ops, special
+from engine.ops import kernels, special
 from engine.ops.registry import ELEMENTWISE, OPS
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.compat.torch_device import device as _device
@@ -757,8 +757,8 @@ if _native is not None:
     Tensor.requires_grad = _native.checked_slot("requires_grad", "_requires_grad", _checked_requires_grad)
 # erf and GELU's forward and backward in one C pass each where they give numpy's bits (ops/special.py)
 special_functions = special.use_native(_native)
-# conv2d's col2im (and engine/ops/nn.py's other fused loops) in C, the same bits as their numpy code
-nn_kernels = nn_ops.use_kernels(native.load_kernels())
+# conv2d's col2im, batch norm (engine/ops' fused loops) in C, the same bits as their numpy code
+nn_kernels = kernels.use(native.load_kernels())
 for _name, _dunder in (("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__"), ("div", "__truediv__"),
                        ("matmul", "__matmul__"), ("gt", "__gt__"), ("lt", "__lt__"), ("ge", "__ge__"),
                        ("le", "__le__"), ("eq", "__eq__"), ("ne", "__ne__")):

@@ -104,9 +104,317 @@ static PyObject *col2im_add(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ---- batch norm (engine/ops/normalization.py, training: the batch's statistics) ------------------
+
+   x is (N, C, L...) C-contiguous, so channel c is N runs of L values, C * L apart. numpy's
+   np.add.reduce over every axis but 1 (np.mean's and np.sum's) adds to each channel's 0.0 the
+   pairwise sum of each run in turn (the runs' axes coalesce into one inner loop of L values):
+   channel_sum below, with pairwise() numpy's pairwise_sum (loops_utils.h.src: below 8 values one
+   by one from -0.0, up to 128 eight accumulators then the tail, above that two halves, the first
+   a multiple of 8 long) in the array's own type. Every value summed is first computed into a
+   scratch run with the numpy expression's operations, each rounded to the dtype, in its order. */
+
+#define PW_BLOCKSIZE 128
+
+#define PAIRWISE(TYPE)                                                                               \
+static TYPE pairwise_##TYPE(const TYPE *a, Py_ssize_t n)                                             \
+{                                                                                                    \
+    if (n < 8) {                                                                                     \
+        TYPE res = -0.0;                                                                             \
+        for (Py_ssize_t i = 0; i < n; i++)                                                           \
+            res += a[i];                                                                             \
+        return res;                                                                                  \
+    }                                                                                                \
+    if (n <= PW_BLOCKSIZE) {                                                                         \
+        TYPE r[8];                                                                                   \
+        for (int j = 0; j < 8; j++)                                                                  \
+            r[j] = a[j];                                                                             \
+        Py_ssize_t i;                                                                                \
+        for (i = 8; i < n - (n % 8); i += 8)                                                         \
+            for (int j = 0; j < 8; j++)                                                              \
+                r[j] += a[i + j];                                                                    \
+        TYPE res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                \
+        for (; i < n; i++)                                                                           \
+            res += a[i];                                                                             \
+        return res;                                                                                  \
+    }                                                                                                \
+    Py_ssize_t n2 = n / 2;                                                                           \
+    n2 -= n2 % 8;                                                                                    \
+    TYPE left = pairwise_##TYPE(a, n2);                                                              \
+    return left + pairwise_##TYPE(a + n2, n - n2);                                                   \
+}
+
+PAIRWISE(float)
+PAIRWISE(double)
+
+/* For each of the N runs of channel c: `run` = the run's offset, FILL computes tmp[i] for
+   i < L from it, and the total adds the run's pairwise sum. */
+#define CHANNEL_SUM(TYPE, total, FILL)                                                               \
+    {                                                                                                \
+        total = 0;                                                                                   \
+        for (Py_ssize_t s = 0; s < n; s++) {                                                         \
+            const Py_ssize_t run = (s * c + ch) * l;                                                 \
+            for (Py_ssize_t i = 0; i < l; i++) {                                                     \
+                FILL;                                                                                \
+            }                                                                                        \
+            total += pairwise_##TYPE(tmp, l);                                                        \
+        }                                                                                            \
+    }
+
+/* _batch_norm_forward (training): np.mean's sum over the channel divided by its count as a
+   float64 (np.intp) divisor, cast back; var likewise of (x - mean) ** 2; then
+   (x - mean) * (1 / sqrt(var + eps)) [* weight] [+ bias]. */
+#define BN_FORWARD(TYPE, SQRT)                                                                       \
+    for (Py_ssize_t ch = 0; ch < c && ok; ch++) {                                                    \
+        TYPE sum, sq;                                                                                \
+        CHANNEL_SUM(TYPE, sum, tmp[i] = x[run + i])                                                  \
+        const TYPE mean = (TYPE)((double)sum / (double)count);                                       \
+        CHANNEL_SUM(TYPE, sq, TYPE d = x[run + i] - mean; tmp[i] = d * d)                            \
+        const TYPE var = (TYPE)((double)sq / (double)count);                                         \
+        const TYPE rstd = (TYPE)1 / SQRT(var + (TYPE)eps);                                           \
+        for (Py_ssize_t s = 0; s < n; s++) {                                                         \
+            const Py_ssize_t run = (s * c + ch) * l;                                                 \
+            for (Py_ssize_t i = 0; i < l; i++) {                                                     \
+                TYPE v = (x[run + i] - mean) * rstd;                                                 \
+                if (w) v = v * w[ch];                                                                \
+                if (b) v = v + b[ch];                                                                \
+                out[run + i] = v;                                                                    \
+            }                                                                                        \
+        }                                                                                            \
+    }
+
+/* _batch_norm_vjp (training) as its registered ops compute it on arrays: the moments again with
+   _mean_forward (the sum divided by the count in the dtype), rstd = 1.0 / sqrt(var + eps),
+   xhat = (x - mean) * rstd, gx = g [* weight]; grad_x = rstd * ((gx - mean(gx)) - xhat *
+   mean(gx * xhat)), grad_weight = sum(g * xhat), grad_bias = sum(g). */
+#define BN_BACKWARD(TYPE, SQRT)                                                                      \
+    for (Py_ssize_t ch = 0; ch < c; ch++) {                                                          \
+        const TYPE cnt = (TYPE)count;                                                                \
+        TYPE sum, sq, sum_gx, sum_gx_xhat, sum_g_xhat, sum_g;                                        \
+        CHANNEL_SUM(TYPE, sum, tmp[i] = x[run + i])                                                  \
+        const TYPE mean = sum / cnt;                                                                 \
+        CHANNEL_SUM(TYPE, sq, TYPE d = x[run + i] - mean; tmp[i] = d * d)                            \
+        const TYPE var = sq / cnt;                                                                   \
+        const TYPE rstd = (TYPE)1.0 / SQRT(var + (TYPE)eps);                                         \
+        const TYPE wc = w ? w[ch] : 0;                                                               \
+        CHANNEL_SUM(TYPE, sum_gx, tmp[i] = w ? g[run + i] * wc : g[run + i])                         \
+        const TYPE mean_gx = sum_gx / cnt;                                                           \
+        CHANNEL_SUM(TYPE, sum_gx_xhat,                                                               \
+                    TYPE gxv = w ? g[run + i] * wc : g[run + i];                                     \
+                    tmp[i] = gxv * ((x[run + i] - mean) * rstd))                                     \
+        const TYPE mean_gx_xhat = sum_gx_xhat / cnt;                                                 \
+        if (gw) {                                                                                    \
+            CHANNEL_SUM(TYPE, sum_g_xhat, tmp[i] = g[run + i] * ((x[run + i] - mean) * rstd))        \
+            gw[ch] = sum_g_xhat;                                                                     \
+        }                                                                                            \
+        if (gb) {                                                                                    \
+            CHANNEL_SUM(TYPE, sum_g, tmp[i] = g[run + i])                                            \
+            gb[ch] = sum_g;                                                                          \
+        }                                                                                            \
+        for (Py_ssize_t s = 0; s < n; s++) {                                                         \
+            const Py_ssize_t run = (s * c + ch) * l;                                                 \
+            for (Py_ssize_t i = 0; i < l; i++) {                                                     \
+                TYPE gxv = w ? g[run + i] * wc : g[run + i];                                         \
+                TYPE xhat = (x[run + i] - mean) * rstd;                                              \
+                gx_out[run + i] = rstd * ((gxv - mean_gx) - xhat * mean_gx_xhat);                    \
+            }                                                                                        \
+        }                                                                                            \
+    }
+
+/* The (N, C, L) view of a C-contiguous float buffer of at least 2 dimensions. One channel's N runs
+   are one run of N * L values (numpy's iterator coalesces them: its sum is one pairwise sum). */
+static int ncl(Py_buffer *v, Py_ssize_t *n, Py_ssize_t *c, Py_ssize_t *l)
+{
+    *n = v->shape[0], *c = v->shape[1], *l = 1;
+    for (int d = 2; d < v->ndim; d++)
+        *l *= v->shape[d];
+    if (*c == 1)
+        *l *= *n, *n = 1;
+    return 0;
+}
+
+/* An optional per-channel vector (None: absent): a C-contiguous 1-d array of c values of itemsize. */
+static int channel_vector(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t c, Py_ssize_t itemsize,
+                          const char *what, int *present)
+{
+    *present = obj != Py_None;
+    if (!*present)
+        return 0;
+    if (float_array(obj, v, writable, 1, what) < 0)
+        return -1;
+    if (v->shape[0] != c || v->itemsize != itemsize) {
+        PyBuffer_Release(v);
+        PyErr_Format(PyExc_ValueError, "%s: a per-channel vector of another size or dtype", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int any_float_array(PyObject *array, Py_buffer *view, int writable, const char *what)
+{
+    if (PyObject_GetBuffer(array, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *f = view->format ? view->format : "";
+    char kind = f[f[0] == '=' || f[0] == '<' ? 1 : 0];
+    if (view->ndim < 2 || !((kind == 'f' && view->itemsize == 4) || (kind == 'd' && view->itemsize == 8))) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous float32 or float64 array of 2 or more dims", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int same_shape(Py_buffer *a, Py_buffer *b)
+{
+    if (a->ndim != b->ndim || a->itemsize != b->itemsize)
+        return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d])
+            return 0;
+    return 1;
+}
+
+/* batch_norm_forward(x, weight|None, bias|None, eps, out) */
+static PyObject *batch_norm_forward(PyObject *module, PyObject *args)
+{
+    PyObject *xo, *wo, *bo, *oo;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OOOdO", &xo, &wo, &bo, &eps, &oo))
+        return NULL;
+    Py_buffer xv, wv, bv, ov;
+    int hw = 0, hb = 0, ok = 1;
+    if (any_float_array(xo, &xv, 0, "batch_norm_forward") < 0)
+        return NULL;
+    Py_ssize_t n, c, l;
+    ncl(&xv, &n, &c, &l);
+    if (channel_vector(wo, &wv, 0, c, xv.itemsize, "batch_norm_forward", &hw) < 0)
+        goto fail_x;
+    if (channel_vector(bo, &bv, 0, c, xv.itemsize, "batch_norm_forward", &hb) < 0)
+        goto fail_w;
+    if (any_float_array(oo, &ov, 1, "batch_norm_forward") < 0)
+        goto fail_b;
+    const Py_ssize_t count = n * l;
+    void *tmp = same_shape(&xv, &ov) && count > 0 ? PyMem_RawMalloc((size_t)(l ? l : 1) * xv.itemsize) : NULL;
+    if (tmp == NULL) {
+        if (!same_shape(&xv, &ov) || count <= 0)
+            PyErr_SetString(PyExc_ValueError, "batch_norm_forward: out is not x's shape, or x has no values");
+        else
+            PyErr_NoMemory();
+        PyBuffer_Release(&ov);
+        goto fail_b;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (xv.itemsize == 4) {
+        const float *x = xv.buf, *w = hw ? wv.buf : NULL, *b = hb ? bv.buf : NULL;
+        float *out = ov.buf;
+        float *tmp_ = tmp;
+#define tmp tmp_
+        BN_FORWARD(float, sqrtf)
+#undef tmp
+    } else {
+        const double *x = xv.buf, *w = hw ? wv.buf : NULL, *b = hb ? bv.buf : NULL;
+        double *out = ov.buf;
+        double *tmp_ = tmp;
+#define tmp tmp_
+        BN_FORWARD(double, sqrt)
+#undef tmp
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(tmp);
+    PyBuffer_Release(&ov);
+    if (hb) PyBuffer_Release(&bv);
+    if (hw) PyBuffer_Release(&wv);
+    PyBuffer_Release(&xv);
+    Py_RETURN_NONE;
+fail_b:
+    if (hb) PyBuffer_Release(&bv);
+fail_w:
+    if (hw) PyBuffer_Release(&wv);
+fail_x:
+    PyBuffer_Release(&xv);
+    return NULL;
+}
+
+/* batch_norm_backward(g, x, weight|None, eps, grad_x, grad_weight|None, grad_bias|None) */
+static PyObject *batch_norm_backward(PyObject *module, PyObject *args)
+{
+    PyObject *go, *xo, *wo, *gxo, *gwo, *gbo;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OOOdOOO", &go, &xo, &wo, &eps, &gxo, &gwo, &gbo))
+        return NULL;
+    Py_buffer gv, xv, wv, gxv, gwv, gbv;
+    int hw = 0, hgw = 0, hgb = 0;
+    if (any_float_array(xo, &xv, 0, "batch_norm_backward") < 0)
+        return NULL;
+    if (any_float_array(go, &gv, 0, "batch_norm_backward") < 0)
+        goto fail_x;
+    if (any_float_array(gxo, &gxv, 1, "batch_norm_backward") < 0)
+        goto fail_g;
+    Py_ssize_t n, c, l;
+    ncl(&xv, &n, &c, &l);
+    if (channel_vector(wo, &wv, 0, c, xv.itemsize, "batch_norm_backward", &hw) < 0)
+        goto fail_gx;
+    if (channel_vector(gwo, &gwv, 1, c, xv.itemsize, "batch_norm_backward", &hgw) < 0)
+        goto fail_w;
+    if (channel_vector(gbo, &gbv, 1, c, xv.itemsize, "batch_norm_backward", &hgb) < 0)
+        goto fail_gw;
+    const Py_ssize_t count = n * l;
+    void *tmp = same_shape(&xv, &gv) && same_shape(&xv, &gxv) && count > 0
+                ? PyMem_RawMalloc((size_t)l * xv.itemsize) : NULL;
+    if (tmp == NULL) {
+        if (!same_shape(&xv, &gv) || !same_shape(&xv, &gxv) || count <= 0)
+            PyErr_SetString(PyExc_ValueError, "batch_norm_backward: g, x and grad_x differ in shape, or x has no values");
+        else
+            PyErr_NoMemory();
+        goto fail_gb;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (xv.itemsize == 4) {
+        const float *g = gv.buf, *x = xv.buf, *w = hw ? wv.buf : NULL;
+        float *gx_out = gxv.buf, *gw = hgw ? gwv.buf : NULL, *gb = hgb ? gbv.buf : NULL;
+        float *tmp_ = tmp;
+#define tmp tmp_
+        BN_BACKWARD(float, sqrtf)
+#undef tmp
+    } else {
+        const double *g = gv.buf, *x = xv.buf, *w = hw ? wv.buf : NULL;
+        double *gx_out = gxv.buf, *gw = hgw ? gwv.buf : NULL, *gb = hgb ? gbv.buf : NULL;
+        double *tmp_ = tmp;
+#define tmp tmp_
+        BN_BACKWARD(double, sqrt)
+#undef tmp
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(tmp);
+    if (hgb) PyBuffer_Release(&gbv);
+    if (hgw) PyBuffer_Release(&gwv);
+    if (hw) PyBuffer_Release(&wv);
+    PyBuffer_Release(&gxv);
+    PyBuffer_Release(&gv);
+    PyBuffer_Release(&xv);
+    Py_RETURN_NONE;
+fail_gb:
+    if (hgb) PyBuffer_Release(&gbv);
+fail_gw:
+    if (hgw) PyBuffer_Release(&gwv);
+fail_w:
+    if (hw) PyBuffer_Release(&wv);
+fail_gx:
+    PyBuffer_Release(&gxv);
+fail_g:
+    PyBuffer_Release(&gv);
+fail_x:
+    PyBuffer_Release(&xv);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"col2im_add", col2im_add, METH_VARARGS,
      "col2im_add(cols (N, OH, OW, kh, kw, C), padded (N, H', W', C), stride_h, stride_w): conv2d's col2im."},
+    {"batch_norm_forward", batch_norm_forward, METH_VARARGS,
+     "batch_norm_forward(x, weight|None, bias|None, eps, out): normalization.py's training forward."},
+    {"batch_norm_backward", batch_norm_backward, METH_VARARGS,
+     "batch_norm_backward(g, x, weight|None, eps, grad_x, grad_weight|None, grad_bias|None): its vjp."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,17 +11,8 @@ import numpy as np
 
 from engine.ops.elementwise import dtype_name
 from engine.ops.registry import ELEMENTWISE, NN, OpDef, Spec, register
+from engine.ops import kernels
 from engine.ops.shapes import normalize_dims
-
-_kernels = None     # engine/native's nnkernels module, when use_kernels took it (it sits above this layer)
-
-
-def use_kernels(module) -> str:
-    """Run the loops below that have a C twin (engine/native/nnkernels.c: the same operations in the
-    same order, so the same bits) in `module`, or with None, in numpy; returns which."""
-    global _kernels
-    _kernels = module
-    return "numpy" if module is None else "C (engine/native/nnkernels.c)"
 
 # ---- softmax / log_softmax (numerically stable: shift by the max first) -----------------------------
 
@@ -184,8 +175,8 @@ def _conv2d_input_grad_forward(g, weight, stride, padding, input_shape):
         cols = rows.transpose(0, 2, 3, 1).reshape(-1, o) @ offsets_last     # (N*OH*OW, kh*kw*C)
         cols = cols.reshape(len(rows), oh, ow, kh, kw, c)
         part = padded[i:i + step]
-        if _kernels is not None and cols.dtype == part.dtype and cols.dtype.kind == "f" and cols.itemsize in (4, 8):
-            _kernels.col2im_add(cols, part, sh, sw)     # the loop below, in one pass
+        if kernels.module is not None and cols.dtype == part.dtype and cols.dtype.kind == "f" and cols.itemsize in (4, 8):
+            kernels.module.col2im_add(cols, part, sh, sw)     # the loop below, in one pass
             continue
         for u in range(kh):          # col2im: each kernel offset adds its column block back in place
             for v in range(kw):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.ops import kernels
 from engine.ops.registry import NN, OpDef, Spec, register
 
 
@@ -110,9 +111,23 @@ def _channel_shape(ndim: int) -> tuple[int, ...]:
     return (1, -1) + (1,) * (ndim - 2)
 
 
+def _fusable(x, *arrays) -> bool:
+    """What nnkernels.c's batch norm takes: float32/float64 ndarrays of one dtype, C-contiguous, x
+    with 2 or more dims and some values; the others (g, weight, bias) as the numpy code gets them."""
+    return (type(x) is np.ndarray and x.ndim >= 2 and x.size > 0 and x.flags.c_contiguous
+            and (x.dtype == np.float32 or x.dtype == np.float64)
+            and all(a is None or (type(a) is np.ndarray and a.dtype is x.dtype and a.flags.c_contiguous)
+                    for a in arrays))
+
+
 def _batch_norm_forward(x, *params, training=True, eps=1e-5, has_weight=True, has_bias=True):
     weight, bias, running = _split(params, has_weight, has_bias)
     view = _channel_shape(x.ndim)
+    if training and kernels.module is not None and _fusable(x, weight, bias) \
+            and all(p is None or p.shape == x.shape[1:2] for p in (weight, bias)):
+        out = np.empty_like(x)           # the numpy code below in one C pass per channel, the same bits
+        kernels.module.batch_norm_forward(x, weight, bias, float(eps), out)
+        return out
     if training:
         out = _normalize_forward(x, _channel_dims(x.ndim), _rstd, eps=eps)
     else:
@@ -149,13 +164,31 @@ def _batch_norm_vjp(F, g, x, *params_and_out, training=True, eps=1e-5, has_weigh
     return tuple(grads) + (None,) * len(running)     # running statistics get no gradient, as in PyTorch
 
 
+def _batch_norm_numpy_vjp(needs, g, x, *params_and_out, training=True, eps=1e-5, has_weight=True, has_bias=True):
+    """_batch_norm_vjp (training) on arrays in nnkernels.c, its registered ops' numpy calls in one pass
+    per channel (the same bits), or None: the rule above runs."""
+    weight, bias, running = _split(params_and_out[:-1], has_weight, has_bias)
+    if not (training and kernels.module is not None and _fusable(x, g, weight) and g.shape == x.shape
+            and (weight is None or weight.shape == x.shape[1:2])
+            and (bias is None or (type(bias) is np.ndarray and bias.dtype is x.dtype))):
+        return None
+    grad_x = np.empty_like(x)
+    grad_w = np.empty(weight.shape, x.dtype) if weight is not None else None
+    grad_b = np.empty(bias.shape, x.dtype) if bias is not None else None
+    if grad_b is not None and grad_b.shape != x.shape[1:2]:
+        return None
+    kernels.module.batch_norm_backward(g, x, weight, float(eps), grad_x, grad_w, grad_b)
+    grads = (grad_x,) + tuple(a for a in (grad_w, grad_b) if a is not None)
+    return grads + (None,) * len(running)
+
+
 register(OpDef(
     "native_batch_norm", NN, _batch_norm_forward, _batch_norm_infer, _batch_norm_vjp, "NativeBatchNormBackward0",
     "(x - mean) / sqrt(var + eps) * weight + bias  (per channel; the batch's statistics when training, "
     "the running ones in eval)",
     "training: grad_x = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), gx = grad * weight; "
     "eval: grad_x = gx * rstd; grad_weight = sum(grad * xhat); grad_bias = sum(grad)  (over all but dim 1)",
-    attrs=("training", "eps", "has_weight", "has_bias"), saves=None))
+    attrs=("training", "eps", "has_weight", "has_bias"), saves=None, numpy_vjp=_batch_norm_numpy_vjp))
 
 
 # ---- group norm: statistics per (sample, group of channels), over the group's channels and positions -----

@@ -1,5 +1,5 @@
 """engine/native's nnkernels.c against engine/ops' numpy code it replaces, bit for bit: the same
-function run with the C loop and with `use_kernels(None)` (the numpy reference) over many shapes,
+function run with the C loop and with `kernels.use(None)` (the numpy reference) over many shapes,
 strides, paddings and both float dtypes, with values whose sums round differently in another order
 (a wide spread of magnitudes), signed zeros and non-finite values. A wrong order or a missed term
 shows as different bits."""
@@ -12,19 +12,21 @@ import pytest
 
 import engine.tensor  # noqa: F401  (loads engine/native)
 from engine import native
-from engine.ops import nn as nn_ops
+from engine.ops import kernels, nn as nn_ops
+from engine.ops.builder import NUMPY
+from engine.ops.registry import OPS
 
-module = nn_ops._kernels
+module = kernels.module
 pytestmark = pytest.mark.skipif(module is None, reason=f"engine/native's kernels: {native.kernels_status()}")
 
 
 @contextlib.contextmanager
 def numpy_only():
-    nn_ops.use_kernels(None)
+    kernels.use(None)
     try:
         yield
     finally:
-        nn_ops.use_kernels(module)
+        kernels.use(module)
 
 
 def spread(rng, shape, dtype):
@@ -84,3 +86,75 @@ def test_col2im_refuses_what_it_does_not_take():
         module.col2im_add(cols[:, :, ::2], np.zeros((1, 4, 4, 4), np.float32), 1, 1)
     with pytest.raises(ValueError):
         module.col2im_add(cols, np.zeros((1, 4, 4, 4), np.float32), 0, 1)
+
+
+# ---- batch norm -------------------------------------------------------------------------------------
+
+BATCH_NORM_SHAPES = [(16, 16, 32, 32), (16, 64, 8, 8), (3, 5, 7, 9), (2, 4, 1, 1), (1, 3, 2, 2), (5, 3),
+                     (7, 2, 5), (2, 3, 128, 130), (4, 2, 3, 2, 5), (9, 1, 17), (64, 6, 1), (3, 1, 40, 40), (1, 4, 9, 9),
+                     (300, 2), (1, 1, 5)]
+
+
+def batch_norm_both_ways(x, weight, bias, g, eps):
+    op = OPS["native_batch_norm"]
+    params = tuple(p for p in (weight, bias) if p is not None)
+    attrs = {"training": True, "eps": eps, "has_weight": weight is not None, "has_bias": bias is not None}
+    results = []
+    for fused in (True, False):
+        with contextlib.nullcontext() if fused else numpy_only():
+            out = op.forward(x, *params, **attrs)
+            grads = (op.numpy_vjp((True,) * (1 + len(params)), g, x, *params, out, **attrs) if fused
+                     else op.vjp(NUMPY, g, x, *params, out, **attrs))
+        assert grads is not None
+        results.append((out,) + tuple(grads))
+    return results
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", BATCH_NORM_SHAPES)
+def test_batch_norm_forward_and_backward_are_the_numpy_ops_bit_for_bit(shape, dtype):
+    rng = np.random.default_rng(sum(shape))
+    c = shape[1]
+    for affine, eps, scale in ((True, 1e-5, 1.0), (False, 1e-3, 1e3), (True, 0.1, 1e-4)):
+        x = (rng.standard_normal(shape) * scale + rng.standard_normal((1, c) + (1,) * (len(shape) - 2)) * 3 * scale)
+        x = x.astype(dtype)
+        g = spread(rng, shape, dtype)
+        weight = rng.standard_normal(c).astype(dtype) if affine else None
+        bias = rng.standard_normal(c).astype(dtype) if affine else None
+        fused, reference = batch_norm_both_ways(x, weight, bias, g, eps)
+        assert len(fused) == len(reference)
+        for a, b in zip(fused, reference):
+            assert a.dtype == b.dtype and a.shape == b.shape, (shape, affine)
+            assert a.tobytes() == b.tobytes(), (shape, affine)
+
+
+def test_batch_norm_of_constant_channels_zeros_and_non_finite_values():
+    x = np.zeros((4, 3, 5, 5), np.float32)
+    x[:, 1] = -0.0
+    x[:, 2] = 7.0
+    x[0, 0, 0, 0] = np.inf
+    g = np.ones_like(x)
+    g[:, 2] = -0.0
+    w, b = np.array([1.0, -2.0, 0.5], np.float32), np.array([0.0, -0.0, 1.0], np.float32)
+    with np.errstate(all="ignore"):
+        fused, reference = batch_norm_both_ways(x, w, b, g, 1e-5)
+    for a, r in zip(fused, reference):
+        assert np.array_equal(np.isnan(a), np.isnan(r))
+        keep = ~np.isnan(r)
+        assert a[keep].tobytes() == r[keep].tobytes()
+
+
+def test_batch_norm_falls_back_to_numpy_for_what_the_kernel_does_not_take():
+    op = OPS["native_batch_norm"]
+    x = np.ones((2, 3, 4), np.float32)
+    attrs = {"training": True, "eps": 1e-5, "has_weight": True, "has_bias": True}
+    w64 = np.ones(3, np.float64)
+    assert op.numpy_vjp((True,) * 3, x, x, w64, np.zeros(3, np.float32), x, **attrs) is None     # mixed dtypes
+    assert op.numpy_vjp((True,) * 3, x[:, :, ::2].copy(), x, np.ones(3, np.float32), np.zeros(3, np.float32),
+                        x, **attrs) is None                                                          # g's shape
+    assert op.numpy_vjp((True,) * 3, x, x, np.ones(3, np.float32), np.zeros(3, np.float32), x,
+                        **{**attrs, "training": False}) is None
+    with pytest.raises(ValueError):
+        module.batch_norm_forward(x, np.ones(4, np.float32), None, 1e-5, np.empty_like(x))
+    with pytest.raises(ValueError):
+        module.batch_norm_backward(x, x, None, 1e-5, np.empty((2, 3, 5), np.float32), None, None)
