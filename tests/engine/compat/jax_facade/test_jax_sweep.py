@@ -29,6 +29,11 @@ def _dagscope(name: str) -> str:
     return record_goldens.dagscope_output((LIB.folder / f"{name}.py").read_text())
 
 
+def test_the_sweep_has_the_gallery_example():
+    example = LIB.folder.parents[2] / "examples" / "15_jax_jaxpr_grad_jit_vmap.py"
+    assert (LIB.folder / "08_gallery_example.py").read_text() == example.read_text()
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_prints_what_jax_printed(name):
     _assert_agree(_dagscope(name), (LIB.folder / f"{name}.out").read_text(), "JAX 0.10's stored output")
