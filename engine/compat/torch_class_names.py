@@ -17,8 +17,9 @@ _NN = {"module": ["Module"], "linear": ["Linear", "Identity", "LazyLinear"],
        "flatten": ["Flatten", "Unflatten"], "dropout": ["Dropout"],
        "activation": ["ReLU", "LeakyReLU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin",
                       "LogSoftmax", "MultiheadAttention", "ELU", "Hardsigmoid", "Hardswish", "Hardtanh", "Mish",
-                      "ReLU6"],
-       "pooling": ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"], "normalization": ["LayerNorm", "GroupNorm"],
+                      "ReLU6", "Softsign", "Tanhshrink"],
+       "pooling": ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"],
+       "normalization": ["LayerNorm", "GroupNorm"],
        "batchnorm": ["BatchNorm1d", "BatchNorm2d"], "rnn": ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"],
        "transformer": ["TransformerEncoderLayer", "TransformerEncoder", "Transformer", "TransformerDecoder",
                        "TransformerDecoderLayer"],
@@ -50,6 +51,7 @@ TORCH_MODULES.update({"dtype": "torch", "Size": "torch", "Tensor": "torch", "dev
                       "Function": "torch.autograd.function", "no_grad": "torch.autograd.grad_mode",
                       "enable_grad": "torch.autograd.grad_mode", "set_grad_enabled": "torch.autograd.grad_mode",
                       "ScriptModule": "torch.jit._script", "TracerWarning": "torch.jit._trace",
+                      "TracedModule": "torch.jit._trace", "TopLevelTracedModule": "torch.jit._trace",
                       "ScriptFunction": "torch.jit.torch.jit",      # (PyTorch's own repr of its pybind class)
                       "SummaryWriter": "torch.utils.tensorboard.writer"})
 

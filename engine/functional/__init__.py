@@ -9,7 +9,7 @@ from engine.functional._common import _as_tensor, _c_type_name, _correction, _di
 from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div,
                                            elu, eq, erf, exp, floor, floor_divide, ge, gelu, gt, hardsigmoid,
                                            hardswish, hardtanh, isfinite, isinf, isnan, isneginf, isposinf, le,
-                                           leaky_relu, mish, relu6,
+                                           leaky_relu, mish, relu6, softsign, tanhshrink,
                                            log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
                                            relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
                                            where)
@@ -21,8 +21,8 @@ from engine.functional.movement import (broadcast_to, cat, chunk, concat, concat
 from engine.functional.index import (argsort, gather, getitem, index_put, index_put_, index_select, numpy_key,
                                      scatter, scatter_, scatter_add, scatter_add_, setitem, sort, topk, tril, triu)
 from engine.functional.linalg import bmm, dot, einsum, ger, linear, matmul, mm, mv, outer
-from engine.functional.nn import (avg_pool2d, batch_norm, conv1d, conv2d, conv_transpose1d, conv_transpose2d, dropout,
-                                  embedding, group_norm, interpolate, layer_norm, max_pool2d, normalize, one_hot, pad, upsample)
+from engine.functional.nn import (avg_pool1d, avg_pool2d, batch_norm, conv1d, conv2d, conv_transpose1d, conv_transpose2d, dropout,
+                                  embedding, group_norm, interpolate, layer_norm, max_pool1d, max_pool2d, normalize, one_hot, pad, upsample)
 from engine.functional.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
                                     huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 
@@ -34,7 +34,7 @@ __all__ = [
     "mm", "bmm", "linear", "sum", "mean", "var", "std", "norm", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",
     "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split", "conv2d",
-    "max_pool2d", "avg_pool2d", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss", "l1_loss",
+    "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "softsign", "tanhshrink", "dropout", "embedding", "one_hot", "layer_norm", "mse_loss", "l1_loss",
     "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "eq", "ne", "gt",
     "lt", "ge", "le", "isnan", "broadcast_to", "expand", "reciprocal",
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",

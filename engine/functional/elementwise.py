@@ -131,6 +131,16 @@ def mish(input, inplace: bool = False):
     return _activation_(input, "mish", "MishBackward0") if inplace else apply("mish", input)
 
 
+def softsign(input):
+    """PyTorch's own composition, input / (input.abs() + 1) (grad_fn DivBackward0)."""
+    return div(input, add(abs(input), 1))
+
+
+def tanhshrink(input):
+    """PyTorch's own composition, input - input.tanh() (grad_fn SubBackward0)."""
+    return sub(input, tanh(input))
+
+
 def isinf(input): return apply("isinf", input)
 def isposinf(input): return apply("isposinf", input)
 def isneginf(input): return apply("isneginf", input)

@@ -162,6 +162,33 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _pool("avg_pool2d", input, kernel_size, stride, padding, **options)
 
 
+def _single(v, name: str) -> int:
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise RuntimeError(f"{name}: {name.split('_')[0]} must be a single int, or a tuple of one int")
+        v = v[0]
+    return int(v)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """As ATen computes it: max_pool2d over input.unsqueeze(-2) with a 1 x k window, then squeeze(-2)
+    (grad_fn SqueezeBackward1 over MaxPool2DWithIndicesBackward0, as PyTorch's)."""
+    k = _single(kernel_size, "max_pool1d_kernel_size")
+    s = k if stride is None or stride == [] or stride == () else _single(stride, "max_pool1d_stride")
+    out = max_pool2d(unsqueeze(input, -2), (1, k), (1, s), (0, _single(padding, "max_pool1d_padding")),
+                     (1, _single(dilation, "max_pool1d_dilation")), ceil_mode, return_indices)
+    return squeeze(out, -2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool2d over input.unsqueeze(-2) with a 1 x k window, then squeeze(-2), as ATen's."""
+    k = _single(kernel_size, "avg_pool1d_kernel_size")
+    s = k if stride is None or stride == [] or stride == () else _single(stride, "avg_pool1d_stride")
+    out = avg_pool2d(unsqueeze(input, -2), (1, k), (1, s), (0, _single(padding, "avg_pool1d_padding")), ceil_mode,
+                     count_include_pad)
+    return squeeze(out, -2)
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")

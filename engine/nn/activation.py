@@ -117,6 +117,16 @@ class Mish(_InplaceOnly):
     function = staticmethod(F.mish)
 
 
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
 class Softplus(Module):
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()

@@ -68,3 +68,52 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class MaxPool1d(MaxPool2d):
+    """PyTorch's MaxPool1d: the options as given (an int stays an int), F.max_pool1d."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+def _one(v) -> tuple:
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
+
+
+class AvgPool1d(Module):
+    """PyTorch's AvgPool1d: kernel_size, stride and padding kept as 1-tuples (its repr shows them so)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = _one(kernel_size)
+        self.stride = _one(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode, self.count_include_pad = _one(padding), ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool2d over input.unsqueeze(-2) to (1, output_size), then squeeze(-2), as ATen's."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be a 2D or 3D tensor, "
+                           f"got {input.ndim}D")
+    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    return F.squeeze(adaptive_avg_pool2d(F.unsqueeze(input, -2), (1, int(size))), -2)
+
+
+class AdaptiveAvgPool1d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

@@ -289,3 +289,18 @@ def test_unflatten_shows_the_size_it_was_given_and_unflattens(sizes, shown):
     layer = nn.Unflatten(1, sizes)
     assert repr(layer) == f"Unflatten(dim=1, unflattened_size={shown})"
     assert layer(Tensor(np.ones((3, 4), np.float32))).array.shape == (3, 2, 2)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, x: F.max_pool1d(x, 3, 2, 1), lambda F, x: F.max_pool1d(x, 2, ceil_mode=True),
+    lambda F, x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False), lambda F, x: F.avg_pool1d(x, 2, ceil_mode=True),
+    lambda F, x: nn.pooling.adaptive_avg_pool1d(x, 3), lambda F, x: F.softsign(x), lambda F, x: F.tanhshrink(x),
+], ids=["max_pool1d", "max_pool1d_ceil", "avg_pool1d", "avg_pool1d_ceil", "adaptive_avg_pool1d", "softsign",
+        "tanhshrink"])
+def test_pool1d_softsign_tanhshrink_gradients(fn):
+    """1-d pooling (the 2-d ops on x.unsqueeze(-2)) and the two compositions against finite differences
+    in float64 (tests/engine/torch_sweep/377 holds PyTorch's numbers and grad_fn chains)."""
+    from engine import functional as F
+    x = RNG.standard_normal((2, 3, 7)) + np.linspace(0, 1, 7)      # distinct values: max is differentiable
+    weights = RNG.standard_normal(fn(F, _t(x)).shape)
+    _check_grads(lambda x: (fn(F, x) * _t(weights)).sum(), [x])
