@@ -148,6 +148,8 @@ class Symbolic:
         # and how a facade's tensor-like object (TensorFlow's tf.Variable) gives the tensor it stands for,
         # where the compiler needs a tensor: a value a tensor loop carries
         self.unwrap = None
+        # how a shadow prints at trace time, given its IR value (a facade's words: TensorFlow's `x:0`)
+        self.symbolic_text = None
 
     # ---- shadows and values ------------------------------------------------------------------
     def shadow(self, value: Value, tensor=None):
@@ -261,6 +263,8 @@ class Symbolic:
         v = self.sym.get(id(x)) if is_tensor(x) else None
         if v is None:
             return x
+        if self.symbolic_text is not None:
+            return self.symbolic_text(v)
         return f'Tensor("{v.name or v.id}", shape={tuple(v.shape)}, dtype={np.dtype(v.dtype).name})'
 
     # ---- observers: ops on shadows become nodes --------------------------------------------------

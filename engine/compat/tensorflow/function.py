@@ -35,7 +35,7 @@ from engine import autograd, record
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
 from engine.capture.specialisation import OBJECT, TENSOR, Specialisations, describe, signature
-from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow import context, dtypes, graph_def
 from engine.compat.tensorflow.array_ops import write_printed
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.graph import GraphTensor
@@ -60,6 +60,7 @@ class _Tracing:
         self.graph = graph
         self.variables: list = []            # tf.Variables read, in order: the "param" inputs
         self.assigned: dict = {}             # id(variable) -> (variable, its new value): extra outputs too
+        self.tf_ops: list = []               # (first IR id, end, op type, name) per TensorFlow op (graph_def.py)
 
     def variable_value(self, variable):
         """What reading `variable` gives inside the trace: the value assigned earlier in it, or the input."""
@@ -112,6 +113,47 @@ def _spec(signature: tuple, args: list) -> str:
                      for part, a in zip(signature, args) if part[1] == TENSOR or (part[1] == OBJECT and _is_variable(a)))
 
 
+# ---- the types TensorFlow prints for a trace (pretty_printed_concrete_signatures, function_type) ----
+
+def _spec_text(shape, dtype) -> str:
+    return f"TensorSpec(shape={dtypes.TensorShape(shape)}, dtype={dtypes.as_dtype(dtype)!r}, name=None)"
+
+
+def _type_text(value) -> str:
+    """TensorFlow's TraceType of an argument or result, as it prints it."""
+    if value is None:
+        return "Literal[None]"
+    if hasattr(value, "_dagscope_value"):                     # a tf.Variable
+        value = value._dagscope_value()
+    if is_tensor(value):
+        return _spec_text(value.array.shape, value.array.dtype)
+    if isinstance(value, TensorSpec):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        kind = "List" if isinstance(value, list) else "Tuple"
+        return f"{kind}[{', '.join(_type_text(v) for v in value)}]"
+    if isinstance(value, dict):
+        return f"Dict[{', '.join(f'[{k!r}, {_type_text(v)}]' for k, v in value.items())}]"
+    return f"Literal[{value!r}]"
+
+
+def _outputs_text(structure, graph: IRGraph) -> str:
+    """The results' types, from the structure the function returned and the graph's result specs."""
+    specs = iter(graph.outputs)
+
+    def text(value):
+        if isinstance(value, (list, tuple)):
+            kind = "List" if isinstance(value, list) else "Tuple"
+            return f"{kind}[{', '.join(text(v) for v in value)}]"
+        if isinstance(value, dict):
+            return f"Dict[{', '.join(f'[{k!r}, {text(v)}]' for k, v in value.items())}]"
+        if value is None:
+            return "Literal[None]"
+        spec = next(specs).spec
+        return _spec_text(spec.shape, spec.dtype)
+    return text(structure)
+
+
 # ---- tf.function ----------------------------------------------------------------------------------
 
 class TensorSpec:
@@ -153,6 +195,12 @@ def _apply_input_signature(name: str, params: list, specs: list, args: tuple, kw
     return out
 
 
+def _symbolic_text(v) -> str:
+    """A traced tensor as `print` shows it while tracing: `Tensor("x:0", shape=(2,), dtype=float32)`."""
+    name = f"{v.name}:0" if v.name else v.id
+    return f'Tensor("{name}", shape={dtypes.TensorShape(v.shape)}, dtype={dtypes.as_dtype(v.dtype).name})'
+
+
 def _variable_value(value):
     """A tf.Variable a loop carries is its value (AutoGraph's loop variables are tensors)."""
     return value._dagscope_value() if hasattr(value, "_dagscope_value") else value
@@ -166,7 +214,11 @@ def _write_print(op, inputs, attrs, out) -> None:
 
 class FuncGraph(IRGraph):
     """A ConcreteFunction's `graph`: Dagscope's IR graph of the trace (print it to read it), not a TensorFlow
-    FuncGraph; TensorFlow's own methods on it (as_graph_def, get_operations ...) say so by name."""
+    FuncGraph: as_graph_def() describes it in TensorFlow's words (graph_def.py); TensorFlow's other
+    methods on it (get_operations ...) say so by name."""
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        return graph_def.as_graph_def(self, getattr(self, "_tf_ops", []))
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -194,6 +246,26 @@ class ConcreteFunction:
         self.signature = signature
         self.assigned = assigned             # variables whose new values are the very last outputs
         self.calls = None                    # engine.record.calls.CallSite once this trace is recorded
+        self.parameters: list = []           # [(inspect.Parameter, its TraceType text)], set by Function._trace
+        self.output_text = _outputs_text(structure, graph)
+
+    def _inputs_text(self) -> list[str]:
+        return [f"  {p.name} ({p.kind.name}): {text}" for p, text in self.parameters]
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for v in self.variables]
+        return "\n".join(["Input Parameters:", *self._inputs_text(), "Output Type:", f"  {self.output_text}",
+                          "Captures:", *(captures or ["  None"])])
+
+    @property
+    def function_type(self):
+        return _FunctionType(self)
+
+    def __str__(self) -> str:
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.function_type} at {id(self):#X}>"
 
     def inputs_for(self, args: list) -> list:
         tensors = []
@@ -223,6 +295,24 @@ class ConcreteFunction:
 
     def __call__(self, *args):
         return self.run(list(args))
+
+
+class _FunctionType:
+    """`ConcreteFunction.function_type`: `(a: TensorSpec(...)) -> TensorSpec(...)` as TensorFlow prints it."""
+
+    def __init__(self, concrete: ConcreteFunction):
+        self._concrete = concrete
+
+    def __str__(self) -> str:
+        parts, star = [], False
+        for p, text in self._concrete.parameters:
+            if p.kind == p.KEYWORD_ONLY and not star:
+                parts.append("*")
+                star = True
+            parts.append(f"{p.name}: {text}")
+        return f"({', '.join(parts)}) -> {self._concrete.output_text}"
+
+    __repr__ = __str__
 
 
 DO_NOT_CONVERT = "_dagscope_do_not_convert"     # set by tf.autograph.experimental.do_not_convert
@@ -278,24 +368,35 @@ class Function:
         args = self._bind(args, kwargs)
         caller = tracing()
         if caller is None and context.state().functions_eagerly:      # tf.config.run_functions_eagerly(True)
-            return self.python_function(*args)
+            positional, keywords = self._split(args)
+            return self.python_function(*positional, **keywords)
         if caller is not None:
             return self._inline(caller, args)
         return self._concrete(args).run(args)
+
+    def _split(self, values: list) -> tuple[tuple, dict]:
+        """The bound arguments (in parameter order) as a call's positional and keyword-only arguments."""
+        keywords = {p.name: v for p, v in zip(self._params, values) if p.kind == p.KEYWORD_ONLY}
+        return tuple(v for p, v in zip(self._params, values) if p.kind != p.KEYWORD_ONLY), keywords
 
     def _inline(self, caller: _Tracing, args: list):
         """Called while another tf.function traces: this function's body becomes part of the caller's
         graph. (TensorFlow traces it into a graph of its own and adds a call op for it; the values are
         the same, and its Python side effects, e.g. print, happen once, during the caller's trace.)"""
+        positional, keywords = self._split(args)
         if not self._convert:
-            return self.python_function(*args)
-        return caller.compiler.call_function(self.python_function, tuple(args), {})
+            return self.python_function(*positional, **keywords)
+        return caller.compiler.call_function(self.python_function, positional, keywords)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         return self._concrete(self._bind(args, kwargs))
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._cache)
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """Every trace's signature, in the order they were made, as TensorFlow prints them."""
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._cache.entries.values())
 
     def _concrete(self, args: list) -> ConcreteFunction:
         names = [p.name for p in self._params]
@@ -327,6 +428,7 @@ class Function:
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
         compiler.tensor_type, compiler.int_dtype = EagerTensor, np.int32     # what TF code sees between ops
         compiler.unwrap = _variable_value
+        compiler.symbolic_text = _symbolic_text
         trace = _Tracing(compiler, graph)
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
@@ -346,9 +448,10 @@ class Function:
         try:
             with compiler:
                 if self._convert:
-                    result = compiler.call_function(self.python_function, tuple(values), {})
+                    result = compiler.call_function(self.python_function, *self._split(values))
                 else:
-                    result = self.python_function(*values)    # run as-is: its ops are still recorded
+                    positional, keywords = self._split(values)
+                    result = self.python_function(*positional, **keywords)    # as-is: its ops are still recorded
         finally:
             st.tracing = saved
         outputs = flatten(result)
@@ -368,8 +471,13 @@ class Function:
         out_values += [compiler.value_of(value) for _, value in trace.assigned.values()]
         graph.current_line = graph.current_module = None
         graph.output(out_values)
-        return ConcreteFunction(graph, result, positions, list(trace.variables), signature,
-                                [variable for variable, _ in trace.assigned.values()])
+        graph._tf_ops = trace.tf_ops
+        concrete = ConcreteFunction(graph, result, positions, list(trace.variables), signature,
+                                    [variable for variable, _ in trace.assigned.values()])
+        specs = list(self.input_signature or [])
+        concrete.parameters = [(p, repr(specs[i]) if i < len(specs) else _type_text(a))
+                               for i, (p, a) in enumerate(zip(self._params, args))]
+        return concrete
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:
         """Record the trace just made (`reason`: its graph's own note; `run_warnings`: the run's)."""

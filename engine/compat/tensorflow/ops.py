@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import autograd
-from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow import context, dtypes, graph_def
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array
 from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor, default_graph
@@ -153,16 +153,18 @@ _STRUCTURAL = frozenset({"GatherV2", "GatherNd", "StridedSlice", "Slice", "Resha
                          "Squeeze", "ConcatV2", "Pack", "Identity", "Shape", "Size", "Rank", "Equal", "NotEqual",
                          "SelectV2", "TensorScatterUpdate", "BroadcastTo"})
 _COMPLEX_MATH = frozenset({"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Neg", "AddN", "Square"})
+_STRING_MATH = frozenset({"Add"})      # TF's `+` (tf.add) joins strings: tf.constant("a") + "b" is b'ab'
 
 
 def _check_values_kind(tf_type: str, inputs: list) -> None:
     for t in inputs:
         # an eager tensor's numpy kind is its DType's (dtypes.DType.kind), without building the DType
         kind = t.array.dtype.kind if type(t) is EagerTensor else t.dtype.kind
-        if kind == "O" and tf_type not in _STRUCTURAL or kind == "c" and tf_type not in _STRUCTURAL | _COMPLEX_MATH:
+        if kind == "O" and tf_type not in _STRUCTURAL | _STRING_MATH or \
+                kind == "c" and tf_type not in _STRUCTURAL | _COMPLEX_MATH:
             what = "string" if kind == "O" else t.dtype.name
             can = "reshape, slice, gather, concat, stack, compare" + (" and add, multiply, divide, matmul"
-                                                                      if kind == "c" else "")
+                                                                      if kind == "c" else " and add (join)")
             raise UnsupportedError(f"{tf_type} of a {what} tensor is not supported by Dagscope (of {what} tensors it "
                                    f"can {can}; they carry no gradient)")
 
@@ -177,10 +179,14 @@ def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
     # Only ops run while a GradientTape records are differentiable, as in TensorFlow.
     previous = autograd._GradMode.enabled
     autograd._GradMode.enabled = bool(st.tapes)
+    tracing = st.tracing
+    start = tracing.graph._counter.next if tracing is not None else 0
     try:
         return as_eager(lower(EAGER, *inputs, **attrs))
     finally:
         autograd._GradMode.enabled = previous
+        if tracing is not None:            # a tf.function's trace: its GraphDef names the IR nodes made here
+            graph_def.note_op(tracing, start, tf_type, name)
 
 
 def _require(x, kinds: str, tf_type: str):
@@ -255,7 +261,8 @@ def _shape_tuple(shape) -> tuple:
 def _binary(tf_type, default_name, engine_op):
     def op(x, y, name=None):
         x, y = _operands(tf_type, [x, y])
-        return run_op(tf_type, name or default_name, lambda F, a, b: getattr(F, engine_op)(a, b), [x, y])
+        op_type = "Add" if tf_type == "AddV2" and x.dtype == dtypes.string else tf_type    # TF's `+` of strings
+        return run_op(op_type, name or default_name, lambda F, a, b: getattr(F, engine_op)(a, b), [x, y])
     op.__name__ = default_name.lower()
     return op
 
