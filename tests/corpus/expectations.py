@@ -17,10 +17,6 @@ DOES_NOT_RUN: dict[str, str] = {
     # TensorFlow and Keras
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (planned: "
                                       "export; the guide saves and reloads its tf.Module)",
-    "tensorflow/tfdocs_guide_intro_to_graphs": "InvalidArgumentError: indices[0] = 1 is not in [0, 1) [Op:GatherV2] "
-                                               "(unused_return_graph's unused tf.gather: TensorFlow prunes it from "
-                                               "the graph it runs; Dagscope's trace computes every op on the traced "
-                                               "values, so the gather fails while tracing)",
     "tensorflow/tfdocs_guide_function": "UnsupportedAttributeError: tf.types is not supported by Dagscope (the guide's "
                                         "FruitTraceType subclasses tf.types.experimental.TraceType)",
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.config.experimental."

@@ -61,6 +61,32 @@ class _Tracing:
         self.variables: list = []            # tf.Variables read, in order: the "param" inputs
         self.assigned: dict = {}             # id(variable) -> (variable, its new value): extra outputs too
         self.tf_ops: list = []               # (first IR id, end, op type, name) per TensorFlow op (graph_def.py)
+        self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
+
+    def fails_if_used(self, tensor, error: Exception) -> None:
+        """`tensor` was made by an op whose kernel would fail (a gather out of range): the trace raises
+        `error` if a result depends on it, and drops it if none does (TensorFlow prunes unused ops)."""
+        value = self.compiler.sym.get(id(tensor))
+        if value is not None:
+            self.failing.append((value, error))
+
+    def prune_or_raise(self, graph: IRGraph) -> None:
+        if not self.failing:
+            return
+        needed, stack = set(), [v.producer for v in graph.outputs if v.producer is not None]
+        while stack:
+            node = stack.pop()
+            if node.id not in needed:
+                needed.add(node.id)
+                stack += [v.producer for v in node.inputs if v.producer is not None]
+        for value, error in self.failing:
+            if value.producer is not None and value.producer.id in needed:
+                raise error
+        failing = {v.producer.id for v, _ in self.failing if v.producer is not None}
+        feeding = {v.producer.id for n in graph.nodes if n.id in failing for v in n.inputs if v.producer is not None}
+        dead = [n for n in graph.nodes if n.id not in needed and (n.id in failing | feeding or any(
+            v.producer is not None and v.producer.id in failing for v in n.inputs))]
+        self.compiler.drop_unused(graph, dead)     # (only what nothing reads: an input stays)
 
     def variable_value(self, variable):
         """What reading `variable` gives inside the trace: the value assigned earlier in it, or the input."""
@@ -471,6 +497,7 @@ class Function:
         out_values += [compiler.value_of(value) for _, value in trace.assigned.values()]
         graph.current_line = graph.current_module = None
         graph.output(out_values)
+        trace.prune_or_raise(graph)
         graph._tf_ops = trace.tf_ops
         concrete = ConcreteFunction(graph, result, positions, list(trace.variables), signature,
                                     [variable for variable, _ in trace.assigned.values()])

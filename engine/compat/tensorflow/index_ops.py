@@ -66,7 +66,17 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         if outside.size:
             where = ",".join(str(int(i)) for i in np.unravel_index(outside[0], values.shape))
             where = f"[{where}]" if where else ""                 # (a scalar index: `indices = 5`)
-            raise kernel_error("GatherV2", f"indices{where} = {values.flat[outside[0]]} is not in [0, {n})")
+            error = kernel_error("GatherV2", f"indices{where} = {values.flat[outside[0]]} is not in [0, {n})")
+            tracing = context.state().tracing
+            if tracing is None or not n or not tracing.is_symbolic(x):
+                raise error
+            # In a trace, TensorFlow's kernel fails only if the graph's results need this gather (an
+            # unused one is pruned): traced on indices kept in range, it fails when the trace ends if a
+            # result depends on it (function.py), and is dropped from the graph if none does.
+            idx = convert_to_tensor(np.clip(values, 0, n - 1).astype(values.dtype))
+            out = run_op("GatherV2", name or "GatherV2", lambda F, x, i: F.index(x, i, positions=(at,)), [x, idx])
+            tracing.fails_if_used(out, error)
+            return out
     return run_op("GatherV2", name or "GatherV2", lambda F, x, i: F.index(x, i, positions=(at,)), [x, idx])
 
 

@@ -294,3 +294,21 @@ def test_the_stored_words_and_values_are_tensorflows():
             assert real[name] == ["value", repr(stored)], name
         else:
             assert real[name][0] == kind and stored in real[name][1], (name, real[name])
+
+
+def test_a_traced_gather_out_of_range_fails_only_if_a_result_needs_it():
+    @tf.function
+    def unused(x):
+        tf.gather(x, [1])                  # TensorFlow prunes it: no error
+        return x
+
+    assert unused(tf.constant([5.0])).numpy().tolist() == [5.0]
+    assert "index" not in str(unused.get_concrete_function(tf.constant([5.0])).graph)    # dropped from the graph
+
+    @tf.function
+    def used(x):
+        return tf.gather(x, [1]) * 2.0
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 1 is not in \[0, 1\)"):
+        used(tf.constant([5.0]))
+    assert used(tf.constant([5.0, 3.0])).numpy().tolist() == [6.0]
