@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from engine.record.values import MAX_DATA_ELEMENTS, TensorMemo, _digits, _raw_stats, dtype_name, tensor_json
+from engine.record.values import MAX_DATA_ELEMENTS, TensorMemo, _digits, _listed, _raw_stats, dtype_name, tensor_json
 
 MAX_ITERATIONS = 128            # kept iterations (summaries and loss)
 MAX_STEP_ITERATIONS = 16        # kept iterations whose backprop steps are recorded too
@@ -183,14 +183,14 @@ class Trajectory:
             return None
         kept = self.kept
         table = np.stack([it.rows for it in kept], axis=1)        # series x iterations x (4 + STRIP)
-        stats = _digits(table[:, :, :4], 6).tolist()
-        strips = _digits(table[:, :, 4:], 4).tolist()
+        empty = np.isnan(table[:, :, 0]).tolist()                  # no finite value (or not summarised)
+        stats, strips = _listed(_digits(table[:, :, :4], 6)), _listed(_digits(table[:, :, 4:], 4))
         series = []
         for k, (fid, of) in enumerate(self.series):
             cells = self.cells[k]
             series.append({"node": fid, "of": of,
-                           "stats": [None if math.isnan(row[0]) else [_number(v) for v in row] for row in stats[k]],
-                           "strip": [[] if math.isnan(row[0]) else [_number(v) for v in row[:cells]] for row in strips[k]]})
+                           "stats": [None if no else row for row, no in zip(stats[k], empty[k])],
+                           "strip": [[] if no else row[:cells] for row, no in zip(strips[k], empty[k])]})
         tensors = []
         for fid in self.params:
             for j, of in ((0, "value"), (1, "grad")):

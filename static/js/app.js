@@ -15,6 +15,7 @@ import { PassesPanel } from "./passes.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
+import { IterationBar, overlayAt, stepPositions, stepsAt, tensorAt, trajectoryChart, trajectoryOf } from "./training.js";
 import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
 import { clearMeasures, measure, now } from "./timing.js";
@@ -22,8 +23,8 @@ import { clearMeasures, measure, now } from "./timing.js";
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"];
 const $ = (s) => document.querySelector(s);
 
-const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false, gradchecks: {} };
-let editor, views, stepper, passes, kernels, statics, examples = [];
+const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false, gradchecks: {}, iter: 0 };
+let editor, views, stepper, passes, kernels, statics, bars, examples = [];
 
 // ---- status and toasts -----------------------------------------------------------------------
 
@@ -114,11 +115,23 @@ async function drawTab(tab) {
     case "forward":
       views.forward.setBanner(g?.forward ? dataflowBanner(g) : null);
       if (g?.forward) await views.forward.show(g.forward); else views.forward.showMessage(explain("forward"));
+      bars.forward.load(trajectoryOf(g), state.iter);
+      paintIteration();
       break;
     case "backward":
       if (g?.backward) await views.backward.show(g.backward); else views.backward.showMessage(explain("backward"));
+      bars.backward.load(trajectoryOf(g), state.iter);
+      paintIteration();
       break;
-    case "step": await stepper.load(g, state.step || 0, { why: failedRun() }); lightDags(identity.current()); break;
+    case "step": {
+      await stepper.load(g, state.step || 0, { why: failedRun() });
+      const tr = g?.steps?.length ? trajectoryOf(g) : null;
+      if (tr) state.iter = nearest(stepPositions(tr), state.iter);
+      bars.step.load(tr, state.iter, tr ? stepPositions(tr) : null);
+      paintIteration();
+      lightDags(identity.current());
+      break;
+    }
     case "static": await statics.show(state.record, g); break;
     case "passes": await passes.show(g, state.pass); break;
     case "kernels": await kernels.show(g); break;
@@ -140,6 +153,7 @@ async function select(tab, { push = true } = {}) {
   });
   document.querySelectorAll("[data-panel]").forEach((p) => { p.hidden = p.dataset.panel !== tab; });
   await drawTab(tab);
+  if (["forward", "backward", "step"].includes(tab)) paintIteration();
   if (state.tab === tab) saveHash(push);   // once drawn: the entry names the step or pass it shows
 }
 
@@ -165,12 +179,8 @@ function selectNode(id, { push = true, side = null } = {}) {
   views.forward.setClass("saved", saved);
   views.backward.setClass("sel", bwd ? [id] : []);
   views.backward.setClass("linked", fwd ? bids : bids.filter((b) => b !== id));
-  const common = { onLine: (n) => editor.jumpTo(n),
-                   onLinked: (other) => selectNode(other, { side: fwd ? "backward" : "forward" }),
-                   onGradcheck: (n) => gradcheck(n), gradcheck: state.gradchecks[fid] };
-  inspect($("#inspector-forward"), fwd || forwardNode(g, fid), { ...common, role: "forward", linked: bids });
-  inspect($("#inspector-backward"), bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null,
-          { ...common, role: "backward", linked: fid ? [fid] : [] });
+  state.inspected = { g, fwd, bwd, fid, bids };
+  showInspectors();
   // the page's identity: its source line in the editor, and in Static, Passes and Kernels when
   // this graph was captured (the DAG tabs draw its captured nodes, stage 0)
   const line = (fwd || bwd)?.line ?? null;
@@ -181,6 +191,77 @@ function selectNode(id, { push = true, side = null } = {}) {
     editor.mark("hover", line ? [line] : []);
   }
   saveHash(push);
+}
+
+/** The DAG tabs' inspectors for the selected node, at the training iteration shown (state.iter). */
+function showInspectors({ playing = false } = {}) {
+  const { g, fwd, bwd, fid, bids } = state.inspected || {};
+  if (!g) return;
+  const common = { onLine: (n) => editor.jumpTo(n),
+                   onLinked: (other) => selectNode(other, { side: fwd ? "backward" : "forward" }),
+                   onGradcheck: (n) => gradcheck(n), gradcheck: state.gradchecks[fid] };
+  const fnode = fwd || forwardNode(g, fid);
+  const tr = trajectoryOf(g);
+  const at = (node) => {
+    if (!tr || !node) return { node, iteration: null };
+    const k = state.iter;
+    // while playing, a large tensor is shown from its summary (no request per frame)
+    const value = k ? tensorAt(tr, node, "value", k, { fetch: !playing }) : node.value;
+    const grad = k ? tensorAt(tr, node, "grad", k, { fetch: !playing }) : node.grad;
+    const charts = ["value", "grad"].map((of) => trajectoryChart(tr, node.id, of, of === "value" ? "mean" : "std", k)).filter(Boolean);
+    return { node: { ...node, value: value ?? (k ? null : node.value), grad: grad ?? (k ? null : node.grad) },
+             iteration: { head: html`<div class="iter-note muted small">${t("train.inspector_at", { i: tr.iterations[k] })}</div>`,
+                          charts: charts.length ? html`<h4>${t("train.trajectory")}</h4>${charts}` : "" } };
+  };
+  const shown = at(fnode);
+  inspect($("#inspector-forward"), shown.node, { ...common, role: "forward", linked: bids, iteration: shown.iteration });
+  const bnode = bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null;
+  inspect($("#inspector-backward"), bnode, { ...common, role: "backward", linked: fid ? [fid] : [] });
+}
+
+// ---- training iterations (a graph's trajectory: training.js) ------------------------------------
+
+/** The position among `positions` nearest k (the Step tab moves over the iterations with steps). */
+function nearest(positions, k) {
+  return positions.reduce((best, p) => (Math.abs(p - k) < Math.abs(best - k) ? p : best), positions[0] ?? 0);
+}
+
+/** Show iteration position k everywhere: the bars, the values painted on both DAGs, the
+ * inspectors and (on Step) that iteration's backprop. Values only: nothing is laid out again. */
+function scrubTo(k, { playing = false } = {}) {
+  const tr = trajectoryOf(graphFor(state.tab === "step" ? "step" : "forward"));
+  if (!tr || !Number.isInteger(k) || k < 0 || k >= tr.iterations.length) return;
+  state.iter = k;
+  paintIteration();
+  // the inspector at once from the record; a large tensor's heat-map is asked of the server only
+  // once the slider rests (not once per frame of a drag or of Play)
+  clearTimeout(scrubTo.rest);
+  if (state.node) {
+    showInspectors({ playing: true });
+    if (!playing) scrubTo.rest = setTimeout(() => { if (state.node) showInspectors(); }, 300);
+  }
+  // the address follows in place once the slider rests: a drag or Play is one view for Back, and
+  // Chromium throttles a page that rewrites its address every frame (tens of ms per call)
+  clearTimeout(scrubTo.hash);
+  scrubTo.hash = setTimeout(() => saveHash(false), 250);
+}
+
+function paintIteration() {
+  const g = graphFor("forward");
+  const tr = trajectoryOf(g);
+  if (state.iter && (!tr || state.iter >= tr.iterations.length)) state.iter = 0;
+  const sg = stepper.graph;
+  const str = sg?.steps?.length ? trajectoryOf(graphById(sg.id)) : null;
+  // Step backprops the iterations whose steps were kept: the one nearest is shown everywhere
+  if (str && state.tab === "step") state.iter = nearest(stepPositions(str), state.iter);
+  for (const bar of [bars.forward, bars.backward]) bar.set(state.iter);
+  views.forward.setOverlay(tr && g.forward ? overlayAt(tr, g.forward, state.iter, "forward") : null);
+  views.backward.setOverlay(tr && g.backward ? overlayAt(tr, g.backward, state.iter, "backward") : null);
+  if (str) {
+    bars.step.set(state.iter);
+    const steps = stepsAt(graphById(sg.id), str, state.iter);
+    if (steps) stepper.setSteps(steps, t("train.step_iteration", { i: str.iterations[state.iter] }));
+  }
 }
 
 /**
@@ -204,6 +285,7 @@ async function gradcheck(node) {
 /** Forget the DAG tabs' own selection (its classes and the inspectors), not the page's identity. */
 function clearDagSelection() {
   state.node = null;
+  state.inspected = null;
   for (const v of [views.forward, views.backward]) for (const c of ["sel", "linked", "saved"]) v.setClass(c, []);
   inspect($("#inspector-forward"), null, {});
   inspect($("#inspector-backward"), null, {});
@@ -261,6 +343,8 @@ function viewState() {
   return { tab: state.tab, g: state.graph?.id, node: state.node, step: stepping ? stepper.index + 1 : undefined,
            walk: stepping && stepper.mode === "forward" && stepper.canBackprop ? "forward" : undefined,
            pass: state.tab === "passes" && passes.graph?.passes?.length ? passes.index + 1 : undefined,
+           it: ["forward", "backward", "step"].includes(state.tab) && state.iter
+             ? trajectoryOf(graphFor(state.tab))?.iterations[state.iter] : undefined,
            // a node picked in Static, Passes, Kernels or Memory (a DAG tab's pick is `node`)
            pick: state.node ? undefined : identity.encode() ?? undefined };
 }
@@ -278,7 +362,11 @@ async function applyState(s) {
     if (s.g && graphById(s.g) && state.graph?.id !== s.g) { state.graph = graphById(s.g); state.drawn = {}; fillGraphPicker(); }
     if (step !== null) state.step = step;
     if (pass !== null) state.pass = pass;
+    // a training iteration, as the loop counts it (one the record did not keep shows iteration 0)
+    const tr = trajectoryOf(graphFor(s.tab && TABS.includes(s.tab) ? s.tab : state.tab));
+    state.iter = tr && Number.isInteger(s.it) ? Math.max(0, tr.iterations.indexOf(s.it)) : 0;
     await select(s.tab && TABS.includes(s.tab) ? s.tab : state.tab, { push: false });
+    paintIteration();
     if (state.tab === "step") {
       const walk = s.walk === "forward" || !stepper.canBackprop ? "forward" : "backward";
       if (stepper.mode !== walk && stepper.graph) stepper.setMode(walk);
@@ -312,6 +400,7 @@ async function load(record, { ran = false } = {}) {
   state.step = 0;
   state.pass = null;
   state.gradchecks = {};
+  state.iter = 0;
   fillGraphPicker();
   clearSelection();
   const err = record.error;
@@ -568,6 +657,13 @@ async function start() {
     stepForward: new GraphView($("#view-step-forward"), { compact: true, onSelect: (id) => stepPick("forward", id),
                                                           onHover: onHover("forward", () => stepper.graph) }),
   };
+  // a training loop's iterations: a bar over each DAG tab's drawing and under the stepper's controls
+  const bar = (before) => {
+    const el = document.createElement("div");
+    before.before(el);
+    return new IterationBar(el, { onChange: (k, { playing }) => scrubTo(k, { playing }) });
+  };
+  bars = { forward: bar($("#view-forward")), backward: bar($("#view-backward")), step: bar($(".step-body")) };
   stepper = new Stepper({ controls: $("#stepper-controls"), detail: $("#step-detail"), backwardView: views.stepBackward,
                           forwardView: views.stepForward,
                           onChange: (i, { playing }) => { state.step = i; saveHash(!playing); } });
@@ -597,7 +693,7 @@ async function start() {
   document.querySelectorAll(".export").forEach((b) => { b.onclick = () => exportGraph(b.dataset.format); });
   $("#present").onclick = () => setPresenter(!document.body.classList.contains("present"));
   $("#present-exit").onclick = () => setPresenter(false);
-  $("#graph-pick").onchange = (e) => { state.graph = graphById(e.target.value); state.drawn = {}; clearSelection(); select(state.tab); };
+  $("#graph-pick").onchange = (e) => { state.graph = graphById(e.target.value); state.drawn = {}; state.iter = 0; clearSelection(); select(state.tab); };
   $("#lang").onchange = async (e) => {
     localStorage.setItem("dagscope.lang", e.target.value);
     await setLang(e.target.value);
@@ -637,6 +733,8 @@ async function start() {
     select: (tab) => select(tab),
     step: (n) => { if (state.tab !== "step") return select("step").then(() => stepper.go(n)); stepper.go(n); return Promise.resolve(); },
     selectNode: (id) => selectNode(id),
+    // show a training iteration (its position among the trajectory's kept ones), as the slider does
+    scrub: (k) => scrubTo(k),
     identity: () => identity.current(),
     state,
     lastShareUrl: null,

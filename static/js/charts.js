@@ -14,6 +14,7 @@ const X_NAMES = ["step", "iter", "iteration", "batch", "epoch", "it"];
 const PAIR = /([A-Za-z][A-Za-z_]*(?:[ _-][A-Za-z][A-Za-z_]*)?)\s*[:=]?\s*\[?\s*(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(%?)/g;
 const MAX_POINTS = 2000;             // per printed series; beyond it every other point is kept
 const W = 420, H = 190, L = 52, R = 12, TOP = 12, B = 30;
+const CARD_W = W, CARD_H = H;
 
 const finite = (v) => typeof v === "number" && Number.isFinite(v);
 
@@ -71,7 +72,9 @@ function ticks(lo, hi, n = 4, whole = false) {
 
 const fmt = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(2) : String(Number(v.toPrecision(4))));
 
-function lineChart(series) {
+/** One series as an SVG line chart: {chart, sx, sy, x0, x1}; `size` {width, height} in px at 1:1 (the
+ * Charts tab's cards by default; training.js draws smaller ones and marks an iteration on them). */
+export function lineChart(series, { width: W = CARD_W, height: H = CARD_H } = {}) {
   const xs = series.points.map((p) => p[0]), ys = series.points.map((p) => p[1]);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   let [y0, y1] = [Math.min(...ys), Math.max(...ys)];

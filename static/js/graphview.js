@@ -303,6 +303,71 @@ export class GraphView {
     svg.dataset.full = `${vb.x} ${vb.y} ${vb.width} ${vb.height}`;   // the whole drawing, for Export
     this.fit();
     for (const [cls, ids] of this.classes) this.paint(cls, ids);
+    this.overlayEls = null;
+    this.paintOverlay();
+  }
+
+  /**
+   * Values drawn with the nodes (a training iteration, training.js): id -> {text, cells: [colour]}
+   * puts a strip of coloured cells along the bottom of each node's box and the text under it; null
+   * removes them. Only values change from one call to the next: the elements are made once per
+   * drawing (in the node's own coordinates, beside it, so label measurements and the layout are
+   * untouched) and then only their text and fills are set.
+   */
+  setOverlay(items) {
+    this.overlay = items;
+    this.paintOverlay();
+  }
+
+  paintOverlay() {
+    if (!this.svg) return;
+    if (!this.overlay) {
+      this.svg.querySelectorAll("g.node-overlay").forEach((el) => el.remove());
+      this.overlayEls = null;
+      return;
+    }
+    this.overlayEls ||= new Map();
+    for (const [id, item] of this.overlay) {
+      let o = this.overlayEls.get(id);
+      if (!o || o.rects.length !== item.cells.length) {
+        o?.g.remove();
+        o = this.makeOverlay(id, item.cells.length);
+        if (!o) continue;
+        this.overlayEls.set(id, o);
+      }
+      if (o.text.textContent !== item.text) o.text.textContent = item.text;
+      item.cells.forEach((c, i) => { if (o.fills[i] !== c) { o.rects[i].setAttribute("fill", c); o.fills[i] = c; } });
+    }
+    for (const [id, o] of this.overlayEls) if (!this.overlay.has(id)) { o.g.remove(); this.overlayEls.delete(id); }
+  }
+
+  /** The overlay's elements for one node (none for a node folded into a cluster). */
+  makeOverlay(id, cells) {
+    const node = this.nodeEls?.get(id);
+    const box = node && outlineBox(node);
+    if (!box) return null;
+    const g = document.createElementNS(SVG_NS, "g");
+    g.setAttribute("class", "node-overlay");
+    g.dataset.node = id;
+    const w = (box.x1 - box.x0) * 0.8, x = box.x0 + (box.x1 - box.x0) * 0.1, h = 5, y = box.y1 - h - 3;
+    const rects = [];
+    for (let i = 0; i < cells; i++) {
+      const r = document.createElementNS(SVG_NS, "rect");
+      r.setAttribute("x", x + (i * w) / cells);
+      r.setAttribute("y", y);
+      r.setAttribute("width", w / cells);
+      r.setAttribute("height", h);
+      r.setAttribute("fill", "#fff");
+      rects.push(r);
+    }
+    const text = document.createElementNS(SVG_NS, "text");
+    text.setAttribute("x", (box.x0 + box.x1) / 2);
+    text.setAttribute("y", box.y1 + 11);
+    text.setAttribute("text-anchor", "middle");
+    text.setAttribute("class", "overlay-value");
+    g.append(...rects, text);
+    node.parentNode.append(g);
+    return { g, rects, text, fills: rects.map(() => "#fff") };
   }
 
   /** Mark nodes (original ids; folded ones light their cluster) with a highlight class. */

@@ -38,7 +38,7 @@ export function cardHTML(card) {
  * Fill `el` for one node. role: "forward" | "backward". onLine(line) jumps the editor.
  * linked: ids of the other view's linked nodes (shown as chips, clicking selects them).
  */
-export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck }) {
+export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck, iteration = null }) {
   if (!node) {
     show(el, html`<div class="muted hint">${t("inspector.empty")}</div>`);
     return;
@@ -57,9 +57,11 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradc
     <div class="inspector-title">${String(node.label || node.op).split("\n")[0]} <span class="muted">${node.id}</span></div>
     <div class="kvs">${rows.map(([k, v]) => html`<div class="kv"><span>${k}</span><span>${v}</span></div>`)}</div>
     ${linked.length ? html`<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id, i) => html`${i ? " " : ""}<button class="chip" data-node="${id}">${id}</button>`)}</span></div>` : ""}
+    ${iteration ? iteration.head : ""}
     ${node.value ? html`<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
     ${node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
     ${node.grad && onGradcheck ? html`<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
+    ${iteration ? iteration.charts : ""}
     ${node.rule ? html`<h4>${t("inspector.rule")}</h4><code class="rule">${tOp(node.rule)}</code>` : ""}
     ${cardHTML(cardFor(node))}
     <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`);

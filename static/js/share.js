@@ -1,9 +1,10 @@
 // View state in the URL: the hash holds tab, graph, node, pass and step (counted from 1, as the
-// page labels them) and the stepper's walk (so reload and Back show the same view);
+// page labels them), the stepper's walk and a training loop's iteration (`it`, as the loop counts
+// it, from 0), so reload and Back show the same view;
 // the query holds presenter flags (present, hide=editor,gallery) and the language.
 
-const KEYS = ["tab", "g", "node", "step", "walk", "pass", "kernel", "pick"];
-const NUMERIC = new Set(["step", "pass"]);
+const KEYS = ["tab", "g", "node", "step", "walk", "pass", "kernel", "pick", "it"];
+const NUMERIC = new Set(["step", "pass", "it"]);
 
 export function readHash(hash = location.hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ""));

@@ -124,6 +124,22 @@ export class Stepper {
     this.controlsEl.querySelector(".predict-toggle").onchange = (e) => { this.predict = e.target.checked; this.renderDetail(); };
   }
 
+  /**
+   * Backprop another recorded iteration of the graph (a training loop's: the same nodes, that
+   * iteration's gradients); `label` names it beside the step count. The drawings stay as they are.
+   */
+  setSteps(steps, label = "") {
+    this.iterationLabel = label;
+    if (!this.graph || !Array.isArray(steps)) return;
+    if (steps !== this.graph.steps) {
+      this.pause();
+      this.graph = { ...this.graph, steps };
+      this.revealed = new Set();
+      this.guesses = {};
+    }
+    if (this.count) this.go(this.index, { silent: true });
+  }
+
   /** Has the graph recorded backprop steps (else the stepper can only walk the forward ops)? */
   get canBackprop() { return !!(this.graph?.steps?.length && this.graph.backward); }
 
@@ -155,6 +171,7 @@ export class Stepper {
     this.bv.setTitle(t("tab.backward"));
     this.fv.setTitle(t("tab.forward"));
     this.graph = graph;
+    this.iterationLabel = "";
     this.revealed = new Set();
     this.guesses = {};
     // backprop when the graph has recorded steps; otherwise walk the forward ops in order
@@ -194,7 +211,8 @@ export class Stepper {
     this.bv.centerOn(cur.node);
     this.fv.centerOn(cur.forward_node);
     this.slider.value = this.index;
-    this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count });
+    this.controlsEl.querySelector(".step-label").textContent = t("step.label", { i: this.index + 1, n: this.count })
+      + (this.iterationLabel ? ` · ${this.iterationLabel}` : "");
     this.renderDetail();
     if (!silent) this.onChange?.(this.index, { playing: !!this.timer });
   }

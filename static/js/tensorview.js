@@ -19,7 +19,7 @@ export function fmt(x) {
 }
 
 /** Diverging colour: blue for negative, white at zero, red for positive, scaled by `scale`. */
-function heat(x, scale) {
+export function heat(x, scale) {
   if (typeof x !== "number" || !scale) return "transparent";
   const s = Math.max(-1, Math.min(1, x / scale));
   const a = Math.abs(s) * 0.55;
@@ -82,6 +82,11 @@ function tensorBody(tensor, { label = "" } = {}) {
     }
   } else if (Array.isArray(tensor.heatmap) && tensor.heatmap.length) {
     body = heatmapSVG(tensor.heatmap, scale);
+  } else if (Array.isArray(tensor.strip) && !tensor.preview) {
+    // a training iteration's summary (training.js): block means of the flattened values, in order
+    body = html`<div class="heat-strip" title="${t("tensor.strip")}">${tensor.strip.map((v) =>
+      html`<span style="background:${heat(v, scale)}" title="${fmt(v)}"></span>`)}</div>
+      <div class="muted small">${t("tensor.strip_note", { n: tensor.strip.length })}</div>`;
   } else {
     const prev = tensor.preview || [];
     body = html`<div class="heat-strip" title="${t("tensor.preview")}">${prev.map((v) =>
