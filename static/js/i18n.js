@@ -27,7 +27,11 @@ export async function setLang(code) {
 /** An op's formula or rule (the registry's English, as the record and /api/ops give it) in the
  * page's language, or as it is when the catalog has none. */
 export function tOp(text) {
-  return (typeof text === "string" && opTexts[text]) || text;
+  if (typeof text !== "string") return text;
+  // a custom Function's rule (engine/autograd_function.py): "Square.backward(ctx, grad) (user-written)"
+  const custom = /^(.+) \(user-written\)$/.exec(text);
+  if (custom) return t("op.user_written", { code: custom[1] });
+  return opTexts[text] || text;
 }
 
 /** Translate a key; {name} placeholders are filled from params. */

@@ -38,7 +38,7 @@ function warningHTML(g, w) {
   const frozen = line && (g.frozen || []).find((f) => f.line === line && f.code);
   if (!frozen) return html`<div>⚠ ${link}${warningText(w)}</div>`;
   const said = warningText(w).replace(/^trace froze the branch at line \d+:\s*/, "").replace(/\s*\(value seen: [^)]*\)$/, "");
-  return html`<div>⚠ ${link}${tParts("static.frozen_warning", { code: html`<code>${frozen.code}</code>`, value: pythonValue(frozen.value) })}
+  return html`<div>⚠ ${link}${tParts("static.frozen_warning", { code: html`<code>${frozen.code}</code>`, value: html`<code>${pythonValue(frozen.value)}</code>` })}
     <div class="muted small">${t("static.tracer_says")} <code class="quoted">${said}</code></div></div>`;
 }
 
