@@ -12,8 +12,9 @@ OUT_OF_SCOPE = "out of scope"
 _CPU_ONLY = "Dagscope runs every program on the CPU of the server, in one process: there is no GPU"
 _ONE_PROCESS = "a run is one sandboxed process with no network, so there is nothing to distribute over"
 _DOWNLOADS = "a run has no network, so nothing can be downloaded"
-_ONE_DEVICE = ("Dagscope runs every program on one CPU device; virtual devices exist to spread work over "
-               "several (tf.distribute), and a run is one process")
+_STRATEGIES = ("Dagscope runs a program's ops one after another on the one CPU: a strategy that replicates "
+               "the model (MirroredStrategy, over logical CPUs too) or spreads it over processes has nothing to "
+               "run on; write the training loop for one device")
 
 SCOPE: dict[str, tuple[str, str]] = {
     # the GPU and other devices
@@ -24,17 +25,13 @@ SCOPE: dict[str, tuple[str, str]] = {
     "torch.xpu": (OUT_OF_SCOPE, _CPU_ONLY),
     "torch.amp": (OUT_OF_SCOPE, _CPU_ONLY + " (mixed precision is a GPU technique)"),
     "tf.config.experimental.set_memory_growth": (OUT_OF_SCOPE, _CPU_ONLY),
-    "tf.config.experimental.set_virtual_device_configuration": (OUT_OF_SCOPE, _ONE_DEVICE),
-    "tf.config.experimental.VirtualDeviceConfiguration": (OUT_OF_SCOPE, _ONE_DEVICE),
-    "tf.config.set_logical_device_configuration": (OUT_OF_SCOPE, _ONE_DEVICE),
-    "tf.config.LogicalDeviceConfiguration": (OUT_OF_SCOPE, _ONE_DEVICE),
     "tf.test.gpu_device_name": (OUT_OF_SCOPE, _CPU_ONLY),
     # more than one process or machine
     "torch.distributed": (OUT_OF_SCOPE, _ONE_PROCESS),
     "torch.multiprocessing": (OUT_OF_SCOPE, _ONE_PROCESS),
     "torch.nn.parallel": (OUT_OF_SCOPE, _ONE_PROCESS),
     "torch.nn.DataParallel": (OUT_OF_SCOPE, _ONE_PROCESS),
-    "tf.distribute": (OUT_OF_SCOPE, _ONE_PROCESS),
+    "tf.distribute": (OUT_OF_SCOPE, _STRATEGIES),
     # downloads and the file system outside the run
     "torch.hub": (OUT_OF_SCOPE, _DOWNLOADS + "; build the model with torch.nn"),
     "torch.utils.model_zoo": (OUT_OF_SCOPE, _DOWNLOADS + "; build the model with torch.nn"),

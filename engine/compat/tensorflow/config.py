@@ -5,7 +5,9 @@ Dagscope runs every program on the server's CPU: `list_physical_devices("GPU")` 
 `tf.device("GPU:0")` is accepted and its ops run on the CPU, which is what TensorFlow's soft device
 placement (on by default) does on such a machine. Settings that only tune TensorFlow's runtime
 (threads, op determinism) are kept and read back; Dagscope's ops are deterministic already.
-What would need more than one device (virtual devices, memory growth) is out of scope (scope.py).
+Logical CPUs (`set_logical_device_configuration`, the virtual devices the random-numbers guide makes
+for tf.distribute) are kept and listed, as TensorFlow lists them: they are names for the one CPU,
+which is what they are in TensorFlow too. tf.distribute itself and memory growth are out of scope (scope.py).
 """
 from __future__ import annotations
 
@@ -30,7 +32,49 @@ def list_physical_devices(device_type=None) -> list:
 
 
 def list_logical_devices(device_type=None) -> list:
-    return [LogicalDevice(name="/device:CPU:0", device_type="CPU")] if list_physical_devices(device_type) else []
+    if not list_physical_devices(device_type):
+        return []
+    st = context.state()
+    st.devices_initialized = True           # as TensorFlow's runtime: listing them initializes it
+    count = len(st.logical_cpus or [None])
+    return [LogicalDevice(name=f"/device:CPU:{i}", device_type="CPU") for i in range(count)]
+
+
+class LogicalDeviceConfiguration:
+    """One logical device to make of a physical one (`tf.config.LogicalDeviceConfiguration`)."""
+
+    def __init__(self, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):
+        self.memory_limit = memory_limit
+        self.experimental_priority = experimental_priority
+        self.experimental_device_ordinal = experimental_device_ordinal
+
+    def __repr__(self) -> str:
+        return (f"LogicalDeviceConfiguration(memory_limit={self.memory_limit}, experimental_priority="
+                f"{self.experimental_priority}, experimental_device_ordinal={self.experimental_device_ordinal})")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LogicalDeviceConfiguration) and repr(self) == repr(other)
+
+
+def set_logical_device_configuration(device, logical_devices) -> None:
+    """Split the CPU into logical CPUs: list_logical_devices("CPU") then lists /device:CPU:0, 1, ...
+    (every op still runs on the one CPU, as in TensorFlow, where they share it too)."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    if device.device_type != "CPU":
+        raise ValueError("Setting memory limit on CPU virtual devices is currently not supported")
+    if context.state().devices_initialized:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    configs = list(logical_devices or [])
+    if any(c.memory_limit is not None for c in configs):
+        raise ValueError("Setting memory limit on CPU virtual devices is currently not supported")
+    context.state().logical_cpus = configs or None
+
+
+def get_logical_device_configuration(device):
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return context.state().logical_cpus
 
 
 def get_visible_devices(device_type=None) -> list:
@@ -81,6 +125,9 @@ experimental = types.ModuleType("engine.compat.tensorflow.config.experimental",
                                 "are deterministic).")
 experimental.list_physical_devices = list_physical_devices
 experimental.list_logical_devices = list_logical_devices
+experimental.set_virtual_device_configuration = set_logical_device_configuration
+experimental.get_virtual_device_configuration = get_logical_device_configuration
+experimental.VirtualDeviceConfiguration = LogicalDeviceConfiguration
 experimental.get_visible_devices = get_visible_devices
 experimental.set_visible_devices = set_visible_devices
 experimental.enable_op_determinism = lambda: None

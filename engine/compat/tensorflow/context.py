@@ -43,6 +43,9 @@ class RunState:
         self.functions_eagerly = False       # tf.config.run_functions_eagerly: tf.function calls the Python
         self.threads = {"intra_op": 0, "inter_op": 0}    # tf.config.threading's settings (0: the default)
         self.keras_seed_generator = None     # keras.random's global SeedGenerator (keras/random.py)
+        self.global_generator = None         # tf.random.get_global_generator()'s (random.py)
+        self.logical_cpus = None             # tf.config.set_logical_device_configuration's list (config.py)
+        self.devices_initialized = False     # the first op or device listing fixes the logical devices
         self.summary = types.SimpleNamespace(writers=[], step=None)   # tf.summary's default writers, step
 
 

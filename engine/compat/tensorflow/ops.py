@@ -173,6 +173,7 @@ def run_op(tf_type: str, name: str | None, lower, inputs: list, **attrs):
     """Run `lower(F, *inputs, **attrs)` now (eager) or add it to the graph (graph mode)."""
     _check_values_kind(tf_type, inputs)
     st = context.state()
+    st.devices_initialized = True          # (TensorFlow's runtime starts with the first op)
     if any(isinstance(t, GraphTensor) for t in inputs) or context.building_graph(st):
         graph = _graph_of(inputs)
         return graph.add(tf_type, name, inputs, attrs, lower)
@@ -240,6 +241,7 @@ def constant(value, dtype=None, shape=None, name="Const", _graph=None):
                             f"{int(np.prod(shape))} elements).")
     graph = _graph if _graph is not None else (default_graph() if context.building_graph() else None)
     if graph is None:
+        context.state().devices_initialized = True
         return EagerTensor(np.array(arr, copy=True))
     arr = np.array(arr, copy=True)
     return graph.add("Const", name or "Const", [], {}, None, dtypes.as_dtype(arr.dtype),

@@ -151,10 +151,10 @@ def test_a_variable_compared_with_none_or_used_as_a_key_is_refused_as_in_tensorf
         {a: 1, b: 2}
 
 
-def test_config_says_cpu_only_and_virtual_devices_are_out_of_scope():
+def test_config_says_cpu_only_and_distribute_is_out_of_scope():
     assert [tf.config.list_physical_devices("GPU"), len(tf.config.list_logical_devices())] == TF["devices"][1]
     with pytest.raises(UnsupportedAttributeError, match="out of scope"):
-        tf.config.experimental.set_virtual_device_configuration
+        tf.distribute
     with pytest.raises(ValueError, match=TF["GPU made visible"][1]):
         tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"), "GPU")
 
