@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from engine import record
+from engine.compat.jax.tracing import tracer_text
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
 
@@ -330,6 +331,9 @@ class Array(Tensor):
         return (_rebuild, (np.array(self.array), is_weak(self)))
 
     def __repr__(self) -> str:
+        tracer = tracer_text(self, is_weak(self))
+        if tracer is not None:
+            return tracer
         prefix = "Array("
         dtype_str = f"dtype={self.array.dtype.name}" + (", weak_type=True)" if is_weak(self) else ")")
         line_width = np.get_printoptions()["linewidth"]
@@ -344,9 +348,13 @@ class Array(Tensor):
         return f"{prefix}{s},{sep}{dtype_str}"
 
     def __str__(self) -> str:
-        return str(self.array)
+        tracer = tracer_text(self, is_weak(self))
+        return str(self.array) if tracer is None else tracer
 
     def __format__(self, spec: str) -> str:
+        tracer = tracer_text(self, is_weak(self))
+        if tracer is not None:
+            return format(tracer, spec)
         if self.array.ndim == 0:
             return format(self.array[()], spec)
         return format(str(self), spec)

@@ -155,7 +155,9 @@ def _emit_cond(outer, index: Array, staged: list, inputs: list) -> list:
 
     if len(staged) == 2:
         pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
-        return g.cond(pred, _rehomed(g, staged[1].graph, "then"), _rehomed(g, staged[0].graph, "else"), values)
+        out = g.cond(pred, _rehomed(g, staged[1].graph, "then"), _rehomed(g, staged[0].graph, "else"), values)
+        out[0].producer.attrs["num_operands"] = len(staged[0].trace.graph.inputs) - len(staged[0].captured)
+        return out
     # index k: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each level a closed graph of (index, inputs)
     return _switch_chain(g, idx, [b.graph for b in staged], values)
 

@@ -53,11 +53,14 @@ def _literal(value: np.ndarray) -> str:
 
 
 class _Printer:
-    def __init__(self, graph: Graph, weak: dict):
+    def __init__(self, graph: Graph, weak: dict, counter: list | None = None, width: int = WIDTH,
+                 operands: int | None = None):
         self.graph = graph
+        self.operands = operands
         self.weak = weak              # value id -> weakly typed (for convert_element_type's weak_type)
         self.names: dict[str, str] = {}
-        self.count = 0
+        self.counter = counter if counter is not None else [0]     # shared with nested jaxprs
+        self.width = width
         self.constvars: list[str] = []
         self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
         self.index_dtype: dict = {}     # argmax/argmin result id -> the dtype it is cast to (int64 in the engine)
@@ -67,8 +70,8 @@ class _Printer:
                 self.index_dtype[n.inputs[0].id] = np.dtype(n.out.dtype)
 
     def fresh(self, shape, dtype) -> str:
-        name = _name(self.count)
-        self.count += 1
+        name = _name(self.counter[0])
+        self.counter[0] += 1
         return f"{name}:{spec_text(shape, dtype)}"
 
     def define(self, v: Value) -> str:
@@ -82,8 +85,8 @@ class _Printer:
             return _literal(node.value)
         return self.names[v.id]
 
-    def emit(self, outs: str, prim: str, params: list, args: list) -> None:
-        self.eqns.append((outs, prim, params, " ".join(args)))
+    def emit(self, outs: str, prim: str, params: list, args: list, nested: bool = False) -> None:
+        self.eqns.append((outs, prim, params, " ".join(args), nested))
 
     def temp(self, shape, dtype) -> tuple[str, str]:
         text = self.fresh(shape, dtype)
@@ -95,7 +98,10 @@ class _Printer:
         for n in g.nodes:
             if n.kind == CONSTANT and n.value.ndim > 0:
                 self.constvars.append(self.define(n.out))
-        invars = [self.define(n.out) for n in g.placeholders]
+        holders = g.placeholders
+        if self.operands is not None:
+            holders = holders[self.operands:] + holders[:self.operands]
+        invars = [self.define(n.out) for n in holders]
         for n in g.nodes:
             if n.kind == CALL:
                 self.call(n)
@@ -105,15 +111,36 @@ class _Printer:
         return self.layout(invars, outs)
 
     def control(self, n) -> None:
+        """A cond or while with its branches' / body's jaxprs nested, as JAX prints them: cond takes an
+        int32 index (its predicate converted) and the branches false first."""
         args = [self.arg(v) for v in n.inputs]
-        outs = " ".join(self.define(v) for v in n.outputs)
         if n.kind == COND:
-            # JAX's cond takes an index and the branches false first; its jaxprs are shown by name here
-            self.emit(outs, "cond", [("branches", "(" + ", ".join(
-                f"{{ {s.name} }}" for s in (n.subgraphs['else'], n.subgraphs['then'])) + ")")], args)
+            pred = n.inputs[0]
+            if np.dtype(pred.dtype) == np.bool_:
+                text, name = self.temp((), np.int32)
+                self.emit(text, "convert_element_type", [("new_dtype", "int32"), ("weak_type", False)], [args[0]])
+                args[0] = name
+            k = n.attrs.get("num_operands")
+            if k is not None:                  # JAX passes the values a branch closes over first
+                args = [args[0]] + args[1 + k:] + args[1:1 + k]
+            outs = " ".join(self.define(v) for v in n.outputs)
+            branches = [self.nested(n.subgraphs[b], 8, k) for b in ("else", "then")]
+            value = "(\n" + "".join(f"        {b}\n" for b in branches) + "      )"
+            self.emit(outs, "cond", [("branches", value)], args, nested=True)
         else:
-            self.emit(outs, "while", [("body_jaxpr", f"{{ {n.subgraphs['body'].name} }}"),
-                                      ("cond_jaxpr", f"{{ {n.subgraphs['cond'].name} }}")], args)
+            outs = " ".join(self.define(v) for v in n.outputs)
+            body = self.nested(n.subgraphs["body"], 6 + len("body_jaxpr="))
+            test = self.nested(n.subgraphs["cond"], 6 + len("cond_jaxpr="))
+            self.emit(outs, "while", [("body_jaxpr", body), ("body_nconsts", 0), ("cond_jaxpr", test),
+                                      ("cond_nconsts", 0)], args, nested=True)
+
+    def nested(self, graph: Graph, indent: int, operands: int | None = None) -> str:
+        """A sub-graph as a jaxpr inside this one's parameters, its later lines indented to sit there
+        (`operands`: how many leading inputs are operands, printed after the captured ones)."""
+        text = _Printer(graph, self.weak, self.counter, WIDTH - indent, operands).run()
+        first, *rest = text.split("\n")
+        pad = " " * (indent if indent == 8 else 6)
+        return "\n".join([first] + [pad + line for line in rest])
 
     def call(self, n) -> None:
         op, attrs, out = n.op, n.attrs, n.out
@@ -259,14 +286,14 @@ class _Printer:
         tail = f"in {_tuple_text(outs)} }}"
         inline = [self.eqn_text(e) for e in self.eqns]
         one_line = f"{head} {'; '.join(inline)} {tail}"
-        if len(one_line) <= WIDTH and "\n" not in one_line:
+        if len(one_line) <= self.width and "\n" not in one_line and not any(e[4] for e in self.eqns):
             return one_line
         lines = [head]
         for e, text in zip(self.eqns, inline):
-            if len(text) + 4 <= WIDTH or not e[2]:
+            if (len(text) + 4 <= WIDTH or not e[2]) and not e[4]:
                 lines.append("    " + text)
             else:
-                outs_text, prim, params, args = e
+                outs_text, prim, params, args, _ = e
                 lines.append(f"    {outs_text} = {prim}[")
                 lines.extend(f"      {k}={v}" for k, v in params)
                 lines.append(f"    ]{' ' + args if args else ''}")
@@ -275,7 +302,7 @@ class _Printer:
 
     @staticmethod
     def eqn_text(e) -> str:
-        outs, prim, params, args = e
+        outs, prim, params, args, _ = e
         p = f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else ""
         return f"{outs} = {prim}{p}{' ' + args if args else ''}"
 

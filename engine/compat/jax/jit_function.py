@@ -56,7 +56,13 @@ class Staged:
         if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None:
             # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates runs
             # the graph op by op instead, so its gradients (of any order) are the engine's autograd's
-            outs = self.runner(*inputs)
+            try:
+                outs = self.runner(*inputs)
+            except Exception as exc:  # noqa: BLE001 - a kernel that fails: the graph runs op by op, and says so
+                self.runner = None
+                trail.warn(f"jax.jit {self.graph.name}: the compiled graph failed ({type(exc).__name__}: {exc}); "
+                           "it runs on the engine's ops instead")
+                return self.run(leaves)
             if self.calls is not None and self.calls.active():
                 self.calls.add(list(leaves), outs, replay=(self.graph, inputs) if trail.has_control_flow(self.graph)
                                else None)

@@ -18,6 +18,7 @@ from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import CONSTANT
 
 _TRACES: list = []      # the traces running, innermost last
+GRAD_LEVEL = [0]        # differentiations running (transforms.py counts them; arrays print as JAX's tracers)
 
 
 class ConcretizationTypeError(TypeError):
@@ -134,5 +135,14 @@ def traced(tensor) -> bool:
     return any(id(tensor) in t.values for t in _TRACES)
 
 
-def tracer_text(tensor, weak: bool) -> str:
-    return f"JitTracer({'~' if weak else ''}{short_dtype(tensor.array.dtype)}[{','.join(map(str, tensor.array.shape))}])"
+def tracer_text(tensor, weak: bool) -> str | None:
+    """How JAX prints a value inside a transformation (`print(x)` in a jitted function), or None."""
+    if traced(tensor):
+        return f"JitTracer({'~' if weak else ''}{short_dtype(tensor.array.dtype)}[{','.join(map(str, tensor.array.shape))}])"
+    if GRAD_LEVEL[0] and tensor._requires_grad:
+        spec = f"{_SHORT.get(tensor.array.dtype.name, tensor.array.dtype.name)}[{','.join(map(str, tensor.array.shape))}]"
+        return f"GradTracer(primal={tensor.array}, typeof(tangent)={spec})"
+    return None
+
+
+_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "complex64": "c64"}

@@ -32,7 +32,7 @@ from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_map, 
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
 
-_LEVEL = [0]        # transformations running (grad inside grad differentiates its own backward)
+_LEVEL = tracing.GRAD_LEVEL      # transformations running (grad inside grad differentiates its own backward)
 
 
 class _Level:

@@ -1051,6 +1051,11 @@ def argsort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
 def update(x, index, values, mode: str) -> Array:
     """`x.at[index].set(values)` and friends: a scatter into a copy of x, as a differentiable op."""
     x = _a(x)
+    keys = index if isinstance(index, tuple) else (index,)
+    if builtins.any(isinstance(k, Tensor) for k in keys) and \
+            builtins.all(isinstance(k, (int, np.integer)) or isinstance(k, Tensor) and k.array.dtype.kind in "iu"
+                         for k in keys):
+        return _update_at_arrays(x, keys, values, mode)
     positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[_numpy_index(index)]
     flat = reshape(x, (-1,))
     pos = Tensor(np.ascontiguousarray(positions).reshape(-1))
@@ -1061,9 +1066,26 @@ def update(x, index, values, mode: str) -> Array:
         out = F.index_put(flat, (pos,), vals, accumulate=mode == "add")
         return _out(reshape(_out(out), x.shape), is_weak(x))
     current = getitem(flat, pos)
-    combine = {"subtract": subtract, "mul": multiply, "divide": divide, "power": power,
-               "min": minimum, "max": maximum}[mode]
-    return update(x, index, reshape(combine(current, vals), positions.shape), "set")
+    return update(x, index, reshape(_COMBINE[mode](current, vals), positions.shape), "set")
+
+
+def _update_at_arrays(x: Array, keys: tuple, values, mode: str) -> Array:
+    """The update at integer index arrays (traced ones too: the positions stay graph values), one per
+    leading axis; negative indices count from the end, as JAX normalises them."""
+    coords = []
+    for axis, k in enumerate(keys):
+        k = _a(k) if isinstance(k, Tensor) else Array(np.asarray(k, np.int64))
+        k = _cast(k, np.int64)
+        coords.append(where(less(k, 0), add(k, x.shape[axis]), k))
+    target = getitem(x, tuple(coords))
+    vals = broadcast_to(_cast(_a(values), x.dtype) if type(values) not in (int, float, bool)
+                        else Array(np.asarray(values, x.dtype)), target.shape)
+    if mode not in ("set", "add"):
+        vals = _COMBINE[mode](target, vals)
+    return _out(F.index_put(x, tuple(coords), vals, accumulate=mode == "add"), is_weak(x))
+
+
+_COMBINE = {"subtract": subtract, "mul": multiply, "divide": divide, "power": power, "min": minimum, "max": maximum}
 
 
 def _numpy_index(index):
