@@ -7,6 +7,7 @@ import linecache
 import sys
 import time
 import traceback
+import types
 import warnings
 
 from engine import compat
@@ -244,11 +245,17 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         error = _syntax_error(exc)
     else:
         register_source(code)
-    namespace: dict = {}
+    # the program's globals are the __dict__ of the module sys.modules["__main__"] names while it runs, as
+    # for `python program.py`: pickle (torch.save of a model whose class the program defines) finds its
+    # classes and functions there, and doctest.testmod() its docstrings
+    main = types.ModuleType("__main__")
+    namespace: dict = main.__dict__
     if error is None:
         namespace.update({"__name__": "__main__", "__file__": USER_FILENAME, "__builtins__": __builtins__})
         # sys.__stdout__/__stderr__ too: in a terminal, print(file=sys.__stderr__) shows as well
         saved = sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.argv
+        saved_main = sys.modules.get("__main__")
+        sys.modules["__main__"] = main
         sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = NoInput(), stdout, stderr, stdout, stderr
         # as `python program.py` with no arguments: argparse's parse_args() then reads none (the
         # process's own argv is the sandbox's command line, `zygote.py 7`)
@@ -262,6 +269,10 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
             error = _runtime_error(exc)
         finally:
             sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.argv = saved
+            if saved_main is None:
+                sys.modules.pop("__main__", None)
+            else:
+                sys.modules["__main__"] = saved_main
     if error is None and (stdout.truncated or stderr.truncated):
         error = _output_limit_error([stdout, stderr])
     try:

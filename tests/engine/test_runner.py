@@ -170,3 +170,21 @@ def test_sys_argv_is_the_programs_own_name_as_with_python_program_py():
     assert record["ok"], record["error"]
     assert record["stdout"] == "['<dagscope>']\n3\n"
     assert sys.argv == before
+
+
+def test_the_programs_globals_are_main_while_it_runs(run):
+    """As `python program.py`: pickle finds the program's classes and functions in sys.modules['__main__']
+    (torch.save of a model whose class the program defines), doctest.testmod() its docstrings; afterwards
+    the host's __main__ is back."""
+    import sys
+    host_main = sys.modules.get("__main__")
+    rec = run("import io, pickle, doctest, sys\nimport torch, torch.nn as nn\n"
+              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.fc = nn.Linear(2, 1)\n    def forward(self, x):\n        return self.fc(x)\n"
+              "def square(x):\n    '''\n    >>> square(3)\n    9\n    '''\n    return x * x\n"
+              "buf = io.BytesIO()\ntorch.save(Net(), buf)\nbuf.seek(0)\n"
+              "print(type(torch.load(buf, weights_only=False)).__name__, pickle.loads(pickle.dumps(square))(4))\n"
+              "print(doctest.testmod(), sys.modules['__main__'].square is square)\n")
+    assert rec["error"] is None, rec["error"]
+    assert rec["stdout"] == "Net 16\nTestResults(failed=0, attempted=1) True\n"
+    assert sys.modules.get("__main__") is host_main
