@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from engine import record
-from engine.compat.jax.tracing import tracer_text
+from engine.compat.jax.tracing import TracerIntegerConversionError, traced, tracer_text
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
 
@@ -312,6 +312,12 @@ class Array(Tensor):
         return complex(Tensor.item(self))
 
     def __index__(self) -> int:
+        if traced(self):
+            spec = f"{self.array.dtype.name}[{','.join(map(str, self.array.shape))}]"
+            raise TracerIntegerConversionError(
+                f"The __index__() method was called on traced array with shape {spec}\nThis concrete value was "
+                "not available in Python because it depends on the value of the arguments.\nSee "
+                "https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError")
         if self.array.dtype.kind not in "iub" or self.array.ndim != 0:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(Tensor.item(self))

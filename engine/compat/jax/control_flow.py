@@ -123,10 +123,14 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
         staged[k] = b
     for b in staged:
         b.add_inputs(captured)
-        if b.out_tree != staged[0].out_tree or b.types() != staged[0].types():
-            raise TypeError(f"{'true_fun and false_fun' if name == 'cond' else 'branches'} output must have "
-                            f"identical types, got\n{staged[0].out_tree} {_types_text(staged[0].types())}\n"
-                            f"{b.out_tree} {_types_text(b.types())}.")
+    if name == "cond":
+        _check_branches(staged[1], staged[0], funs[1], funs[0])
+    else:
+        for k, b in enumerate(staged[1:], 1):
+            if b.out_tree != staged[0].out_tree or b.types() != staged[0].types():
+                raise TypeError(f"switch branches must have equal output types, but branch 0 returns "
+                                f"{staged[0].out_tree} {_types_text(staged[0].types())} and branch {k} returns "
+                                f"{b.out_tree} {_types_text(b.types())}.")
     inputs = arrays + captured
     outer = tracing.active()
     if outer is not None and tracing.traced(index):
@@ -145,6 +149,34 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
         outs = run_eager(staged[taken].graph, inputs)
     weak = staged[0].weak()
     return tree_unflatten(staged[0].out_tree, [set_weak(as_array(o), w) for o, w in zip(outs, weak)])
+
+
+def _where(fun) -> str:
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", repr(fun))
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
+
+
+def _check_branches(true_b: _Branch, false_b: _Branch, true_fun, false_fun) -> None:
+    """JAX's errors for branches whose outputs differ in structure, dtype or shape."""
+    head = f"true_fun is {_where(true_fun)}\nfalse_fun is {_where(false_fun)}\n\n"
+    if true_b.out_tree != false_b.out_tree:
+        def kind(tree):
+            return "a pytree leaf" if repr(tree) == "PyTreeDef(*)" else f"a {type(tree_unflatten(tree, [0] * tree.num_leaves))}"
+        raise TypeError("cond branch outputs must have the same pytree structure, but they differ:\n\n" + head +
+                        f"true_fun output is {kind(true_b.out_tree)} but false_fun output is {kind(false_b.out_tree)}, "
+                        "so their Python types differ.\n\nRevise true_fun and/or false_fun so that they have the same "
+                        "pytree structure.")
+    many = len(true_b.outs) > 1
+    for i, ((ts, td), (fs, fd)) in enumerate(zip(true_b.types(), false_b.types())):
+        if (ts, td) == (fs, fd):
+            continue
+        at = f" at path [{i}]" if many else ""
+        what = "dtypes" if td != fd else "shapes"
+        raise TypeError("cond branches must have equal output types but they differ.\n\n" + head +
+                        f"The output of true_fun{at} has type {np.dtype(td).name}[{','.join(str(n) for n in ts)}] but the corresponding output "
+                        f"of false_fun has type {np.dtype(fd).name}[{','.join(str(n) for n in fs)}], so the {what} do not match.\n\n"
+                        "Revise true_fun and/or false_fun so that all output types match.")
 
 
 def _emit_cond(outer, index: Array, staged: list, inputs: list) -> list:
@@ -277,6 +309,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return carry, stacked
 
 
-def map(f, xs):
-    """`lax.map`: f applied to each slice along the leading axis, stacked."""
+def map_(f, xs):
+    """`lax.map`: f applied to each slice along the leading axis, stacked (lax.py names it `map`)."""
     return scan(lambda c, x: (c, f(x)), None, xs)[1]

@@ -9,7 +9,7 @@ import numpy as np
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax._surface import unsupported_names
 from engine.compat.jax.array import as_array, is_weak, set_weak, to_array
-from engine.compat.jax.control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from engine.compat.jax.control_flow import cond, fori_loop, map_, scan, switch, while_loop  # noqa: F401
 from engine.compat.jax.transforms import stop_gradient  # noqa: F401
 from engine.tensor import apply
 
@@ -23,6 +23,7 @@ concatenate, transpose, reshape = (lambda operands, dimension: jnp.concatenate(o
     (lambda operand, new_sizes, dimensions=None: jnp.reshape(operand, new_sizes))
 dot = jnp.dot
 batch_matmul = jnp.matmul
+map = map_
 
 
 def logistic(x):
