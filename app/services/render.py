@@ -223,6 +223,8 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
             raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
         with python_turn(budget):
             for i, document in zip(todo, documents):
+                if budget.remaining() <= 0:       # checking many drawings is bounded by the deadline too
+                    raise _failure(DotFailed("timeout"), sum(len(parts[j][0].get("nodes", [])) for j in todo), budget)
                 try:
                     out[i] = clean_svg(document + _SVG_END)
                 except SvgRefused as exc:
