@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.compat.tensorflow import context, dtypes
+from engine.compat.tensorflow import context, dtypes, index_ops
 from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.graph import GraphTensor, default_graph
 from engine.compat.tensorflow.keras import philox
 from engine.compat.tensorflow.ops import _shape_tuple
+from engine.compat.tensorflow.variables import Variable
 from engine.errors import UnsupportedError
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "stateless_normal", "stateless_uniform",
-           "stateless_truncated_normal", "Generator", "get_global_generator",
+           "stateless_truncated_normal", "shuffle", "Generator", "get_global_generator",
            "set_global_generator", "Algorithm"]
 
 
@@ -67,6 +68,27 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
             bad = np.abs(out) > 2.0
         return out * float(stddev) + float(mean)
     return _source("TruncatedNormal", name, shape, dtype, sample)
+
+
+def shuffle(value, seed=None, name=None):
+    """`tf.random.shuffle` along the first axis. With an op seed it is TensorFlow's RandomShuffle, bit
+    for bit (op seeds: the global seed, or TF's default graph seed 87654321 without one, and `seed`);
+    without one, an order from the run's stream (TensorFlow's would come from its own op-seed counter)."""
+    t = index_ops.convert_to_tensor(value)
+    if context.state().tracing is not None or context.building_graph():
+        raise UnsupportedError("tf.random.shuffle inside a tf.function or a TF1 graph is not supported by Dagscope "
+                               "(eagerly it is)")
+    n = t.shape[0] if t.shape.rank else 0
+    if seed is None:
+        order = context.state().rng.permutation(n)
+    else:
+        g = context.state().seed
+        seeds = ((87654321 if g is None else g) % _MAXINT32, int(seed) % _MAXINT32)
+        order = philox.shuffle_order(n, *(seeds if seeds != (0, 0) else (0, _MAXINT32)))
+    return index_ops.gather(t, order.astype(np.int64)) if n > 1 else t
+
+
+_MAXINT32 = 2 ** 31 - 1
 
 
 # ---- stateless: TensorFlow's numbers for a seed pair (keras/philox.py) -------------------------------
@@ -143,7 +165,6 @@ class Generator:
     normal / uniform / truncated_normal / uniform_full_int / make_seeds, reset, skip."""
 
     def __init__(self, copy_from=None, state=None, alg=None):
-        from engine.compat.tensorflow.variables import Variable    # (variables imports random's module users)
         if copy_from is not None:
             state, alg = copy_from.state.numpy(), copy_from.algorithm
         self._alg = _algorithm(alg)

@@ -174,3 +174,18 @@ def normal64(shape, seed, mean=0.0, stddev=1.0) -> np.ndarray:
     radius = np.sqrt(-2.0 * np.log(u1))
     out = np.stack([np.sin(v1) * radius, np.cos(v1) * radius], axis=1).reshape(-1)
     return (out[:n] * float(stddev) + float(mean)).reshape(shape)
+
+
+def shuffle_order(n: int, seed: int, seed2: int) -> np.ndarray:
+    """TF's RandomShuffle of range(n) under op seeds (seed, seed2): Philox keyed by `seed` with `seed2`
+    as the counter's high half, one uint32 per swap; position i swaps with i + (u % (n - i))."""
+    order = np.arange(n)
+    if n <= 1:
+        return order
+    blocks = (n - 1 + 3) // 4
+    words = _rounds(_counters(0, seed2, np.arange(blocks, dtype=np.uint64)),
+                    (seed & MASK_INT, (seed >> 32) & MASK_INT)).reshape(-1)
+    for i in range(n - 1):
+        j = i + int(words[i]) % (n - i)
+        order[i], order[j] = order[j], order[i]
+    return order

@@ -2,9 +2,12 @@
 tf.GradientTape, so each step's forward and backward are the engine's autograd and the recorder
 draws them; override train_step / test_step as the Keras guides do).
 
-The loop follows Keras 3: batches of 32 by default, the last partial; shuffled each epoch (from the
-run's seeded numpy stream, not TensorFlow's); validation_split takes the last fraction before any
-shuffling; the loss shown is the mean of the batch losses weighted by batch size, the metrics are
+The loop follows Keras 3: batches of 32 by default, the last partial; shuffled each epoch as Keras 3
+on TensorFlow shuffles (its array adapter's tf.random.shuffle of the indices, inside a tf.data map):
+with a global seed (keras.utils.set_random_seed, tf.random.set_seed) that is TF's RandomShuffle with
+op seeds (seed, 0), bit for bit, and the same order every epoch and every fit, as there; without
+one, an order from the run's numpy stream (TF's is unseeded too); validation_split takes the last
+fraction before any shuffling; the loss shown is the mean of the batch losses weighted by batch size, the metrics are
 running over the epoch; logs are sorted by name (TensorFlow's tf.function sorts them) with the
 val_ ones after; callbacks run in order, then History, then the progress bar."""
 from __future__ import annotations
@@ -17,7 +20,7 @@ from engine.compat.tensorflow import context, ops
 from engine.compat.tensorflow import tape as tf_tape
 from engine.compat.tensorflow.keras import callbacks as callbacks_module
 from engine.compat.tensorflow.keras import display, losses as losses_module, metrics as metrics_module
-from engine.compat.tensorflow.keras import optimizers as optimizers_module
+from engine.compat.tensorflow.keras import optimizers as optimizers_module, philox
 from engine.compat.tensorflow.keras.base import BATCH_UNKNOWN, _flatten, map_structure
 from engine.errors import UnsupportedError
 
@@ -85,7 +88,7 @@ class ArrayData:
     def __iter__(self):
         order = np.arange(self.n)
         if self.shuffle:
-            order = context.state().rng.permutation(self.n)
+            order = _shuffled(self.n)
         for start in range(0, self.n, self.batch_size):
             idx = order[start:start + self.batch_size]
             x = map_structure(_tensor, _take(self.x, idx))
@@ -94,6 +97,17 @@ class ArrayData:
                 continue
             y = map_structure(_tensor, _take(self.y, idx))
             yield (x, y) if self.sw is None else (x, y, _tensor(self.sw[idx]))
+
+
+def _shuffled(n: int) -> np.ndarray:
+    seed = context.state().seed
+    if seed is None:
+        return context.state().rng.permutation(n)
+    seeds = (seed % _MAXINT32, 0)                          # TF's random_seed.get_seed, op seed 0
+    return philox.shuffle_order(n, *(seeds if seeds != (0, 0) else (0, _MAXINT32)))
+
+
+_MAXINT32 = 2 ** 31 - 1
 
 
 class StreamData:
