@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.record.values import MAX_DATA_ELEMENTS, TensorMemo, _digits, _listed, _raw_stats, dtype_name, tensor_json
 
-MAX_ITERATIONS = 128            # kept iterations (summaries and loss)
+MAX_ITERATIONS = 64             # kept iterations (summaries and loss)
 MAX_STEP_ITERATIONS = 16        # kept iterations whose backprop steps are recorded too
 STRIP = 8                       # cells of a summary's strip (block means of the flattened values)
 SUMMARY_BYTES = 2_000_000       # the summaries' share of the run record
@@ -42,30 +42,36 @@ def signature(builder) -> tuple:
     return tuple(sig)
 
 
-def summarise(arrays: list, out: np.ndarray) -> None:
+def summarise(arrays: list, out: np.ndarray, same: dict | None = None) -> None:
     """Row i of `out` (nan when written): [min, max, mean, std, strip...] of arrays[i]'s finite values
     in float64 (values.py's statistics: its two C passes for a float array), the strip STRIP block
     means of the flattened values (fewer for a smaller array); left nan for an array with no
-    finite value. An array standing in several rows is read once."""
-    done: dict[int, int] = {}
+    finite value. An array standing in several rows is read once. `same`: id of an array -> the
+    row of an array holding the same values (a parameter and the copy the record keeps of it)."""
+    done: dict[int, int] = dict(same or {})
     for i, a in enumerate(arrays):
         if a is None:
             continue
         j = done.get(id(a))
-        if j is not None:
+        if j is not None and j < i:
             out[i] = out[j]
             continue
         done[id(a)] = i
         a = np.asarray(a)
         if not a.size or a.dtype.kind not in "fiub":
             continue
-        # a view of every value of another array (a weight's transpose) has that array's statistics,
-        # read in its memory order (the C pass runs on contiguous memory)
-        whole = a.base if isinstance(a.base, np.ndarray) and a.base.size == a.size and a.base.flags.c_contiguous else a
-        stats = _raw_stats(whole if whole.dtype.kind == "f" else whole.astype(np.float64))
-        if stats is None:
-            continue
-        out[i, :4] = stats
+        # a view of every value of another array (a weight's transpose) has that array's statistics
+        # (in another order: its own strip)
+        base = a.base if isinstance(a.base, np.ndarray) and a.base.size == a.size else None
+        j = done.get(id(base)) if base is not None else None
+        if j is not None and j < i:
+            out[i, :4] = out[j, :4]
+        else:
+            whole = base if base is not None and base.flags.c_contiguous else a   # (the C pass reads memory in order)
+            stats = _raw_stats(whole if whole.dtype.kind == "f" else whole.astype(np.float64))
+            if stats is None:
+                continue
+            out[i, :4] = stats
         cells = min(STRIP, a.size)
         starts, sizes = _cells(a.size, cells)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -114,6 +120,7 @@ class Trajectory:
         self.kept: list[_Iteration] = []
         self.params: list[str] = []    # forward ids of the leaves that require grad
         self.series: list[tuple] = []  # (forward id, "value" | "grad"): a summary row each
+        self.rows: dict[str, int] = {}  # forward id -> its value's row
         self.cells: list[int] = []     # each series' strip length
         self.with_steps = _Sampled(MAX_STEP_ITERATIONS)
         self.with_values = _Sampled(MAX_ITERATIONS)
@@ -142,10 +149,16 @@ class Trajectory:
                   for e in builder.fwd_nodes}
         grads = builder.leaf_grads
         it.rows = np.full((len(self.series), 4 + STRIP), np.nan)
-        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows)
+        # a parameter's own array holds what the record's copy of it holds (the optimizer has not
+        # stepped yet): a view of it (its transpose in a Linear) is summarised from that copy's row
+        same = {id(t.array): self.rows[fid] for fid, t in builder.leaves if fid in self.rows}
+        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows, same)
         if self.with_values.wants(number, self.every):
-            # a leaf's value and gradient were copied by the snapshot (the optimizer changes them in place)
-            it.tensors = {fid: (values.get(fid), grads.get(fid)) for fid in self.params}
+            # kept to the end of the run, while the optimizer changes them in place: a call the
+            # recorder writes at once did not copy its leaves' values and gradients, one written
+            # later did
+            keep = (lambda a: a) if builder.finished_later else (lambda a: None if a is None else np.array(a))
+            it.tensors = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.params}
         if number and self.with_steps.wants(number, self.every):
             it.builder, it.steps = builder, steps
         self.kept.append(it)
@@ -158,6 +171,7 @@ class Trajectory:
     def _size_limits(self, builder, steps) -> None:
         """The series to follow, and how many iterations fit the byte budgets, from the first call."""
         self.series = [(e[0] if type(e) is tuple else e["id"], "value") for e in builder.fwd_nodes]
+        self.rows = {fid: k for k, (fid, _) in enumerate(self.series)}          # a node's value row
         self.series += [(fid, "grad") for fid, g in builder.leaf_grads.items() if g is not None]
         sizes = {e[0]: e[3].size for e in builder.fwd_nodes if type(e) is tuple}
         sizes.update({e["id"]: np.asarray(e["value"]).size for e in builder.fwd_nodes if type(e) is dict})
