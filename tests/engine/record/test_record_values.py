@@ -113,6 +113,36 @@ def test_the_batched_summary_has_tensor_json_numbers_bit_for_bit():
         assert json.dumps(got, allow_nan=False) == json.dumps(want, allow_nan=False), (a.dtype, a.shape)
 
 
+def test_views_of_one_block_share_its_statistics_bit_for_bit(monkeypatch):
+    """A block's views (its transpose, a permute, a reshape) have their C statistics computed
+    once, and they are tensor_json's of each view, bit for bit, float32 and float64; a block
+    with a value that is not finite goes to numpy's path for each view (its finite values in
+    that view's order). A view with gaps or a negative stride is its own."""
+    if values._native_stats() is None:
+        pytest.skip("engine/native's stats are not in use here")
+    rng = np.random.default_rng(7)
+    calls = []
+    real = values._raw_stats_c
+    monkeypatch.setattr(values, "_raw_stats_c", lambda a, stats: calls.append(a.shape) or real(a, stats))
+    for dtype in (np.float32, np.float64):
+        for poison in (None, np.inf, np.nan):
+            block = (rng.standard_cauchy((6, 40, 30)) * 1e3).astype(dtype)
+            if poison is not None:
+                block[2, 3, 4] = poison
+            views = [block, block.transpose(2, 0, 1), block.reshape(240, 30).T, block.reshape(-1),
+                     block.transpose(1, 0, 2).transpose(1, 0, 2), block.swapaxes(0, 2)]
+            own = [block[:, :, 1:], block[::-1], block.T.copy()]
+            memo = TensorMemo(values.ValueStore(max_bytes=1 << 30))
+            calls.clear()
+            shown = [memo(a) for a in views + own]
+            memo.flush()
+            assert sorted(calls) == [(6, 40, 30), (30, 40, 6)], calls   # the block, and block.T.copy()
+            for a, out in zip(views + own, shown):
+                want = tensor_json(a, heatmap=False)
+                got = {k: v for k, v in out.items() if k != "values"}
+                assert json.dumps(got, allow_nan=False) == json.dumps(want, allow_nan=False), (dtype, poison, a.shape)
+
+
 def test_the_c_statistics_are_numpy_s_bit_for_bit(monkeypatch):
     """_raw_stats with fastops' stats (when engine/native is loaded here) and with numpy alone."""
     if values._native_stats() is None:
