@@ -29,6 +29,7 @@ from engine.ir.interpreter import evaluate
 from engine.tensor import Tensor
 
 MAX_RECORDED_TRACES = 4          # per function: later traces still run, and are counted
+MAX_COMPILED_TRACES = 8          # per function: later traces (a shape that changes every call) run op by op
 
 
 def _is_array_leaf(x) -> bool:
@@ -204,6 +205,11 @@ class Jitted:
             reason = self._cache.note(retrace)
             trail.warn(self._cache.warning(label, retrace))
         recorded = count <= MAX_RECORDED_TRACES and trail.recording()
+        if count > MAX_COMPILED_TRACES:
+            if count == MAX_COMPILED_TRACES + 1:
+                trail.warn(f"{label} traced {count} times: later traces are not compiled (they run op by op); "
+                           "pass arrays of one shape, or mark Python values static")
+            return
         runner, note = make_runner(staged.graph, [], keep_steps=recorded)
         staged.runner = runner
         if not recorded:
