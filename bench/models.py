@@ -75,10 +75,18 @@ def with_real_torch(head, setup, step, repeat):
     return timed_steps(head, setup, step, repeat)
 
 
-def with_engine(head, setup, step, repeat):
+def with_engine(head, setup, step, repeat, c_kernels: bool = True):
+    """The engine alone; c_kernels=False runs engine/ops' numpy code where nnkernels.c has a twin
+    (the same bits: the 'before' of those kernels, measured in the same run)."""
     from engine import compat
-    with compat.installed():
-        return timed_steps(head, setup, step, repeat)
+    from engine.ops import kernels
+    module = kernels.module
+    kernels.use(module if c_kernels else None)
+    try:
+        with compat.installed():
+            return timed_steps(head, setup, step, repeat)
+    finally:
+        kernels.use(module)
 
 
 def page_run(client, source: str) -> dict:
@@ -158,6 +166,8 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     ap.add_argument("--no-page", action="store_true", help="torch and the engine alone only")
+    ap.add_argument("--numpy-kernels", action="store_true",
+                    help="also the engine with engine/ops' C kernels off (numpy's passes), the 'before' column")
     ap.add_argument("--memory", action="store_true", help="peak memory of each side, fresh processes")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -174,15 +184,18 @@ def main() -> None:
         return memory(names)
     from fastapi.testclient import TestClient
     from app.main import create_app
-    rows = []
+    rows, befores = [], {}
     with TestClient(create_app()) if not args.no_page else contextlib.nullcontext() as client:
         for name in names:
             source = (MODELS / f"{name}.py").read_text()
             parts = split(source)
             real = with_real_torch(*parts, args.repeat)
+            before = with_engine(*parts, args.repeat, c_kernels=False) if args.numpy_kernels else None
             ours = with_engine(*parts, args.repeat)
             page = page_run(client, source) if client else None
             rows.append((name, real, ours, page))
+            if before:
+                befores[name] = before
             print(f"measured {name}", file=sys.stderr)
     ratio = lambda a, b: f"{a / b:.2f}x" if b else "-"   # noqa: E731
     print(f"{'model':<22} {'torch step':>10} {'engine':>8} {'page step':>10} {'eng/torch':>9} {'page/torch':>10} "
@@ -198,6 +211,13 @@ def main() -> None:
         print(f"{name:<22} {t:>10.3f} {ours['step']:>8.3f} {page_cols} "
               f"{(real['init'] if real else 0):>10.3f} {ours['init']:>9.3f} "
               f"{ratio(ours['init'], real['init'] if real else 0):>6}")
+    if befores:
+        print(f"\n{'model':<22} {'engine, numpy kernels':>21} {'engine, C kernels':>17} {'before / torch':>14} "
+              f"{'after / torch':>13}")
+        for name, real, ours, _ in rows:
+            t = real["step"] if real else 0
+            b = befores[name]["step"]
+            print(f"{name:<22} {b:>21.3f} {ours['step']:>17.3f} {ratio(b, t):>14} {ratio(ours['step'], t):>13}")
     print(f"\nstep ({args.clock} s): forward + backward (+ optimizer step where the program has one), best of the repeats after one"
           "\nwarm-up; page step: the one step of a page run, timed by the program inside the sandbox (wall s, cold,"
           "\nwith the recorder listening); record +: the page run's elapsed time over the engine alone's"
