@@ -408,6 +408,73 @@ fail_x:
     return NULL;
 }
 
+/* channel_moments(x, correction, out): reduce.py's moments over every axis but 1, per channel into
+   out (C,): correction < 0, _mean_forward's mean (the sum divided by the count in the dtype);
+   else np.var's (ddof = correction): its mean divided by the count as a float64 (np.intp)
+   divisor and cast back, the sum of (x - mean) ** 2 divided likewise by count - ddof. */
+#define MOMENTS(TYPE)                                                                                \
+    for (Py_ssize_t ch = 0; ch < c; ch++) {                                                          \
+        TYPE sum, sq;                                                                                \
+        CHANNEL_SUM(TYPE, sum, tmp[i] = x[run + i])                                                  \
+        if (correction < 0) {                                                                        \
+            out[ch] = sum / (TYPE)count;                                                             \
+            continue;                                                                                \
+        }                                                                                            \
+        const TYPE mean = (TYPE)((double)sum / (double)count);                                       \
+        CHANNEL_SUM(TYPE, sq, TYPE d = x[run + i] - mean; tmp[i] = d * d)                            \
+        out[ch] = (TYPE)((double)sq / (double)(count - correction));                                 \
+    }
+
+static PyObject *channel_moments(PyObject *module, PyObject *args)
+{
+    PyObject *xo, *oo;
+    Py_ssize_t correction;
+    if (!PyArg_ParseTuple(args, "OnO", &xo, &correction, &oo))
+        return NULL;
+    Py_buffer xv, ov;
+    int present;
+    if (any_float_array(xo, &xv, 0, "channel_moments") < 0)
+        return NULL;
+    Py_ssize_t n, c, l;
+    ncl(&xv, &n, &c, &l);
+    if (channel_vector(oo, &ov, 1, c, xv.itemsize, "channel_moments", &present) < 0 || !present) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "channel_moments: out is required");
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    const Py_ssize_t count = n * l;
+    void *tmp = count > 0 && count > correction ? PyMem_RawMalloc((size_t)l * xv.itemsize) : NULL;
+    if (tmp == NULL) {
+        if (count <= 0 || count <= correction)
+            PyErr_SetString(PyExc_ValueError, "channel_moments: no values, or no degrees of freedom");
+        else
+            PyErr_NoMemory();
+        PyBuffer_Release(&ov);
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (xv.itemsize == 4) {
+        const float *x = xv.buf;
+        float *out = ov.buf, *tmp_ = tmp;
+#define tmp tmp_
+        MOMENTS(float)
+#undef tmp
+    } else {
+        const double *x = xv.buf;
+        double *out = ov.buf, *tmp_ = tmp;
+#define tmp tmp_
+        MOMENTS(double)
+#undef tmp
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(tmp);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&xv);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"col2im_add", col2im_add, METH_VARARGS,
      "col2im_add(cols (N, OH, OW, kh, kw, C), padded (N, H', W', C), stride_h, stride_w): conv2d's col2im."},
@@ -415,6 +482,8 @@ static PyMethodDef module_methods[] = {
      "batch_norm_forward(x, weight|None, bias|None, eps, out): normalization.py's training forward."},
     {"batch_norm_backward", batch_norm_backward, METH_VARARGS,
      "batch_norm_backward(g, x, weight|None, eps, grad_x, grad_weight|None, grad_bias|None): its vjp."},
+    {"channel_moments", channel_moments, METH_VARARGS,
+     "channel_moments(x, correction, out): the mean (correction < 0) or np.var per channel (dim 1)."},
     {NULL, NULL, 0, NULL},
 };
 

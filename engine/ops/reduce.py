@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from engine.ops import kernels
 from engine.ops.elementwise import dtype_name
 from engine.ops.registry import NN, REDUCE, OpDef, Spec, register
 from engine.ops.shapes import normalize_dims, reduced_shape, sum_to_axes
@@ -22,7 +23,23 @@ def _sum_forward(x, dim=None, keepdim=False):
     return np.sum(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim, dtype=_sum_dtype(x.dtype))
 
 
+def _per_channel(x, dim, keepdim, correction: int):
+    """The mean (correction -1) or variance over every dim but 1 in nnkernels.c (batch norm's running
+    statistics), or None: not that reduction, or an array it does not take."""
+    if not (kernels.module is not None and type(x) is np.ndarray and x.ndim >= 2 and x.size
+            and x.flags.c_contiguous and (x.dtype == np.float32 or x.dtype == np.float64)
+            and x.size // x.shape[1] > correction
+            and normalize_dims(dim, x.ndim) == (0,) + tuple(range(2, x.ndim))):
+        return None
+    out = np.empty(x.shape[1], x.dtype)
+    kernels.module.channel_moments(x, correction, out)
+    return out.reshape(reduced_shape(x.shape, dim, keepdim))
+
+
 def _mean_forward(x, dim=None, keepdim=False):
+    fused = _per_channel(x, dim, keepdim, -1) if dim is not None else None    # (the numpy code below, the same bits)
+    if fused is not None:
+        return fused
     # sum / n rather than np.mean: an empty mean is nan without numpy's "Mean of empty slice" warning.
     total = np.sum(x, axis=normalize_dims(dim, x.ndim), keepdims=keepdim,
                    dtype=x.dtype if x.dtype.kind == "f" else np.float32)
@@ -162,6 +179,10 @@ def _var_forward(x, dim=None, correction=1, keepdim=False):
     n = _numel_reduced(x.shape, dim)
     if n - correction <= 0:      # PyTorch returns nan (numpy would warn about degrees of freedom)
         return np.full(reduced_shape(x.shape, dim, keepdim), np.nan, dtype=x.dtype)
+    fused = (_per_channel(x, dim, keepdim, correction)
+             if dim is not None and type(correction) is int and correction >= 0 else None)
+    if fused is not None:        # np.var below, in C (the same bits)
+        return fused
     return np.var(x, axis=normalize_dims(dim, x.ndim), ddof=correction, keepdims=keepdim)
 
 

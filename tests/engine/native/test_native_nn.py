@@ -158,3 +158,56 @@ def test_batch_norm_falls_back_to_numpy_for_what_the_kernel_does_not_take():
         module.batch_norm_forward(x, np.ones(4, np.float32), None, 1e-5, np.empty_like(x))
     with pytest.raises(ValueError):
         module.batch_norm_backward(x, x, None, 1e-5, np.empty((2, 3, 5), np.float32), None, None)
+
+
+# ---- per-channel moments (reduce.py's mean and var over every dim but 1) ------------------------------
+
+MOMENT_SHAPES = [(1, 3), (2, 5), (7, 4), (8, 3), (9, 2), (127, 3), (128, 2), (129, 3), (1000, 7), (9, 1), (300, 1),
+                 (1, 1), (16, 16, 32, 32), (3, 5, 7, 9), (2, 1, 40, 40), (4, 2, 3, 2, 5), (5, 3, 1), (2, 3, 130, 129)]
+
+
+def moments_both_ways(x, dim, correction, keepdim):
+    from engine.ops import reduce as reduce_ops
+    found = (reduce_ops._mean_forward(x, dim, keepdim), reduce_ops._var_forward(x, dim, correction, keepdim))
+    with numpy_only():
+        want = (reduce_ops._mean_forward(x, dim, keepdim), reduce_ops._var_forward(x, dim, correction, keepdim))
+    return found, want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", MOMENT_SHAPES)
+def test_mean_and_var_over_all_dims_but_1_are_numpy_s_bit_for_bit(shape, dtype):
+    rng = np.random.default_rng(sum(shape) + 3)
+    dims = (0,) + tuple(range(2, len(shape)))
+    for x in (spread(rng, shape, dtype), (rng.standard_normal(shape) * 1e-3 + 5.0).astype(dtype)):
+        for correction in (0, 1, 2):
+            if x.size // shape[1] <= correction:
+                continue
+            for keepdim in (True, False):
+                for dim in (dims, tuple(d - len(shape) for d in dims)):
+                    found, want = moments_both_ways(x, dim, correction, keepdim)
+                    for a, b in zip(found, want):
+                        assert a.dtype == b.dtype and a.shape == b.shape, (shape, dim, keepdim)
+                        assert a.tobytes() == b.tobytes(), (shape, correction, keepdim)
+
+
+def test_moments_of_zeros_and_non_finite_values():
+    x = np.zeros((6, 4, 3), np.float32)
+    x[:, 0] = -0.0
+    x[2, 1, 1], x[3, 2, 0], x[0, 3, 2] = np.inf, -np.inf, np.nan
+    with np.errstate(all="ignore"):
+        found, want = moments_both_ways(x, (0, 2), 0, True)
+    for a, b in zip(found, want):
+        assert np.array_equal(np.isnan(a), np.isnan(b))
+        keep = ~np.isnan(b)
+        assert a[keep].tobytes() == b[keep].tobytes()
+
+
+def test_other_reductions_keep_numpy_s_path():
+    from engine.ops import reduce as reduce_ops
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for dim in ((0,), (1,), (2,), (0, 1), (1, 2), None):
+        assert reduce_ops._per_channel(x, dim, True, 0) is None or dim == (0, 2)
+    assert reduce_ops._per_channel(x.transpose(1, 0, 2), (0, 2), True, 0) is None        # not C-contiguous
+    assert reduce_ops._per_channel(x.astype(np.int64), (0, 2), True, 0) is None
+    assert reduce_ops._per_channel(np.ones((1, 3), np.float32), (0,), True, 1) is None   # no degrees of freedom
