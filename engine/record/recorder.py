@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+import weakref
 
 import numpy as np
 
@@ -86,6 +87,9 @@ class Recorder:
         self.step_tensors_left = MAX_STEP_TENSORS   # the record's budget of step gradients (MAX_STEP_TENSORS)
         self.trajectory = Trajectory()        # the first graph's values over a training loop's iterations
         self._first_graph = None              # the record of the first backward call, which carries them
+        # each recorded graph's leaves, weakly, with their version counters when recorded: a leaf
+        # changed in place later (opt.step()) gets its value at the run's end (`value_after`)
+        self._leaf_versions: list[tuple[dict, list]] = []
         self._ids = 0
 
     def new_graph_id(self) -> str:
@@ -130,8 +134,9 @@ class Recorder:
                 graph = self.add_graph(self._finished(builder, title, steps))
             if n == 1:
                 self._first_graph = graph
+            self._leaf_versions.append((graph, self._versions(builder)))
         else:
-            self._pending_last = (builder, title, steps)
+            self._pending_last = (builder, title, steps, self._versions(builder))
 
     def _finished(self, builder, title: str, steps: list) -> dict:
         """builder's graph, its steps' gradients within what is left of the record's budget."""
@@ -175,12 +180,14 @@ class Recorder:
         if self.backward_calls == 0 and namespace and not self.graphs:
             self._draw_dataflow(namespace)
         if self._pending_last is not None:
-            builder, title, steps = self._pending_last
+            builder, title, steps, versions = self._pending_last
             with _gc_paused():
                 graph = self._finished(builder, title, steps)
             graph["title"] += f" (last of {self.backward_calls}; {self.backward_calls - self.max_graphs - 1} not recorded)"
             self.add_graph(graph)
+            self._leaf_versions.append((graph, versions))
             self._pending_last = None
+        self._values_after()
         if self._first_graph is not None and not self._first_graph.get("too_large"):
             with _gc_paused():
                 trajectory = self.trajectory.to_record(self.values, self.step_tensors_left)
@@ -188,6 +195,24 @@ class Recorder:
                 self._first_graph["trajectory"], used = trajectory
                 self.step_tensors_left -= used
         return self.graphs
+
+    @staticmethod
+    def _versions(builder) -> list:
+        return [(fid, weakref.ref(t), t._version) for fid, t in builder.leaves]
+
+    def _values_after(self) -> None:
+        """A leaf of a recorded graph changed in place after it was recorded (its version counter
+        moved: an optimizer's step, or the program's own in-place op) gets `value_after`, its value
+        at the run's end, beside `value`, its value when the graph was recorded."""
+        tensor_json = TensorMemo(self.values)
+        for graph, leaves in self._leaf_versions:
+            nodes = {n["id"]: n for n in graph.get("forward", {}).get("nodes", [])}
+            for fid, ref, version in leaves:
+                t = ref()
+                if t is not None and t._version != version and fid in nodes:
+                    nodes[fid]["value_after"] = tensor_json(t.array)
+        tensor_json.flush()
+        self._leaf_versions = []
 
     def _draw_dataflow(self, namespace: dict) -> None:
         """No graph at all: the ops that made the program's tensors (record/dataflow.py)."""

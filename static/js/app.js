@@ -193,6 +193,17 @@ function selectNode(id, { push = true, side = null } = {}) {
   saveHash(push);
 }
 
+/** The gradients flowing through a backward node: its step's gradient in, and each gradient out
+ * with the node it goes to (the graph's recorded backprop, iteration 0), or null. */
+function flowOf(g, bnode) {
+  if (!bnode) return null;
+  const step = (g.steps || []).find((s) => (s.nodes || [s.node]).includes(bnode.id));
+  if (!step || (!step.grad_in && !step.grad_out)) return null;
+  const name = (id) => { const n = id && backwardNode(g, id); return n ? String(n.label || n.op).split("\n")[0] : id || "—"; };
+  return { grad_in: step.grad_in?.[0] || null,
+           grad_out: (step.grad_out || []).map((tensor, j) => ({ tensor, to: name(step.targets?.[j]) })).filter((o) => o.tensor) };
+}
+
 /** The DAG tabs' inspectors for the selected node, at the training iteration shown (state.iter). */
 function showInspectors({ playing = false } = {}) {
   const { g, fwd, bwd, fid, bids } = state.inspected || {};
@@ -216,7 +227,7 @@ function showInspectors({ playing = false } = {}) {
   const shown = at(fnode);
   inspect($("#inspector-forward"), shown.node, { ...common, role: "forward", linked: bids, iteration: shown.iteration });
   const bnode = bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null;
-  inspect($("#inspector-backward"), bnode, { ...common, role: "backward", linked: fid ? [fid] : [] });
+  inspect($("#inspector-backward"), bnode, { ...common, role: "backward", linked: fid ? [fid] : [], flow: flowOf(g, bnode) });
 }
 
 // ---- training iterations (a graph's trajectory: training.js) ------------------------------------

@@ -38,7 +38,7 @@ export function cardHTML(card) {
  * Fill `el` for one node. role: "forward" | "backward". onLine(line) jumps the editor.
  * linked: ids of the other view's linked nodes (shown as chips, clicking selects them).
  */
-export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck, iteration = null }) {
+export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck, iteration = null, flow = null }) {
   if (!node) {
     show(el, html`<div class="muted hint">${t("inspector.empty")}</div>`);
     return;
@@ -58,7 +58,10 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradc
     <div class="kvs">${rows.map(([k, v]) => html`<div class="kv"><span>${k}</span><span>${v}</span></div>`)}</div>
     ${linked.length ? html`<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id, i) => html`${i ? " " : ""}<button class="chip" data-node="${id}">${id}</button>`)}</span></div>` : ""}
     ${iteration ? iteration.head : ""}
-    ${node.value ? html`<h4>${t("inspector.value")}</h4>${tensorHTML(node.value)}` : ""}
+    ${node.value ? html`<h4>${t(iteration ? "inspector.value" : "inspector.value_recorded")}</h4>${tensorHTML(node.value)}` : ""}
+    ${node.value_after ? html`<h4>${t("inspector.value_after")}</h4>${tensorHTML(node.value_after)}` : ""}
+    ${flow?.grad_in ? html`<h4>${t("inspector.grad_in")}</h4>${tensorHTML(flow.grad_in)}` : ""}
+    ${flow?.grad_out?.length ? html`<h4>${t("inspector.grad_out")}</h4>${flow.grad_out.map((o) => html`<div class="flow-out"><div class="small">→ <strong>${o.to}</strong></div>${tensorHTML(o.tensor)}</div>`)}` : ""}
     ${node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
     ${node.grad && onGradcheck ? html`<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
     ${iteration ? iteration.charts : ""}

@@ -6,6 +6,9 @@ import { html, svg } from "./dom.js";
 import { t } from "./i18n.js";
 
 let runId = null;
+// A table row shows at most this many values (wider rows wrap in blocks): 8, or 4 on a screen
+// narrower than 1200 px (1024x768), where the side panel has no room for 8 readable columns.
+const tableColumns = () => (window.innerWidth < 1200 ? 4 : 8);
 
 /** The run whose kept values the shown record's `values` ids name (null: none kept). */
 export function setTensorRun(id) { runId = typeof id === "string" ? id : null; }
@@ -77,8 +80,16 @@ function tensorBody(tensor, { label = "" } = {}) {
     if (!Array.isArray(d)) body = html`<div class="scalar" style="background:${heat(d, scale)}">${fmt(d)}</div>`;
     else {
       const rows = Array.isArray(d[0]) ? d.map((r) => flatten(r)) : [d];
-      body = html`<table class="tensor-table">${rows.map((r) => html`<tr>${r.map((v) =>
-        html`<td style="background:${heat(v, scale)}">${fmt(v)}</td>`)}</tr>`)}</table>`;
+      const width = Math.max(...rows.map((r) => r.length));
+      // wider than tableColumns(): blocks of that many columns, one under the other, each captioned
+      // with its columns (as NumPy and PyTorch print a wide matrix): readable, never scrolled sideways
+      const columns = tableColumns();
+      const blocks = [];
+      for (let from = 0; from < width; from += columns) blocks.push(from);
+      body = blocks.map((from) => html`<table class="tensor-table">${blocks.length > 1
+        ? html`<caption class="muted small">${t("tensor.columns", { from, to: Math.min(width, from + columns) - 1 })}</caption>` : ""}${
+        rows.map((r) => html`<tr>${r.slice(from, from + columns).map((v) =>
+          html`<td style="background:${heat(v, scale)}">${fmt(v)}</td>`)}</tr>`)}</table>`);
     }
   } else if (Array.isArray(tensor.heatmap) && tensor.heatmap.length) {
     body = heatmapSVG(tensor.heatmap, scale);
