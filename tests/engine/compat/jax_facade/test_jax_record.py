@@ -1,0 +1,48 @@
+"""What a JAX program leaves in the run record: a jitted function is a static graph of capture kind
+"jit" with its jaxpr, passes, kernels and retrace reasons, which the server's schema accepts; a
+jax.grad is a backward call with its forward and backward graphs."""
+from __future__ import annotations
+
+import json
+
+from app.sandbox import record_schema
+from engine.runner import run_user_code
+
+PROGRAM = """import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def f(x):
+    return jnp.sum(jnp.tanh(x) * 2.0)
+
+
+print(f(jnp.ones(3)), f(jnp.ones(4)))
+print(jax.grad(lambda w: jnp.sum(jnp.sin(w) * w))(jnp.arange(3.0)))
+"""
+
+
+def test_a_jitted_function_is_a_static_jit_graph_with_its_jaxpr_passes_and_kernels():
+    record = run_user_code(PROGRAM)
+    assert record["error"] is None, record["error"]
+    jits = [g for g in record["graphs"] if g.get("capture") == "jit"]
+    assert [g["title"] for g in jits] == ["jax.jit f(f32[3]) trace #1", "jax.jit f(f32[4]) trace #2"]
+    first, second = jits
+    assert first["jaxpr"].startswith("{ lambda ; a:f32[3]. let") and "tanh a" in first["jaxpr"]
+    assert "reduce_sum[axes=(0,) out_sharding=None]" in first["jaxpr"]
+    assert first["retrace_reason"] == "first call: traced"
+    assert second["retrace_reason"] == "retraced: tensor 'x' size mismatch at index 0. expected 3, actual 4"
+    assert any("jax.jit f retraced" in w for w in record["warnings"])
+    assert first["passes"] and first["kernels"] and first["backend"] in ("c", "numpy")
+    assert first["backward"] is not None                  # the graph's backward, as for torch.compile
+    checked = record_schema.validate(json.loads(json.dumps(record)), PROGRAM.count("\n") + 1, 100_000)
+    assert [g.get("capture") for g in checked["graphs"]].count("jit") == 2, checked["warnings"]
+
+
+def test_jax_grad_is_a_backward_call_with_forward_and_backward_graphs():
+    record = run_user_code(PROGRAM)
+    dynamic = [g for g in record["graphs"] if g["kind"] == "dynamic"]
+    assert dynamic and "jax.grad()" in dynamic[0]["title"]
+    assert dynamic[0]["forward"]["nodes"] and dynamic[0]["backward"]["nodes"]
+    ops = [n["op"] for n in dynamic[0]["forward"]["nodes"]]
+    assert "sin" in ops and "mul" in ops
