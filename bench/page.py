@@ -1,8 +1,11 @@
-"""Page speed in headless Chromium: Run click -> drawn graph for the MLP snippet, a synthetic
-2,000-node backward graph opening folded and expanding one cluster, and the shared identity's
-hover (a node lighting its partners in both DAGs) on 2,000 + 2,000 drawn nodes. Prints a table.
+"""Page speed in headless Chromium: Run click -> drawn graph for the MLP snippet; issue 16's nanoGPT
+and ResNet (bench/models/) Run click -> both graphs drawn, with the page's phases (the run request,
+then per view folding, layout, drawing requests, SVG insertion), the main thread's own CPU time
+(CDP Performance metrics) and a CPU profile by phase; a synthetic 2,000-node backward graph opening
+folded and expanding one cluster, and the shared identity's hover (a node lighting its partners in
+both DAGs) on 2,000 + 2,000 drawn nodes. Prints tables.
 
-    .venv/bin/python bench/page.py [--runs 5]
+    .venv/bin/python bench/page.py [--runs 5] [--models-only] [--model-runs 3]
 """
 from __future__ import annotations
 
@@ -100,9 +103,152 @@ def draw_everything(page, view):
     }}""")
 
 
+# issue 16's real models, as pasted (bench/models/), each run with a new batch size so neither the
+# run nor a drawing comes from a cache (the browser's or the server's): (file, the lines changed)
+MODELS = {
+    "nanogpt": ("x = torch.randint(0, 65, (4, 64))\ny = torch.randint(0, 65, (4, 64))",
+                "x = torch.randint(0, 65, ({b}, 64))\ny = torch.randint(0, 65, ({b}, 64))", 4, 2000),
+    "resnet": ("x = torch.randn(16, 3, 32, 32)\ny = torch.randint(0, 10, (16,))",
+               "x = torch.randn({b}, 3, 32, 32)\ny = torch.randint(0, 10, ({b},))", 16, 1000),
+}
+
+# Run click until both DAGs' drawings of the new record are in the page; the run's request (resource
+# timing), the page's phases (static/js/timing.js's measures) and the drawings' Server-Timing.
+BOTH_DRAWN = """async () => {
+    performance.clearResourceTimings();
+    const before = [document.querySelector('#view-forward svg'), document.querySelector('#view-backward svg')];
+    const t0 = performance.now();
+    document.querySelector('#run').click();
+    // polled by a timer, not every frame: a loop of animation frames would make the page draw a
+    // frame each time and its CPU profile would be mostly the waiting
+    while (true) {
+        await new Promise(r => setTimeout(r, 10));
+        const now = [document.querySelector('#view-forward svg'), document.querySelector('#view-backward svg')];
+        if (now[0] && now[1] && now[0] !== before[0] && now[1] !== before[1] && !window.dagscope.state.running) break;
+        if (!window.dagscope.state.running && performance.now() - t0 > 30000)
+            throw new Error('no new drawing: ' + document.querySelector('#status').textContent);
+    }
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));   // and on screen
+    const t1 = performance.now();
+    const rel = (x) => x - t0;
+    const res = performance.getEntriesByType('resource').filter(e => e.name.includes('/api/'));
+    const run = res.find(e => e.name.endsWith('/api/run'));
+    const draws = res.filter(e => e.name.includes('/api/render'));
+    const measures = performance.getEntriesByType('measure').filter(m => m.name.startsWith('dagscope:'))
+        .map(m => ({name: m.name.slice(9), view: m.detail || '', start: rel(m.startTime), end: rel(m.startTime + m.duration)}));
+    const rec = window.dagscope.state.record;
+    return {ms: t1 - t0, server: rec.elapsed_ms, runEnd: rel(run.responseEnd), runBytes: run.encodedBodySize,
+            draws: draws.map(e => ({start: rel(e.startTime), end: rel(e.responseEnd),
+                                    timing: Object.fromEntries((e.serverTiming || []).map(t => [t.name, t.duration]))})),
+            measures, nodes: rec.graphs.map(g => [g.forward?.nodes.length ?? 0, g.backward?.nodes.length ?? 0]),
+            drawn: ['#view-forward', '#view-backward'].map(v => document.querySelectorAll(v + ' g.node').length)};
+}"""
+
+# The CPU profile's samples, each given to the innermost page function of a phase on its stack
+PHASE_OF = {"displayGraph": "fold", "initialExpansion": "fold", "shouldCollapse": "fold", "foldable": "fold",
+            "layoutFor": "layout", "insertSvg": "insert", "parseSvg": "insert", "stackRows": "insert", "fit": "insert",
+            "paint": "highlight", "setClass": "highlight", "lightDags": "highlight", "inspect": "inspector",
+            "drawSvg": "render requests", "sendWaiting": "render requests", "runCode": "run request",
+            "load": "load (other)", "run": "run (other)"}
+
+
+def profile_phases(profile: dict) -> dict:
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    parent = {c: n["id"] for n in profile["nodes"] for c in n.get("children", [])}
+    memo: dict[int, str] = {}
+
+    def phase(nid: int) -> str:
+        if nid in memo:
+            return memo[nid]
+        frame = nodes[nid]["callFrame"]
+        name, url = frame["functionName"], frame["url"]
+        if name in ("(idle)", "(program)", "(garbage collector)"):
+            found = {"(idle)": "idle", "(program)": "native (style, layout, paint, parsing)", "(garbage collector)": "GC"}[name]
+        elif url.endswith("codemirror.js"):
+            found = "editor (CodeMirror)"
+        elif url.endswith(".js") and "/static/js/" in url and name in PHASE_OF:
+            found = PHASE_OF[name]
+        else:
+            found = phase(parent[nid]) if nid in parent else "other script"
+        memo[nid] = found
+        return found
+    out: dict[str, float] = {}
+    for sample, dt in zip(profile["samples"], profile["timeDeltas"]):
+        p = phase(sample)
+        out[p] = out.get(p, 0.0) + dt / 1000
+    return out
+
+
+def models(page, runs: int):
+    """Each model run `runs` times cold (new shapes) and once more as the same code (drawings from
+    the caches); rows for the table and the phases' medians of the cold runs."""
+    import time
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 250})
+    metrics = lambda: {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}  # noqa: E731
+    rows, phase_rows = [], []
+    for model, (line, template, batch, goal) in MODELS.items():
+        source = (ROOT / "bench" / "models" / f"{model}.py").read_text()
+        assert line in source, (model, line)
+        cold, warm = [], None
+        for i in range(runs + 1):
+            code = source.replace(line, template.format(b=batch + 1 + i if i < runs else batch + runs))
+            page.evaluate("c => window.dagscope.setCode(c)", code + f"\n# run {i}\n")
+            time.sleep(1.5)          # a teacher pastes, then clicks: the editor has highlighted it
+            m0 = metrics()
+            cdp.send("Profiler.start")
+            r = page.evaluate(BOTH_DRAWN)
+            prof = cdp.send("Profiler.stop")["profile"]
+            m1 = metrics()
+            r["cpu"] = {k: (m1[k] - m0[k]) * 1000 for k in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
+            r["profile"] = profile_phases(prof)
+            if i < runs:
+                cold.append(r)
+            else:
+                warm = r               # the same shapes as the last cold run: every drawing cached
+        med = lambda f: statistics.median(f(r) for r in cold)  # noqa: E731
+        best = lambda f: min(f(r) for r in cold)  # noqa: E731
+        nodes = cold[0]["nodes"][0]
+        name = f"bench/models/{model}.py ({nodes[0]} fwd / {nodes[1]} bwd nodes, {cold[0]['drawn'][0]}/{cold[0]['drawn'][1]} drawn)"
+        rows.append((f"Run click -> both graphs drawn, {name}", med(lambda r: r["ms"]), best(lambda r: r["ms"]), goal))
+        rows.append(("  of which: the run in the sandbox (server elapsed_ms)", med(lambda r: r["server"]), best(lambda r: r["server"]), None))
+        rows.append(("  of which: the run request, click -> record received", med(lambda r: r["runEnd"]), best(lambda r: r["runEnd"]), None))
+        rows.append(("  after the record: parse, fold, lay out, draw, insert", med(lambda r: r["ms"] - r["runEnd"]),
+                     best(lambda r: r["ms"] - r["runEnd"]), None))
+        rows.append(("  again, the same shapes (drawings from the caches)", warm["ms"], warm["ms"], goal))
+        rows.append(("    after the record", warm["ms"] - warm["runEnd"], warm["ms"] - warm["runEnd"], None))
+        phase_rows.append((f"{model}: {len(cold)} cold runs", None))
+
+        def span(r, name, view=""):
+            ms = [m for m in r["measures"] if m["name"] == name and m["view"].startswith(view)]
+            return sum(m["end"] - m["start"] for m in ms)
+        if not all(any(m["name"] == "load" for m in r["measures"]) for r in cold):
+            phase_rows.append(("(this page marks no phases: static/js/timing.js is missing)", None))
+        else:
+            phase_rows.append(("record received -> load() starts (JSON parse)",
+                               med(lambda r: next(m["start"] for m in r["measures"] if m["name"] == "load") - r["runEnd"])))
+        for view in ("view-forward", "view-backward"):
+            for ph in ("fold", "layout", "render", "insert"):
+                phase_rows.append((f"{view}: {ph} (wall)", med(lambda r: span(r, ph, view))))
+        phase_rows.append(("drawing requests (wall, first sent -> last answered)",
+                           med(lambda r: (max(d["end"] for d in r["draws"]) - min(d["start"] for d in r["draws"])) if r["draws"] else 0)))
+        phase_rows.append(("  of which dot (Server-Timing, summed)", med(lambda r: sum(d["timing"].get("dot", 0) for d in r["draws"]))))
+        phase_rows.append(("  requests", med(lambda r: len(r["draws"]))))
+        for k in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"):
+            phase_rows.append((f"CPU {k} (main thread, click -> drawn)", med(lambda r: r["cpu"][k])))
+        keys = sorted({k for r in cold for k in r["profile"] if k != "idle"}, key=lambda k: -med(lambda r: r["profile"].get(k, 0)))
+        for k in keys:
+            phase_rows.append((f"CPU profile: {k}", med(lambda r: r["profile"].get(k, 0))))
+    return rows, phase_rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--model-runs", type=int, default=3, help="cold runs of each model (new shapes each)")
+    ap.add_argument("--models-only", action="store_true", help="the MLP and the models, not the synthetic graphs")
     args = ap.parse_args()
     import subprocess, socket, time, os, tempfile, urllib.request  # noqa: E401
     from playwright.sync_api import sync_playwright
@@ -122,7 +268,7 @@ def main() -> None:
             break
         except OSError:
             time.sleep(0.2)
-    rows = []
+    rows, phase_rows = [], []
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -167,19 +313,11 @@ def main() -> None:
                          statistics.median(ms), min(ms), 500))
             rows.append(("  of which: run in the sandbox (server elapsed_ms)",
                          statistics.median(t["server"] for t in times), min(t["server"] for t in times), None))
-            # issue 16's real models, as pasted (bench/models/): a new seed line each time, so
-            # neither the run nor a drawing comes from a cache
-            for model, goal in (("nanogpt", 2000), ("resnet", 1000)):
-                source = (ROOT / "bench" / "models" / f"{model}.py").read_text()
-                model_times = []
-                for i in range(2):
-                    page.evaluate("c => window.dagscope.setCode(c)", source + f"\n# run {i}\n")
-                    model_times.append(page.evaluate(click_to_drawn))
-                ms = [t["ms"] for t in model_times]
-                rows.append((f"Run click -> drawn graph, bench/models/{model}.py", statistics.median(ms), min(ms), goal))
-                rows.append(("  of which: run in the sandbox (server elapsed_ms)",
-                             statistics.median(t["server"] for t in model_times),
-                             min(t["server"] for t in model_times), None))
+            model_rows, phase_rows = models(page, args.model_runs)
+            rows += model_rows
+            if args.models_only:
+                browser.close()
+                return report(rows, phase_rows)
 
             big = synthetic_backward()
             record = {"ok": True, "stdout": "", "error": None, "graphs": [
@@ -244,11 +382,18 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+    report(rows, phase_rows)
 
+
+def report(rows, phase_rows) -> None:
     print(f"{'measurement':<70} {'median ms':>10} {'best ms':>9} {'goal ms':>8}")
     for label, med, best, goal in rows:
         ok = "" if goal is None else ("  ok" if med < goal else "  SLOW")
         print(f"{label:<70} {med:>10.0f} {best:>9.0f} {goal or '':>8}{ok}")
+    if phase_rows:
+        print("\nWhere Run -> drawn goes (median ms of the cold runs; 'CPU' is the page's main thread)")
+        for label, value in phase_rows:
+            print(label if value is None else f"  {label:<68} {value:>10.0f}")
 
 
 if __name__ == "__main__":
