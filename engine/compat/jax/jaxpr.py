@@ -54,8 +54,9 @@ def _literal(value: np.ndarray) -> str:
 
 class _Printer:
     def __init__(self, graph: Graph, weak: dict, counter: list | None = None, width: int = WIDTH,
-                 operands: int | None = None):
+                 operands: int | None = None, shown: dict | None = None):
         self.graph = graph
+        self.shown = shown or {}       # value id -> (primitive, literal array): a `mul` that is JAX's `div`
         self.operands = operands
         self.weak = weak              # value id -> weakly typed (for convert_element_type's weak_type)
         self.names: dict[str, str] = {}
@@ -63,10 +64,11 @@ class _Printer:
         self.width = width
         self.constvars: list[str] = []
         self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
-        self.index_dtype: dict = {}     # argmax/argmin result id -> the dtype it is cast to (int64 in the engine)
+        self.index_dtype: dict = {}     # argmax/argmin/sum result id -> the dtype it is cast to (int64 in the engine)
         for n in graph.nodes:
             if n.kind == CALL and n.op == "to_dtype" and n.inputs[0].producer is not None and \
-                    n.inputs[0].producer.op in ("argmax", "argmin"):
+                    n.inputs[0].producer.op in ("argmax", "argmin", "sum", "prod") and \
+                    np.dtype(n.inputs[0].dtype).kind in "iu":
                 self.index_dtype[n.inputs[0].id] = np.dtype(n.out.dtype)
 
     def fresh(self, shape, dtype) -> str:
@@ -75,7 +77,7 @@ class _Printer:
         return f"{name}:{spec_text(shape, dtype)}"
 
     def define(self, v: Value) -> str:
-        text = self.fresh(v.shape, v.dtype)
+        text = self.fresh(v.shape, self.index_dtype.get(v.id, v.dtype))
         self.names[v.id] = text.split(":")[0]
         return text
 
@@ -147,6 +149,10 @@ class _Printer:
         ins = list(n.inputs)
         if op == "clone":                     # an alias (jax.grad's own copy of an input): no equation
             self.names[out.id] = self.arg(ins[0])
+            return
+        if out.id in self.shown:
+            prim, literal = self.shown[out.id]
+            self.emit(self.define(out), prim, [], [self.arg(ins[0]), _literal(literal)])
             return
         if op in _SAME or op in _RENAMED or op == "where":
             args = self._broadcast_operands(ins, out)
@@ -311,9 +317,10 @@ def _tuple_text(names: list) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def format_jaxpr(graph: Graph, weak: dict | None = None) -> str:
-    """`graph` (a trace's IR) as JAX prints the jaxpr of the same function."""
+def format_jaxpr(graph: Graph, weak: dict | None = None, shown: dict | None = None) -> str:
+    """`graph` (a trace's IR) as JAX prints the jaxpr of the same function (`shown`: value id ->
+    (primitive, literal) for an equation computed otherwise than JAX names it, tracing.Trace.shown_as)."""
     for n in graph.nodes:
         if n.kind not in (CALL, COND, WHILE, CONSTANT, PLACEHOLDER, OUTPUT):
             raise ValueError(f"cannot print a {n.kind} node as a jaxpr")
-    return _Printer(graph, weak or {}).run()
+    return _Printer(graph, weak or {}, shown=shown).run()

@@ -39,8 +39,9 @@ def _is_array_leaf(x) -> bool:
 class Staged:
     """One trace: the graph, how to rebuild the outputs, and what the graph reads besides the arguments."""
 
-    def __init__(self, graph, out_tree, out_weak: list, lifted: list, weak: dict):
+    def __init__(self, graph, out_tree, out_weak: list, lifted: list, weak: dict, shown: dict | None = None):
         self.graph = graph
+        self.shown = shown or {}       # value id -> what the jaxpr calls it (tracing.Trace.shown_as)
         self.runner = None             # the compiled forward (engine/codegen/training.py), once compiled
         self.out_tree = out_tree
         self.out_weak = out_weak
@@ -50,7 +51,7 @@ class Staged:
 
     @property
     def jaxpr(self) -> str:
-        return format_jaxpr(self.graph, self.weak)
+        return format_jaxpr(self.graph, self.weak, self.shown)
 
     def run(self, leaves: list):
         inputs = list(leaves) + list(self.lifted)
@@ -101,7 +102,7 @@ def stage(fun, args: tuple, kwargs: dict, dynamic: list, name: str, why: str) ->
         v = trace.values.get(id(tensor))
         if v is not None:
             weak[v.id] = is_weak(tensor)
-    return Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak), trace
+    return Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak, trace.shown_as), trace
 
 
 def _leaf_name(i: int) -> str:

@@ -45,6 +45,7 @@ class Trace(Tracer):
         self.why = why                     # "jit", "make_jaxpr", "cond", "while_loop" (for messages)
         self.parent = parent
         self.captured: list = []           # the parent's tensors this sub-graph reads: its extra inputs
+        self.shown_as: dict = {}           # value id -> (primitive, literal): what the jaxpr says it is
 
     def knows(self, tensor) -> bool:
         return id(tensor) in self.values or (self.parent is not None and self.parent.knows(tensor))

@@ -15,6 +15,7 @@ import numpy as np
 
 from engine import functional as F
 from engine.compat.jax import array as _array
+from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, canonical, default_float, default_int, is_weak, promote, set_weak, to_array
 from engine.tensor import Tensor, apply
 
@@ -333,6 +334,15 @@ def divide(x, y):
     (a, b), weak = _operands(x, y)
     if a.array.dtype.kind in "iub":
         a, b = _cast(a, default_float()), _cast(b, default_float())
+    if type(y) in (int, float) and a.array.dtype.kind == "f":
+        # a literal divisor: XLA compiles x / c as x * (1 / c), so JAX's values are that product's
+        # (its jaxpr still says `div`, and so does this one's: tracing.Trace.shown_as)
+        reciprocal = Array(np.asarray(1, a.array.dtype) / np.asarray(y, a.array.dtype))
+        out = _out(apply("mul", a, reciprocal), weak)
+        trace = tracing.active()
+        if trace is not None and id(out) in trace.values:
+            trace.shown_as[trace.values[id(out)].id] = ("div", b.array)
+        return out
     return _out(apply("div", a, b), weak)
 
 
@@ -634,7 +644,10 @@ def _reduce(op: str, a, axis, keepdims, dtype=None, where_=None):
         a = _cast(a, _dt(dtype))
     elif op == "sum" and (a.array.dtype.kind in "bu" or a.array.dtype.kind == "i" and a.array.dtype.itemsize < 4):
         a = _cast(a, default_int())
-    return _out(apply(op, a, dim=_axes(axis, a.ndim), keepdim=bool(keepdims)), is_weak(a))
+    out = _out(apply(op, a, dim=_axes(axis, a.ndim), keepdim=bool(keepdims)), is_weak(a))
+    if out.array.dtype != a.array.dtype and a.array.dtype.kind in "iu":
+        out = set_weak(_cast(out, a.array.dtype), is_weak(a))    # the engine sums integers in int64, JAX in their own type
+    return out
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
