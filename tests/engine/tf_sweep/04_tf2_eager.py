@@ -1,5 +1,5 @@
 # title: TensorFlow 2.x eager execution
-# title_zh: TensorFlow 2.x 的即时执行（Eager）
+# title_zh: TensorFlow 2.x 的即时执行
 # concept: dynamic graph, eager
 # The same addition, computed immediately: no Session, .numpy() gives the value.
 import tensorflow as tf
