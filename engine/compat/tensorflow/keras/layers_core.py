@@ -398,7 +398,9 @@ class LayerNormalization(Layer):
 
 
 class Normalization(Layer):
-    """(x - mean) / max(sqrt(variance), epsilon) with the mean and variance given or learnt by `adapt`."""
+    """(x - mean) / max(sqrt(variance), epsilon) with the mean and variance given or learnt by `adapt`.
+    As in Keras 3, `layer.mean` / `layer.variance` are tensors of the broadcast shape ((1, n) for rows
+    of n features), remade after each adapt from the weights that hold them (named mean, variance)."""
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
@@ -406,18 +408,25 @@ class Normalization(Layer):
             raise UnsupportedError("Normalization(invert=True) is not supported by Dagscope")
         self.axis = axis
         self._given = (mean, variance)
+        self.mean = self.variance = None
 
     def build(self, input_shape) -> None:
+        self._rank = len(input_shape)
         n = (int(input_shape[self.axis]),)
         if self._given[0] is not None:        # given: constants, not weights (Keras counts no parameters)
-            self.mean = np.broadcast_to(np.asarray(self._given[0], np.float32), n).copy()
-            self.variance = np.broadcast_to(np.asarray(self._given[1], np.float32), n).copy()
+            self.adapt_mean = np.broadcast_to(np.asarray(self._given[0], np.float32), n).copy()
+            self.adapt_variance = np.broadcast_to(np.asarray(self._given[1], np.float32), n).copy()
         else:
-            self.mean = self.add_weight(shape=n, initializer="zeros", name="mean", trainable=False)
-            self.variance = self.add_weight(shape=n, initializer="ones", name="variance", trainable=False)
+            self.adapt_mean = self.add_weight(shape=n, initializer="zeros", name="mean", trainable=False)
+            self.adapt_variance = self.add_weight(shape=n, initializer="ones", name="variance", trainable=False)
             self.count = self.add_weight(shape=(), initializer="zeros", name="count", trainable=False,
                                          dtype="int64")
         self.built = True
+        self._finalize()
+
+    def _finalize(self) -> None:
+        self.mean = _broadcast(self.adapt_mean, self._rank, self.axis)
+        self.variance = _broadcast(self.adapt_variance, self._rank, self.axis)
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
         if hasattr(data, "_dagscope_batches"):
@@ -432,12 +441,13 @@ class Normalization(Layer):
         if self._given[0] is not None:
             raise ValueError("Cannot adapt a Normalization layer whose mean and variance were given.")
         axes = tuple(_reduce_axes(arr.ndim, self.axis))
-        self.mean.assign(arr.mean(axis=axes).astype(np.float32))
-        self.variance.assign(arr.var(axis=axes).astype(np.float32))
+        self.adapt_mean.assign(arr.mean(axis=axes).astype(np.float32))
+        self.adapt_variance.assign(arr.var(axis=axes).astype(np.float32))
         self.count.assign(np.int64(math.prod(arr.shape[a] for a in axes)))
+        self._finalize()
 
     def call(self, inputs):
         x = ops.convert_to_tensor(inputs)
         rank = x.shape.rank
-        std = ops.maximum(ops.sqrt(_broadcast(self.variance, rank, self.axis)), 1e-7)
-        return (x - _broadcast(self.mean, rank, self.axis)) / std
+        std = ops.maximum(ops.sqrt(_broadcast(self.adapt_variance, rank, self.axis)), 1e-7)
+        return (x - _broadcast(self.adapt_mean, rank, self.axis)) / std

@@ -95,12 +95,18 @@ class Loss:
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         self.name = name or _snake(type(self).__name__)
         self.reduction = "sum_over_batch_size" if reduction == "auto" else reduction
+        self.dtype = dtypes.as_dtype(dtype or "float32")       # Keras' floatx
 
     def call(self, y_true, y_pred):
         raise NotImplementedError
 
+    def _as_dtype(self, value):
+        """Keras 3 converts both arguments to the loss's dtype (float32) before `call`."""
+        t = ops.convert_to_tensor(value)
+        return t if t.dtype == self.dtype else ops.cast(t, self.dtype)
+
     def __call__(self, y_true, y_pred, sample_weight=None):
-        y_pred = ops.convert_to_tensor(y_pred)
+        y_pred, y_true = self._as_dtype(y_pred), self._as_dtype(y_true)
         losses = ops.convert_to_tensor(self.call(y_true, y_pred))
         if sample_weight is not None:
             w = ops.cast(ops.convert_to_tensor(sample_weight), losses.dtype)
