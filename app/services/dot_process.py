@@ -15,6 +15,7 @@ import math
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -71,6 +72,26 @@ _command = _dot_command
 _SVG_PLUGINS = ("libgvplugin_core.so", "libgvplugin_dot_layout.so")
 
 
+_PLUGIN_PREFIX = "dagscope-graphviz-"
+
+
+def _remove_orphans(parent: str) -> None:
+    """Remove the plugin folders of server processes that have ended: atexit does not run when
+    uvicorn ends on a signal, so each folder is named by its process's pid. Only folders (not
+    links) of this uid; a live process's folder is kept."""
+    for path in glob.glob(os.path.join(parent, _PLUGIN_PREFIX + "*-*")):
+        pid = os.path.basename(path)[len(_PLUGIN_PREFIX):].split("-", 1)[0]
+        try:
+            st = os.lstat(path)
+            if not pid.isdigit() or not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 @functools.lru_cache(maxsize=1)
 def _svg_plugin_dir() -> str | None:
     """A folder holding only _SVG_PLUGINS (links to the installed ones) and the configuration
@@ -85,7 +106,9 @@ def _svg_plugin_dir() -> str | None:
         if not all(found):
             continue
         # in /tmp: dot may run as nobody, who may not search the server's own TMPDIR
-        folder = tempfile.mkdtemp(prefix="dagscope-graphviz-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        parent = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+        _remove_orphans(parent)
+        folder = tempfile.mkdtemp(prefix=f"{_PLUGIN_PREFIX}{os.getpid()}-", dir=parent)
         atexit.register(shutil.rmtree, folder, True)
         try:
             os.chmod(folder, 0o755)

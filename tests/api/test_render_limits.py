@@ -3,6 +3,7 @@ included, within DAGSCOPE_RENDER_TIMEOUT; dot killed as a whole), in concurrency
 Retry-After beyond the render slots) and in dot's memory; dot runs confined."""
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -215,3 +216,19 @@ def test_a_batch_draws_each_drawing_in_its_own_language(client):
     r = client.post("/api/render/batch", json={"drawings": [{"graph": scalar, "lang": "zh-CN"}, {"graph": scalar}]})
     zh, en = r.json()["svgs"]
     assert "标量" in zh and "scalar" not in zh and "scalar" in en
+
+
+def test_plugin_folders_of_ended_servers_are_removed(tmp_path):
+    """Each server's SVG plugin folder is named by its pid (atexit does not run when uvicorn ends
+    on a signal): the next server removes those whose process is gone, never a live one's or a link."""
+    from app.services import dot_process
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    gone, live = tmp_path / f"dagscope-graphviz-{dead.pid}-abc", tmp_path / f"dagscope-graphviz-{os.getpid()}-abc"
+    target = tmp_path / "elsewhere"
+    for folder in (gone, live, target):
+        folder.mkdir()
+        (folder / "config6a").write_text("x")
+    (tmp_path / f"dagscope-graphviz-{dead.pid}-link").symlink_to(target)
+    dot_process._remove_orphans(str(tmp_path))
+    assert not gone.exists() and live.exists() and (target / "config6a").exists()
