@@ -65,7 +65,7 @@ def _is_integer(token: str) -> bool:
     return not any(c in token for c in ".eEna")      # no point, exponent, nan or inf
 
 
-def numbers_agree(ours: str, theirs: str, in_tensor: bool = False) -> bool:
+def numbers_agree(ours: str, theirs: str, in_tensor: bool = False, atol: float = 0.0) -> bool:
     if ours == theirs:
         return True
     if _is_integer(ours) or _is_integer(theirs):
@@ -73,14 +73,16 @@ def numbers_agree(ours: str, theirs: str, in_tensor: bool = False) -> bool:
     a, b = float(ours), float(theirs)
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
-    slack = RTOL * max(abs(a), abs(b))
+    slack = RTOL * max(abs(a), abs(b)) + atol
     if in_tensor:
         slack += max(FLOAT32_ATOL, last_digit_unit(ours), last_digit_unit(theirs))
     return abs(a - b) <= slack * (1 + 1e-9)         # (the decimal units are not exact in binary)
 
 
-def why_not_agree(ours: str, theirs: str) -> str | None:
-    """None if the two printouts agree, else the first difference, in words."""
+def why_not_agree(ours: str, theirs: str, atol: float = 0.0) -> str | None:
+    """None if the two printouts agree, else the first difference, in words. `atol` is an absolute
+    slack for every number, Python's own printouts included: only for a program whose entry says why
+    (the corpus' FLOAT32_NOISE: a value that is float32 noise around zero)."""
     ours, theirs = (_NEGATIVE_ZERO.sub(" ", ADDRESS.sub("", text)) for text in (ours, theirs))
     if NUMBER.split(ours) != NUMBER.split(theirs):
         return "the text between the numbers differs"
@@ -88,7 +90,7 @@ def why_not_agree(ours: str, theirs: str) -> str | None:
     if len(a) != len(b):
         return "a different count of numbers"
     for (x, in_tensor), (y, _) in zip(a, b):
-        if not numbers_agree(x, y, in_tensor):
+        if not numbers_agree(x, y, in_tensor, atol):
             return f"{x} differs from {y}" + (" (in a tensor's printout)" if in_tensor else "")
     return None
 
