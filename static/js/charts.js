@@ -151,6 +151,6 @@ export function showCharts(el, record) {
     followPointer(card, s, drawn);
     return card;
   });
-  show(el, html`<div class="charts"><p class="muted">${t(printed ? "charts.explain_printed" : "charts.explain_logged")}</p>
+  show(el, html`<div class="charts"><p class="muted">${tCode(printed ? "charts.explain_printed" : "charts.explain_logged")}</p>
     <div class="chart-grid">${cards}${histograms.map(histogramCard)}</div></div>`);
 }

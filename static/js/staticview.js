@@ -102,6 +102,35 @@ function retraceReason(g) {
   return w || "";
 }
 
+/**
+ * A static graph's DAG with each `cond` node's branches drawn as sub-graphs (one cluster per
+ * branch, under the cond, fed from it), instead of the cond alone; the branch the graph's first
+ * call took is marked ("taken") and its nodes returned in `taken`. Sub-graph node ids are made
+ * unique as `<cond id>/<branch>/<id>` (each branch numbers its own nodes).
+ */
+export function withBranches(g) {
+  const dag = g.forward;
+  const conds = (dag?.nodes || []).filter((n) => n.op === "cond" && n.subgraphs && typeof n.subgraphs === "object");
+  if (!conds.length) return { graph: dag, taken: [] };
+  const tookOf = new Map(((g.calls || [])[0]?.branches || []).filter((b) => b.kind === "cond").map((b) => [b.node, b.taken]));
+  const nodes = [...dag.nodes], edges = [...(dag.edges || [])], taken = [];
+  for (const c of conds) {
+    for (const [name, sub] of Object.entries(c.subgraphs)) {
+      if (!sub?.nodes) continue;
+      const id = (local) => `${c.id}/${name}/${local}`;
+      const took = tookOf.get(c.id) === name;
+      const cluster = `${c.label || c.op} ${t(name === "then" ? "static.branch_then" : name === "else" ? "static.branch_else" : "static.branch", { name })}${took ? ` ✓ ${t("static.branch_taken")}` : ""}`;
+      for (const n of sub.nodes) {
+        nodes.push({ ...n, id: id(n.id), module: cluster, kind: n.kind === "output" ? "op" : n.kind, branch_of: c.id });
+        if (took) taken.push(id(n.id));
+      }
+      for (const e of sub.edges || []) edges.push({ ...e, src: id(e.src), dst: id(e.dst) });
+      for (const n of sub.nodes.filter((m) => m.kind === "input" || m.op === "placeholder")) edges.push({ src: c.id, dst: id(n.id) });
+    }
+  }
+  return { graph: { ...dag, nodes, edges }, taken };
+}
+
 export class StaticPanel {
   constructor(el, { onLine, onPick }) {
     this.el = el;
@@ -169,23 +198,27 @@ export class StaticPanel {
       const tv = new GraphView(this.el.querySelector(".ov-trace"), { onSelect: select, onHover: hover, compact: true });
       const sv = new GraphView(this.el.querySelector(".ov-script"), { onSelect: select, onHover: hover, compact: true });
       const cmp = compareCaptures(pair.trace, pair.script);
+      const script = withBranches(pair.script);
       tv.setClass("frozen", cmp.frozen);
       tv.setClass("changed", cmp.traceOnly);
       sv.setClass("added", [...cmp.scriptOnly, ...cmp.scriptAtFrozen]);
+      sv.setClass("taken", script.taken);
       this.view = sv;
       home = g === pair.trace ? tv : g === pair.script ? sv : null;
       this.lightCalls(g, home);
       graphOf.set(tv, pair.trace).set(sv, pair.script);
       this.drawn = [[tv, pair.trace], [sv, pair.script]];
       this.applyIdentity(identity.current());
-      await Promise.all([tv.show(pair.trace.forward), sv.show(pair.script.forward)]);
+      await Promise.all([tv.show(pair.trace.forward), sv.show(script.graph)]);
     } else {
       this.view = home = new GraphView(this.el.querySelector(".static-graph"), { onSelect: select, onHover: hover });
+      const drawn = withBranches(g);
+      home.setClass("taken", drawn.taken);
       this.lightCalls(g, home);
       graphOf.set(home, g);
       this.drawn = [[home, g]];
       this.applyIdentity(identity.current());
-      await this.view.show(g.forward);
+      await this.view.show(drawn.graph);
     }
   }
 

@@ -36,13 +36,13 @@ TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", 
 TECHNICAL = {"PyTorch", "TensorFlow", "Keras", "Python", "Dagscope", "NumPy", "Graphviz", "JAX",
              "SVG", "PNG", "DOT", "IR", "SSA", "AST", "BLAS", "GEMM", "CPU", "C", "NaN", "inf", "nan",
              "Ctrl", "Esc", "Tab", "Shift", "Enter", "ms", "KB", "MB", "GB", "kB", "B", "s",
-             "stdout", "stderr", "npy", "dagscope", "vjp"}
+             "stdout", "stderr", "npy", "dagscope", "vjp", "jaxpr"}
 KNOWN_ENGLISH = [
     r"first call: traced",                     # tf.function's graph note (engine/compat/tensorflow/function.py)
     r"(tf\.function \w+ )?retraced: ",          # its retrace notes (engine/capture/specialisation.py)
     r"TracerWarning at line \d+: ",             # the run's warning quoting PyTorch (engine/capture/tracing.py)
     r"line \d+: stale trace: ",                 # the run's stale-call warning (engine/record/calls.py)
-    r"tf\.function \w+\(.*\) trace #\d+",       # tf.function's graph titles
+    r"(tf\.function|jax\.jit) \w+\(.*\) trace #\d+",   # tf.function's and jax.jit's graph titles
 ]
 API = {"Session", "SummaryWriter", "TracerWarning", "detach", "cond", "no_grad"}
 # The variables of the op registry's formulas and rules (out[n,o] = bias[o] + ...; grad_x = grad ...)
