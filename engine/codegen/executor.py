@@ -225,7 +225,9 @@ class Specialization:
                 last_use.setdefault(v, i)
                 # views (and ops that may return views) keep their sources' memory alive
                 aliasing = u.kind == "view" or (u.kind == "op" and not u.writes_out)
-                root[v] = [r for s in u.inputs for r in root.get(s, [s])] if aliasing else [v]
+                # (deduplicated: a long chain of such ops on two inputs, as threefry's rounds, would
+                # otherwise double the list at every step)
+                root[v] = list(dict.fromkeys(r for s in u.inputs for r in root.get(s, [s]))) if aliasing else [v]
                 if u.kind == "view":
                     view_root[v] = view_root.get(u.inputs[0], u.inputs[0])
                 if u.kind in ("kernel", "matmul") or u.writes_out:

@@ -48,8 +48,6 @@ SCOPE: dict[str, tuple[str, str]] = {
                                  "them under a name (loss, accuracy) and the Charts tab plots them"),
     "seaborn": (OUT_OF_SCOPE, "the Charts tab plots what SummaryWriter logs or a loop prints"),
     # on the road map (the project's open issues)
-    "jax.random": (PLANNED, "JAX's counter-based generator (threefry2x32, bit for bit with JAX) is planned; "
-                            "make inputs with jnp.array, jnp.arange or jnp.linspace meanwhile"),
     "jax.pmap": (OUT_OF_SCOPE, _ONE_PROCESS),
     "jax.sharding": (OUT_OF_SCOPE, _ONE_PROCESS),
     "jax.distributed": (OUT_OF_SCOPE, _ONE_PROCESS),

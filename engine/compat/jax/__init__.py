@@ -8,14 +8,14 @@ The modules import only downward, bottom to top:
 3. jit_function.py (jax.jit and make_jaxpr), transforms.py (grad, vjp, jvp, Jacobians, vmap, custom
    derivatives), control_flow.py (lax.cond/switch/while_loop/fori_loop/scan);
 4. lax.py, nn.py, scipy/, errors.py, tree.py, config.py, and this namespace.
-`jax.random` is not here yet (planned: JAX's threefry2x32 bit for bit); the error says so.
+random.py (jax.random, JAX's threefry2x32 bit for bit) sits in step 4 too.
 A name outside this surface fails with UnsupportedError naming it.
 """
 from __future__ import annotations
 
 import numpy as _np
 
-from engine.compat.jax import errors, lax, nn, numpy, scipy, tree, tree_util  # noqa: F401
+from engine.compat.jax import errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: F401
 from engine.compat.jax._surface import unsupported_names
 from engine.compat.jax.array import Array
 from engine.compat.jax.config import config  # noqa: F401
@@ -23,7 +23,6 @@ from engine.compat.jax.jit_function import ShapeDtypeStruct, eval_shape, jit, ma
 from engine.compat.jax.transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd,  # noqa: F401
                                           jacrev, jvp, linearize, remat, stop_gradient, value_and_grad, vjp,
                                           vmap)
-from engine.errors import UnsupportedAttributeError, UnsupportedError
 from engine.compat.jax.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten  # noqa: F401
 
 __version__ = "0.10.2+dagscope"
@@ -71,16 +70,4 @@ def block_until_ready(x):
     return x
 
 
-_unsupported = unsupported_names("jax", globals())
-
-
-def __getattr__(name: str):
-    """An unsupported name fails naming it. `jax.random` fails with a plain UnsupportedError, not an
-    AttributeError: `from jax import random` tries `hasattr` first, and an AttributeError there would
-    turn into Python's bare "cannot import name" (the scope table's "planned" would be lost)."""
-    try:
-        return _unsupported(name)
-    except UnsupportedAttributeError as exc:
-        if name == "random":
-            raise UnsupportedError(str(exc)) from None
-        raise
+__getattr__ = unsupported_names("jax", globals())
