@@ -56,7 +56,9 @@ LIBRARIES = {
                           "tensorflow.config.threading.set_inter_op_parallelism_threads(1)",
                           "{'keras': tensorflow.keras.__version__ if hasattr(tensorflow.keras, '__version__') "
                           "else None, 'threads': 1}", isolate=True),
-    "jax": Library("jax", "0.", HERE / "jax_sweep", "", "{'devices': [str(d) for d in jax.devices()], 'threads': 1}"),
+    # a child per program: jax.config.update("jax_enable_x64", True) in one program is global in JAX
+    "jax": Library("jax", "0.", HERE / "jax_sweep", "", "{'devices': [str(d) for d in jax.devices()], 'threads': 1}",
+                   isolate=True),
 }
 
 # The child: imports the real library, checks it is not Dagscope's, runs each program.
