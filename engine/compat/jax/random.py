@@ -7,8 +7,9 @@ numpy and is one constant array (a random value is a constant for jax.grad); wit
 jax.jit (an argument of the jitted function) the draw is staged as jnp ops on the key, so the
 jitted function gives new numbers for a new key.
 
-What is bit for bit with JAX 0.10.2 on CPU: keys, split, fold_in, bits, uniform (float32 with any bounds:
-XLA's fused multiply-add is reproduced), randint, bernoulli, permutation, choice without p. normal's
+What is bit for bit with JAX 0.10.2 on CPU: keys, split, fold_in, bits, uniform (float32; with bounds other than
+[0, 1) only with a concrete key, whose XLA fused multiply-add is reproduced), randint, bernoulli,
+permutation, choice without p. normal's
 erf_inv (float32 only): 238 of the 2**23 uniforms it can draw come out up to 2 ulp off with a concrete
 key; under jax.jit (jnp ops: no fused multiply-add, numpy's log1p) more, by as little. Not here: normal
 in float64, choice with p, randint / permutation with a traced key, the other samplers.
