@@ -29,6 +29,7 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -39,6 +40,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 MODELS = Path(__file__).resolve().parent / "models"
 SETUP, STEP = "# --- bench: setup ---", "# --- bench: step ---"
+
+
+# A model file may borrow another's definitions instead of holding a copy: its first line names the file
+# (gpt2_small.py is nanoGPT's model.py, unmodified, with GPT-2 small's configuration).
+BORROWS = re.compile(r"# bench: the definitions of (\w+)\.py\n")
+
+
+def program(name: str) -> str:
+    """The whole program a teacher would paste for bench/models/NAME.py."""
+    source = (MODELS / f"{name}.py").read_text()
+    borrowed = BORROWS.match(source)
+    if borrowed is None:
+        return source
+    head, _, _ = split(program(borrowed.group(1)))
+    return head + source
 
 
 def split(source: str) -> tuple[str, str, str]:
@@ -110,7 +126,7 @@ def peak_child(side: str, name: str) -> None:
     def rss_mb() -> float:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
-    source = (MODELS / f"{name}.py").read_text()
+    source = program(name)
     if side == "recorded":
         from engine.record.values import ValueStore
         from engine.runner import run_user_code
@@ -187,7 +203,7 @@ def main() -> None:
     rows, befores = [], {}
     with TestClient(create_app()) if not args.no_page else contextlib.nullcontext() as client:
         for name in names:
-            source = (MODELS / f"{name}.py").read_text()
+            source = program(name)
             parts = split(source)
             real = with_real_torch(*parts, args.repeat)
             before = with_engine(*parts, args.repeat, c_kernels=False) if args.numpy_kernels else None
