@@ -20,7 +20,7 @@ run: install
 	$(PY) -m app --host $(HOST) --port $(PORT)
 
 test: install-test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --durations=25 $(PYTEST_ARGS)   # the slowest tests, to keep the suite under 15 minutes
 
 test-oracles: install-oracles
 	$(PY) -m pytest -m "torch or oracle" $(PYTEST_ARGS) tests/engine

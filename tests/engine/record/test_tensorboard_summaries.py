@@ -129,3 +129,10 @@ def test_forged_summaries_are_left_out_with_a_note(forged):
     assert "summaries" not in checked
     assert any("malformed summaries" in w for w in checked["warnings"])
     assert record_schema.validate({"summaries": GOOD}, 1, 100)["summaries"] == GOOD
+
+
+def test_the_writer_prints_as_pytorchs_class():
+    """PyTorch 2.13 prints <class 'torch.utils.tensorboard.writer.SummaryWriter'> (with tensorboard
+    installed; make test does not install it, so the torch sweep cannot ask real PyTorch)."""
+    record = run_user_code("from torch.utils.tensorboard import SummaryWriter\nprint(SummaryWriter)\n")
+    assert record["stdout"] == "<class 'torch.utils.tensorboard.writer.SummaryWriter'>\n"

@@ -1,12 +1,13 @@
 # Every class the facade exports prints as PyTorch's (type(x), a class in a print), the grad-mode context
 # managers, devices, generators and data classes included; a Module, Dataset, Optimizer or autograd.Function
-# subclass may also list abc.ABC among its bases.
+# subclass may also list abc.ABC among its bases. (SummaryWriter's class is checked in
+# tests/engine/record/test_tensorboard_summaries.py: real PyTorch needs tensorboard to import it, which make
+# test does not install.)
 import abc
 import torch
 import torch.nn as nn
 import torch.optim as optim
 import torch.utils.data as data
-from torch.utils.tensorboard import SummaryWriter
 
 for label, space, names in [
         ("nn", nn, ["Buffer", "UninitializedParameter", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "ELU", "GroupNorm",
@@ -24,7 +25,6 @@ for label, space, names in [
         ("jit", torch.jit, ["ScriptModule", "ScriptFunction"])]:
     for name in names:
         print(label, name, getattr(space, name))
-print(SummaryWriter)
 
 print(type(torch.device("cpu")), type(torch.Generator()), type(torch.finfo(torch.float32)), type(torch.no_grad()))
 model = nn.Sequential(nn.Conv1d(1, 2, 3), nn.GroupNorm(1, 2), nn.Mish())
