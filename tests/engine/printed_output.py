@@ -16,8 +16,11 @@ zero's sign is not compared.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import re
+
+import pytest
 
 RTOL = 1e-4
 FLOAT32_ATOL = 1e-6
@@ -97,3 +100,13 @@ def why_not_agree(ours: str, theirs: str, atol: float = 0.0) -> str | None:
 
 def outputs_agree(ours: str, theirs: str) -> bool:
     return why_not_agree(ours, theirs) is None
+
+
+def assert_printouts_agree(ours: str, theirs: str, what: str) -> None:
+    """Fail with the first difference and a unified diff when Dagscope's printout (`ours`) does not
+    agree with `what` printed (`theirs`): the sweeps' one check against a library's output."""
+    why = why_not_agree(ours, theirs)
+    if why:
+        diff = "\n".join(difflib.unified_diff(theirs.splitlines(), ours.splitlines(), what, "Dagscope",
+                                              lineterm=""))
+        pytest.fail(f"Dagscope's output differs from {what} ({why}):\n{diff}")

@@ -6,23 +6,15 @@ now and both are compared with that. Store the outputs again after changing or a
 """
 from __future__ import annotations
 
-import difflib
 import importlib.util
 
 import pytest
 
 from tests.engine import record_goldens
-from tests.engine.printed_output import why_not_agree
+from tests.engine.printed_output import assert_printouts_agree
 
 LIB = record_goldens.LIBRARIES["jax"]
 PROGRAMS = record_goldens.programs(LIB)
-
-
-def _assert_agree(ours: str, theirs: str, what: str) -> None:
-    why = why_not_agree(ours, theirs)
-    if why:
-        diff = "\n".join(difflib.unified_diff(theirs.splitlines(), ours.splitlines(), what, "ours", lineterm=""))
-        pytest.fail(f"the output differs from {what} ({why}):\n{diff}")
 
 
 def _dagscope(name: str) -> str:
@@ -36,7 +28,7 @@ def test_the_sweep_has_the_gallery_example():
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_prints_what_jax_printed(name):
-    _assert_agree(_dagscope(name), (LIB.folder / f"{name}.out").read_text(), "JAX 0.10's stored output")
+    assert_printouts_agree(_dagscope(name), (LIB.folder / f"{name}.out").read_text(), "JAX 0.10's stored output")
 
 
 @pytest.fixture(scope="module")
@@ -53,5 +45,5 @@ def live_jax():
 def test_stored_output_and_dagscope_agree_with_jax_now(name, live_jax):
     result = live_jax[name]
     assert result["error"] is None, result["error"]
-    _assert_agree((LIB.folder / f"{name}.out").read_text(), result["stdout"], "real JAX (the golden)")
-    _assert_agree(_dagscope(name), result["stdout"], "real JAX")
+    assert_printouts_agree((LIB.folder / f"{name}.out").read_text(), result["stdout"], "real JAX (the golden)")
+    assert_printouts_agree(_dagscope(name), result["stdout"], "real JAX")

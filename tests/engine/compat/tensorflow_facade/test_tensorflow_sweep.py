@@ -7,23 +7,15 @@ Store the outputs again after changing or adding a program:
 """
 from __future__ import annotations
 
-import difflib
 import importlib.util
 
 import pytest
 
 from tests.engine import record_goldens
-from tests.engine.printed_output import why_not_agree
+from tests.engine.printed_output import assert_printouts_agree
 
 LIB = record_goldens.LIBRARIES["tensorflow"]
 PROGRAMS = record_goldens.programs(LIB)
-
-
-def _assert_agree(ours: str, theirs: str, what: str) -> None:
-    why = why_not_agree(ours, theirs)
-    if why:
-        diff = "\n".join(difflib.unified_diff(theirs.splitlines(), ours.splitlines(), what, "ours", lineterm=""))
-        pytest.fail(f"the output differs from {what} ({why}):\n{diff}")
 
 
 def _dagscope(name: str) -> str:
@@ -39,7 +31,7 @@ def test_the_sweep_has_the_tensorflow_examples():
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_prints_what_tensorflow_printed(name):
-    _assert_agree(_dagscope(name), (LIB.folder / f"{name}.out").read_text(), "TensorFlow 2.21's stored output")
+    assert_printouts_agree(_dagscope(name), (LIB.folder / f"{name}.out").read_text(), "TensorFlow 2.21's stored output")
 
 
 @pytest.fixture(scope="module")
@@ -58,5 +50,5 @@ def live_tensorflow():
 def test_stored_output_and_dagscope_agree_with_tensorflow_now(name, live_tensorflow):
     result = live_tensorflow[name]
     assert result["error"] is None, result["error"]
-    _assert_agree((LIB.folder / f"{name}.out").read_text(), result["stdout"], "real TensorFlow (the golden)")
-    _assert_agree(_dagscope(name), result["stdout"], "real TensorFlow")
+    assert_printouts_agree((LIB.folder / f"{name}.out").read_text(), result["stdout"], "real TensorFlow (the golden)")
+    assert_printouts_agree(_dagscope(name), result["stdout"], "real TensorFlow")

@@ -12,14 +12,13 @@ Store the outputs again after changing or adding a program:
 """
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import pathlib
 
 import pytest
 
 from tests.engine import record_goldens
-from tests.engine.printed_output import ADDRESS, outputs_agree, why_not_agree
+from tests.engine.printed_output import ADDRESS, assert_printouts_agree, outputs_agree, why_not_agree
 
 SWEEP = record_goldens.LIBRARIES["torch"].folder
 PROGRAMS = sorted(p.stem for p in SWEEP.glob("*.py"))
@@ -57,14 +56,6 @@ def dagscope_output(name: str) -> str:
     return record["stdout"]
 
 
-def _assert_agree(ours: str, theirs: str, what: str) -> None:
-    why = why_not_agree(ours, theirs)
-    if why:
-        diff = "\n".join(difflib.unified_diff(theirs.splitlines(), ours.splitlines(), what, "Dagscope",
-                                              lineterm=""))
-        pytest.fail(f"Dagscope's output differs from {what} ({why}):\n{diff}")
-
-
 def _program_params():
     for name in PROGRAMS:
         marks = [pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[name])] if name in KNOWN_BUGS else []
@@ -74,7 +65,7 @@ def _program_params():
 @pytest.mark.parametrize("name", list(_program_params()))
 def test_prints_what_pytorch_printed(name):
     expected = (SWEEP / f"{name}.out").read_text()
-    _assert_agree(dagscope_output(name), expected, "PyTorch 2.13's stored output")
+    assert_printouts_agree(dagscope_output(name), expected, "PyTorch 2.13's stored output")
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +78,7 @@ def live_pytorch():
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(_program_params()))
 def test_prints_what_real_pytorch_prints(name, live_pytorch):
-    _assert_agree(dagscope_output(name), live_pytorch[name], "real PyTorch")
+    assert_printouts_agree(dagscope_output(name), live_pytorch[name], "real PyTorch")
 
 
 @pytest.mark.torch
