@@ -22,6 +22,10 @@ def _env_list(name: str, default: str) -> tuple:
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("DAGSCOPE_DATA_DIR", ROOT / "data")))
+    # The stores' database (app/services/database.py): empty is SQLite in the data folder;
+    # postgresql://user:password@host/dbname is PostgreSQL, which replicas share (docs/deploy.md).
+    database_url: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_DATABASE_URL", ""))
+    database_connections: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_DATABASE_CONNECTIONS", 10))))
     run_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_RUN_TIMEOUT", 10.0))
     run_memory_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_MEMORY_MB", 1024)))
     max_code_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_CODE_BYTES", 100_000)))

@@ -48,3 +48,29 @@ def client():
     from app.main import create_app
     with TestClient(create_app()) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One throwaway PostgreSQL server for the whole session (tests/postgres_server.py); each test
+    takes a schema of its own with `postgres.fresh_schema_url()`."""
+    from postgres_server import NotInstalled, PostgresServer
+    server = PostgresServer()
+    try:
+        server.start()
+    except NotInstalled as why:
+        pytest.skip(str(why))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path, monkeypatch):
+    """Each backend in turn, as the app's settings see it: "" (SQLite in a temporary data folder)
+    or a PostgreSQL URL with a schema of this test's own."""
+    monkeypatch.setenv("DAGSCOPE_DATA_DIR", str(tmp_path / "data"))
+    url = request.getfixturevalue("postgres").fresh_schema_url() if request.param == "postgresql" else ""
+    monkeypatch.setenv("DAGSCOPE_DATABASE_URL", url)
+    yield url
+    from app.services import database
+    database.close_all()

@@ -16,8 +16,8 @@ from app.services import snippets
 
 
 def _open_store_on_start() -> None:
-    """Create the data folder and the database when the app starts, not on the first share."""
-    snippets.store_for(get_settings().data_dir)
+    """Open (create, migrate) the database when the app starts, not on the first share."""
+    snippets.store()
 
 
 router = APIRouter(on_startup=[_open_store_on_start])
@@ -33,13 +33,13 @@ def load_snippet(snippet_id: str) -> dict | None:
     """The stored snippet, or None for an unknown or malformed id (shared with the page route)."""
     if not ID_PATTERN.match(snippet_id):
         return None
-    return snippets.store_for(get_settings().data_dir).load(snippet_id)
+    return snippets.store().load(snippet_id)
 
 
 @router.post("/api/snippets", status_code=201)
 async def create_snippet(req: SnippetRequest):
     settings = get_settings()
-    store = snippets.store_for(settings.data_dir)
+    store = snippets.store(settings)
     try:
         snippet_id = await run_in_threadpool(store.save, req.code, req.state,
                                              max(0, int(settings.snippet_store_mb * 1_000_000)))

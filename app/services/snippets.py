@@ -1,25 +1,19 @@
-"""Share-link store: code + view state in SQLite (WAL) under the data folder, keyed by unguessable ids."""
+"""Share-link store: code + view state in the database (app/services/database.py: SQLite in the
+data folder, or the PostgreSQL every replica shares), keyed by unguessable ids."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import sqlite3
-import stat
 import threading
 import time
 from pathlib import Path
 
+from app.services.database import Database, database, open_database
+
 MAX_CODE_BYTES = 100_000
 MAX_STATE_BYTES = 4_000
 ID_BYTES = 6                     # token_urlsafe(6) -> 8 characters, 48 random bits
-
-_SCHEMA = """CREATE TABLE IF NOT EXISTS snippets (
-    id TEXT PRIMARY KEY, code TEXT NOT NULL, state TEXT NOT NULL, created REAL NOT NULL)"""
-# Added for the store quota: `size` in bytes (code + state), `opened` (when a share link was
-# last followed; NULL until then). A store made before them gets them on open.
-_COLUMNS = {"size": "INTEGER", "opened": "REAL"}
-_UNOPENED_INDEX = "CREATE INDEX IF NOT EXISTS snippets_unopened ON snippets (created) WHERE opened IS NULL"
+QUOTA_LOCK = "dagscope snippets quota"
 
 
 class SnippetTooLarge(ValueError):
@@ -35,32 +29,15 @@ class SnippetStoreFull(RuntimeError):
 
 
 class SnippetStore:
-    """One SQLite file; a connection per call keeps it safe across FastAPI's worker threads."""
+    """The snippets table of `db` (a Path: the SQLite database in that data folder)."""
 
-    def __init__(self, data_dir: Path):
-        # Only the server's user may enter the data folder or read the store (runs have uids of
-        # their own): the folder 0700, the database 0600 (SQLite gives its -wal and -shm files
-        # the database's mode).
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not data_dir.stat().st_mode & stat.S_ISVTX:      # never narrow a shared folder such as /tmp
-            os.chmod(data_dir, 0o700)
-        self.path = data_dir / "snippets.sqlite3"
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(self.path, 0o600)
-        self._lock = threading.Lock()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
-            present = {row[1] for row in db.execute("PRAGMA table_info(snippets)")}
-            for name, kind in _COLUMNS.items():
-                if name not in present:
-                    db.execute(f"ALTER TABLE snippets ADD COLUMN {name} {kind}")
-            db.execute("UPDATE snippets SET size = length(CAST(code AS BLOB)) + length(CAST(state AS BLOB)) "
-                       "WHERE size IS NULL")
-            db.execute(_UNOPENED_INDEX)
+    def __init__(self, db: Database | Path):
+        self.db = open_database("", db) if isinstance(db, Path) else db
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=5)
+    @property
+    def path(self) -> Path:
+        """The SQLite file (the embedded database only)."""
+        return self.db.path
 
     def save(self, code: str, state: dict, quota_bytes: int | None = None) -> str:
         """Store a snippet; over `quota_bytes` (code + state of all snippets; None or 0: no quota)
@@ -75,26 +52,26 @@ class SnippetStore:
         if len(state_text.encode()) > MAX_STATE_BYTES:
             raise SnippetTooLarge(f"view state is larger than {MAX_STATE_BYTES} bytes")
         size = code_bytes + len(state_text.encode())
-        with self._lock, self._connect() as db:
+        # the quota is counted with no other writer in between, whichever replica writes
+        with self.db.transaction(lock=QUOTA_LOCK if quota_bytes else None) as tx:
             if quota_bytes:
-                self._make_room(db, size, quota_bytes)
+                self._make_room(tx, size, quota_bytes)
             while True:  # a collision is astronomically rare, but never overwrite someone's snippet
                 snippet_id = secrets.token_urlsafe(ID_BYTES)
-                try:
-                    db.execute("INSERT INTO snippets (id, code, state, created, size) VALUES (?, ?, ?, ?, ?)",
-                               (snippet_id, code, state_text, time.time(), size))
+                inserted = tx.execute(
+                    "INSERT INTO snippets (id, code, state, created, size) VALUES (%s, %s, %s, %s, %s) "
+                    "ON CONFLICT (id) DO NOTHING", (snippet_id, code, state_text, time.time(), size)).rowcount
+                if inserted == 1:
                     return snippet_id
-                except sqlite3.IntegrityError:
-                    continue
 
     @staticmethod
-    def _make_room(db: sqlite3.Connection, size: int, quota_bytes: int) -> None:
-        used = db.execute("SELECT COALESCE(SUM(size), 0) FROM snippets").fetchone()[0]
+    def _make_room(tx, size: int, quota_bytes: int) -> None:
+        used = int(tx.execute("SELECT COALESCE(SUM(size), 0) FROM snippets").fetchone()[0])   # numeric in PostgreSQL
         if used + size <= quota_bytes:
             return
         freed, doomed = 0, []
-        for snippet_id, snippet_size in db.execute(
-                "SELECT id, size FROM snippets WHERE opened IS NULL ORDER BY created"):
+        for snippet_id, snippet_size in tx.execute(
+                "SELECT id, size FROM snippets WHERE opened IS NULL ORDER BY created").fetchall():
             doomed.append((snippet_id,))
             freed += snippet_size
             if used - freed + size <= quota_bytes:
@@ -103,28 +80,35 @@ class SnippetStore:
             raise SnippetStoreFull(
                 f"the snippet store is full ({used / 1e6:.1f} of {quota_bytes / 1e6:.1f} MB, in snippets "
                 "people have opened): ask the teacher to raise DAGSCOPE_SNIPPET_STORE_MB")
-        db.executemany("DELETE FROM snippets WHERE id = ?", doomed)
+        tx.executemany("DELETE FROM snippets WHERE id = %s", doomed)
 
     def load(self, snippet_id: str) -> dict | None:
-        with self._connect() as db:
-            row = db.execute("SELECT code, state FROM snippets WHERE id = ?", (snippet_id,)).fetchone()
+        with self.db.transaction() as tx:
+            row = tx.execute("SELECT code, state FROM snippets WHERE id = %s", (snippet_id,)).fetchone()
             if row is not None:     # opened: kept when the quota makes room for new snippets
-                db.execute("UPDATE snippets SET opened = ? WHERE id = ?", (time.time(), snippet_id))
+                tx.execute("UPDATE snippets SET opened = %s WHERE id = %s", (time.time(), snippet_id))
         if row is None:
             return None
         return {"id": snippet_id, "code": row[0], "state": json.loads(row[1])}
 
     def used_bytes(self) -> int:
-        with self._connect() as db:
-            return db.execute("SELECT COALESCE(SUM(size), 0) FROM snippets").fetchone()[0]
+        with self.db.transaction() as tx:
+            return int(tx.execute("SELECT COALESCE(SUM(size), 0) FROM snippets").fetchone()[0])
+
+    def count(self) -> int:
+        with self.db.transaction() as tx:
+            return int(tx.execute("SELECT COUNT(*) FROM snippets").fetchone()[0])
 
 
-_stores: dict[Path, SnippetStore] = {}
+_stores: dict[int, SnippetStore] = {}
+_stores_lock = threading.Lock()
 
 
-def store_for(data_dir: Path) -> SnippetStore:
-    """One store per data folder (tests point the settings at a temporary folder)."""
-    key = Path(data_dir).resolve()
-    if key not in _stores:
-        _stores[key] = SnippetStore(key)
-    return _stores[key]
+def store(settings=None) -> SnippetStore:
+    """The store in the database the settings name (tests point them at temporary ones)."""
+    db = database(settings)
+    with _stores_lock:
+        found = _stores.get(id(db))
+        if found is None or found.db is not db:
+            found = _stores[id(db)] = SnippetStore(db)
+        return found

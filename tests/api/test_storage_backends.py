@@ -1,0 +1,114 @@
+"""The stores behind app/services/database.py, each test on both backends: SQLite in the data
+folder and a real PostgreSQL (tests/postgres_server.py, one server for the session)."""
+import json
+import threading
+
+import pytest
+
+from app.config import get_settings
+from app.services import database, migrations, snippets
+
+
+def test_the_settings_choose_the_backend(database_url):
+    db = database.database()
+    assert db.dialect == ("postgresql" if database_url else "sqlite") and db.shared == bool(database_url)
+    db.check()
+
+
+def test_the_schema_is_migrated_once_with_its_versions_recorded(database_url):
+    db = database.database()
+    newest = migrations.migrations(db.dialect)[-1][0]
+    assert migrations.current_version(db) == newest
+    assert migrations.migrate(db) == []                       # nothing left to do
+    with db.transaction() as tx:
+        rows = tx.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+    assert [tuple(r) for r in rows] == [(v, name) for v, name, _ in migrations.migrations(db.dialect)]
+
+
+def test_replicas_starting_together_migrate_once(database_url):
+    """Four processes' worth of opens at the same moment: the schema lock lets one migrate."""
+    settings = get_settings()
+    applied, errors = [], []
+
+    def open_one():
+        try:
+            db = database.open_database(settings.database_url, settings.data_dir)
+            applied.append(migrations.migrate(db))
+            db.close()
+        except Exception as exc:          # noqa: BLE001 (collected for the assert)
+            errors.append(exc)
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and applied == [[]] * 4     # the first open migrated; every later one found it done
+
+
+def test_share_links_round_trip(database_url):
+    store = snippets.store()
+    state = {"tab": "step", "node": "b2", "step": 3, "text": "é 中文 \u2028"}
+    sid = store.save("x = 1\n# ünïcode\n", state)
+    assert store.load(sid) == {"id": sid, "code": "x = 1\n# ünïcode\n", "state": state}
+    assert store.load("nope1234") is None
+    assert store.used_bytes() == len("x = 1\n# ünïcode\n".encode()) + len(json.dumps(state, separators=(",", ":")))
+
+
+def test_the_quota_drops_the_oldest_unopened_and_refuses_when_all_were_opened(database_url):
+    store = snippets.store()
+    first, second = store.save("a" * 300, {}), store.save("b" * 300, {})
+    store.load(first)                                          # opened: kept
+    third = store.save("c" * 300, {}, quota_bytes=700)        # 904 > 700: the unopened `second` goes
+    assert store.load(second) is None and store.load(first) and store.load(third)
+    with pytest.raises(snippets.SnippetStoreFull, match="DAGSCOPE_SNIPPET_STORE_MB"):
+        store.save("d" * 300, {}, quota_bytes=700)             # both left were opened
+    assert store.count() == 2
+
+
+def test_concurrent_shares_never_pass_the_quota(database_url):
+    """Eight writers at once against a quota of five snippets: the quota lock serialises them, so
+    the table never holds more than the quota, whichever process (replica) writes."""
+    store = snippets.store()
+    errors = []
+
+    def share(i):
+        try:
+            store.save(f"{i:0100d}", {}, quota_bytes=5 * 102)
+        except Exception as exc:          # noqa: BLE001
+            errors.append(exc)
+    threads = [threading.Thread(target=share, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and store.count() == 5 and store.used_bytes() == 5 * 102
+
+
+def test_the_app_shares_through_the_chosen_backend(database_url, monkeypatch):
+    monkeypatch.setenv("DAGSCOPE_SNIPPET_RATE_PER_MIN", "0")
+    from fastapi.testclient import TestClient
+    from app.main import create_app
+    with TestClient(create_app()) as client:
+        made = client.post("/api/snippets", json={"code": "print(1)\n", "state": {"tab": "forward"}}).json()
+        assert client.get(f"/api/snippets/{made['id']}").json()["state"] == {"tab": "forward"}
+        assert client.get(made["url"]).status_code == 200
+    # another connection to the same database (another replica's) finds it too
+    other = database.open_database(get_settings().database_url, get_settings().data_dir)
+    try:
+        assert snippets.SnippetStore(other).load(made["id"])["code"] == "print(1)\n"
+    finally:
+        other.close()
+
+
+def test_a_wrong_url_is_refused_at_start(tmp_path):
+    with pytest.raises(ValueError, match="postgresql://"):
+        database.open_database("mysql://x/y", tmp_path)
+
+
+def test_a_dialects_own_file_replaces_the_shared_one():
+    for dialect in ("sqlite", "postgresql"):
+        found = migrations.migrations(dialect)
+        assert [v for v, _, _ in found] == sorted({v for v, _, _ in found})
+        assert found[0][1] == "snippets"
+    assert migrations.statements("-- a comment; here\nCREATE TABLE a (x INT);\nCREATE INDEX i ON a (x);\n") == [
+        "CREATE TABLE a (x INT)", "CREATE INDEX i ON a (x)"]
