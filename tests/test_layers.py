@@ -38,7 +38,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "engine.compat.torch_class_names", "engine.compat.torch_device", "engine.compat.torch_dtypes",
               "engine.compat.torch_size")),
     ("nn/optim", ("engine.nn", "engine.optim")),
-    ("capture/autodiff/passes", ("engine.capture", "engine.autodiff", "engine.passes")),
+    ("capture/autodiff/passes", ("engine.capture", "engine.autodiff", "engine.passes",
+                                 "engine.onnx")),      # ONNX files to and from Graphs, as a capture makes them
     ("codegen", ("engine.codegen",)),
     ("record", ("engine.record",)),
     ("compat", ("engine.compat",

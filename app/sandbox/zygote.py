@@ -30,7 +30,7 @@ from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
 
 PREIMPORT = [
     "numpy", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
-    "engine.compat.tensorflow", "engine.compat.jax", "engine.nn", "engine.optim", "engine.functional", "engine.autodiff",
+    "engine.compat.torch.onnx", "engine.compat.tensorflow", "engine.compat.jax", "engine.nn", "engine.optim", "engine.functional", "engine.autodiff",
     "engine.function", "engine.capture", "engine.ir", "engine.passes", "engine.codegen",
     "engine.codegen.cc", "engine.codegen.loader", "engine.codegen.executor",
     "math", "random", "collections", "itertools", "functools", "dataclasses", "typing", "copy",

@@ -54,13 +54,12 @@ SCOPE: dict[str, tuple[str, str]] = {
     "jax.experimental.pjit": (OUT_OF_SCOPE, _ONE_PROCESS),
     "flax": (PLANNED, "after JAX itself"),
     "optax": (PLANNED, "after JAX itself"),
-    "torch.onnx": (PLANNED, "export to ONNX is planned"),
     "torch.export": (PLANNED, "export is planned (with ONNX)"),
     "torch.jit.save": (PLANNED, "export is planned (TorchScript and ONNX); a run keeps no files"),
     "torch.jit.load": (PLANNED, "export and import are planned"),
     "tf.saved_model": (PLANNED, "export is planned"),
-    "onnx": (PLANNED, "export to ONNX is planned"),
-    "onnxruntime": (PLANNED, "export to ONNX is planned"),
+    "onnxruntime": (OUT_OF_SCOPE, "a run does not execute ONNX files: torch.onnx.export writes one, which "
+                                  "onnxruntime opens outside Dagscope and the page's ONNX import draws and runs"),
 }
 
 # the libraries of the table a run cannot import at all (each has a sentence saying why)
