@@ -50,6 +50,12 @@ class Settings:
     run_values_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_RUN_VALUES_MB", 128))
     tensor_store_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_MB", 1024))
     tensor_store_ttl_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_TTL", 1800))
+    # Files a run writes in its working folder, brought back for download (app/services/run_files.py):
+    # at most this many and this much per run, this much in the store for all runs, for this long.
+    run_files_max: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_FILES", 20)))
+    run_files_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_RUN_FILES_MB", 32))
+    file_store_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_FILE_STORE_MB", 1024))
+    file_store_ttl_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_FILE_STORE_TTL", 7200))
     workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))
     queue_limit: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_QUEUE_LIMIT", 32)))
     background_runs: int = field(default_factory=lambda: int(_env_float(

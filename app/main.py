@@ -11,7 +11,7 @@ from app import middleware
 from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
-from app.routes import examples, health, ops, pages, render, run, snippets, tensors
+from app.routes import examples, files, health, ops, pages, render, run, snippets, tensors
 from app.services import runs
 
 
@@ -33,6 +33,7 @@ def create_app() -> FastAPI:
     app.include_router(ops.router)
     app.include_router(snippets.router)
     app.include_router(tensors.router)
+    app.include_router(files.router)
     app.include_router(pages.router)
     middleware.install(app)   # Host, Origin and content type, token, write rates, body size, strict JSON
     app.add_middleware(SecurityHeaders)   # outermost: also on the answers the others give

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 import tempfile
 
@@ -35,11 +36,13 @@ def read_roots() -> list[str]:
 
 
 def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[int, int] | None = None,
-              pid_namespace: str = "shared PID namespace (not requested)") -> list[str]:
+              pid_namespace: str = "shared PID namespace (not requested)", folder_to: int | None = None) -> list[str]:
     """Apply every layer, in the order that lets each one still be set up. Irreversible.
 
     `run_ids`: the uid and gid this run gets (root servers only); `pid_namespace`: what the
-    supervisor managed when it forked this child ("PID namespace": this process is its PID 1)."""
+    supervisor managed when it forked this child ("PID namespace": this process is its PID 1);
+    `folder_to`: a socket on which the scratch folder's descriptor goes to the supervisor, which
+    collects the run's files through it (app/sandbox/run_files.py), and which is then closed."""
     os.setpgid(0, 0)
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)   # the supervisor's death ends the run
     _close_fds_except(keep_fds)
@@ -58,6 +61,8 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     layers.append(kernel.private_shared_folders(read_roots() + [scratch]) if private_mounts
                   else "shared /tmp (no mount namespace)")
     os.chdir(scratch)             # relative paths land in the scratch folder
+    if folder_to is not None:
+        _send_folder(folder_to)
     os.environ.update(TMPDIR=scratch, HOME=scratch)
     tempfile.tempdir = scratch
     kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
@@ -81,6 +86,18 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     return layers
 
 
+def _send_folder(sock_fd: int) -> None:
+    """The working folder (the tmpfs, where mounted) to the supervisor, before any pasted code
+    runs: the open descriptor keeps the tmpfs readable after this mount namespace is gone."""
+    folder = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    sock = socket.socket(fileno=sock_fd)
+    try:
+        socket.send_fds(sock, [b"d"], [folder])
+    finally:
+        sock.close()
+        os.close(folder)
+
+
 def _in_private_netns() -> bool:
     return os.environ.get("DAGSCOPE_NETNS") == "1"
 
@@ -94,7 +111,7 @@ def _close_fds_except(keep: list[int]) -> None:
 
 
 def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tuple[int, int] | None,
-        pid_namespace: str) -> None:
+        pid_namespace: str, folder_fd: int | None = None) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
 
     Two frames go down the record pipe. The first, written before any pasted code runs, is the
@@ -105,7 +122,8 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
     nonce = str(request.pop("nonce", ""))
     try:
         limits = Limits(**request["limits"])
-        layers = lock_down(limits, scratch, [record_fd, broker_fd], run_ids, pid_namespace)
+        keep = [record_fd, broker_fd] + ([folder_fd] if folder_fd is not None else [])
+        layers = lock_down(limits, scratch, keep, run_ids, pid_namespace, folder_fd)
         from engine.record.values import ValueStore
         from engine.runner import run_user_code
 

@@ -16,6 +16,8 @@ class Limits:
     open_files: int = 64             # RLIMIT_NOFILE
     processes: int = 512             # RLIMIT_NPROC: threads of the run (its own uid; fork is refused anyway)
     max_values_bytes: int = 0        # large tensors' values sent apart from the record (0: none, all in the record)
+    max_files: int = 0               # files of the working folder brought back (0: none; app/sandbox/run_files.py)
+    max_files_bytes: int = 0         # all of them together
 
     @property
     def max_pipe_bytes(self) -> int:

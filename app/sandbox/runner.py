@@ -16,7 +16,7 @@ from typing import Callable
 from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
-from app.sandbox.outcome import KeepValues, error_record, judge_run
+from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
 
 STARTUP_TIMEOUT_S = 60.0
@@ -149,7 +149,8 @@ class RunControl:
 def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
              zygote: Zygote | None = None, cache_partition: str | None = None,
-             keep_values: KeepValues | None = None, control: RunControl | None = None) -> dict:
+             keep_values: KeepValues | None = None, control: RunControl | None = None,
+             keep_files: KeepFiles | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
@@ -158,7 +159,9 @@ def run_code(code: str, options: dict, limits: Limits, *,
     (compile_broker.py: one per client, so a compile's time tells nothing about other clients'
     runs); None: nothing compiled before, nor kept for later. `keep_values(values)` keeps the run's
     tensor values (limits.max_values_bytes) and answers the record's `run_id`. `control`: its
-    stop() ends the run early (the record's error is then `stopped`)."""
+    stop() ends the run early (the record's error is then `stopped`). `keep_files(index, blobs)`
+    keeps the files the supervisor collected from the run's working folder and answers the
+    record's `files` and `files_note` (outcome.add_files); without it they are dropped."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
@@ -190,6 +193,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
         record_bytes = recv_frame(sock, limits.max_pipe_bytes + 1024)
+        files_index, blobs = _recv_files(sock, limits)
     except (OSError, ValueError, KeyError, ChannelClosed) as exc:
         for target in (pid, supervisor):
             if target:
@@ -200,7 +204,24 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.close()
     if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
         return stopped_record(limits, _ms(started))
-    return judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
+    record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
+    if keep_files is not None and (blobs or files_index.get("left_out")):
+        record.update(keep_files(files_index, blobs))
+    return record
+
+
+def _recv_files(sock: socket.socket, limits: Limits) -> tuple[dict, list[bytes]]:
+    """The index of the run's files and their bytes, from the supervisor (trusted: it read them
+    itself), still held to the limits."""
+    index = recv_json(sock)
+    files = index.get("files") if isinstance(index, dict) else None
+    if not isinstance(files, list) or len(files) > limits.max_files:
+        raise ValueError("the supervisor's file index is malformed")
+    blobs, total = [], 0
+    for _ in files:
+        blobs.append(recv_frame(sock, max(0, limits.max_files_bytes - total)))
+        total += len(blobs[-1])
+    return index, blobs
 
 
 def stopped_record(limits: Limits, elapsed_ms: float) -> dict:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from app.sandbox import child, kernel, seccomp
+from app.sandbox import child, kernel, run_files, seccomp
 from app.sandbox.compile_broker import ProtocolError, probe_confinement, serve_request
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
@@ -125,6 +125,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
     record_r, record_w = os.pipe()
     broker, broker_child = socket.socketpair()
+    folder_in, folder_child = socket.socketpair()   # the child's working folder comes back on it
     run_ids = (RUN_ID_BASE + os.getpid(),) * 2
     started = time.monotonic()
     pid_namespace, own_namespace = kernel.new_pid_namespace()   # the child below is its PID 1
@@ -133,7 +134,9 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
         conn.close()
         broker.close()
         os.close(record_r)
-        child.run(request, scratch, record_w, broker_child.fileno(), run_ids, pid_namespace)  # never returns
+        folder_in.close()
+        child.run(request, scratch, record_w, broker_child.fileno(), run_ids, pid_namespace,
+                  folder_child.fileno())  # never returns
     kernel.leave_pid_namespace(own_namespace)
     try:
         os.setpgid(pid, pid)          # also done by the child: whichever runs first wins the race
@@ -141,6 +144,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
         pass
     os.close(record_w)
     broker_child.close()
+    folder_child.close()
     try:
         send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid()})
         record, oversize = _collect(pid, record_r, broker, conn, limits, started,
@@ -152,6 +156,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     kernel.kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
+    files = _files(folder_in, limits)
     shutil.rmtree(scratch, ignore_errors=True)
     report = {"event": "finished", "exit_code": os.waitstatus_to_exitcode(status),
               "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "maxrss_kb": usage.ru_maxrss,
@@ -159,8 +164,33 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     try:
         send_json(conn, report)
         send_frame(conn, record)
+        send_json(conn, files.index())
+        for _, data in files.files:
+            send_frame(conn, data)
     except OSError:
         pass
+
+
+def _files(folder_in: socket.socket, limits: Limits) -> run_files.Collected:
+    """The files the run left in its working folder, through the descriptor its child sent
+    before any pasted code ran (none if it sent none: lock_down failed first). The child and its
+    process group are gone: nothing changes the folder while it is read."""
+    found = run_files.Collected()
+    try:
+        _, fds, _, _ = socket.recv_fds(folder_in, 1, 1, socket.MSG_DONTWAIT)
+    except OSError:
+        fds = []
+    finally:
+        folder_in.close()
+    for fd in fds[1:]:
+        os.close(fd)
+    if fds:
+        try:
+            if limits.max_files > 0:
+                found = run_files.collect(fds[0], limits.max_files, limits.max_files_bytes, limits.file_mb << 20)
+        finally:
+            os.close(fds[0])
+    return found
 
 
 def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket,

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
 from app.sandbox import ZYGOTE, Limits, RunControl, run_code
-from app.services import tensors
+from app.services import run_files, tensors
 
 
 class Busy(Exception):
@@ -44,7 +44,8 @@ def default_limits() -> Limits:
     return Limits(timeout_s=s.run_timeout_s, memory_mb=s.run_memory_mb, max_stdout_bytes=s.max_stdout_bytes,
                   max_record_bytes=s.max_record_bytes, file_mb=s.run_file_mb, scratch_mb=s.run_scratch_mb,
                   open_files=s.run_open_files, processes=s.run_processes,
-                  max_values_bytes=max(0, int(s.run_values_mb * (1 << 20))))
+                  max_values_bytes=max(0, int(s.run_values_mb * (1 << 20))),
+                  max_files=max(0, s.run_files_max), max_files_bytes=max(0, int(s.run_files_mb * (1 << 20))))
 
 
 class Scheduler:
@@ -229,7 +230,7 @@ def _submit(client: str, code: str, options: dict, control: RunControl):
     def work(on_slow):
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
                           cache_partition=cache_partition(client), keep_values=tensors.keeper(client),
-                          control=control)
+                          control=control, keep_files=run_files.keeper(client))
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         return record
 
@@ -247,4 +248,5 @@ def warm_up() -> None:
 
 def run(code: str, options: dict, client: str = "127.0.0.1") -> dict:
     """Run synchronously outside the scheduler (scripts and tests); its values are kept for `client`."""
-    return run_code(code, options, default_limits(), keep_values=tensors.keeper(client))
+    return run_code(code, options, default_limits(), keep_values=tensors.keeper(client),
+                    keep_files=run_files.keeper(client))
