@@ -56,6 +56,9 @@ class Settings:
     run_files_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_RUN_FILES_MB", 32))
     file_store_mb: float = field(default_factory=lambda: _env_float("DAGSCOPE_FILE_STORE_MB", 1024))
     file_store_ttl_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_FILE_STORE_TTL", 7200))
+    # memory | database; empty: the database when it is PostgreSQL (replicas share it), else memory
+    tensor_store: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_TENSOR_STORE", ""))
+    tensor_store_sweep_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_SWEEP", 60))
     workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))
     queue_limit: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_QUEUE_LIMIT", 32)))
     background_runs: int = field(default_factory=lambda: int(_env_float(

@@ -1,6 +1,7 @@
 """Assembles the FastAPI application from its routers; no logic lives here."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from fastapi import FastAPI
@@ -12,13 +13,17 @@ from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
 from app.routes import examples, files, health, ops, pages, render, run, snippets, tensors
-from app.services import runs
+from app.services import database, runs
+from app.services import tensors as tensor_store
 
 
 @contextlib.asynccontextmanager
 async def _lifespan(app: FastAPI):
     runs.warm_up()          # the first student's run should not pay the worker pool's start
+    expiry = asyncio.create_task(tensor_store.expire_periodically())
     yield
+    expiry.cancel()
+    database.close_all()
 
 
 def create_app() -> FastAPI:

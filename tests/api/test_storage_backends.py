@@ -112,3 +112,52 @@ def test_a_dialects_own_file_replaces_the_shared_one():
         assert found[0][1] == "snippets"
     assert migrations.statements("-- a comment; here\nCREATE TABLE a (x INT);\nCREATE INDEX i ON a (x);\n") == [
         "CREATE TABLE a (x INT)", "CREATE INDEX i ON a (x)"]
+
+
+def _values(n, fill=0):
+    from app.sandbox.values_channel import RunValues
+    return RunValues({"v1": ("uint8", (n,), 0, n)}, bytes([fill]) * n)
+
+
+def test_tensor_values_in_the_database_are_bounded_by_bytes_and_age(database_url):
+    """DatabaseTensorStore keeps TensorStore's promises (tests/api/test_tensor_values_api.py's
+    test_the_store_is_bounded_by_bytes_and_by_age), across processes."""
+    from app.services import tensors
+    now = [1000.0]
+    store = tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60, clock=lambda: now[0])
+    a = store.keep("c", _values(400, 1))
+    now[0] += 1
+    b = store.keep("c", _values(400, 2))
+    now[0] += 1
+    assert store.array("c", a, "v1")[0] == 1           # a read: `a` is now the most recent
+    now[0] += 1
+    c = store.keep("c", _values(400, 3))               # over 1000 bytes: the least recently read goes
+    assert store.nbytes == 800
+    assert store.array("c", a, "v1").tolist() == [1] * 400 and store.array("c", c, "v1")[0] == 3
+    with pytest.raises(tensors.Gone, match="run the program again"):
+        store.array("c", b, "v1")
+    with pytest.raises(tensors.Gone):                  # another client's run is as unknown as none
+        store.array("10.0.0.9", a, "v1")
+    with pytest.raises(tensors.Gone, match="no values under that id"):
+        store.array("c", a, "v2")
+    assert store.keep("c", _values(2000)) is None      # larger than the whole store: not kept
+    made = []
+    first = store.summary("c", a, "v1", lambda arr: made.append(1) or {"n": int(arr.size)})
+    assert first == store.summary("c", a, "v1", lambda arr: made.append(1)) == {"n": 400} and made == [1]
+    now[0] = 1061                                      # `a` (kept at 1000) expired, `c` (1003) not
+    with pytest.raises(tensors.Gone):
+        store.array("c", a, "v1")                      # expired: never read, even before the sweep
+    assert store.expire() == 1 and store.nbytes == 400  # the sweep deletes what expired (`a`)
+    now[0] += 10
+    assert store.expire() == 1 and store.nbytes == 0
+
+
+def test_the_tensor_store_follows_the_database(database_url, monkeypatch):
+    from app.services import tensors
+    assert isinstance(tensors.store(), tensors.DatabaseTensorStore if database_url else tensors.TensorStore)
+    monkeypatch.setenv("DAGSCOPE_TENSOR_STORE", "memory")
+    assert isinstance(tensors.store(), tensors.TensorStore)
+    monkeypatch.setenv("DAGSCOPE_TENSOR_STORE", "database")
+    kept = tensors.store()
+    run_id = kept.keep("c", _values(10, 7))
+    assert isinstance(kept, tensors.DatabaseTensorStore) and kept.array("c", run_id, "v1").tolist() == [7] * 10
