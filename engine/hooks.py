@@ -72,3 +72,29 @@ def around_backward(root, retain_graph: bool, call: str = ".backward()"):
         for observer in list(BACKWARD_CALL):
             stack.enter_context(observer(root, retain_graph, call))
         yield
+
+
+class Message(str):
+    """A text for the run record: the English as the record has always said it (a Message is a str,
+    so every reader of the record's strings still reads it), and the page's catalog key with the
+    parameters it words the text from in the page's language (static/i18n/*.json; the stale-call
+    data and the pass notes do the same). A parameter is a string, an int, a list of strings or
+    another Message; the parameter `quote` is another program's own words (PyTorch's TracerWarning,
+    TensorFlow's retrace reason), shown as code in every language. engine/record/messages.py puts
+    the key and parameters in the record beside the English."""
+
+    def __new__(cls, key: str, text: str, **params):
+        self = super().__new__(cls, text)
+        self.key, self.params = key, params
+        return self
+
+    def json(self) -> dict:
+        return {"key": self.key, "params": {k: v.json() if isinstance(v, Message) else v
+                                            for k, v in self.params.items()}}
+
+    def __reduce__(self):          # pickled and copied as what it is (str would drop the key)
+        return (_message, (self.key, str(self), self.params))
+
+
+def _message(key: str, text: str, params: dict) -> Message:
+    return Message(key, text, **params)

@@ -13,6 +13,7 @@ import warnings
 from engine import compat
 from engine.errors import UnsupportedError
 from engine.record import Recorder, use_recorder
+from engine.record.messages import attach as attach_messages
 from engine.record.values import ValueStore
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
@@ -287,4 +288,4 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
     summaries = recorder.summaries.to_record()
     if summaries is not None:
         record["summaries"] = summaries
-    return record
+    return attach_messages(record)

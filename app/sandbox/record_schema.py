@@ -40,10 +40,14 @@ NOTE_FIELDS = {"node", "reason", "key", "params"}
 NOTE_KEY = re.compile(r"pass_note\.[a-z_]{1,40}")
 PARAM_NAME = re.compile(r"[a-z_]{1,32}")
 MAX_PARAMS, MAX_PARAM_ITEMS = 8, 64
+# The page's words for the record's English warnings and titles (engine/hooks.py Message): a key of
+# these families, its params as a note's, or a message of their own nested up to MAX_MESSAGE_DEPTH.
+MESSAGE_KEY = re.compile(r"(warning|title|calls)\.[a-z_]{1,40}")
+MAX_MESSAGE_DEPTH = 3
 CAPTURES = {None, "trace", "script", "function", "compile", "session", "jit"}
 # Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
 ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
-CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "error", "graphs", "summaries")
+CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "warning_messages", "error", "graphs", "summaries")
 # SummaryWriter's values (engine/record/summaries.py keeps within these; a forged record may not)
 MAX_SERIES, MAX_POINTS, MAX_HISTOGRAM_TAGS, MAX_SNAPSHOTS, MAX_BINS, MAX_TAG_CHARS = 32, 500, 16, 20, 30, 200
 NON_FINITE = {"nan", "inf", "-inf"}
@@ -78,6 +82,11 @@ def validate(raw: dict, code_lines: int, max_text_chars: int) -> dict:
               "stderr": _text(raw.get("stderr", ""), "stderr", max_text_chars + CUT_NOTE_ROOM, notes)}
     record["output_order"] = _output_order(raw.get("output_order", []), record["stdout"], record["stderr"], notes)
     record["warnings"] = _warnings(raw.get("warnings", []), notes)
+    if raw.get("warning_messages") is not None:
+        if _messages_ok(raw["warning_messages"], len(record["warnings"])):
+            record["warning_messages"] = raw["warning_messages"]
+        else:
+            notes.append("The run's record had malformed warning messages; the warnings are shown as written.")
     record["error"] = _error(raw.get("error"), code_lines)
     record["graphs"] = _graphs(raw.get("graphs", []), code_lines, notes)
     if raw.get("summaries") is not None:
@@ -358,6 +367,10 @@ def _graph_problem(graph, code_lines: int) -> str | None:
             return f"its {field} are not a list"
     if not all(isinstance(w, str) for w in graph.get("warnings", [])):
         return "its warnings are not strings"
+    if "warning_messages" in graph and not _messages_ok(graph["warning_messages"], len(graph.get("warnings", []))):
+        return "its warning messages are malformed"
+    if "title_message" in graph and not _message_ok(graph["title_message"]):
+        return "its title message is malformed"
     for step in graph.get("steps", []):
         # a step past the record's budget of step gradients has grad_in and grad_out null
         if not isinstance(step, dict) or not all(isinstance(step.get(k), list) or step.get(k) is None
@@ -384,9 +397,23 @@ def _notes_problem(notes) -> str | None:
     return None
 
 
-def _params_ok(params) -> bool:
+def _messages_ok(messages, n_warnings: int) -> bool:
+    """One entry per warning (the record's warnings, not the ones the server adds after them):
+    null, or the warning's {key, params}."""
+    return (isinstance(messages, list) and len(messages) <= n_warnings
+            and all(m is None or _message_ok(m) for m in messages))
+
+
+def _message_ok(message, depth: int = 1) -> bool:
+    return (isinstance(message, dict) and set(message) == {"key", "params"} and isinstance(message["key"], str)
+            and MESSAGE_KEY.fullmatch(message["key"]) is not None and _params_ok(message["params"], depth))
+
+
+def _params_ok(params, depth: int = MAX_MESSAGE_DEPTH) -> bool:
+    """A note's or message's params; a message's may hold messages, MAX_MESSAGE_DEPTH deep in all."""
     return (isinstance(params, dict) and len(params) <= MAX_PARAMS
-            and all(PARAM_NAME.fullmatch(k) and _param_value_ok(v) for k, v in params.items()))
+            and all(PARAM_NAME.fullmatch(k) and (_param_value_ok(v) or depth < MAX_MESSAGE_DEPTH
+                                                 and _message_ok(v, depth + 1)) for k, v in params.items()))
 
 
 def _param_value_ok(value) -> bool:

@@ -20,6 +20,7 @@ from engine.capture.ast_compiler import Compiler, ScriptError, Scripted, is_tens
 from engine.capture.common import (arguments, changed_state, frozen_random_masks, gather_inputs, is_module,
                                    is_readonly_error, module_state, pack_outputs, snapshot_state)
 from engine.capture.specialisation import Specialisations, signature, tensor_part, value_part
+from engine.hooks import Message
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.ir.graph import Graph, format_spec
 from engine.ir.printer import format_graph
@@ -164,8 +165,10 @@ class ScriptFunction(Scripted, metaclass=TorchClassRepr):
             self._generic_error = f"{type(exc).__name__}: {exc}"
             return
         self._generic = (graph, structure, kinds)
-        trail.graph_captured(graph, self.capture, f"scripted {self.__name__}", backward=False, called=False,
-                             warnings=["compiled before any call: tensor shapes are unknown (shown as [?])"])
+        trail.graph_captured(graph, self.capture, Message("title.scripted", f"scripted {self.__name__}", name=self.__name__),
+                             backward=False, called=False,
+                             warnings=[Message("warning.shapes_unknown",
+                                               "compiled before any call: tensor shapes are unknown (shown as [?])")])
 
     def _signature(self, args) -> tuple:
         guards = ()
@@ -184,7 +187,8 @@ class ScriptFunction(Scripted, metaclass=TorchClassRepr):
                 raise ScriptError(frozen[0] + "; Dagscope's IR has no random ops yet", None)
             self._cache.add(key, hit)
             self._sites[key] = trail.graph_captured(
-                hit[0], self.capture, f"scripted {self.__name__} ({_describe(args)})",
+                hit[0], self.capture, Message("title.scripted_for", f"scripted {self.__name__} ({_describe(args)})",
+                                              name=self.__name__, spec=_describe(args)),
                 target=self._module if self._module is not None else self._fn,
                 inputs=self._inputs(hit[2], args), extra={"function": self.__name__})
         return hit, key

@@ -23,6 +23,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from engine.hooks import Message
 from engine.ir.graph import format_spec
 from engine.ops.registry import Spec
 from engine.tensor import Tensor
@@ -141,6 +142,14 @@ def retrace_reason(old: tuple, new: tuple) -> str:
     return "; ".join(failures)
 
 
+# A first trace's own note, and a trace's graph title ("tf.function f(x: float32[3]) trace #2")
+FIRST_CALL = Message("warning.first_call", "first call: traced")
+
+
+def trace_title(label: str, spec: str, n: int) -> Message:
+    return Message("title.trace", f"{label}{spec} trace #{n}", label=label, spec=spec, n=n)
+
+
 FREQUENT = 5            # TensorFlow warns that a function keeps retracing from its 5th trace
 
 
@@ -198,17 +207,19 @@ class Specialisations:
         return next(reversed(self.entries.values())) if self.entries else None
 
     # ---- the run record's words for a retrace --------------------------------------------------
-    def note(self, reason: str) -> str:
-        """The retraced graph's own warning: `retraced: tensor 'x' size mismatch ...`."""
-        return f"{self.verb}: {reason}"
+    def note(self, reason: str) -> Message:
+        """The retraced graph's own warning: `retraced: tensor 'x' size mismatch ...` (the reason
+        is quoted as the library words it)."""
+        return Message(f"warning.{self.verb}", f"{self.verb}: {reason}", quote=reason)
 
-    def warning(self, label: str, reason: str) -> str:
+    def warning(self, label: str, reason: str) -> Message:
         """The run's warning: `tf.function f retraced: tensor 'x' size mismatch ...`."""
-        return f"{label} {self.verb}: {reason}"
+        return Message(f"warning.{self.verb}_run", f"{label} {self.verb}: {reason}", label=label, quote=reason)
 
-    def frequent(self, label: str) -> str | None:
+    def frequent(self, label: str) -> Message | None:
         """The run's warning when the trace being made (before `add`) is the FREQUENT-th."""
         if len(self.entries) + 1 != FREQUENT:
             return None
-        return (f"{FREQUENT} traces of {label}: every new shape or Python value {self.verb.removesuffix('d')}s; "
-                "pass tensors rather than Python numbers, or give an input_signature")
+        return Message(f"warning.frequent_{self.verb}",
+                       f"{FREQUENT} traces of {label}: every new shape or Python value {self.verb.removesuffix('d')}s; "
+                       "pass tensors rather than Python numbers, or give an input_signature", n=FREQUENT, label=label)

@@ -17,7 +17,7 @@ from engine.capture.common import (INPLACE_MESSAGE, ReadOnlyGuard, arguments, ch
                                    pack_outputs, param_names, snapshot_state)
 from engine.compat.torch_class_names import TorchClassRepr
 from engine.errors import UnsupportedError
-from engine.hooks import OP_APPLIED, VALUE_READ
+from engine.hooks import OP_APPLIED, VALUE_READ, Message
 from engine.ir.graph import Graph, Value
 from engine.ir.printer import format_graph
 from engine.tensor import Tensor
@@ -102,7 +102,8 @@ class Tracer:
         where = f"line {line}" if line is not None else "an unknown line"
         self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
         recording = trail.recording()
-        trail.warn(f"TracerWarning at line {line}: {message}")
+        trail.warn(Message("warning.tracer", f"TracerWarning at line {line}: {message}", line=line, quote=message)
+                   if line is not None else f"TracerWarning at line {line}: {message}")
         if recording and line is not None:
             # inside a run the user sees it exactly as Python shows a warning, whatever the filters
             sys.stderr.write(warnings.formatwarning(message, TracerWarning, USER_FILENAME, line))
@@ -265,7 +266,8 @@ def trace(fn, example_inputs, *args, **kwargs):
         tracer.warnings.append(msg)
         trail.warn(f"torch.jit.trace: {msg}")
     traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
-    traced._calls = trail.graph_captured(graph, "trace", f"traced {traced.__name__}", target=fn,
+    traced._calls = trail.graph_captured(graph, "trace", Message("title.traced", f"traced {traced.__name__}",
+                                                                  name=traced.__name__), target=fn,
                                          warnings=tracer.warnings, values=tracer.arrays,
                                          extra={"frozen": tracer.frozen, "function": traced.__name__},
                                          frozen=list(zip(tracer.frozen, tracer.frozen_arrays)))

@@ -27,6 +27,7 @@ import numpy as np
 
 from engine.capture import trail as trails
 from engine.capture.trail import NO_DECISIONS, CallTrail, plain, replayed_branches
+from engine.hooks import Message
 from engine.record.recorder import current
 from engine.record.values import tensor_json
 from engine.user_code import user_line
@@ -53,15 +54,27 @@ def frozen_check(frozen: dict, was, now) -> dict:
             "code": frozen.get("code"), "traced": traced, "now": current, "holds": holds}
 
 
-def stale_reason(check: dict) -> str:
-    """The one-line English reason a frozen decision does not hold (the page words it from its catalog)."""
-    code = check["code"] or f"the value read at line {check['line']}"
+def stale_reason(check: dict) -> Message:
+    """The one-line reason a frozen decision does not hold, in English with the page's message
+    (the catalog's calls.stale_bool / calls.stale_value, as the calls table words it)."""
+    line = check["line"]
+    code = check["code"] or Message("calls.value_at_line", f"the value read at line {line}", line=line)
     if check["read"] == "bool":
         was, now = ("true" if check["traced"] else "false"), ("true" if check["now"] else "false")
-        return (f"traced with {code} {was}; this input makes it {now}: "
-                f"the trace still runs the {was} branch (line {check['line']})")
-    return (f"while tracing, {code} read {check['traced']!r} from a tensor; this input gives {check['now']!r}: "
-            f"the trace still uses {check['traced']!r}, so its result may be wrong (line {check['line']})")
+        return Message("calls.stale_bool",
+                       f"traced with {code} {was}; this input makes it {now}: "
+                       f"the trace still runs the {was} branch (line {line})",
+                       code=code, traced=Message(f"calls.{was}", was), now=Message(f"calls.{now}", now), line=line)
+    traced, now = _short_repr(check["traced"]), _short_repr(check["now"])
+    return Message("calls.stale_value",
+                   f"while tracing, {code} read {traced} from a tensor; this input gives {now}: "
+                   f"the trace still uses {traced}, so its result may be wrong (line {line})",
+                   code=code, traced=traced, now=now, line=line)
+
+
+def _short_repr(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def fingerprint(arrays: list) -> str:
@@ -174,8 +187,12 @@ class CallSite:
         if broken and not self.warned and rec is not None:
             self.warned = True      # once per trace: a loop of stale calls says it once
             where = f"line {call.line}: " if call.line is not None else ""
-            rec.warn(f"{where}stale trace: {self.entry.get('title', 'a traced function')} was called on an input "
-                     f"its frozen branch does not fit ({stale_reason(broken[0])})")
+            title, reason = self.entry.get("title", "a traced function"), stale_reason(broken[0])
+            text = f"{where}stale trace: {title} was called on an input its frozen branch does not fit ({reason})"
+            if call.line is None:
+                rec.warn(Message("warning.stale_trace", text, title=title, reason=reason))
+            else:
+                rec.warn(Message("warning.stale_trace_at", text, line=call.line, title=title, reason=reason))
 
     def calls(self) -> list[_Call]:
         return self.first + ([self.last] if self.last is not None else [])

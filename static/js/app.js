@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { CodeEditor } from "./editor.js";
 import { panes, pngBlob, svgText, viewsOf } from "./exporter.js";
 import { GraphView, drawable } from "./graphview.js";
-import { setLang, t, lang, applyTo, tParts } from "./i18n.js";
+import { setLang, t, lang, applyTo, tParts, tMessage } from "./i18n.js";
 import * as identity from "./identity.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
@@ -77,7 +77,7 @@ const dataflowNames = (g) => (g?.title?.endsWith(DATAFLOW) ? g.title.slice(0, -D
 
 function graphTitle(g) {
   const names = dataflowNames(g);
-  return names !== null ? t("dataflow.title", { names }) : g.title || g.id;
+  return names !== null ? t("dataflow.title", { names }) : tMessage(g.title_message, g.title || g.id);
 }
 
 function dataflowBanner(g) {

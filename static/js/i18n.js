@@ -66,17 +66,41 @@ export function tCode(key, params = {}) {
 }
 
 /** A message the engine put in the record as {key, params} beside its English `text` (a pass's
- * note): worded by the catalog when it knows the key, else the English text as it came. A list
- * parameter (ids) is joined in the page's language. */
+ * note, a warning, a graph's title): worded by the catalog when it knows the key, else the English
+ * text as it came. A list parameter (ids) is joined in the page's language; a parameter that is a
+ * message of its own is worded too. */
 export function tMessage(msg, text = "") {
-  const key = msg?.key;
-  if (typeof key !== "string" || !((key in messages) || (key in fallback))) return text;
+  const params = messageParams(msg, (m) => tMessage(m, ""));
+  return params ? t(msg.key, params) : text;
+}
+
+/** tMessage() for a template of dom.js: the parameter `quote` (another program's own words, as
+ * PyTorch or TensorFlow printed them) is a <code class="quoted"> element in every language. */
+export function tMessageParts(msg, text = "") {
+  const params = messageParams(msg, (m) => tMessage(m, ""));
+  if (!params) return [text];
+  if ("quote" in params) {
+    const code = document.createElement("code");
+    code.className = "quoted";
+    code.textContent = params.quote;
+    params.quote = code;
+  }
+  return tParts(msg.key, params);
+}
+
+const known = (key) => typeof key === "string" && ((key in messages) || (key in fallback));
+
+function messageParams(msg, word) {
+  if (!msg || !known(msg.key)) return null;
   const params = {};
   for (const [k, v] of Object.entries(msg.params && typeof msg.params === "object" ? msg.params : {})) {
-    params[k] = Array.isArray(v) ? v.join(t("list.and")) : v;
+    params[k] = Array.isArray(v) ? v.join(t("list.and")) : v && typeof v === "object" ? word(v) : v;
   }
-  return t(key, params);
+  return params;
 }
+
+/** The message of `holder`'s (the record's or a graph's) i-th warning, or null (engine/record/messages.py). */
+export const warningMessage = (holder, i) => (Array.isArray(holder?.warning_messages) ? holder.warning_messages[i] || null : null);
 
 /** t() for a template of dom.js: a list of the text's pieces, with each {name} the params' value
  * as it is (a DOM node stays a node; a string stays text). */

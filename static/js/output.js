@@ -1,7 +1,7 @@
 // The Output tab: what the program wrote (stdout and stderr interleaved in the order written,
 // stderr in its own colour), and its error with the traceback and a line link.
 import { html, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tMessageParts, warningMessage } from "./i18n.js";
 
 const STREAMS = ["stdout", "stderr"];
 
@@ -76,7 +76,7 @@ export function showOutput(el, record, { onLine }) {
       ${line ? html`<a href="#" class="jump-line" data-line="${line}">${t("output.error_line", { n: line })}</a>` : ""}
       ${err.traceback ? html`<details><summary>${t("output.traceback")}</summary><pre>${err.traceback}</pre></details>` : ""}
     </div>` : "";
-  const warnings = record.warnings?.length ? html`<div class="warn-box">${record.warnings.map((w) => html`<div>⚠ ${w}</div>`)}</div>` : "";
+  const warnings = record.warnings?.length ? html`<div class="warn-box">${record.warnings.map((w, i) => html`<div>⚠ ${tMessageParts(warningMessage(record, i), w)}</div>`)}</div>` : "";
   const meta = html`<div class="muted small">${t("output.meta", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 })}</div>`;
   show(el, html`${errBox}<h3>${t("output.stdout")}</h3>${printed(record)}${warnings}${meta}`);
   el.querySelectorAll(".jump-line").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); onLine(Number(a.dataset.line)); }));

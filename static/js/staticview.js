@@ -4,7 +4,7 @@
 import { callsHTML, comparisonHTML, comparisonRows } from "./calls.js";
 import { GraphView } from "./graphview.js";
 import { html, show } from "./dom.js";
-import { t, tParts, tCode } from "./i18n.js";
+import { t, tParts, tCode, tMessage, tMessageParts, warningMessage } from "./i18n.js";
 import * as identity from "./identity.js";
 
 /** IR text as one span per line; a line defining a node names it (data-node). */
@@ -32,11 +32,11 @@ const pythonValue = (v) => (typeof v === "boolean" ? (v ? "True" : "False") : St
  * explained from the record's `frozen` entry in the page's language, with PyTorch's own
  * TracerWarning (English, as PyTorch prints it) quoted under it; any other is shown as written.
  */
-function warningHTML(g, w) {
+function warningHTML(g, w, i) {
   const line = warningLine(w);
   const link = Number.isInteger(line) && line > 0 ? html`<a href="#" data-line="${line}">${t("inspector.line_n", { n: line })}</a> ` : "";
   const frozen = line && (g.frozen || []).find((f) => f.line === line && f.code);
-  if (!frozen) return html`<div>⚠ ${link}${warningText(w)}</div>`;
+  if (!frozen) return html`<div>⚠ ${link}${tMessageParts(warningMessage(g, i), warningText(w))}</div>`;
   const said = warningText(w).replace(/^trace froze the branch at line \d+:\s*/, "").replace(/\s*\(value seen: [^)]*\)$/, "");
   return html`<div>⚠ ${link}${tParts("static.frozen_warning", { code: html`<code>${frozen.code}</code>`, value: html`<code>${pythonValue(frozen.value)}</code>` })}
     <div class="muted small">${t("static.tracer_says")} <code class="quoted">${said}</code></div></div>`;
@@ -97,9 +97,10 @@ export function counterparts(from, to, ids) {
 
 /** Why a tf.function graph was traced: the record's reason, else its "first call"/"retraced" warning. */
 function retraceReason(g) {
-  if (g.retrace_reason || g.reason) return String(g.retrace_reason || g.reason);
-  const w = (g.warnings || []).map(warningText).find((x) => /^(first call|retrac)/i.test(x));
-  return w || "";
+  const warnings = (g.warnings || []).map(warningText);
+  const i = warnings.findIndex((x) => /^(first call|retrac)/i.test(x));
+  const text = String(g.retrace_reason || g.reason || warnings[i] || "");
+  return i >= 0 && warnings[i] === text ? tMessageParts(warningMessage(g, i), text) : text;
 }
 
 /**
@@ -159,10 +160,10 @@ export class StaticPanel {
     const warnings = g.warnings || [];
     show(this.el, html`<div class="static">
       <div class="chips">${statics.map((s) => html`<button class="chip ${s === g ? "active" : ""}" data-g="${s.id}">
-          <span class="badge">${t(`capture.${s.capture || "none"}`)}</span> ${s.title || s.id}</button>`)}</div>
-      ${warnings.length ? html`<div class="warn-box">${warnings.map((w) => warningHTML(g, w))}</div>` : ""}
+          <span class="badge">${t(`capture.${s.capture || "none"}`)}</span> ${tMessage(s.title_message, s.title || s.id)}</button>`)}</div>
+      ${warnings.length ? html`<div class="warn-box">${warnings.map((w, i) => warningHTML(g, w, i))}</div>` : ""}
       ${retraces.length ? html`<div class="card retraces"><h4>${t("static.retraces")}</h4><ol>${retraces.map((s) =>
-        html`<li class="${s === g ? "active" : ""}">${s.signature || s.title || s.id} — ${retraceReason(s)}</li>`)}</ol></div>` : ""}
+        html`<li class="${s === g ? "active" : ""}">${s.signature || tMessage(s.title_message, s.title || s.id)} — ${retraceReason(s)}</li>`)}</ol></div>` : ""}
       ${callsHTML(g)}
       ${pair?.trace && pair?.script ? html`<div class="overlay">
           <h4>${t("static.overlay_title")}</h4>

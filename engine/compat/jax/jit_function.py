@@ -20,7 +20,7 @@ import numpy as np
 from engine.capture import trail
 from engine.capture.common import run_eager
 from engine.codegen.training import make_runner
-from engine.capture.specialisation import GLOBAL, Specialisations, describe, signature
+from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, describe, signature, trace_title
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
 from engine.compat.jax.jaxpr import format_jaxpr
@@ -201,7 +201,7 @@ class Jitted:
         count = len(self._cache)
         label = f"jax.jit {self.__name__}"
         if retrace is None:
-            reason = "first call: traced"
+            reason = FIRST_CALL
         else:
             reason = self._cache.note(retrace)
             trail.warn(self._cache.warning(label, retrace))
@@ -221,7 +221,7 @@ class Jitted:
         except Exception as exc:  # noqa: BLE001 - the jaxpr is shown beside the graph; the graph still is
             text = f"(no jaxpr text: {exc})"
         staged.calls = trail.graph_captured(
-            staged.graph, "jit", f"{label}({spec}) trace #{count}", target=self._fun,
+            staged.graph, "jit", trace_title(label, f"({spec})", count), target=self._fun,
             warnings=[w for w in (reason, note) if w], values=dict(trace.arrays), runner=runner,
             inputs=[Array(trace.arrays[v.id]) for v in staged.graph.inputs],
             eager=self._eager(trace), pipeline=runner.pipeline,

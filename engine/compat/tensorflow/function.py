@@ -34,7 +34,8 @@ import numpy as np
 from engine import autograd, record
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
-from engine.capture.specialisation import OBJECT, TENSOR, Specialisations, describe, signature
+from engine.capture.specialisation import (FIRST_CALL, OBJECT, TENSOR, Specialisations, describe, signature,
+                                           trace_title)
 from engine.compat.tensorflow import context, dtypes, graph_def
 from engine.compat.tensorflow.array_ops import write_printed
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
@@ -43,7 +44,7 @@ from engine.compat.tensorflow.nest import flatten, pack_like
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.compat.scope import sentence
 from engine.errors import UnsupportedAttributeError, UnsupportedError
-from engine.hooks import OP_APPLIED, subscribed
+from engine.hooks import OP_APPLIED, Message, subscribed
 from engine.ir import interpreter
 from engine.ir.graph import Graph as IRGraph
 from engine.record import calls
@@ -435,14 +436,14 @@ class Function:
         label = f"tf.function {self.__name__}"
         warning = frequent = None
         if retrace is None:
-            reason = "first call: traced"
+            reason = FIRST_CALL
         else:
             reason = self._cache.note(retrace)
             warning, frequent = self._cache.warning(label, retrace), self._cache.frequent(label)
             if self.input_signature is not None:
                 more = ("; TensorFlow would reuse one graph for the whole input_signature, but Dagscope's graphs "
                         "have concrete shapes, so it makes one per shape")
-                reason, warning = reason + more, warning + more
+                reason, warning = (Message(m.key + "_signature", m + more, **m.params) for m in (reason, warning))
         concrete = self._trace(args, names, signature)
         self._cache.add(signature, concrete)
         self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
@@ -518,7 +519,7 @@ class Function:
         arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
         values = interpreter.evaluate(concrete.graph, arrays)
         spec = _spec(concrete.signature, args)
-        entry = record_static(concrete.graph, "function", f"tf.function {self.__name__}({spec}) trace #{traces}",
+        entry = record_static(concrete.graph, "function", trace_title(f"tf.function {self.__name__}", f"({spec})", traces),
                               warnings=warnings, values=values,
                               extra={"retrace_reason": reason, "function": self.__name__, "signature": f"({spec})",
                                      "tracing_count": traces})
