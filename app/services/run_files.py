@@ -24,9 +24,8 @@ class Gone(LookupError):
     """No file under this id for this client."""
 
 
-def store() -> file_store.LocalFileStore:
-    s = get_settings()
-    return file_store.store_for(s.data_dir, int(s.file_store_mb * (1 << 20)))
+def store() -> file_store.DatabaseFileStore:
+    return file_store.store(int(get_settings().file_store_mb * (1 << 20)))
 
 
 def keeper(client: str):

@@ -72,13 +72,13 @@ def test_the_download_name_is_plain_ascii_with_utf8_beside_it(name, ascii_part):
     assert "\r" not in header and "\n" not in header and header.count('"') == 2
 
 
-def test_the_store_dedups_expires_and_evicts_the_oldest(tmp_path):
+def test_the_store_dedups_expires_and_evicts_the_oldest(database_url):
+    from app.services.database import database
     now = [1000.0]
-    store = file_store.LocalFileStore(tmp_path, max_bytes=100, clock=lambda: now[0])
+    store = file_store.DatabaseFileStore(database(), max_bytes=100, clock=lambda: now[0])
     a = store.put("me", "a", b"x" * 40, ttl_s=60)
     twin = store.put("me", "a-again", b"x" * 40, ttl_s=60)     # the same bytes: kept once
-    assert a.sha256 == twin.sha256 and a.id != twin.id and store.used_bytes() == 40
-    assert len(list((tmp_path / "files").iterdir())) == 1
+    assert a.sha256 == twin.sha256 and a.id != twin.id and store.used_bytes() == 40 and store.blob_count() == 1
     assert store.get("me", a.id) == (a, b"x" * 40) and store.get("you", a.id) is None
     now[0] += 1
     b = store.put("me", "b", b"y" * 50, ttl_s=60)
@@ -86,13 +86,12 @@ def test_the_store_dedups_expires_and_evicts_the_oldest(tmp_path):
     c = store.put("me", "c", b"z" * 30, ttl_s=60)               # 120 > 100: the oldest two go
     assert store.get("me", a.id) is None and store.get("me", twin.id) is None
     assert store.get("me", b.id)[1] == b"y" * 50 and store.get("me", c.id)[1] == b"z" * 30
-    assert store.used_bytes() == 80 and len(list((tmp_path / "files").iterdir())) == 2
+    assert store.used_bytes() == 80 and store.blob_count() == 2
     assert store.put("me", "huge", b"h" * 101, ttl_s=60) is None
+    assert store.get("me", "'; DROP TABLE run_files; --") is None
     now[0] += 60
     assert store.get("me", b.id) is None and store.expire() == 2
-    assert list((tmp_path / "files").iterdir()) == []
-    mode = (tmp_path / "files.sqlite3").stat().st_mode & 0o777
-    assert mode == 0o600 and (tmp_path / "files").stat().st_mode & 0o777 == 0o700
+    assert store.used_bytes() == 0 and store.blob_count() == 0
 
 
 def test_the_record_names_what_the_server_could_not_keep(tmp_path, monkeypatch):
