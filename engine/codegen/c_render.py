@@ -278,7 +278,13 @@ C_EXPR = {
                                f"{a} + {x.c(3)})) / {x.c(6)})"),
     "hardsigmoid": lambda x, a: (f"(({a} + {x.c(3)} < {x.c(0)} ? {x.c(0)} : ({a} + {x.c(3)} > {x.c(6)} ? {x.c(6)} : "
                                  f"{a} + {x.c(3)})) / {x.c(6)})"),
-    "elu": lambda x, a: f"({a} > {x.c(0)} ? {a} : {x.f('expm1')}({a}) * {x.c(x.attrs.get('alpha', 1.0))})",
+    "elu": lambda x, a: (f"({a} > {x.c(0)} ? {a} * {x.c(x.attrs.get('scale', 1.0))} : "
+                         f"{x.f('expm1')}({a} * {x.c(x.attrs.get('input_scale', 1.0))}) * "
+                         f"({x.c(x.attrs.get('alpha', 1.0))} * {x.c(x.attrs.get('scale', 1.0))}))"),
+    "celu": lambda x, a: (f"({a} > {x.c(0)} ? {a} : {x.f('expm1')}({a} * {x.c(1.0 / x.attrs.get('alpha', 1.0))}) * "
+                          f"{x.c(x.attrs.get('alpha', 1.0))})"),
+    "log_sigmoid": lambda x, a: (f"(({a} < {x.c(0)} ? {a} : {x.c(0)}) - "
+                                 f"{x.f('log1p')}({x.f('exp')}(-{x.f('fabs')}({a}))))"),
     "mish": lambda x, a: f"({a} * {_tanh(x, x.f('log1p') + '(' + x.f('exp') + '(' + a + '))')})",
     "where": lambda x, c, a, b: f"({c} ? {a} : {b})",
     # dropout with its mask as an input (deterministic): x * mask / (1 - p)

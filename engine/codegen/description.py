@@ -46,7 +46,8 @@ STEP_ATTRS: dict[str, dict] = {
     "clamp": {"min": NUMBER, "max": NUMBER}, "clamp_tensor": {"bounds_are": ("both", "min", "max")},
     "threshold_backward": {"threshold": NUMBER}, "masked_fill": {"value": NUMBER},
     "gelu": {"approximate": ("none", "tanh")}, "dropout": {"p": NUMBER},
-    "hardtanh": {"min_val": NUMBER, "max_val": NUMBER}, "elu": {"alpha": NUMBER},
+    "hardtanh": {"min_val": NUMBER, "max_val": NUMBER},
+    "elu": {"alpha": NUMBER, "scale": NUMBER, "input_scale": NUMBER}, "celu": {"alpha": NUMBER},
 }
 REQUIRED_STEP_ATTRS = {"div_scalar": {"divisor"}, "pow_scalar": {"exponent"}, "masked_fill": {"value"},
                        "dropout": {"p"}}

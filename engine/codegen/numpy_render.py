@@ -68,7 +68,7 @@ NP_EXPR = {
 
 # Ops computed by the registry's forward and copied into the planned buffer.
 NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "leaky_relu", "silu", "hardtanh", "hardswish",
-                "hardsigmoid", "elu", "mish", "div_scalar", "clamp", "clamp_tensor", "tanh_backward", "sigmoid_backward", "threshold_backward",
+                "hardsigmoid", "elu", "celu", "log_sigmoid", "mish", "div_scalar", "clamp", "clamp_tensor", "tanh_backward", "sigmoid_backward", "threshold_backward",
                 "masked_fill", "where", "dropout",
                 "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "norm",
                 "softmax", "log_softmax"}

@@ -9,7 +9,7 @@ from engine.functional._common import _as_tensor, _c_type_name, _correction, _di
 from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div,
                                            elu, eq, erf, exp, floor, floor_divide, ge, gelu, gt, hardsigmoid,
                                            hardswish, hardtanh, isfinite, isinf, isnan, isneginf, isposinf, le,
-                                           leaky_relu, mish, relu6, softsign, tanhshrink,
+                                           leaky_relu, mish, relu6, softsign, tanhshrink, selu, celu, logsigmoid,
                                            log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
                                            relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
                                            where)
@@ -40,5 +40,5 @@ __all__ = [
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
     "conv1d", "conv_transpose1d", "conv_transpose2d", "pad", "interpolate", "upsample", "group_norm",
     "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
-    "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "mish", "isinf", "isposinf", "isneginf", "isfinite",
+    "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "selu", "celu", "logsigmoid", "mish", "isinf", "isposinf", "isneginf", "isfinite",
 ]

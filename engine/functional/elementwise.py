@@ -126,6 +126,31 @@ def elu(input, alpha: float = 1.0, inplace: bool = False):
     return apply("elu", input, alpha=float(alpha))
 
 
+# SELU's constants as PyTorch's Activation.cpp writes them (doubles, cast to the tensor's type)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace: bool = False):
+    """PyTorch computes selu as elu(x, alpha, scale): its node is EluBackward0 (EluBackward1 in place)."""
+    _require_float(input, "elu_cpu")
+    attrs = {"alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1.0}
+    return _activation_(input, "elu", "EluBackward1", **attrs) if inplace else apply("elu", input, **attrs)
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    _require_float(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")     # PyTorch's words
+    attrs = {"alpha": float(alpha)}
+    return _activation_(input, "celu", "CeluBackward1", **attrs) if inplace else apply("celu", input, **attrs)
+
+
+def logsigmoid(input):
+    _require_float(input, "log_sigmoid_forward")
+    return apply("log_sigmoid", input)
+
+
 def mish(input, inplace: bool = False):
     _require_float(input, "mish_cpu")
     return _activation_(input, "mish", "MishBackward0") if inplace else apply("mish", input)

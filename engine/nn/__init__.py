@@ -1,7 +1,7 @@
 """engine.nn: Module, Parameter, layers, activations, pooling, normalization,
 recurrent and attention layers, containers and losses."""
 from engine.nn import init, utils  # noqa: F401
-from engine.nn.activation import (ELU, GELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU,
+from engine.nn.activation import (CELU, ELU, GELU, SELU, LogSigmoid, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU,
                                   ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)
 from engine.nn.container import ModuleDict, ModuleList, Sequential
 from engine.nn.layers import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, Dropout, Embedding, Flatten, Identity,
@@ -22,7 +22,7 @@ from engine.nn.transformer import (MultiheadAttention, Transformer, TransformerD
 __all__ = [
     "Module", "Parameter", "Buffer", "UninitializedParameter",
     "Linear", "LazyLinear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
-    "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "LogSigmoid", "GELU", "SiLU", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Tanh", "Sigmoid", "Softmax", "Softmin", "LogSoftmax",
     "Softsign", "Tanhshrink",
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d",
     "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",

@@ -1,4 +1,4 @@
-"""Activation modules: ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Mish, Hardtanh, Hardswish, Hardsigmoid,
+"""Activation modules: ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, LogSigmoid, GELU, SiLU, Mish, Hardtanh, Hardswish, Hardsigmoid,
 Softplus, Tanh, Sigmoid, Softmax, Softmin, LogSoftmax (forward = engine.functional)."""
 from __future__ import annotations
 
@@ -90,6 +90,23 @@ class ELU(Module):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
 class _InplaceOnly(Module):
     """An activation whose only option is `inplace` (shown only when set)."""
     function = None
@@ -115,6 +132,10 @@ class Hardsigmoid(_InplaceOnly):
 
 class Mish(_InplaceOnly):
     function = staticmethod(F.mish)
+
+
+class SELU(_InplaceOnly):
+    function = staticmethod(F.selu)
 
 
 class Softsign(Module):

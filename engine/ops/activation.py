@@ -1,5 +1,5 @@
 """Activations PyTorch computes as one fused op (its own grad_fn): leaky_relu, silu, hardtanh (relu6),
-hardswish, hardsigmoid, elu and mish.
+hardswish, hardsigmoid, elu (with selu, which PyTorch computes as elu), celu, log_sigmoid and mish.
 
 Pointwise, so registered as ELEMENTWISE: compiled graphs fuse them into the loops around them
 (their C and numpy forms are in engine/codegen/c_render.py and numpy_render.py).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ops.elementwise import sigmoid_of_float
+from engine.ops.elementwise import dtype_name, sigmoid_of_float
 from engine.ops.registry import ELEMENTWISE, OpDef, Spec, register
 
 
@@ -95,19 +95,59 @@ register(OpDef(
     "relu6(x + 3) / 6", "grad_x = grad / 6 where -3 < x < 3, else 0", saves=(0,)))
 
 
-def _elu_forward(x, alpha=1.0):
-    return np.where(x > 0, x, np.expm1(x) * x.dtype.type(alpha))
+def _elu_forward(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    # PyTorch's elu kernel, which selu and celu call too: x <= 0 ? expm1(x * input_scale) * (alpha *
+    # scale) : x * scale, the coefficients multiplied in the tensor's type (exact when they are 1)
+    t = x.dtype.type
+    return np.where(x > 0, x * t(scale), np.expm1(x * t(input_scale)) * (t(alpha) * t(scale)))
 
 
-def _elu_vjp(F, g, x, out, alpha=1.0):
-    # PyTorch's elu_backward (on the input): x <= 0 ? grad * alpha * exp(x) : grad
-    return (F.where(F.gt(x, 0.0), g, F.mul(g, F.mul(F.exp(x), float(alpha)))),)
+def _elu_vjp(F, g, x, out, alpha=1.0, scale=1.0, input_scale=1.0):
+    # PyTorch's elu_backward (on the input), in its order: x <= 0 ? grad * input_scale * (alpha *
+    # scale) * exp(x * input_scale) : grad * scale, the coefficients in the tensor's type
+    t = np.dtype(dtype_name(x)).type
+    negative = F.mul(F.mul(F.mul(g, float(input_scale)), float(t(alpha) * t(scale))), F.exp(F.mul(x, float(input_scale))))
+    return (F.where(F.gt(x, 0.0), F.mul(g, float(scale)), negative),)
 
 
 register(OpDef(
     "elu", ELEMENTWISE, _elu_forward, _same, _elu_vjp, "EluBackward0",
-    "x if x > 0 else alpha * (exp(x) - 1)", "grad_x = grad where x > 0, else grad * alpha * exp(x)",
+    "scale * x if x > 0 else scale * alpha * (exp(input_scale * x) - 1)",
+    "grad_x = scale * grad where x > 0, else grad * input_scale * scale * alpha * exp(input_scale * x)",
+    attrs=("alpha", "scale", "input_scale"), saves=(0,)))
+
+
+def _celu_forward(x, alpha=1.0):
+    return _elu_forward(x, alpha, 1.0, 1.0 / alpha)
+
+
+def _celu_vjp(F, g, x, out, alpha=1.0):
+    # PyTorch's celu derivative is elu_backward(grad, alpha, 1, 1.0 / alpha.toFloat()): its forward
+    # scales the input by 1 / alpha in double, its backward by 1 / float(alpha)
+    return _elu_vjp(F, g, x, out, alpha, 1.0, 1.0 / float(np.float32(alpha)))
+
+
+register(OpDef(
+    "celu", ELEMENTWISE, _celu_forward, _same, _celu_vjp, "CeluBackward0",
+    "x if x > 0 else alpha * (exp(x / alpha) - 1)", "grad_x = grad where x > 0, else grad * exp(x / alpha)",
     attrs=("alpha",), saves=(0,)))
+
+
+def _log_sigmoid_forward(x):
+    # PyTorch's log_sigmoid CPU kernel: min(x, 0) - log1p(exp(-|x|)), no overflow either way
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _log_sigmoid_vjp(F, g, x, out):
+    # PyTorch's log_sigmoid_backward: grad * (x < 0 ? 1 - z / (1 + z) : z / (1 + z)), z = exp(-|x|)
+    z = F.exp(F.neg(F.abs(x)))
+    share = F.div(z, F.add(z, 1.0))
+    return (F.mul(g, F.where(F.lt(x, 0.0), F.sub(1.0, share), share)),)
+
+
+register(OpDef(
+    "log_sigmoid", ELEMENTWISE, _log_sigmoid_forward, _same, _log_sigmoid_vjp, "LogSigmoidBackward0",
+    "log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|))", "grad_x = grad * (1 - sigmoid(x))", saves=(0,)))
 
 
 def _mish_forward(x):

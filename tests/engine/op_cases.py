@@ -307,7 +307,12 @@ CASES: dict[str, list[Case]] = {
                  Case([np.array([[-0.4, 0.3], [5.2, 6.5]])], {"min_val": 0.0, "max_val": 6.0}, diff=(0,))],
     "hardswish": [Case([np.array([-4.2, -2.5, -0.3, 0.8, 2.9, 3.6])], diff=(0,))],
     "hardsigmoid": [Case([np.array([-4.2, -2.5, -0.3, 0.8, 2.9, 3.6])], diff=(0,))],
-    "elu": [Case([away(3, 4) * 2], {"alpha": 1.0}, diff=(0,)), Case([away(5)], {"alpha": 0.3}, diff=(0,))],
+    "elu": [Case([away(3, 4) * 2], {"alpha": 1.0}, diff=(0,)), Case([away(5)], {"alpha": 0.3}, diff=(0,)),
+            Case([away(3, 4) * 2], {"alpha": 1.6732632423543772, "scale": 1.0507009873554805, "input_scale": 1.0},
+                 diff=(0,)),                                                          # selu
+            Case([away(5)], {"alpha": 0.5, "scale": 2.0, "input_scale": 3.0}, diff=(0,))],
+    "celu": [Case([away(3, 4) * 2], {"alpha": 1.0}, diff=(0,)), Case([away(5)], {"alpha": 0.7}, diff=(0,))],
+    "log_sigmoid": [Case([rnd(3, 4) * 5], diff=(0,)), Case([np.array([-800.0, -30.0, 0.0, 30.0, 800.0])], diff=(0,))],
     "mish": [Case([rnd(3, 4) * 3], diff=(0,))],
     "native_layer_norm": [
         Case([rnd(3, 4), pos(4), rnd(4)], {"normalized_ndim": 1, "eps": 1e-5, "has_weight": True,

@@ -59,7 +59,10 @@ ORACLE = {
     "gather": lambda x, index, dim: torch.gather(x, dim, index),
     "leaky_relu": lambda x, negative_slope: TF.leaky_relu(x, negative_slope), "silu": TF.silu,
     "hardtanh": lambda x, min_val, max_val: TF.hardtanh(x, min_val, max_val), "hardswish": TF.hardswish,
-    "hardsigmoid": TF.hardsigmoid, "elu": lambda x, alpha: TF.elu(x, alpha), "mish": TF.mish,
+    "hardsigmoid": TF.hardsigmoid, "mish": TF.mish,
+    # aten's elu takes selu's scale and input_scale too (F.elu does not)
+    "elu": lambda x, alpha, scale=1.0, input_scale=1.0: torch.ops.aten.elu(x, alpha, scale, input_scale),
+    "celu": lambda x, alpha: TF.celu(x, alpha), "log_sigmoid": TF.logsigmoid,
     **{n: getattr(torch, n) for n in ("isinf", "isposinf", "isneginf", "isfinite")},
     "convolution": lambda x, w, *b, stride, padding, dilation, groups, transposed=False, output_padding=None:
         torch.convolution(x, w, b[0] if b else None, stride, padding, dilation, transposed,
