@@ -227,6 +227,11 @@ def _output_limit_error(streams: list[BoundedStream]) -> dict:
     return {"kind": "output_limit", "type": None, "line": None, "traceback": "", "message": message}
 
 
+# True while the pasted program itself runs (not the record's making after it): the sandbox's
+# Stop interrupts the program only then (app/sandbox/child.py), so the record is always written whole
+user_code_running = False
+
+
 def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: int = 200_000,
                   max_stderr_bytes: int | None = None, values: ValueStore | None = None) -> dict:
     """Execute `code` as a script and return the run record of DESIGN.md (without limits/elapsed).
@@ -261,9 +266,14 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         # as `python program.py` with no arguments: argparse's parse_args() then reads none (the
         # process's own argv is the sandbox's command line, `zygote.py 7`)
         sys.argv = [USER_FILENAME]
+        global user_code_running
         try:
             with python_warnings(stderr), compat.installed(), use_recorder(recorder):
-                exec(compiled, namespace)
+                user_code_running = True
+                try:
+                    exec(compiled, namespace)
+                finally:
+                    user_code_running = False
         except SystemExit as exc:
             error = _exit_error(exc)
         except BaseException as exc:  # noqa: BLE001 - every user failure becomes a record

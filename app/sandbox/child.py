@@ -110,6 +110,16 @@ def _close_fds_except(keep: list[int]) -> None:
             start = fd + 1
 
 
+def _on_stop(signum, frame) -> None:
+    """The server's Stop (app/sandbox/runner.py RunControl): the program ends as Ctrl+C ends it in
+    a terminal, with a KeyboardInterrupt at its current line, and its record — what it printed
+    until then — is still written. Only while the program itself runs: a Stop during the sandbox's
+    setup or while the record is made is ignored (the server kills the run after its grace)."""
+    runner = sys.modules.get("engine.runner")
+    if runner is not None and runner.user_code_running:
+        raise KeyboardInterrupt
+
+
 def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tuple[int, int] | None,
         pid_namespace: str, folder_fd: int | None = None) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
@@ -120,6 +130,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
     program's own speech: the parent reads the first frame as authentic (nothing written later can
     change bytes already in the pipe) and validates the second as hostile data."""
     nonce = str(request.pop("nonce", ""))
+    signal.signal(signal.SIGINT, _on_stop)
     try:
         limits = Limits(**request["limits"])
         keep = [record_fd, broker_fd] + ([folder_fd] if folder_fd is not None else [])

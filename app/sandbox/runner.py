@@ -119,26 +119,49 @@ ZYGOTE = Zygote()
 atexit.register(ZYGOTE.stop)
 
 
-class RunControl:
-    """The Stop of one run: `stop()`, from any thread, kills the run's sandboxed process group as
-    the clock would (the supervisor then reports and the run ends as `stopped`); a run stopped
-    before it started never starts. Whose run it is, is the caller's business (app/services/runs.py)."""
+# How long a stopped program has to end as Ctrl+C ends it (KeyboardInterrupt, then its record with
+# what it printed) before its processes are killed (a program that catches KeyboardInterrupt, or
+# sleeps in C, still ends within this)
+STOP_GRACE_S = 1.5
 
-    def __init__(self):
+
+class RunControl:
+    """The Stop of one run: `stop()`, from any thread, interrupts the run's program as Ctrl+C would
+    (SIGINT: KeyboardInterrupt at its current line; app/sandbox/child.py), so its record still
+    carries what it printed, and kills its sandboxed process group STOP_GRACE_S later if it has not
+    ended by then; the run ends as `stopped` either way. A run stopped before it started never
+    starts. Whose run it is, is the caller's business (app/services/runs.py)."""
+
+    def __init__(self, grace_s: float = STOP_GRACE_S):
         self._lock = threading.Lock()
         self._pid: int | None = None
         self.stopped = False
+        self.grace_s = grace_s
 
     def stop(self) -> None:
         with self._lock:
+            if self.stopped:
+                return
             self.stopped = True
             pid = self._pid
         if pid is not None:
+            try:
+                os.kill(pid, signal.SIGINT)
+            except OSError:
+                pass
+            timer = threading.Timer(self.grace_s, self._kill_if_running, (pid,))
+            timer.daemon = True
+            timer.start()
+
+    def _kill_if_running(self, pid: int) -> None:
+        with self._lock:
+            still = self._pid == pid
+        if still:
             kernel.kill_group(pid)
 
     def _running(self, pid: int | None) -> None:
         """The run's child is `pid` (None: it has ended and been reaped, its pid is no longer
-        ours to signal); kills it at once when a stop came first."""
+        ours to signal); kills it at once when a stop came first (it has printed nothing yet)."""
         with self._lock:
             self._pid = pid
             stop_now = self.stopped and pid is not None
@@ -203,8 +226,11 @@ def run_code(code: str, options: dict, limits: Limits, *,
         control._running(None)
         sock.close()
     if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
-        return stopped_record(limits, _ms(started))
+        return stopped_record(limits, _ms(started))     # killed after the grace: nothing it wrote is whole
     record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
+    if control.stopped and not killed_by_clock:
+        # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
+        record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})
     if keep_files is not None and (blobs or files_index.get("left_out")):
         record.update(keep_files(files_index, blobs))
     return record

@@ -53,3 +53,39 @@ def test_a_stop_after_the_run_ended_changes_nothing(sandbox_run):
     control.stop()                            # nothing to kill: the pid is no longer the run's
     assert record["ok"] and record["stdout"] == "done\n"
     assert control._pid is None
+
+
+def test_a_stopped_run_keeps_what_it_printed(sandbox_run):
+    """Stop ends the program as Ctrl+C does (KeyboardInterrupt at its line): its record still has
+    what it printed, in order, and the graph it recorded; the run is `stopped`, not an error of its own."""
+    ZYGOTE.ensure_started()
+    code = ("import sys, time, torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n"
+            "for i in range(3):\n    print('step', i)\nprint('warned', file=sys.stderr)\n"
+            "while True:\n    time.sleep(0.01)\n")
+    control, out = RunControl(), {}
+    runner = threading.Thread(target=lambda: out.update(record=run_code(code, {}, LONG, control=control)))
+    runner.start()
+    _children_of_zygote(2)
+    time.sleep(1.0)                          # (the program prints within ms of starting; 1 s at load)
+    control.stop()
+    runner.join(timeout=15)
+    record = out["record"]
+    assert record["error"]["kind"] == "stopped" and record["ok"] is False
+    assert record["stdout"] == "step 0\nstep 1\nstep 2\n" and record["stderr"] == "warned\n"
+    assert [kind for kind, _ in record["output_order"]] == ["stdout", "stderr"]
+    assert len(record["graphs"]) == 1
+
+
+def test_a_program_that_swallows_the_interrupt_is_killed_after_the_grace(sandbox_run):
+    ZYGOTE.ensure_started()
+    code = ("import time\nprint('stubborn')\nwhile True:\n    try:\n        time.sleep(0.01)\n"
+            "    except KeyboardInterrupt:\n        pass\n")
+    control, out = RunControl(grace_s=0.5), {}
+    runner = threading.Thread(target=lambda: out.update(record=run_code(code, {}, LONG, control=control)))
+    started = time.monotonic()
+    runner.start()
+    _children_of_zygote(2)
+    control.stop()
+    runner.join(timeout=15)
+    assert time.monotonic() - started < 15
+    assert out["record"]["error"]["kind"] == "stopped"
