@@ -17,7 +17,7 @@ from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
 from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run
-from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, send_json
+from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, send_json
 
 STARTUP_TIMEOUT_S = 60.0
 REPORT_GRACE_S = 10.0
@@ -215,7 +215,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         control._running(None)
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
-        record_bytes = recv_frame(sock, limits.max_pipe_bytes + 1024)
+        record_bytes = recv_sealed(sock, limits.max_pipe_bytes)     # mapped, not copied
         files_index, blobs = _recv_files(sock, limits)
     except (OSError, ValueError, KeyError, ChannelClosed) as exc:
         for target in (pid, supervisor):

@@ -12,6 +12,7 @@ holds the wall clock and kills the child's process group when it runs out.
 """
 from __future__ import annotations
 
+import fcntl
 import gc
 import importlib
 import os
@@ -26,7 +27,7 @@ import time
 from app.sandbox import child, kernel, run_files, seccomp
 from app.sandbox.compile_broker import ProtocolError, probe_confinement, serve_request
 from app.sandbox.limits import Limits
-from app.sandbox.protocol import ChannelClosed, recv_json, send_frame, send_json
+from app.sandbox.protocol import ChannelClosed, SharedBuffer, recv_json, send_frame, send_json, send_sealed
 
 PREIMPORT = [
     "numpy", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
@@ -124,6 +125,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     limits = Limits(**request["limits"])
     scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
     record_r, record_w = os.pipe()
+    _widen(record_r)
     broker, broker_child = socket.socketpair()
     folder_in, folder_child = socket.socketpair()   # the child's working folder comes back on it
     run_ids = (RUN_ID_BASE + os.getpid(),) * 2
@@ -145,12 +147,15 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     os.close(record_w)
     broker_child.close()
     folder_child.close()
+    # made after the fork: the child never holds it, so only this process ever writes it
+    record = SharedBuffer(limits.max_pipe_bytes)
+    oversize = False
     try:
         send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid()})
-        record, oversize = _collect(pid, record_r, broker, conn, limits, started,
-                                    request.get("cache_partition"))
+        oversize = _collect(pid, record_r, record, broker, conn, limits, started,
+                            request.get("cache_partition"))
     except (OSError, ChannelClosed):
-        record, oversize = b"", False        # the server went away: clean up and leave
+        record.size = 0                      # the server went away: clean up and leave
     # Wait for the child's exit without reaping it, so its pid still names its process group
     # while we kill anything left in that group; then reap it for the exit status and usage.
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
@@ -163,12 +168,14 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
               "wall_s": round(time.monotonic() - started, 3), "oversize": oversize}
     try:
         send_json(conn, report)
-        send_frame(conn, record)
+        send_sealed(conn, record.seal())
         send_json(conn, files.index())
         for _, data in files.files:
             send_frame(conn, data)
     except OSError:
         pass
+    finally:
+        record.close()
 
 
 def _files(folder_in: socket.socket, limits: Limits) -> run_files.Collected:
@@ -193,14 +200,25 @@ def _files(folder_in: socket.socket, limits: Limits) -> run_files.Collected:
     return found
 
 
-def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket,
-             limits: Limits, started: float, cache_partition: str | None) -> tuple[bytes, bool]:
-    """Read the record while serving compile requests (each answered before the run's
-    deadline); stop the child if the server leaves, the record grows past its limit, or a
-    generous backstop behind the server's clock passes."""
+PIPE_BYTES = 1 << 20      # /proc/sys/fs/pipe-max-size's default: a megabyte per wake-up, not 64 kB
+
+
+def _widen(fd: int) -> None:
+    """A larger record pipe: a run's values (134 MB for nanoGPT) cross it in 1 MB turns instead
+    of 64 kB ones, each a switch between the child and this process."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:
+        pass              # a lower pipe-max-size: the default size works, only slower
+
+
+def _collect(pid: int, record_r: int, record: SharedBuffer, broker: socket.socket, conn: socket.socket,
+             limits: Limits, started: float, cache_partition: str | None) -> bool:
+    """Read the record into `record` while serving compile requests (each answered before the
+    run's deadline); stop the child if the server leaves, the record grows past its limit, or a
+    generous backstop behind the server's clock passes. True when it grew past its limit."""
     deadline = started + limits.timeout_s
     backstop = deadline + 5
-    chunks, size = [], 0
     sel = selectors.DefaultSelector()
     sel.register(record_r, selectors.EVENT_READ, "record")
     sel.register(broker, selectors.EVENT_READ, "broker")
@@ -210,17 +228,15 @@ def _collect(pid: int, record_r: int, broker: socket.socket, conn: socket.socket
             remaining = backstop - time.monotonic()
             if remaining <= 0:
                 kernel.kill_group(pid)
-                return b"".join(chunks), False
+                return False
             for key, _ in sel.select(remaining):
                 if key.data == "record":
-                    data = os.read(record_r, 1 << 16)
-                    if not data:
-                        return b"".join(chunks), False
-                    size += len(data)
-                    if size > limits.max_pipe_bytes:
+                    n = record.readinto(record_r)
+                    if n < 0 and os.read(record_r, 1):      # full, and more came
                         kernel.kill_group(pid)       # what came first still holds the sandbox's own frame
-                        return b"".join(chunks), True
-                    chunks.append(data)
+                        return True
+                    if n <= 0:                       # the end of the pipe (full or not)
+                        return False
                 elif key.data == "broker":
                     try:
                         serve_request(broker, deadline - time.monotonic(), limits.memory_mb, cache_partition)
