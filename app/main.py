@@ -13,16 +13,15 @@ from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
 from app.routes import examples, files, health, ops, pages, render, run, snippets, tensors
-from app.services import database, runs
-from app.services import tensors as tensor_store
+from app.services import database, expiry, runs
 
 
 @contextlib.asynccontextmanager
 async def _lifespan(app: FastAPI):
     runs.warm_up()          # the first student's run should not pay the worker pool's start
-    expiry = asyncio.create_task(tensor_store.expire_periodically())
+    sweeper = asyncio.create_task(expiry.expire_periodically())
     yield
-    expiry.cancel()
+    sweeper.cancel()
     database.close_all()
 
 

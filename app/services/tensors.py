@@ -10,15 +10,13 @@ Two stores with one interface: TensorStore keeps them in this process's memory (
 the embedded SQLite database: one server process, and nothing to write to disk per run);
 DatabaseTensorStore keeps them in the shared database (the default with PostgreSQL), so that a
 click answered by another replica finds them. DAGSCOPE_TENSOR_STORE=memory|database chooses
-otherwise. The database's expired runs are deleted by a periodic job (`expire_periodically`, every
-DAGSCOPE_TENSOR_STORE_SWEEP seconds), not by requests; a read never returns an expired run."""
+otherwise. The database's expired runs are deleted by a periodic job (app/services/expiry.py,
+every DAGSCOPE_TENSOR_STORE_SWEEP seconds), not by requests; a read never returns an expired run."""
 from __future__ import annotations
 
-import asyncio
 import collections
 import io
 import json
-import logging
 import math
 import re
 import secrets
@@ -27,7 +25,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from fastapi.concurrency import run_in_threadpool
 
 from app.config import get_settings
 from app.sandbox.values_channel import DTYPES, RunValues
@@ -241,18 +238,6 @@ def store() -> TensorStore | DatabaseTensorStore:
         if _memory_store is None:
             _memory_store = TensorStore(max_bytes, s.tensor_store_ttl_s)
         return _memory_store
-
-
-async def expire_periodically() -> None:
-    """The expiry job (started with the app): every DAGSCOPE_TENSOR_STORE_SWEEP seconds, the
-    expired runs' values are deleted. Each replica runs it; a delete finding nothing costs an
-    indexed look-up."""
-    while True:
-        await asyncio.sleep(max(1.0, get_settings().tensor_store_sweep_s))
-        try:
-            await run_in_threadpool(store().expire)
-        except Exception:                       # noqa: BLE001 — a database hiccup: try again next time
-            logging.getLogger("dagscope.tensors").exception("expiring the tensor store failed")
 
 
 def keeper(client: str):

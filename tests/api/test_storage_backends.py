@@ -161,3 +161,8 @@ def test_the_tensor_store_follows_the_database(database_url, monkeypatch):
     kept = tensors.store()
     run_id = kept.keep("c", _values(10, 7))
     assert isinstance(kept, tensors.DatabaseTensorStore) and kept.array("c", run_id, "v1").tolist() == [7] * 10
+
+
+def test_the_periodic_sweep_expires_every_store(database_url):
+    from app.services import expiry
+    assert expiry.sweep() == {"tensor_runs": 0, "run_files": 0}
