@@ -86,10 +86,19 @@ class PageWatch:
         self.outside_requests: list[str] = []
         self.csp_violations: list[str] = []
 
+    def assert_clean(self):
+        """Fail on what the page did so far, and start over (a reused page serves the next test)."""
+        found = (self.outside_requests, self.csp_violations, self.console_errors)
+        self.outside_requests, self.csp_violations, self.console_errors = [], [], []
+        assert not found[0], found[0]
+        assert not found[1], found[1]
+        assert not found[2], found[2]
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+
+def new_page(browser, server, size=(1440, 900)):
+    """A page in a context of its own that refuses every request leaving localhost and watches
+    the console (`page.watch`); `page.base` is the server's address. Close it with page.context.close()."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, accept_downloads=True)
     watch = PageWatch()
 
     def guard(route):
@@ -109,11 +118,72 @@ def page(browser, server):
     pg.on("pageerror", lambda e: watch.console_errors.append(str(e)))
     pg.watch = watch
     pg.base = server
+    return pg
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh page (its own context: no storage, history or state from another test)."""
+    pg = new_page(browser, server)
     yield pg
-    context.close()
-    assert not watch.outside_requests, watch.outside_requests
-    assert not watch.csp_violations, watch.csp_violations
-    assert not watch.console_errors, watch.console_errors
+    pg.context.close()
+    pg.watch.assert_clean()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        item.failed_in_browser = True       # reused_page then closes the page it lent
+
+
+@pytest.fixture(scope="module")
+def _module_pages(browser, server):
+    """The pages `reused_page` keeps open for the tests of one module, by address."""
+    pages: dict[str, object] = {}
+    yield pages
+    for pg in pages.values():
+        pg.context.close()
+
+
+@pytest.fixture
+def reused_page(request, _module_pages, browser, server):
+    """open(path="/", size=(1440, 900)): a page opened at `path` once per test module (a page load
+    and the page's first run cost seconds each) and lent to each test that asks for the same
+    address, back as the page opened: the first example's code and record shown on its Forward tab,
+    nothing selected, no run going, at `size`. What the page keeps beyond that (its history, local
+    storage, the editor's undo) carries over: a test that depends on those uses `page`.
+    Console errors and requests leaving localhost fail the test that caused them; a failed test's
+    page is closed, so the next test gets a new one."""
+    lent = []
+
+    def open(path: str = "/", size=(1440, 900)):
+        pg = _module_pages.get(path)
+        if pg is None:
+            pg = new_page(browser, server, size)
+            open_page(pg, path)
+            pg.first = pg.evaluate("() => ({code: window.dagscope.getCode(), record: window.dagscope.state.record})")
+            _module_pages[path] = pg
+        else:
+            pg.wait_for_function("!window.dagscope.state.running", timeout=30000)
+            pg.set_viewport_size({"width": size[0], "height": size[1]})
+            pg.evaluate("""async ({code, record}) => {
+                await window.dagscope.select('forward');
+                window.dagscope.setCode(code);
+                await window.dagscope.load(record);
+            }""", pg.first)
+            pg.watch.assert_clean()
+        lent.append((path, pg))
+        return pg
+
+    yield open
+    for path, pg in lent:
+        if getattr(request.node, "failed_in_browser", False) and _module_pages.get(path) is pg:
+            del _module_pages[path]
+            pg.context.close()
+    for _, pg in lent:
+        pg.watch.assert_clean()
 
 
 def _wait_for_function_under_csp(pg, expression: str, arg=None, timeout: float = 30000, polling: float = 50):

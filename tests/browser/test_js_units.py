@@ -1,8 +1,7 @@
 """The page's pure helpers, run in the browser: IR diff, guess checking, trace/script comparison,
-module folding, C highlighting, memory-plan lookup and URL state."""
+module folding, C highlighting, memory-plan lookup and URL state. The tests share one page
+(reused_page): each imports the module it tests into the page as loaded."""
 import pytest
-
-from tests.browser.conftest import open_page
 
 pytestmark = pytest.mark.browser
 
@@ -11,15 +10,15 @@ def js(page, body):
     return page.evaluate(f"async () => {{ {body} }}")
 
 
-def test_ir_diff_keeps_common_lines(page):
-    open_page(page)
+def test_ir_diff_keeps_common_lines(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/irdiff.js');
         return m.diffLines('a\\nb\\nc', 'a\\nc\\nd').map(d => d.op + d.text);""")
     assert out == [" a", "-b", " c", "+d"]
 
 
-def test_guess_matching(page):
-    open_page(page)
+def test_guess_matching(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/stepper.js');
         const t = {data: [2.0, 4.0]};
         return [m.guessMatches('2, 4', t), m.guessMatches('[2., 4.0001]', t), m.guessMatches('2', t),
@@ -27,8 +26,8 @@ def test_guess_matching(page):
     assert out == [True, True, False, True, True, None]
 
 
-def test_compare_captures_finds_frozen_and_branch_nodes(page):
-    open_page(page)
+def test_compare_captures_finds_frozen_and_branch_nodes(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/staticview.js');
         const N = (id, op, line, kind='op') => ({id, op, line, kind, label: kind === 'input' ? 'x' : id});
         const trace = {frozen: [{line: 8, node: 't5'}], forward: {nodes: [N('t0','placeholder',null,'input'), N('t2','mul',7),
@@ -42,8 +41,8 @@ def test_compare_captures_finds_frozen_and_branch_nodes(page):
     assert (name, line, line2) == ("my_model", 8, 3)
 
 
-def test_folding_by_module_and_repeats(page):
-    open_page(page)
+def test_folding_by_module_and_repeats(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/collapse.js');
         const build = (epsIn) => {
             const nodes = [{id: 'x', op: 'input', kind: 'input', shape: [2]}];
@@ -73,8 +72,8 @@ def test_folding_by_module_and_repeats(page):
     assert out["epsOut"] and out["small"]
 
 
-def test_c_highlighting_escapes_and_marks_tokens(page):
-    open_page(page)
+def test_c_highlighting_escapes_and_marks_tokens(reused_page):
+    page = reused_page()
     html = js(page, """const m = await import('/static/js/kernels.js');
         const d = document.createElement('div');
         d.append(m.highlightC('/* a<b */ for (int64_t i = 0; i < n; i++) out[i] = 1.0f;'));
@@ -84,16 +83,16 @@ def test_c_highlighting_escapes_and_marks_tokens(page):
     assert '<span class="tok-num">1.0f</span>' in html and "i &lt; n" in html
 
 
-def test_url_state_round_trips(page):
-    open_page(page)
+def test_url_state_round_trips(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/share.js');
         const h = m.hashOf({tab: 'step', g: 'g1', node: 'b:%3', step: 2, pass: null});
         return [h, m.readHash(h)];""")
     assert out[1] == {"tab": "step", "g": "g1", "node": "b:%3", "step": 2}
 
 
-def test_tensor_views_table_heatmap_and_preview(page):
-    open_page(page)
+def test_tensor_views_table_heatmap_and_preview(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/tensorview.js');
         const stats = {min: -1, max: 2, mean: 0.5, std: 1};
         const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
@@ -106,8 +105,8 @@ def test_tensor_views_table_heatmap_and_preview(page):
     assert out == [4, "1.", 6, 3, "2.", "0.3333", "1.00e-7"]
 
 
-def test_calls_helpers_word_tensors_branches_and_stale_reasons(page):
-    open_page(page)
+def test_calls_helpers_word_tensors_branches_and_stale_reasons(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/calls.js');
         const big = {shape: [64, 64], dtype: 'float32', data: null, stats: {mean: 0.5}};
         const broken = {kind: 'frozen', read: 'bool', code: 'x.sum() > 0', traced: true, now: false, holds: false, line: 12};
@@ -124,8 +123,8 @@ def test_calls_helpers_word_tensors_branches_and_stale_reasons(page):
     assert out[8] == "engine words"
 
 
-def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(page):
-    open_page(page)
+def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/inspector.js');
         m.setOpCards({ops: {mul: {name: 'mul'}, reshape: {name: 'reshape'}}, grad_fns: {MulBackward0: 'mul'}});
         const name = (node) => (m.cardFor(node) || {name: null}).name;
@@ -134,8 +133,8 @@ def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(page):
     assert out == ["mul", "mul", "reshape", None]     # a grad_fn name that depends on shapes; a custom Function
 
 
-def test_a_kept_tensor_is_drawn_from_the_record_then_from_the_servers_summary(page):
-    open_page(page)
+def test_a_kept_tensor_is_drawn_from_the_record_then_from_the_servers_summary(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/tensorview.js');
         const stats = {min: -1, max: 2, mean: 0.5, std: 1};
         const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
