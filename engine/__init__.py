@@ -19,4 +19,7 @@ def __getattr__(name: str):
     if name == "compile":
         from engine.codegen.compiled_function import compile as compile_  # lazy: see above
         return compile_
+    if name == "onnx":        # dagscope.onnx.load: ONNX files read into the IR (engine/onnx)
+        import engine.onnx as onnx_  # lazy: see above
+        return onnx_
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
