@@ -5,8 +5,9 @@ The modules import only downward, bottom to top:
    (pytrees), tracing.py (staging a function into the IR with the engine's tracer), jaxpr.py (the IR
    printed as JAX's jaxpr text);
 2. numpy/ (jnp: each function one or a few registry ops; installs the Array's operators);
-3. jit_function.py (jax.jit and make_jaxpr), transforms.py (grad, vjp, jvp, Jacobians, vmap, custom
-   derivatives), control_flow.py (lax.cond/switch/while_loop/fori_loop/scan);
+3. jit_function.py (jax.jit and make_jaxpr), transforms.py (grad, vjp, jvp, Jacobians, custom
+   derivatives), batching.py (vmap: the traced graph run with batching rules), control_flow.py
+   (lax.cond/switch/while_loop/fori_loop/scan);
 4. lax.py, nn.py, scipy/, errors.py, tree.py, config.py, and this namespace.
 random.py (jax.random, JAX's threefry2x32 bit for bit) sits in step 4 too.
 A name outside this surface fails with UnsupportedError naming it.
@@ -21,8 +22,8 @@ from engine.compat.jax.array import Array
 from engine.compat.jax.config import config  # noqa: F401
 from engine.compat.jax.jit_function import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: F401
 from engine.compat.jax.transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd,  # noqa: F401
-                                          jacrev, jvp, linearize, remat, stop_gradient, value_and_grad, vjp,
-                                          vmap)
+                                          jacrev, jvp, linearize, remat, stop_gradient, value_and_grad, vjp)
+from engine.compat.jax.batching import vmap  # noqa: F401
 from engine.compat.jax.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten  # noqa: F401
 
 __version__ = "0.10.2+dagscope"

@@ -27,6 +27,10 @@ _RENAMED = {"maximum": "max", "minimum": "min", "sigmoid": "logistic", "remainde
             "bitwise_or": "or", "bitwise_xor": "xor", "bitwise_not": "not", "isnan": "ne", "clone": None}
 
 
+NUMPY_INTS = "numpy ints"      # a `shown` entry (value id -> (NUMPY_INTS, None)): its axes were computed by vmap
+RANK_LIFT = "rank lift"        # one for a reshape that appends size-1 dims (vmap's): JAX's broadcast_in_dim
+
+
 def spec_text(shape, dtype) -> str:
     return f"{_SHORT.get(np.dtype(dtype).name, np.dtype(dtype).name)}[{','.join(str(s) for s in shape)}]"
 
@@ -64,12 +68,17 @@ class _Printer:
         self.width = width
         self.constvars: list[str] = []
         self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
+        self.numpy_ints = False         # the equation being printed has numpy-computed axes (NUMPY_INTS)
         self.index_dtype: dict = {}     # argmax/argmin/sum result id -> the dtype it is cast to (int64 in the engine)
         for n in graph.nodes:
             if n.kind == CALL and n.op == "to_dtype" and n.inputs[0].producer is not None and \
                     n.inputs[0].producer.op in ("argmax", "argmin", "sum", "prod") and \
                     np.dtype(n.inputs[0].dtype).kind in "iu":
                 self.index_dtype[n.inputs[0].id] = np.dtype(n.out.dtype)
+
+    def ints(self, values) -> str:
+        """Axes as JAX prints them: a batching rule computes them with numpy (`(np.int64(1),)`)."""
+        return _tuple(f"np.int64({v})" for v in values) if self.numpy_ints else _tuple(values)
 
     def fresh(self, shape, dtype) -> str:
         name = _name(self.counter[0])
@@ -150,7 +159,13 @@ class _Printer:
         if op == "clone":                     # an alias (jax.grad's own copy of an input): no equation
             self.names[out.id] = self.arg(ins[0])
             return
-        if out.id in self.shown:
+        hint = self.shown.get(out.id, (None,))[0]
+        self.numpy_ints = hint == NUMPY_INTS
+        if hint == RANK_LIFT:                 # a reshape appending size-1 dims: JAX broadcasts
+            dims = _tuple(range(ins[0].ndim))
+            self.emit(self.define(out), "broadcast_in_dim", [("broadcast_dimensions", dims)], [self.arg(ins[0])])
+            return
+        if out.id in self.shown and not self.numpy_ints:
             prim, literal = self.shown[out.id]
             self.emit(self.define(out), prim, [], [self.arg(ins[0]), _literal(literal)])
             return
@@ -214,6 +229,10 @@ class _Printer:
             self.index(ins[0], out, args, attrs["dim"], attrs["index"], attrs["index"] + 1, 1, squeeze=True)
         elif op == "slice":
             self.index(ins[0], out, args, attrs["dim"], attrs["start"], attrs["end"], attrs["step"], squeeze=False)
+        elif op == "einsum" and _dot_general_numbers(attrs["equation"], len(ins)) is not None:
+            self.emit(self.define(out), "dot_general", [
+                ("dimension_numbers", _dot_general_numbers(attrs["equation"], len(ins))),
+                ("preferred_element_type", np.dtype(out.dtype).name)], args)
         elif op == "einsum":
             self.emit(self.define(out), "einsum", [("equation", attrs["equation"])], args)
         elif op == "index_put":
@@ -233,7 +252,7 @@ class _Printer:
                 lead = len(out.shape) - v.ndim
                 text, name = self.temp((1,) * lead + tuple(v.shape), v.dtype)
                 self.emit(text, "broadcast_in_dim",
-                          [("broadcast_dimensions", _tuple(range(lead, len(out.shape))))], [a])
+                          [("broadcast_dimensions", self.ints(range(lead, len(out.shape))))], [a])
                 a = name
             args.append(a)
         return args
@@ -245,7 +264,7 @@ class _Printer:
         axes = tuple(sorted(a % max(src.ndim, 1) for a in axes))
         prim = {"sum": "reduce_sum", "amax": "reduce_max", "max": "reduce_max", "amin": "reduce_min",
                 "min": "reduce_min", "prod": "reduce_prod"}[op]
-        params = [("axes", _tuple(axes))] + ([("out_sharding", None)] if prim == "reduce_sum" else [])
+        params = [("axes", self.ints(axes))] + ([("out_sharding", None)] if prim == "reduce_sum" else [])
         if not attrs.get("keepdim"):
             self.emit(self.define(out), prim, params, args)
             return
@@ -311,6 +330,29 @@ class _Printer:
         outs, prim, params, args, _ = e
         p = f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else ""
         return f"{outs} = {prim}{p}{' ' + args if args else ''}"
+
+
+def _dot_general_numbers(equation: str, operands: int) -> str | None:
+    """An einsum of two operands that is one dot_general (each letter a batch dim of both operands and
+    the result, a contracted dim of both, or a free dim of one; the result ordered batch, lhs free,
+    rhs free): its dimension_numbers as JAX prints them, else None."""
+    if operands != 2 or "->" not in equation or "..." in equation:
+        return None
+    ins, out = equation.replace(" ", "").split("->")
+    lhs, rhs = ins.split(",")
+    if len(set(lhs)) != len(lhs) or len(set(rhs)) != len(rhs):
+        return None
+    batch = [c for c in lhs if c in rhs and c in out]
+    contract = [c for c in lhs if c in rhs and c not in out]
+    free_l = [c for c in lhs if c not in rhs]
+    free_r = [c for c in rhs if c not in lhs]
+    if any(c not in out for c in free_l + free_r) or [c for c in rhs if c in batch] != batch or \
+            [c for c in rhs if c in contract] != contract or list(out) != batch + free_l + free_r:
+        return None
+
+    def where(sub, letters):
+        return "[" + ", ".join(str(sub.index(c)) for c in letters) + "]"
+    return f"(({where(lhs, contract)}, {where(rhs, contract)}), ({where(lhs, batch)}, {where(rhs, batch)}))"
 
 
 def _tuple_text(names: list) -> str:

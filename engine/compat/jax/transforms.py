@@ -1,5 +1,5 @@
 """JAX's transformations on the engine's reverse-mode autograd: grad, value_and_grad, vjp, jvp,
-jacrev, jacfwd, hessian, vmap, custom_jvp and custom_vjp.
+jacrev, jacfwd, hessian, custom_jvp and custom_vjp (vmap: batching.py).
 
 `grad(f)(x)` runs f on a copy of x that requires grad (a `clone` op, so an enclosing trace or
 transformation still sees where it came from) and walks the engine's backward pass from the output
@@ -12,9 +12,6 @@ Forward mode is the transpose of reverse mode: `jvp(f, x, t)` takes the vjp with
 that requires grad (the result is linear in u) and differentiates ⟨vjp(u), t⟩ with respect to u,
 which is J·t. `jacfwd` stacks jvps of the basis vectors, `jacrev` vjps; their values are equal.
 
-`vmap` runs the function once per example along the mapped axes and stacks the results: the same
-values as JAX's batching, and the traced graph of a vmapped function is that unrolled computation
-(JAX's batching rules would give one batched equation per op).
 """
 from __future__ import annotations
 
@@ -28,7 +25,7 @@ from engine.backward import run_backward
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
-from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
+from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
 
@@ -355,86 +352,6 @@ def _assemble(rows: list, out_shape: tuple, primals: list, rows_first: bool) -> 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
-
-
-# ---- vmap ---------------------------------------------------------------------------------------
-
-def _axes_for(tree, spec) -> list:
-    """The mapped axis (or None) of each leaf of `tree`, from a pytree-prefix spec."""
-    leaves, treedef = tree_flatten(tree)
-    if spec is None or isinstance(spec, int):
-        return [spec] * len(leaves)
-    out = []
-    sub = _flatten_up_to(tree_structure(spec, is_leaf=lambda x: x is None or isinstance(x, int)), tree)
-    specs = tree_flatten(spec, is_leaf=lambda x: x is None or isinstance(x, int))[0]
-    for s, t in zip(specs, sub):
-        out += [s] * len(tree_flatten(t)[0])
-    return out
-
-
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
-    if not callable(fun):
-        raise TypeError(f"vmap requires a callable argument, got {fun!r}")
-
-    @functools.wraps(fun)
-    def vmap_f(*args, **kwargs):
-        if type(in_axes) in (tuple, list) and len(in_axes) != len(args):
-            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
-                             f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, "
-                             f"len(args)={len(args)}")
-        specs = in_axes if type(in_axes) in (tuple, list) else [in_axes] * len(args)
-        flat_args, per_leaf_axis, trees = [], [], []
-        for a, s in zip(args, specs):
-            leaves, tree = tree_flatten(a)
-            axes = _axes_for(a, s)
-            flat_args.append(leaves)
-            per_leaf_axis.append(axes)
-            trees.append(tree)
-        sizes = {}
-        for leaves, axes in zip(flat_args, per_leaf_axis):
-            for x, ax in zip(leaves, axes):
-                if ax is not None:
-                    x = to_array(x)
-                    if x.ndim == 0:
-                        raise ValueError(f"vmap was requested to map its argument along axis {ax}, which implies that "
-                                         f"its rank should be at least {ax + 1}, but is only 0 (its shape is ())")
-                    sizes.setdefault(x.shape[ax % x.ndim], []).append(x.shape)
-        if not sizes:
-            if axis_size is None:
-                raise ValueError("vmap must have at least one non-None value in in_axes")
-            n = axis_size
-        elif len(sizes) > 1:
-            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(
-                f"  * some axes have size {n}" for n in sizes))
-        else:
-            n = next(iter(sizes))
-        results = []
-        for i in range(n):
-            call = []
-            for leaves, axes, tree in zip(flat_args, per_leaf_axis, trees):
-                picked = [x if ax is None else _take(to_array(x), i, ax) for x, ax in zip(leaves, axes)]
-                call.append(tree_unflatten(tree, picked))
-            results.append(fun(*call, **kwargs))
-        out_leaves0, out_tree = tree_flatten(results[0]) if results else (None, None)
-        if not results:
-            raise ValueError("vmap over an axis of size 0 is not supported by Dagscope")
-        out_specs = _axes_for(results[0], out_axes)
-        per_result = [tree_flatten(r)[0] for r in results]
-        stacked = []
-        for m, ax in enumerate(out_specs):
-            column = [to_array(r[m]) for r in per_result]
-            if ax is None:
-                stacked.append(column[0])
-            else:
-                stacked.append(jnp.stack(column, axis=ax))
-        return tree_unflatten(out_tree, stacked)
-    return vmap_f
-
-
-def _take(x: Array, i: int, axis: int) -> Array:
-    key = [slice(None)] * x.ndim
-    key[axis % x.ndim] = i
-    return x[tuple(key)]
 
 
 # ---- custom derivatives ---------------------------------------------------------------------------
