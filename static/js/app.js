@@ -12,6 +12,7 @@ import { lightMemory, showMemory } from "./memory.js";
 import { showOutput, stderrWarningLines } from "./output.js";
 import { showCharts } from "./charts.js";
 import { PassesPanel } from "./passes.js";
+import { ComparePanel } from "./compare.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
@@ -20,11 +21,11 @@ import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
 import { clearMeasures, measure, now } from "./timing.js";
 
-const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"];
+const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "compare", "output"];
 const $ = (s) => document.querySelector(s);
 
 const state = { record: null, graph: null, tab: "forward", node: null, step: 0, pass: null, drawn: {}, running: false, gradchecks: {}, iter: 0 };
-let editor, views, stepper, passes, kernels, statics, bars, examples = [];
+let editor, views, stepper, passes, kernels, statics, compare, bars, examples = [];
 
 // ---- status and toasts -----------------------------------------------------------------------
 
@@ -138,6 +139,7 @@ async function drawTab(tab) {
     case "memory": showMemory($("#panel-memory"), g); break;
     case "charts": showCharts($("#panel-charts"), state.record); break;
     case "output": showOutput($("#panel-output"), state.record, { onLine: (n) => editor.jumpTo(n) }); break;
+    case "compare": await compare.show(state.previous, { record: state.record, code: state.recordCode }, g); break;
   }
 }
 
@@ -455,6 +457,8 @@ async function run() {
       measure("run", t0);
       // a record loaded meanwhile (dagscope.load) wins over this older run
       if (mine !== shown) return record;
+      // the run shown until now is the one Compare sets beside this one (a run, not a loaded record)
+      if (state.record && typeof state.recordCode === "string") state.previous = { record: state.record, code: state.recordCode };
       state.recordCode = code;   // which code the shown record came from (share links, tests)
       t0 = now();
       await load(record, { ran: true });
@@ -682,6 +686,7 @@ async function start() {
   passes = new PassesPanel($("#panel-passes"), { onChange: (i) => { state.pass = i; saveHash(true); },
                                                  onOpenMemory: () => select("memory") });
   kernels = new KernelsPanel($("#panel-kernels"));
+  compare = new ComparePanel($("#panel-compare"));
   statics = new StaticPanel($("#panel-static"), {
     onLine: (n) => editor.jumpTo(n),
     onPick: (id) => { state.graph = graphById(id); fillGraphPicker(); state.drawn.static = null; drawTab("static"); saveHash(true); },
