@@ -44,8 +44,22 @@ def main(argv: list[str] | None = None) -> None:
         print("WARNING: anyone who can reach this machine can run code in Dagscope's sandbox."
               + ("" if args.token else " Add --token SECRET so that only people with the link can.")
               + " Serve only on a network you trust (the classroom LAN), never on the internet.")
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info",
-                http=GuardedH11Protocol)
+    from app.config import get_settings
+    config = uvicorn.Config("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info",
+                            http=GuardedH11Protocol, timeout_graceful_shutdown=get_settings().drain_timeout_s)
+    DrainingServer(config).run()
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, which on SIGTERM or SIGINT stops listening, closes idle connections and
+    waits (up to DAGSCOPE_DRAIN_TIMEOUT) for the requests it took, then exits; here the run
+    service is told first, so a request already read but not yet admitted is refused with 503
+    rather than started, and /readyz says so (docs/deploy.md, "Shutdown")."""
+
+    def handle_exit(self, sig, frame) -> None:
+        from app.services import runs
+        runs.drain()
+        super().handle_exit(sig, frame)
 
 
 if __name__ == "__main__":

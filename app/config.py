@@ -59,6 +59,8 @@ class Settings:
     # memory | database; empty: the database when it is PostgreSQL (replicas share it), else memory
     tensor_store: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_TENSOR_STORE", ""))
     tensor_store_sweep_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_TENSOR_STORE_SWEEP", 60))
+    # On SIGTERM the server finishes the runs it took for at most this long, then exits (docs/deploy.md)
+    drain_timeout_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_DRAIN_TIMEOUT", 60))
     workers: int = field(default_factory=lambda: max(1, int(_env_float("DAGSCOPE_WORKERS", os.cpu_count() or 1))))
     queue_limit: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_QUEUE_LIMIT", 32)))
     background_runs: int = field(default_factory=lambda: int(_env_float(

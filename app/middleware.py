@@ -16,7 +16,7 @@ from app.config import get_settings
 from app.responses import reply
 
 TOKEN_COOKIE = "dagscope_token"
-OPEN_PATHS = ("/healthz", "/static/")
+OPEN_PATHS = ("/healthz", "/readyz", "/static/")
 
 
 def client_address(scope) -> str:

@@ -23,7 +23,7 @@ async def run_code(req: RunRequest, request: Request):
     except runs.KeyInUse as taken:
         return SafeJSONResponse({"detail": str(taken)}, status_code=409)
     except runs.Busy as busy:
-        return SafeJSONResponse({"detail": busy.message}, status_code=429,
+        return SafeJSONResponse({"detail": busy.message}, status_code=busy.status,
                             headers={"Retry-After": str(busy.retry_after)})
     # The run waits in its own thread pool; the event loop stays free for /healthz and pages.
     record = await asyncio.wrap_future(future)

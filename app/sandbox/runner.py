@@ -65,6 +65,12 @@ class Zygote:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def alive(self) -> bool:
+        """The zygote is up (the readiness check's sandbox pool; a dead one restarts on the next run)."""
+        proc = self._proc
+        return proc is not None and proc.poll() is None
+
     def ensure_started(self) -> None:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:

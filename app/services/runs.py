@@ -31,12 +31,27 @@ from app.services import run_files, tensors
 
 
 class Busy(Exception):
-    """The server cannot take this run now; try again after `retry_after` seconds."""
+    """The server cannot take this run now; try again after `retry_after` seconds (HTTP `status`:
+    429, or 503 from a server that is shutting down: another replica can take it)."""
 
-    def __init__(self, message: str, retry_after: int):
+    def __init__(self, message: str, retry_after: int, status: int = 429):
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
+        self.status = status
+
+
+# Set when the server was told to stop (SIGTERM: app/__main__.py): the runs it took finish and are
+# answered, new ones are refused with 503, then the server exits (docs/deploy.md, "Shutdown").
+_draining = threading.Event()
+
+
+def drain() -> None:
+    _draining.set()
+
+
+def draining() -> bool:
+    return _draining.is_set()
 
 
 def default_limits() -> Limits:
@@ -222,6 +237,8 @@ def _forget(client: str, stop_key: str | None) -> None:
 
 
 def _submit(client: str, code: str, options: dict, control: RunControl):
+    if _draining.is_set():
+        raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503)
     sched = scheduler()
     sched.admit(client, limited=client not in get_settings().unlimited_clients)
     limits = default_limits()
@@ -238,7 +255,7 @@ def _submit(client: str, code: str, options: dict, control: RunControl):
         return sched.executor.submit(sched.execute, client, work, lambda: control.stopped)
     except RuntimeError:          # the pool is shutting down
         sched.cancel(client)
-        raise Busy("the server is shutting down", 5) from None
+        raise Busy("the server is shutting down", 5, status=503) from None
 
 
 def warm_up() -> None:

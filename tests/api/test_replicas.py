@@ -1,0 +1,154 @@
+"""Two replicas of the app (two `python -m app` processes, each with its own data folder and
+sandbox pool) sharing one PostgreSQL: whichever replica gets a request answers it, and stopping
+one mid-run (SIGTERM) loses nothing it acknowledged (docs/deploy.md).
+
+Expensive by nature (two servers with their zygotes, ~10 s to start under load): one pair per
+module, and the drain test, which stops replica A, runs last."""
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TENSOR_CODE = """import torch
+torch.manual_seed(0)
+w = torch.randn(30, 20, requires_grad=True)
+loss = (torch.randn(8, 30) @ w).tanh().sum()
+loss.backward()
+open("weights.txt", "w").write("kept on A, served by B\\n")
+"""
+SLOW_CODE = """import time
+time.sleep(2.5)
+open("late.txt", "w").write("written while A was stopping\\n")
+print("finished")
+"""
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Replica:
+    def __init__(self, name: str, database_url: str, folder: Path):
+        self.name, self.port = name, _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "DAGSCOPE_DATABASE_URL": database_url, "DAGSCOPE_DATA_DIR": str(folder / name),
+               "DAGSCOPE_DRAIN_TIMEOUT": "30", "PYTHONUNBUFFERED": "1"}
+        self.log_path = folder / f"{name}.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)],
+                                     cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+
+    def wait_ready(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"replica {self.name} was not ready: {self.log_path.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def replicas(postgres, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("replicas")
+    url = postgres.fresh_schema_url()
+    pair = [Replica("a", url, folder), Replica("b", url, folder)]
+    try:
+        for replica in pair:               # both start at once: they migrate the schema once
+            replica.wait_ready()
+        yield pair
+    finally:
+        for replica in pair:
+            replica.stop()
+
+
+def test_a_link_shared_on_a_opens_on_b(replicas):
+    a, b = replicas
+    made = httpx.post(a.url + "/api/snippets", json={"code": "print('from A')\n", "state": {"tab": "step"}},
+                      timeout=30).json()
+    got = httpx.get(f"{b.url}/api/snippets/{made['id']}", timeout=30).json()
+    assert got["code"] == "print('from A')\n" and got["state"] == {"tab": "step"}
+    page = httpx.get(b.url + made["url"], timeout=30)
+    assert page.status_code == 200 and "from A" in page.text
+
+
+def test_a_runs_files_and_tensor_values_from_a_are_served_by_b(replicas):
+    a, b = replicas
+    rec = httpx.post(a.url + "/api/run", json={"code": TENSOR_CODE}, timeout=60).json()
+    assert rec["ok"], rec.get("error")
+    (kept,) = rec["files"]
+    download = httpx.get(b.url + kept["url"], timeout=30)
+    assert download.status_code == 200 and download.content == b"kept on A, served by B\n"
+    w = next(n for n in rec["graphs"][0]["forward"]["nodes"] if n["op"] == "input")
+    values = httpx.get(f"{b.url}/api/runs/{rec['run_id']}/tensors/{w['value']['values']}", timeout=30)
+    assert values.status_code == 200
+    assert np.load(io.BytesIO(values.content), allow_pickle=False).shape == (30, 20)
+    summary = httpx.get(f"{b.url}/api/runs/{rec['run_id']}/tensors/{w['value']['values']}/summary", timeout=30)
+    assert summary.json()["stats"] == w["value"]["stats"]
+
+
+def test_stopping_a_mid_run_finishes_the_run_and_loses_nothing(replicas):
+    """SIGTERM while A runs a program: A answers that run in full, takes no new one, exits, and
+    the run's file (acknowledged in its answer) downloads from B afterwards."""
+    a, b = replicas
+    answer = {}
+
+    def run_on_a():
+        answer["response"] = httpx.post(a.url + "/api/run", json={"code": SLOW_CODE}, timeout=60)
+    runner = threading.Thread(target=run_on_a)
+    runner.start()
+    time.sleep(1.0)                          # the run is going (it sleeps 2.5 s in the sandbox)
+    a.proc.send_signal(signal.SIGTERM)
+    runner.join(timeout=60)
+    response = answer["response"]
+    assert response.status_code == 200
+    rec = response.json()
+    assert rec["ok"] and rec["stdout"] == "finished\n", rec.get("error")
+    # uvicorn re-raises the signal once it has shut down cleanly: ended by SIGTERM, after its lifespan's end
+    assert a.proc.wait(timeout=40) in (0, -signal.SIGTERM)
+    assert "Application shutdown complete" in a.log_path.read_text()
+    with pytest.raises(httpx.ConnectError):             # gone: new requests go to another replica
+        httpx.post(a.url + "/api/run", json={"code": "print(1)"}, timeout=5)
+    (late,) = rec["files"]
+    assert httpx.get(b.url + late["url"], timeout=30).content == b"written while A was stopping\n"
+    assert httpx.get(b.url + "/readyz", timeout=10).status_code == 200
+
+
+def test_a_draining_server_refuses_new_runs_and_is_not_ready(client, monkeypatch):
+    from app.services import runs
+    monkeypatch.setattr(runs, "_draining", threading.Event())
+    assert client.get("/readyz").status_code == 200
+    runs.drain()
+    refused = client.post("/api/run", json={"code": "print(1)"})
+    assert refused.status_code == 503 and "shutting down" in refused.json()["detail"]
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and ready.json()["draining"].startswith("yes")
