@@ -22,9 +22,9 @@ from app.sandbox.protocol import first_frame
 MAX_LAYERS = 32
 MAX_LAYER_CHARS = 200
 KeepValues = Callable[[values_channel.RunValues], "str | None"]
-# The files the supervisor collected: their index (app/sandbox/run_files.py) and bytes -> the
-# record's `files` and `files_note` (app/services/run_files.py keeps them for the page).
-KeepFiles = Callable[[dict, list], dict]
+# The files the supervisor collected: their index (app/sandbox/run_files.py), bytes and a deadline
+# -> the record's `files` and `files_note` (app/services/run_files.py keeps them for the page).
+KeepFiles = Callable[[dict, list, float], dict]
 
 
 def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None,

@@ -21,6 +21,7 @@ from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_seal
 
 STARTUP_TIMEOUT_S = 60.0
 REPORT_GRACE_S = 10.0
+KEEP_FILES_GRACE_S = 0.5
 
 
 class Zygote:
@@ -188,9 +189,10 @@ def run_code(code: str, options: dict, limits: Limits, *,
     (compile_broker.py: one per client, so a compile's time tells nothing about other clients'
     runs); None: nothing compiled before, nor kept for later. `keep_values(values)` keeps the run's
     tensor values (limits.max_values_bytes) and answers the record's `run_id`. `control`: its
-    stop() ends the run early (the record's error is then `stopped`). `keep_files(index, blobs)`
-    keeps the files the supervisor collected from the run's working folder and answers the
-    record's `files` and `files_note` (outcome.add_files); without it they are dropped."""
+    stop() ends the run early (the record's error is then `stopped`). `keep_files(index, blobs,
+    deadline)` keeps the files the supervisor collected from the run's working folder, those it
+    can by `deadline` (time.monotonic()), and answers the record's `files` and `files_note`;
+    without it they are dropped."""
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = False
@@ -238,7 +240,9 @@ def run_code(code: str, options: dict, limits: Limits, *,
         # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
         record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})
     if keep_files is not None and (blobs or files_index.get("left_out")):
-        record.update(keep_files(files_index, blobs))
+        # kept by the end of the run's time and a little more: the answer's bound holds however
+        # long the store takes (what is not kept by then is named in files_note)
+        record.update(keep_files(files_index, blobs, started + limits.timeout_s + KEEP_FILES_GRACE_S))
     return record
 
 

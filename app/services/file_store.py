@@ -36,9 +36,9 @@ class StoredFile:
 
 
 class FileStore(Protocol):
-    def put(self, owner: str, name: str, data: bytes, ttl_s: float) -> StoredFile | None:
-        """Keep `data` as `name` for `owner` for `ttl_s` seconds under a new id; None when it
-        alone is larger than the store."""
+    def put(self, owner: str, files: list[tuple[str, bytes]], ttl_s: float) -> list[StoredFile | None]:
+        """Keep each (name, data) for `owner` for `ttl_s` seconds under a new id, in one
+        transaction; None for one that alone is larger than the store."""
 
     def get(self, owner: str, file_id: str) -> tuple[StoredFile, bytes] | None:
         """The file and its bytes; None when expired, evicted, never there, or another owner's."""
@@ -56,21 +56,25 @@ class DatabaseFileStore:
     def __init__(self, db: Database, max_bytes: int, clock=time.time):
         self.db, self.max_bytes, self._clock = db, max_bytes, clock
 
-    def put(self, owner: str, name: str, data: bytes, ttl_s: float) -> StoredFile | None:
-        if len(data) > self.max_bytes:
-            return None
-        digest = hashlib.sha256(data).hexdigest()
+    def put(self, owner: str, files: list[tuple[str, bytes]], ttl_s: float) -> list[StoredFile | None]:
         now = self._clock()
-        stored = StoredFile(secrets.token_urlsafe(ID_BYTES), owner, name, len(data), digest, now, now + ttl_s)
+        answers: list[StoredFile | None] = []
         with self.db.transaction(lock=ROOM_LOCK) as tx:
             self._expire(tx, now)
-            if tx.execute("SELECT 1 FROM run_file_blobs WHERE sha256 = %s", (digest,)).fetchone() is None:
-                self._make_room(tx, len(data))
-                tx.execute("INSERT INTO run_file_blobs (sha256, size, data) VALUES (%s, %s, %s)",
-                           (digest, len(data), data))
-            tx.execute(f"INSERT INTO run_files ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                       (stored.id, owner, name, stored.size, digest, now, stored.expires))
-        return stored
+            for name, data in files:
+                if len(data) > self.max_bytes:
+                    answers.append(None)
+                    continue
+                digest = hashlib.sha256(data).hexdigest()
+                stored = StoredFile(secrets.token_urlsafe(ID_BYTES), owner, name, len(data), digest, now, now + ttl_s)
+                if tx.execute("SELECT 1 FROM run_file_blobs WHERE sha256 = %s", (digest,)).fetchone() is None:
+                    self._make_room(tx, len(data))
+                    tx.execute("INSERT INTO run_file_blobs (sha256, size, data) VALUES (%s, %s, %s)",
+                               (digest, len(data), data))
+                tx.execute(f"INSERT INTO run_files ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                           (stored.id, owner, name, stored.size, digest, now, stored.expires))
+                answers.append(stored)
+        return answers
 
     def get(self, owner: str, file_id: str) -> tuple[StoredFile, bytes] | None:
         with self.db.transaction() as tx:

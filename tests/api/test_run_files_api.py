@@ -76,18 +76,17 @@ def test_the_store_dedups_expires_and_evicts_the_oldest(database_url):
     from app.services.database import database
     now = [1000.0]
     store = file_store.DatabaseFileStore(database(), max_bytes=100, clock=lambda: now[0])
-    a = store.put("me", "a", b"x" * 40, ttl_s=60)
-    twin = store.put("me", "a-again", b"x" * 40, ttl_s=60)     # the same bytes: kept once
+    a, twin = store.put("me", [("a", b"x" * 40), ("a-again", b"x" * 40)], ttl_s=60)   # the same bytes: kept once
     assert a.sha256 == twin.sha256 and a.id != twin.id and store.used_bytes() == 40 and store.blob_count() == 1
     assert store.get("me", a.id) == (a, b"x" * 40) and store.get("you", a.id) is None
     now[0] += 1
-    b = store.put("me", "b", b"y" * 50, ttl_s=60)
+    [b] = store.put("me", [("b", b"y" * 50)], ttl_s=60)
     now[0] += 1
-    c = store.put("me", "c", b"z" * 30, ttl_s=60)               # 120 > 100: the oldest two go
+    [c] = store.put("me", [("c", b"z" * 30)], ttl_s=60)         # 120 > 100: the oldest two go
     assert store.get("me", a.id) is None and store.get("me", twin.id) is None
     assert store.get("me", b.id)[1] == b"y" * 50 and store.get("me", c.id)[1] == b"z" * 30
     assert store.used_bytes() == 80 and store.blob_count() == 2
-    assert store.put("me", "huge", b"h" * 101, ttl_s=60) is None
+    assert store.put("me", [("huge", b"h" * 101)], ttl_s=60) == [None]
     assert store.get("me", "'; DROP TABLE run_files; --") is None
     now[0] += 60
     assert store.get("me", b.id) is None and store.expire() == 2
@@ -101,5 +100,8 @@ def test_the_record_names_what_the_server_could_not_keep(tmp_path, monkeypatch):
              "left_out": [{"name": "link", "why": "not a regular file (a symbolic link)"}], "more_left_out": 4}
     kept = run_files.keep("me", index, [b"abc", b"x" * 500])
     assert [f["name"] for f in kept["files"]] == ["small"]
-    assert kept["files_note"] == ("6 file(s) of the working folder were not kept: big\ufffd (larger than the "
-                                  "server's file store); link (not a regular file (a symbolic link)); and 4 more")
+    assert kept["files_note"] == ("6 file(s) of the working folder were not kept: link (not a regular file (a "
+                                  "symbolic link)); and 4 more; big\ufffd (larger than the server's file store)")
+    late = run_files.keep("me", {"files": [{"name": f"f{i}"} for i in range(5)]}, [b"x"] * 5, deadline=0)
+    assert late == {"files": [], "files_note": "5 file(s) of the working folder were not kept: f0, f1, f2 "
+                                               "and 2 more (the run's time was up before they could be kept)"}
