@@ -44,7 +44,7 @@ MAX_PARAMS, MAX_PARAM_ITEMS = 8, 64
 # these families, its params as a note's, or a message of their own nested up to MAX_MESSAGE_DEPTH.
 MESSAGE_KEY = re.compile(r"(warning|title|calls)\.[a-z_]{1,40}")
 MAX_MESSAGE_DEPTH = 3
-CAPTURES = {None, "trace", "script", "function", "compile", "session", "jit", "onnx"}
+CAPTURES = {None, "trace", "script", "function", "compile", "session", "jit", "vmap", "onnx"}
 # Ids the engine makes: g1, n7, b5, %17, output (and dotted or colon-joined forms of these).
 ID = re.compile(r"[A-Za-z0-9_%.:\-]{1,80}")
 CHILD_FIELDS = ("stdout", "stderr", "output_order", "warnings", "warning_messages", "error", "graphs", "summaries")

@@ -179,6 +179,7 @@ export class StaticPanel {
       <p class="muted small">${t("static.identity_hint")}</p>
       <h4>${t("static.ir")}</h4><pre class="ir">${g.ir || g.passes?.[0]?.ir ? irHTML(g.ir || g.passes[0].ir) : t("static.no_ir")}</pre>
       ${g.jaxpr ? html`<h4>${t("static.jaxpr")}</h4><pre class="jaxpr">${g.jaxpr}</pre>` : ""}
+      ${g.unbatched_jaxpr ? html`<h4>${t("static.unbatched_jaxpr")}</h4><pre class="jaxpr">${g.unbatched_jaxpr}</pre>` : ""}
     </div>`);
     this.el.querySelectorAll(".chip[data-g]").forEach((b) => { b.onclick = () => this.onPick(b.dataset.g); });
     this.el.querySelectorAll("a[data-line]").forEach((a) => { a.onclick = (e) => { e.preventDefault(); this.onLine(Number(a.dataset.line)); }; });

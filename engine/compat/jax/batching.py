@@ -8,7 +8,9 @@ elementwise and reduction families share one rule each) runs the batched op on t
 The ops run on the engine's Tensors, so an enclosing jit or make_jaxpr records the batched
 equations (one graph: `make_jaxpr(vmap(f))` prints what JAX prints for the common ops) and an
 enclosing grad differentiates through them. The batch dim stays where JAX's rules keep it
-(in_axes=1 with elementwise ops stays at 1) and is moved to out_axes at the end.
+(in_axes=1 with elementwise ops stays at 1) and is moved to out_axes at the end. A vmapped
+function's first call in a run is recorded as a static graph of capture kind "vmap": the batched
+graph, with its jaxpr and the per-example jaxpr beside it.
 
 An op without a rule runs once per example and its results are stacked (one node per example in
 the graph, the values exact). A cond becomes the branch taken when its predicate is a Python-readable
@@ -21,11 +23,13 @@ import functools
 
 import numpy as np
 
+from engine.capture import trail
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
-from engine.compat.jax.jaxpr import NUMPY_INTS, RANK_LIFT
+from engine.compat.jax.jaxpr import NUMPY_INTS, RANK_LIFT, format_jaxpr
 from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_structure, tree_unflatten
+from engine.hooks import Message
 from engine.ir.graph import CALL, COND, CONSTANT, WHILE
 from engine.ir.interpreter import truth
 from engine.ops.index import index_shape
@@ -454,13 +458,52 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         graph, trace, out_tree, out_weak, holders = per_example
         inputs = {vid: (to_array(flat[i]), axes[i]) if isinstance(i, int) else (i[1], None)
                   for vid, i in holders.items()}
-        results = batch_graph(graph, inputs, n, trace.shown_as)
         out_specs = _out_axes(out_tree, len(out_weak), out_axes)
-        outs = []
-        for (t, d), ax, weak in zip(results, out_specs, out_weak):
-            outs.append(set_weak(as_array(_to_out_axis(t, d, ax, n)), weak))
+
+        def batched():
+            results = batch_graph(graph, inputs, n, trace.shown_as)
+            return [set_weak(as_array(_to_out_axis(t, d, ax, n)), weak)
+                    for (t, d), ax, weak in zip(results, out_specs, out_weak)]
+        if len(recorded) < MAX_RECORDED and trail.recording() and tracing.active() is None and \
+                tracing.GRAD_LEVEL[0] == 0:
+            recorded.append(n)
+            outs = _record(fun, n, inputs, batched, graph, trace)
+        else:
+            outs = batched()
         return tree_unflatten(out_tree, outs)
+    recorded: list = []
     return vmap_f
+
+
+MAX_RECORDED = 1        # per vmapped function: its first call's batched graph is shown (the page's "vmap")
+
+
+def _record(fun, size: int, inputs: dict, batched, example_graph, example_trace) -> list:
+    """Run `batched` inside a trace of its own, so the batched equations are one graph, and publish
+    it as a static graph of capture kind "vmap" with its jaxpr and the per-example one beside it."""
+    name = getattr(fun, "__name__", "fun")
+    trace = tracing.Trace(f"vmap({name})", "vmap")
+    for t, _ in inputs.values():
+        if id(t) not in trace.values:
+            trace.bind(t, trace.graph.placeholder(f"arg{len(trace.graph.inputs)}", t.array.shape, t.array.dtype))
+    with trace:
+        outs = batched()
+        values = [trace.value_of(o) for o in outs]
+    trace.graph.current_line = trace.graph.current_module = None
+    trace.graph.output(values)
+    texts = []
+    for g, tr in ((trace.graph, trace), (example_graph, example_trace)):
+        weak = {tr.values[id(t)].id: is_weak(t) for t in tr._alive if id(t) in tr.values}
+        try:
+            texts.append(format_jaxpr(g, weak, tr.shown_as))
+        except Exception as exc:  # noqa: BLE001 - the jaxpr is shown beside the graph; the graph still is
+            texts.append(f"(no jaxpr text: {exc})")
+    title = Message("title.vmap", f"jax.vmap {name}: a batch of {size}", name=name, n=size)
+    trail.graph_captured(trace.graph, "vmap", title, target=fun,
+                         values=dict(trace.arrays), backward=False,
+                         extra={"function": name, "batch_size": size, "jaxpr": texts[0],
+                                "unbatched_jaxpr": texts[1]})
+    return outs
 
 
 def _trace_example(fun, flat, axes, trees, kwargs):

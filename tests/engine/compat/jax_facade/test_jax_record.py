@@ -46,3 +46,29 @@ def test_jax_grad_is_a_backward_call_with_forward_and_backward_graphs():
     assert dynamic[0]["forward"]["nodes"] and dynamic[0]["backward"]["nodes"]
     ops = [n["op"] for n in dynamic[0]["forward"]["nodes"]]
     assert "sin" in ops and "mul" in ops
+
+
+VMAP_PROGRAM = """import jax
+import jax.numpy as jnp
+
+layer = jax.vmap(lambda v, w: jnp.tanh(w @ v), in_axes=(0, None))
+for _ in range(3):
+    out = layer(jnp.ones((5, 4)), jnp.ones((2, 4)))
+print(out.shape)
+"""
+
+
+def test_a_vmapped_function_is_a_static_vmap_graph_with_its_batched_and_per_example_jaxprs():
+    record = run_user_code(VMAP_PROGRAM)
+    assert record["error"] is None and record["stdout"] == "(5, 2)\n", record["error"]
+    vmaps = [g for g in record["graphs"] if g.get("capture") == "vmap"]
+    assert len(vmaps) == 1                                   # its first call only
+    g = vmaps[0]
+    assert g["batch_size"] == 5 and g["title"] == "jax.vmap <lambda>: a batch of 5"
+    assert g["title_message"] == {"key": "title.vmap", "params": {"name": "<lambda>", "n": 5}}
+    assert g["jaxpr"].startswith("{ lambda ; a:f32[5,4] b:f32[2,4]. let") and "dot_general" in g["jaxpr"]
+    assert g["unbatched_jaxpr"].startswith("{ lambda ; a:f32[4] b:f32[2,4]. let")
+    ops = [n["op"] for n in g["forward"]["nodes"]]
+    assert ops.count("einsum") == 1 and ops.count("tanh") == 1        # one batched graph, not five
+    checked = record_schema.validate(json.loads(json.dumps(record)), VMAP_PROGRAM.count("\n") + 1, 100_000)
+    assert [x.get("capture") for x in checked["graphs"]].count("vmap") == 1, checked["warnings"]
