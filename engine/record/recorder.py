@@ -19,7 +19,7 @@ from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
 from engine.record.trajectory import Trajectory
-from engine.record.values import TensorMemo, ValueStore, dtype_name
+from engine.record.values import BlockStats, TensorMemo, ValueStore, _raw_stats, dtype_name
 from engine.tensor import Tensor
 from engine.user_code import USER_FILENAME, user_line
 
@@ -124,23 +124,26 @@ class Recorder:
         with hooks.subscribed(hooks.BACKWARD_STEP, on_step):
             yield
         builder.snapshot_grads(steps)
+        # a call written now: the trajectory's statistics of its values and gradients are the
+        # record's (computed once; the builder and steps keep the arrays alive until written)
+        stats = BlockStats() if full else _raw_stats
         with _gc_paused():
-            self.trajectory.observe(builder, root, steps)
+            self.trajectory.observe(builder, root, steps, stats)
         if self.gradcheck and full and root.array.size == 1:
             builder.run_gradcheck(steps)
         title = f"{root_name}{call} #{n}"
         if full:
             with _gc_paused():
-                graph = self.add_graph(self._finished(builder, title, steps))
+                graph = self.add_graph(self._finished(builder, title, steps, stats))
             if n == 1:
                 self._first_graph = graph
             self._leaf_versions.append((graph, self._versions(builder)))
         else:
             self._pending_last = (builder, title, steps, self._versions(builder))
 
-    def _finished(self, builder, title: str, steps: list) -> dict:
+    def _finished(self, builder, title: str, steps: list, stats: BlockStats | None = None) -> dict:
         """builder's graph, its steps' gradients within what is left of the record's budget."""
-        graph = builder.finish(title, steps, self.step_tensors_left)
+        graph = builder.finish(title, steps, self.step_tensors_left, stats)
         self.step_tensors_left -= builder.step_tensors
         return graph
 
@@ -408,13 +411,14 @@ class DynamicGraphBuilder:
         copy = (lambda a: a.copy()) if self.finished_later else _c_order
         self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
 
-    def finish(self, title: str, steps: list, step_tensors: int = MAX_STEP_TENSORS) -> dict:
+    def finish(self, title: str, steps: list, step_tensors: int = MAX_STEP_TENSORS,
+               stats: BlockStats | None = None) -> dict:
         """Serialize (values become run-record Tensors only now, so unrecorded calls cost little).
         The steps carry their gradients while they fit in `step_tensors` (grad_in and grad_out
         entries); from the first that does not, none does (`self.step_tensors`: how many were used)."""
         self._forward_records()
         self._backward_graph()
-        tensor_json = TensorMemo(self.values)
+        tensor_json = TensorMemo(self.values, stats)
         for n in self.fwd_nodes:
             n["value"] = tensor_json(n["value"])
             if n["id"] in self.leaf_grads:

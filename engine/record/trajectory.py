@@ -42,12 +42,14 @@ def signature(builder) -> tuple:
     return tuple(sig)
 
 
-def summarise(arrays: list, out: np.ndarray, same: dict | None = None) -> None:
+def summarise(arrays: list, out: np.ndarray, same: dict | None = None, stats=_raw_stats) -> None:
     """Row i of `out` (nan when written): [min, max, mean, std, strip...] of arrays[i]'s finite values
     in float64 (values.py's statistics: its two C passes for a float array), the strip STRIP block
     means of the flattened values (fewer for a smaller array); left nan for an array with no
     finite value. An array standing in several rows is read once. `same`: id of an array -> the
-    row of an array holding the same values (a parameter and the copy the record keeps of it)."""
+    row of an array holding the same values (a parameter and the copy the record keeps of it).
+    `stats`: _raw_stats, or a values.BlockStats the record of the same walk reads after (the
+    statistics of each block once: they were a third of a recorded transformer step)."""
     done: dict[int, int] = dict(same or {})
     for i, a in enumerate(arrays):
         if a is None:
@@ -68,10 +70,11 @@ def summarise(arrays: list, out: np.ndarray, same: dict | None = None) -> None:
             out[i, :4] = out[j, :4]
         else:
             whole = base if base is not None and base.flags.c_contiguous else a   # (the C pass reads memory in order)
-            stats = _raw_stats(whole if whole.dtype.kind == "f" else whole.astype(np.float64))
-            if stats is None:
+            # (an integer array's float64 copy is not kept alive: not `stats`, which remembers by address)
+            found = stats(whole) if whole.dtype.kind == "f" else _raw_stats(whole.astype(np.float64))
+            if found is None:
                 continue
-            out[i, :4] = stats
+            out[i, :4] = found
         cells = min(STRIP, a.size)
         starts, sizes = _cells(a.size, cells)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -125,8 +128,9 @@ class Trajectory:
         self.with_steps = _Sampled(MAX_STEP_ITERATIONS)
         self.with_values = _Sampled(MAX_ITERATIONS)
 
-    def observe(self, builder, root, steps: list) -> None:
-        """One backward call, after its walk (builder: its DynamicGraphBuilder, snapshot)."""
+    def observe(self, builder, root, steps: list, stats=_raw_stats) -> None:
+        """One backward call, after its walk (builder: its DynamicGraphBuilder, snapshot; `stats`:
+        as summarise's)."""
         if self.first == () or builder.too_large:
             if self.first is None:
                 self.first = ()
@@ -152,7 +156,7 @@ class Trajectory:
         # a parameter's own array holds what the record's copy of it holds (the optimizer has not
         # stepped yet): a view of it (its transpose in a Linear) is summarised from that copy's row
         same = {id(t.array): self.rows[fid] for fid, t in builder.leaves if fid in self.rows}
-        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows, same)
+        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows, same, stats)
         if self.with_values.wants(number, self.every):
             # kept to the end of the run, while the optimizer changes them in place: a call the
             # recorder writes at once did not copy its leaves' values and gradients, one written

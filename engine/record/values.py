@@ -147,11 +147,13 @@ class TensorMemo:
     not reused; no user code runs while a record is written, so an array does not change.
     With a ValueStore, a large tensor is its shape, dtype and the id of its kept values."""
 
-    def __init__(self, values: ValueStore | None = None):
+    def __init__(self, values: ValueStore | None = None, stats: BlockStats | None = None):
         self._seen: dict[int, tuple] = {}
         self._values = values
         self._stats: list[tuple] = []          # (raw stats, the dict to fill), float32/16 tensors
-        self._c_stats: dict[tuple, list | None] = {}   # (address, bytes, dtype) -> C's raw stats, or None
+        # raw statistics once per block of memory; shared with the trajectory's summaries of the
+        # same walk (they are made first, from the same arrays, which the walk keeps alive)
+        self._raw_stats_once = stats if stats is not None else BlockStats()
         self._previews: dict = {}              # dtype -> [(first elements, the list to fill)]
 
     def __call__(self, arr) -> dict | None:
@@ -160,7 +162,8 @@ class TensorMemo:
         array = getattr(arr, "array", arr)
         hit = self._seen.get(id(array))
         if hit is None:
-            hit = self._seen[id(array)] = (array, self._written(np.asarray(array)))
+            kept = np.asarray(array)           # (kept alive too: its statistics are remembered by address)
+            hit = self._seen[id(array)] = ((array, kept), self._written(kept))
         return dict(hit[1])            # (each place its own dict; the lists inside are never changed)
 
     def _written(self, array: np.ndarray) -> dict:
@@ -193,27 +196,6 @@ class TensorMemo:
             out["preview"] = _values(first)
         return out
 
-    def _raw_stats_once(self, arr: np.ndarray) -> list | None:
-        """_raw_stats(arr), once per block of memory on C's path: a tensor that is one block seen
-        in another shape or axis order (a weight's .t() at each of an LSTM's 35 steps, a reshape,
-        the gradient a view's backward step passes on) has the statistics of the block, which C
-        sums in memory order either way (_raw_stats_c on _in_memory_order: the same bits). Nearly
-        half of an LSTM's and a quarter of nanoGPT's summarised values were such views of another.
-        A block holding a value that is not finite goes to numpy's path view by view (its
-        finite values are taken in each view's own order). Keyed by address: the memo keeps every
-        array it saw alive, so no address is reused meanwhile."""
-        stats = _native_stats()
-        if stats is None or type(arr) is not np.ndarray or arr.dtype not in _C_DTYPES:
-            return _raw_stats(arr)
-        block = arr if arr.flags.c_contiguous else _in_memory_order(arr)
-        if not block.flags.c_contiguous:
-            return _raw_stats(arr)
-        key = (block.__array_interface__["data"][0], block.nbytes, block.dtype)
-        if key not in self._c_stats:
-            self._c_stats[key] = _raw_stats_c(block, stats)
-        found = self._c_stats[key]
-        return found if found is not None else _raw_stats_numpy(arr)
-
     def flush(self) -> None:
         """Write the pending statistics and previews (the dicts and lists handed out are filled
         in place: every place a tensor stands shares them). Call once the graph's tensors are in."""
@@ -230,6 +212,36 @@ class TensorMemo:
             for row, (_, preview) in zip(_listed(out), pending):
                 preview.extend(row)
         self._stats, self._previews = [], {}
+
+
+class BlockStats:
+    """_raw_stats of arrays, remembered per block of memory on C's path (see __call__). Keyed by
+    address: whoever asks keeps every array it asked about alive while it uses this (a TensorMemo
+    keeps what it saw; a backward call's arrays live until its record is written), so no address
+    is reused meanwhile."""
+
+    def __init__(self):
+        self._c: dict[tuple, list | None] = {}   # (address, bytes, dtype) -> C's raw stats, or None
+
+    def __call__(self, arr: np.ndarray) -> list | None:
+        """_raw_stats(arr), once per block of memory on C's path: a tensor that is one block seen
+        in another shape or axis order (a weight's .t() at each of an LSTM's 35 steps, a reshape,
+        the gradient a view's backward step passes on) has the statistics of the block, which C
+        sums in memory order either way (_raw_stats_c on _in_memory_order: the same bits). Nearly
+        half of an LSTM's and a quarter of nanoGPT's summarised values were such views of another.
+        A block holding a value that is not finite goes to numpy's path view by view (its
+        finite values are taken in each view's own order)."""
+        stats = _native_stats()
+        if stats is None or type(arr) is not np.ndarray or arr.dtype not in _C_DTYPES:
+            return _raw_stats(arr)
+        block = arr if arr.flags.c_contiguous else _in_memory_order(arr)
+        if not block.flags.c_contiguous:
+            return _raw_stats(arr)
+        key = (block.__array_interface__["data"][0], block.nbytes, block.dtype)
+        if key not in self._c:
+            self._c[key] = _raw_stats_c(block, stats)
+        found = self._c[key]
+        return found if found is not None else _raw_stats_numpy(arr)
 
 
 STATS = ("min", "max", "mean", "std")

@@ -2,7 +2,9 @@
 against numpy's own np.add.reduce of the float64 copy and of its squared deviations, bit for bit:
 sizes around the summation's blocks (below 8, 8 accumulators up to 128, halves above), random
 sizes, float32 and float64, signed zeros, wide spreads; None for a value that is not finite, an
-overflowing sum, or no value; a TypeError for an array it does not take."""
+overflowing sum, or no value; a TypeError for an array it does not take. Where the CPU has AVX2
+the sums run in AVX's vectors (the default) or in the plain loops (`stats(x, False)`): both are
+checked."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,14 +33,15 @@ def kinds(n: int, rng) -> list[np.ndarray]:
             np.where(rng.random(n) < 0.5, -1.0, 1.0) * rng.random(n) * 1e-300]
 
 
+@pytest.mark.parametrize("simd", [True, False])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_sums_are_numpy_s_bit_for_bit(dtype):
+def test_the_sums_are_numpy_s_bit_for_bit(dtype, simd):
     rng = np.random.default_rng(7)
     sizes = SIZES + tuple(int(n) for n in rng.integers(1, 300_000, 12))
     for n in sizes:
         for values in kinds(n, rng):
             x = values.astype(dtype)
-            found = np.array(module.stats(x), dtype=np.float64)
+            found = np.array(module.stats(x, simd), dtype=np.float64)
             want = numpy_sums(x)
             assert found[2:].tobytes() == want[2:].tobytes(), (n, dtype)
             assert found[0] == want[0] and found[1] == want[1], (n, dtype)   # a zero's sign: values.py asks numpy
@@ -49,20 +52,33 @@ def test_a_many_dimensional_contiguous_array_is_summed_as_one_run():
     assert np.array(module.stats(x)).tobytes() == numpy_sums(x).tobytes()
 
 
-def test_signed_zeros_sum_as_numpy_s():
+@pytest.mark.parametrize("simd", [True, False])
+def test_signed_zeros_sum_as_numpy_s(simd):
     for n in (1, 9, 200):
         for dtype in (np.float32, np.float64):
             x = np.full(n, -0.0, dtype)
-            assert np.array(module.stats(x)[2:]).tobytes() == numpy_sums(x)[2:].tobytes()
+            assert np.array(module.stats(x, simd)[2:]).tobytes() == numpy_sums(x)[2:].tobytes()
 
 
+def test_unaligned_arrays_and_every_offset_sum_as_numpy_s():
+    """A view starting at any element (the vector loads are unaligned), each block's tail."""
+    base = np.random.default_rng(4).normal(0.5, 3.0, 2000)
+    for dtype in (np.float32, np.float64):
+        x = base.astype(dtype)
+        for start in range(9):
+            for n in (8, 13, 128, 131, 1021):
+                view = x[start:start + n]
+                assert np.array(module.stats(view)).tobytes() == numpy_sums(view).tobytes(), (dtype, start, n)
+
+
+@pytest.mark.parametrize("simd", [True, False])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_a_value_not_finite_or_no_value_leaves_the_array_to_numpy(bad):
+def test_a_value_not_finite_or_no_value_leaves_the_array_to_numpy(bad, simd):
     for dtype in (np.float32, np.float64):
         for n in (1, 8, 200, 5000):
             x = np.ones(n, dtype)
             x[n // 2] = bad
-            assert module.stats(x) is None
+            assert module.stats(x, simd) is None
     assert module.stats(np.zeros(0)) is None
     assert module.stats(np.full(10, 1e308)) is None                # the sum overflows
     assert module.stats(np.array([1e200, -1e200])) is None         # the squared deviations overflow

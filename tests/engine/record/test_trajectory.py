@@ -140,3 +140,28 @@ def test_summaries_of_values_not_finite():
     trajectory.summarise([np.array([1.0, np.inf, 3.0], np.float32), np.array([np.nan], np.float32), None], out)
     assert out[0, :4].tolist() == [1.0, 3.0, 2.0, 1.0]
     assert np.isnan(out[1]).all() and np.isnan(out[2]).all()
+
+
+def test_summaries_sharing_the_record_s_statistics_are_the_same_numbers():
+    """The first call's summaries and its record share one BlockStats (each block summed once):
+    the rows are those of summarise alone, views, other dtypes and integer arrays included (an
+    integer array's float64 copy is a temporary, which must not be remembered by its address:
+    the next one's may be the same)."""
+    from engine.record.values import BlockStats, TensorMemo, tensor_json
+    rng = np.random.default_rng(3)
+    block = rng.standard_normal((64, 48)).astype(np.float32)
+    arrays = [block, block.T, block.reshape(-1), block[:, 1:], rng.standard_normal(700),
+              *(rng.integers(-1, 27, (32, 16)) for _ in range(4)), rng.integers(0, 5, 300).astype(np.int32),
+              np.arange(100, dtype=np.float16)]
+    alone = np.full((len(arrays), 4 + trajectory.STRIP), np.nan)
+    trajectory.summarise(arrays, alone)
+    stats = BlockStats()
+    shared = np.full_like(alone, np.nan)
+    trajectory.summarise(arrays, shared, stats=stats)
+    assert alone.tobytes() == shared.tobytes()
+    memo = TensorMemo(ValueStore(1 << 30), stats)
+    shown = [memo(a) for a in arrays]
+    memo.flush()
+    for a, out in zip(arrays, shown):
+        want = tensor_json(a, heatmap=False)
+        assert json.dumps({k: v for k, v in out.items() if k != "values"}) == json.dumps(want)
