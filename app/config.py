@@ -38,6 +38,9 @@ class Settings:
     render_memory_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MEMORY_MB", 1024)))
     render_max_nodes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MAX_NODES", 2000)))
     render_max_edges: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RENDER_MAX_EDGES", 6000)))
+    # A confined dot started in advance waits this long for a drawing (0: none; each drawing
+    # starts its own): app/services/dot_process.py's Warm.
+    render_warm_s: float = field(default_factory=lambda: _env_float("DAGSCOPE_RENDER_WARM", 60.0))
     # The sandbox and the classroom: see "Limits" in README.md for what each one means.
     max_record_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_RECORD_BYTES", 8_000_000)))
     run_file_mb: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_RUN_FILE_MB", 16)))

@@ -9,6 +9,7 @@ from app.middleware import client_address
 from app.responses import SafeJSONResponse
 from app.schemas import RunRequest, StopRequest
 from app.services import runs
+from app.services.dot_process import WARM
 
 router = APIRouter()
 
@@ -25,6 +26,8 @@ async def run_code(req: RunRequest, request: Request):
     except runs.Busy as busy:
         return SafeJSONResponse({"detail": busy.message}, status_code=busy.status,
                             headers={"Retry-After": str(busy.retry_after)})
+    # the page asks for its drawings once the record is in: a dot waits for them meanwhile
+    WARM.prepare()
     # The run waits in its own thread pool; the event loop stays free for /healthz and pages.
     record = await asyncio.wrap_future(future)
     # Straight to JSON: the child already wrote it with allow_nan=False, and FastAPI's

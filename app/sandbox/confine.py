@@ -93,40 +93,111 @@ def run(argv: list[str], *, read: list[str] = (), write: list[str] = (), timeout
     may read (and execute) or write: list the program's own files, SHARED_LIBRARIES and its
     input. stdout/stderr beyond `max_output` bytes are cut. `new_network=False` skips making a
     network namespace (~10 ms) when the caller already sits in one without network."""
+    return start(argv, read=read, write=write, budget=budget, cwd=cwd, env=env,
+                 new_network=new_network).finish(stdin, timeout_s, max_output)
+
+
+def start(argv: list[str], *, read: list[str] = (), write: list[str] = (), budget: Budget = Budget(),
+          cwd: str | None = None, env: dict | None = None, new_network: bool = True) -> "Started":
+    """`argv` started confined as `run` does, waiting for its stdin: `finish(stdin, ...)` gives it
+    its input and the deadline. What confinement costs (forks, namespaces, Landlock, exec, the
+    program loading its libraries) is paid here, before the input is known; `close()` ends a
+    started program that is not wanted after all."""
     started = time.monotonic()
     report_r, report_w = os.pipe()               # the child names the layers it applied
-    fds = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdin", "stdout", "stderr")]
-    os.write(fds[0], stdin)
-    os.lseek(fds[0], 0, os.SEEK_SET)
+    stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
+    fds = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr")]
     plan = _Plan(list(read), list(write), budget, report_w, new_network)
     try:
-        proc = subprocess.Popen(argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], cwd=cwd,
+        proc = subprocess.Popen(argv, stdin=stdin_r, stdout=fds[0], stderr=fds[1], cwd=cwd,
                                 env=env if env is not None else {"PATH": "/usr/bin:/bin", "LANG": "C"},
                                 start_new_session=True, preexec_fn=plan.apply, close_fds=True)
     except BaseException:
-        for fd in (*fds, report_r, report_w):
+        for fd in (*fds, report_r, report_w, stdin_r, stdin_w):
             os.close(fd)
         raise
-    os.close(report_w)
-    timed_out = False
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-        try:
-            remaining = timeout_s - (time.monotonic() - started)
-            timed_out = not select.select([pidfd], [], [], max(remaining, 0))[0]
-        finally:
-            os.close(pidfd)
-    finally:
-        kernel.kill_group(proc.pid)                    # at the deadline, or the leftovers of a clean exit
-        proc.wait()
-    layers = os.read(report_r, 1 << 16).decode(errors="replace").split("\n")
-    os.close(report_r)
-    out, err = (_read_all(fd, max_output) for fd in fds[1:])
-    for fd in fds:
+    for fd in (report_w, stdin_r):
         os.close(fd)
-    code = proc.returncode
-    return Result(None if timed_out else (128 - code if code < 0 else code), out, err, timed_out,
-                  time.monotonic() - started, [layer for layer in layers if layer])
+    return Started(proc, stdin_w, report_r, fds, started)
+
+
+class Started:
+    """A confined program started by `start`, waiting for its input."""
+
+    def __init__(self, proc: subprocess.Popen, stdin_w: int, report_r: int, out_fds: list[int], started: float):
+        self.proc, self._stdin, self._report, self._out = proc, stdin_w, report_r, out_fds
+        self.started = started
+        self._done = False
+
+    def alive(self) -> bool:
+        return not self._done and self.proc.poll() is None
+
+    def finish(self, stdin: bytes, timeout_s: float, max_output: int = 1 << 20) -> Result:
+        """Give the program `stdin` (then end of file) and wait at most `timeout_s` from now
+        for it to end; kills its whole group either way, as `run` does."""
+        if self._done:
+            raise RuntimeError("this program has been finished already")
+        self._done = True
+        deadline = time.monotonic() + timeout_s
+        timed_out = False
+        try:
+            pidfd = os.pidfd_open(self.proc.pid)
+            try:
+                timed_out = not _feed(self._stdin, stdin, deadline)
+                os.close(self._stdin)                  # end of file: the program may start
+                self._stdin = -1
+                if not timed_out:
+                    timed_out = not select.select([pidfd], [], [], max(deadline - time.monotonic(), 0))[0]
+            finally:
+                os.close(pidfd)
+        finally:
+            kernel.kill_group(self.proc.pid)          # at the deadline, or the leftovers of a clean exit
+            self.proc.wait()
+            if self._stdin >= 0:
+                os.close(self._stdin)
+                self._stdin = -1
+        layers = os.read(self._report, 1 << 16).decode(errors="replace").split("\n")
+        out, err = (_read_all(fd, max_output) for fd in self._out)
+        self._close_fds()
+        code = self.proc.returncode
+        return Result(None if timed_out else (128 - code if code < 0 else code), out, err, timed_out,
+                      time.monotonic() - self.started, [layer for layer in layers if layer])
+
+    def close(self) -> None:
+        """End it unused (nothing outlives this)."""
+        if self._done:
+            return
+        self._done = True
+        kernel.kill_group(self.proc.pid)
+        self.proc.wait()
+        self._close_fds()
+
+    def _close_fds(self) -> None:
+        for fd in (self._stdin, self._report, *self._out):
+            if fd >= 0:
+                os.close(fd)
+        self._stdin = self._report = -1
+        self._out = []
+
+
+def _feed(fd: int, data: bytes, deadline: float) -> bool:
+    """Write `data` to the program's stdin; False if the deadline passed first. A program that
+    ended (or closed its stdin) early gets no more: its exit status tells why."""
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        if not select.select([], [fd], [], remaining)[1]:
+            return False
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            return True                      # it stopped reading: its exit says why
+    return True
 
 
 def _read_all(fd: int, limit: int) -> bytes:

@@ -18,8 +18,11 @@ import signal
 import stat
 import subprocess
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field, replace
 
+from app.config import get_settings
 from app.sandbox import confine
 
 NICE = 10                          # the server and the students' runs come first
@@ -137,17 +140,10 @@ def _run(fmt: str, source: bytes, limits: DotLimits, plugins: str | None, comman
         raise DotFailed("missing", "Graphviz is not installed: `dot` was not found (apt-get install graphviz).")
     if limits.timeout_s <= 0:
         raise DotFailed("timeout")
-    argv, readable = command
-    env = _ENV
-    if plugins:
-        env, readable = {**_ENV, "GVBINDIR": plugins}, [*readable, plugins]
-    # processes: RLIMIT_NPROC counts every process of the uid dot drops to; dot starts none
-    # itself, the limit only must not refuse its exec while other programs run as nobody
-    budget = confine.Budget(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=MAX_OUTPUT_MB,
-                            processes=4096, open_files=64)
-    result = confine.run(argv, read=readable,
-                         write=[], timeout_s=limits.timeout_s, budget=budget, cwd="/", env=env,
-                         stdin=source, max_output=MAX_OUTPUT_MB << 20)
+    spec = _Spec(tuple(command[0]), tuple(command[1]), plugins, limits.memory_mb, limits.cpu_s)
+    # an SVG drawing takes the dot started for it in advance, if one waits (and asks for the next)
+    program = WARM.take(spec) if fmt == "svg" and get_settings().render_warm_s > 0 else None
+    result = (program or spec.start()).finish(source, limits.timeout_s, MAX_OUTPUT_MB << 20)
     if result.timed_out:
         raise DotFailed("timeout")
     if result.returncode > 128:       # a signal: SIGKILL/SIGSEGV at the memory limit, SIGXCPU, SIGXFSZ
@@ -156,3 +152,131 @@ def _run(fmt: str, source: bytes, limits: DotLimits, plugins: str | None, comman
     if result.returncode != 0:
         raise DotFailed("error", result.stderr.decode(errors="replace")[:500])
     return result.stdout, result.layers
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one dot is started: what a started one must match to be used for a drawing (its CPU
+    limit may be higher than a drawing's: that drawing's wall clock, shorter, still binds it)."""
+    argv: tuple
+    readable: tuple
+    plugins: str | None
+    memory_mb: int
+    cpu_s: int = field(compare=False)
+
+    def start(self) -> confine.Started:
+        env, readable = _ENV, list(self.readable)
+        if self.plugins:
+            env, readable = {**_ENV, "GVBINDIR": self.plugins}, [*readable, self.plugins]
+        # processes: RLIMIT_NPROC counts every process of the uid dot drops to; dot starts none
+        # itself, the limit only must not refuse its exec while other programs run as nobody
+        budget = confine.Budget(cpu_s=self.cpu_s, memory_mb=self.memory_mb, file_mb=MAX_OUTPUT_MB,
+                                processes=4096, open_files=64)
+        return confine.start(list(self.argv), read=readable, write=[], budget=budget, cwd="/", env=env)
+
+
+class Warm:
+    """One confined `dot` started in advance, waiting for its input: a drawing then pays for the
+    layout only, not for the forks, namespaces, Landlock, exec and library loading (0.05-0.3 s on
+    two busy cores) of a fresh one. A run asks for one (`prepare`: the page draws when the run
+    ends); each drawing that takes it asks for the next; one not used for DAGSCOPE_RENDER_WARM
+    seconds is ended and not replaced until asked again. Started and ended by one long-lived thread of its own: a
+    program's parent-death signal follows the thread that forked it, and the server's request
+    threads come and go."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._wanted: _Spec | tuple | None = None      # a _Spec, or prepare's (timeout, memory) to make one
+        self._ready: tuple[_Spec, confine.Started, float] | None = None
+        self._thread: threading.Thread | None = None
+        self._cpu_s = 0                                # the highest CPU limit a drawing asked for
+
+    def prepare(self) -> None:
+        """Have an SVG dot wait for the drawings (the server's render limits). Returns at once:
+        the thread finds Graphviz and starts it (no-op without Graphviz, or with
+        DAGSCOPE_RENDER_WARM 0)."""
+        s = get_settings()
+        if s.render_warm_s > 0:
+            self._want((s.render_timeout_s, s.render_memory_mb))
+
+    def take(self, spec: _Spec) -> confine.Started | None:
+        """The started dot if it matches `spec` and is still alive; asks for the next either way."""
+        with self._cond:
+            ready, self._ready = self._ready, None
+            self._cpu_s = max(self._cpu_s, spec.cpu_s)
+            next_spec = replace(spec, cpu_s=self._cpu_s)
+        found = None
+        if ready is not None:
+            if ready[0] == spec and ready[0].cpu_s >= spec.cpu_s and ready[1].alive():
+                found = ready[1]
+            else:
+                ready[1].close()
+        self._want(next_spec)
+        return found
+
+    def _want(self, wanted) -> None:
+        with self._cond:
+            self._wanted = wanted
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="dagscope-dot-warm", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def _loop(self) -> None:
+        while True:
+            old = spec = None
+            with self._cond:
+                while True:
+                    if isinstance(self._wanted, tuple):
+                        break
+                    idle_s = get_settings().render_warm_s
+                    if self._ready is not None and (self._ready[0] != self._wanted
+                                                    or time.monotonic() - self._ready[2] > idle_s):
+                        old, self._ready = self._ready, None
+                        if old[0] == self._wanted:
+                            self._wanted = None            # not used for a while: none until asked again
+                        break
+                    if self._ready is None and self._wanted is not None:
+                        break
+                    self._cond.wait(None if self._ready is None else
+                                    max(0.0, idle_s - (time.monotonic() - self._ready[2])) + 0.01)
+                wanted = self._wanted
+            if old is not None:
+                old[1].close()
+            if isinstance(wanted, tuple):
+                spec = _svg_spec(*wanted)                  # finds Graphviz: not on the caller's thread
+                with self._cond:
+                    if self._wanted == wanted:
+                        self._wanted = spec
+                continue
+            if wanted is None or (self._ready is not None):
+                continue
+            try:
+                started = wanted.start()
+            except Exception:  # noqa: BLE001 - this thread must live on
+                with self._cond:
+                    self._wanted = None     # cannot start here: drawings start their own (and say why)
+                continue
+            with self._cond:
+                if self._ready is None and self._wanted == wanted:
+                    self._ready, started = (wanted, started, time.monotonic()), None
+            if started is not None:
+                started.close()
+
+    def stop(self) -> None:
+        """End the waiting dot (the server is stopping)."""
+        with self._cond:
+            ready, self._ready, self._wanted = self._ready, None, None
+        if ready is not None:
+            ready[1].close()
+
+
+def _svg_spec(timeout_s: float, memory_mb: int) -> _Spec | None:
+    command = _command("svg")
+    if command is None:
+        return None
+    return _Spec(tuple(command[0]), tuple(command[1]), _svg_plugin_dir(), memory_mb, DotLimits(timeout_s).cpu_s)
+
+
+WARM = Warm()
+atexit.register(WARM.stop)

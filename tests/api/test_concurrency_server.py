@@ -48,7 +48,8 @@ def student(n: int, base: str, timeout: float = 30) -> httpx.Client:
 def server():
     port = _free_port()
     env = {**os.environ, "DAGSCOPE_RUN_TIMEOUT": "6", "DAGSCOPE_WORKERS": "2", "DAGSCOPE_DEMOTE_AFTER": "0.5",
-           "DAGSCOPE_BACKGROUND_RUNS": "4", "DAGSCOPE_QUEUE_LIMIT": "8"}
+           "DAGSCOPE_BACKGROUND_RUNS": "4", "DAGSCOPE_QUEUE_LIMIT": "8",
+           "DAGSCOPE_RENDER_WARM": "0"}    # counts the server's processes: no dot waiting for drawings
     proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

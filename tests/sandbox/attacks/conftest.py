@@ -26,7 +26,10 @@ def live_server(tmp_path_factory):
     tmp_dir = tmp_path_factory.mktemp("attack-tmp")
     os.chmod(tmp_dir, 0o755)
     env = {**os.environ, "DAGSCOPE_DATA_DIR": str(data_dir), "TMPDIR": str(tmp_dir),
-           "DAGSCOPE_RUN_TIMEOUT": str(RUN_TIMEOUT_S), "PYTHONUNBUFFERED": "1"}
+           "DAGSCOPE_RUN_TIMEOUT": str(RUN_TIMEOUT_S), "PYTHONUNBUFFERED": "1",
+           # no dot started in advance: each attack checks that no process is left below the
+           # server (tests/api/test_dot_warm.py checks the one that waits)
+           "DAGSCOPE_RENDER_WARM": "0"}
     log = open(tmp_path_factory.mktemp("attack-log") / "server.log", "w")     # uvicorn's lines, for a failure
     proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
