@@ -1,5 +1,6 @@
 // The Output tab: what the program wrote (stdout and stderr interleaved in the order written,
-// stderr in its own colour), and its error with the traceback and a line link.
+// stderr in its own colour), its error with the traceback and a line link, and the files it wrote
+// in its working folder (record.files) with download links.
 import { html, show } from "./dom.js";
 import { t, tMessageParts, warningMessage } from "./i18n.js";
 
@@ -60,6 +61,52 @@ function printed(record) {
   return html`${legend}<pre class="stdout">${body}</pre>`;
 }
 
+// What other modules offer for some of the run's files beside the download (the ONNX viewer's
+// "View graph" for an .onnx file): registerFileAction({ applies(file) -> bool, label() -> string,
+// run(file) }). A file is the record's entry as checked here: name (the run's, shown as text),
+// size, sha256, and url (same-site; GET url answers the file's bytes).
+const fileActions = [];
+export function registerFileAction(action) { fileActions.push(action); }
+
+const FILE_URL = /^\/api\/files\/[A-Za-z0-9_-]{24}$/;
+
+/** The record's files that are what the server writes (a loaded record may hold anything). */
+export function runFiles(record) {
+  const files = Array.isArray(record?.files) ? record.files : [];
+  return files.filter((f) => f && typeof f.name === "string" && typeof f.url === "string" && FILE_URL.test(f.url)
+    && Number.isInteger(f.size) && f.size >= 0);
+}
+
+function formatSize(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function fileRow(file) {
+  const base = file.name.split("/").pop();
+  const actions = fileActions.filter((a) => a.applies(file)).map((a) => {
+    const button = html`<button type="button" class="file-action">${a.label()}</button>`;
+    button.firstElementChild.addEventListener("click", () => a.run(file));
+    return button;
+  });
+  const sha = typeof file.sha256 === "string" ? file.sha256.slice(0, 12) : "";
+  return html`<li class="run-file"><a class="file-download" href="${file.url}" download="${base}"
+    title="${t("output.file_download", { name: file.name })}">${file.name}</a>
+    <span class="muted small">${formatSize(file.size)}</span>
+    ${sha ? html`<code class="muted small" title="SHA-256">${sha}</code>` : ""}${actions}</li>`;
+}
+
+function filesPart(record) {
+  const files = runFiles(record);
+  const note = typeof record.files_note === "string" ? record.files_note : "";
+  if (!files.length && !note) return "";
+  return html`<h3>${t("output.files")}</h3>
+    ${files.length ? html`<ul class="run-files">${files.map(fileRow)}</ul>
+      <div class="muted small">${t("output.files_kept")}</div>` : ""}
+    ${note ? html`<div class="warn-box files-note"><div>${t("output.files_left_out")}</div><div>${note}</div></div>` : ""}`;
+}
+
 /** The error's message; a stop is worded in the page's language (the server's words are English). */
 function errorMessage(err, record) {
   if (err.kind === "stopped") return t("status.stopped", { s: ((record.elapsed_ms ?? 0) / 1000).toFixed(1) });
@@ -78,6 +125,6 @@ export function showOutput(el, record, { onLine }) {
     </div>` : "";
   const warnings = record.warnings?.length ? html`<div class="warn-box">${record.warnings.map((w, i) => html`<div>⚠ ${tMessageParts(warningMessage(record, i), w)}</div>`)}</div>` : "";
   const meta = html`<div class="muted small">${t("output.meta", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 })}</div>`;
-  show(el, html`${errBox}<h3>${t("output.stdout")}</h3>${printed(record)}${warnings}${meta}`);
+  show(el, html`${errBox}<h3>${t("output.stdout")}</h3>${printed(record)}${filesPart(record)}${warnings}${meta}`);
   el.querySelectorAll(".jump-line").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); onLine(Number(a.dataset.line)); }));
 }
