@@ -45,8 +45,11 @@ def main(argv: list[str] | None = None) -> None:
               + ("" if args.token else " Add --token SECRET so that only people with the link can.")
               + " Serve only on a network you trust (the classroom LAN), never on the internet.")
     from app.config import get_settings
+    from app.logs import log_config
+    settings = get_settings()
     config = uvicorn.Config("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info",
-                            http=GuardedH11Protocol, timeout_graceful_shutdown=get_settings().drain_timeout_s)
+                            http=GuardedH11Protocol, timeout_graceful_shutdown=settings.drain_timeout_s,
+                            log_config=log_config(settings.log_format))
     DrainingServer(config).run()
 
 

@@ -76,6 +76,10 @@ class Settings:
     unlimited_clients: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_UNLIMITED_CLIENTS", "127.0.0.1,::1"))
     max_body_bytes: int = field(default_factory=lambda: int(_env_float("DAGSCOPE_MAX_BODY_BYTES", 8_000_000)))
     access_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_ACCESS_TOKEN", ""))
+    # GET /metrics (app/routes/metrics.py): this Bearer token, or without one only this machine
+    metrics_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_METRICS_TOKEN", ""))
+    # json: one JSON object per log line with the request id (app/logs.py); anything else: plain lines
+    log_format: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_LOG_FORMAT", "text"))
     # The HTTP surface (app/origin.py, app/middleware.py, app/server.py; README "Limits").
     serve_host: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_HOST", ""))   # set by --host
     allowed_hosts: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_ALLOWED_HOSTS", ""))

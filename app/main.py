@@ -8,12 +8,13 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
-from app import middleware
+from app import logs, middleware
 from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
-from app.routes import examples, files, health, ops, pages, render, run, snippets, tensors
+from app.routes import examples, files, health, metrics, ops, pages, render, run, snippets, tensors
 from app.services import database, expiry, runs
+from app.services.metrics import RenderTimer
 
 
 @contextlib.asynccontextmanager
@@ -31,6 +32,7 @@ def create_app() -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.include_router(run.router)
     app.include_router(render.router)
     app.include_router(examples.router)
@@ -40,5 +42,7 @@ def create_app() -> FastAPI:
     app.include_router(files.router)
     app.include_router(pages.router)
     middleware.install(app)   # Host, Origin and content type, token, write rates, body size, strict JSON
-    app.add_middleware(SecurityHeaders)   # outermost: also on the answers the others give
+    app.add_middleware(RenderTimer)
+    app.add_middleware(SecurityHeaders)   # also on the answers the others give
+    app.add_middleware(logs.RequestId)    # outermost: every line logged for the request carries its id
     return app

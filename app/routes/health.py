@@ -22,7 +22,7 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", include_in_schema=False)
 async def readyz():
     checks = {"draining": "no" if not runs.draining() else "yes: finishing its runs before it stops"}
     try:

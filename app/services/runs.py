@@ -17,7 +17,9 @@ none), so a Stop needs both the caller's address and a secret only the caller's 
 from __future__ import annotations
 
 import collections
+import contextvars
 import hashlib
+import logging
 import math
 import os
 import re
@@ -27,7 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
 from app.sandbox import ZYGOTE, Limits, RunControl, run_code
-from app.services import run_files, tensors
+from app.services import metrics, run_files, tensors
+
+log = logging.getLogger("dagscope.runs")
 
 
 class Busy(Exception):
@@ -173,6 +177,7 @@ def scheduler() -> Scheduler:
         if _scheduler is None:
             s = get_settings()
             _scheduler = Scheduler(s.workers, s.queue_limit, s.background_runs, s.runs_in_flight_per_client)
+            metrics.watch_scheduler(_scheduler.status)
         return _scheduler
 
 
@@ -237,24 +242,38 @@ def _forget(client: str, stop_key: str | None) -> None:
 
 
 def _submit(client: str, code: str, options: dict, control: RunControl):
-    if _draining.is_set():
-        raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503)
     sched = scheduler()
-    sched.admit(client, limited=client not in get_settings().unlimited_clients)
+    try:
+        if _draining.is_set():
+            raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503)
+        sched.admit(client, limited=client not in get_settings().unlimited_clients)
+    except Busy as busy:
+        metrics.refused()
+        log.info("run refused: %s", busy.message, extra={"status": busy.status})
+        raise
     limits = default_limits()
     demote_after = get_settings().demote_after_s
+    log.info("run admitted (%d waiting)", sched.status()["waiting"], extra={"code_bytes": len(code)})
 
     def work(on_slow):
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
                           cache_partition=cache_partition(client), keep_values=tensors.keeper(client),
                           control=control, keep_files=run_files.keeper(client))
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
+        metrics.observe_run(record)
+        outcome = "ok" if record.get("ok") else (record.get("error") or {}).get("kind")
+        # the supervisor's account (exit, limits, layers) as the record holds it, under this request's id
+        log.info("run finished: %s in %.0f ms", outcome, record.get("elapsed_ms") or 0,
+                 extra={"outcome": outcome, "elapsed_ms": record.get("elapsed_ms"), "run_id": record.get("run_id"),
+                        "sandbox_layers": len(record.get("sandbox") or [])})
         return record
 
+    context = contextvars.copy_context()      # the request's id (app/logs.py) goes with it to the run's thread
     try:
-        return sched.executor.submit(sched.execute, client, work, lambda: control.stopped)
+        return sched.executor.submit(context.run, sched.execute, client, work, lambda: control.stopped)
     except RuntimeError:          # the pool is shutting down
         sched.cancel(client)
+        metrics.refused()
         raise Busy("the server is shutting down", 5, status=503) from None
 
 

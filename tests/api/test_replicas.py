@@ -7,6 +7,7 @@ module, and the drain test, which stops replica A, runs last."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -42,11 +43,11 @@ def _free_port() -> int:
 
 
 class Replica:
-    def __init__(self, name: str, database_url: str, folder: Path):
+    def __init__(self, name: str, database_url: str, folder: Path, **env_more):
         self.name, self.port = name, _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DAGSCOPE_DATABASE_URL": database_url, "DAGSCOPE_DATA_DIR": str(folder / name),
-               "DAGSCOPE_DRAIN_TIMEOUT": "30", "PYTHONUNBUFFERED": "1"}
+               "DAGSCOPE_DRAIN_TIMEOUT": "30", "PYTHONUNBUFFERED": "1", **env_more}
         self.log_path = folder / f"{name}.log"
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)],
@@ -81,7 +82,7 @@ class Replica:
 def replicas(postgres, tmp_path_factory):
     folder = tmp_path_factory.mktemp("replicas")
     url = postgres.fresh_schema_url()
-    pair = [Replica("a", url, folder), Replica("b", url, folder)]
+    pair = [Replica("a", url, folder), Replica("b", url, folder, DAGSCOPE_LOG_FORMAT="json")]
     try:
         for replica in pair:               # both start at once: they migrate the schema once
             replica.wait_ready()
@@ -95,10 +96,13 @@ def test_a_link_shared_on_a_opens_on_b(replicas):
     a, b = replicas
     made = httpx.post(a.url + "/api/snippets", json={"code": "print('from A')\n", "state": {"tab": "step"}},
                       timeout=30).json()
-    got = httpx.get(f"{b.url}/api/snippets/{made['id']}", timeout=30).json()
+    got = httpx.get(f"{b.url}/api/snippets/{made['id']}", timeout=30, headers={"X-Request-ID": "share-on-b-0001"}).json()
     assert got["code"] == "print('from A')\n" and got["state"] == {"tab": "step"}
     page = httpx.get(b.url + made["url"], timeout=30)
     assert page.status_code == 200 and "from A" in page.text
+    # B logs JSON lines (DAGSCOPE_LOG_FORMAT=json), its access line under the id the request came with
+    logged = [json.loads(line) for line in b.log_path.read_text().splitlines() if line.startswith("{")]
+    assert any(line["request_id"] == "share-on-b-0001" and line["logger"] == "uvicorn.access" for line in logged)
 
 
 def test_a_runs_files_and_tensor_values_from_a_are_served_by_b(replicas):
