@@ -12,7 +12,7 @@ from app import logs, middleware
 from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT
-from app.routes import examples, files, health, metrics, ops, pages, render, run, snippets, tensors
+from app.routes import examples, files, health, metrics, onnx_import, ops, pages, render, run, snippets, tensors
 from app.services import database, expiry, runs
 from app.services.metrics import RenderTimer
 
@@ -40,6 +40,7 @@ def create_app() -> FastAPI:
     app.include_router(snippets.router)
     app.include_router(tensors.router)
     app.include_router(files.router)
+    app.include_router(onnx_import.router)
     app.include_router(pages.router)
     middleware.install(app)   # Host, Origin and content type, token, write rates, body size, strict JSON
     app.add_middleware(RenderTimer)

@@ -119,6 +119,7 @@ class BodyLimit:
 # Every writing route has its own token bucket per client: (settings' rate, burst, what is counted).
 RATE_LIMITS = {
     "/api/run": ("rate_per_min", "rate_burst", "runs"),
+    "/api/onnx/open": ("rate_per_min", "rate_burst", "runs"),           # an ONNX file opens as a run
     "/api/snippets": ("snippet_rate_per_min", "snippet_rate_burst", "shared snippets"),
     "/api/render": ("render_rate_per_min", "render_rate_burst", "drawings"),
     "/api/render/batch": ("render_rate_per_min", "render_rate_burst", "drawings"),   # one dot for all

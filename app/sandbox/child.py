@@ -2,8 +2,10 @@
 code once with the engine, writes the run record to its pipe and exits. Never reused."""
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -120,6 +122,19 @@ def _on_stop(signum, frame) -> None:
         raise KeyboardInterrupt
 
 
+INPUT_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+
+
+def _write_inputs(inputs: dict) -> None:
+    """Files the server hands a run (the page's ONNX import: app/routes/onnx_import.py), base64,
+    written into the scratch folder (the working folder) before any pasted code runs."""
+    for name, data in inputs.items():
+        if not INPUT_NAME.fullmatch(name) or not isinstance(data, str):
+            raise ValueError(f"an input file's name {name!r} is not a plain file name")
+        with open(name, "wb") as f:
+            f.write(base64.b64decode(data, validate=True))
+
+
 def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tuple[int, int] | None,
         pid_namespace: str, folder_fd: int | None = None) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
@@ -138,6 +153,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
         from engine.record.values import ValueStore
         from engine.runner import run_user_code
 
+        _write_inputs((request.get("options") or {}).pop("inputs", None) or {})
         guard = policy.Policy(scratch, read_roots(), code_dirs())
         layers.append(install_client(broker_fd))
         stdlib_import.install()       # standard modules the zygote did not load: from their source

@@ -52,7 +52,9 @@ PRELOAD_STDLIB = [
     "os", "sys", "platform", "locale", "gettext", "codecs", "unicodedata", "secrets", "hmac",
     "sqlite3", "xml.etree.ElementTree", "html", "cmath", "sched",
 ]
-MAX_REQUEST_BYTES = 4 << 20
+# A run's request: its code, options and limits, and the file an ONNX import hands it (base64 of at
+# most app/routes/onnx_import.py's MAX_FILE_BYTES); from the trusted server, bounded all the same.
+MAX_REQUEST_BYTES = 16 << 20
 
 
 def preimport() -> list[str]:
