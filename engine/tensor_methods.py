@@ -27,7 +27,7 @@ SAME_AS_FUNCTIONAL = (
     "var", "std", "prod", "cumsum", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "norm",
     "squeeze", "unsqueeze", "flatten", "unbind", "narrow", "chunk",
     "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put", "index_put_", "index_select",
-    "sort", "argsort", "topk", "tril", "triu",
+    "sort", "argsort", "topk", "tril", "triu", "cummax", "cummin", "kthvalue", "median", "mode",
     "cumprod", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
 )
 

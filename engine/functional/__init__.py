@@ -18,7 +18,7 @@ from engine.functional.reduce import (amax, amin, argmax, argmin, cumprod, cumsu
 from engine.functional.movement import (broadcast_to, cat, chunk, concat, concatenate, expand, flatten, flip, fliplr,
                                         flipud, narrow, permute, repeat_interleave, reshape, roll, split, squeeze,
                                         stack, transpose, unbind, unsqueeze)
-from engine.functional.index import (argsort, gather, getitem, index_put, index_put_, index_select, numpy_key,
+from engine.functional.index import (argsort, cummax, cummin, gather, kthvalue, median, mode, getitem, index_put, index_put_, index_select, numpy_key,
                                      scatter, scatter_, scatter_add, scatter_add_, setitem, sort, topk, tril, triu)
 from engine.functional.linalg import bmm, dot, einsum, ger, linear, matmul, mm, mv, outer
 from engine.functional.nn import (avg_pool1d, avg_pool2d, batch_norm, conv1d, conv2d, conv_transpose1d, conv_transpose2d, dropout,
@@ -40,5 +40,6 @@ __all__ = [
     "cumsum", "prod", "unbind", "var_mean", "std_mean", "scatter", "scatter_add", "index_put",
     "conv1d", "conv_transpose1d", "conv_transpose2d", "pad", "interpolate", "upsample", "group_norm",
     "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "dot", "mv", "outer", "ger",
+    "cummax", "cummin", "kthvalue", "median", "mode",
     "hardtanh", "relu6", "hardswish", "hardsigmoid", "elu", "selu", "celu", "logsigmoid", "mish", "isinf", "isposinf", "isneginf", "isfinite",
 ]

@@ -52,6 +52,51 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return _TopkResult(apply("topk", input, indices, dim=d), indices)
 
 
+_CummaxResult, _CumminResult = _named("cummax"), _named("cummin")
+_KthvalueResult, _MedianResult, _ModeResult = _named("kthvalue"), _named("median"), _named("mode")
+
+
+def cummax(input, dim: int):
+    """(values, indices): the largest value so far along `dim` and where it is (CummaxBackward0)."""
+    d = _dim(dim, input.ndim) if input.ndim else 0
+    indices = apply("cummax_indices", input, dim=d)
+    return _CummaxResult(apply("cummax", input, indices, dim=d), indices)
+
+
+def cummin(input, dim: int):
+    d = _dim(dim, input.ndim) if input.ndim else 0
+    indices = apply("cummin_indices", input, dim=d)
+    return _CumminResult(apply("cummin", input, indices, dim=d), indices)
+
+
+def _selected(kind: str, result, input, dim, keepdim, **attrs):
+    """(values, indices) of a one-per-row selection along `dim`: the index op chooses, the value op
+    reads x there (so the gradient goes to that one element, as PyTorch's does)."""
+    d = _dim(dim, input.ndim) if input.ndim else 0
+    indices = apply(f"{kind}_indices", input, dim=d, keepdim=bool(keepdim), **attrs)
+    return result(apply("median_dim" if kind == "median" else kind, input, indices, dim=d, keepdim=bool(keepdim)),
+                  indices)
+
+
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
+    size = input.array.shape[_dim(dim, input.ndim)] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    return _selected("kthvalue", _KthvalueResult, input, dim, keepdim, k=int(k))
+
+
+def median(input, dim=None, keepdim: bool = False):
+    """median(x): the lower median of every element (MedianBackward0); median(x, dim): (values,
+    indices) along `dim` (MedianBackward1)."""
+    if dim is None:
+        return apply("median", input)
+    return _selected("median", _MedianResult, input, dim, keepdim)
+
+
+def mode(input, dim: int = -1, keepdim: bool = False):
+    return _selected("mode", _ModeResult, input, dim, keepdim)
+
+
 def index_select(input, dim: int, index):
     d = _dim(dim, input.ndim)
     return apply("index", input, index, positions=(d,), fn="index_select")

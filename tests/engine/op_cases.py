@@ -82,6 +82,18 @@ def _sorted(x, dim, descending=False, k=None):
                 label=f"dim {dim}{', descending' if descending else ''}{f', k={k}' if k else ''}")
 
 
+def _chosen(index_op, x, dim, values_attrs=None, **attrs):
+    """A case of a value-selecting op (cummax, kthvalue, median_dim, mode): x and the indices its
+    index op picks (those ops' own cases check the picking)."""
+    from engine.ops import OPS
+    indices = OPS[index_op].forward(x, dim=dim, **attrs)
+    keep = {"keepdim": attrs["keepdim"]} if "keepdim" in attrs else {}
+    return Case([x, indices], {"dim": dim, **keep}, diff=(0,), label=f"dim {dim}{attrs}")
+
+
+_TIES = np.array([[2.0, 1.0, 2.0, 3.0, 1.0, 2.0], [0.5, 0.5, -1.0, 0.5, 4.0, -1.0]])
+
+
 CASES: dict[str, list[Case]] = {
     "add": binary_cases(), "sub": binary_cases(), "mul": binary_cases(),
     "div": binary_cases(away),
@@ -340,6 +352,22 @@ CASES: dict[str, list[Case]] = {
     "sort": [_sorted(_spread(3, 4), dim=1), _sorted(_spread(3, 2), dim=0, descending=True)],
     "topk": [_sorted(_spread(3, 5), dim=1, descending=True, k=2), _sorted(_spread(4, 2), dim=0, k=1),
              _sorted(_spread(2, 3), dim=1, k=0)],
+    "cummax": [_chosen("cummax_indices", _spread(3, 5), 1), _chosen("cummax_indices", _spread(4, 2), 0)],
+    "cummin": [_chosen("cummin_indices", _spread(3, 5), 1), _chosen("cummin_indices", _spread(4, 2), -2)],
+    "kthvalue": [_chosen("kthvalue_indices", _spread(3, 5), 1, k=2, keepdim=False),
+                 _chosen("kthvalue_indices", _spread(4, 2), 0, k=4, keepdim=True)],
+    "median_dim": [_chosen("median_indices", _spread(3, 5), 1, keepdim=False),
+                   _chosen("median_indices", _spread(4, 2), 0, keepdim=True)],
+    "mode": [_chosen("mode_indices", _spread(3, 5), 1, keepdim=False),
+             _chosen("mode_indices", _TIES, 1, keepdim=True)],
+    "median": [Case([_spread(3, 5)], diff=(0,)), Case([_spread(4)], diff=(0,), label="even count: the lower"),
+               Case([_TIES], label="ties share the gradient")],
+    "cummax_indices": [Case([_TIES], {"dim": 1}), Case([_spread(3, 4)], {"dim": 0})],
+    "cummin_indices": [Case([_TIES], {"dim": 1}), Case([_spread(3, 4)], {"dim": -1})],
+    "kthvalue_indices": [Case([_TIES], {"k": 3, "dim": 1, "keepdim": False}),
+                         Case([_spread(3, 4)], {"k": 1, "dim": 0, "keepdim": True})],
+    "median_indices": [Case([_TIES], {"dim": 1, "keepdim": False}), Case([_spread(3, 4)], {"dim": 0, "keepdim": True})],
+    "mode_indices": [Case([_TIES], {"dim": 1, "keepdim": False}), Case([_spread(3, 4)], {"dim": 0, "keepdim": True})],
     "smooth_l1_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r, "beta": b}, diff=(0, 1))
                        for r, b in (("mean", 1.0), ("sum", 0.5), ("none", 2.0))],
     "huber_loss": [Case([rnd(3, 4), rnd(3, 4)], {"reduction": r, "delta": d}, diff=(0, 1))

@@ -46,7 +46,7 @@ _TENSOR_FUNCTIONS = (
     "transpose", "permute", "squeeze", "unsqueeze", "t", "gather", "scatter", "index_select",
     "masked_fill", "broadcast_to", "flip", "fliplr", "flipud", "roll", "dot", "mv", "outer", "ger", "chunk", "split", "tril", "triu", "diag", "trace",
     "eq", "ne", "gt", "lt", "ge", "le", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
-    "logical_not", "any", "all", "sort", "argsort", "topk", "clone", "numel", "count_nonzero",
+    "logical_not", "any", "all", "sort", "argsort", "topk", "cummax", "cummin", "kthvalue", "median", "mode", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
     "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max",

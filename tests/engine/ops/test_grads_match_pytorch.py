@@ -77,6 +77,16 @@ FIRST = [
     ('tanh large', 'torch.tanh(t)', [100.0, -100.0, 0.0], [0.0, 0.0, 1.0]),
     ('mean of nothing', 't[:0].mean()', [1.0, 2.0, 3.0], [0.0, 0.0, 0.0]),
     ('remainder', 't % torch.tensor([2.0, 2.0, 2.0])', [1.0, 2.0, -3.0], [1.0, 1.0, 1.0]),
+    ('median() tie', 't.median()', [1.0, 2.0, 2.0, 3.0], [0.0, 0.5, 0.5, 0.0]),
+    ('median() even count', 't.median()', [4.0, 1.0, 3.0, 2.0], [0.0, 0.0, 0.0, 1.0]),
+    ('median(0) tie', 't.median(0).values', [2.0, 1.0, 2.0, 2.0], [1.0, 0.0, 0.0, 0.0]),
+    ('kthvalue tie', 't.kthvalue(2).values', [1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
+    ('mode tie', 't.mode().values', [3.0, 1.0, 3.0, 1.0], [0.0, 0.0, 0.0, 1.0]),
+    ('cummax tie', 't.cummax(0).values', [1.0, 1.0, 0.5, 2.0], [1.0, 2.0, 0.0, 1.0]),
+    ('cummin tie', 't.cummin(0).values', [1.0, 1.0, 0.5, 0.5], [1.0, 1.0, 1.0, 1.0]),
+    ('selu at 0', 'F.selu(t)', [0.0, -1.0, 1.0], [1.758099, 0.646769, 1.050701]),
+    ('celu at 0', 'F.celu(t, 0.5)', [0.0, -1.0, 1.0], [1.0, 0.135335, 1.0]),
+    ('logsigmoid far out', 'F.logsigmoid(t)', [-100.0, 0.0, 100.0], [1.0, 0.5, 0.0]),
 ]
 
 # (name, expression, second derivative at t = [0.3, 1.0, -2.0]: the gradient of d(expr.sum())/dt summed)

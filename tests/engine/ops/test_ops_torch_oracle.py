@@ -87,6 +87,13 @@ ORACLE = {
                                                    indices),
     "topk": lambda x, indices, dim: _check_indices(torch.topk(x, indices.shape[dim], dim,
                                                               largest=_descending(x, indices, dim)), indices),
+    "cummax": lambda x, indices, dim: _check_indices(torch.cummax(x, dim), indices),
+    "cummin": lambda x, indices, dim: _check_indices(torch.cummin(x, dim), indices),
+    "kthvalue": lambda x, indices, dim, keepdim: _check_indices(
+        torch.kthvalue(x, _kth(x, indices, dim, keepdim), dim, keepdim), indices),
+    "median_dim": lambda x, indices, dim, keepdim: _check_indices(torch.median(x, dim, keepdim), indices),
+    "mode": lambda x, indices, dim, keepdim: _check_indices(torch.mode(x, dim, keepdim), indices),
+    "median": torch.median,
     "smooth_l1_loss": lambda a, b, reduction, beta: TF.smooth_l1_loss(a, b, reduction=reduction, beta=beta),
     "huber_loss": lambda a, b, reduction, delta: TF.huber_loss(a, b, reduction=reduction, delta=delta),
     "embedding": lambda idx, w, padding_idx: TF.embedding(idx, w, padding_idx),
@@ -108,6 +115,12 @@ def _descending(x, indices, dim):
         return False
     first, last = (torch.gather(x, dim, indices.narrow(dim, i, 1)) for i in (0, indices.shape[dim] - 1))
     return bool((first > last).all()) if indices.shape[dim] > 1 else bool((first == x.amax(dim, True)).all())
+
+
+def _kth(x, indices, dim, keepdim):
+    """k of a kthvalue case (values distinct): the rank of the value its indices pick, plus one."""
+    picked = torch.gather(x, dim, indices if keepdim else indices.unsqueeze(dim))
+    return int((x < picked).sum(dim).flatten()[0]) + 1
 
 
 def _check_indices(result, indices):
