@@ -1,5 +1,6 @@
 """The page in headless Chromium: the seed snippet run and drawn, linked selection, the stepper,
-errors marked in the editor, share links, export, presenter mode and the language switch."""
+errors marked in the editor, share links, export, presenter mode and the language switch. Tests
+that change no more than a run, a selection or a tab share one page (reused_page)."""
 import json
 import os
 
@@ -19,8 +20,8 @@ def drawn_ids(page, view):
     return set(page.eval_on_selector_all(f"{view} g.node", "els => els.map(e => e.id)"))
 
 
-def test_seed_snippet_pasted_and_run_draws_both_dags(page):
-    open_page(page)
+def test_seed_snippet_pasted_and_run_draws_both_dags(reused_page):
+    page = reused_page()
     page.evaluate("code => window.dagscope.setCode(code)", SEED)
     page.click(".cm-content")
     page.keyboard.press("Control+Enter")            # the keyboard shortcut runs it
@@ -39,8 +40,8 @@ def test_seed_snippet_pasted_and_run_draws_both_dags(page):
     shot(page, "backward")
 
 
-def test_linked_selection_and_inspector(page):
-    open_page(page)
+def test_linked_selection_and_inspector(reused_page):
+    page = reused_page()
     record = run_code(page, SEED)
     g = record["graphs"][0]
     mul = next(n for n in g["forward"]["nodes"] if n["op"] == "mul")
@@ -112,8 +113,8 @@ def test_stepper_moves_and_values_change(page):
     assert "6." in page.inner_text("#step-detail")                  # z = sum([2., 4.]) = 6.
 
 
-def test_error_line_marked_in_editor_and_output(page):
-    open_page(page)
+def test_error_line_marked_in_editor_and_output(reused_page):
+    page = reused_page()
     record = run_code(page, "import torch\nx = torch.tensor([1.0])\ny = 1 / 0\n")
     assert not record["ok"] and record["error"]["line"] == 3
     page.wait_for_selector(".cm-mark-error")
@@ -152,8 +153,8 @@ def test_share_link_round_trip_and_back_button(page, browser):
 
 
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG"), ("dot", b"digraph")])
-def test_export_current_graph(page, fmt, magic):
-    open_page(page)
+def test_export_current_graph(reused_page, fmt, magic):
+    page = reused_page()
     run_code(page, SEED)
     with page.expect_download() as info:
         page.click(f".export[data-format='{fmt}']")
@@ -177,10 +178,10 @@ def test_presenter_mode_and_language_switch(page):
     shot(page, "presenter_zh-CN")   # needs a CJK font (fonts-wqy-microhei) to show the characters
 
 
-def test_readme_screenshot(page):
+def test_readme_screenshot(reused_page):
     """The README's picture: the chain-rule example paused mid-backprop (docs/screenshot.png)."""
     from pathlib import Path
-    open_page(page)
+    page = reused_page()
     page.click(".example[data-id='02_chain_rule']")                 # the gallery loads and runs it
     page.wait_for_function("window.dagscope.state.recordCode === window.dagscope.getCode() && !window.dagscope.state.running")
     assert page.evaluate("window.dagscope.state.record.ok")
@@ -197,8 +198,8 @@ def test_readme_screenshot(page):
         page.screenshot(path=str(docs / "screenshot.png"))
 
 
-def test_busy_server_is_retried_after_its_retry_after(page):
-    open_page(page)
+def test_busy_server_is_retried_after_its_retry_after(reused_page):
+    page = reused_page()
     calls = []
 
     def busy_once(route):
@@ -212,13 +213,14 @@ def test_busy_server_is_retried_after_its_retry_after(page):
     page.route("**/api/run", busy_once)
     record = run_code(page, SEED)
     assert record["ok"] and len(calls) == 2
+    page.unroute("**/api/run", busy_once)                    # the page serves the next test
     # Chromium logs every 4xx response itself; that one was this test's doing
     page.watch.console_errors[:] = [e for e in page.watch.console_errors if "status of 429" not in e]
 
 
-def test_busy_renderer_is_retried_after_its_retry_after(page):
+def test_busy_renderer_is_retried_after_its_retry_after(reused_page):
     """Every render slot busy (503): the graph view asks again after Retry-After and draws."""
-    open_page(page)
+    page = reused_page()
     calls = []
 
     def busy_once(route):
@@ -234,4 +236,5 @@ def test_busy_renderer_is_retried_after_its_retry_after(page):
     page.wait_for_selector("#view-forward g.node")
     assert drawn_ids(page, "#view-forward") == {n["id"] for n in record["graphs"][0]["forward"]["nodes"]}
     assert len(calls) >= 2
+    page.unroute("**/api/render/batch", busy_once)
     page.watch.console_errors[:] = [e for e in page.watch.console_errors if "status of 503" not in e]
