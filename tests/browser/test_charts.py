@@ -40,8 +40,8 @@ def js(page, body):
     return page.evaluate(f"async () => {{ {body} }}")
 
 
-def test_printed_numbers_become_series_with_their_x_axis(page):
-    open_page(page)
+def test_printed_numbers_become_series_with_their_x_axis(reused_page):
+    page = reused_page()
     out = js(page, r"""const m = await import('/static/js/charts.js');
         const tags = (s) => m.printedSeries(s).map(x => [x.tag, x.xName, x.points.length, x.points[1]]);
         return {
@@ -70,9 +70,8 @@ def run(page, code):
     return record
 
 
-def test_logged_scalars_and_a_histogram_are_charted_with_hover_values(page):
-    page.set_viewport_size({"width": 1280, "height": 720})
-    open_page(page)
+def test_logged_scalars_and_a_histogram_are_charted_with_hover_values(reused_page):
+    page = reused_page(size=(1280, 720))
     run(page, LOGGED)
     cards = page.eval_on_selector_all("#panel-charts figure.chart-card figcaption b", "els => els.map(e => e.textContent)")
     assert cards[:3] == ["loss/train", "norms/w", "norms/grad"] and "w" in cards
@@ -105,7 +104,7 @@ def test_printed_numbers_are_charted_when_nothing_was_logged_in_chinese(page):
     shot(page, "zh-CN_charts_printed_1280")
 
 
-def test_a_run_with_nothing_to_chart_says_how_to_get_one(page):
-    open_page(page)
+def test_a_run_with_nothing_to_chart_says_how_to_get_one(reused_page):
+    page = reused_page()
     run(page, "import torch\nprint(torch.ones(2))\n")
     assert "SummaryWriter" in page.text_content("#panel-charts .empty-state")

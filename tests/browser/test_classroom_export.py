@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import SHOTS, open_page, shot
+from tests.browser.conftest import SHOTS, shot
 from tests.browser.test_static_views import graph, open_trace_overlay
 
 pytestmark = pytest.mark.browser
@@ -45,7 +45,8 @@ def svg_size(text: str):
     return float(m.group(1)), float(m.group(2))
 
 
-def test_static_exports_trace_and_script_with_the_frozen_mark(page):
+def test_static_exports_trace_and_script_with_the_frozen_mark(reused_page):
+    page = reused_page()
     record = open_trace_overlay(page)
     traced = graph(record, capture="trace")
     page.wait_for_selector("#panel-static .ov-trace g.node.frozen")
@@ -74,9 +75,8 @@ def test_static_exports_trace_and_script_with_the_frozen_mark(page):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
-def test_passes_export_keeps_removed_and_added_colours(page, lang):
-    page.set_viewport_size({"width": 1280, "height": 720})
-    open_page(page, f"/?lang={lang}")            # presenting hides Export: the room has no use for it
+def test_passes_export_keeps_removed_and_added_colours(reused_page, lang):
+    page = reused_page(f"/?lang={lang}", size=(1280, 720))   # presenting hides Export: the room has no use for it
     page.evaluate("code => window.dagscope.setCode(code)", (EXAMPLES / "11_compile_fusion.py").read_text())
     page.evaluate("() => window.dagscope.run()")
     page.click("[data-tab=passes]")
@@ -100,9 +100,8 @@ def test_passes_export_keeps_removed_and_added_colours(page, lang):
     shot(page, "1280_passes_export" if lang == "en" else f"{lang}_1280_passes_export")
 
 
-def test_step_exports_both_panes(page):
-    page.set_viewport_size({"width": 1024, "height": 768})
-    open_page(page)
+def test_step_exports_both_panes(reused_page):
+    page = reused_page(size=(1024, 768))
     page.click("[data-tab=step]")
     page.wait_for_selector("#view-step-backward g.node.current")
     svg = export(page, "svg").decode()

@@ -22,7 +22,6 @@ MUL_LINE = 4
 
 def run_dynamic(page):
     """Run CODE; returns its graph and the ids of x * w forward and its MulBackward0."""
-    open_page(page)
     page.evaluate("c => window.dagscope.setCode(c)", CODE)
     record = page.evaluate("() => window.dagscope.run()")
     g = next(g for g in record["graphs"] if g.get("backward"))
@@ -35,7 +34,8 @@ def hover_line(page, n):
     page.hover(f".cm-content .cm-line >> nth={n - 1}")
 
 
-def test_a_line_of_code_lights_its_nodes_and_their_partners_in_both_dags(page):
+def test_a_line_of_code_lights_its_nodes_and_their_partners_in_both_dags(reused_page):
+    page = reused_page()
     g, mul, mul_back = run_dynamic(page)
     hover_line(page, MUL_LINE)
     assert lit(page, "#view-forward") == {mul}
@@ -45,7 +45,8 @@ def test_a_line_of_code_lights_its_nodes_and_their_partners_in_both_dags(page):
     assert not lit(page, "#view-forward") and not lit(page, "#view-backward") and not marked_lines(page)
 
 
-def test_hovering_a_backward_node_lights_its_forward_node_and_line(page):
+def test_hovering_a_backward_node_lights_its_forward_node_and_line(reused_page):
+    page = reused_page()
     g, mul, mul_back = run_dynamic(page)
     switch(page, "backward")
     page.wait_for_selector("#view-backward g.node")
@@ -65,7 +66,8 @@ def test_hovering_a_backward_node_lights_its_forward_node_and_line(page):
     assert same and page.evaluate("document.querySelector('#view-forward svg') === window.__svg")
 
 
-def test_a_node_picked_in_the_stepper_stays_lit_in_forward_and_backward(page):
+def test_a_node_picked_in_the_stepper_stays_lit_in_forward_and_backward(reused_page):
+    page = reused_page()
     g, mul, mul_back = run_dynamic(page)
     page.evaluate("window.dagscope.select('step')")
     page.wait_for_selector("#view-step-forward g.node")
@@ -89,8 +91,8 @@ def test_a_node_picked_in_the_stepper_stays_lit_in_forward_and_backward(page):
     assert lit(page, "#view-forward") == {mul}
 
 
-def test_a_pick_in_the_static_tab_lights_the_forward_and_backward_dags(page):
-    open_page(page)
+def test_a_pick_in_the_static_tab_lights_the_forward_and_backward_dags(reused_page):
+    page = reused_page()
     record = load_example(page, "compile_backward")
     compiled = graph(record, capture="compile")
     tanh = next(n["id"] for n in compiled["forward"]["nodes"] if n["op"] == "tanh")
@@ -108,7 +110,8 @@ def test_a_pick_in_the_static_tab_lights_the_forward_and_backward_dags(page):
     assert lit(page, "#view-forward") == {tanh}
 
 
-def test_the_trace_and_script_overlay_lights_the_counterpart_in_the_other_capture(page):
+def test_the_trace_and_script_overlay_lights_the_counterpart_in_the_other_capture(reused_page):
+    page = reused_page()
     traced = graph(open_trace_overlay(page), capture="trace")
     page.wait_for_selector("#panel-static .ov-script g.node")
     page.wait_for_selector("#panel-static .ov-trace g.node")
@@ -124,8 +127,8 @@ def test_the_trace_and_script_overlay_lights_the_counterpart_in_the_other_captur
     assert lit(page, "#panel-static .ov-trace") == {then} and not lit(page, "#panel-static .ov-script")
 
 
-def test_counterparts_pair_same_op_on_same_line_in_order(page):
-    open_page(page)
+def test_counterparts_pair_same_op_on_same_line_in_order(reused_page):
+    page = reused_page()
     out = page.evaluate("""async () => {
         const m = await import('/static/js/staticview.js');
         const N = (id, op, line, kind = 'op', label = op) => ({id, op, line, kind, label});

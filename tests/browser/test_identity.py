@@ -28,7 +28,6 @@ def switch(page, tab):
 
 def open_example_tabs(page):
     """Load the example and draw Static, Passes (on its last pass) and Kernels once."""
-    open_page(page)
     load_example(page, EXAMPLE)
     page.evaluate("window.dagscope.select('static')")
     page.wait_for_selector("#panel-static .static-graph g.node")
@@ -40,7 +39,8 @@ def open_example_tabs(page):
     page.wait_for_selector("#panel-kernels .kernel-graph g.node")
 
 
-def test_hovering_a_kernel_line_lights_its_node_in_the_last_pass_and_its_source_line(page):
+def test_hovering_a_kernel_line_lights_its_node_in_the_last_pass_and_its_source_line(reused_page):
+    page = reused_page()
     open_example_tabs(page)
     page.hover("#panel-kernels .kl[data-node='%8']")                 # tanh(x * w + 1.0)
     assert "ident" in cls(page, "#panel-kernels .kl[data-node='%8']")
@@ -63,7 +63,8 @@ def test_hovering_a_kernel_line_lights_its_node_in_the_last_pass_and_its_source_
     assert not lit(page, "#panel-passes .pass-after") and not marked_lines(page)
 
 
-def test_a_node_picked_in_static_stays_lit_in_kernels_and_passes(page):
+def test_a_node_picked_in_static_stays_lit_in_kernels_and_passes(reused_page):
+    page = reused_page()
     open_example_tabs(page)
     switch(page, "static")
     page.click("#panel-static .static-graph g.node[id='%12']")          # b = y * half, merged into a by CSE
@@ -94,7 +95,8 @@ def test_a_node_picked_in_static_stays_lit_in_kernels_and_passes(page):
     assert lit(page, "#panel-passes .pass-before") == {"%12"}
 
 
-def test_pointing_at_a_line_of_code_lights_its_nodes(page):
+def test_pointing_at_a_line_of_code_lights_its_nodes(reused_page):
+    page = reused_page()
     open_example_tabs(page)
     page.hover(f".cm-content .cm-line >> nth={line_of(EXAMPLE, 'y = torch.tanh') - 1}")
     # x * w, + 1.0 (and its constant) and tanh: the line's nodes, as captured and after the passes
@@ -104,8 +106,8 @@ def test_pointing_at_a_line_of_code_lights_its_nodes(page):
     assert marked_lines(page) == ["y = torch.tanh(x * w + 1.0)"]
 
 
-def test_identity_helpers(page):
-    open_page(page)
+def test_identity_helpers(reused_page):
+    page = reused_page()
     out = page.evaluate("""async () => {
         const m = await import('/static/js/identity.js');
         const N = (id, line) => ({id, op: 'mul', line});
@@ -130,8 +132,8 @@ def test_identity_helpers(page):
                              {"node": "%1", "line": 3}, None, None]
 
 
-def test_memory_bars_and_schedule_share_the_identity(page):
-    open_page(page)
+def test_memory_bars_and_schedule_share_the_identity(reused_page):
+    page = reused_page()
     load_example(page, "13_memory_reuse")
     page.evaluate("window.dagscope.select('kernels')")
     page.wait_for_selector("#panel-kernels .kernel-graph g.node")

@@ -63,8 +63,8 @@ def test_output_interleaves_stdout_and_stderr_in_order(page):
     shot(page, "zh-CN_output_stderr_present")
 
 
-def test_a_run_without_stderr_has_no_legend(page):
-    open_page(page)
+def test_a_run_without_stderr_has_no_legend(reused_page):
+    page = reused_page()
     page.evaluate("c => window.dagscope.setCode(c)", "print('only stdout')")
     page.evaluate("() => window.dagscope.run()")
     page.evaluate("window.dagscope.select('output')")
@@ -72,8 +72,8 @@ def test_a_run_without_stderr_has_no_legend(page):
     assert not page.query_selector("#panel-output .stream-legend")
 
 
-def test_interleave_counts_python_characters_and_survives_odd_records(page):
-    open_page(page)
+def test_interleave_counts_python_characters_and_survives_odd_records(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/output.js');
         return [
           m.interleaveOutput({stdout: '😀a\\nb\\n', stderr: 'w😀\\n', output_order: [['stdout', 3], ['stderr', 3], ['stdout', 2]]}),
@@ -91,8 +91,8 @@ def test_interleave_counts_python_characters_and_survives_odd_records(page):
     ]
 
 
-def test_warning_lines_for_the_editor_marks(page):
-    open_page(page)
+def test_warning_lines_for_the_editor_marks(reused_page):
+    page = reused_page()
     out = js(page, """const m = await import('/static/js/output.js');
         return [m.stderrWarningLines({stderr: '<dagscope>:6: UserWarning: a\\n  y = x.T\\n<dagscope>:8: TracerWarning: b\\n'
                                               + '  <dagscope>:9: UserWarning: not at a line start\\n<dagscope>:6: UserWarning: c\\n'}),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 from tests.browser.test_static_views import graph, load_example
 
 pytestmark = pytest.mark.browser
@@ -40,8 +40,9 @@ def to_zh(page):
 
 
 @pytest.fixture
-def zh_page(page):
-    open_page(page)
+def zh_page(reused_page):
+    """The module's page, switched to Chinese from the English it opened in (each test switches it)."""
+    page = reused_page()
     to_zh(page)
     return page
 
