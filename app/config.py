@@ -80,6 +80,8 @@ class Settings:
     metrics_token: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_METRICS_TOKEN", ""))
     # json: one JSON object per log line with the request id (app/logs.py); anything else: plain lines
     log_format: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_LOG_FORMAT", "text"))
+    # Who may frame the embed page (`?embed=1`, app/security_headers.py): origins, or 'self'
+    embed_ancestors: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_EMBED_ANCESTORS", "'self'"))
     # The HTTP surface (app/origin.py, app/middleware.py, app/server.py; README "Limits").
     serve_host: str = field(default_factory=lambda: os.environ.get("DAGSCOPE_HOST", ""))   # set by --host
     allowed_hosts: tuple = field(default_factory=lambda: _env_list("DAGSCOPE_ALLOWED_HOSTS", ""))

@@ -13,6 +13,7 @@ import { showOutput, stderrWarningLines } from "./output.js";
 import { showCharts } from "./charts.js";
 import { PassesPanel } from "./passes.js";
 import { ComparePanel } from "./compare.js";
+import * as embed from "./embed.js";
 import { download, flags, readHash, setQueryFlag, writeHash } from "./share.js";
 import { StaticPanel, warningLine } from "./staticview.js";
 import { Stepper } from "./stepper.js";
@@ -632,6 +633,14 @@ async function start() {
   $("#lang").value = lang;
   applyPresenter(f.present);
   for (const part of f.hide) document.body.classList.add(`hide-${part}`);
+  // the embed page: the editor and one view (?view=, else the address's tab, else Forward)
+  if (f.embed) {
+    document.body.classList.add("embed", "hide-gallery", "hide-tabs");
+    const open = new URLSearchParams(location.search);
+    open.delete("embed");
+    open.delete("view");
+    $("#embed-open").href = `${location.pathname}${open.toString() ? `?${open}` : ""}${location.hash}`;
+  }
 
   // Tab in the editor: indenting is a setting the page keeps (localStorage); the hint under the
   // editor says how the keyboard leaves it either way
@@ -727,7 +736,7 @@ async function start() {
     $("#side-toggle").dataset.i18n = open ? "side.hide" : "side.show";
     $("#side-toggle").textContent = t($("#side-toggle").dataset.i18n);
   };
-  showSide(localStorage.getItem("dagscope.side") !== "closed");
+  showSide(!f.embed && localStorage.getItem("dagscope.side") !== "closed");
   $("#side-toggle").onclick = () => {
     const open = document.body.classList.contains("side-collapsed");
     localStorage.setItem("dagscope.side", open ? "open" : "closed");
@@ -756,6 +765,10 @@ async function start() {
     lastShareUrl: null,
   };
 
+  if (f.embed) {
+    embed.listen(JSON.parse($("#dagscope-embed").textContent || "null"),
+                 { setCode: (code) => editor.setCode(code), run, select: (view) => select(view) });
+  }
   const [cards, exs] = await Promise.all([api.opCards(), api.examples()]);
   setOpCards(cards);
   examples = exs;
@@ -765,6 +778,7 @@ async function start() {
   if (missing) toast(t("share.missing", { id: missing }));
   // the address is left as it came until the view it describes is shown (a run comes first)
   const hashState = readHash();
+  if (f.embed && TABS.includes(f.view)) hashState.tab = f.view;
   saveHash.muted = true;
   const restore = (s) => { saveHash.muted = false; return applyState(s); };
   if (snippet) {

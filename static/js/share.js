@@ -36,6 +36,9 @@ export function flags() {
     present: q.has("present") && q.get("present") !== "0",
     hide: new Set((q.get("hide") || "").split(",").filter(Boolean)),
     lang: q.get("lang"),
+    // the embed page (docs/embed.md): the editor and one view, for an <iframe>
+    embed: q.get("embed") === "1",
+    view: q.get("view"),
   };
 }
 
