@@ -52,9 +52,10 @@ system-deps:
 	@$(PYTHON) -c "import os, sys, sysconfig; sys.exit(not (os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')) or sys.prefix != '/usr'))" \
 	  || scripts/ensure-debian-packages.sh python3-dev || true
 
-# postgresql: the store tests and the two-replica test start a throwaway server (tests/postgres_server.py)
+# postgresql: the store tests and the two-replica test start a throwaway server (tests/postgres_server.py);
+# caddy: deploy/Caddyfile is validated and run in front of a replica (tests/test_deploy_files.py, test_replicas.py)
 system-test-deps:
-	@scripts/ensure-debian-packages.sh chromium:chromium fonts-wqy-microhei postgresql   # fonts: CJK glyphs for zh-CN screenshots
+	@scripts/ensure-debian-packages.sh chromium:chromium fonts-wqy-microhei postgresql caddy:caddy   # fonts: CJK glyphs for zh-CN screenshots
 
 bench: install
 	$(PY) bench/eager.py

@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -118,6 +120,42 @@ def test_a_runs_files_and_tensor_values_from_a_are_served_by_b(replicas):
     assert np.load(io.BytesIO(values.content), allow_pickle=False).shape == (30, 20)
     summary = httpx.get(f"{b.url}/api/runs/{rec['run_id']}/tensors/{w['value']['values']}/summary", timeout=30)
     assert summary.json()["stats"] == w["value"]["stats"]
+
+
+@pytest.mark.skipif(shutil.which("caddy") is None, reason="Debian's caddy is not installed (make test installs it)")
+def test_deploys_caddyfile_proxies_to_a_replica(replicas, tmp_path):
+    """deploy/Caddyfile as compose runs it, outside a container: the replicas' name is `localhost`
+    and B's port instead of Docker's `app` 8000."""
+    _, b = replicas
+    port, admin = _free_port(), _free_port()
+    env = {**os.environ, "DAGSCOPE_SITE": f"http://127.0.0.1:{port}", "DAGSCOPE_UPSTREAM_NAME": "localhost",
+           "DAGSCOPE_UPSTREAM_PORT": str(b.port), "DAGSCOPE_PROXY_ADMIN": f"127.0.0.1:{admin}",
+           "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    proxy = subprocess.Popen(["caddy", "run", "--adapter", "caddyfile", "--config", str(ROOT / "deploy" / "Caddyfile")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                health = httpx.get(url + "/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline and proxy.poll() is None, "Caddy did not start"
+                time.sleep(0.2)
+        assert health.status_code == 200 and health.json() == {"status": "ok"}
+        request_id = health.headers["x-request-id"]          # Caddy's {http.request.uuid}, kept by the app
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", request_id)
+        assert any(f'"request_id": "{request_id}"' in line for line in b.log_path.read_text().splitlines())
+        assert httpx.get(url + "/metrics", timeout=5).status_code == 404          # never through the proxy
+        big = httpx.post(url + "/api/snippets", content=b"x" * (9 << 20), timeout=30,
+                         headers={"content-type": "application/json"})
+        assert big.status_code == 413          # the replica's own limit, from Content-Length, through the proxy
+        made = httpx.post(url + "/api/snippets", json={"code": "via the proxy\n"}, timeout=30).json()
+        assert httpx.get(f"{b.url}/api/snippets/{made['id']}", timeout=30).json()["code"] == "via the proxy\n"
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
 
 
 def test_stopping_a_mid_run_finishes_the_run_and_loses_nothing(replicas):
