@@ -81,7 +81,7 @@ def _selected(kind: str, result, input, dim, keepdim, **attrs):
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     size = input.array.shape[_dim(dim, input.ndim)] if input.ndim else 1
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return _selected("kthvalue", _KthvalueResult, input, dim, keepdim, k=int(k))
 
 

@@ -383,10 +383,11 @@ _NEEDS_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False):
-    if mode in ("bicubic", "trilinear", "area") or antialias:
+    if mode == "trilinear" or antialias:
         raise UnsupportedError(f"F.interpolate(mode={mode!r}{', antialias=True' if antialias else ''}) is not "
-                               "supported by Dagscope: it has nearest, nearest-exact, linear and bilinear")
-    if mode not in ("nearest", "nearest-exact", "linear", "bilinear"):
+                               "supported by Dagscope: it has nearest, nearest-exact, linear, bilinear, bicubic "
+                               "and area")
+    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "area"):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
@@ -417,6 +418,11 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             (float(scale_factor),) * nd
         size = tuple(int(np.floor(float(n) * f)) for n, f in zip(input.shape[2:], factors))
         scales = None if recompute_scale_factor else factors
+    if mode == "area":          # PyTorch's area mode is adaptive average pooling to the size
+        if nd == 2:
+            return apply("adaptive_avg_pool2d", input, output_size=size)
+        pooled = apply("adaptive_avg_pool2d", apply("unsqueeze", input, dim=2), output_size=(1, size[0]))
+        return apply("squeeze", pooled, dim=2)
     return apply("interpolate", input, size=size, mode=mode, align_corners=align_corners if mode in _INTERPOLATING
                  else None, scales=scales)
 

@@ -1,10 +1,13 @@
 """F.pad (constant, reflect, replicate, circular) and F.interpolate (nearest, nearest-exact, linear,
-bilinear with or without align_corners), each with its adjoint as an op of its own.
+bilinear and bicubic, with or without align_corners), each with its adjoint as an op of its own.
 
 Both are separable: along each padded or resized dim, output position j reads input position(s) given
 by an index map (and, interpolating, two weights). The forward gathers along each dim in turn (the
 last dim first, the order PyTorch's bilinear kernel multiplies in); the backward scatter-adds the
-gradient back through the same maps, and its own vjp is the forward again (both are linear)."""
+gradient back through the same maps, and its own vjp is the forward again (both are linear).
+Bicubic reads four inputs per output with Keys' weights; its backward adds each output's 16
+contributions in ATen's order rather than dim by dim. Bicubic is within a few ulps of PyTorch's
+(its x86 build fuses the multiply-adds into FMAs), not bit for bit."""
 from __future__ import annotations
 
 
@@ -114,11 +117,72 @@ def interpolation_map(n_in: int, n_out: int, mode: str, align_corners, scale, dt
     return i0, i1, (t(1) - w1).astype(t), w1
 
 
+def cubic_map(n_in: int, n_out: int, align_corners, scale, dtype) -> tuple:
+    """(indices, weights), each 4 x n_out, along one dim: output j = sum_k weights[k, j] *
+    x[indices[k, j]]. ATen's HelperInterpCubic: the source position unclamped (it may be
+    negative), its floor and fraction guarded, Keys' cubic convolution with A = -0.75, the four
+    taps clamped to the edge; in the input's float type (float32 for float32)."""
+    t = np.float32 if np.dtype(dtype) != np.float64 else np.float64
+    j = np.arange(n_out).astype(t)
+    if align_corners:
+        src = (t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)) * j
+    else:
+        src = (t(1.0 / scale) if scale else t(n_in) / t(n_out)) * (j + t(0.5)) - t(0.5)
+    base = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    frac = np.minimum(np.maximum(src - base.astype(t), t(0)), t(1)).astype(t)
+    a = t(-0.75)
+
+    def near(x):                # cubic_convolution1: |x| <= 1
+        return ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
+
+    def far(x):                 # cubic_convolution2: 1 < |x| < 2
+        return ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
+
+    rest = (t(1) - frac).astype(t)
+    weights = np.stack([far(frac + t(1)), near(frac), near(rest), far(rest + t(1))]).astype(t)
+    indices = np.clip(base[None, :] + np.arange(-1, 3)[:, None], 0, n_in - 1)
+    return indices, weights
+
+
+def _bicubic_forward(x, size, align_corners, scales):
+    # ATen's generic upsample kernel: along the width, then the height, each output the sum
+    # t0 * w0 + t1 * w1 + t2 * w2 + t3 * w3 in that order, in the input's type
+    for k in (1, 0):
+        d = 2 + k
+        indices, weights = cubic_map(x.shape[d], size[k], align_corners, scales[k] if scales else None, x.dtype)
+        out = np.take(x, indices[0], axis=d) * weights[0].astype(x.dtype).reshape(_shape_along(x, d))
+        for tap in range(1, 4):
+            out += np.take(x, indices[tap], axis=d) * weights[tap].astype(x.dtype).reshape(_shape_along(x, d))
+        x = out
+    return x
+
+
+def _bicubic_backward(g, input_shape, size, align_corners, scales):
+    """ATen's upsample_bicubic2d_backward: for each output pixel in order, its gradient times the
+    row weight times the column weight added to each of the 16 input pixels it read (clamped at
+    the edges), one after another; np.add.at adds in the same order. (Within a few ulps of
+    PyTorch's, not bit for bit: its x86 build contracts these multiply-adds into FMAs.)"""
+    n, c, h, w = input_shape
+    rows, row_w = cubic_map(h, size[0], align_corners, scales[0] if scales else None, g.dtype)
+    cols, col_w = cubic_map(w, size[1], align_corners, scales[1] if scales else None, g.dtype)
+    # contributions in the order (channel, out y, out x, tap y, tap x)
+    flat = g.reshape(n * c, size[0], size[1])
+    values = (flat[:, :, :, None, None] * row_w.T.astype(g.dtype)[None, :, None, :, None]) \
+        * col_w.T.astype(g.dtype)[None, None, :, None, :]
+    where = rows.T[:, None, :, None] * w + cols.T[None, :, None, :]
+    out = np.zeros((n * c, h * w), g.dtype)
+    channel = np.arange(n * c)[:, None, None, None, None]
+    np.add.at(out, (np.broadcast_to(channel, values.shape), np.broadcast_to(where[None], values.shape)), values)
+    return out.reshape(input_shape)
+
+
 def _shape_along(x, dim):
     return (1,) * dim + (-1,) + (1,) * (x.ndim - dim - 1)
 
 
 def _interpolate_forward(x, size, mode, align_corners=None, scales=None):
+    if mode == "bicubic":
+        return np.ascontiguousarray(_bicubic_forward(x, size, align_corners, scales))
     nd = len(size)
     for k in reversed(range(nd)):                       # the last dim first (PyTorch's order of products)
         d = 2 + k
@@ -133,6 +197,8 @@ def _interpolate_forward(x, size, mode, align_corners=None, scales=None):
 
 
 def _interpolate_backward_forward(g, input_shape, size, mode, align_corners=None, scales=None):
+    if mode == "bicubic":
+        return _bicubic_backward(g, tuple(input_shape), size, align_corners, scales)
     for k in range(len(size)):
         d = 2 + k
         n_in = input_shape[d]
@@ -143,7 +209,8 @@ def _interpolate_backward_forward(g, input_shape, size, mode, align_corners=None
 
 
 _UPSAMPLE_NAMES = {"nearest": "UpsampleNearest{n}DBackward0", "nearest-exact": "UpsampleNearestExact{n}DBackward0",
-                   "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0"}
+                   "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                   "bicubic": "UpsampleBicubic2DBackward0"}
 
 register(OpDef(
     "interpolate", NN, _interpolate_forward,

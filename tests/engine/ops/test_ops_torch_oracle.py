@@ -70,7 +70,7 @@ ORACLE = {
     "pad": lambda x, pad, mode, value: TF.pad(x, pad, mode, value if mode == "constant" else None),
     "interpolate": lambda x, size, mode, align_corners=None, scales=None: torch.ops.aten.__dict__[
         {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact", "linear": "upsample_linear",
-         "bilinear": "upsample_bilinear"}[mode] + f"{len(size)}d"](x, size, *([align_corners] if align_corners
+         "bilinear": "upsample_bilinear", "bicubic": "upsample_bicubic"}[mode] + f"{len(size)}d"](x, size, *([align_corners] if align_corners
                                                                               is not None else []), *(scales or ())),
     "native_group_norm": lambda x, *p, groups, eps, has_weight, has_bias: TF.group_norm(
         x, groups, *_affine(p, has_weight, has_bias), eps=eps),
