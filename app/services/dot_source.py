@@ -20,6 +20,8 @@ _STYLE = {
     "accumulate": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ede9fe", "color": "#7c3aed"},
     "module": {"shape": "box3d", "style": "filled", "fillcolor": "#e0f2fe", "color": "#0369a1"},
     "control": {"shape": "diamond", "style": "filled", "fillcolor": "#fff7ed", "color": "#ea580c"},
+    # an ONNX operator Dagscope draws but does not run (engine/onnx/reader.py: op "onnx::<OpType>")
+    "unknown": {"shape": "box", "style": "rounded,filled,dashed,bold", "fillcolor": "#fee2e2", "color": "#dc2626"},
 }
 _GRAPH = {"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.35"}
 _NODE = {"fontname": "Helvetica", "fontsize": "11", "height": "0.3"}
@@ -93,7 +95,8 @@ def to_dot(graph: dict, direction: str = "TB", lang: str = "en") -> str:
         if shape is not None:
             label = f"{label}\n{cut(_shape_text(shape, lang))}"
         # ids are kept whole: the page finds nodes by them (the request schema bounds their length)
-        attrs = {**_STYLE.get(node.get("kind") or "op", _STYLE["op"]),
+        kind = "unknown" if str(node.get("op") or "").startswith("onnx::") else node.get("kind") or "op"
+        attrs = {**_STYLE.get(kind, _STYLE["op"]),
                  "id": nid, "label": label, "tooltip": cut(node.get("op") or nid)}
         line = f"{dot_name(nid)} {_attrs(attrs)}"
         module = node.get("module")

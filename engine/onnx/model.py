@@ -17,6 +17,7 @@ from engine.capture import trail
 from engine.capture.common import run_eager
 from engine.creation import tensor
 from engine.errors import UnsupportedError
+from engine.hooks import Message
 from engine.onnx.reader import MAX_ELEMENTS, Imported, OnnxImportError, read, to_graph
 from engine.tensor import Tensor
 
@@ -100,11 +101,14 @@ def load(f, name: str | None = None) -> OnnxModel:
         name = name or os.path.basename(path)
     model = OnnxModel(to_graph(read(data), name=os.path.splitext(name)[0] or "onnx"), name)
     if trail.recording():
-        warnings = [f"{op} is drawn but not run: {why}" for op, why in model.unknown_operators.items()]
-        warnings += [f"named dim {s} (a size the file leaves open)" for s in model._imported.symbolic[:8]]
+        # (the reader's reasons and the file's names are quoted as they are, in every language)
+        warnings = [Message("warning.onnx_not_run", f"{op} is drawn but not run: {why}", op=op, quote=why)
+                    for op, why in model.unknown_operators.items()]
+        warnings += [Message("warning.onnx_named_dim", f"named dim {s} (a size the file leaves open)", quote=s)
+                     for s in model._imported.symbolic[:8]]
         inputs = None if model.unknown_operators else model.random_inputs() + model._weights
-        trail.graph_captured(model.graph, "onnx", f"ONNX {name}", target=model, warnings=warnings,
-                             inputs=inputs, called=False, extra={"function": model.graph.name})
+        trail.graph_captured(model.graph, "onnx", Message("title.onnx", f"ONNX {name}", name=name), target=model,
+                             warnings=warnings, inputs=inputs, called=False, extra={"function": model.graph.name})
     return model
 
 

@@ -21,6 +21,7 @@ import { IterationBar, overlayAt, stepPositions, stepsAt, tensorAt, trajectoryCh
 import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
 import { clearMeasures, measure, now } from "./timing.js";
+import { fileIdFromAddress, setupOnnxOpen } from "./onnxopen.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "compare", "output"];
 const $ = (s) => document.querySelector(s);
@@ -769,6 +770,20 @@ async function start() {
     embed.listen(JSON.parse($("#dagscope-embed").textContent || "null"),
                  { setCode: (code) => editor.setCode(code), run, select: (view) => select(view) });
   }
+
+  // an ONNX file opened on the page (or a run's, in a View graph tab) shows as the run of its program
+  const onnx = setupOnnxOpen({
+    button: $("#onnx-open"), input: $("#onnx-file"), target: document.body, status: setStatus,
+    show: async ({ code, record }) => {
+      editor.setCode(code);
+      shown++;
+      state.recordCode = code;
+      await load(record, { ran: true });
+      if (record.graphs?.some((g) => g.capture === "onnx")) await select("static");
+    },
+  });
+  const onnxFile = fileIdFromAddress();
+
   const [cards, exs] = await Promise.all([api.opCards(), api.examples()]);
   setOpCards(cards);
   examples = exs;
@@ -792,7 +807,9 @@ async function start() {
   applyTo(document);
   document.body.classList.add("ready");
   // a fresh page shows the first example already run, so the room sees a graph at once
-  if (!snippet && examples.length) {
+  if (onnxFile && !snippet) {
+    onnx.openFileId(onnxFile).finally(() => { saveHash.muted = false; });
+  } else if (!snippet && examples.length) {
     run().then(() => restore(hashState)).catch(() => { saveHash.muted = false; });
   } else if (!snippet) {
     saveHash.muted = false;

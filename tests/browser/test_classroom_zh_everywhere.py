@@ -38,7 +38,7 @@ TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", 
 TECHNICAL = {"PyTorch", "TensorFlow", "Keras", "Python", "Dagscope", "NumPy", "Graphviz", "JAX",
              "SVG", "PNG", "DOT", "IR", "SSA", "AST", "BLAS", "GEMM", "CPU", "C", "NaN", "inf", "nan",
              "Ctrl", "Esc", "Tab", "Shift", "Enter", "ms", "KB", "MB", "GB", "kB", "B", "s",
-             "stdout", "stderr", "npy", "dagscope", "vjp", "jaxpr"}
+             "stdout", "stderr", "npy", "dagscope", "vjp", "jaxpr", "ONNX"}
 # The engine's warnings and graph titles carry message keys (engine/hooks.py Message): none is left.
 KNOWN_ENGLISH: list[str] = []
 API = {"Session", "SummaryWriter", "TracerWarning", "detach", "cond", "no_grad"}
