@@ -209,6 +209,13 @@ def open_page(page, path: str = "/"):
                            timeout=30000)
 
 
+def painted(page):
+    """Wait until the page has laid out and painted what it last drew (two animation frames). The
+    page's select(), selectNode(), load() and run() have built their DOM when their call returns
+    (they draw nothing later, on a timer), so this is all a test reading the screen needs to wait for."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

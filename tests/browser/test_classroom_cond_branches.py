@@ -3,7 +3,7 @@ both branches as sub-graphs, fed from the cond, the branch the call took marked 
 1440x900, 1280x720 presenting and 1024x768, English and 简体中文, with screenshots."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 
 pytestmark = pytest.mark.browser
 SIZES = [("1440", (1440, 900), False), ("present_1280", (1280, 720), True), ("1024", (1024, 768), False)]
@@ -13,9 +13,8 @@ OTHER = {"en": "else branch", "zh-CN": "假分支"}
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("name, size, present", SIZES)
-def test_a_scripted_cond_draws_both_branches_with_the_taken_one_marked(page, lang, name, size, present):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, f"/?lang={lang}" + ("&present=1" if present else ""))
+def test_a_scripted_cond_draws_both_branches_with_the_taken_one_marked(reused_page, lang, name, size, present):
+    page = reused_page(f"/?lang={lang}" + ("&present=1" if present else ""), size=size)
     ex = next(e for e in page.evaluate("fetch('/api/examples').then(r => r.json()).then(j => j.examples)")
               if e["id"] == "06_trace_vs_script")
     page.evaluate("code => window.dagscope.setCode(code)", ex["code_zh"] if lang == "zh-CN" else ex["code"])

@@ -3,7 +3,7 @@ and Forward says so above the drawing in the page's language — also when it is
 graph and the graph picker (whose title said it) is hidden."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 
 pytestmark = pytest.mark.browser
 
@@ -15,9 +15,8 @@ print(y)
 
 
 @pytest.mark.parametrize("size, present, lang", [((1280, 720), True, "en"), ((1024, 768), False, "zh-CN")])
-def test_a_data_flow_graph_says_what_it_is_on_forward(page, size, present, lang):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, f"/?lang={lang}" + ("&present=1" if present else ""))
+def test_a_data_flow_graph_says_what_it_is_on_forward(reused_page, size, present, lang):
+    page = reused_page(f"/?lang={lang}" + ("&present=1" if present else ""), size=size)
     page.evaluate("code => window.dagscope.setCode(code)", NO_GRAD)
     record = page.evaluate("() => window.dagscope.run()")
     assert len(record["graphs"]) == 1 and record["graphs"][0]["title"].endswith("(data flow only: no gradient recorded)")

@@ -6,7 +6,7 @@ sideways); at 1024x768 no view scrolls sideways. 1440x900, 1280x720 presenting a
 English and 简体中文, with screenshots."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import painted, shot
 
 pytestmark = pytest.mark.browser
 
@@ -37,10 +37,9 @@ def run_code(page, code):
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("name, size, present", SIZES)
-def test_weights_before_and_after_the_step_and_the_gradients_through_a_backward_node(page, lang, name, size, present):
+def test_weights_before_and_after_the_step_and_the_gradients_through_a_backward_node(reused_page, lang, name, size, present):
     words = WORDS[lang]
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, f"/?lang={lang}" + ("&present=1" if present else ""))
+    page = reused_page(f"/?lang={lang}" + ("&present=1" if present else ""), size=size)
     record = run_code(page, STEPPED)
     g = record["graphs"][0]
     w = next(n for n in g["forward"]["nodes"] if n.get("name") == "w")
@@ -80,9 +79,8 @@ def test_weights_before_and_after_the_step_and_the_gradients_through_a_backward_
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
-def test_nothing_scrolls_sideways_at_1024(page, lang):
-    page.set_viewport_size({"width": 1024, "height": 768})
-    open_page(page, f"/?lang={lang}")
+def test_nothing_scrolls_sideways_at_1024(reused_page, lang):
+    page = reused_page(f"/?lang={lang}", size=(1024, 768))
     examples = page.evaluate("fetch('/api/examples').then(r => r.json()).then(j => j.examples)")
     wide = {}
     for ex in [e for e in examples if e["id"] in ("06_trace_vs_script", "11_compile_fusion", "12_cnn")] + [{"id": "stepped", "code": STEPPED}]:
@@ -91,7 +89,7 @@ def test_nothing_scrolls_sideways_at_1024(page, lang):
             if not page.evaluate(f"document.querySelector('[data-tab={tab}]').offsetParent !== null"):
                 continue
             page.evaluate(f"window.dagscope.select('{tab}')")
-            page.wait_for_timeout(150)
+            painted(page)
             over = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             found = page.eval_on_selector(f"[data-panel='{tab}']", NO_SIDEWAYS)
             if over > 0 or found:

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 
 pytestmark = pytest.mark.browser
 
@@ -15,9 +15,8 @@ SIZES = [("1440", (1440, 900), False), ("present_1280", (1280, 720), True), ("10
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("name, size, present", SIZES)
-def test_stop_ends_a_running_program(page, lang, name, size, present):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, f"/?lang={lang}" + ("&present=1" if present else ""))
+def test_stop_ends_a_running_program(reused_page, lang, name, size, present):
+    page = reused_page(f"/?lang={lang}" + ("&present=1" if present else ""), size=size)
     assert page.locator("#stop").is_hidden()
     page.evaluate("code => window.dagscope.setCode(code)", FOREVER)
     page.click("#run")

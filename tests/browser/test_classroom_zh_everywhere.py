@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import open_page, painted, shot
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,17 +122,17 @@ def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set) -
 
     for tab in visible_tabs(page):
         page.evaluate(f"window.dagscope.select('{tab}')")
-        page.wait_for_timeout(150)
+        painted(page)
         look(tab, f"[data-panel='{tab}']")
         if tab in ("forward", "backward"):
             nodes = page.eval_on_selector_all(f"#view-{tab} g.node", "els => els.map(e => e.id)")
             for node in nodes[:1] + nodes[-1:]:
                 page.evaluate("id => window.dagscope.selectNode(id)", node)
-                page.wait_for_timeout(100)
+                painted(page)
                 look(f"{tab} inspector ({node})", f"#inspector-{tab}")
         if tab == "step" and page.evaluate("window.dagscope.state.record.graphs.some(g => g.steps && g.steps.length)"):
             page.evaluate("window.dagscope.step(1)")
-            page.wait_for_timeout(150)
+            painted(page)
             look("step 2", "[data-panel='step']")
     look("status and gallery", "header.topbar")
     look("gallery", "#gallery")
@@ -152,7 +152,7 @@ def test_no_english_prose_in_any_view_of_any_example(page):
             problems[ex["id"]] = left
         if ex["id"] in SHOTS:
             page.evaluate(f"window.dagscope.select('{SHOTS[ex['id']]}')")
-            page.wait_for_timeout(200)
+            painted(page)
             shot(page, f"zh-CN_1440_every_view_{ex['id']}_{SHOTS[ex['id']]}")
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
     assert known_seen == set(KNOWN_ENGLISH), f"no longer seen, remove from KNOWN_ENGLISH: {set(KNOWN_ENGLISH) - known_seen}"

@@ -4,7 +4,7 @@ tab that draws them, and a pick made anywhere persists there. Also the trace-vs-
 node picked in one capture lights its counterpart in the other."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 from tests.browser.test_identity import lit, marked_lines, switch
 from tests.browser.test_static_views import cls, graph, line_of, load_example, open_trace_overlay
 

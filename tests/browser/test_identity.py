@@ -4,7 +4,7 @@ tabs. Built on the run record of example 11 (tests/browser/fixtures), whose pass
 (b * 1.0 -> b), CSE (b = y * half is a's node) and fuse everything into one kernel."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 from tests.browser.test_static_views import cls, line_of, load_example
 
 pytestmark = pytest.mark.browser

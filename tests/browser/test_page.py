@@ -1,7 +1,6 @@
 """The page in headless Chromium: the seed snippet run and drawn, linked selection, the stepper,
 errors marked in the editor, share links, export, presenter mode and the language switch. Tests
 that change no more than a run, a selection or a tab share one page (reused_page)."""
-import json
 import os
 
 import pytest
