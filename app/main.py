@@ -21,8 +21,12 @@ from app.services.metrics import RenderTimer
 async def _lifespan(app: FastAPI):
     runs.warm_up()          # the first student's run should not pay the worker pool's start
     sweeper = asyncio.create_task(expiry.expire_periodically())
+    shared = database.database()
+    if shared.shared:                     # PostgreSQL: a Stop may reach another replica
+        runs.relay_stops(shared)
     yield
     sweeper.cancel()
+    runs.stop_relaying()
     database.close_all()
 
 

@@ -11,6 +11,17 @@ The last column is the machine's 1-minute load average at the end of the scenari
 else running on the machine competes with the students' runs.
 
     .venv/bin/python bench/load.py [--students 30] [--loopers 3] [--duration 60] [--period 10]
+
+Capacity (issue 20), `--capacity`: runs per second per core, closed loop (each of 2 x the run
+slots' clients sends its next run as soon as its last is answered, from its own address, with the
+rate limits off), for the seed MLP and nanoGPT's tiny config, on
+  1. one replica with all the machine's run slots (DAGSCOPE_WORKERS = cores), and
+  2. two replicas with half each, sharing one PostgreSQL (tests/postgres_server.py's throwaway
+     server), the clients alternating between them as a proxy would;
+the same total cores, so the ratio is what replication costs (goal: <= 10%). docs/deploy.md turns
+it into a sizing table.
+
+    .venv/bin/python bench/load.py --capacity [--duration 30]
 """
 from __future__ import annotations
 
@@ -44,9 +55,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int) -> subprocess.Popen:
+def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -113,6 +125,97 @@ def scenario(base: str, students: int, loopers: int, duration: float, period: fl
             "loadavg": os.getloadavg()[0]}
 
 
+def nanogpt_tiny() -> str:
+    """nanoGPT's model.py (bench/models/nanogpt.py's definitions) with a tiny config: 2 layers,
+    2 heads, 64 wide, block 32, one training step on a batch of 4 x 32 tokens."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from models import program, split
+    head, _, _ = split(program("nanogpt"))
+    return head + """torch.manual_seed(1337)
+config = GPTConfig(block_size=32, vocab_size=65, n_layer=2, n_head=2, n_embd=64, dropout=0.0, bias=False)
+model = GPT(config)
+x = torch.randint(0, 65, (4, 32))
+y = torch.randint(0, 65, (4, 32))
+logits, loss = model(x, y)
+loss.backward()
+print(f"loss {loss.item():.4f}")
+"""
+
+
+def saturate(bases: list[str], code: str, clients: int, duration: float) -> dict:
+    """`clients` closed-loop clients (client i on its own address, sending to bases[i % len])."""
+    results: list[tuple[float, str]] = []
+    lock = threading.Lock()
+    stop_at = time.monotonic() + duration
+
+    def client(i: int) -> None:
+        with httpx.Client(base_url=bases[i % len(bases)], timeout=120,
+                          transport=httpx.HTTPTransport(local_address=f"127.0.2.{i + 1}")) as http:
+            while time.monotonic() < stop_at:
+                started = time.monotonic()
+                try:
+                    r = http.post("/api/run", json={"code": code})
+                    outcome = ("ok" if r.json()["ok"] else r.json()["error"]["kind"]) if r.status_code == 200 \
+                        else f"http {r.status_code}"
+                except httpx.HTTPError as exc:
+                    outcome = type(exc).__name__
+                with lock:
+                    results.append((time.monotonic() - started, outcome))
+    started = time.monotonic()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - started
+    ok = [lat for lat, out in results if out == "ok"]
+    cores = os.cpu_count() or 1
+    return {"runs": len(ok), "failures": sorted({out for _, out in results if out != "ok"}),
+            "per_s": len(ok) / elapsed, "per_s_core": len(ok) / elapsed / cores, "p50": percentile(ok, 0.5),
+            "p95": percentile(ok, 0.95), "loadavg": os.getloadavg()[0]}
+
+
+def capacity(duration: float) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from postgres_server import PostgresServer
+    cores = os.cpu_count() or 1
+    quiet = {"DAGSCOPE_RATE_PER_MIN": "0", "DAGSCOPE_QUEUE_LIMIT": "64"}
+    programs = {"seed MLP (examples/10)": mlp_snippet(), "nanoGPT tiny": nanogpt_tiny()}
+    rows = []
+    pg = PostgresServer()
+    pg.start()
+    servers: list[subprocess.Popen] = []
+    try:
+        layouts = {"1 replica": [{"DAGSCOPE_WORKERS": str(cores)}],
+                   "2 replicas + PostgreSQL": [{"DAGSCOPE_WORKERS": str(max(1, cores // 2)),
+                                                "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}] * 2}
+        for layout, envs in layouts.items():
+            ports = [free_port() for _ in envs]
+            servers = [start_server(port, {**quiet, **env}) for port, env in zip(ports, envs)]
+            bases = [f"http://127.0.0.1:{port}" for port in ports]
+            for name, code in programs.items():
+                saturate(bases, code, len(envs), 3)                 # warm: each replica's zygote, the caches
+                row = saturate(bases, code, 2 * cores, duration)
+                rows.append({"layout": layout, "program": name, **row})
+            for server in servers:
+                server.terminate()
+                server.wait(30)
+            servers = []
+    finally:
+        for server in servers:
+            server.kill()
+        pg.stop()
+    print(f"{cores} cores; closed loop, {2 * cores} clients, {duration:g} s per row")
+    print("| layout | program | runs | runs/s | runs/s per core | p50 s | p95 s | failures | load avg |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---:|")
+    for r in rows:
+        print(f"| {r['layout']} | {r['program']} | {r['runs']} | {r['per_s']:.2f} | {r['per_s_core']:.2f} | "
+              f"{r['p50']:.2f} | {r['p95']:.2f} | {', '.join(r['failures']) or '-'} | {r['loadavg']:.1f} |")
+    for name in programs:
+        one, two = (next(r for r in rows if r["layout"] == layout and r["program"] == name) for layout in layouts)
+        print(f"{name}: two replicas give {two['per_s'] / one['per_s']:.2f}x one replica's throughput")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--students", type=int, default=30)
@@ -120,7 +223,10 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--period", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--capacity", action="store_true", help="runs per second per core, one replica vs two")
     args = ap.parse_args()
+    if args.capacity:
+        return capacity(args.duration)
     port = free_port()
     server = start_server(port)
     base = f"http://127.0.0.1:{port}"

@@ -10,14 +10,18 @@ import logging
 from fastapi.concurrency import run_in_threadpool
 
 from app.config import get_settings
-from app.services import run_files, tensors
+from app.services import run_files, runs, tensors
 
 log = logging.getLogger("dagscope.expiry")
 
 
 def sweep() -> dict:
     """Expire every store once; how many items each dropped."""
-    return {"tensor_runs": tensors.store().expire(), "run_files": run_files.store().expire()}
+    swept = {"tensor_runs": tensors.store().expire(), "run_files": run_files.store().expire()}
+    relay = runs.current_relay()
+    if relay is not None:
+        swept["stop_keys"] = relay.sweep()
+    return swept
 
 
 async def expire_periodically() -> None:

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
 from app.sandbox import ZYGOTE, Limits, RunControl, run_code
-from app.services import metrics, run_files, tensors
+from app.services import metrics, run_files, stop_relay, tensors
 
 log = logging.getLogger("dagscope.runs")
 
@@ -198,21 +198,53 @@ class KeyInUse(Exception):
 
 
 _stoppable: dict[tuple[str, str], RunControl] = {}
+_by_digest: dict[str, RunControl] = {}          # the same runs under stop_relay.digest(client, key)
 _stoppable_lock = threading.Lock()
+_relay: stop_relay.StopRelay | None = None       # set with a shared database: Stop reaches any replica
 
 
 def stop(client: str, key: str) -> bool:
-    """Stop `client`'s run under `key`, queued or running; False when it has none (ended, never
-    there, or another client's: the same answer)."""
+    """Stop `client`'s run under `key`, queued or running, here or (with a shared database) on
+    another replica; False when it has none (ended, never there, or another client's: the same answer)."""
     if not STOP_KEY.fullmatch(key):
         return False
     with _stoppable_lock:
         control = _stoppable.get((client, key))
     if control is None:
+        return _relay is not None and _relay.forward(stop_relay.digest(client, key))
+    control.stop()
+    scheduler().wake()
+    return True
+
+
+def _stop_by_digest(run_digest: str) -> bool:
+    """What the relay calls when another replica forwarded a Stop."""
+    with _stoppable_lock:
+        control = _by_digest.get(run_digest)
+    if control is None:
         return False
     control.stop()
     scheduler().wake()
     return True
+
+
+def relay_stops(db) -> stop_relay.StopRelay:
+    """Start relaying Stops through `db` (the app's start, with PostgreSQL)."""
+    global _relay
+    _relay = stop_relay.StopRelay(db, _stop_by_digest)
+    _relay.start()
+    return _relay
+
+
+def current_relay() -> stop_relay.StopRelay | None:
+    return _relay
+
+
+def stop_relaying() -> None:
+    global _relay
+    if _relay is not None:
+        _relay.close()
+        _relay = None
 
 
 def submit(client: str, code: str, options: dict, stop_key: str | None = None):
@@ -226,8 +258,10 @@ def submit(client: str, code: str, options: dict, stop_key: str | None = None):
             if (client, stop_key) in _stoppable:
                 raise KeyInUse("a run of yours is already going under this stop key")
             _stoppable[(client, stop_key)] = control
+            _by_digest[stop_relay.digest(client, stop_key)] = control
     try:
-        future = _submit(client, code, options, control)
+        future = _submit(client, code, options, control,
+                         stop_relay.digest(client, stop_key) if stop_key is not None and _relay else None)
     except BaseException:
         _forget(client, stop_key)
         raise
@@ -239,9 +273,10 @@ def _forget(client: str, stop_key: str | None) -> None:
     if stop_key is not None:
         with _stoppable_lock:
             _stoppable.pop((client, stop_key), None)
+            _by_digest.pop(stop_relay.digest(client, stop_key), None)
 
 
-def _submit(client: str, code: str, options: dict, control: RunControl):
+def _submit(client: str, code: str, options: dict, control: RunControl, relay_digest: str | None = None):
     sched = scheduler()
     try:
         if _draining.is_set():
@@ -268,9 +303,26 @@ def _submit(client: str, code: str, options: dict, control: RunControl):
                         "sandbox_layers": len(record.get("sandbox") or [])})
         return record
 
+    relay = _relay
+
+    def execute():
+        if relay_digest is None or relay is None:
+            return sched.execute(client, work, lambda: control.stopped)
+        try:                                  # in the run's thread: the event loop never waits on the database
+            relay.register(relay_digest)
+        except Exception as exc:              # noqa: BLE001 — the run goes on; only a remote Stop misses it
+            log.warning("the run's stop key could not be registered: %s", exc)
+        try:
+            return sched.execute(client, work, lambda: control.stopped)
+        finally:
+            try:
+                relay.unregister(relay_digest)
+            except Exception as exc:          # noqa: BLE001 — the sweep removes it later
+                log.warning("the run's stop key could not be removed: %s", exc)
+
     context = contextvars.copy_context()      # the request's id (app/logs.py) goes with it to the run's thread
     try:
-        return sched.executor.submit(context.run, sched.execute, client, work, lambda: control.stopped)
+        return sched.executor.submit(context.run, execute)
     except RuntimeError:          # the pool is shutting down
         sched.cancel(client)
         metrics.refused()

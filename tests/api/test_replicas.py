@@ -158,6 +158,31 @@ def test_deploys_caddyfile_proxies_to_a_replica(replicas, tmp_path):
         proxy.wait(timeout=10)
 
 
+def test_a_stop_sent_to_b_stops_the_run_on_a(replicas):
+    """The page's Stop may reach the other replica: B finds the key's digest in the database and
+    NOTIFYs A, which stops its run (app/services/stop_relay.py)."""
+    a, b = replicas
+    key = "stop-key-for-replicas-0123456789"
+    answer = {}
+
+    def run_on_a():
+        answer["response"] = httpx.post(a.url + "/api/run", timeout=60, json={
+            "code": "import time\nfor i in range(200):\n    time.sleep(0.05)\n", "stop_key": key})
+    runner = threading.Thread(target=run_on_a)
+    runner.start()
+    deadline = time.monotonic() + 20
+    while True:                           # until A has registered the run (it is queued or running)
+        stopped = httpx.post(b.url + "/api/run/stop", json={"stop_key": key}, timeout=10)
+        if stopped.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    runner.join(timeout=60)
+    assert stopped.status_code == 200 and stopped.json() == {"stopped": True}
+    assert answer["response"].json()["error"]["kind"] == "stopped"
+    again = httpx.post(b.url + "/api/run/stop", json={"stop_key": key}, timeout=10)
+    assert again.status_code == 404                  # an ended run's key stops nothing, anywhere
+
+
 def test_stopping_a_mid_run_finishes_the_run_and_loses_nothing(replicas):
     """SIGTERM while A runs a program: A answers that run in full, takes no new one, exits, and
     the run's file (acknowledged in its answer) downloads from B afterwards."""
