@@ -93,6 +93,9 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
     heappush, heappop = heapq.heappush, heapq.heappop
     results: list = [None] * (len(inputs) if inputs is not None else 0)
     observers = BACKWARD_STEP
+    # nodes whose pending gradient is the very array of an `in_grads` list the observers were
+    # given (an observer may hold that list: one reference AccumulateGrad allows for, below)
+    listed: set = set()
     prev_mode = is_grad_enabled()
     _GradMode.enabled = create_graph
     node = heappop(ready)[1] if ready else None
@@ -105,7 +108,10 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                 if grad is not None:
                     if inputs is None:
                         in_grads = None          # the previous node's list may still hold this array
-                        owned = not create_graph and not observers and _unshared(grad)
+                        # Owned as without observers: the one list of an observer that may hold this
+                        # array is allowed for. An observer reading it after the program goes on
+                        # copies it first (hooks.BACKWARD_STEP says so).
+                        owned = not create_graph and _unshared(grad, node in listed)
                         _accumulate_into_leaf(node.variable, grad, create_graph, owned)
                     for cb in observers:         # autograd.grad's walks are shown too
                         cb(node, grad, ())
@@ -149,6 +155,11 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
                         g = builder.sum_to_size(g, shape=tuple(shape))
                     old = pending.get(nxt)
                     pending[nxt] = g if old is None else builder.add(old, g)
+                    if observers:
+                        if old is None:
+                            listed.add(nxt)
+                        else:
+                            listed.discard(nxt)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
@@ -217,13 +228,14 @@ def _calibrate() -> tuple[int, int]:
 _UNSHARED_COUNTS = _calibrate()
 
 
-def _unshared(grad) -> bool:
+def _unshared(grad, listed: bool = False) -> bool:
     """True when nothing but run_backward holds this gradient array (nor, for a view, its base),
-    so AccumulateGrad may keep it as .grad without a copy, as PyTorch steals an unshared gradient."""
+    so AccumulateGrad may keep it as .grad without a copy, as PyTorch steals an unshared gradient.
+    `listed`: the array stands in an observer's in_grads list, which may hold it once more."""
     if type(grad) is not np.ndarray or not grad.flags.c_contiguous:
         return False
     count, base_count = _refcounts(grad)
-    return count <= _UNSHARED_COUNTS[0] and (grad.base is None or base_count <= _UNSHARED_COUNTS[1])
+    return count <= _UNSHARED_COUNTS[0] + listed and (grad.base is None or base_count <= _UNSHARED_COUNTS[1])
 
 
 def _accumulate_into_leaf(t, grad, create_graph: bool, owned: bool = False, run_hooks: bool = True) -> None:

@@ -34,7 +34,9 @@ NODE_MADE: list = []
 MODULE_CALLED: list = []
 
 # observer(node, grad, in_grads): the backward walk ran `node` with the gradient `grad` arriving
-# and `in_grads` leaving (the recorder shows these as backprop steps).
+# and `in_grads` leaving (the recorder shows these as backprop steps). A leaf's .grad may be one of
+# these arrays (AccumulateGrad keeps an unshared gradient, as PyTorch does, and a later backward adds
+# into it in place): an observer reading them once the program has gone on copies them first.
 BACKWARD_STEP: list = []
 
 # observer(root, retain_graph, call) -> a context manager entered around one backward walk from

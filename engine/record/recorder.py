@@ -124,6 +124,8 @@ class Recorder:
         with hooks.subscribed(hooks.BACKWARD_STEP, on_step):
             yield
         builder.snapshot_grads(steps)
+        if not full:                     # written at the run's end: the program goes on meanwhile
+            steps = builder.kept_past_the_walk(steps)
         # a call written now: the trajectory's statistics of its values and gradients are the
         # record's (computed once; the builder and steps keep the arrays alive until written)
         stats = BlockStats() if full else _raw_stats
@@ -410,6 +412,23 @@ class DynamicGraphBuilder:
         sent = self._sent_to_leaves(list(steps))
         copy = (lambda a: a.copy()) if self.finished_later else _c_order
         self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
+
+    def kept_past_the_walk(self, steps: list) -> list:
+        """`steps` to be read once the program has gone on: a gradient a leaf's .grad now holds
+        (AccumulateGrad kept the array, as PyTorch does: hooks.BACKWARD_STEP) is copied wherever it
+        stands, since a later backward adds into .grad in place (clip_grad_norm_ scales it, zero_()
+        clears it). The walk's other arrays are the recorder's alone."""
+        copies = {id(t.grad.array): None for _, t in self.leaves if t.grad is not None}
+        if not copies:
+            return steps
+
+        def own(a):
+            if a is None or id(a) not in copies:
+                return a
+            if copies[id(a)] is None:
+                copies[id(a)] = np.array(a)
+            return copies[id(a)]
+        return [(node, own(grad), [own(g) for g in in_grads]) for node, grad, in_grads in steps]
 
     def finish(self, title: str, steps: list, step_tensors: int = MAX_STEP_TENSORS,
                stats: BlockStats | None = None) -> dict:

@@ -164,7 +164,7 @@ class Trajectory:
             keep = (lambda a: a) if builder.finished_later else (lambda a: None if a is None else np.array(a))
             it.tensors = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.params}
         if number and self.with_steps.wants(number, self.every):
-            it.builder, it.steps = builder, steps
+            it.builder, it.steps = builder, builder.kept_past_the_walk(steps)     # (written at the run's end)
         self.kept.append(it)
         if len(self.kept) > self.limit:
             self.kept = self.kept[::2]
