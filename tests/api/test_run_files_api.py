@@ -105,3 +105,29 @@ def test_the_record_names_what_the_server_could_not_keep(tmp_path, monkeypatch):
     late = run_files.keep("me", {"files": [{"name": f"f{i}"} for i in range(5)]}, [b"x"] * 5, deadline=0)
     assert late == {"files": [], "files_note": "5 file(s) of the working folder were not kept: f0, f1, f2 "
                                                "and 2 more (the run's time was up before they could be kept)"}
+
+
+SAVE = """import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh())
+torch.save(model.state_dict(), "model.pt")
+print(model[0].bias)
+"""
+
+
+def test_a_checkpoint_saved_in_a_run_downloads_in_pytorchs_format(data_client):
+    """The issue's path: torch.save in a sandboxed run, the file downloaded, opened by torch.load
+    (real PyTorch's where it is installed: weights_only=True, as a student's own machine would)."""
+    import io
+    from engine.compat.torch import _serialization
+    from tests.conftest import real_torch_installed
+    rec = data_client.post("/api/run", json={"code": SAVE}).json()
+    assert rec["ok"], rec["error"]
+    body = data_client.get(rec["files"][0]["url"]).content
+    ours = _serialization.load(io.BytesIO(body))
+    assert list(ours) == ["0.weight", "0.bias"] and ours["0.weight"].shape == (2, 3)
+    if real_torch_installed():
+        import torch
+        theirs = torch.load(io.BytesIO(body), weights_only=True)
+        assert torch.equal(theirs["0.weight"], torch.from_numpy(ours["0.weight"].array))
+        assert str(theirs["0.bias"])[:-1] in rec["stdout"]       # tensor([...]) as the run printed it
