@@ -54,10 +54,13 @@ SCOPE: dict[str, tuple[str, str]] = {
     "jax.experimental.pjit": (OUT_OF_SCOPE, _ONE_PROCESS),
     "flax": (PLANNED, "after JAX itself"),
     "optax": (PLANNED, "after JAX itself"),
-    "torch.export": (PLANNED, "export is planned (with ONNX)"),
-    "torch.jit.save": (PLANNED, "export is planned (TorchScript and ONNX); a run keeps no files"),
+    "torch.export": (PLANNED, "torch.export is planned; torch.onnx.export writes an ONNX file now"),
+    "torch.jit.save": (PLANNED, "TorchScript archives are planned; torch.onnx.export writes a model file other tools "
+                                "open (ONNX) now"),
     "torch.jit.load": (PLANNED, "export and import are planned"),
-    "tf.saved_model": (PLANNED, "export is planned"),
+    "tf.saved_model": (OUT_OF_SCOPE, "Dagscope writes no SavedModel; a model file other tools open is ONNX, which "
+                                     "torch.onnx.export writes from a PyTorch model (onnxruntime, Netron and the page's "
+                                     "Open ONNX read it)"),
     "onnxruntime": (OUT_OF_SCOPE, "a run does not execute ONNX files: torch.onnx.export writes one, which "
                                   "onnxruntime opens outside Dagscope and the page's ONNX import draws and runs"),
 }

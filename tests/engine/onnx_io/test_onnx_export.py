@@ -120,3 +120,10 @@ def test_opset_out_of_range_is_refused(models):
     model, inputs, _ = models["mlp"]
     with pytest.raises(NotImplementedError, match="opset versions 17 to 21, not 13"):
         export_bytes(model, inputs, opset_version=13)
+
+
+def test_keras_and_savedmodel_saving_name_onnx_as_the_alternative(run):
+    for code in ("import keras\nm = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\nm.save('m.keras')\n",
+                 "import tensorflow as tf\ntf.saved_model.save(tf.Module(), 'out')\n"):
+        error = run(code)["error"]
+        assert error["kind"] == "unsupported" and "torch.onnx.export" in error["message"], error

@@ -201,8 +201,9 @@ class Model(Trainer, Layer):
         self.set_weights(_saved()[filepath])
 
     def save(self, filepath, overwrite=True, **kwargs):
-        raise UnsupportedError("model.save is not supported by Dagscope (a run keeps no files); use "
-                               "model.save_weights('name.weights.h5') and load_weights in the same run")
+        raise UnsupportedError("model.save is not supported by Dagscope: it writes no .keras archive or SavedModel. "
+                               "Use model.save_weights('name.weights.h5') and load_weights in the same run; a model "
+                               "file other tools open is ONNX, which torch.onnx.export writes from a PyTorch model")
 
     def to_json(self, **kwargs):
         raise UnsupportedError("model.to_json is not supported by Dagscope")
@@ -370,5 +371,5 @@ class Sequential(Model):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
-    raise UnsupportedError("keras.models.load_model is not supported by Dagscope (a run keeps no files); use "
-                           "save_weights / load_weights in the same run")
+    raise UnsupportedError("keras.models.load_model is not supported by Dagscope (it writes no .keras archive to "
+                           "load); use save_weights / load_weights in the same run")
