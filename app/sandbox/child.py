@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import mmap
 import os
 import re
 import signal
@@ -136,7 +137,7 @@ def _write_inputs(inputs: dict) -> None:
 
 
 def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tuple[int, int] | None,
-        pid_namespace: str, folder_fd: int | None = None) -> None:
+        pid_namespace: str, folder_fd: int | None = None, values_fd: int | None = None) -> None:
     """The whole life of the child. Always ends with os._exit: no zygote cleanup runs here.
 
     Two frames go down the record pipe. The first, written before any pasted code runs, is the
@@ -148,7 +149,7 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
     signal.signal(signal.SIGINT, _on_stop)
     try:
         limits = Limits(**request["limits"])
-        keep = [record_fd, broker_fd] + ([folder_fd] if folder_fd is not None else [])
+        keep = [record_fd, broker_fd] + [fd for fd in (folder_fd, values_fd) if fd is not None]
         layers = lock_down(limits, scratch, keep, run_ids, pid_namespace, folder_fd)
         from engine.record.values import ValueStore
         from engine.runner import run_user_code
@@ -179,18 +180,52 @@ def run(request: dict, scratch: str, record_fd: int, broker_fd: int, run_ids: tu
             "message": f"the sandbox could not run the program: {exc}"}}).encode()
     _write_frame(record_fd, payload)
     if values is not None and values.index:
-        write_values(record_fd, values)
+        write_values(record_fd, values, values_fd)
     os._exit(0)
 
 
-def write_values(fd: int, values) -> None:
+def write_values(fd: int, values, values_fd: int | None = None) -> None:
     """The side channel after the record (docs/run-record.md, "Tensor values"): a frame with the
-    index as JSON, then a frame with every tensor's bytes in the index's order, without joining
-    them into one copy first."""
+    index as JSON, then every tensor's bytes in the index's order — into the values memfd the
+    supervisor gave this run (`values_fd`: written in place, nothing crosses the pipe), or where
+    that cannot be mapped, as one more frame on the pipe, without joining them into one copy."""
     _write_frame(fd, json.dumps(values.index).encode())
+    if values_fd is not None and _write_in_place(values_fd, values):
+        return
     _write_all(fd, frame_header(values.size))
     for chunk in values.chunks:
         _write_all(fd, chunk)
+
+
+VALUES_WINDOW = 16 << 20     # mapped at a time: the run's address space grows by this much, not by all
+
+
+def _write_in_place(fd: int, values) -> bool:
+    """The values' bytes at the start of memfd `fd`, through a sliding window; False when it
+    cannot be done (too small, or no room left in the address space to map a window)."""
+    if os.fstat(fd).st_size < values.size:
+        return False
+    window, base = None, 0
+    offset = 0
+    try:
+        for chunk in values.chunks:
+            view = memoryview(chunk).cast("B")
+            while view:
+                if window is None or not base <= offset < base + len(window):
+                    if window is not None:
+                        window.close()
+                    base = offset - offset % mmap.ALLOCATIONGRANULARITY
+                    window = mmap.mmap(fd, min(VALUES_WINDOW, values.size - base), offset=base)
+                n = min(len(view), base + len(window) - offset)
+                window[offset - base:offset - base + n] = view[:n]
+                view = view[n:]
+                offset += n
+    except (OSError, ValueError, MemoryError):
+        return False
+    finally:
+        if window is not None:
+            window.close()
+    return True
 
 
 def _name_security_errors(record: dict) -> None:

@@ -36,8 +36,10 @@ def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, typ
 
 
 def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limits: Limits,
-              elapsed_ms: float, code: str = "", keep_values: KeepValues | None = None) -> dict:
-    """The run record the server answers, from the supervisor's report and the pipe's bytes."""
+              elapsed_ms: float, code: str = "", keep_values: KeepValues | None = None,
+              in_place: tuple = (b"", 0)) -> dict:
+    """The run record the server answers, from the supervisor's report and the pipe's bytes
+    (`in_place`: the values memfd the child wrote and the memory it holds, values_channel.parse's)."""
     header, rest = _sandbox_frame(memoryview(pipe), nonce)     # views, not copies, of the pipe's bytes
     if header is None or "failed" in header:          # no pasted code ran, or nothing is believed
         why = (f"the sandbox could not run the program: {header['failed']}" if header
@@ -45,7 +47,8 @@ def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limi
         record = _verdict(report, killed_by_clock, limits, elapsed_ms) or error_record(
             "internal_error", why, limits, elapsed_ms)
     else:
-        record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code, keep_values=keep_values)
+        record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code, keep_values=keep_values,
+                       in_place=in_place)
     record["sandbox"] = list(header.get("layers", [])) if header else []
     return record
 
@@ -69,7 +72,7 @@ def _sandbox_frame(pipe: bytes, nonce: str) -> tuple[dict | None, bytes]:
 
 
 def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Limits, elapsed_ms: float,
-          code: str = "", keep_values: KeepValues | None = None) -> dict:
+          code: str = "", keep_values: KeepValues | None = None, in_place: tuple = (b"", 0)) -> dict:
     """The parent's verdict, or else the child's record (its frame, as written after the pasted
     code started) validated; `code` bounds the lines an error may point at. The tensor values
     after the record (when `limits.max_values_bytes` allows them) are checked and handed to
@@ -88,7 +91,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
                                 limits, elapsed_ms)
         if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
-        values = _values(trailing, limits)
+        values = _values(trailing, limits, in_place)
         raw = record_schema.parse(bytes(payload))
     except record_schema.Malformed as exc:
         return _malformed(str(exc), limits, elapsed_ms)
@@ -105,7 +108,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
     return record
 
 
-def _values(data: bytes, limits: Limits) -> values_channel.RunValues | None:
+def _values(data: bytes, limits: Limits, in_place: tuple = (b"", 0)) -> values_channel.RunValues | None:
     """The run's tensor values after its record, checked, or None (none sent). Bytes after the
     record that are not a well-formed values channel were not written by the child's own writer
     (it writes exactly the two frames, within the limit): the program wrote into the pipe — e.g.
@@ -113,7 +116,7 @@ def _values(data: bytes, limits: Limits) -> values_channel.RunValues | None:
     if not data:
         return None
     try:
-        return values_channel.parse(data, limits.max_values_bytes)
+        return values_channel.parse(data, limits.max_values_bytes, *in_place)
     except values_channel.Malformed as exc:
         raise record_schema.Malformed(f"{len(data)} more bytes followed it on the record pipe, and they are not "
                                       f"the run's values ({exc})") from None

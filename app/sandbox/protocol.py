@@ -122,6 +122,12 @@ def send_sealed(sock: socket.socket, fd: int) -> None:
 def recv_sealed(sock: socket.socket, max_bytes: int) -> memoryview:
     """The bytes of a sealed memfd sent with send_sealed, mapped read-only (no copy). Refused
     (ValueError) unless it is sealed against every change and at most `max_bytes` long."""
+    return recv_sealed_resident(sock, max_bytes)[0]
+
+
+def recv_sealed_resident(sock: socket.socket, max_bytes: int) -> tuple[memoryview, int]:
+    """recv_sealed, and the bytes of memory the memfd holds (its written pages: a sparse one
+    holds fewer than its length)."""
     msg, fds, _, _ = socket.recv_fds(sock, 1, 1, socket.MSG_CMSG_CLOEXEC)
     if not msg:
         raise ChannelClosed("connection closed")
@@ -133,11 +139,30 @@ def recv_sealed(sock: socket.socket, max_bytes: int) -> memoryview:
     try:
         if fcntl.fcntl(fd, fcntl.F_GET_SEALS) & _SEALS != _SEALS:
             raise ValueError("the record's buffer is not sealed")
-        size = os.fstat(fd).st_size
-        if size > max_bytes:
-            raise ValueError(f"a record of {size} bytes exceeds {max_bytes}")
-        if size == 0:
-            return memoryview(b"")
-        return memoryview(mmap.mmap(fd, size, prot=mmap.PROT_READ))
+        st = os.fstat(fd)
+        if st.st_size > max_bytes:
+            raise ValueError(f"a record of {st.st_size} bytes exceeds {max_bytes}")
+        if st.st_size == 0:
+            return memoryview(b""), 0
+        return memoryview(mmap.mmap(fd, st.st_size, prot=mmap.PROT_READ)), st.st_blocks * 512
     finally:
         os.close(fd)
+
+
+def values_memfd(size: int) -> int:
+    """A memfd of exactly `size` bytes (sparse) for a run's tensor values, sealed against growing
+    and shrinking: the child writes them in place (child.write_values), with no pipe between."""
+    fd = os.memfd_create("dagscope-values", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+    return fd
+
+
+def seal_written(fd: int) -> bool:
+    """Seal a memfd another process wrote against any further change; False when a writable
+    mapping of it still exists somewhere (the kernel refuses the seal)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+        return True
+    except OSError:
+        return False

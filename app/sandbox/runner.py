@@ -17,7 +17,7 @@ from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
 from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run
-from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, send_json
+from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, recv_sealed_resident, send_json
 
 STARTUP_TIMEOUT_S = 60.0
 REPORT_GRACE_S = 10.0
@@ -224,6 +224,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
         record_bytes = recv_sealed(sock, limits.max_pipe_bytes)     # mapped, not copied
+        values_bytes, values_resident = recv_sealed_resident(sock, limits.max_values_bytes)   # written in place
         files_index, blobs = _recv_files(sock, limits)
     except (OSError, ValueError, KeyError, ChannelClosed) as exc:
         for target in (pid, supervisor):
@@ -235,7 +236,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.close()
     if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
         return stopped_record(limits, _ms(started))     # killed after the grace: nothing it wrote is whole
-    record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values)
+    record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values,
+                       (values_bytes, values_resident))
     if control.stopped and not killed_by_clock:
         # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
         record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})

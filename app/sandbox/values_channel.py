@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import re
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ MAX_INDEX_BYTES = 4 << 20
 MAX_TENSORS = 20_000          # engine/record/values.py's ValueStore.MAX_TENSORS
 MAX_DIMS = 64
 ID = re.compile(r"v[0-9]{1,6}")
+PAGE = mmap.PAGESIZE
 DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64"})
 
@@ -44,18 +46,24 @@ class RunValues:
         return np.frombuffer(self.blob, dtype=np.dtype(dtype), count=math.prod(shape), offset=offset).reshape(shape)
 
 
-def parse(data: bytes | memoryview, max_bytes: int) -> RunValues:
-    """The side channel's two frames (index, bytes), checked; Malformed says why not."""
+def parse(data: bytes | memoryview, max_bytes: int, in_place: bytes | memoryview = b"",
+          resident: int = 0) -> RunValues:
+    """The side channel's frames (index, then bytes), checked; Malformed says why not. The child
+    writes the bytes into the values memfd its supervisor gave it (`in_place`, mapped read-only
+    by the server; `resident`: the memory its written pages hold) and then sends the index frame
+    alone; where it could not, the bytes follow as a second frame, and `in_place` is not read."""
     try:
         index_bytes, rest = first_frame(data)
         if len(index_bytes) > MAX_INDEX_BYTES:
             raise Malformed(f"its index is larger than {MAX_INDEX_BYTES} bytes")
-        blob, trailing = first_frame(rest)
+        blob = None
+        if rest:
+            blob, trailing = first_frame(rest)
+            if trailing:
+                raise Malformed(f"{len(trailing)} more bytes followed it")
     except ValueError as exc:
         raise Malformed(f"a frame is incomplete ({exc})") from None
-    if trailing:
-        raise Malformed(f"{len(trailing)} more bytes followed it")
-    if len(blob) > max_bytes:
+    if blob is not None and len(blob) > max_bytes:
         raise Malformed(f"{len(blob)} bytes of values, more than the {max_bytes} allowed")
     try:
         entries = json.loads(bytes(index_bytes))
@@ -70,6 +78,14 @@ def parse(data: bytes | memoryview, max_bytes: int) -> RunValues:
             raise Malformed(f"the id {ref} comes twice")
         index[ref] = (dtype, shape, offset, nbytes)
         offset += nbytes
+    if blob is None:                 # written in place: the index says how much of it is values
+        if offset > min(len(in_place), max_bytes):
+            raise Malformed(f"its index counts {offset} bytes, and {min(len(in_place), max_bytes)} were written")
+        blob = memoryview(in_place)[:offset]
+        if resident > offset + PAGE:
+            # pages written past the values would be kept with them, unaccounted by the store's
+            # bound: keep a copy of the values alone (the mapping, and its pages, then go)
+            blob = bytes(blob)
     if offset != len(blob):
         raise Malformed(f"its index counts {offset} bytes, and {len(blob)} came")
     return RunValues(index, blob)

@@ -27,7 +27,8 @@ import time
 from app.sandbox import child, kernel, run_files, seccomp
 from app.sandbox.compile_broker import ProtocolError, probe_confinement, serve_request
 from app.sandbox.limits import Limits
-from app.sandbox.protocol import ChannelClosed, SharedBuffer, recv_json, send_frame, send_json, send_sealed
+from app.sandbox.protocol import (ChannelClosed, SharedBuffer, recv_json, seal_written, send_frame, send_json, send_sealed,
+                                   values_memfd)
 
 PREIMPORT = [
     "numpy", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
@@ -130,6 +131,8 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     _widen(record_r)
     broker, broker_child = socket.socketpair()
     folder_in, folder_child = socket.socketpair()   # the child's working folder comes back on it
+    # the run's large tensors' values: written by the child in place, passed on to the server
+    values_fd = values_memfd(limits.max_values_bytes) if limits.max_values_bytes > 0 else None
     run_ids = (RUN_ID_BASE + os.getpid(),) * 2
     started = time.monotonic()
     pid_namespace, own_namespace = kernel.new_pid_namespace()   # the child below is its PID 1
@@ -140,7 +143,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
         os.close(record_r)
         folder_in.close()
         child.run(request, scratch, record_w, broker_child.fileno(), run_ids, pid_namespace,
-                  folder_child.fileno())  # never returns
+                  folder_child.fileno(), values_fd)  # never returns
     kernel.leave_pid_namespace(own_namespace)
     try:
         os.setpgid(pid, pid)          # also done by the child: whichever runs first wins the race
@@ -171,6 +174,16 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     try:
         send_json(conn, report)
         send_sealed(conn, record.seal())
+        # sealed once the child and its group are gone (no writable mapping is left): else the
+        # server gets an empty one, and a record that points at values there is malformed
+        if values_fd is not None and seal_written(values_fd):
+            send_sealed(conn, values_fd)
+        else:
+            empty = SharedBuffer(0)
+            try:
+                send_sealed(conn, empty.seal())
+            finally:
+                empty.close()
         send_json(conn, files.index())
         for _, data in files.files:
             send_frame(conn, data)
@@ -178,6 +191,8 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
         pass
     finally:
         record.close()
+        if values_fd is not None:
+            os.close(values_fd)
 
 
 def _files(folder_in: socket.socket, limits: Limits) -> run_files.Collected:
