@@ -26,7 +26,7 @@ _STYLE = {
 _GRAPH = {"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.35"}
 _NODE = {"fontname": "Helvetica", "fontsize": "11", "height": "0.3"}
 _EDGE = {"fontname": "Helvetica", "fontsize": "9", "color": "#6b7280", "arrowsize": "0.6"}
-_CLUSTER = {"style": "rounded,dashed", "color": "#9ca3af", "fontname": "Helvetica", "fontsize": "10"}
+_CLUSTER = {"style": "rounded,dashed", "color": "#9ca3af", "fontname": "Helvetica", "fontsize": "11"}   # as a node label: a cluster title (a module, a cond branch) is read as often
 
 # Drawn text is cut here (the page shows the whole name in its inspector); Graphviz refuses a
 # quoted string longer than 16384 bytes, and a very wide label only slows the layout.
