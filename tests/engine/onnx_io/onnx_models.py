@@ -1,7 +1,7 @@
 """The models a course exports to ONNX (issue 19), built with Dagscope's torch facade: an MLP, a CNN
 with BatchNorm (its running statistics moved by one training step), a transformer block, an RNN cell
-from Linear + tanh, and nanoGPT's model.py (bench/models/nanogpt.py) in a tiny configuration.
-`build()` returns {name: (model in eval mode, example inputs, eager outputs as numpy arrays)}."""
+from Linear + tanh, nanoGPT's model.py (bench/models/nanogpt.py) in a tiny configuration, and a model
+of the exporter's other builders. `build()` returns {name: (model in eval mode, example inputs, eager outputs as numpy arrays)}."""
 from __future__ import annotations
 
 import io
@@ -19,6 +19,7 @@ NANOGPT = (ROOT / "bench" / "models" / "nanogpt.py").read_text().split("# --- be
 PROGRAM = '''
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 torch.manual_seed(0)
 
 class TransformerBlock(nn.Module):
@@ -47,6 +48,24 @@ class Cell(nn.Module):
     def forward(self, x, h):
         return torch.tanh(self.i2h(x) + self.h2h(h))
 
+class Zoo(nn.Module):
+    """The exporter's other builders in one model: Embedding, cat, permute, pad, reductions, where,
+    masked_fill, clamp, the activations, stack, flatten, two outputs."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 6)
+        self.fc = nn.Linear(6, 6)
+        self.register_buffer("mask", torch.ones(6, 7).tril())
+
+    def forward(self, idx, x):
+        h = torch.cat([self.emb(idx), x], dim=1).permute(0, 2, 1).unsqueeze(1)
+        h = F.pad(h, (1, 1)).squeeze(1)
+        m = h.mean(dim=-1, keepdim=True) + h.sum(dim=1, keepdim=True) - h.amax(dim=(1, 2), keepdim=True)
+        h = (torch.where(h > 0, h, h * 0.1) + m).masked_fill(self.mask == 0, -1.0)
+        h = self.fc(torch.clamp(h, -2, 2).transpose(1, 2))
+        h = F.silu(h) * torch.sigmoid(h) / 2 + F.leaky_relu(h) - F.elu(h) + torch.exp(-h.abs()).sqrt()
+        return torch.stack([h[:, 0], h[:, -1]], dim=1).flatten(1), F.softplus(h).sum(-1)
+
 cnn = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
                     nn.Conv2d(4, 4, 3), nn.AvgPool2d(2), nn.Flatten(), nn.Linear(4, 3), nn.Softmax(dim=1))
 cnn(torch.randn(4, 1, 8, 8))          # one training-mode call: BatchNorm's running statistics move
@@ -57,6 +76,7 @@ MODELS = {
     "transformer_block": (TransformerBlock(), (torch.randn(2, 5, 16),)),
     "rnn_cell": (Cell(), (torch.randn(3, 4), torch.randn(3, 8))),
     "nanogpt_tiny": (gpt, (torch.randint(0, 32, (2, 8)),)),
+    "ops_zoo": (Zoo(), (torch.randint(0, 10, (2, 3)), torch.randn(2, 2, 6))),
 }
 '''
 
@@ -78,8 +98,8 @@ def build() -> dict:
             model.eval()
             with torch.no_grad():
                 out = model(*inputs)
-            out = out[0] if isinstance(out, tuple) else out      # nanoGPT: (logits, None)
-            built[name] = (model, inputs, [np.array(out.numpy())])
+            outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o is not None]   # nanoGPT: (logits, None)
+            built[name] = (model, inputs, [np.array(o.numpy()) for o in outs])
     return built
 
 

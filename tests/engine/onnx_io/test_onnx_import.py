@@ -26,7 +26,7 @@ def _weights(imported) -> list:
     return [imported.weights[p.out.id] for p in imported.graph.placeholders if p.role == "param"]
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn_batchnorm", "transformer_block", "rnn_cell", "nanogpt_tiny"])
+@pytest.mark.parametrize("name", ["mlp", "cnn_batchnorm", "transformer_block", "rnn_cell", "nanogpt_tiny", "ops_zoo"])
 def test_round_trip_export_import_export(exported, name):
     data, inputs, eager = exported[name]
     imported = to_graph(read(data))
@@ -44,6 +44,17 @@ def test_round_trip_export_import_export(exported, name):
     assert [[d.dim_value for d in o.type.tensor_type.shape.dim] for o in again.graph.output] == \
         [[d.dim_value for d in o.type.tensor_type.shape.dim] for o in first.graph.output]
     assert {t.name for t in again.graph.initializer} == {t.name for t in first.graph.initializer}
+
+
+def test_opset_18_reductions_round_trip():
+    # (from opset 18 every Reduce* takes its axes as an input, not an attribute)
+    model, inputs, eager = build()["ops_zoo"]
+    imported = to_graph(read(export_bytes(model, inputs, opset_version=18)))
+    assert imported.opset == 18 and not imported.unknown
+    assert {"mean", "sum", "amax"} <= {n.op for n in imported.graph.nodes}
+    outs = run_graph(imported.graph, [x.numpy() for x in inputs] + _weights(imported))
+    for got, want in zip(outs, eager):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
 def test_module_paths_come_from_node_names(exported):
@@ -139,6 +150,7 @@ def test_deep_nesting_is_refused_by_the_parser():
 
 @pytest.mark.usefixtures("kernel_cache")
 def test_load_in_a_run_draws_the_graph_with_passes_and_compiles_it(run, exported, tmp_path):
+    # (~2 s: the run compiles the model's C kernels)
     path = tmp_path / "cnn.onnx"
     path.write_bytes(exported["cnn_batchnorm"][0])
     record = run(f"import dagscope as ds\nmodel = ds.onnx.load({str(path)!r})\nprint(model)\n"
