@@ -23,7 +23,7 @@ import re
 
 HERE = pathlib.Path(__file__).resolve().parent
 MODULES = HERE / "modules"
-LANGUAGES = ("torch", "tensorflow")
+LANGUAGES = ("torch", "tensorflow", "jax")
 
 _SOURCE = re.compile(r"^# Source: (?P<repo>[^,]+), (?P<path>\S+)\n#   at (?P<commit>[0-9a-f]{40}) \((?P<license>[^)]*)\)\n",
                      re.M)
@@ -32,7 +32,7 @@ _MODULES = re.compile(r"^# Modules: (?P<list>.+)$", re.M)
 
 @dataclasses.dataclass(frozen=True)
 class Program:
-    language: str            # "torch" or "tensorflow": which library's goldens it is compared with
+    language: str            # "torch", "tensorflow" or "jax": which library's goldens it is compared with
     name: str
     path: pathlib.Path
 

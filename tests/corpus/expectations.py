@@ -15,6 +15,13 @@ _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by
               "define TrainCallback(tf.keras.callbacks.Callback) at import)")
 
 DOES_NOT_RUN: dict[str, str] = {
+    # JAX
+    "jax/jaxdocs_automatic_differentiation": "UnsupportedError: `import jax.test_util` (the tutorial's last cell checks "
+                                             "its gradients with jax.test_util.check_grads)",
+    "jax/jaxdocs_key_concepts": "UnsupportedAttributeError: jnp.convolve is not supported by Dagscope (the tracing "
+                                "section's example)",
+    "jax/jaxdocs_quickstart_thinking_in_jax": "AttributeError: Tensor.sharding is not supported by Dagscope (the "
+                                              "quickstart prints x.sharding: devices and sharding are out of scope)",
     # TensorFlow and Keras
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (planned: "
                                       "export; the guide saves and reloads its tf.Module)",

@@ -34,7 +34,8 @@ import record_goldens  # noqa: E402  (tests/engine/record_goldens.py)
 from corpus import programs  # noqa: E402
 
 RESEED = {"torch": "torch.seed()\nimport random, numpy\nrandom.seed()\nnumpy.random.seed()",
-          "tensorflow": "import random, numpy\nrandom.seed()\nnumpy.random.seed()"}
+          "tensorflow": "import random, numpy\nrandom.seed()\nnumpy.random.seed()",
+          "jax": "import random, numpy\nrandom.seed()\nnumpy.random.seed()"}     # (jax.random is keyed: never unseeded)
 
 
 def library(language: str) -> record_goldens.Library:
@@ -120,7 +121,7 @@ def record(language: str, names: list[str], check_only: bool = False) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("language", choices=["torch", "tensorflow"])
+    parser.add_argument("language", choices=["torch", "tensorflow", "jax"])
     parser.add_argument("names", nargs="*", help="programs to record (default: all of the language's folder)")
     parser.add_argument("--check", action="store_true", help="compare with the stored goldens, write nothing")
     args = parser.parse_args()

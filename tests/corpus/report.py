@@ -59,7 +59,7 @@ def _manifest(language: str) -> dict:
 
 def rows(records: dict) -> list[dict]:
     out = []
-    manifests = {lang: _manifest(lang) for lang in ("torch", "tensorflow")}
+    manifests = {lang: _manifest(lang) for lang in ("torch", "tensorflow", "jax")}
     for p in PROGRAMS:
         record = records[p.id]
         runs = bool(record["ok"] and record["graphs"])

@@ -128,7 +128,7 @@ def test_expectations_name_real_programs():
         assert golden_path(BY_ID[program_id]).exists(), f"{program_id}: no golden, so no numbers to differ"
 
 
-@pytest.mark.parametrize("language", ["torch", "tensorflow"])
+@pytest.mark.parametrize("language", ["torch", "tensorflow", "jax"])
 def test_goldens_are_the_librarys(language):
     """Each golden is what the library printed (sha256 in MANIFEST.json) for the program as it is now."""
     folder = HERE / "goldens" / language

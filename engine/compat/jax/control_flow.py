@@ -263,9 +263,15 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if concrete:
         lo = int(Tensor.item(lower)) if isinstance(lower, Tensor) else int(lower)
         hi = int(Tensor.item(upper)) if isinstance(upper, Tensor) else int(upper)
-        val = init_val
+        init_leaves, init_tree = tree_flatten(init_val)
+        kinds = [(to_array(x).dtype, is_weak(to_array(x))) for x in init_leaves]
+        val = tree_unflatten(init_tree, [to_array(x) for x in init_leaves])
         for i in range(lo, hi):
             val = body_fun(Array(np.asarray(i, default_int())), val)
+            # the carry keeps init_val's types, as JAX's loop carries do (a weak int stays weak)
+            leaves = [to_array(x) for x in tree_flatten(val)[0]]
+            val = tree_unflatten(init_tree, [
+                set_weak(as_array(x if x.dtype == d else jnp.astype(x, d)), w) for x, (d, w) in zip(leaves, kinds)])
         return val
 
     def test(state):

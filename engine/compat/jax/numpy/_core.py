@@ -166,6 +166,11 @@ def asarray(a, dtype=None, order=None, copy=None) -> Array:
 
 
 def _filled(shape, value, dtype, weak=False) -> Array:
+    parts = (shape,) if isinstance(shape, (int, np.integer, Tensor)) else tuple(shape)
+    if builtins.any(isinstance(s, Tensor) and tracing.traced(s) for s in parts):
+        # JAX's words: a traced size is not a shape (jnp.ones((n,)) inside jit with n traced)
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"({', '.join(tracing.tracer_text(s, is_weak(s)) or repr(s) for s in parts)},).")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     return set_weak(Array(np.full(shape, value, dtype=dtype)), weak)
 
