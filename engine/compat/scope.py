@@ -12,6 +12,11 @@ OUT_OF_SCOPE = "out of scope"
 _CPU_ONLY = "Dagscope runs every program on the CPU of the server, in one process: there is no GPU"
 _ONE_PROCESS = "a run is one sandboxed process with no network, so there is nothing to distribute over"
 _DOWNLOADS = "a run has no network, so nothing can be downloaded"
+# TensorFlow's and Keras' model files (issue 19): what a run can write instead
+_MODEL_FILES = ("Dagscope writes no SavedModel or .keras archive; a model file other tools open is ONNX, which "
+                "torch.onnx.export writes from a PyTorch model (onnxruntime, Netron and the page's Open ONNX read it), "
+                "and a model's weights can be saved as arrays (np.save); the files a run writes are downloaded from "
+                "the Output tab")
 _STRATEGIES = ("Dagscope runs a program's ops one after another on the one CPU: a strategy that replicates "
                "the model (MirroredStrategy, over logical CPUs too) or spreads it over processes has nothing to "
                "run on; write the training loop for one device")
@@ -58,9 +63,9 @@ SCOPE: dict[str, tuple[str, str]] = {
     "torch.jit.save": (PLANNED, "TorchScript archives are planned; torch.onnx.export writes a model file other tools "
                                 "open (ONNX) now"),
     "torch.jit.load": (PLANNED, "export and import are planned"),
-    "tf.saved_model": (OUT_OF_SCOPE, "Dagscope writes no SavedModel; a model file other tools open is ONNX, which "
-                                     "torch.onnx.export writes from a PyTorch model (onnxruntime, Netron and the page's "
-                                     "Open ONNX read it)"),
+    "tf.saved_model": (OUT_OF_SCOPE, _MODEL_FILES),
+    "tf.keras.saving": (OUT_OF_SCOPE, _MODEL_FILES),
+    "keras.saving": (OUT_OF_SCOPE, _MODEL_FILES),
     "onnxruntime": (OUT_OF_SCOPE, "a run does not execute ONNX files: torch.onnx.export writes one, which "
                                   "onnxruntime opens outside Dagscope and the page's ONNX import draws and runs"),
 }

@@ -23,8 +23,9 @@ DOES_NOT_RUN: dict[str, str] = {
     "jax/jaxdocs_quickstart_thinking_in_jax": "AttributeError: Tensor.sharding is not supported by Dagscope (the "
                                               "quickstart prints x.sharding: devices and sharding are out of scope)",
     # TensorFlow and Keras
-    "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (planned: "
-                                      "export; the guide saves and reloads its tf.Module)",
+    "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (out of "
+                                      "scope: TensorFlow's own format, ONNX export named instead; the guide saves and "
+                                      "reloads its tf.Module)",
     "tensorflow/tfdocs_guide_function": "UnsupportedAttributeError: tf.types is not supported by Dagscope (the guide's "
                                         "FruitTraceType subclasses tf.types.experimental.TraceType)",
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedError: tf.random.Generator.normal inside a tf.function or a "

@@ -26,6 +26,12 @@ def test_the_longest_dotted_prefix_decides_and_tensorflow_is_written_tf():
     ("import torchvision.datasets", ["out of scope", "download"]),
     ("import torch.export", ["It is planned", "Supported modules: torch"]),
     ("import tensorflow as tf\ntf.distribute.MirroredStrategy()", ["tf.distribute is not supported", "out of scope"]),
+    # a model's files (issue 19): the alternatives a run has, ONNX export and arrays
+    ("import tensorflow as tf\ntf.saved_model.save(tf.Module(), 'exported')",
+     ["tf.saved_model is not supported", "out of scope", "torch.onnx.export", "np.save", "Output tab"]),
+    ("import tensorflow as tf\ntf.keras.models.save_model(None, 'm.keras')",
+     ["save_model is not supported", "out of scope", "ONNX"]),
+    ("import keras\nkeras.saving.save_model(None, 'm.keras')", ["saving is not supported", "out of scope"]),
 ])
 def test_a_run_is_told_planned_or_out_of_scope(code, fragments):
     record = run_user_code(code)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.compat.scope import sentence
 from engine.compat.tensorflow import context
 from engine.compat.tensorflow.keras import display
 from engine.compat.tensorflow.keras.base import (InputLayer, KerasTensor, Layer, _flatten, map_structure, name_scope,
@@ -368,6 +369,11 @@ class Sequential(Model):
 
     def _connected(self) -> bool:
         return False
+
+
+def save_model(model, filepath, overwrite=True, **kwargs):
+    """keras.models.save_model: as model.save (Keras 3 has both)."""
+    raise UnsupportedError(f"keras.models.save_model is not supported by Dagscope. {sentence('keras.saving')}")
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
