@@ -12,6 +12,7 @@ Store the outputs again after changing or adding a program:
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import pathlib
 
@@ -47,6 +48,7 @@ def pytorch_outputs(names=PROGRAMS) -> dict[str, str]:
     return {n: r["stdout"] + (f"ERROR {r['error']}\n" if r["error"] else "") for n, r in results.items()}
 
 
+@functools.cache      # compared with the stored output and with live PyTorch's: one run serves both
 def dagscope_output(name: str) -> str:
     from engine.runner import run_user_code
     record = run_user_code(_source(name), {})
