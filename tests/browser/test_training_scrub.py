@@ -2,12 +2,13 @@
 trajectory; the iteration slider on Forward, Backward and Step shows each iteration's values on the
 drawn nodes (values only: no new layout, redrawn within 50 ms), the loss curve with the iteration
 marked, a node's trajectory in the inspector; Play animates training; Step backprops a later
-iteration (1440×900, 1280×720 presenting, 1024×768, English and 简体中文)."""
+iteration (1440×900, 1280×720 presenting, 1024×768, English and 简体中文). The tests share a page
+(reused_page), presenting and not, and each runs the MLP on it."""
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import ROOT, open_page, shot
+from tests.browser.conftest import ROOT, shot
 
 pytestmark = pytest.mark.browser
 
@@ -23,17 +24,19 @@ print(loss.item())
 """
 
 
-def run_mlp(page, size=(1440, 900), present=False, lang="en"):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, "/?present=1" if present else "/")
-    if lang != "en":
+def run_mlp(reused_page, size=(1440, 900), present=False, lang="en"):
+    """The module's page at `size` (presenting or not) in `lang` (switched to from the one it is
+    in), with MLP_200 run; its record."""
+    page = reused_page("/?present=1" if present else "/", size=size)
+    if page.evaluate("document.documentElement.lang") != lang:
         page.select_option("#lang", lang)
-        page.wait_for_function("document.querySelector('[data-tab=forward]').textContent.includes('前向图')")
+        page.wait_for_function("word => document.querySelector('[data-tab=forward]').textContent.includes(word)",
+                               arg="前向图" if lang == "zh-CN" else "Forward")
     page.evaluate("code => window.dagscope.setCode(code)", MLP_200)
     record = page.evaluate("() => window.dagscope.run().then(r => r)")
     assert record["ok"], record["error"]
     page.wait_for_selector("#view-forward g.node-overlay")
-    return record
+    return page, record
 
 
 def overlay_texts(page, view="#view-forward"):
@@ -41,8 +44,8 @@ def overlay_texts(page, view="#view-forward"):
         .map(g => [g.dataset.node, g.querySelector('text').textContent]))""", view)
 
 
-def test_the_slider_shows_each_iterations_values_without_a_new_layout(page):
-    record = run_mlp(page)
+def test_the_slider_shows_each_iterations_values_without_a_new_layout(reused_page):
+    page, record = run_mlp(reused_page)
     g = record["graphs"][0]
     tr = g["trajectory"]
     assert tr["total"] == 200 and tr["iterations"][0] == 0 and len(tr["iterations"]) >= 50
@@ -97,8 +100,8 @@ def test_the_slider_shows_each_iterations_values_without_a_new_layout(page):
     shot(page, "training_scrub_1440")
 
 
-def test_play_animates_training_in_the_graph(page):
-    record = run_mlp(page)
+def test_play_animates_training_in_the_graph(reused_page):
+    page, record = run_mlp(reused_page)
     n = len(record["graphs"][0]["trajectory"]["iterations"])
     loss_id = next(x["id"] for x in record["graphs"][0]["forward"]["nodes"] if x["op"] == "nll_loss")
     start = overlay_texts(page)[loss_id]
@@ -117,8 +120,8 @@ def step_detail(page):
     return page.locator("#step-detail").inner_text()
 
 
-def test_step_backprops_a_later_iteration(page):
-    record = run_mlp(page)
+def test_step_backprops_a_later_iteration(reused_page):
+    page, record = run_mlp(reused_page)
     g = record["graphs"][0]
     tr = g["trajectory"]
     kept = [s["iteration"] for s in tr["steps"]]
@@ -153,8 +156,8 @@ def test_step_backprops_a_later_iteration(page):
 @pytest.mark.parametrize("size, present, lang", [((1440, 900), False, "en"), ((1440, 900), False, "zh-CN"),
                                                  ((1280, 720), True, "en"), ((1280, 720), True, "zh-CN"),
                                                  ((1024, 768), False, "en"), ((1024, 768), False, "zh-CN")])
-def test_screens(page, size, present, lang):
-    record = run_mlp(page, size, present, lang)
+def test_screens(reused_page, size, present, lang):
+    page, record = run_mlp(reused_page, size, present, lang)
     g = record["graphs"][0]
     n = len(g["trajectory"]["iterations"])
     page.evaluate("k => window.dagscope.scrub(k)", n // 2)
