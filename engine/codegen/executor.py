@@ -253,7 +253,9 @@ class Specialization:
         # copied out; views of inputs need not be
         self.copy_outputs = {v for v in self.output_ids if v not in self.fresh and
                              any(r in self.arrays for r in root.get(v, [v]))}
-        self.constants = {n.id: np.ascontiguousarray(n.value) for n in self.graph.nodes if n.kind == CONSTANT}
+        # (np.ascontiguousarray makes a 0-d constant shape (1,): a 0-d output, or index_put's 0-d value, was 1-d)
+        self.constants = {n.id: np.ascontiguousarray(n.value).reshape(n.value.shape) for n in self.graph.nodes
+                          if n.kind == CONSTANT}
 
     # ---- running --------------------------------------------------------------------------------
     def _matmul_ok(self, node: Node, out_id: str) -> bool:

@@ -70,16 +70,8 @@ class Staged:
                                else None)
         else:
             outs = trail.run(self.calls, self.graph, inputs, list(leaves))
-        arrays = [set_weak(as_array(_as_spec(o, v)), w) for o, v, w in zip(outs, self.graph.outputs, self.out_weak)]
+        arrays = [set_weak(as_array(o), w) for o, w in zip(outs, self.out_weak)]
         return tree_unflatten(self.out_tree, arrays)
-
-
-def _as_spec(out, value):
-    """An output of the graph's shape: the compiled runner returns a 0-d constant output (a jitted
-    function returning a static argument or a literal) as shape (1,)."""
-    if isinstance(out, Tensor) and out.array.shape != tuple(value.shape) and out.array.size == 1 == int(np.prod(value.shape)):
-        return Tensor(out.array.reshape(value.shape))
-    return out
 
 
 def stage(fun, args: tuple, kwargs: dict, dynamic: list, name: str, why: str) -> tuple[Staged, tracing.Trace]:

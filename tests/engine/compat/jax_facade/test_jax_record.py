@@ -72,3 +72,25 @@ def test_a_vmapped_function_is_a_static_vmap_graph_with_its_batched_and_per_exam
     assert ops.count("einsum") == 1 and ops.count("tanh") == 1        # one batched graph, not five
     checked = record_schema.validate(json.loads(json.dumps(record)), VMAP_PROGRAM.count("\n") + 1, 100_000)
     assert [x.get("capture") for x in checked["graphs"]].count("vmap") == 1, checked["warnings"]
+
+
+AT_SET_PROGRAM = """import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def f(x, i):
+    return x.at[i].set(5.0) * 2, jnp.float32(7.0)
+
+
+print(f(jnp.arange(4.0), 2))
+print(f(jnp.arange(4.0), 1))
+"""
+
+
+def test_a_jitted_at_set_with_a_traced_index_runs_compiled():
+    # a 0-d constant reached the compiled code as shape (1,): index_put's value failed, a 0-d output was 1-d
+    record = run_user_code(AT_SET_PROGRAM)
+    assert record["error"] is None and record["warnings"] == [], (record["error"], record["warnings"])
+    assert record["stdout"] == ("(Array([ 0.,  2., 10.,  6.], dtype=float32), Array(7., dtype=float32))\n"
+                                "(Array([ 0., 10.,  4.,  6.], dtype=float32), Array(7., dtype=float32))\n")
