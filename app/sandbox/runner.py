@@ -235,12 +235,13 @@ def run_code(code: str, options: dict, limits: Limits, *,
         control._running(None)
         sock.close()
     if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
-        return stopped_record(limits, _ms(started))     # killed after the grace: nothing it wrote is whole
-    record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values,
-                       (values_bytes, values_resident))
-    if control.stopped and not killed_by_clock:
-        # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
-        record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})
+        record = stopped_record(limits, _ms(started))     # killed after the grace: nothing it wrote is whole
+    else:
+        record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values,
+                           (values_bytes, values_resident))
+        if control.stopped and not killed_by_clock:
+            # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
+            record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})
     if keep_files is not None and (blobs or files_index.get("left_out")):
         # kept by the end of the run's time and a little more: the answer's bound holds however
         # long the store takes (what is not kept by then is named in files_note)

@@ -1,7 +1,10 @@
 """RunControl.stop(): a running program's sandboxed processes are killed at once, the run answers
 `stopped` well before its clock would; a stop before the run starts keeps it from starting."""
+import os
 import threading
 import time
+
+import pytest
 
 from app.sandbox import ZYGOTE, Limits, RunControl, run_code
 from proc_tree import descendants
@@ -89,3 +92,31 @@ def test_a_program_that_swallows_the_interrupt_is_killed_after_the_grace(sandbox
     runner.join(timeout=15)
     assert time.monotonic() - started < 15
     assert out["record"]["error"]["kind"] == "stopped"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seeing into the run's folder through /proc needs root")
+def test_a_stopped_runs_files_still_come_back(sandbox_run):
+    """Killed after the grace, the run's record is only `stopped`; the files it wrote are the
+    supervisor's to collect all the same (app/sandbox/run_files.py)."""
+    import dataclasses
+    ZYGOTE.ensure_started()
+    code = ("import time\nopen('partial.txt', 'w').write('half')\nprint('stubborn')\nwhile True:\n    try:\n"
+            "        time.sleep(0.01)\n    except KeyboardInterrupt:\n        pass\n")
+    limits = dataclasses.replace(LONG, max_files=5, max_files_bytes=1000)
+    control, out, kept = RunControl(grace_s=0.3), {}, {}
+
+    def keep(index, blobs, deadline):
+        kept.update(blobs=blobs)
+        return {"files": [{"name": entry["name"]} for entry in index["files"]], "files_note": None}
+    runner = threading.Thread(target=lambda: out.update(
+        record=run_code(code, {}, limits, control=control, keep_files=keep)))
+    runner.start()
+    deadline = time.monotonic() + 20
+    # stopped once its file is there (the host's root sees into the run's folder through /proc)
+    while not any(os.path.exists(f"/proc/{pid}/cwd/partial.txt") for pid in _children_of_zygote(2)):
+        assert time.monotonic() < deadline, "the program never wrote its file"
+        time.sleep(0.02)
+    control.stop()
+    runner.join(timeout=15)
+    assert out["record"]["error"]["kind"] == "stopped"
+    assert out["record"]["files"] == [{"name": "partial.txt"}] and kept["blobs"] == [b"half"]
