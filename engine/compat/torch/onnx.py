@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from engine.capture.common import is_module
+from engine.capture.common import is_module, param_names
 from engine.capture.tracing import trace_graph
 from engine.compat.torch._surface import unsupported_getattr as _unsupported_getattr
 from engine.errors import UnsupportedError as _UnsupportedError
@@ -97,8 +97,10 @@ def export(model, args=(), f=None, *more, input_names=None, output_names=None, d
         raise _UnsupportedError("torch.onnx.export(export_params=False) is not supported by Dagscope: the file "
                                 "always holds the parameters")
     n_in, n_out = len(args), len(graph.outputs)
+    # unnamed inputs are called as the model's forward names its parameters (nanoGPT's `idx`)
+    own = [n for n in param_names(target.forward if is_module(target) else target) if n != "self"]
     input_names = list(input_names or [])[:n_in]
-    input_names += [node.out.name or f"input_{i}" for i, node in enumerate(graph.placeholders[len(input_names):n_in])]
+    input_names += [own[i] if i < len(own) else f"input_{i}" for i in range(len(input_names), n_in)]
     output_names = list(output_names or [])[:n_out]
     output_names += [f"output_{i}" if n_out > 1 or i else "output" for i in range(len(output_names), n_out)]
     opset = _export.DEFAULT_OPSET if opset_version is None else int(opset_version)

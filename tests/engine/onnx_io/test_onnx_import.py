@@ -156,7 +156,7 @@ def test_load_in_a_run_draws_the_graph_with_passes_and_compiles_it(run, exported
     record = run(f"import dagscope as ds\nmodel = ds.onnx.load({str(path)!r})\nprint(model)\n"
                  "out = ds.compile(model)(*model.random_inputs())\nprint(tuple(out.shape))\n")
     assert record["error"] is None, record["error"]
-    assert record["stdout"].startswith("ONNX model cnn.onnx (opset 17): 10 nodes\n  input  input_0: (2, 1, 8, 8) float32")
+    assert record["stdout"].startswith("ONNX model cnn.onnx (opset 17): 10 nodes\n  input  input: (2, 1, 8, 8) float32")
     assert record["stdout"].endswith("(2, 3)\n")
     onnx_graph, compiled = [g for g in record["graphs"] if g.get("kind") == "static"]
     assert onnx_graph["capture"] == "onnx" and onnx_graph["title"] == "ONNX cnn.onnx"
