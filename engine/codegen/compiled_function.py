@@ -24,6 +24,7 @@ from engine.capture.specialisation import GLOBAL, Specialisations, signature, te
 from engine.capture.tracing import trace_values
 from engine.codegen.training import make_runner
 from engine.errors import UnsupportedError
+from engine.hooks import Message
 from engine.ir.graph import Graph
 
 MAX_RECORDED_SPECIALIZATIONS = 3
@@ -173,7 +174,8 @@ class CompiledFunction:
         return None if tracer.frozen else (graph, structure, kinds)
 
     def _graph_break(self, exc) -> bool:
-        msg = f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}"
+        msg = Message("warning.graph_break", f"torch.compile fell back to eager for {self.__name__} (graph break): {exc}",
+                      name=self.__name__, quote=str(exc)[:900])
         self.graph_breaks.append(msg)
         trail.warn(msg)
         return False

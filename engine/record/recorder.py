@@ -454,12 +454,15 @@ class DynamicGraphBuilder:
         step_json, used, bare = self.steps_record(steps, tensor_json, step_tensors)
         tensor_json.flush()
         self.step_tensors = used
-        warnings = [f"the gradient check could not run: {self.gradcheck_error}"] if self.gradcheck_error else []
+        warnings = [hooks.Message("warning.gradcheck_failed", f"the gradient check could not run: {self.gradcheck_error}",
+                                  quote=str(self.gradcheck_error)[:900])] if self.gradcheck_error else []
         if bare is not None:
-            warnings.append(f"Steps {bare + 1}-{len(step_json)} of {len(step_json)} are shown without their gradients: "
-                            f"a run record keeps the gradients of at most {MAX_STEP_TENSORS:,} tensors of backward "
-                            f"steps (each step's gradient in and gradients out), and the steps recorded before these "
-                            f"used them.")
+            warnings.append(hooks.Message(
+                "warning.steps_without_gradients",
+                f"Steps {bare + 1}-{len(step_json)} of {len(step_json)} are shown without their gradients: "
+                f"a run record keeps the gradients of at most {MAX_STEP_TENSORS:,} tensors of backward "
+                f"steps (each step's gradient in and gradients out), and the steps recorded before these "
+                f"used them.", first=bare + 1, last=len(step_json), n=len(step_json), limit=f"{MAX_STEP_TENSORS:,}"))
         return {"kind": "dynamic", "title": title, "capture": None,
                 "forward": {"nodes": self.fwd_nodes, "edges": self.fwd_edges},
                 "backward": {"nodes": self.bwd_nodes, "edges": self.bwd_edges},

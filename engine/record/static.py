@@ -7,6 +7,7 @@ from __future__ import annotations
 from engine import autograd
 from engine.autodiff import backward_graph
 from engine.capture.trail import Captured
+from engine.hooks import Message
 from engine.ir.graph import Graph
 from engine.ir.interpreter import evaluate
 from engine.ir.printer import format_graph
@@ -39,6 +40,12 @@ def _room_left(rec) -> bool:
     return sum(1 for g in rec.graphs if g.get("kind") == "static") < MAX_STATIC_GRAPHS
 
 
+def _failed(key: str, what: str, exc: Exception) -> Message:
+    """`what: Error: message` (the error quoted as Python words it)."""
+    said = f"{type(exc).__name__}: {exc}"
+    return Message(key, f"{what}: {said}", quote=said[:900])
+
+
 def record_static(graph: Graph, capture: str, title: str, *, warnings: list | None = None,
                   values: dict | None = None, backward: bool = True, extra: dict | None = None,
                   pipeline=None, differentiated=None, inputs: list | None = None) -> dict | None:
@@ -54,15 +61,15 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
     if recorded >= MAX_STATIC_GRAPHS:       # bounded, like dynamic graphs: a capture in a loop stays cheap
         if recorded == MAX_STATIC_GRAPHS and not getattr(rec, "_static_cap_warned", False):
             rec._static_cap_warned = True
-            rec.warn(f"more than {MAX_STATIC_GRAPHS} static graphs were captured; only the first "
-                     f"{MAX_STATIC_GRAPHS} are recorded")
+            rec.warn(Message("warning.static_graphs_cut", f"more than {MAX_STATIC_GRAPHS} static graphs were captured; "
+                             f"only the first {MAX_STATIC_GRAPHS} are recorded", n=MAX_STATIC_GRAPHS))
         return None
     notes = list(warnings or [])
     if values is None and inputs is not None:
         try:
             values = evaluate(graph, [getattr(x, "array", x) for x in inputs])
         except Exception as exc:  # noqa: BLE001 - values are shown when they can be computed
-            notes.append(f"values not shown: {type(exc).__name__}: {exc}")
+            notes.append(_failed("warning.no_values", "values not shown", exc))
     bwd, steps = None, []
     if backward and any(v.dtype.kind == "f" for v in graph.inputs):
         try:
@@ -70,18 +77,18 @@ def record_static(graph: Graph, capture: str, title: str, *, warnings: list | No
                 differentiated = backward_graph(graph)
             bwd = backward_record(graph, differentiated)
         except Exception as exc:  # noqa: BLE001 - the record says why instead of failing the user's run
-            notes.append(f"no backward graph: {exc}")
+            notes.append(Message("warning.no_backward", f"no backward graph: {exc}", quote=str(exc)[:900]))
         arrays = [(values or {}).get(p.id) for p in graph.placeholders]
         if bwd is not None and all(a is not None for a in arrays):
             try:
                 steps = backprop_steps(graph, differentiated, arrays)
             except Exception as exc:  # noqa: BLE001 - steps are shown when they can be computed
-                notes.append(f"no backprop steps: {type(exc).__name__}: {exc}")
+                notes.append(_failed("warning.no_steps", "no backprop steps", exc))
     passes = []
     try:
         passes = pass_snapshots(pipeline if pipeline is not None else run_pipeline(graph))
     except Exception as exc:  # noqa: BLE001
-        notes.append(f"pass pipeline failed: {type(exc).__name__}: {exc}")
+        notes.append(_failed("warning.pipeline_failed", "pass pipeline failed", exc))
     entry = {"kind": "static", "title": title, "capture": capture,
              "forward": graph_to_record(graph, values), "backward": bwd, "steps": steps,
              "passes": passes, "kernels": [], "timings": None, "warnings": notes, "ir": format_graph(graph)}

@@ -91,3 +91,35 @@ def test_only_lists_with_a_message_get_message_fields():
     record = attach({"warnings": ["plain"], "graphs": [{"title": "t", "warnings": [Message("warning.first_call", "first call: traced")]}]})
     assert "warning_messages" not in record and "title_message" not in record["graphs"][0]
     assert record["graphs"][0]["warning_messages"] == [{"key": "warning.first_call", "params": {}}]
+
+
+def _message_calls():
+    """(file, key, keyword names) of every Message("literal key", ...) written in engine/."""
+    import ast
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Message"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                yield path.relative_to(ROOT), node.args[0].value, {k.arg for k in node.keywords}
+
+
+def test_every_message_the_engine_writes_is_in_every_catalog_with_its_parameters():
+    calls = list(_message_calls())
+    assert len(calls) >= 20
+    for path, key, params in calls:
+        for lang, catalog in CATALOGS.items():
+            assert key in catalog, (str(path), lang, key)
+            assert placeholders(catalog[key]) == params, (str(path), lang, key)
+
+
+# keys the engine makes from parts (engine/capture/specialisation.py: its verb; tf.function's input_signature)
+MADE_KEYS = {"warning.retraced": {"quote"}, "warning.recompiled": {"quote"}, "warning.retraced_run": {"label", "quote"},
+             "warning.recompiled_run": {"label", "quote"}, "warning.frequent_retraced": {"n", "label"},
+             "warning.frequent_recompiled": {"n", "label"}, "warning.retraced_signature": {"quote"},
+             "warning.retraced_run_signature": {"label", "quote"}, "calls.true": set(), "calls.false": set()}
+
+
+def test_the_keys_made_from_parts_are_in_every_catalog():
+    for key, params in MADE_KEYS.items():
+        for lang, catalog in CATALOGS.items():
+            assert placeholders(catalog[key]) == params, (lang, key)

@@ -21,6 +21,7 @@ from engine.capture import trail
 from engine.capture.common import run_eager
 from engine.codegen.training import make_runner
 from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, describe, signature, trace_title
+from engine.hooks import Message
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
 from engine.compat.jax.jaxpr import format_jaxpr
@@ -62,8 +63,10 @@ class Staged:
                 outs = self.runner(*inputs)
             except Exception as exc:  # noqa: BLE001 - a kernel that fails: the graph runs op by op, and says so
                 self.runner = None
-                trail.warn(f"jax.jit {self.graph.name}: the compiled graph failed ({type(exc).__name__}: {exc}); "
-                           "it runs on the engine's ops instead")
+                said = f"{type(exc).__name__}: {exc}"
+                trail.warn(Message("warning.jit_kernel_failed", f"jax.jit {self.graph.name}: the compiled graph failed "
+                                   f"({said}); it runs on the engine's ops instead",
+                                   label=f"jax.jit {self.graph.name}", quote=said[:900]))
                 return self.run(leaves)
             if self.calls is not None and self.calls.active():
                 self.calls.add(list(leaves), outs, replay=(self.graph, inputs) if trail.has_control_flow(self.graph)
@@ -208,8 +211,9 @@ class Jitted:
         recorded = count <= MAX_RECORDED_TRACES and trail.recording()
         if count > MAX_COMPILED_TRACES:
             if count == MAX_COMPILED_TRACES + 1:
-                trail.warn(f"{label} traced {count} times: later traces are not compiled (they run op by op); "
-                           "pass arrays of one shape, or mark Python values static")
+                trail.warn(Message("warning.jit_traces_cut", f"{label} traced {count} times: later traces are not "
+                                   "compiled (they run op by op); pass arrays of one shape, or mark Python values static",
+                                   label=label, n=count))
             return
         runner, note = make_runner(staged.graph, [], keep_steps=recorded)
         staged.runner = runner
