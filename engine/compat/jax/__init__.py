@@ -18,6 +18,7 @@ import numpy as _np
 
 from engine.compat.jax import errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: F401
 from engine.compat.jax._surface import unsupported_names
+from engine.compat.jax.array import CPU as _CPU
 from engine.compat.jax.array import Array
 from engine.compat.jax.config import config  # noqa: F401
 from engine.compat.jax.jit_function import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: F401
@@ -32,17 +33,8 @@ numpy = numpy
 jacobian = jacrev
 
 
-class _Device:
-    platform = "cpu"
-    device_kind = "cpu"
-    id = 0
-
-    def __repr__(self) -> str:
-        return "CpuDevice(id=0)"
-
-
 def devices(backend=None) -> list:
-    return [_Device()]
+    return [_CPU]
 
 
 local_devices = devices

@@ -237,6 +237,30 @@ class _IndexUpdateRef:
 _UPDATE = None      # numpy/_indexing.update, installed by the jnp layer (install_methods)
 
 
+class CpuDevice:
+    """The one device (`jax.devices()[0]`, `x.devices()`): JAX's CPU device, as it prints."""
+    platform = "cpu"
+    device_kind = "cpu"
+    id = 0
+
+    def __repr__(self) -> str:
+        return "CpuDevice(id=0)"
+
+
+CPU = CpuDevice()
+
+
+class SingleDeviceSharding:
+    """`x.sharding`: every array lives whole on the one CPU device."""
+
+    def __init__(self, device: CpuDevice, memory_kind: str = "device"):
+        self.device_set = {device}
+        self._device, self.memory_kind = device, memory_kind
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
+
+
 class Array(Tensor):
     """What every jnp function returns (`jax.Array`; its class prints as JAX's ArrayImpl)."""
 
@@ -275,7 +299,11 @@ class Array(Tensor):
         return _IndexUpdateHelper(self)
 
     def devices(self) -> set:
-        return {"TFRT_CPU_0"}
+        return {CPU}
+
+    @property
+    def sharding(self) -> "SingleDeviceSharding":
+        return SingleDeviceSharding(CPU)
 
     def block_until_ready(self):
         return self

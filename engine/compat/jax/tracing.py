@@ -29,6 +29,10 @@ class TracerBoolConversionError(ConcretizationTypeError):
     """jax.errors.TracerBoolConversionError."""
 
 
+class NonConcreteBooleanIndexError(IndexError):
+    """jax.errors.NonConcreteBooleanIndexError: x[mask] with a traced mask (its result's shape is unknown)."""
+
+
 class TracerIntegerConversionError(TypeError):
     """jax.errors.TracerIntegerConversionError."""
 

@@ -1034,6 +1034,11 @@ def _index_key(key):
 
 def getitem(a, key):
     a = _a(a)
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tensor) and k.array.dtype == np.bool_ and tracing.traced(k):
+            raise tracing.NonConcreteBooleanIndexError(
+                f"Array boolean indices must be concrete; got bool[{','.join(map(str, k.array.shape))}]\n\nSee "
+                "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
     return _out(F.getitem(a, _index_key(key)), is_weak(a))
 
 
