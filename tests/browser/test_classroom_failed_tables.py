@@ -37,8 +37,8 @@ def test_a_syntax_error_says_the_program_did_not_run(page):
     shot(page, "zh-CN_syntax_error_forward")
 
 
-def test_a_run_stopped_before_any_graph_says_so(page):
-    open_page(page)
+def test_a_run_stopped_before_any_graph_says_so(reused_page):
+    page = reused_page()
     run_code(page, "import torch\nraise ValueError('no data')\n")
     page.evaluate("window.dagscope.select('forward')")
     text = page.inner_text("#view-forward")
@@ -46,9 +46,8 @@ def test_a_run_stopped_before_any_graph_says_so(page):
 
 
 @pytest.mark.parametrize("size, present", [((1440, 900), False), ((1280, 720), True)])
-def test_eight_columns_are_not_cut_off(page, size, present):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, "/?present=1" if present else "/")
+def test_eight_columns_are_not_cut_off(reused_page, size, present):
+    page = reused_page("/?present=1" if present else "/", size=size)
     record = run_code(page, WIDE)
     leaf = next(n for n in record["graphs"][0]["forward"]["nodes"] if n["kind"] in ("input", "param"))
     page.click(f"#view-forward g.node[id='{leaf['id']}']")

@@ -3,7 +3,7 @@ lights the forward node it differentiates, and the stepper walks the static back
 time (all the IR nodes of that vjp lit, with the forward node), on a real compiled training step."""
 import pytest
 
-from tests.browser.conftest import open_page, shot
+from tests.browser.conftest import shot
 from tests.browser.test_identity import lit, switch
 from tests.browser.test_static_views import graph, load_example
 
@@ -15,15 +15,16 @@ def classed(page, view, cls):
 
 
 def open_compiled_step(page):
-    """The compile_backward fixture, its compiled (static) graph picked; its record and that graph."""
-    open_page(page)
+    """The compile_backward fixture on an opened page, its compiled (static) graph picked; its record
+    and that graph."""
     record = load_example(page, "compile_backward")
     static = graph(record, capture="compile")
     page.select_option("#graph-pick", static["id"])
     return record, static
 
 
-def test_hovering_a_static_backward_node_lights_the_forward_node_it_differentiates(page):
+def test_hovering_a_static_backward_node_lights_the_forward_node_it_differentiates(reused_page):
+    page = reused_page()
     record, static = open_compiled_step(page)
     tanh = next(n["id"] for n in static["forward"]["nodes"] if n["op"] == "tanh")
     tanh_back = next(n["id"] for n in static["backward"]["nodes"] if n["op"] == "tanh_backward")
@@ -40,7 +41,8 @@ def test_hovering_a_static_backward_node_lights_the_forward_node_it_differentiat
     assert len(partners) > 1 and lit(page, "#view-backward") == partners
 
 
-def test_the_stepper_walks_a_static_backward_lighting_each_vjp_and_its_forward_node(page):
+def test_the_stepper_walks_a_static_backward_lighting_each_vjp_and_its_forward_node(reused_page):
+    page = reused_page()
     record, static = open_compiled_step(page)
     page.evaluate("window.dagscope.select('step')")
     page.wait_for_selector("#view-step-backward g.node.current")
@@ -82,8 +84,8 @@ for v in [1.0, -1.0, 2.0, -2.0, 3.0, -3.0]:
 """
 
 
-def test_the_static_tab_lists_a_compiled_functions_calls_with_the_branch_each_took(page):
-    open_page(page)
+def test_the_static_tab_lists_a_compiled_functions_calls_with_the_branch_each_took(reused_page):
+    page = reused_page()
     page.evaluate("c => window.dagscope.setCode(c)", COMPILED_CALLS)
     record = page.evaluate("() => window.dagscope.run()")
     compiled = graph(record, capture="compile")
