@@ -165,3 +165,21 @@ def test_summaries_sharing_the_record_s_statistics_are_the_same_numbers():
     for a, out in zip(arrays, shown):
         want = tensor_json(a, heatmap=False)
         assert json.dumps({k: v for k, v in out.items() if k != "values"}) == json.dumps(want)
+
+
+def test_a_large_array_s_strip_summed_cell_by_cell_is_reduceat_s():
+    """block_sums: each cell's reduceat on its own slice (no float64 copy of the whole array) gives
+    reduceat's sums bit for bit, across numpy's 8192-element buffers, for float32 (cast), float64
+    and integers; the strip's cells are never empty."""
+    rng = np.random.default_rng(5)
+    for n in (8, 9, 65, 8191, 8193, 70_001, 300_007):
+        for dtype in (np.float32, np.float64, np.int64):
+            flat = (rng.standard_cauchy(n) * 1e3).astype(dtype) if dtype != np.int64 else rng.integers(-9, 9, n)
+            starts, _ = trajectory._cells(n, min(trajectory.STRIP, n))
+            want = np.add.reduceat(flat, starts, dtype=np.float64)
+            old, trajectory.WHOLE_REDUCEAT = trajectory.WHOLE_REDUCEAT, 0      # cell by cell at any size
+            try:
+                got = trajectory.block_sums(flat, starts)
+            finally:
+                trajectory.WHOLE_REDUCEAT = old
+            assert got.tobytes() == want.tobytes(), (n, dtype)
