@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from engine import record
+from engine.hooks import Message
 
 # Names that exist only in the TF1 API (removed from TF2's top level): using one marks a TF1 program.
 TF1_SESSION_API = frozenset({"Session", "InteractiveSession", "placeholder", "global_variables_initializer",
@@ -76,10 +77,11 @@ def _fresh_run_state(rec) -> RunState:
     uses = tf1_names_used(linecache.getlines(record.USER_FILENAME))
     st = RunState(eager=not uses)
     if uses and not uses & {"disable_eager_execution", "disable_v2_behavior"}:
-        rec.warn(f"This program uses {', '.join(sorted('tf.' + n for n in uses))} from TensorFlow 1.x, so "
-                 "Dagscope runs it in TF1 graph mode: tf.constant, tf.add ... only add nodes to a graph, "
-                 "and values are computed by Session.run. (In TensorFlow 2 you would call "
-                 "tf.compat.v1.disable_eager_execution() first.)")
+        names = ", ".join(sorted("tf." + n for n in uses))
+        rec.warn(Message("warning.tf1_mode", f"This program uses {names} from TensorFlow 1.x, so "
+                         "Dagscope runs it in TF1 graph mode: tf.constant, tf.add ... only add nodes to a graph, "
+                         "and values are computed by Session.run. (In TensorFlow 2 you would call "
+                         "tf.compat.v1.disable_eager_execution() first.)", names=names))
     return st
 
 
