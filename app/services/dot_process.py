@@ -142,8 +142,13 @@ def _run(fmt: str, source: bytes, limits: DotLimits, plugins: str | None, comman
         raise DotFailed("timeout")
     spec = _Spec(tuple(command[0]), tuple(command[1]), plugins, limits.memory_mb, limits.cpu_s)
     # an SVG drawing takes the dot started for it in advance, if one waits (and asks for the next)
-    program = WARM.take(spec) if fmt == "svg" and get_settings().render_warm_s > 0 else None
-    result = (program or spec.start()).finish(source, limits.timeout_s, MAX_OUTPUT_MB << 20)
+    warm = fmt == "svg" and get_settings().render_warm_s > 0
+    program = WARM.take(spec) if warm else None
+    try:
+        result = (program or spec.start()).finish(source, limits.timeout_s, MAX_OUTPUT_MB << 20)
+    finally:
+        if warm:
+            WARM.again(spec)     # the next one is started after this layout, not beside it
     if result.timed_out:
         raise DotFailed("timeout")
     if result.returncode > 128:       # a signal: SIGKILL/SIGSEGV at the memory limit, SIGXCPU, SIGXFSZ
@@ -179,7 +184,7 @@ class Warm:
     """One confined `dot` started in advance, waiting for its input: a drawing then pays for the
     layout only, not for the forks, namespaces, Landlock, exec and library loading (0.05-0.3 s on
     two busy cores) of a fresh one. A run asks for one (`prepare`: the page draws when the run
-    ends); each drawing that takes it asks for the next; one not used for DAGSCOPE_RENDER_WARM
+    ends); each drawing asks for the next when it is done; one not used for DAGSCOPE_RENDER_WARM
     seconds is ended and not replaced until asked again. Started and ended by one long-lived thread of its own: a
     program's parent-death signal follows the thread that forked it, and the server's request
     threads come and go."""
@@ -200,19 +205,25 @@ class Warm:
             self._want((s.render_timeout_s, s.render_memory_mb))
 
     def take(self, spec: _Spec) -> confine.Started | None:
-        """The started dot if it matches `spec` and is still alive; asks for the next either way."""
+        """The started dot if it matches `spec` and is still alive. None is started meanwhile
+        (on two cores a start beside the layout slows it): `again` asks for the next."""
         with self._cond:
             ready, self._ready = self._ready, None
+            self._wanted = None
             self._cpu_s = max(self._cpu_s, spec.cpu_s)
-            next_spec = replace(spec, cpu_s=self._cpu_s)
         found = None
         if ready is not None:
             if ready[0] == spec and ready[0].cpu_s >= spec.cpu_s and ready[1].alive():
                 found = ready[1]
             else:
                 ready[1].close()
-        self._want(next_spec)
         return found
+
+    def again(self, spec: _Spec) -> None:
+        """A drawing like `spec` is done: have the next dot wait for the next one."""
+        with self._cond:
+            next_spec = replace(spec, cpu_s=max(self._cpu_s, spec.cpu_s))
+        self._want(next_spec)
 
     def _want(self, wanted) -> None:
         with self._cond:
