@@ -36,7 +36,12 @@ class SvgRefused(ValueError):
     """The SVG is not one this module will pass on (not SVG, not well-formed, or DTD tricks)."""
 
 
+_SPECIAL = re.compile(r'[&<>"\n\r\t]')     # what _escape may change: most values (numbers, ids) have none
+
+
 def _escape(text: str, attribute: bool = False) -> str:
+    if not _SPECIAL.search(text):
+        return text
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     if attribute:   # a raw line break or tab in an attribute would read back as a space
         text = text.replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
@@ -46,7 +51,8 @@ def _escape(text: str, attribute: bool = False) -> str:
 def _attribute_ok(name: str, value: str) -> bool:
     if name not in ATTRIBUTES:
         return False
-    return not _URL.search(value) or bool(_LOCAL_URL.fullmatch(value.strip()))
+    # (a url( needs its parenthesis: most values have none, and skip the search)
+    return "(" not in value or not _URL.search(value) or bool(_LOCAL_URL.fullmatch(value.strip()))
 
 
 def clean_svg(data: bytes) -> bytes:
