@@ -24,6 +24,7 @@ its dtype's size). weights_only=False unpickles anything, as PyTorch's does: onl
 """
 from __future__ import annotations
 
+import _compat_pickle
 import builtins
 import codecs
 import collections
@@ -308,6 +309,12 @@ class _Unpickler(pickle.Unpickler):
         self.archive, self.weights_only = archive, weights_only
 
     def find_class(self, module: str, name: str):
+        # torch.save writes protocol 2, whose pickles name Python 2's modules (__builtin__.set);
+        # pickle maps them back only in its own find_class, so here, as PyTorch's unpickler does
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         found = _torch_global(module, name)
         if found is not None:
             return found
