@@ -33,7 +33,7 @@ from tests.browser.conftest import open_page, painted, shot
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
-TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "output"]
+TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "compare", "output"]
 # Names Chinese technical text writes in Latin letters: products, formats, file and number words.
 TECHNICAL = {"PyTorch", "TensorFlow", "Keras", "Python", "Dagscope", "NumPy", "Graphviz", "JAX",
              "SVG", "PNG", "DOT", "IR", "SSA", "AST", "BLAS", "GEMM", "CPU", "C", "NaN", "inf", "nan",
@@ -106,17 +106,21 @@ def visible_tabs(page) -> list[str]:
         f"(() => {{ const b = document.querySelector('[data-tab={tab}]'); return b && b.offsetParent !== null && !b.disabled; }})()")]
 
 
-def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set) -> dict[str, list[str]]:
+def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set,
+                    previous: tuple | None = None) -> dict[str, list[str]]:
     allowed = identifiers(code, record, ops)
+    # Compare draws the previous run too: its names are identifiers there
+    allowed_compare = allowed | (identifiers(*previous, ops) if previous else set())
     left: dict[str, list[str]] = {}
 
     def look(where: str, selector: str):
+        names = allowed_compare if where == "compare" else allowed
         for text in page.eval_on_selector(selector, TEXTS_JS):
             known = [k for k in KNOWN_ENGLISH if re.match(k, text)]
             if known:
                 known_seen.update(known)
                 continue
-            words = english_words(text, allowed)
+            words = english_words(text, names)
             if words:
                 left.setdefault(where, []).append(f"{text[:120]!r}: {words}")
 
@@ -143,11 +147,12 @@ def test_no_english_prose_in_any_view_of_any_example(page):
     page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, "/?lang=zh-CN")
     ops = page.evaluate("fetch('/api/ops').then(r => r.json())")
-    problems, known_seen = {}, set()
+    problems, known_seen, previous = {}, set(), None
     for ex in examples(page):
         page.evaluate("code => window.dagscope.setCode(code)", ex["code_zh"])
         record = page.evaluate("() => window.dagscope.run()")
-        left = english_on_page(page, ex["code_zh"], record, ops, known_seen)
+        left = english_on_page(page, ex["code_zh"], record, ops, known_seen, previous)
+        previous = (ex["code_zh"], record)
         if left:
             problems[ex["id"]] = left
         if ex["id"] in SHOTS:
