@@ -16,9 +16,12 @@ Capacity (issue 20), `--capacity`: runs per second per core, closed loop (each o
 slots' clients sends its next run as soon as its last is answered, from its own address, with the
 rate limits off), for the seed MLP and nanoGPT's tiny config, on
   1. one replica with all the machine's run slots (DAGSCOPE_WORKERS = cores), and
-  2. two replicas with half each, sharing one PostgreSQL (tests/postgres_server.py's throwaway
-     server), the clients alternating between them as a proxy would;
-the same total cores, so the ratio is what replication costs (goal: <= 10%). docs/deploy.md turns
+  2. the same replica on PostgreSQL (tests/postgres_server.py's throwaway server: its tensor
+     values and files then go to the database), and
+  3. two replicas with half the run slots each, sharing that PostgreSQL, the clients alternating
+     between them as a proxy would;
+the same total cores, so 3 against 2 is what replication costs (goal: <= 10%), and 2 against 1
+what the shared database costs. docs/deploy.md turns
 it into a sizing table.
 
     .venv/bin/python bench/load.py --capacity [--duration 30]
@@ -187,6 +190,7 @@ def capacity(duration: float) -> None:
     servers: list[subprocess.Popen] = []
     try:
         layouts = {"1 replica": [{"DAGSCOPE_WORKERS": str(cores)}],
+                   "1 replica + PostgreSQL": [{"DAGSCOPE_WORKERS": str(cores), "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}],
                    "2 replicas + PostgreSQL": [{"DAGSCOPE_WORKERS": str(max(1, cores // 2)),
                                                 "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}] * 2}
         for layout, envs in layouts.items():
@@ -212,8 +216,9 @@ def capacity(duration: float) -> None:
         print(f"| {r['layout']} | {r['program']} | {r['runs']} | {r['per_s']:.2f} | {r['per_s_core']:.2f} | "
               f"{r['p50']:.2f} | {r['p95']:.2f} | {', '.join(r['failures']) or '-'} | {r['loadavg']:.1f} |")
     for name in programs:
-        one, two = (next(r for r in rows if r["layout"] == layout and r["program"] == name) for layout in layouts)
-        print(f"{name}: two replicas give {two['per_s'] / one['per_s']:.2f}x one replica's throughput")
+        one, one_pg, two = (next(r for r in rows if r["layout"] == layout and r["program"] == name) for layout in layouts)
+        print(f"{name}: two replicas give {two['per_s'] / one['per_s']:.2f}x one replica's throughput "
+              f"({two['per_s'] / one_pg['per_s']:.2f}x one replica's on PostgreSQL)")
 
 
 def main() -> None:
