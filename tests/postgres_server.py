@@ -11,6 +11,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -51,10 +52,33 @@ def _unprivileged_user() -> pwd.struct_passwd | None:
     raise Unavailable("running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL")
 
 
+# Run apart from the tests (its own session, so a Ctrl+C or a `timeout` that kills pytest does not
+# reach it): waits for the test process to end, then stops its server and removes its folder.
+# Without it a killed pytest leaves a PostgreSQL running, its session-scoped teardown never run.
+_WATCHDOG = """
+import os, select, shutil, subprocess, sys, time
+owner, pg_ctl, data, folder, uid, gid = sys.argv[1:7]
+try:
+    select.select([os.pidfd_open(int(owner))], [], [])
+except OSError:
+    while True:
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            break
+        time.sleep(1)
+if os.path.exists(os.path.join(data, "postmaster.pid")):
+    ids = {"user": int(uid), "group": int(gid), "extra_groups": []} if int(uid) >= 0 else {}
+    subprocess.run([pg_ctl, "stop", "-w", "-m", "immediate", "-D", data], capture_output=True, timeout=60, cwd="/", **ids)
+shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
 class PostgresServer:
     def __init__(self):
         self.folder: Path | None = None
         self.url = ""
+        self._watchdog: subprocess.Popen | None = None
 
     def _run(self, args: list, user, timeout: float = 60) -> subprocess.CompletedProcess:
         kwargs = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
@@ -82,6 +106,10 @@ class PostgresServer:
             self.stop()
             raise Unavailable(f"PostgreSQL did not start: {done.stderr.strip()[-300:]} {log}")
         self._user = user
+        ids = (str(user.pw_uid), str(user.pw_gid)) if user else ("-1", "-1")
+        self._watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(bindir / "pg_ctl"), str(data), str(self.folder), *ids],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         base = f"postgresql://{SUPERUSER}@/postgres?host={quote(str(self.folder), safe='')}"
         import psycopg
         with psycopg.connect(base, autocommit=True) as conn:
@@ -107,3 +135,7 @@ class PostgresServer:
                       getattr(self, "_user", _unprivileged_user()))
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder = None
+        if self._watchdog is not None:            # nothing is left for it to clean
+            self._watchdog.kill()
+            self._watchdog.wait()
+            self._watchdog = None
