@@ -16,8 +16,6 @@ _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by
 
 DOES_NOT_RUN: dict[str, str] = {
     # JAX
-    "jax/jaxdocs_automatic_differentiation": "UnsupportedError: `import jax.test_util` (the tutorial's last cell checks "
-                                             "its gradients with jax.test_util.check_grads)",
     "jax/jaxdocs_key_concepts": "UnsupportedAttributeError: jnp.convolve is not supported by Dagscope (the tracing "
                                 "section's example)",
     "jax/jaxdocs_quickstart_thinking_in_jax": "UnsupportedAttributeError: jax.debug is not supported by Dagscope (the "
@@ -64,6 +62,11 @@ TOO_SLOW: dict[str, str] = {
 }
 
 WRONG_NUMBERS: dict[str, str] = {
+    "jax/jaxdocs_automatic_differentiation": "the logistic-regression gradients are 1-2 float32 ulp from JAX's "
+                                             "(-0.43314597 for -0.433146: another summation order), which changes "
+                                             "numpy's column padding in the printed arrays; the tutorial's float32 "
+                                             "finite differences (eps 1e-4) turn a 1-ulp loss difference into 0.3% "
+                                             "(b_grad_numerical -0.6914139 for -0.6890297); check_grads passes",
 }
 
 # Programs whose printout agrees with the library's except for numbers that are float32 noise around

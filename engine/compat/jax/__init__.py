@@ -8,7 +8,7 @@ The modules import only downward, bottom to top:
 3. jit_function.py (jax.jit and make_jaxpr), transforms.py (grad, vjp, jvp, Jacobians, custom
    derivatives), batching.py (vmap: the traced graph run with batching rules), control_flow.py
    (lax.cond/switch/while_loop/fori_loop/scan);
-4. lax.py, nn.py, scipy/, errors.py, tree.py, config.py, and this namespace.
+4. lax.py, nn.py, scipy/, errors.py, tree.py, config.py, test_util.py (check_grads), and this namespace.
 random.py (jax.random, JAX's threefry2x32 bit for bit) sits in step 4 too.
 A name outside this surface fails with UnsupportedError naming it.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from engine.compat.jax import errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: F401
+from engine.compat.jax import errors, lax, nn, numpy, random, scipy, test_util, tree, tree_util  # noqa: F401
 from engine.compat.jax._surface import unsupported_names
 from engine.compat.jax.array import CPU as _CPU
 from engine.compat.jax.array import Array

@@ -154,3 +154,16 @@ def test_custom_vjp_and_custom_jvp_rules_are_used():
 def test_while_loop_is_not_reverse_differentiable_as_in_jax():
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
         jax.grad(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x))(1.0)
+
+
+def test_check_grads_passes_a_true_derivative_and_fails_a_false_one():
+    from engine.compat.jax.test_util import check_grads
+    f = lambda w, b: jnp.sum(jnp.tanh(jnp.asarray(M).T @ w + b))    # noqa: E731
+    check_grads(f, (jnp.asarray(X[0]), 0.5), order=2)
+
+    @jax.custom_vjp
+    def wrong(x):
+        return jnp.sin(x)
+    wrong.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * 2.0 * jnp.cos(x),))
+    with pytest.raises(AssertionError, match="cotangent projection"):
+        check_grads(wrong, (jnp.asarray(X[0]),), order=1, modes=("rev",))
