@@ -3,6 +3,7 @@ captured graph as a real ONNX file (engine/onnx) that onnxruntime and Netron ope
 from __future__ import annotations
 
 import contextlib
+import warnings as _warnings
 
 from engine.capture.common import is_module, param_names
 from engine.capture.tracing import trace_graph
@@ -103,6 +104,17 @@ def export(model, args=(), f=None, *more, input_names=None, output_names=None, d
     input_names += [own[i] if i < len(own) else f"input_{i}" for i in range(len(input_names), n_in)]
     output_names = list(output_names or [])[:n_out]
     output_names += [f"output_{i}" if n_out > 1 or i else "output" for i in range(len(output_names), n_out)]
+    past_batch = sorted(f"{name}[{axis}]" for name, axes in (dynamic_axes or {}).items()
+                        for axis in (axes.keys() if isinstance(axes, dict) else axes) if int(axis) != 0)
+    if past_batch:
+        # The trace has concrete sizes: a size computed from a later axis (nanoGPT's arange(t), its
+        # mask sliced to t) is a constant in the graph, where PyTorch's exporter records the shape op
+        _warnings.warn(f"torch.onnx.export: Dagscope exports only the first (batch) axis as dynamic. "
+                       f"{', '.join(past_batch)} {'is' if len(past_batch) == 1 else 'are'} named dynamic in the "
+                       f"file's inputs and outputs, but sizes the model computes from "
+                       f"{'it' if len(past_batch) == 1 else 'them'} are constants in its graph: the file runs "
+                       f"at the traced size only along {'that axis' if len(past_batch) == 1 else 'those axes'}",
+                       UserWarning, stacklevel=2)
     opset = _export.DEFAULT_OPSET if opset_version is None else int(opset_version)
     model_proto = _export.graph_to_model(graph, params=params, input_names=input_names, output_names=output_names,
                                          dynamic_axes=dynamic_axes, opset=opset,

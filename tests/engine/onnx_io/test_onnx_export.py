@@ -84,6 +84,20 @@ def test_dynamic_batch_runs_another_batch_size(models, name):
                                rtol=0, atol=TOLERANCE)
 
 
+def test_a_dynamic_axis_past_the_batch_is_said_to_be_fixed_inside(models):
+    """Only the first axis is exported dynamic (the trace's other sizes are constants in the graph):
+    naming a later one warns, naming the batch axis does not."""
+    model, inputs, _ = models["mlp"]
+    with pytest.warns(UserWarning, match=r"only the first \(batch\) axis as dynamic\. x\[1\] is named dynamic"):
+        export_bytes(model, inputs, input_names=["x"], dynamic_axes={"x": {0: "batch", 1: "features"}})
+    with pytest.warns(UserWarning, match=r"x\[1\], y\[1\] are named dynamic"):
+        export_bytes(model, inputs, input_names=["x"], output_names=["y"], dynamic_axes={"x": [1], "y": [1]})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        export_bytes(model, inputs, input_names=["x"], output_names=["y"], dynamic_axes=DYNAMIC)
+
+
 def test_unsupported_operator_names_the_op():
     with compat.installed():
         import torch
