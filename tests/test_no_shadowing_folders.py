@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent
 # namespace folder, so only an absent one is shadowed). The corpus's program folders are named
 # after their library (their paths are the programs' ids, kept in goldens and expectations): every
 # check for a library must therefore also require a real module (`spec.origin is not None`).
-KNOWN = {"corpus/tensorflow", "corpus/goldens/tensorflow"}
+KNOWN = {"corpus/tensorflow", "corpus/goldens/tensorflow", "corpus/jax", "corpus/goldens/jax"}
 LIBRARIES = {"tensorflow", "keras", "jax", "flax", "onnx", "onnxruntime", "torchvision", "matplotlib"}
 
 

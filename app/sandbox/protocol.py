@@ -1,12 +1,14 @@
 """Length-prefixed frames over a stream socket: the wire between server, supervisor and child."""
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import json
 import mmap
 import os
 import socket
 import struct
+import weakref
 
 _HEADER = struct.Struct("!I")
 
@@ -144,9 +146,30 @@ def recv_sealed_resident(sock: socket.socket, max_bytes: int) -> tuple[memoryvie
             raise ValueError(f"a record of {st.st_size} bytes exceeds {max_bytes}")
         if st.st_size == 0:
             return memoryview(b""), 0
-        return memoryview(mmap.mmap(fd, st.st_size, prot=mmap.PROT_READ)), st.st_blocks * 512
+        return _map_read_only(fd, st.st_size), st.st_blocks * 512
     finally:
         os.close(fd)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+_libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def _map_read_only(fd: int, size: int) -> memoryview:
+    """The memfd's bytes mapped read-only, holding no file descriptor: Python's mmap.mmap keeps a
+    dup of the fd open as long as the mapping lives, and the server keeps runs' values mapped
+    (app/services/tensors.py), so each kept run held a descriptor until the server ran out of them.
+    The pages are unmapped when the last view of them (and every numpy array over it) is gone."""
+    addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    if addr is None or addr == _MAP_FAILED:
+        err = ctypes.get_errno()
+        raise OSError(err, f"the record could not be mapped: {os.strerror(err)}")
+    pages = (ctypes.c_char * size).from_address(addr)
+    weakref.finalize(pages, _libc.munmap, addr, size)
+    return memoryview(pages).cast("B").toreadonly()
 
 
 def values_memfd(size: int) -> int:

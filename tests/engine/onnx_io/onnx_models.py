@@ -103,6 +103,15 @@ def build() -> dict:
     return built
 
 
+DYNAMIC = {"mlp": (5, 8), "cnn_batchnorm": (5, 1, 8, 8)}     # exported with a dynamic batch, run at batch 5
+
+
+def dynamic_input(shape) -> np.ndarray:
+    """The batch-of-5 input the dynamic-batch goldens were run on (here, not in the recording script,
+    which imports onnxruntime: the tests read it without)."""
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
 def export_bytes(model, inputs, **options) -> bytes:
     with compat.installed():
         import torch        # Dagscope's facade, while installed

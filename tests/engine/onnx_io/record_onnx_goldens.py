@@ -20,14 +20,9 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 import onnxruntime  # noqa: E402
 
-from tests.engine.onnx_io.onnx_models import build, export_bytes  # noqa: E402
+from tests.engine.onnx_io.onnx_models import DYNAMIC, build, dynamic_input, export_bytes  # noqa: E402
 
 GOLDENS = HERE / "onnx_goldens.json"
-DYNAMIC = {"mlp": (5, 8), "cnn_batchnorm": (5, 1, 8, 8)}     # exported with a dynamic batch, run at batch 5
-
-
-def dynamic_input(shape) -> np.ndarray:
-    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 
 
 def run_onnxruntime(data: bytes, inputs: list[np.ndarray]) -> list[np.ndarray]:

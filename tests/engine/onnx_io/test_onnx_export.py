@@ -73,7 +73,7 @@ def test_dynamic_batch_runs_another_batch_size(models, name):
     assert graph.output[0].type.tensor_type.shape.dim[0].dim_param == "batch"
     golden = GOLDENS["dynamic_batch"][name]
     assert hashlib.sha256(data).hexdigest() == golden["sha256"]
-    from tests.engine.onnx_io.record_onnx_goldens import DYNAMIC as SHAPES, dynamic_input
+    from tests.engine.onnx_io.onnx_models import DYNAMIC as SHAPES, dynamic_input
     x = dynamic_input(SHAPES[name])
     with compat.installed():
         import torch     # the facade: the eager model on the batch of 5 the recorded run had
