@@ -56,33 +56,36 @@ _CummaxResult, _CumminResult = _named("cummax"), _named("cummin")
 _KthvalueResult, _MedianResult, _ModeResult = _named("kthvalue"), _named("median"), _named("mode")
 
 
-def cummax(input, dim: int):
-    """(values, indices): the largest value so far along `dim` and where it is (CummaxBackward0)."""
+def _cumulative(kind: str, result, input, dim):
+    """(values, indices) of cummax/cummin: the index op picks where the extreme so far is, the value
+    op reads x there (CummaxBackward0 / CumminBackward0)."""
     d = _dim(dim, input.ndim) if input.ndim else 0
-    indices = apply("cummax_indices", input, dim=d)
-    return _CummaxResult(apply("cummax", input, indices, dim=d), indices)
+    indices = apply(f"{kind}_indices", input, dim=d)
+    return result(apply(kind, input, indices, dim=d), indices)
+
+
+def cummax(input, dim: int):
+    """(values, indices): the largest value so far along `dim` and where it is."""
+    return _cumulative("cummax", _CummaxResult, input, dim)
 
 
 def cummin(input, dim: int):
-    d = _dim(dim, input.ndim) if input.ndim else 0
-    indices = apply("cummin_indices", input, dim=d)
-    return _CumminResult(apply("cummin", input, indices, dim=d), indices)
+    return _cumulative("cummin", _CumminResult, input, dim)
 
 
-def _selected(kind: str, result, input, dim, keepdim, **attrs):
+def _selected(index_op: str, value_op: str, result, input, dim, keepdim, **attrs):
     """(values, indices) of a one-per-row selection along `dim`: the index op chooses, the value op
     reads x there (so the gradient goes to that one element, as PyTorch's does)."""
     d = _dim(dim, input.ndim) if input.ndim else 0
-    indices = apply(f"{kind}_indices", input, dim=d, keepdim=bool(keepdim), **attrs)
-    return result(apply("median_dim" if kind == "median" else kind, input, indices, dim=d, keepdim=bool(keepdim)),
-                  indices)
+    indices = apply(index_op, input, dim=d, keepdim=bool(keepdim), **attrs)
+    return result(apply(value_op, input, indices, dim=d, keepdim=bool(keepdim)), indices)
 
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     size = input.array.shape[_dim(dim, input.ndim)] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    return _selected("kthvalue", _KthvalueResult, input, dim, keepdim, k=int(k))
+    return _selected("kthvalue_indices", "kthvalue", _KthvalueResult, input, dim, keepdim, k=int(k))
 
 
 def median(input, dim=None, keepdim: bool = False):
@@ -90,11 +93,11 @@ def median(input, dim=None, keepdim: bool = False):
     indices) along `dim` (MedianBackward1)."""
     if dim is None:
         return apply("median", input)
-    return _selected("median", _MedianResult, input, dim, keepdim)
+    return _selected("median_indices", "median_dim", _MedianResult, input, dim, keepdim)
 
 
 def mode(input, dim: int = -1, keepdim: bool = False):
-    return _selected("mode", _ModeResult, input, dim, keepdim)
+    return _selected("mode_indices", "mode", _ModeResult, input, dim, keepdim)
 
 
 def index_select(input, dim: int, index):

@@ -160,8 +160,8 @@ def _kth(row: np.ndarray, k: int) -> int:
 
 for _name, _pick, _what, _attrs in (
         ("kthvalue_indices", _kth, "where the k-th smallest value along `dim` is (PyTorch's quickselect)", ("k",)),
-        ("median_indices", lambda row: _median_index(row), "where the median along `dim` is (the lower of two)", ()),
-        ("mode_indices", lambda row: _mode_index(row), "where the most frequent value along `dim` is", ())):
+        ("median_indices", _median_index, "where the median along `dim` is (the lower of two)", ()),
+        ("mode_indices", _mode_index, "where the most frequent value along `dim` is", ())):
     register(OpDef(
         _name, INDEX, _row_selection(_pick), _row_shape, None, "", _what, "indices have no gradient",
         differentiable=False, attrs=(*_attrs, "dim", "keepdim"), saves=()))
