@@ -16,12 +16,17 @@ def _values_vjp(F, g, x, indices, out, dim):
     return F.gather_backward(g, indices, dim=dim, shape=tuple(x.shape)), None
 
 
-for _name, _grad_fn, _what in (("sort", "SortBackward0", "x sorted along `dim`"),
-                               ("topk", "TopkBackward0", "the k largest (or smallest) of x along `dim`")):
+# x read at indices of x's own shape (sort, cummax) or fewer along `dim` (topk): gather's gradient,
+# which adds where an index repeats (cummax's running extreme points at one place many times)
+for _name, _grad_fn, _what, _source in (
+        ("sort", "SortBackward0", "x sorted along `dim`", "argsort"),
+        ("topk", "TopkBackward0", "the k largest (or smallest) of x along `dim`", "argsort"),
+        ("cummax", "CummaxBackward0", "the largest value so far along `dim`", "cummax_indices"),
+        ("cummin", "CumminBackward0", "the smallest value so far along `dim`", "cummin_indices")):
     register(OpDef(
         _name, INDEX, _gather_forward, lambda x, indices, dim: Spec(tuple(indices.shape), x.dtype),
-        _values_vjp, _grad_fn, f"{_what}: out = x[indices] along `dim` (indices from argsort)",
-        "grad_x = zeros with each grad put back where its value came from", attrs=("dim",), saves=(1,)))
+        _values_vjp, _grad_fn, f"{_what}: out = x[indices] along `dim` (indices from {_source})",
+        "grad_x = zeros with each grad added back where its value came from", attrs=("dim",), saves=(1,)))
 
 
 # ---- cummax / cummin: a running extreme and where it was ----------------------------------------
@@ -55,11 +60,6 @@ for _name, _later_wins, _word in (("cummax", np.greater_equal, "largest"), ("cum
         lambda x, dim: Spec(tuple(x.shape), np.dtype(np.int64)),
         None, "", f"where the {_word} value so far along `dim` is (the later one on a tie)",
         "indices have no gradient", differentiable=False, attrs=("dim",), saves=()))
-    register(OpDef(
-        _name, INDEX, _gather_forward, lambda x, indices, dim: Spec(tuple(indices.shape), x.dtype),
-        _values_vjp, f"{_name.capitalize()}Backward0",
-        f"the {_word} value so far along `dim`: out = x[indices] (indices from {_name}_indices)",
-        "grad_x = zeros with every grad added where its value came from", attrs=("dim",), saves=(1,)))
 
 
 # ---- kthvalue / median / mode along a dim: one value per row, and its index ----------------------
