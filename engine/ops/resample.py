@@ -105,16 +105,21 @@ def interpolation_map(n_in: int, n_out: int, mode: str, align_corners, scale, dt
             offset = t(0.5) if mode == "nearest-exact" else t(0.0)
             i0 = np.minimum(np.floor((j.astype(t) + offset) * ratio).astype(np.int64), n_in - 1)
         return i0.astype(np.int64), None, None, None
-    if align_corners:
-        ratio = t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)
-        src = ratio * j.astype(t)
-    else:
-        ratio = t(1.0 / scale) if scale else t(n_in) / t(n_out)
-        src = np.maximum(ratio * (j.astype(t) + t(0.5)) - t(0.5), t(0))
+    src = source_positions(n_in, n_out, align_corners, scale, t, cubic=False)
     i0 = src.astype(np.int64)
     i1 = i0 + (i0 < n_in - 1)
     w1 = (src - i0.astype(t)).astype(t)
     return i0, i1, (t(1) - w1).astype(t), w1
+
+
+def source_positions(n_in: int, n_out: int, align_corners, scale, t, cubic: bool) -> np.ndarray:
+    """Where each output position reads the input, in type `t`: ATen's area_pixel_compute_scale and
+    area_pixel_compute_source_index (clamped at 0 except for cubic, whose taps reach past the edge)."""
+    j = np.arange(n_out).astype(t)
+    if align_corners:
+        return (t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)) * j
+    src = (t(1.0 / scale) if scale else t(n_in) / t(n_out)) * (j + t(0.5)) - t(0.5)
+    return src if cubic else np.maximum(src, t(0))
 
 
 def cubic_map(n_in: int, n_out: int, align_corners, scale, dtype) -> tuple:
@@ -123,11 +128,7 @@ def cubic_map(n_in: int, n_out: int, align_corners, scale, dtype) -> tuple:
     negative), its floor and fraction guarded, Keys' cubic convolution with A = -0.75, the four
     taps clamped to the edge; in the input's float type (float32 for float32)."""
     t = np.float32 if np.dtype(dtype) != np.float64 else np.float64
-    j = np.arange(n_out).astype(t)
-    if align_corners:
-        src = (t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)) * j
-    else:
-        src = (t(1.0 / scale) if scale else t(n_in) / t(n_out)) * (j + t(0.5)) - t(0.5)
+    src = source_positions(n_in, n_out, align_corners, scale, t, cubic=True)
     base = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     frac = np.minimum(np.maximum(src - base.astype(t), t(0)), t(1)).astype(t)
     a = t(-0.75)
