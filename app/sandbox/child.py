@@ -70,6 +70,7 @@ def lock_down(limits: Limits, scratch: str, keep_fds: list[int], run_ids: tuple[
     tempfile.tempdir = scratch
     kernel.set_rlimits(cpu_s=limits.cpu_s, memory_mb=limits.memory_mb, file_mb=limits.file_mb,
                        open_files=limits.open_files, processes=limits.processes)
+    layers.append(kernel.one_malloc_arena())
     if run_ids is None:
         layers.append("server's uid (no uid given)")
     else:

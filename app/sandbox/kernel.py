@@ -228,6 +228,30 @@ def _ancestors(path: str) -> list[str]:
 
 # ---- resource limits -------------------------------------------------------------------------
 
+M_ARENA_MAX = -8            # mallopt's parameter (malloc.h)
+_DEFAULT_THREAD_STACK = 32 << 20   # what glibc gives a thread when RLIMIT_STACK is unlimited
+
+
+def threads_within_memory(memory_mb: int, processes: int) -> int:
+    """The threads a run may have: its configured count, but never more than half its address
+    space in thread stacks. The other half is for the program; so a thread bomb meets
+    RLIMIT_NPROC (a clean "can't start new thread") before RLIMIT_AS, where CPython can create a
+    thread that then fails to allocate its state and never reports itself started — and
+    Thread.start() waits for it until the run's timeout."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    stack = soft if soft != resource.RLIM_INFINITY else _DEFAULT_THREAD_STACK
+    return max(2, min(processes, (memory_mb << 20) // 2 // stack))
+
+
+def one_malloc_arena() -> str:
+    """glibc gives each new thread a malloc arena of its own and reserves 64 MB of address space
+    for it: fourteen threads fill a 768 MB RLIMIT_AS. The engine runs on one thread, so one arena
+    costs it nothing, and a thread then costs only its stack (bounded by threads_within_memory)."""
+    if _libc.mallopt(M_ARENA_MAX, 1) != 1:
+        return "malloc arenas not limited"
+    return "one malloc arena"
+
+
 def set_rlimits(*, cpu_s: int, memory_mb: int, file_mb: int, open_files: int, processes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     mem = memory_mb * 1024 * 1024
@@ -239,7 +263,8 @@ def set_rlimits(*, cpu_s: int, memory_mb: int, file_mb: int, open_files: int, pr
     # RLIMIT_NPROC counts every process and thread of the user; root is exempt from it, so it
     # binds once the run has a uid of its own (become_run_user). seccomp forbids fork anyway;
     # this bounds the threads a run can start with clone().
-    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+    threads = threads_within_memory(memory_mb, processes)
+    resource.setrlimit(resource.RLIMIT_NPROC, (threads, threads))
 
 
 # ---- capabilities ------------------------------------------------------------------------------
