@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    timeout_s: float = 10.0          # wall clock, enforced by the server (kills the process group)
+    timeout_s: float = 10.0          # wall clock, enforced by the server (interrupts, then kills the process group)
     memory_mb: int = 1024            # address space of the child (RLIMIT_AS)
     max_stdout_bytes: int = 200_000  # kept of stdout, and as much again of stderr; the rest is cut with a notice
     max_record_bytes: int = 8_000_000  # the whole run record as JSON

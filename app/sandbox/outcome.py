@@ -122,13 +122,18 @@ def _values(data: bytes, limits: Limits, in_place: tuple = (b"", 0)) -> values_c
                                       f"the run's values ({exc})") from None
 
 
+def timeout_record(limits: Limits, elapsed_ms: float) -> dict:
+    """A run its wall-clock limit ended (killed, or interrupted and kept: app/sandbox/runner.py)."""
+    return error_record("timeout", f"stopped after {limits.timeout_s:g} s", limits, elapsed_ms, "TimeoutError")
+
+
 def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict | None:
     """What the parent saw end the run (clock, signal, oversize), or None for a normal exit."""
     code = report.get("exit_code", 0)
     sig = -code if code < 0 else None
     cpu = float(report.get("cpu_s", 0.0))
     if killed_by_clock:
-        return error_record("timeout", f"stopped after {limits.timeout_s:g} s", limits, elapsed_ms, "TimeoutError")
+        return timeout_record(limits, elapsed_ms)
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_s - 0.5):
         return error_record("timeout", f"stopped after {limits.cpu_s} s of CPU time", limits, elapsed_ms,
                             "TimeoutError")

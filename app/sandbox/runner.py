@@ -16,7 +16,7 @@ from typing import Callable
 from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
-from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run
+from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run, timeout_record
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, recv_sealed_resident, send_json
 
 STARTUP_TIMEOUT_S = 60.0
@@ -131,6 +131,11 @@ atexit.register(ZYGOTE.stop)
 # sleeps in C, still ends within this)
 STOP_GRACE_S = 1.5
 
+# The same for the wall clock: at the run's time limit the program is interrupted as Ctrl+C would
+# (its record keeps what it printed), and killed this much later if it has not ended by then — a
+# program that catches KeyboardInterrupt ends by the limit plus this, never later
+TIMEOUT_GRACE_S = 1.0
+
 
 class RunControl:
     """The Stop of one run: `stop()`, from any thread, interrupts the run's program as Ctrl+C would
@@ -152,10 +157,7 @@ class RunControl:
             self.stopped = True
             pid = self._pid
         if pid is not None:
-            try:
-                os.kill(pid, signal.SIGINT)
-            except OSError:
-                pass
+            _interrupt(pid)
             timer = threading.Timer(self.grace_s, self._kill_if_running, (pid,))
             timer.daemon = True
             timer.start()
@@ -195,7 +197,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
     without it they are dropped."""
     started = time.monotonic()
     pid = supervisor = None
-    killed_by_clock = False
+    killed_by_clock = timed_out = False      # timed out: interrupted at the limit; killed: also after its grace
     control = control or RunControl()
     if control.stopped:
         return stopped_record(limits, _ms(started))
@@ -216,8 +218,11 @@ def run_code(code: str, options: dict, limits: Limits, *,
             if not _readable(sock, slow_after_s):
                 on_slow(pid)
         if not _readable(sock, deadline - time.monotonic()):
-            kernel.kill_group(pid)
-            killed_by_clock = True
+            timed_out = True
+            _interrupt(pid)
+            if not _readable(sock, TIMEOUT_GRACE_S):
+                kernel.kill_group(pid)
+                killed_by_clock = True
         # the supervisor has spoken: the child has ended (it reaps it first), so its pid may be
         # another process's soon; a Stop from now on has nothing to kill
         control._running(None)
@@ -239,7 +244,12 @@ def run_code(code: str, options: dict, limits: Limits, *,
     else:
         record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values,
                            (values_bytes, values_resident))
-        if control.stopped and not killed_by_clock:
+        if timed_out and not killed_by_clock and (record["error"] or {}).get("kind") != "security_violation":
+            # it ended on the clock's KeyboardInterrupt: what it printed until then is kept, and the
+            # run is a timeout as a killed one is, however it answered the interrupt (unless it then
+            # did what the sandbox blocks: that is said as it is)
+            record.update({"ok": False, "error": timeout_record(limits, record["elapsed_ms"])["error"]})
+        elif control.stopped and not killed_by_clock:
             # it ended on the Stop's KeyboardInterrupt: what it printed and recorded until then is kept
             record.update({"ok": False, "error": stopped_record(limits, record["elapsed_ms"])["error"]})
     if keep_files is not None and (blobs or files_index.get("left_out")):
@@ -266,6 +276,14 @@ def _recv_files(sock: socket.socket, limits: Limits) -> tuple[dict, list[bytes]]
 def stopped_record(limits: Limits, elapsed_ms: float) -> dict:
     """The record of a run its owner stopped (the page words it from `kind`; the message is English)."""
     return error_record("stopped", f"stopped by its owner after {elapsed_ms / 1000:.1f} s", limits, elapsed_ms)
+
+
+def _interrupt(pid: int) -> None:
+    """Ctrl+C for the run's program (app/sandbox/child.py turns it into a KeyboardInterrupt)."""
+    try:
+        os.kill(pid, signal.SIGINT)
+    except OSError:
+        pass
 
 
 def _readable(sock: socket.socket, seconds: float) -> bool:
