@@ -167,6 +167,9 @@ class _Printer:
             return
         if out.id in self.shown and not self.numpy_ints:
             prim, literal = self.shown[out.id]
+            if literal is None:               # the same operands under JAX's name (a tangent sum: add_any)
+                self.emit(self.define(out), prim, [], [self.arg(v) for v in ins])
+                return
             self.emit(self.define(out), prim, [], [self.arg(ins[0]), _literal(literal)])
             return
         if op in _SAME or op in _RENAMED or op == "where":

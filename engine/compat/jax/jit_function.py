@@ -56,9 +56,11 @@ class Staged:
 
     def run(self, leaves: list):
         inputs = list(leaves) + list(self.lifted)
-        if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None:
-            # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates runs
-            # the graph op by op instead, so its gradients (of any order) are the engine's autograd's
+        if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None \
+                and not tracing.FORWARD:
+            # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates (or a
+            # jax.jvp pushes tangents through) runs the graph op by op instead, so its gradients (of any
+            # order) are the engine's autograd's, and its tangents the JVP rules'
             try:
                 outs = self.runner(*inputs)
             except Exception as exc:  # noqa: BLE001 - a kernel that fails: the graph runs op by op, and says so

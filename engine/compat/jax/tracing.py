@@ -19,6 +19,7 @@ from engine.ir.graph import CONSTANT
 
 _TRACES: list = []      # the traces running, innermost last
 GRAD_LEVEL = [0]        # differentiations running (transforms.py counts them; arrays print as JAX's tracers)
+FORWARD: list = []      # the jvps running, innermost last (forward.JVPTrace)
 
 
 class ConcretizationTypeError(TypeError):

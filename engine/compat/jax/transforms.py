@@ -8,9 +8,8 @@ graphs as for any backward call. Transformations compose: inside another transfo
 trace, the backward is taken with `create_graph`, so its ops are themselves recorded — grad of
 grad is a higher derivative, and `make_jaxpr(grad(f))` shows the backward's equations.
 
-Forward mode is the transpose of reverse mode: `jvp(f, x, t)` takes the vjp with a cotangent u
-that requires grad (the result is linear in u) and differentiates ⟨vjp(u), t⟩ with respect to u,
-which is J·t. `jacfwd` stacks jvps of the basis vectors, `jacrev` vjps; their values are equal.
+Forward mode is its own transformation (forward.py: a JVP rule per op, applied as the function
+runs). `jacfwd` stacks jvps of the basis vectors, `jacrev` vjps; their values are equal.
 
 """
 from __future__ import annotations
@@ -23,7 +22,7 @@ from engine import autograd, record
 from engine.autograd_function import FunctionCtx, attach_custom_node
 from engine.backward import run_backward
 from engine.compat.jax import numpy as jnp
-from engine.compat.jax import tracing
+from engine.compat.jax import forward, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
@@ -185,52 +184,52 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
 
 
 def jvp(fun, primals, tangents, has_aux=False):
-    """(fun(*primals), J·tangents): forward mode as the transpose of reverse mode."""
+    """(fun(*primals), J·tangents): forward mode, JAX's JVP interpreter (forward.py)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
     if len(primals) != len(tangents):
         raise TypeError(f"jvp called with different primal and tangent arguments sizes: {len(primals)} and "
                         f"{len(tangents)}")
-    nums = tuple(range(len(primals)))
-    new_args, leaves_per = _prepare(tuple(primals), nums, allow_int=True)
-    tan_leaves = [to_array(t) for tangent in tangents for t in tree_flatten(tangent)[0]]
-    flat = [x for copies, _ in leaves_per for x in copies]
-    for x, t in zip(flat, tan_leaves):
-        if x.shape != t.shape:
-            raise ValueError(f"jvp called with inconsistent primal and tangent shapes: {x.shape} and {t.shape}")
-    with _Level():
-        result = fun(*new_args)
-        out, aux = result if has_aux else (result, None)
-        out_leaves, out_tree = tree_flatten(out)
-        out_arrays = [to_array(o) for o in out_leaves]
-        # u: cotangents that require grad; g(u) = Jᵀu is linear in u, and d⟨g(u), t⟩/du = J t
-        us = []
-        for o in out_arrays:
-            u = Array(np.zeros(o.array.shape, o.array.dtype))
-            u._requires_grad = o.array.dtype.kind == "f"
-            us.append(u)
-        roots = [o for o in out_arrays if o._requires_grad]
-        seeds = [u for o, u in zip(out_arrays, us) if o._requires_grad]
-        wanted = [x for x in flat if x._requires_grad]
-        total = None
-        if roots and wanted:
-            gs = run_backward(roots, seeds, retain_graph=True, create_graph=True, inputs=wanted, allow_unused=True)
-            tangent_of = {id(x): t for x, t in zip(flat, tan_leaves)}
-            for x, g in zip(wanted, gs):
-                if g is not None and g._requires_grad:
-                    term = jnp.sum(jnp.multiply(g, tangent_of[id(x)]))
-                    total = term if total is None else jnp.add(total, term)
+    args, pairs = [], []
+    for p, t in zip(primals, tangents):
+        p_leaves, p_tree = tree_flatten(p)
+        t_leaves, t_tree = tree_flatten(t)
+        if p_tree != t_tree:
+            raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree structure; "
+                            f"primals have tree structure {p_tree} whereas tangents have tree structure {t_tree}.")
+        copies = []
+        for x, tx in zip(p_leaves, t_leaves):
+            x, tx = to_array(x), to_array(tx)
+            if x.shape != tx.shape:
+                raise ValueError(f"jvp called with different primal and tangent shapes;Got primal shape "
+                                 f"{x.shape} and tangent shape as {tx.shape}")
+            if x.dtype.kind in "fc" and x.dtype != tx.dtype:
+                raise TypeError(f"primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+                                f"case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+                                f"{x.dtype.name} and so expected tangent dtype {x.dtype.name}, but got tangent dtype "
+                                f"{tx.dtype.name} instead.")
+            c = set_weak(as_array(apply("clone", x)), is_weak(x))      # its own value: jvp(f, (x, x), (t, s))
+            copies.append(c)
+            pairs.append((c, tx))
+        args.append(tree_unflatten(p_tree, copies))
+    with forward.JVPTrace() as interp:
+        for c, tx in pairs:
+            if c.dtype.kind in "fc":
+                interp.set(c, tx)
+        with _Level():
+            result = fun(*args)
+    out, aux = result if has_aux else (result, None)
+    out_leaves, out_tree = tree_flatten(out)
+    out_arrays = [to_array(o) for o in out_leaves]
     tangents_out = []
-    by_u = {}
-    if total is not None:
-        wanted_u = [u for u in us if u._requires_grad]
-        found = run_backward([total], [np.ones((), total.array.dtype) if not _nested() else jnp.ones_like(total)],
-                             retain_graph=True, create_graph=_nested(), inputs=wanted_u, allow_unused=True)
-        by_u = {id(u): g for u, g in zip(wanted_u, found)}
-    for o, u in zip(out_arrays, us):
-        g = by_u.get(id(u))
-        tangents_out.append(set_weak(as_array(g), is_weak(o)) if g is not None else jnp.zeros_like(o))
+    for o in out_arrays:
+        t = interp.tangent(o)
+        if t is None:
+            t = jnp.zeros_like(o)
+        elif is_weak(t) != is_weak(o):     # a tangent has its primal's type (an alias: t may be the caller's)
+            t = as_array(apply("clone", t))
+        tangents_out.append(set_weak(t, is_weak(o)))
     primal_out = tree_unflatten(out_tree, out_arrays)
     tangent_out = tree_unflatten(out_tree, tangents_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
@@ -388,6 +387,8 @@ class custom_vjp:
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
+        if forward.carrying(tree_flatten(args)[0]) is not None:
+            raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
         if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
         arrays = [to_array(a) if not isinstance(a, Tensor) and i not in self.nondiff_argnums else a
@@ -441,9 +442,25 @@ class custom_jvp:
             return out, total if total is not None else jnp.zeros_like(out)
         self.jvp_rule = rule
 
+    def _forward(self, interp, args, kwargs):
+        """Under jax.jvp: the rule gives the output and its tangent (the function's own ops get none)."""
+        diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
+        primals = tuple(args[i] for i in diff)
+        tangents = tuple(tree_map(lambda x: _tangent_or_zero(interp, x), p) for p in primals)
+        nondiff = [args[i] for i in self.nondiff_argnums]
+        with interp.suspended():
+            out, t_out = self.jvp_rule(*nondiff, primals, tangents)
+        for o, t in zip(tree_flatten(out)[0], tree_flatten(t_out)[0]):
+            if isinstance(o, Tensor):
+                interp.set(o, to_array(t))
+        return out
+
     def __call__(self, *args, **kwargs):
         if self.jvp_rule is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
+        interp = forward.carrying(tree_flatten(args)[0])
+        if interp is not None:
+            return self._forward(interp, args, kwargs)
         if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
         diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
@@ -467,6 +484,11 @@ class custom_jvp:
                                      allow_unused=True)
             return tuple(None if f is None else to_array(f) for f in found)
         return _attach(getattr(self.fun, "__name__", "custom_jvp"), arrays, out, backward)
+
+
+def _tangent_or_zero(interp, x):
+    t = interp.tangent(x) if isinstance(x, Tensor) else None
+    return t if t is not None else jnp.zeros_like(x)
 
 
 def stop_gradient(x):

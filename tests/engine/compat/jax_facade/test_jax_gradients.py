@@ -167,3 +167,67 @@ def test_check_grads_passes_a_true_derivative_and_fails_a_false_one():
     wrong.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * 2.0 * jnp.cos(x),))
     with pytest.raises(AssertionError, match="cotangent projection"):
         check_grads(wrong, (jnp.asarray(X[0]),), order=1, modes=("rev",))
+
+
+# ---- forward mode: jvp's own rules (engine/ops/jvp.py), not the transpose of reverse mode ----------
+
+T = rng.normal(size=(3, 4))                     # a tangent direction
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_jvp_equals_central_differences_in_float64(name):
+    fn = UNARY[name]
+    primal, tangent = jax.jvp(fn, (jnp.asarray(X),), (jnp.asarray(T),))
+    h = 1e-6
+    numeric = (np.asarray(fn(jnp.asarray(X + h * T))) - np.asarray(fn(jnp.asarray(X - h * T)))) / (2 * h)
+    assert np.asarray(tangent).dtype == np.float64
+    np.testing.assert_allclose(np.asarray(primal), np.asarray(fn(jnp.asarray(X))), rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(tangent), numeric, rtol=1e-6, atol=1e-7)
+
+
+def test_every_differentiable_op_has_a_jvp_rule_or_is_transposed():
+    from engine.compat.jax import forward
+    from engine.ops.jvp import JVP
+    from engine.ops.registry import OPS
+    transposed = sorted(n for n, op in OPS.items() if op.differentiable and n not in JVP)
+    # the ops left to the transposed vjp: none of them elementwise, a movement or a sum
+    assert all(OPS[n].kind not in ("elementwise", "movement") for n in transposed), transposed
+    assert "cumprod" in transposed and "conv2d" in transposed and "sin" not in transposed
+    # the transposed rule is still J·t (cumprod, here and in the differences above)
+    fn = lambda a: jnp.cumprod(a, axis=1) * a                       # noqa: E731
+    _, t = jax.jvp(fn, (jnp.asarray(X),), (jnp.asarray(T),))
+    h = 1e-6
+    numeric = (np.asarray(fn(jnp.asarray(X + h * T))) - np.asarray(fn(jnp.asarray(X - h * T)))) / (2 * h)
+    np.testing.assert_allclose(np.asarray(t), numeric, rtol=1e-6, atol=1e-7)
+    assert forward.tracing.FORWARD == []
+
+
+def test_forward_mode_composes_with_itself_and_with_reverse_mode():
+    f = lambda v: jnp.sum(jnp.exp(v) * jnp.sin(v) * jnp.arange(1.0, 5.0))     # noqa: E731
+    x = jnp.asarray(X[0])
+    h_fwd_fwd = np.asarray(jax.jacfwd(jax.jacfwd(f))(x))
+    h_rev_fwd = np.asarray(jax.jacrev(jax.jacfwd(f))(x))
+    h_fwd_rev = np.asarray(jax.hessian(f)(x))
+    np.testing.assert_allclose(h_fwd_fwd, h_fwd_rev, rtol=1e-12)
+    np.testing.assert_allclose(h_rev_fwd, h_fwd_rev, rtol=1e-12)
+    # no perturbation confusion: the inner jvp's tangent of x + y in y is 1, whatever x is
+    fx = lambda x: x * jax.jvp(lambda y: x + y, (x,), (1.0,))[1]        # noqa: E731
+    assert float(jax.jvp(fx, (2.0,), (1.0,))[1]) == 1.0
+    # Python control flow on the primal values works under jvp, as in JAX
+    g = lambda v: v * 2.0 if float(v) > 0 else -v                        # noqa: E731
+    assert float(jax.jvp(g, (1.5,), (1.0,))[1]) == 2.0
+
+
+def test_jvp_of_custom_rules():
+    @jax.custom_jvp
+    def h(x):
+        return x ** 3
+    h.defjvp(lambda primals, tangents: (h(primals[0]), 7.0 * tangents[0]))
+    assert float(jax.jacfwd(h)(2.0)) == 7.0
+
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+    f.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g,))
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        jax.jvp(f, (1.0,), (1.0,))
