@@ -27,6 +27,10 @@ def live_server(tmp_path_factory):
     os.chmod(tmp_dir, 0o755)
     env = {**os.environ, "DAGSCOPE_DATA_DIR": str(data_dir), "TMPDIR": str(tmp_dir),
            "DAGSCOPE_RUN_TIMEOUT": str(RUN_TIMEOUT_S), "PYTHONUNBUFFERED": "1",
+           # the values' memfd, and so the record pipe's bound (Limits.max_pipe_bytes: record + values
+           # + index), kept small: at the default 128 MB a program writing the pipe without end needed
+           # 140 MB through it to be stopped as output_limit, which the run's 3 s clock beat at load 11
+           "DAGSCOPE_RUN_VALUES_MB": "4",
            # no dot started in advance: each attack checks that no process is left below the
            # server (tests/api/test_dot_warm.py checks the one that waits)
            "DAGSCOPE_RENDER_WARM": "0"}
