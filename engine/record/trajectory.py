@@ -11,6 +11,15 @@ Bounded by count and bytes, not by the loop's length: iterations are kept every 
 them while they fit, and when the kept ones outgrow MAX_ITERATIONS (or the byte budgets) every
 other one is dropped and `every` doubles, so the kept ones still span the loop. An iteration not
 kept at the moment it runs costs nothing here (its graph was snapshot by the recorder anyway).
+
+An iteration's summaries are computed when the run ends, for the iterations still kept then (a
+200-step loop keeps 50 of the ~114 it held on the way: summarising each at once was two thirds
+of the trajectory's cost), from its arrays held meanwhile (within HELD_BYTES; a graph whose
+iterations do not fit is summarised as each runs). What an iteration holds is its own: the
+recorder copied the leaves' values and gradients of a call it writes later (an optimizer steps
+them in place), a constant leaf (a BatchNorm's running statistics) is copied here, and an op's
+output is a new array each iteration (an in-place op on it after the walk would show, as it
+does in the last call's graph, which the recorder also writes at the run's end).
 """
 from __future__ import annotations
 
@@ -106,10 +115,16 @@ def _cells(n: int, cells: int) -> tuple:
 
 
 class _Iteration:
-    __slots__ = ("number", "loss", "rows", "tensors", "builder", "steps")
+    __slots__ = ("number", "loss", "rows", "held", "tensors", "builder", "steps")
 
     def __init__(self, number):
-        self.number, self.tensors, self.builder, self.steps = number, None, None, None
+        self.number, self.held, self.tensors, self.builder, self.steps = number, None, None, None, None
+
+    def summarise(self, n_series: int, same: dict | None = None, stats=_raw_stats) -> None:
+        """Its summary rows from the arrays it held (see the module's docstring)."""
+        self.rows = np.full((n_series, 4 + STRIP), np.nan)
+        summarise(self.held, self.rows, same, stats)
+        self.held = None
 
 
 class _Sampled:
@@ -145,6 +160,7 @@ class Trajectory:
         self.cells: list[int] = []     # each series' strip length
         self.with_steps = _Sampled(MAX_STEP_ITERATIONS)
         self.with_values = _Sampled(MAX_ITERATIONS)
+        self.defer = False             # summaries at the run's end (the arrays held meanwhile fit HELD_BYTES)
 
     def observe(self, builder, root, steps: list, stats=_raw_stats) -> None:
         """One backward call, after its walk (builder: its DynamicGraphBuilder, snapshot; `stats`:
@@ -170,11 +186,17 @@ class Trajectory:
         values = {(e[0] if type(e) is tuple else e["id"]): (e[3] if type(e) is tuple else e["value"])
                   for e in builder.fwd_nodes}
         grads = builder.leaf_grads
-        it.rows = np.full((len(self.series), 4 + STRIP), np.nan)
-        # a parameter's own array holds what the record's copy of it holds (the optimizer has not
-        # stepped yet): a view of it (its transpose in a Linear) is summarised from that copy's row
-        same = {id(t.array): self.rows[fid] for fid, t in builder.leaves if fid in self.rows}
-        summarise([(values if of == "value" else grads).get(fid) for fid, of in self.series], it.rows, same, stats)
+        if self.defer and builder.finished_later:
+            # (the leaves' values and gradients are the recorder's copies; a constant's is made here)
+            values.update({e["id"]: np.array(e["value"]) for e in builder.fwd_nodes
+                           if type(e) is dict and e["kind"] == "const"})
+            it.held = [(values if of == "value" else grads).get(fid) for fid, of in self.series]
+        else:
+            # a parameter's own array holds what the record's copy of it holds (the optimizer has not
+            # stepped yet): a view of it (its transpose in a Linear) is summarised from that copy's row
+            same = {id(t.array): self.rows[fid] for fid, t in builder.leaves if fid in self.rows}
+            it.held = [(values if of == "value" else grads).get(fid) for fid, of in self.series]
+            it.summarise(len(self.series), same, stats)
         if self.with_values.wants(number, self.every):
             # kept to the end of the run, while the optimizer changes them in place: a call the
             # recorder writes at once did not copy its leaves' values and gradients, one written
@@ -202,9 +224,14 @@ class Trajectory:
         leaves = [e for e in builder.fwd_nodes if type(e) is dict and e["kind"] in ("param", "input")]
         self.params = [e["id"] for e in leaves]
         param_bytes = sum(a.nbytes for e in leaves for a in (e["value"], builder.leaf_grads.get(e["id"])) if a is not None)
+        held_bytes = sum(np.asarray(a).nbytes for a in (
+            *(e[3] if type(e) is tuple else e["value"] for e in builder.fwd_nodes), *builder.leaf_grads.values())
+            if a is not None)
         self.limit = min(MAX_ITERATIONS, SUMMARY_BYTES // (len(self.series) * (4 + STRIP) * 12 + 40))
         if self.limit < MIN_ITERATIONS:
             self.first = ()            # too large to follow: no trajectory
+        # (kept ones reach limit + 1 before every other one is dropped)
+        self.defer = held_bytes * (self.limit + 1) <= HELD_BYTES
         self.with_values.limit = min(self.limit, VALUES_BYTES // max(param_bytes, 1))
         # a step's record is its gradients' Tensors: stats and a preview, or the data of a small one
         step_bytes = sum(200 + 12 * min(np.asarray(getattr(g, "array", g)).size, 64)
@@ -218,6 +245,9 @@ class Trajectory:
         if not self.first or len(self.kept) < 2:
             return None
         kept = self.kept
+        for it in kept:
+            if it.held is not None:
+                it.summarise(len(self.series))
         table = np.stack([it.rows for it in kept], axis=1)        # series x iterations x (4 + STRIP)
         empty = np.isnan(table[:, :, 0]).tolist()                  # no finite value (or not summarised)
         stats, strips = _listed(_digits(table[:, :, :4], 6)), _listed(_digits(table[:, :, 4:], 4))
