@@ -22,6 +22,7 @@ import { setTensorRun } from "./tensorview.js";
 import { html, show } from "./dom.js";
 import { clearMeasures, measure, now } from "./timing.js";
 import { fileIdFromAddress, setupOnnxOpen } from "./onnxopen.js";
+import { keepRun, keptRun } from "./keptrun.js";
 
 const TABS = ["forward", "backward", "step", "static", "passes", "kernels", "memory", "charts", "compare", "output"];
 const $ = (s) => document.querySelector(s);
@@ -465,6 +466,7 @@ async function run() {
       t0 = now();
       await load(record, { ran: true });
       measure("load", t0);
+      keepRun(code, record);     // Compare's previous run after a reload of this tab
       return record;
     } catch (e) {
       setStatus(t("status.request_failed", { message: e.message }), "bad");
@@ -783,6 +785,8 @@ async function start() {
     },
   });
   const onnxFile = fileIdFromAddress();
+  // the run shown before this tab was reloaded is the one Compare sets beside the next (keptrun.js)
+  state.previous = keptRun();
 
   const [cards, exs] = await Promise.all([api.opCards(), api.examples()]);
   setOpCards(cards);

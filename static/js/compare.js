@@ -35,7 +35,9 @@ export class ComparePanel {
   /** previous, current: {record, code}; graph: the graph this run shows (the page's pick). */
   async show(previous, current, graph) {
     if (!previous?.record || !current?.record) {
-      show(this.el, html`<div class="empty-state"><h3>${t("compare.none_title")}</h3><p>${t("compare.none")}</p></div>`);
+      // a run too large to keep across a reload (keptrun.js) is said as such
+      const why = previous?.tooLarge ? t("compare.lost_too_large") : t("compare.none");
+      show(this.el, html`<div class="empty-state"><h3>${t("compare.none_title")}</h3><p>${why}</p></div>`);
       this.views = null;
       return;
     }
@@ -55,7 +57,7 @@ export class ComparePanel {
         <span class="muted small">${t("compare.matched", { n: diff.pairs.length })}</span>
       </div>
       <div class="pass-graphs compare-graphs">
-        <div><h4>${t("compare.previous")} <span class="muted small">${title(before)}</span></h4><div class="graphview compare-before"></div></div>
+        <div><h4>${t(previous.reloaded ? "compare.previous_reloaded" : "compare.previous")} <span class="muted small">${title(before)}</span></h4><div class="graphview compare-before"></div></div>
         <div><h4>${t("compare.current")} <span class="muted small">${title(now)}</span></h4><div class="graphview compare-after"></div></div>
       </div>
       <div class="legend"><span><span class="sw removed"></span>${t("compare.removed_legend")}</span>
