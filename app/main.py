@@ -11,9 +11,9 @@ from fastapi.staticfiles import StaticFiles
 from app import logs, middleware
 from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
-from app.config import ROOT
+from app.config import ROOT, get_settings
 from app.routes import examples, files, health, metrics, onnx_import, ops, pages, render, run, snippets, tensors
-from app.services import database, expiry, runs
+from app.services import database, expiry, runs, tensors as tensor_store
 from app.services.metrics import RenderTimer
 
 
@@ -27,6 +27,8 @@ async def _lifespan(app: FastAPI):
     yield
     sweeper.cancel()
     runs.stop_relaying()
+    # the runs answered (the drain) may still have tensor values on their way to the database
+    await asyncio.to_thread(tensor_store.flush, get_settings().drain_timeout_s)
     database.close_all()
 
 

@@ -9,14 +9,15 @@ holding the tensor would have shown, bit for bit; the values themselves are serv
 Two stores with one interface: TensorStore keeps them in this process's memory (the default with
 the embedded SQLite database: one server process, and nothing to write to disk per run);
 DatabaseTensorStore keeps them in the shared database (the default with PostgreSQL), so that a
-click answered by another replica finds them. DAGSCOPE_TENSOR_STORE=memory|database chooses
-otherwise. The database's expired runs are deleted by a periodic job (app/services/expiry.py,
+click answered by another replica finds them (written after the run is answered, one row per
+run). DAGSCOPE_TENSOR_STORE=memory|database chooses otherwise. The database's expired runs are deleted by a periodic job (app/services/expiry.py,
 every DAGSCOPE_TENSOR_STORE_SWEEP seconds), not by requests; a read never returns an expired run."""
 from __future__ import annotations
 
 import collections
 import io
 import json
+import logging
 import math
 import re
 import secrets
@@ -30,6 +31,7 @@ from app.config import get_settings
 from app.sandbox.values_channel import DTYPES, RunValues
 from app.services.database import Database, database
 
+log = logging.getLogger("dagscope.tensors")
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{20,64}")
 TENSOR_ID = re.compile(r"v[0-9]{1,6}")
 GONE = ("this run's tensor values are no longer kept on the server (they are kept for a while, "
@@ -123,27 +125,47 @@ class TensorStore:
 
 
 EVICTION_LOCK = "dagscope tensor store"
+WAIT_S = 10.0                   # how long a read on another replica waits for values still being written
+MAX_PENDING_BYTES = 256 << 20   # values answered but not yet written, per replica, before keep() waits
+INDEXES_KEPT = 64               # written runs whose parsed index a replica remembers
+NOT_WRITTEN = ("this run's tensor values were never written to the shared database (the server that "
+               "ran it may have stopped): run the program again")
 
 
 class DatabaseTensorStore:
-    """The same store in the database every replica shares: a row per run, a row per tensor
-    (migrations/0002). Bounds as TensorStore's, counted across replicas under one lock; times are
+    """The same store in the database every replica shares (migrations/0005): a row per run in
+    tensor_runs, claimed when the run is answered (the bound counted across replicas under one
+    lock, as TensorStore counts it), and the run's values as one row in tensor_blobs, written
+    after the answer by this store's writer thread. A run no longer holds its slot while its
+    megabytes go to the database (bench/RESULTS.md, 2026-12-02). Until they are written, this
+    replica reads them from memory, and another replica's read waits for them (at most `wait_s`
+    after the claim: a claim never written was its replica's, stopped before writing). Times are
     the wall clock's (replicas share no monotonic clock)."""
 
-    def __init__(self, db: Database, max_bytes: int, ttl_s: float, clock=time.time):
+    def __init__(self, db: Database, max_bytes: int, ttl_s: float, clock=time.time, wait_s: float = WAIT_S,
+                 max_pending_bytes: int = MAX_PENDING_BYTES):
         self.db, self.max_bytes, self.ttl_s, self._clock = db, max_bytes, ttl_s, clock
+        self.wait_s, self.max_pending_bytes = wait_s, max_pending_bytes
+        self._pending: dict[str, _Kept] = {}          # claimed, not yet written
+        self._queue: collections.deque[str] = collections.deque()
+        self._pending_bytes = 0
+        self._changed = threading.Condition()
+        self._writer: threading.Thread | None = None
+        self._indexes: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._sleep = time.sleep
 
     def keep(self, client: str, values: RunValues) -> str | None:
         if values.nbytes > self.max_bytes:
             return None
+        with self._changed:          # a writer this far behind holds new runs back: memory stays bounded
+            while self._pending_bytes and self._pending_bytes + values.nbytes > self.max_pending_bytes:
+                self._changed.wait()
         run_id, now = secrets.token_urlsafe(24), self._clock()
-        blob = memoryview(values.blob)
-        rows = [(run_id, ref, dtype, json.dumps(list(shape)), blob[offset:offset + nbytes])
-                for ref, (dtype, shape, offset, nbytes) in values.index.items()]
+        doomed = []
         with self.db.transaction(lock=EVICTION_LOCK) as tx:
             used = int(tx.execute("SELECT COALESCE(SUM(nbytes), 0) FROM tensor_runs").fetchone()[0])
             if used + values.nbytes > self.max_bytes:
-                doomed, freed = [], 0
+                freed = 0
                 for old_id, old_bytes in tx.execute(
                         "SELECT run_id, nbytes FROM tensor_runs ORDER BY read_at").fetchall():
                     doomed.append((old_id,))
@@ -151,45 +173,155 @@ class DatabaseTensorStore:
                     if used - freed + values.nbytes <= self.max_bytes:
                         break
                 _delete(tx, doomed)
-            tx.execute("INSERT INTO tensor_runs (run_id, client, nbytes, expires, read_at) VALUES (%s, %s, %s, %s, %s)",
-                       (run_id, client, values.nbytes, now + self.ttl_s, now))
-            tx.executemany("INSERT INTO tensor_values (run_id, ref, dtype, shape, data) VALUES (%s, %s, %s, %s, %s)",
-                           rows)
+            tx.execute("INSERT INTO tensor_runs (run_id, client, nbytes, expires, read_at, kept_at) "
+                       "VALUES (%s, %s, %s, %s, %s, %s)", (run_id, client, values.nbytes, now + self.ttl_s, now, now))
+        with self._changed:
+            for (old_id,) in doomed:                   # evicted before it was written: never written
+                self._forget(old_id)
+            self._pending[run_id] = _Kept(client, values, now + self.ttl_s)
+            self._pending_bytes += values.nbytes
+            self._queue.append(run_id)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_pending, name="tensor-store-writer", daemon=True)
+                self._writer.start()
+            self._changed.notify_all()
         return run_id
 
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every run answered here has its values written; False if `timeout` came first."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._queue, timeout)
+
+    def _write_pending(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._queue)
+                run_id = self._queue[0]
+                kept = self._pending.get(run_id)
+            try:
+                if kept is not None:
+                    self._write(run_id, kept)
+            except Exception:                    # noqa: BLE001 — a database hiccup: this run's values are lost
+                log.exception("a run's tensor values could not be written to the database")
+            with self._changed:
+                self._queue.popleft()
+                self._forget(run_id)
+                self._changed.notify_all()
+
+    def _forget(self, run_id: str) -> None:
+        kept = self._pending.pop(run_id, None)
+        if kept is not None:
+            self._pending_bytes -= kept.values.nbytes
+
+    def _write(self, run_id: str, kept: _Kept) -> None:
+        """One row: the index as JSON and every tensor's bytes in one value (only if the run is
+        still claimed: it may have been evicted or expired meanwhile), and the summaries this
+        replica made before it was written."""
+        index = json.dumps({ref: [dtype, list(shape), offset, nbytes]
+                            for ref, (dtype, shape, offset, nbytes) in kept.values.index.items()})
+        try:
+            with self.db.transaction() as tx:
+                tx.execute("INSERT INTO tensor_blobs (run_id, tensor_index, data) SELECT %s, %s, %s "
+                           "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s)",
+                           (run_id, index, kept.values.blob, run_id))
+                for ref, made in list(kept.summaries.items()):
+                    _keep_summary(tx, run_id, ref, made)
+        except self.db.integrity_errors():
+            pass                                 # deleted as it was written (PostgreSQL's foreign key saw it go)
+
     def array(self, client: str, run_id: str, ref: str) -> np.ndarray:
+        kept = self._pending_for(client, run_id)
+        if kept is not None:
+            return TensorStore._array(kept, ref)
         return self._read(client, run_id, ref)[0]
 
     def summary(self, client: str, run_id: str, ref: str, summarise) -> dict:
-        """Made once and kept in the tensor's row: the next click, on any replica, reads it."""
-        array, kept = self._read(client, run_id, ref, with_summary=True)
-        if kept is not None:
-            return json.loads(kept)
-        found = summarise(array)
-        with self.db.transaction() as tx:
-            tx.execute("UPDATE tensor_values SET summary = %s WHERE run_id = %s AND ref = %s",
-                       (json.dumps(found), run_id, ref))
-        return found
+        """Made once and kept in tensor_summaries: the next click, on any replica, reads it."""
+        kept = self._pending_for(client, run_id)
+        if kept is not None:                     # not written yet: made from memory, and written with the values
+            found = kept.summaries.get(ref)
+            if found is None:
+                found = summarise(TensorStore._array(kept, ref))
+                if len(kept.summaries) < MAX_SUMMARIES_PER_RUN:
+                    kept.summaries[ref] = found
+            return found
+        array, found = self._read(client, run_id, ref, with_summary=True)
+        if found is not None:
+            return json.loads(found)
+        made = summarise(array)
+        try:
+            with self.db.transaction() as tx:
+                _keep_summary(tx, run_id, ref, made)
+        except self.db.integrity_errors():
+            pass                                 # the run was deleted meanwhile
+        return made
 
-    def _read(self, client: str, run_id: str, ref: str, with_summary: bool = False):
+    def _pending_for(self, client: str, run_id: str) -> _Kept | None:
+        """This replica's run not yet written, read (the least-recently-read order is the
+        database's), or None; Gone if it is another client's, expired or evicted."""
+        with self._changed:
+            kept = self._pending.get(run_id)
+        if kept is None:
+            return None
         now = self._clock()
         with self.db.transaction() as tx:
-            found = tx.execute("SELECT 1 FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
-                               (run_id, client, now)).fetchone()
-            if found is None:
-                raise Gone(GONE)
-            tx.execute("UPDATE tensor_runs SET read_at = %s WHERE run_id = %s", (now, run_id))
-            row = tx.execute("SELECT dtype, shape, data, summary FROM tensor_values WHERE run_id = %s AND ref = %s",
-                             (run_id, ref)).fetchone()
-        if row is None:
-            raise Gone("this run kept no values under that id")
-        dtype, shape_text, data, summary = row
-        shape = tuple(json.loads(shape_text))
-        # the row was written from checked values; checked again, as anything read back from storage is
-        if dtype not in DTYPES or len(data) != math.prod(shape) * np.dtype(dtype).itemsize:
+            read = tx.execute("UPDATE tensor_runs SET read_at = %s WHERE run_id = %s AND client = %s AND expires > %s",
+                              (now, run_id, client, now)).rowcount
+        if not read:
+            raise Gone(GONE)
+        return kept
+
+    def _read(self, client: str, run_id: str, ref: str, with_summary: bool = False):
+        deadline, pause = time.monotonic() + self.wait_s, 0.02
+        while True:
+            now = self._clock()
+            with self.db.transaction() as tx:
+                # the write first: SQLite's transaction then takes the write lock as it begins
+                # (one that read first could not take it after another connection wrote)
+                tx.execute("UPDATE tensor_runs SET read_at = %s WHERE run_id = %s AND client = %s AND expires > %s",
+                           (now, run_id, client, now))
+                claimed = tx.execute("SELECT kept_at FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
+                                     (run_id, client, now)).fetchone()
+                if claimed is None:
+                    raise Gone(GONE)
+                index = self._index(tx, run_id)
+                if index is not None:
+                    if ref not in index:
+                        raise Gone("this run kept no values under that id")
+                    dtype, shape, offset, nbytes = index[ref]
+                    data = tx.execute("SELECT substr(data, %s, %s) FROM tensor_blobs WHERE run_id = %s",
+                                      (offset + 1, nbytes, run_id)).fetchone()[0]
+                    summary = None
+                    if with_summary:
+                        row = tx.execute("SELECT summary FROM tensor_summaries WHERE run_id = %s AND ref = %s",
+                                         (run_id, ref)).fetchone()
+                        summary = row[0] if row else None
+                    break
+            # claimed and not yet written: the replica that ran it is writing it now
+            if now - claimed[0] > self.wait_s or time.monotonic() >= deadline:
+                raise Gone(NOT_WRITTEN)
+            self._sleep(pause)
+            pause = min(2 * pause, 0.25)
+        data = bytes(data or b"")
+        if len(data) != nbytes:                  # checked again, as anything read back from storage is
             raise Gone("this run's kept values are damaged: run the program again")
-        array = np.frombuffer(bytes(data), dtype=np.dtype(dtype)).reshape(shape)
-        return array, summary if with_summary else None
+        return np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape), summary
+
+    def _index(self, tx, run_id: str) -> dict | None:
+        """The written run's index {ref: (dtype, shape, offset, nbytes)}, checked; None if not written yet."""
+        with self._changed:
+            index = self._indexes.get(run_id)
+        if index is not None:
+            return index
+        row = tx.execute("SELECT tensor_index, length(data) FROM tensor_blobs WHERE run_id = %s", (run_id,)).fetchone()
+        if row is None:
+            return None
+        index = _checked_index(row[0], int(row[1]))
+        with self._changed:
+            self._indexes[run_id] = index
+            while len(self._indexes) > INDEXES_KEPT:
+                self._indexes.popitem(last=False)
+        return index
 
     @property
     def nbytes(self) -> int:
@@ -198,15 +330,44 @@ class DatabaseTensorStore:
 
     def expire(self) -> int:
         """Delete the expired runs (the periodic job); returns how many."""
-        with self.db.transaction() as tx:
+        with self.db.transaction(lock=EVICTION_LOCK) as tx:
             doomed = tx.execute("SELECT run_id FROM tensor_runs WHERE expires <= %s", (self._clock(),)).fetchall()
             _delete(tx, [(row[0],) for row in doomed])
         return len(doomed)
 
 
+def _keep_summary(tx, run_id: str, ref: str, made: dict) -> None:
+    tx.execute("INSERT INTO tensor_summaries (run_id, ref, summary) SELECT %s, %s, %s "
+               "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s) ON CONFLICT DO NOTHING",
+               (run_id, ref, json.dumps(made), run_id))
+
+
 def _delete(tx, run_ids: list[tuple]) -> None:
-    tx.executemany("DELETE FROM tensor_values WHERE run_id = %s", run_ids)
-    tx.executemany("DELETE FROM tensor_runs WHERE run_id = %s", run_ids)
+    for table in ("tensor_summaries", "tensor_blobs", "tensor_runs"):
+        tx.executemany(f"DELETE FROM {table} WHERE run_id = %s", run_ids)
+
+
+def _checked_index(text: str, size: int) -> dict:
+    """A stored index, checked as the values channel checks one (written from checked values;
+    anything read back from storage is checked again)."""
+    damaged = Gone("this run's kept values are damaged: run the program again")
+    try:
+        entries = json.loads(text)
+    except (ValueError, RecursionError):
+        raise damaged from None
+    if not isinstance(entries, dict):
+        raise damaged
+    index = {}
+    for ref, entry in entries.items():
+        if not (TENSOR_ID.fullmatch(ref) and isinstance(entry, list) and len(entry) == 4):
+            raise damaged
+        dtype, shape, offset, nbytes = entry
+        if not (isinstance(dtype, str) and dtype in DTYPES and isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)
+                and type(offset) is int and type(nbytes) is int and 0 <= offset and offset + nbytes <= size
+                and nbytes == math.prod(shape) * np.dtype(dtype).itemsize):
+            raise damaged
+        index[ref] = (dtype, tuple(shape), offset, nbytes)
+    return index
 
 
 _memory_store: TensorStore | None = None
@@ -238,6 +399,15 @@ def store() -> TensorStore | DatabaseTensorStore:
         if _memory_store is None:
             _memory_store = TensorStore(max_bytes, s.tensor_store_ttl_s)
         return _memory_store
+
+
+def flush(timeout: float) -> bool:
+    """Wait until this process's database stores have written what they were given (a replica's
+    shutdown, after its runs were answered); False if `timeout` came first."""
+    with _store_lock:
+        stores = list(_database_stores.values())
+    deadline = time.monotonic() + timeout
+    return all(kept.flush(max(0.0, deadline - time.monotonic())) for kept in stores)
 
 
 def keeper(client: str):

@@ -31,6 +31,9 @@ loss.backward()
 open("weights.txt", "w").write("kept on A, served by B\\n")
 """
 SLOW_CODE = """import time
+import torch
+w = torch.ones(30, 20, requires_grad=True)
+(w * 2).sum().backward()
 time.sleep(2.5)
 open("late.txt", "w").write("written while A was stopping\\n")
 print("finished")
@@ -185,7 +188,8 @@ def test_a_stop_sent_to_b_stops_the_run_on_a(replicas):
 
 def test_stopping_a_mid_run_finishes_the_run_and_loses_nothing(replicas):
     """SIGTERM while A runs a program: A answers that run in full, takes no new one, exits, and
-    the run's file (acknowledged in its answer) downloads from B afterwards."""
+    the run's file and tensor values (acknowledged in its answer; the values are written after
+    it, and A's shutdown waits for them) are served by B afterwards."""
     a, b = replicas
     answer = {}
 
@@ -207,6 +211,10 @@ def test_stopping_a_mid_run_finishes_the_run_and_loses_nothing(replicas):
         httpx.post(a.url + "/api/run", json={"code": "print(1)"}, timeout=5)
     (late,) = rec["files"]
     assert httpx.get(b.url + late["url"], timeout=30).content == b"written while A was stopping\n"
+    w = next(n for n in rec["graphs"][0]["forward"]["nodes"] if n["op"] == "input")
+    values = httpx.get(f"{b.url}/api/runs/{rec['run_id']}/tensors/{w['value']['values']}", timeout=30)
+    assert values.status_code == 200, values.text
+    assert (np.load(io.BytesIO(values.content), allow_pickle=False) == 1).all()
     assert httpx.get(b.url + "/readyz", timeout=10).status_code == 200
 
 

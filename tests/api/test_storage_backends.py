@@ -2,6 +2,7 @@
 folder and a real PostgreSQL (tests/postgres_server.py, one server for the session)."""
 import json
 import threading
+import time
 
 import pytest
 
@@ -128,6 +129,7 @@ def test_tensor_values_in_the_database_are_bounded_by_bytes_and_age(database_url
     a = store.keep("c", _values(400, 1))
     now[0] += 1
     b = store.keep("c", _values(400, 2))
+    assert store.flush(30)                             # written (below, `c` is read before it is)
     now[0] += 1
     assert store.array("c", a, "v1")[0] == 1           # a read: `a` is now the most recent
     now[0] += 1
@@ -150,6 +152,75 @@ def test_tensor_values_in_the_database_are_bounded_by_bytes_and_age(database_url
     assert store.expire() == 1 and store.nbytes == 400  # the sweep deletes what expired (`a`)
     now[0] += 10
     assert store.expire() == 1 and store.nbytes == 0
+
+
+class _Gate:
+    """Holds a store's writer: the values of a run answered on replica A are not in the database yet."""
+
+    def __init__(self, store):
+        self.open, self.written, self._write = threading.Event(), [], store._write
+        store._write = self
+
+    def __call__(self, run_id, kept):
+        assert self.open.wait(30)
+        self._write(run_id, kept)
+        self.written.append(run_id)
+
+
+def test_values_still_being_written_are_waited_for_on_another_replica(database_url):
+    """Replica A answers a run before its values are written; B's read waits for them (and reads
+    the summary A made meanwhile), and A reads its own from memory meanwhile."""
+    from app.services import tensors
+    a = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
+    b = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
+    gate = _Gate(a)
+    run_id = a.keep("c", _values(100, 5))
+    assert a.array("c", run_id, "v1").tolist() == [5] * 100          # A's own, from memory
+    assert a.summary("c", run_id, "v1", lambda arr: {"made": "on A"}) == {"made": "on A"}
+    with pytest.raises(tensors.Gone):                                # another client's, even while pending
+        a.array("10.0.0.9", run_id, "v1")
+    polled, found = threading.Event(), {}
+    b._sleep = lambda pause: polled.set() or time.sleep(pause)
+    reader = threading.Thread(target=lambda: found.update(values=b.array("c", run_id, "v1")))
+    reader.start()
+    assert polled.wait(30)                                           # B found the claim and no values: it waits
+    assert not a.flush(0)                                            # (A's shutdown would wait for it)
+    gate.open.set()
+    reader.join(30)
+    assert found["values"].tolist() == [5] * 100 and gate.written == [run_id]
+    assert b.summary("c", run_id, "v1", lambda arr: pytest.fail("made again")) == {"made": "on A"}
+
+
+def test_a_claim_never_written_is_gone_after_the_wait(database_url):
+    """A replica stopped before writing a run's values: another answers "run again", and waits
+    for nothing once the wait after the claim is over."""
+    from app.services import tensors
+    now = [1000.0]
+    a = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60, clock=lambda: now[0])
+    b = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60, clock=lambda: now[0])
+    gate = _Gate(a)
+    run_id = a.keep("c", _values(100, 5))
+    now[0] += tensors.WAIT_S + 1
+    b._sleep = lambda pause: pytest.fail("waited")
+    with pytest.raises(tensors.Gone, match="never written"):
+        b.array("c", run_id, "v1")
+    now[0] += 60                                                    # expired before it was written:
+    assert b.expire() == 1
+    gate.open.set()
+    assert a.flush(30)                                              # its write finds no claim and keeps nothing
+    with database.database().transaction() as tx:
+        assert tx.execute("SELECT COUNT(*) FROM tensor_blobs").fetchone()[0] == 0
+
+
+def test_a_damaged_index_is_refused(database_url):
+    from app.services import tensors
+    store = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
+    run_id = store.keep("c", _values(100, 5))
+    assert store.flush(30)
+    with database.database().transaction() as tx:
+        tx.execute("UPDATE tensor_blobs SET tensor_index = %s", (json.dumps({"v1": ["uint8", [200], 0, 200]}),))
+    with pytest.raises(tensors.Gone, match="damaged"):
+        tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60).array("c", run_id, "v1")
 
 
 def test_the_tensor_store_follows_the_database(database_url, monkeypatch):
