@@ -67,9 +67,15 @@ export function displayGraph(graph, expanded) {
     for (const n of nodes) displayOf.set(n.id, n.id);
     return { graph, displayOf, folds, tooLarge: nodes.length > HARD_LIMIT };
   }
+  // a graph has far fewer modules than nodes: each module's folded prefix is found once
+  const keys = new Map();
+  const keyFor = (module) => {
+    if (!keys.has(module)) keys.set(module, keyOf(module, expanded));
+    return keys.get(module);
+  };
   const members = new Map();
   for (const n of nodes) {
-    const key = keyOf(n.module, expanded);
+    const key = keyFor(n.module);
     if (key === null) continue;
     if (!members.has(key)) members.set(key, []);
     members.get(key).push(n);
@@ -86,7 +92,7 @@ export function displayGraph(graph, expanded) {
   for (const n of nodes) {
     // only scalar literals: a data tensor (the batch x) stays visible where it enters
     if (n.module || n.kind !== "const" || (n.shape && n.shape.length)) continue;
-    const users = [...(consumers.get(n.id) || [])].map((id) => keyOf(moduleOf.get(id), expanded));
+    const users = [...(consumers.get(n.id) || [])].map((id) => keyFor(moduleOf.get(id)));
     if (users.length && users[0] !== null && users.every((k) => k === users[0])) absorbed.set(n.id, users[0]);
   }
   const moduleFor = (n) => absorbed.get(n.id) ?? n.module;
@@ -100,7 +106,7 @@ export function displayGraph(graph, expanded) {
   const outNodes = [];
   const emitted = new Set();
   for (const n of nodes) {
-    const key = keyOf(moduleFor(n), expanded);
+    const key = keyFor(moduleFor(n));
     if (key === null) { displayOf.set(n.id, n.id); outNodes.push(n); continue; }
     const rep = repeats.get(key);
     const foldKey = rep ? rep.key : key;

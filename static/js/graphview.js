@@ -23,22 +23,26 @@ export function parseSvg(svgText) {
   for (const el of [root, ...root.querySelectorAll("*")]) {
     for (const attr of [...el.attributes]) {
       const name = attr.name.toLowerCase();
+      // (a url( needs its parenthesis: most values, numbers and ids, have none)
       if (name.startsWith("on") || URL_ATTRIBUTES.has(name) || name.endsWith(":href") || name === "style"
-          || /url\s*\(\s*['"]?\s*(?!#)/i.test(attr.value)) {
+          || (attr.value.includes("(") && /url\s*\(\s*['"]?\s*(?!#)/i.test(attr.value))) {
         el.removeAttribute(attr.name);
       }
     }
   }
-  return document.importNode(root, true);
+  // moved into the page, not copied: the parsed document is thrown away
+  return document.adoptNode(root);
 }
 
 // What Graphviz needs of a graph: values and gradients stay in the page, not in the request.
 const DRAWN_FIELDS = ["id", "op", "label", "kind", "shape", "module"];
 export function drawable(graph) {
-  return {
-    nodes: graph.nodes.map((n) => Object.fromEntries(DRAWN_FIELDS.filter((k) => n[k] !== undefined && n[k] !== null).map((k) => [k, n[k]]))),
-    edges: graph.edges.map((e) => ({ src: e.src, dst: e.dst, shape: e.shape ?? null })),
-  };
+  const nodes = graph.nodes.map((n) => {
+    const out = {};
+    for (const k of DRAWN_FIELDS) if (n[k] !== undefined && n[k] !== null) out[k] = n[k];
+    return out;
+  });
+  return { nodes, edges: graph.edges.map((e) => ({ src: e.src, dst: e.dst, shape: e.shape ?? null })) };
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -151,8 +155,16 @@ export class GraphView {
     this.labelToolbar();
     this.bindToolbar();
     this.bindPanZoom();
-    // a view drawn while its tab was hidden has no size: fit it when it becomes visible (or resizes)
-    new ResizeObserver(() => { if (this.svg && !this.userMoved) this.fit(); }).observe(this.canvas);
+    // a view drawn while its tab was hidden has no size: fit it when it becomes visible (or resizes).
+    // The size is kept: reading it from the canvas after inserting a drawing would make the browser
+    // lay the drawing out there and then (getBoundingClientRect), once per view, instead of once
+    // in the next frame; the canvas's size does not depend on what it holds (dagscope.css)
+    this.paneSize = null;
+    new ResizeObserver(([entry]) => {
+      const box = entry.borderBoxSize?.[0];
+      this.paneSize = box ? { width: box.inlineSize, height: box.blockSize } : null;
+      if (this.svg && !this.userMoved) this.fit();
+    }).observe(this.canvas);
   }
 
   /** The toolbar's words in the page's language: set when built and again on each drawing, so a
@@ -244,7 +256,7 @@ export class GraphView {
       // laid out for this pane: a long chain turns left to right, wrapped into rows (layout.js);
       // a small pane beside another (Step follows its current node through both) stays top to bottom
       t0 = now();
-      this.layout = this.compact ? { direction: "TB", graph: shown.graph } : layoutFor(shown.graph, this.canvas.getBoundingClientRect());
+      this.layout = this.compact ? { direction: "TB", graph: shown.graph } : layoutFor(shown.graph, this.pane({ fresh: true }));
       measure("layout", t0, this.el.id);
       t0 = now();
       svgText = this.layout.rows
@@ -420,7 +432,7 @@ export class GraphView {
     const pad = 12;
     const f = this.full;
     const w = f.w + 2 * pad, h = f.h + 2 * pad;
-    const r = this.canvas.getBoundingClientRect();
+    const r = this.pane();
     if (!(r.width > 0 && r.height > 0)) { this.setViewBox({ x: f.x - pad, y: f.y - pad, w, h }); return; }
     const fits = Math.min(r.width / w, r.height / h);
     const presenting = document.body.classList.contains("present");
@@ -450,6 +462,14 @@ export class GraphView {
       scale = Math.max(fits, scale * (target / now));
       place(scale);
     }
+  }
+
+  /** The canvas's size in CSS px ({width, height}; 0 when hidden) as the ResizeObserver last saw
+   *  it, or read from the page before it has. `fresh`: a size of 0 is read again (a tab shown in
+   *  this task has not been observed yet); fitting need not, the observer fits it once shown. */
+  pane({ fresh = false } = {}) {
+    const known = this.paneSize;
+    return known && (!fresh || (known.width > 0 && known.height > 0)) ? known : this.canvas.getBoundingClientRect();
   }
 
   /** The on-screen height (CSS px) of the smallest node label drawn, or 0 when none is laid out. */
