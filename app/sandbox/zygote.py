@@ -67,9 +67,11 @@ def preimport() -> list[str]:
         except Exception:  # noqa: BLE001 - an optional part of the engine that is not there yet
             pass
     seccomp.load_library()
-    try:  # the record's C statistics are checked against numpy's once, here, not in each run (~20 ms)
+    try:  # the record's C statistics and strips are checked against numpy's once, here, not in each run (~20 ms)
+        from engine.record.trajectory import _native_strip
         from engine.record.values import _native_stats
         _native_stats()
+        _native_strip()
     except Exception:  # noqa: BLE001 - no engine/native: runs use numpy's statistics
         pass
     try:  # ask the compiler who it is and where its files are once, here, before any run

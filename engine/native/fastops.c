@@ -1239,6 +1239,64 @@ static PyObject *stats(PyObject *module, PyObject *args)
     return Py_BuildValue("(dddd)", e.low, e.high, sum, squares);
 }
 
+/* strip(x, out[, simd]): the trajectory's strip (engine/record/trajectory.py's summarise): out[k], for
+   each of the len(out) cells of C-contiguous float32/float64 x's values in order (cell k from
+   k * n // cells), the cell's mean as np.add.reduceat(x, starts, dtype=np.float64) / sizes gives it:
+   reduceat casts x to float64 and reduces each cell as add's reduce loop does, its first value then
+   += numpy's pairwise sum of the rest (PAIRWISE above; a single value as it is), then one
+   division. The same bits (tests/engine/native/test_native_stats.py compares them with numpy). */
+static PyObject *strip(PyObject *module, PyObject *args)
+{
+    PyObject *x, *o;
+    int simd = 1;
+    if (!PyArg_ParseTuple(args, "OO|p:strip", &x, &o, &simd))
+        return NULL;
+    Py_buffer v, w;
+    if (float_buffer(x, &v, 0, 0, "strip") < 0)
+        return NULL;
+    if (float_buffer(o, &w, 1, 8, "strip") < 0) {
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    Py_ssize_t n = v.len / v.itemsize, cells = w.len / 8;
+    if (cells > n) {
+        PyBuffer_Release(&v);
+        PyBuffer_Release(&w);
+        return PyErr_Format(PyExc_ValueError, "strip: %zd cells of %zd values", cells, n);
+    }
+    PairwiseSum sum = (PairwiseSum)(v.itemsize == 8 ? sum_double : sum_float);
+#if SIMD_NORMAL
+    if (have_avx2 && simd)
+        sum = (PairwiseSum)(v.itemsize == 8 ? sum_double_avx : sum_float_avx);
+#endif
+    double *out = w.buf;
+    const char *a = v.buf;
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        Py_ssize_t start = k * n / cells, end = (k + 1) * n / cells;
+        double first = v.itemsize == 8 ? ((const double *)a)[start] : (double)((const float *)a)[start];
+        if (end - start > 1) {
+            Extremes e = {INFINITY, -INFINITY};
+            first += sum(a + (start + 1) * v.itemsize, end - start - 1, 0.0, &e);
+        }
+        out[k] = first / (double)(end - start);
+    }
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&w);
+    Py_RETURN_NONE;
+}
+
+/* address(x): where C-contiguous x's memory starts (values.py's BlockStats keys by it; numpy's
+   __array_interface__ builds a dict of nine entries to say it) */
+static PyObject *address(PyObject *module, PyObject *x)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(x, &v, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *found = PyLong_FromVoidPtr(v.buf);
+    PyBuffer_Release(&v);
+    return found;
+}
+
 static PyObject *setup(PyObject *module, PyObject *args)
 {
     PyObject *tensor, *node, *ndarray, *asarray, *mode, *obs, *edge, *seq, *modules;
@@ -1347,6 +1405,9 @@ static PyMethodDef module_methods[] = {
      "gelu_backward_into(g, x, exp(-x*x/2), out): GELU's gradient."},
     {"stats", stats, METH_VARARGS,
      "stats(x, simd=True) -> (min, max, sum, sum of squared deviations from sum / n), numpy's pairwise sums, or None."},
+    {"strip", strip, METH_VARARGS,
+     "strip(x, out, simd=True): out[k] = the mean of cell k of len(out) cells of x, as np.add.reduceat's float64 sums."},
+    {"address", address, METH_O, "address(x): the address of C-contiguous x's first byte."},
     {NULL, NULL, 0, NULL},
 };
 

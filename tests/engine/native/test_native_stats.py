@@ -88,3 +88,46 @@ def test_arrays_it_does_not_take_are_refused():
     for x in (np.ones(10, np.int64), np.ones(10, np.float16), np.ones((4, 6))[:, ::2], np.ones(10, ">f8")):
         with pytest.raises((TypeError, ValueError, BufferError)):
             module.stats(x)
+
+
+def reduceat_means(x: np.ndarray, cells: int) -> np.ndarray:
+    """engine/record/trajectory.py's strip in numpy: each cell's np.add.reduceat float64 sum over its size."""
+    starts = (np.arange(cells) * x.size) // cells
+    return np.add.reduceat(x.reshape(-1), starts, dtype=np.float64) / np.diff(np.append(starts, x.size))
+
+
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_strip_is_reduceat_s_bit_for_bit(dtype, simd):
+    """strip: reduceat's float64 cells (the first value, then += the pairwise sum of the rest), at
+    sizes around the pairwise blocks and past numpy's 8192-value buffers, 1 to 8 cells, signed
+    zeros, wide spreads, values that are not finite, a view at every offset."""
+    rng = np.random.default_rng(11)
+    sizes = SIZES[:-1] + (300_007,) + tuple(int(n) for n in rng.integers(1, 100_000, 8))
+    for n in sizes:
+        for values in kinds(n, rng) + [np.where(rng.random(n) < 0.5, -0.0, 0.0)]:
+            x = values.astype(dtype)
+            for cells in {1, min(3, n), min(8, n)}:
+                found = np.full(cells, np.nan)
+                module.strip(x, found, simd)
+                assert found.tobytes() == reduceat_means(x, cells).tobytes(), (n, cells, dtype)
+    x = rng.normal(size=600).astype(dtype)
+    x[[7, 300]] = [np.inf, np.nan]
+    found = np.empty(8)
+    module.strip(x, found, simd)
+    np.testing.assert_array_equal(found, reduceat_means(x, 8))
+    for start in range(9):
+        view = x[start + 1:start + 140]
+        module.strip(view, found, simd)
+        assert found.tobytes() == reduceat_means(view, 8).tobytes(), start
+
+
+def test_the_strip_and_address_refuse_what_they_do_not_take():
+    for x, out in ((np.ones(10, np.int64), np.empty(8)), (np.ones((4, 6))[:, ::2], np.empty(8)),
+                   (np.ones(10), np.empty(8, np.float32)), (np.ones(10), np.empty(16)[::2]), (np.ones(5), np.empty(8))):
+        with pytest.raises((TypeError, ValueError, BufferError)):
+            module.strip(x, out)
+    block = np.ones((4, 6))
+    assert module.address(block[1:]) == block.__array_interface__["data"][0] + 6 * 8
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        module.address(block[:, ::2])

@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from engine.record import trajectory
 from engine.record.values import ValueStore
@@ -183,3 +184,24 @@ def test_a_large_array_s_strip_summed_cell_by_cell_is_reduceat_s():
             finally:
                 trajectory.WHOLE_REDUCEAT = old
             assert got.tobytes() == want.tobytes(), (n, dtype)
+
+
+def test_summaries_with_the_strips_in_c_are_numpy_s_bit_for_bit(monkeypatch):
+    """summarise's strips by fastops' strip (float32/float64, any layout: a strided view's values in
+    their flattened order) and by block_sums in numpy: the same rows, integers, float16, a swapped
+    byte order and values that are not finite included."""
+    if trajectory._native_strip() is None:
+        pytest.skip("engine/native's strip is not in use here")
+    rng = np.random.default_rng(9)
+    block = (rng.standard_cauchy((48, 70)) * 1e3).astype(np.float32)
+    poisoned = rng.standard_normal((9, 11))
+    poisoned[2, 3] = np.inf
+    arrays = [block, block.T, block[:, 1::3], block[::-1], block.astype(np.float64).T[5:], rng.standard_normal(5),
+              rng.standard_normal(1), poisoned, np.full(20, np.nan, np.float32), rng.integers(-5, 5, 300),
+              np.arange(100, dtype=np.float16), (rng.standard_normal(500) * 3).astype(">f4")]
+    with_c = np.full((len(arrays), 4 + trajectory.STRIP), np.nan)
+    trajectory.summarise(arrays, with_c)
+    monkeypatch.setattr(trajectory, "_native_strip", lambda: None)
+    numpy_only = np.full_like(with_c, np.nan)
+    trajectory.summarise(arrays, numpy_only)
+    assert with_c.tobytes() == numpy_only.tobytes()
