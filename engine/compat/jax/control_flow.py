@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.autodiff import inline
+from engine import autograd
+from engine.autodiff import inline, vjp_graph
+from engine.autograd_function import FunctionCtx, attach_custom_node
 from engine.capture.common import run_eager
 from engine.compat.jax import numpy as jnp
-from engine.compat.jax import tracing
+from engine.compat.jax import forward, tracing
 from engine.compat.jax.array import Array, as_array, default_int, is_weak, set_weak, to_array
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
@@ -134,16 +136,9 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
     inputs = arrays + captured
     outer = tracing.active()
     if outer is not None and tracing.traced(index):
-        if _requires_grad(inputs):
-            raise UnsupportedError(f"lax.{name} on a traced predicate under jax.grad inside jax.jit/make_jaxpr is "
-                                   "not supported by Dagscope yet: take the gradient outside the jit (jax.jit(jax.grad(f)) "
-                                   "of a function with lax.cond is supported when the cond is differentiated eagerly)")
-        with outer.paused():
-            taken = int(np.clip(int(index.array), 0, len(funs) - 1))
-            outs = run_eager(staged[taken].graph, inputs)
-        values = _emit_cond(outer, index, staged, inputs)
-        for o, v in zip(outs, values):
-            outer.bind(o, v)
+        taken = int(np.clip(int(index.array), 0, len(funs) - 1))
+        operands = len(staged[0].trace.graph.inputs) - len(staged[0].captured)
+        outs = _traced_cond(outer, index, [b.graph for b in staged], inputs, taken, operands)
     else:
         taken = int(np.clip(int(Tensor.item(index)), 0, len(funs) - 1))
         outs = run_eager(staged[taken].graph, inputs)
@@ -179,19 +174,74 @@ def _check_branches(true_b: _Branch, false_b: _Branch, true_fun, false_fun) -> N
                         "Revise true_fun and/or false_fun so that all output types match.")
 
 
-def _emit_cond(outer, index: Array, staged: list, inputs: list) -> list:
+def _traced_cond(outer, index: Array, graphs: list, inputs: list, taken: int, operands: int | None) -> list:
+    """A cond on a traced index: one cond node of the enclosing graph, its values those of the branch
+    taken (computed with the trace paused). Under a jax.grad inside the trace, each float output gets an
+    autograd node whose backward is again a traced cond, over the branches' vjp graphs (graph autodiff,
+    engine/autodiff.py), so the traced backward branches as the forward did (and its own backward too)."""
+    with outer.paused(), autograd.no_grad():
+        outs = run_eager(graphs[taken], inputs)
+    values = _emit_cond(outer, index, graphs, inputs, operands)
+    needs = tuple(isinstance(t, Tensor) and t._requires_grad for t in inputs)
+    results = []
+    for j, (o, v) in enumerate(zip(outs, values)):
+        if any(needs) and autograd.is_grad_enabled() and o.array.dtype.kind == "f":
+            o = _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs)
+        outer.bind(o, v)
+        results.append(o)
+    interp = forward.carrying(inputs)
+    if interp is not None:
+        # under jax.jvp: each output's tangent by transposing the traced backward cond (itself traced)
+        tangents = [interp.tangent(t) if isinstance(t, Tensor) else None for t in inputs]
+        vjps = [vjp_graph(b) for b in graphs]
+        with interp.suspended():
+            for j, o in enumerate(results):
+                if o.array.dtype.kind != "f":
+                    continue
+
+                def pull(u, j=j):
+                    seeds = [u if m == j else Tensor(np.zeros(x.array.shape, x.array.dtype)) for m, x in enumerate(outs)]
+                    return _traced_cond(outer, index, vjps, list(inputs) + seeds, taken, None)
+                t = forward.transpose(pull, tangents, inputs, o)
+                if t is not None:
+                    interp.set(o, as_array(t))
+    return results
+
+
+class _CondRule:
+    """The autograd Function a traced cond's output is (its backward: a cond of the branches' vjps)."""
+    __name__ = "cond"
+
+
+def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs) -> Tensor:
+    vjps: list = []
+
+    def backward(ctx, g):
+        if not vjps:
+            vjps.extend(vjp_graph(b) for b in graphs)
+        seeds = [g if m == j else Tensor(np.zeros(o.array.shape, o.array.dtype)) for m, o in enumerate(outs)]
+        grads = _traced_cond(outer, index, vjps, list(inputs) + seeds, taken, None)
+        return tuple(gr if need and gr.array.dtype.kind == "f" else None for gr, need in zip(grads, needs))
+    cls = type("cond", (_CondRule,), {"backward": staticmethod(backward)})
+    fresh = Tensor(outs[j].array)
+    attach_custom_node(cls, FunctionCtx(needs), tuple(inputs), fresh)
+    return fresh
+
+
+def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | None) -> list:
     """The cond node(s) of the enclosing graph: a switch is a chain of two-way conds."""
     g = outer.graph
     values = [outer.value_of(t) for t in inputs]
     idx = outer.value_of(index)
 
-    if len(staged) == 2:
+    if len(graphs) == 2:
         pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
-        out = g.cond(pred, _rehomed(g, staged[1].graph, "then"), _rehomed(g, staged[0].graph, "else"), values)
-        out[0].producer.attrs["num_operands"] = len(staged[0].trace.graph.inputs) - len(staged[0].captured)
+        out = g.cond(pred, _rehomed(g, graphs[1], "then"), _rehomed(g, graphs[0], "else"), values)
+        if operands is not None:
+            out[0].producer.attrs["num_operands"] = operands
         return out
     # index k: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each level a closed graph of (index, inputs)
-    return _switch_chain(g, idx, [b.graph for b in staged], values)
+    return _switch_chain(g, idx, graphs, values)
 
 
 def _rehomed(g, sub, name):
@@ -235,6 +285,10 @@ def while_loop(cond_fun, body_fun, init_val):
     outer = tracing.active()
     weak = [is_weak(x) for x in init]
     if outer is not None and (any(tracing.traced(t) for t in init + captured)):
+        if forward.carrying(init + captured) is not None:
+            raise UnsupportedError("jax.jvp of a lax.while_loop on traced values inside jax.jit/make_jaxpr is not "
+                                   "supported by Dagscope yet: take the jvp outside the jit, or use lax.scan or a "
+                                   "fori_loop with static bounds")
         with outer.paused():
             outs = _loop(test.graph, body.graph, init, captured)
         g = outer.graph
@@ -263,6 +317,13 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if concrete:
         lo = int(Tensor.item(lower)) if isinstance(lower, Tensor) else int(lower)
         hi = int(Tensor.item(upper)) if isinstance(upper, Tensor) else int(upper)
+        if _staged_loop(tree_flatten(init_val)[0], body_fun) and hi > lo:
+            # JAX lowers a fori_loop with static bounds to a scan carrying (i, value): reverse-differentiable
+            def step(carry, _):
+                i, v = carry
+                return (jnp.add(i, 1), body_fun(i, v)), None
+            start = Array(np.asarray(lo, default_int()))
+            return scan(step, (start, init_val), None, length=hi - lo)[0][1]
         init_leaves, init_tree = tree_flatten(init_val)
         kinds = [(to_array(x).dtype, is_weak(to_array(x))) for x in init_leaves]
         val = tree_unflatten(init_tree, [to_array(x) for x in init_leaves])
@@ -296,6 +357,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                          "scan got values with different leading axis sizes: "
                          + ", ".join(str(x.shape[0]) for x in x_arrays) + ".")
     n = lengths.pop()
+    if n > 0 and _staged_loop(tree_flatten(init)[0] + x_arrays, f):
+        return _emit_scan(f, init, x_arrays, x_tree, n, reverse)
     carry = init
     init_tree = tree_flatten(init)[1]
     ys = []
@@ -313,6 +376,110 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return carry, None
     stacked = tree_map(lambda *parts: jnp.stack([to_array(p) for p in parts]), *ys)
     return carry, stacked
+
+
+def _staged_loop(leaves: list, fun) -> bool:
+    """Is this loop one node of an enclosing trace (a scan primitive in its jaxpr)? Inside a jit or
+    make_jaxpr, unless an enclosing jax.grad differentiates it there (then its steps are traced one by
+    one, so the backward is traced too)."""
+    outer = tracing.active()
+    return outer is not None and outer.why in ("jit", "make_jaxpr")
+
+
+def _differentiated(tensors: list) -> bool:
+    """Does a jax.grad or jax.jvp running inside the trace differentiate these values?"""
+    return _requires_grad(tensors) or forward.carrying(tensors) is not None
+
+
+def _emit_scan(f, init, x_arrays: list, x_tree, n: int, reverse: bool):
+    """`scan` as one loop node of the enclosing trace: a while over (i, carry, ys, xs, consts) whose body
+    reads xs[i], applies f and writes ys[i] (attrs["scan"] says which nodes are that bookkeeping, so the
+    jaxpr prints JAX's scan with f's jaxpr); its values computed step by step meanwhile."""
+    outer = tracing.active()
+    init_leaves, init_tree = tree_flatten(init)
+    init_arrays = [to_array(x) for x in init_leaves]
+    nc, nx = len(init_arrays), len(x_arrays)
+    examples = [Array(x.array[0]) for x in x_arrays]
+
+    def body_fun(*args):
+        carry = tree_unflatten(init_tree, list(args[:nc]))
+        x = tree_unflatten(x_tree, list(args[nc:])) if nx else None
+        new_carry, y = f(carry, x)
+        c_leaves, c_tree = tree_flatten(new_carry)
+        if c_tree != init_tree:
+            raise TypeError(f"scan body function carry input and carry output must have the same pytree structure, "
+                            f"but they differ: {init_tree} and {c_tree}")
+        body_fun.y_tree = tree_flatten(y)[1]
+        return list(c_leaves) + tree_flatten(y)[0]
+    body = _Branch(body_fun, init_arrays + examples, None, getattr(f, "__name__", "f"), "scan", [])
+    outs = body.outs
+    carry_types = [(o.shape, o.dtype) for o in outs[:nc]]
+    if carry_types != [(x.shape, x.dtype) for x in init_arrays]:
+        raise TypeError(f"scan body function carry input and carry output must have equal types, got "
+                        f"{_types_text(carry_types)} and {_types_text([(x.shape, x.dtype) for x in init_arrays])}.")
+    y_outs = outs[nc:]
+    ny, captured = len(y_outs), list(body.captured)
+    if _differentiated(init_arrays + x_arrays + captured):
+        # differentiated inside the trace: f's graph step by step into the trace, so the backward (or
+        # the tangents) is traced with it
+        carry, ys = list(init_arrays), []
+        for k in (range(n - 1, -1, -1) if reverse else range(n)):
+            res = run_eager(body.graph, carry + [x[k] for x in x_arrays] + captured)
+            carry, y = res[:nc], res[nc:]
+            ys.append(y)
+        if reverse:
+            ys.reverse()
+        stacked = [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]
+        carry_out = [set_weak(as_array(t), is_weak(x)) for t, x in zip(carry, init_arrays)]
+        y_tree = getattr(body_fun, "y_tree", None)
+        return tree_unflatten(init_tree, carry_out), (tree_unflatten(y_tree, stacked) if ny else None)
+    # the values, step by step (the enclosing trace paused: they are the node's, not equations)
+    with outer.paused():
+        carry, ys = list(init_arrays), []
+        for k in (range(n - 1, -1, -1) if reverse else range(n)):
+            res = run_eager(body.graph, carry + [x[k] for x in x_arrays] + captured)
+            carry, y = res[:nc], res[nc:]
+            ys.append(y)
+        if reverse:
+            ys.reverse()
+        stacked = [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]
+    # the node
+    g = outer.graph
+    i32 = np.dtype(default_int())
+    counter = g.constant(np.asarray(0, i32))
+    ys_init = [g.call("expand", g.constant(np.zeros((), o.dtype)), shape=(n,) + tuple(o.shape)) for o in y_outs]
+    carried = [counter] + [outer.value_of(t) for t in init_arrays] + ys_init + \
+        [outer.value_of(x) for x in x_arrays] + [outer.value_of(t) for t in captured]
+    specs = [(v.shape, v.dtype) for v in carried]
+
+    def holders(sub):
+        return [sub.placeholder(f"s{k}", shape, dtype) for k, (shape, dtype) in enumerate(specs)]
+    test = g.subgraph("cond")
+    a = holders(test)
+    test.output([test.call("lt", a[0], n)])
+    loop = g.subgraph("body")
+    a = holders(loop)
+    i, c_in = a[0], a[1:1 + nc]
+    ys_in, xs_in, caps = a[1 + nc:1 + nc + ny], a[1 + nc + ny:1 + nc + ny + nx], a[1 + nc + ny + nx:]
+    first = len(loop.nodes)
+    at = loop.call("sub", n - 1, i) if reverse else i
+    x_now = [loop.call("index", x, at, positions=(0,)) for x in xs_in]
+    pre = len(loop.nodes) - first                      # the bookkeeping before f's nodes, and after them
+    f_outs = inline(loop, body.graph, c_in + x_now + caps)
+    last = len(loop.nodes)
+    ys_out = [loop.call("index_put", buf, y, at, positions=(0,), accumulate=False) for buf, y in zip(ys_in, f_outs[nc:])]
+    loop.output([loop.call("add", i, 1)] + f_outs[:nc] + ys_out + xs_in + caps)
+    post = len(loop.nodes) - last - 1                  # (not the output node)
+    values = g.while_loop(test, loop, carried)
+    values[0].producer.attrs["scan"] = {"length": n, "reverse": bool(reverse), "num_consts": len(captured),
+                                        "num_carry": nc, "num_xs": nx, "num_ys": ny, "pre": pre, "post": post}
+    weak = [is_weak(x) for x in init_arrays]
+    carry_out = [set_weak(as_array(t), w) for t, w in zip(carry, weak)]
+    for t, v in zip(carry_out + stacked, values[1:1 + nc + ny]):
+        outer.bind(t, v)
+    y_tree = getattr(body_fun, "y_tree", None)
+    ys_tree = tree_unflatten(y_tree, stacked) if y_tree is not None and ny else None
+    return tree_unflatten(init_tree, carry_out), ys_tree
 
 
 def map_(f, xs):

@@ -59,6 +59,8 @@ class JVPTrace:
     def observe(self, op, tensors, attrs, out) -> None:
         if self.busy or tracing.active() is not self.base or not op.differentiable:
             return
+        if self.base is not None and self.base.observe not in OP_APPLIED:
+            return                            # the trace paused: values computed beside it (a traced cond's)
         ts = [self.tangent(t) if isinstance(t, Tensor) else None for t in tensors]
         if all(t is None for t in ts) or out.array.dtype.kind not in "fc":
             return
@@ -105,18 +107,25 @@ def tangent_of(op, tangents: list, tensors, out, attrs: dict):
 
 
 def _transposed(op, tangents: list, tensors, out, attrs: dict):
-    """J·t for an op without a JVP rule, from its vjp rule: d⟨vjp(u), t⟩/du."""
+    """J·t for an op without a JVP rule, from its vjp rule."""
+    return transpose(lambda u: op.vjp(_F, u, *tensors, out, **attrs), tangents, tensors, out)
+
+
+def transpose(vjp, tangents: list, inputs, out):
+    """J·t from a vjp (u -> the gradient per input): vjp(u) is linear in u, so d⟨vjp(u), t⟩/du = J·t
+    (a backward walk over what vjp(u) made alone)."""
     u = Tensor(np.zeros(out.array.shape, out.array.dtype))
     u._requires_grad = True
-    grads = op.vjp(_F, u, *tensors, out, **attrs)
-    total = None
-    for g, t, x in zip(grads, tangents, tensors):
-        if g is None or t is None or not isinstance(g, Tensor) or not g._requires_grad:
-            continue
-        if tuple(g.array.shape) != tuple(x.array.shape):
-            g = _F.sum_to_size(g, shape=tuple(x.array.shape))
-        term = _F.sum(_F.mul(g, t))
-        total = term if total is None else _F.add(total, term)
+    with autograd.enable_grad():
+        grads = vjp(u)
+        total = None
+        for g, t, x in zip(grads, tangents, inputs):
+            if g is None or t is None or not isinstance(g, Tensor) or not g._requires_grad:
+                continue
+            if tuple(g.array.shape) != tuple(x.array.shape):
+                g = _F.sum_to_size(g, shape=tuple(x.array.shape))
+            term = _F.sum(_F.mul(g, t))
+            total = term if total is None else _F.add(total, term)
     if total is None:
         return None
     (found,) = run_backward([total], [Tensor(np.ones((), total.array.dtype))], retain_graph=True,

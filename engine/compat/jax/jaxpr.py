@@ -113,8 +113,9 @@ class _Printer:
         if self.operands is not None:
             holders = holders[self.operands:] + holders[:self.operands]
         invars = [self.define(n.out) for n in holders]
+        hidden = _scan_buffers(g)
         for n in g.nodes:
-            if n.kind == CALL:
+            if n.kind == CALL and n.out.id not in hidden:
                 self.call(n)
             elif n.kind in (COND, WHILE):
                 self.control(n)
@@ -124,6 +125,9 @@ class _Printer:
     def control(self, n) -> None:
         """A cond or while with its branches' / body's jaxprs nested, as JAX prints them: cond takes an
         int32 index (its predicate converted) and the branches false first."""
+        if n.kind == WHILE and "scan" in n.attrs:
+            self.scan(n)
+            return
         args = [self.arg(v) for v in n.inputs]
         if n.kind == COND:
             pred = n.inputs[0]
@@ -144,6 +148,26 @@ class _Printer:
             test = self.nested(n.subgraphs["cond"], 6 + len("cond_jaxpr="))
             self.emit(outs, "while", [("body_jaxpr", body), ("body_nconsts", 0), ("cond_jaxpr", test),
                                       ("cond_nconsts", 0)], args, nested=True)
+
+    def scan(self, n) -> None:
+        """A scan (control_flow._emit_scan's loop over (i, carry, ys, xs, consts)) as JAX prints it: its
+        outputs carry and ys, its operands consts, carry and xs, its jaxpr f's equations alone."""
+        m = n.attrs["scan"]
+        nc, ny, nx = m["num_carry"], m["num_ys"], m["num_xs"]
+        ins = list(n.inputs)
+        args = [self.arg(v) for v in ins[1 + nc + ny + nx:] + ins[1:1 + nc] + ins[1 + nc + ny:1 + nc + ny + nx]]
+        outs = " ".join(self.define(v) if self._used(v) else f"_:{spec_text(v.shape, v.dtype)}"
+                        for v in n.outputs[1:1 + nc + ny])
+        indent = 6 + len("jaxpr=")
+        text = _ScanBody(n.subgraphs["body"], self.weak, self.counter, WIDTH - indent, m).run()
+        first, *rest = text.split("\n")
+        body = "\n".join([first] + ["      " + line for line in rest])
+        self.emit(outs, "scan", [("jaxpr", body), ("length", m["length"]), ("num_carry", nc),
+                                 ("num_consts", m["num_consts"]), ("reverse", m["reverse"]), ("unroll", 1)],
+                  args, nested=True)
+
+    def _used(self, v: Value) -> bool:
+        return any(v.id == u.id for node in self.graph.nodes for u in node.inputs)
 
     def nested(self, graph: Graph, indent: int, operands: int | None = None) -> str:
         """A sub-graph as a jaxpr inside this one's parameters, its later lines indented to sit there
@@ -333,6 +357,45 @@ class _Printer:
         outs, prim, params, args, _ = e
         p = f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else ""
         return f"{outs} = {prim}{p}{' ' + args if args else ''}"
+
+
+class _ScanBody(_Printer):
+    """The body of a scan loop printed as the jaxpr of f: binders consts, carry, xs (the slices read at
+    the counter); equations f's own (the counter, the slicing and the writes into ys left out)."""
+
+    def __init__(self, graph: Graph, weak: dict, counter: list, width: int, meta: dict):
+        super().__init__(graph, weak, counter, width)
+        self.meta = meta
+
+    def run(self) -> str:
+        g, m = self.graph, self.meta
+        nc, ny, nx = m["num_carry"], m["num_ys"], m["num_xs"]
+        holders = g.placeholders
+        carry, consts = holders[1:1 + nc], holders[1 + nc + ny + nx:]
+        calls = [n for n in g.nodes if n.kind != OUTPUT][len(holders):]
+        pre, own, post = calls[:m["pre"]], calls[m["pre"]:len(calls) - m["post"]], calls[len(calls) - m["post"]:]
+        for n in own:
+            if n.kind == CONSTANT and n.value.ndim > 0:
+                self.constvars.append(self.define(n.out))
+        invars = [self.define(p.out) for p in consts + carry] + [self.define(n.out) for n in pre if n.op == "index"]
+        for n in own:
+            if n.kind == CALL:
+                self.call(n)
+            elif n.kind in (COND, WHILE):
+                self.control(n)
+        outs = [self.arg(v) for v in g.outputs[1:1 + nc]] + [self.arg(n.inputs[1]) for n in post if n.op == "index_put"]
+        return self.layout(invars, outs)
+
+
+def _scan_buffers(graph: Graph) -> set:
+    """Ids of the zero buffers a scan writes its ys into (not JAX's equations: its scan makes them)."""
+    hidden = set()
+    for n in graph.nodes:
+        if n.kind == WHILE and "scan" in n.attrs:
+            m = n.attrs["scan"]
+            for v in n.inputs[1 + m["num_carry"]:1 + m["num_carry"] + m["num_ys"]]:
+                hidden.add(v.id)
+    return hidden
 
 
 def _dot_general_numbers(equation: str, operands: int) -> str | None:

@@ -56,7 +56,10 @@ class Trace(Tracer):
         return id(tensor) in self.values or (self.parent is not None and self.parent.knows(tensor))
 
     def value_of(self, tensor):
-        if id(tensor) not in self.values and self.parent is not None and self.parent.knows(tensor):
+        if id(tensor) not in self.values and self.parent is not None and \
+                (self.parent.knows(tensor) or tensor._requires_grad):
+            # a value of the enclosing trace, or one a jax.grad differentiates, read by a branch or
+            # loop body: one more input of the sub-graph (its gradient flows in through it)
             v = self.graph.placeholder(f"captured_{len(self.captured)}", tensor.array.shape, tensor.array.dtype)
             self.bind(tensor, v)
             self.captured.append(tensor)

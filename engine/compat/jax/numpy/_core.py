@@ -172,6 +172,9 @@ def _filled(shape, value, dtype, weak=False) -> Array:
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
                         f"({', '.join(tracing.tracer_text(s, is_weak(s)) or repr(s) for s in parts)},).")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if shape and tracing.active() is not None:
+        # traced, as JAX traces it: a scalar broadcast (an equation of the jaxpr, not a constant array)
+        return set_weak(_out(apply("expand", Array(np.asarray(value, dtype=dtype)), shape=shape)), weak)
     return set_weak(Array(np.full(shape, value, dtype=dtype)), weak)
 
 

@@ -231,3 +231,46 @@ def test_jvp_of_custom_rules():
     f.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g,))
     with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
         jax.jvp(f, (1.0,), (1.0,))
+
+
+# ---- loops and conds staged into a trace: scan nodes, and a traced cond differentiated in the jit ----
+
+def _loss_through_loops(v):
+    carry, ys = lax.scan(lambda c, r: (c * jnp.tanh(r) + r, jnp.sum(c * r)), jnp.ones(4), v)
+    looped = lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * v[0] + i, v[1])
+    return jnp.sum(carry) + jnp.sum(ys ** 2) + jnp.sum(looped * jnp.asarray(W[2]))
+
+
+def _loss_through_a_traced_cond(v):
+    out = lax.cond(jnp.sum(v) > 5.0, lambda a: jnp.sin(a) * a, lambda a: jnp.cos(a) - a * v[0], v)
+    return jnp.sum(out * jnp.asarray(W))
+
+
+@pytest.mark.parametrize("loss", [_loss_through_loops, _loss_through_a_traced_cond])
+@pytest.mark.parametrize("how", ["eager", "jit_of_grad", "grad_of_jit"])
+def test_grad_through_staged_loops_and_conds_equals_central_differences(loss, how):
+    grad = {"eager": jax.grad(loss), "jit_of_grad": jax.jit(jax.grad(loss)),
+            "grad_of_jit": jax.grad(jax.jit(loss))}[how]
+    for x in (X, -X):            # the cond takes each branch
+        numeric = central_difference(lambda a: float(loss(jnp.asarray(a))), x.copy())
+        np.testing.assert_allclose(np.asarray(grad(jnp.asarray(x))), numeric, rtol=1e-6, atol=1e-7)
+
+
+def test_staged_loops_print_as_jax_primitives_and_differentiate_in_the_jit():
+    text = str(jax.make_jaxpr(_loss_through_loops)(jnp.asarray(X)))
+    assert text.count("= scan[") == 2 and "num_carry=2" in text and "while[" not in text
+    # a traced cond's backward inside the jit is a cond on the same predicate
+    grad_text = str(jax.make_jaxpr(jax.grad(_loss_through_a_traced_cond))(jnp.asarray(X)))
+    assert grad_text.count("= cond[") == 2
+    x = jnp.asarray(X[0])
+    h = jax.jit(jax.hessian(lambda v: jnp.sum(lax.cond(v[0] > 1.0, jnp.sin, jnp.cos, v) ** 3)))(x)
+    expected = np.diag(np.asarray(jax.grad(lambda a: jnp.sum(3 * jnp.cos(a) ** 2 * -jnp.sin(a)))(x))
+                       if X[0, 0] <= 1.0 else np.asarray(jax.grad(lambda a: jnp.sum(3 * jnp.sin(a) ** 2 * jnp.cos(a)))(x)))
+    np.testing.assert_allclose(np.asarray(h), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_while_loop_under_reverse_mode_inside_jit_is_refused_as_in_jax():
+    fn = lambda v: jnp.sum(lax.while_loop(lambda c: jnp.sum(c) < 20.0, lambda c: c * 2.0, v))   # noqa: E731
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
+        jax.jit(jax.grad(fn))(jnp.asarray(X[0]))
+    assert float(jax.jvp(fn, (jnp.asarray(X[0]),), (jnp.ones(4),))[1]) > 0      # forward mode goes through
