@@ -10,7 +10,7 @@ import traceback
 import types
 import warnings
 
-from engine import compat
+from engine import compat, hooks
 from engine.errors import UnsupportedError
 from engine.record import Recorder, use_recorder
 from engine.record.messages import attach as attach_messages
@@ -213,6 +213,8 @@ def _exit_error(exc: SystemExit) -> dict | None:
     error = _runtime_error(exc)
     error["message"] = (_bounded(str(exc.code), MAX_MESSAGE_CHARS) if not isinstance(exc.code, int)
                         else f"the program called sys.exit({exc.code})")
+    if isinstance(exc.code, int):
+        error["wording"] = {"key": "error_message.exit_status", "params": {"status": exc.code}}
     return error
 
 
@@ -220,11 +222,18 @@ def _output_limit_error(streams: list[BoundedStream]) -> dict:
     cut = [stream for stream in streams if stream.truncated]
     if [stream.name for stream in cut] == ["stdout"]:
         message = f"the program printed more than {cut[0].limit} characters; the rest was cut"
+        wording = {"key": "error_message.printed_too_much", "params": {"n": cut[0].limit}}
     else:
         too_much = " and ".join(f"more than {stream.limit} characters to {stream.name}" for stream in cut)
         message = (f"the program wrote {too_much}; the rest was cut (stderr holds Python's warnings "
                    "and what the program wrote to sys.stderr)")
-    return {"kind": "output_limit", "type": None, "line": None, "traceback": "", "message": message}
+        limits = {stream.name: stream.limit for stream in cut}
+        wording = ({"key": "error_message.wrote_too_much_stderr", "params": {"n": limits["stderr"]}}
+                   if len(cut) == 1 else
+                   {"key": "error_message.wrote_too_much_both", "params": {"out": limits["stdout"], "err": limits["stderr"]}})
+    # wording: the page's catalog key for the message (app/sandbox/outcome.py error_record)
+    return {"kind": "output_limit", "type": None, "line": None, "traceback": "", "message": message,
+            "wording": wording}
 
 
 # True while the pasted program itself runs (not the record's making after it): the sandbox's
@@ -290,7 +299,9 @@ def run_user_code(code: str, options: dict | None = None, *, max_stdout_bytes: i
         graphs = recorder.finish(namespace)
     except Exception as exc:  # noqa: BLE001 - a recording bug must not hide the user's output
         graphs = recorder.graphs
-        recorder.warn(f"Dagscope could not record every graph of this run ({type(exc).__name__}: {exc}).")
+        recorder.warn(hooks.Message("warning.not_every_graph",
+                                    f"Dagscope could not record every graph of this run ({type(exc).__name__}: {exc}).",
+                                    quote=f"{type(exc).__name__}: {exc}"[:900]))
     record = {"ok": error is None, "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
               "output_order": order.entries, "error": error,
               "graphs": graphs, "warnings": recorder.warnings,

@@ -236,13 +236,21 @@ def _name_security_errors(record: dict) -> None:
         return
     if error.get("type") == "SecurityViolation":
         error["kind"] = "security_violation"
+        # the page words the frame in its language; what was blocked is quoted as the policy said it
+        what = BLOCKED.fullmatch(str(error.get("message", "")))
+        if what:
+            error["wording"] = {"key": "error_message.blocked", "params": {"quote": what.group(1)[:900]}}
     elif error.get("type") in ("PermissionError", "OSError") and str(error.get("message", "")).startswith(
             ("[Errno 1]", "[Errno 13]")):
         # The kernel layers answered (seccomp says EPERM, Landlock says EACCES).
         error["kind"] = "security_violation"
+        error["wording"] = {"key": "error_message.blocked_by_os", "params": {"quote": error["message"]}}
         error["message"] = ("Blocked by the sandbox: the operating system refused an operation that "
                             f"runs may not do (files outside the scratch folder, programs, network). "
                             f"({error['message']})")
+
+
+BLOCKED = re.compile(r"Blocked by the sandbox: (.*) is not allowed in Dagscope\.", re.S)    # policy.py _deny
 
 
 def encode_record(record: dict, max_bytes: int) -> bytes:
@@ -269,6 +277,11 @@ def encode_record(record: dict, max_bytes: int) -> bytes:
         if keep < len(graphs):
             rest["warnings"] = [*record.get("warnings", []), f"{len(graphs) - keep} graph(s) left out: "
                                 f"the run record would have been larger than {max_bytes} bytes"]
+            # its wording for the page (engine/record/messages.py: one entry per warning, or none)
+            said = record.get("warning_messages") or []
+            rest["warning_messages"] = [*said, *[None] * (len(rest["warnings"]) - 1 - len(said)),
+                                        {"key": "warning.graphs_left_out",
+                                         "params": {"n": len(graphs) - keep, "bytes": max_bytes}}]
         rest["graphs"] = []
         head = json.dumps(rest, allow_nan=False, default=str)     # ends with '"graphs": []}'
         # ensure_ascii: a character is a byte; ", " between graphs

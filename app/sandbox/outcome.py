@@ -28,11 +28,20 @@ KeepFiles = Callable[[dict, list, float], dict]
 
 
 def error_record(kind: str, message: str, limits: Limits, elapsed_ms: float, type_: str | None = None,
-                 stdout: str = "") -> dict:
+                 stdout: str = "", wording: dict | None = None) -> dict:
+    """A run the server ended or judged. `wording`: the message's catalog key and parameters
+    (static/i18n: error_message.*), so the page says it in its language; `message` stays English."""
+    error = {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}
+    if wording is not None:
+        error["wording"] = wording
     return {"ok": False, "stdout": stdout, "stderr": "", "output_order": [], "graphs": [], "warnings": [],
             "sandbox": [], "limits": limits.as_dict(), "run_id": None,
-            "elapsed_ms": elapsed_ms,
-            "error": {"kind": kind, "type": type_, "message": message, "line": None, "traceback": ""}}
+            "elapsed_ms": elapsed_ms, "error": error}
+
+
+def words(key: str, **params) -> dict:
+    """An error message's wording: its key in static/i18n's error_message.* and its parameters."""
+    return {"key": f"error_message.{key}", "params": params}
 
 
 def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limits: Limits,
@@ -44,8 +53,9 @@ def judge_run(report: dict, pipe: bytes, nonce: str, killed_by_clock: bool, limi
     if header is None or "failed" in header:          # no pasted code ran, or nothing is believed
         why = (f"the sandbox could not run the program: {header['failed']}" if header
                else "the sandbox did not confirm its layers before the program ran")
+        wording = words("sandbox_refused", quote=header["failed"]) if header else words("sandbox_unconfirmed")
         record = _verdict(report, killed_by_clock, limits, elapsed_ms) or error_record(
-            "internal_error", why, limits, elapsed_ms)
+            "internal_error", why, limits, elapsed_ms, wording=wording)
     else:
         record = judge(report, rest, killed_by_clock, limits, elapsed_ms, code=code, keep_values=keep_values,
                        in_place=in_place)
@@ -82,13 +92,13 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
         return verdict
     if not record_frames:
         return error_record("runtime_error", f"the program ended before its results were collected "
-                            f"(exit status {report.get('exit_code', 0)})", limits, elapsed_ms, "SystemExit")
+                            f"(exit status {report.get('exit_code', 0)})", limits, elapsed_ms, "SystemExit",
+                            wording=words("no_results", status=report.get("exit_code", 0)))
     try:
         payload, trailing = first_frame(record_frames)
         if len(payload) > limits.max_record_bytes:
             # the supervisor's bound on the pipe leaves room for the values after the record
-            return error_record("output_limit", f"the run record was larger than {limits.max_record_bytes} bytes",
-                                limits, elapsed_ms)
+            return _record_too_large(limits, elapsed_ms)
         if trailing and limits.max_values_bytes <= 0:
             raise record_schema.Malformed(f"{len(trailing)} more bytes followed it on the record pipe")
         values = _values(trailing, limits, in_place)
@@ -101,6 +111,7 @@ def judge(report: dict, record_frames: bytes, killed_by_clock: bool, limits: Lim
     error = record["error"]
     if error is not None and error["kind"] == "memory_limit":
         error["message"] = f"the program used more than its {limits.memory_mb} MB of memory"
+        error["wording"] = words("memory_used", mb=limits.memory_mb)
     record["ok"] = error is None
     record["run_id"] = keep_values(values) if values is not None and keep_values is not None else None
     record["limits"] = limits.as_dict()
@@ -124,7 +135,13 @@ def _values(data: bytes, limits: Limits, in_place: tuple = (b"", 0)) -> values_c
 
 def timeout_record(limits: Limits, elapsed_ms: float) -> dict:
     """A run its wall-clock limit ended (killed, or interrupted and kept: app/sandbox/runner.py)."""
-    return error_record("timeout", f"stopped after {limits.timeout_s:g} s", limits, elapsed_ms, "TimeoutError")
+    return error_record("timeout", f"stopped after {limits.timeout_s:g} s", limits, elapsed_ms, "TimeoutError",
+                        wording=words("timeout", s=f"{limits.timeout_s:g}"))
+
+
+def _record_too_large(limits: Limits, elapsed_ms: float) -> dict:
+    return error_record("output_limit", f"the run record was larger than {limits.max_record_bytes} bytes",
+                        limits, elapsed_ms, wording=words("record_too_large", bytes=limits.max_record_bytes))
 
 
 def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: float) -> dict | None:
@@ -136,22 +153,25 @@ def _verdict(report: dict, killed_by_clock: bool, limits: Limits, elapsed_ms: fl
         return timeout_record(limits, elapsed_ms)
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_s - 0.5):
         return error_record("timeout", f"stopped after {limits.cpu_s} s of CPU time", limits, elapsed_ms,
-                            "TimeoutError")
+                            "TimeoutError", wording=words("cpu_timeout", s=limits.cpu_s))
     if report.get("oversize"):
-        return error_record("output_limit", f"the run record was larger than {limits.max_record_bytes} bytes",
-                            limits, elapsed_ms)
+        return _record_too_large(limits, elapsed_ms)
     if sig == signal.SIGSYS:
         return error_record("security_violation", "Blocked by the sandbox: the program made a system call "
-                            "that runs may not make.", limits, elapsed_ms, "SecurityViolation")
+                            "that runs may not make.", limits, elapsed_ms, "SecurityViolation",
+                            wording=words("blocked_syscall"))
     near_memory_limit = report.get("maxrss_kb", 0) * 1024 > 0.5 * limits.memory_mb * 1024 * 1024
     if sig == signal.SIGKILL and near_memory_limit:
-        return _memory(limits, elapsed_ms, "the system stopped the program, most likely for using too much memory")
+        return _memory(limits, elapsed_ms, "the system stopped the program, most likely for using too much memory",
+                       words("memory_killed", mb=limits.memory_mb))
     if sig is not None:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
         if near_memory_limit:
-            return _memory(limits, elapsed_ms, f"the program crashed ({name}) near its memory limit")
+            return _memory(limits, elapsed_ms, f"the program crashed ({name}) near its memory limit",
+                           words("memory_crash", signal=name, mb=limits.memory_mb))
         return error_record("runtime_error", f"the program crashed ({name}); recursion too deep for the "
-                            "stack or a failed allocation can do this", limits, elapsed_ms, "Crash")
+                            "stack or a failed allocation can do this", limits, elapsed_ms, "Crash",
+                            wording=words("crash", signal=name))
     return None
 
 
@@ -161,5 +181,6 @@ def _malformed(why: str, limits: Limits, elapsed_ms: float) -> dict:
     return record
 
 
-def _memory(limits: Limits, elapsed_ms: float, why: str) -> dict:
-    return error_record("memory_limit", f"{why} (limit {limits.memory_mb} MB)", limits, elapsed_ms, "MemoryError")
+def _memory(limits: Limits, elapsed_ms: float, why: str, wording: dict) -> dict:
+    return error_record("memory_limit", f"{why} (limit {limits.memory_mb} MB)", limits, elapsed_ms, "MemoryError",
+                        wording=wording)

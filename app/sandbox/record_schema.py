@@ -35,6 +35,11 @@ CUT_NOTE_ROOM = 200
 CHILD_KINDS = {"syntax_error", "runtime_error", "unsupported", "security_violation", "output_limit",
                "memory_limit", "internal_error"}
 GRAPH_KINDS = {"dynamic", "static"}
+# The page's wording of an error message the child words (engine/runner.py, app/sandbox/child.py):
+# key -> the one kind it may word, so a program cannot word its own error as the server's verdict
+CHILD_WORDINGS = {"error_message.printed_too_much": "output_limit", "error_message.wrote_too_much_stderr": "output_limit",
+                  "error_message.wrote_too_much_both": "output_limit", "error_message.blocked": "security_violation",
+                  "error_message.blocked_by_os": "security_violation", "error_message.exit_status": "runtime_error"}
 # A pass note's message for the page (engine/passes/base.py Reason): its catalog key and parameters.
 NOTE_FIELDS = {"node", "reason", "key", "params"}
 NOTE_KEY = re.compile(r"pass_note\.[a-z_]{1,40}")
@@ -86,22 +91,49 @@ def validate(raw: dict, code_lines: int, max_text_chars: int) -> dict:
         if _messages_ok(raw["warning_messages"], len(record["warnings"])):
             record["warning_messages"] = raw["warning_messages"]
         else:
-            notes.append("The run's record had malformed warning messages; the warnings are shown as written.")
+            notes.append(Message("warning.record_bad_messages",
+                                 "The run's record had malformed warning messages; the warnings are shown as written."))
     record["error"] = _error(raw.get("error"), code_lines)
     record["graphs"] = _graphs(raw.get("graphs", []), code_lines, notes)
     if raw.get("summaries") is not None:
         summaries = _summaries(raw["summaries"])
         if summaries is None:
-            notes.append("The run's record had malformed summaries (SummaryWriter's values); they were left out.")
+            notes.append(Message("warning.record_bad_summaries",
+                                 "The run's record had malformed summaries (SummaryWriter's values); they were left out."))
         else:
             record["summaries"] = summaries
+    _word_notes(record, notes)
     record["warnings"] += notes
     return record
 
 
+class Message(str):
+    """A note of the server's own in the record's warnings: its English, and the page's catalog key
+    and parameters (as engine/hooks.py's Message, which this layer does not import)."""
+
+    def __new__(cls, key: str, text: str, **params):
+        self = super().__new__(cls, text)
+        self.key, self.params = key, params
+        return self
+
+    def json(self) -> dict:
+        return {"key": self.key, "params": self.params}
+
+
+def _word_notes(record: dict, notes: list) -> None:
+    """The server's own notes after the record's warnings, with their wording beside them
+    (engine/record/messages.py's `warning_messages`: one entry per warning, null for none)."""
+    if not notes:
+        return
+    said = record.get("warning_messages") or []
+    record["warning_messages"] = [*said, *[None] * (len(record["warnings"]) - len(said)),
+                                  *[note.json() for note in notes]]
+
+
 def malformed_error(why: str) -> dict:
     return {"kind": "internal_error", "type": None, "line": None, "traceback": "",
-            "message": f"the run's record was malformed and was not used: {why}"}
+            "message": f"the run's record was malformed and was not used: {why}",
+            "wording": {"key": "error_message.malformed", "params": {"quote": why[:900]}}}
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -151,7 +183,8 @@ def _check_number(item) -> None:
 
 def _text(value, name: str, limit: int, notes: list[str]) -> str:
     if not isinstance(value, str):
-        notes.append(f"The run's record had a malformed {name} ({_type(value)}); it was left out.")
+        notes.append(Message("warning.record_bad_field", f"The run's record had a malformed {name} ({_type(value)}); "
+                             "it was left out.", name=name, type=_type(value)))
         return ""
     return _cut(value, limit)
 
@@ -177,7 +210,7 @@ def _output_order(order, stdout: str, stderr: str, notes: list[str]) -> list:
 
 def _warnings(value, notes: list[str]) -> list[str]:
     if not isinstance(value, list) or len(value) > MAX_WARNINGS or not all(isinstance(w, str) for w in value):
-        notes.append("The run's record had malformed warnings; they were left out.")
+        notes.append(Message("warning.record_bad_warnings", "The run's record had malformed warnings; they were left out."))
         return []
     return [_cut(w, MAX_WARNING_CHARS) for w in value]
 
@@ -204,6 +237,10 @@ def _error(value, code_lines: int) -> dict | None:
     column = value.get("column")
     if kind == "syntax_error" and type(column) is int and 0 <= column <= 1_000_000:
         error["column"] = column
+    wording = value.get("wording")
+    if (isinstance(wording, dict) and CHILD_WORDINGS.get(wording.get("key")) == kind
+            and _params_ok(wording.get("params"), MAX_MESSAGE_DEPTH) and set(wording) == {"key", "params"}):
+        error["wording"] = wording       # (else the message is shown as written)
     return error
 
 
@@ -269,10 +306,12 @@ def _line(value, code_lines: int) -> int | None:
 
 def _graphs(value, code_lines: int, notes: list[str]) -> list[dict]:
     if not isinstance(value, list):
-        notes.append(f"The run's record had malformed graphs ({_type(value)}); they were left out.")
+        notes.append(Message("warning.record_bad_graphs", f"The run's record had malformed graphs ({_type(value)}); "
+                             "they were left out.", type=_type(value)))
         return []
     if len(value) > MAX_GRAPHS:
-        notes.append(f"The run's record had {len(value)} graphs; only the first {MAX_GRAPHS} are shown.")
+        notes.append(Message("warning.record_many_graphs", f"The run's record had {len(value)} graphs; only the first "
+                             f"{MAX_GRAPHS} are shown.", n=len(value), limit=MAX_GRAPHS))
         value = value[:MAX_GRAPHS]
     kept, ids = [], set()
     for i, graph in enumerate(value):
@@ -280,12 +319,14 @@ def _graphs(value, code_lines: int, notes: list[str]) -> list[dict]:
         if why is None and graph["id"] in ids:
             why = "its id is used twice"
         if why is not None:
-            notes.append(f"Graph {i + 1} of the run's record was malformed ({why}); it was left out.")
+            notes.append(Message("warning.record_bad_graph", f"Graph {i + 1} of the run's record was malformed ({why}); "
+                                 "it was left out.", n=i + 1, quote=why[:900]))
             continue
         ids.add(graph["id"])
         if "trajectory" in graph and (why := _trajectory_problem(graph["trajectory"], graph)):
             del graph["trajectory"]
-            notes.append(f"Graph {graph['id']}'s training trajectory was malformed ({why}); it was left out.")
+            notes.append(Message("warning.record_bad_trajectory", f"Graph {graph['id']}'s training trajectory was "
+                                 f"malformed ({why}); it was left out.", id=graph["id"], quote=why[:900]))
         kept.append(graph)
     return kept
 

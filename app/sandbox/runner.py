@@ -16,7 +16,7 @@ from typing import Callable
 from app.config import ROOT
 from app.sandbox import kernel
 from app.sandbox.limits import Limits
-from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run, timeout_record
+from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run, timeout_record, words
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, recv_sealed_resident, send_json
 
 STARTUP_TIMEOUT_S = 60.0
@@ -204,7 +204,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
     try:
         sock = (zygote or ZYGOTE).connect()
     except (OSError, ValueError, ChannelClosed) as exc:
-        return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started))
+        return error_record("internal_error", f"the sandbox could not start: {exc}", limits, _ms(started),
+                            wording=words("sandbox_start", quote=str(exc)[:900]))
     try:
         sock.settimeout(STARTUP_TIMEOUT_S)
         nonce = secrets.token_hex(16)       # names this run's sandbox frame on the record pipe
@@ -235,7 +236,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
         for target in (pid, supervisor):
             if target:
                 kernel.kill_group(target)
-        return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started))
+        return error_record("internal_error", f"the sandbox failed: {exc}", limits, _ms(started),
+                            wording=words("sandbox_failed", quote=str(exc)[:900]))
     finally:
         control._running(None)
         sock.close()
@@ -275,7 +277,8 @@ def _recv_files(sock: socket.socket, limits: Limits) -> tuple[dict, list[bytes]]
 
 def stopped_record(limits: Limits, elapsed_ms: float) -> dict:
     """The record of a run its owner stopped (the page words it from `kind`; the message is English)."""
-    return error_record("stopped", f"stopped by its owner after {elapsed_ms / 1000:.1f} s", limits, elapsed_ms)
+    return error_record("stopped", f"stopped by its owner after {elapsed_ms / 1000:.1f} s", limits, elapsed_ms,
+                        wording=words("stopped", s=f"{elapsed_ms / 1000:.1f}"))
 
 
 def _interrupt(pid: int) -> None:

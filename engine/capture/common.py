@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.hooks import Message
 from engine.ir.evaluator import Interpretation, bind, walk
 from engine.ir.graph import CALL, CONSTANT, Graph
 from engine.ir.interpreter import truth
@@ -16,7 +17,7 @@ from engine.ops.registry import OPS
 from engine.tensor import Tensor, apply
 
 
-def frozen_random_masks(graph: Graph) -> list[str]:
+def frozen_random_masks(graph: Graph) -> list[Message]:
     """Messages for each op whose random mask the capture froze into a constant."""
     found = []
     for n in graph.nodes:
@@ -25,8 +26,11 @@ def frozen_random_masks(graph: Graph) -> list[str]:
         index = OPS[n.op].random_mask_input if n.kind == CALL and n.op in OPS else None
         if index is not None and n.inputs[index].producer is not None and n.inputs[index].producer.kind == CONSTANT:
             where = f"line {n.source_line}" if n.source_line is not None else n.id
-            found.append(f"{n.op} at {where}: its random mask was drawn once while capturing and is now a "
-                         "constant, so every call reuses it (call .eval() before capturing, or run it eagerly)")
+            text = (f"{n.op} at {where}: its random mask was drawn once while capturing and is now a "
+                    "constant, so every call reuses it (call .eval() before capturing, or run it eagerly)")
+            found.append(Message("warning.frozen_random_mask", text, op=n.op, line=n.source_line)
+                         if n.source_line is not None else Message("warning.frozen_random_mask_node", text, op=n.op,
+                                                                    node=n.id))
         for sub in n.subgraphs.values():
             found += frozen_random_masks(sub)
     return found

@@ -100,10 +100,14 @@ class Tracer:
                             "code": condition_text(line)})
         self.frozen_arrays.append(np.array(tensor.array, copy=True))
         where = f"line {line}" if line is not None else "an unknown line"
-        self.warnings.append(f"trace froze the branch at {where}: {message} (value seen: {value!r})")
+        text = f"trace froze the branch at {where}: {message} (value seen: {value!r})"
+        self.warnings.append(Message("warning.trace_froze", text, line=line, quote=message, value=repr(value)[:900])
+                             if line is not None else Message("warning.trace_froze_unknown_line", text, quote=message,
+                                                              value=repr(value)[:900]))
         recording = trail.recording()
         trail.warn(Message("warning.tracer", f"TracerWarning at line {line}: {message}", line=line, quote=message)
-                   if line is not None else f"TracerWarning at line {line}: {message}")
+                   if line is not None else Message("warning.tracer_unknown_line", f"TracerWarning at line {line}: "
+                                                    f"{message}", quote=message))
         if recording and line is not None:
             # inside a run the user sees it exactly as Python shows a warning, whatever the filters
             sys.stderr.write(warnings.formatwarning(message, TracerWarning, USER_FILENAME, line))
@@ -260,11 +264,13 @@ def trace(fn, example_inputs, *args, **kwargs):
     kinds = tracer.kinds
     mutated = changed_state(fn if is_module(fn) else None, before, restore=False)
     if mutated:
-        tracer.warnings.append(f"{', '.join(mutated)} changed in place during the trace (e.g. BatchNorm "
-                               "running statistics in training mode); calls of the traced module will not update them")
+        tracer.warnings.append(Message(
+            "warning.trace_mutated_state", f"{', '.join(mutated)} changed in place during the trace (e.g. BatchNorm "
+            "running statistics in training mode); calls of the traced module will not update them",
+            names=", ".join(str(name) for name in mutated)))
     for msg in frozen_random_masks(graph):
         tracer.warnings.append(msg)
-        trail.warn(f"torch.jit.trace: {msg}")
+        trail.warn(Message("warning.jit_trace_note", f"torch.jit.trace: {msg}", note=msg))
     traced = TracedFunction(fn, graph, structure, tracer.warnings, kinds)
     traced._calls = trail.graph_captured(graph, "trace", Message("title.traced", f"traced {traced.__name__}",
                                                                   name=traced.__name__), target=fn,

@@ -231,8 +231,9 @@ class Recorder:
             kind, tensor = self.plain_read
             extra.append((f"the tensor read by .{kind}()", tensor))
         if self.dataflow.gave_up:
-            self.warn(f"No graph: no tensor required grad, and the run's data flow was not followed past its first "
-                      f"{dataflow.MAX_FOLLOWED:,} operations.")
+            self.warn(hooks.Message("warning.dataflow_stopped", "No graph: no tensor required grad, and the run's data "
+                                    f"flow was not followed past its first {dataflow.MAX_FOLLOWED:,} operations.",
+                                    n=f"{dataflow.MAX_FOLLOWED:,}"))
         roots = dataflow.roots(self.dataflow, namespace, extra)
         if roots:
             names = {id(v): k for k, v in namespace.items() if isinstance(v, Tensor) and not k.startswith("_")}

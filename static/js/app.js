@@ -9,7 +9,7 @@ import * as identity from "./identity.js";
 import { inspect, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
 import { lightMemory, showMemory } from "./memory.js";
-import { showOutput, stderrWarningLines } from "./output.js";
+import { errorParts, showOutput, stderrWarningLines, worded } from "./output.js";
 import { showCharts } from "./charts.js";
 import { PassesPanel } from "./passes.js";
 import { ComparePanel } from "./compare.js";
@@ -104,7 +104,8 @@ function failedRun() {
   const err = state.record?.error;
   if (!err || state.record.graphs?.length) return null;
   const key = err.kind === "syntax_error" ? "empty.syntax" : "empty.failed";
-  const params = { type: err.type || "Error", line: err.line ?? "?", message: err.message || "" };
+  const params = { type: err.type || "Error", line: err.line ?? "?",
+                   message: worded(err) ? tMessage(err.wording, err.message || "") : err.message || "" };
   return html`<div class="empty-state"><h3>${t(`${key}_title`)}</h3><p>${t(err.line ? key : `${key}_noline`, params)}</p></div>`;
 }
 
@@ -427,6 +428,8 @@ async function load(record, { ran = false } = {}) {
   showOutputDot(err ? "error" : record.stderr ? "stderr" : null);
   if (err?.kind === "stopped") setStatus(t("status.stopped", { s: ((record.elapsed_ms ?? 0) / 1000).toFixed(1) }), "bad");
   // what Python raised is shown as it raised it (code), in the page's words around it
+  // the server's and engine's own messages in the page's words (their `wording`: output.js)
+  else if (err && worded(err)) setStatus(tParts("status.failed", { message: html`${errorParts(err, record)}` }), "bad");
   else if (err) setStatus(tParts("status.failed", { message: html`<code class="quoted">${err.type ? `${err.type}: ` : ""}${err.message}</code>` }), "bad");
   else if (ran) setStatus(t("status.ok", { ms: Math.round(record.elapsed_ms ?? 0), graphs: record.graphs?.length ?? 0 }), "ok");
   else setStatus(t("status.loaded", { graphs: record.graphs?.length ?? 0 }), "ok");

@@ -2,7 +2,7 @@
 // stderr in its own colour), its error with the traceback and a line link, and the files it wrote
 // in its working folder (record.files) with download links.
 import { html, show } from "./dom.js";
-import { t, tMessageParts, warningMessage } from "./i18n.js";
+import { t, tMessage, tMessageParts, warningMessage } from "./i18n.js";
 
 const STREAMS = ["stdout", "stderr"];
 
@@ -113,13 +113,24 @@ function errorMessage(err, record) {
   return err.message || "";
 }
 
+/** True when the error's message is the server's or engine's own, worded by the catalog
+ * (`wording`: app/sandbox/outcome.py), not Python's words (which are shown as code). */
+export const worded = (err) => err?.kind === "stopped" || tMessage(err?.wording, "\u0000") !== "\u0000";
+
+/** The error's message as the page shows it: in the page's words where it has them, else as code. */
+export function errorParts(err, record) {
+  if (err.kind === "stopped") return errorMessage(err, record);
+  if (worded(err)) return tMessageParts(err.wording, err.message || "");
+  return html`<code class="quoted">${errorMessage(err, record)}</code>`;
+}
+
 export function showOutput(el, record, { onLine }) {
   if (!record) { show(el, html`<div class="empty-state">${t("output.none")}</div>`); return; }
   const err = record.error;
   const line = Number.isInteger(err?.line) ? err.line : null;
   const errBox = err ? html`<div class="error-box">
       <div class="error-title">${t(`error.${err.kind}`)}${err.type ? html` · <code>${err.type}</code>` : ""}</div>
-      <div class="error-message">${err.kind === "stopped" ? errorMessage(err, record) : html`<code class="quoted">${errorMessage(err, record)}</code>`}</div>
+      <div class="error-message">${errorParts(err, record)}</div>
       ${line ? html`<a href="#" class="jump-line" data-line="${line}">${t("output.error_line", { n: line })}</a>` : ""}
       ${err.traceback ? html`<details><summary>${t("output.traceback")}</summary><pre>${err.traceback}</pre></details>` : ""}
     </div>` : "";

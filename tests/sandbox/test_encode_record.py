@@ -35,7 +35,10 @@ def test_graphs_are_left_out_from_the_end_until_the_record_fits():
         else:
             assert got["warnings"] == ["first"]
         assert len(payload) <= limit or kept == 0
-        assert {k: v for k, v in got.items() if k not in ("graphs", "warnings")} == \
+        if kept < 4:         # the note's wording for the page, beside the record's own warning
+            assert got["warning_messages"] == [None, {"key": "warning.graphs_left_out",
+                                                      "params": {"n": 4 - kept, "bytes": limit}}]
+        assert {k: v for k, v in got.items() if k not in ("graphs", "warnings", "warning_messages")} == \
             {k: v for k, v in _record(4).items() if k not in ("graphs", "warnings")}
 
 
