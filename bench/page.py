@@ -234,8 +234,13 @@ def models(page, runs: int):
                 phase_rows.append((f"{view}: {ph} (wall)", med(lambda r: span(r, ph, view))))
         phase_rows.append(("drawing requests (wall, first sent -> last answered)",
                            med(lambda r: (max(d["end"] for d in r["draws"]) - min(d["start"] for d in r["draws"])) if r["draws"] else 0)))
-        phase_rows.append(("  of which dot (Server-Timing, summed)", med(lambda r: sum(d["timing"].get("dot", 0) for d in r["draws"]))))
+        for key, said in (("parse", "reading and validating the request"), ("source", "writing the DOT text"),
+                          ("dot", "dot"), ("clean", "checking its SVG (svg_clean)"), ("total", "all of it")):
+            phase_rows.append((f"  of which {said} (Server-Timing '{key}', summed)",
+                               med(lambda r: sum(d["timing"].get(key, 0) for d in r["draws"]))))
         phase_rows.append(("  requests", med(lambda r: len(r["draws"]))))
+        phase_rows.append(("last drawing answered -> both drawn (parse SVG, insert, the frame)",
+                           med(lambda r: r["ms"] - max((d["end"] for d in r["draws"]), default=r["runEnd"]))))
         for k in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"):
             phase_rows.append((f"CPU {k} (main thread, click -> drawn)", med(lambda r: r["cpu"][k])))
         keys = sorted({k for r in cold for k in r["profile"] if k != "idle"}, key=lambda k: -med(lambda r: r["profile"].get(k, 0)))

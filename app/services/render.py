@@ -181,6 +181,8 @@ class Drawings:
     cached: int                    # how many came from the cache
     layers: tuple = ()             # how dot was confined
     dot_s: float = 0.0             # dot's own time (wall clock), for the Server-Timing header
+    source_s: float = 0.0          # writing the DOT text (wall clock, its Python turn's wait included)
+    clean_s: float = 0.0           # checking dot's SVG (svg_clean; the same)
 
 
 def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
@@ -188,6 +190,7 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
     `dot` process (its input holds one digraph each), so a view's rows and both DAGs pay for one
     confined start, which costs more than laying out a small graph."""
     check_total_size([g for g, _, _ in parts], budget)
+    started = time.monotonic()
     with python_turn(budget):
         keys = []
         sources = []
@@ -195,6 +198,7 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
             source = to_dot(graph, direction, lang)
             sources.append(source)
             keys.append(hashlib.sha256(f"svg\0{source}".encode()).hexdigest())
+    source_s = time.monotonic() - started
     out: list[bytes | None] = [None] * len(parts)
     layers: tuple = ()
     with _cache_lock:
@@ -208,7 +212,7 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
     for i in missing:
         first.setdefault(keys[i], i)
     todo = sorted(first.values())
-    dot_s = 0.0
+    dot_s = clean_s = 0.0
     if todo:
         started = time.monotonic()
         try:
@@ -221,6 +225,7 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
         documents = drawn.split(_SVG_END)
         if len(documents) != len(todo) + 1 or documents[-1].strip():
             raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
+        started = time.monotonic()
         with python_turn(budget):
             for i, document in zip(todo, documents):
                 if budget.remaining() <= 0:       # checking many drawings is bounded by the deadline too
@@ -230,9 +235,10 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
                 except SvgRefused as exc:
                     raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
                 _remember(keys[i], out[i], layers)
+        clean_s = time.monotonic() - started
         for i in missing:
             out[i] = out[first[keys[i]]]
-    return Drawings(out, len(parts) - len(missing), layers, dot_s)
+    return Drawings(out, len(parts) - len(missing), layers, dot_s, source_s, clean_s)
 
 
 def _remember(key: str, content: bytes, layers: tuple) -> None:

@@ -187,7 +187,9 @@ def test_a_batch_is_drawn_by_one_dot_in_order_and_cached_per_drawing(client, mon
     r = client.post("/api/render/batch", json=body)
     assert r.status_code == 200 and r.headers["X-Dagscope-Cache"] == "0/3"
     assert calls == [2]                       # one dot, the repeated drawing laid out once
-    assert "dot;dur=" in r.headers["Server-Timing"] and "Landlock" in r.headers["X-Dagscope-Render-Sandbox"]
+    timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
+    assert set(timing) == {"parse", "source", "dot", "clean", "total"} and "Landlock" in r.headers["X-Dagscope-Render-Sandbox"]
+    assert sum(float(timing[k]) for k in ("parse", "source", "dot", "clean")) <= float(timing["total"]) + 0.5
     svgs = r.json()["svgs"]
     assert svgs[0] == svgs[2] and svgs[0] != svgs[1]
     alone = client.post("/api/render", json={"graph": b, "direction": "LR"})
