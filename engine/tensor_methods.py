@@ -23,7 +23,7 @@ from engine.tensor_inplace import _VIEW_OF_LEAF_INPLACE, InPlaceOps, _selects_a_
 
 # x.name(*args) is F.name(x, *args), argument for argument.
 SAME_AS_FUNCTIONAL = (
-    "add", "sub", "div", "clamp_min", "clamp_max", "masked_fill",
+    "add", "sub", "div", "clamp_min", "clamp_max", "masked_fill", "nan_to_num",
     "var", "std", "prod", "cumsum", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "norm",
     "squeeze", "unsqueeze", "flatten", "unbind", "narrow", "chunk",
     "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put", "index_put_", "index_select",

@@ -6,7 +6,7 @@ elementwise, reduce, movement, index, linalg, nn and loss (each imports only `_c
 in this list); this package re-exports them all under the names PyTorch uses.
 """
 from engine.functional._common import _as_tensor, _c_type_name, _correction, _dim, _dims, _require_float, _type_word  # noqa: F401
-from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div,
+from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clamp_op, clip, cos, div, nan_to_num,
                                            elu, eq, erf, exp, floor, floor_divide, ge, gelu, gt, hardsigmoid,
                                            hardswish, hardtanh, isfinite, isinf, isnan, isneginf, isposinf, le,
                                            leaky_relu, mish, relu6, softsign, tanhshrink, selu, celu, logsigmoid,
@@ -30,7 +30,7 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
     "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round",
     "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu",
-    "erf", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "masked_fill", "matmul",
+    "erf", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "nan_to_num", "masked_fill", "matmul",
     "mm", "bmm", "linear", "sum", "mean", "var", "std", "norm", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",
     "permute", "cat", "concat", "stack", "gather", "index_select", "narrow", "chunk", "split", "conv2d",

@@ -210,6 +210,11 @@ def clamp_max(input, max):
     return clamp(input, max=max, fn="clamp_max")
 
 
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return apply("nan_to_num", input, nan=float(nan), posinf=None if posinf is None else float(posinf),
+                 neginf=None if neginf is None else float(neginf))
+
+
 def where(condition, input, other):
     return apply("where", condition, input, other)
 

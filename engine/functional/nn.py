@@ -148,8 +148,12 @@ def _check_pool_shapes(input, kernel, stride, padding, ceil_mode=False) -> None:
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation, return_indices=return_indices)
-    return _pool("max_pool2d", input, kernel_size, stride, padding, **({"ceil_mode": True} if ceil_mode else {}))
+    _unsupported("max_pool2d", dilation=_pair(dilation) != (1, 1) and dilation)
+    options = {"ceil_mode": True} if ceil_mode else {}
+    out = _pool("max_pool2d", input, kernel_size, stride, padding, **options)
+    if not return_indices:
+        return out
+    return out, _pool("max_pool2d_indices", input, kernel_size, stride, padding, **options)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -177,6 +181,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     s = k if stride is None or stride == [] or stride == () else _single(stride, "max_pool1d_stride")
     out = max_pool2d(unsqueeze(input, -2), (1, k), (1, s), (0, _single(padding, "max_pool1d_padding")),
                      (1, _single(dilation, "max_pool1d_dilation")), ceil_mode, return_indices)
+    if return_indices:
+        return squeeze(out[0], -2), squeeze(out[1], -2)
     return squeeze(out, -2)
 
 

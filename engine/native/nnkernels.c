@@ -9,6 +9,7 @@
    -ffp-contract=off: an addition here is the one rounding numpy's makes. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <string.h>
 
 /* -O2's vectoriser does not take loops of a run-time length; a vector addition rounds each lane as
@@ -475,6 +476,96 @@ static PyObject *channel_moments(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ---- max pooling (engine/ops/nn.py's max_pool2d and max_pool2d_indices) -------------------------
+
+   PyTorch's rule (ATen's cpu_max_pool), as the numpy reference in nn.py applies it: each window
+   clipped to the image (padding and ceil_mode's overhang never win), the first maximum wins, a NaN
+   beats every number and a later NaN an earlier one, and a window of -inf gives its first position
+   in the image. The value is the winner's (so a -0.0 before a 0.0 stays -0.0), the index is
+   h * W + w. Values and indices in one pass; comparisons round nothing: the same bits. */
+#define MAX_POOL(TYPE)                                                                                \
+    for (Py_ssize_t plane = 0; plane < planes; plane++) {                                             \
+        const TYPE *img = (const TYPE *)xv.buf + plane * h * w;                                       \
+        TYPE *o = (TYPE *)ov.buf + plane * oh * ow;                                                   \
+        long long *ix = iv.buf ? (long long *)iv.buf + plane * oh * ow : NULL;                        \
+        for (Py_ssize_t i = 0; i < oh; i++) {                                                         \
+            Py_ssize_t y0 = i * sh - ph, y1 = y0 + kh < h ? y0 + kh : h;                              \
+            y0 = y0 > 0 ? y0 : 0;                                                                     \
+            for (Py_ssize_t j = 0; j < ow; j++) {                                                     \
+                Py_ssize_t z0 = j * sw - pw, z1 = z0 + kw < w ? z0 + kw : w;                          \
+                z0 = z0 > 0 ? z0 : 0;                                                                 \
+                TYPE best = -(TYPE)INFINITY;                                                          \
+                Py_ssize_t at = y0 * w + z0;                                                          \
+                for (Py_ssize_t y = y0; y < y1; y++)                                                  \
+                    for (Py_ssize_t z = z0; z < z1; z++) {                                            \
+                        TYPE val = img[y * w + z];                                                    \
+                        if (val > best || val != val) {                                               \
+                            best = val;                                                               \
+                            at = y * w + z;                                                           \
+                        }                                                                             \
+                    }                                                                                 \
+                o[i * ow + j] = best;                                                                 \
+                if (ix)                                                                               \
+                    ix[i * ow + j] = at;                                                              \
+            }                                                                                         \
+        }                                                                                             \
+    }
+
+static PyObject *max_pool2d(PyObject *module, PyObject *args)
+{
+    PyObject *x, *out, *index;
+    Py_ssize_t kh, kw, sh, sw, ph, pw;
+    if (!PyArg_ParseTuple(args, "OnnnnnnOO", &x, &kh, &kw, &sh, &sw, &ph, &pw, &out, &index))
+        return NULL;
+    Py_buffer xv, ov, iv = {0};
+    if (float_array(x, &xv, 0, 4, "max_pool2d") < 0)
+        return NULL;
+    if (float_array(out, &ov, 1, 4, "max_pool2d") < 0) {
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    if (index != Py_None) {
+        if (PyObject_GetBuffer(index, &iv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyBuffer_Release(&ov);
+            PyBuffer_Release(&xv);
+            return NULL;
+        }
+        const char *f = iv.format ? iv.format : "";
+        char kind = f[f[0] == '=' || f[0] == '<' ? 1 : 0];
+        if (iv.ndim != 4 || iv.itemsize != 8 || !(kind == 'q' || kind == 'l')
+            || memcmp(iv.shape, ov.shape, 4 * sizeof(Py_ssize_t)) != 0) {
+            PyBuffer_Release(&iv);
+            PyBuffer_Release(&ov);
+            PyBuffer_Release(&xv);
+            return PyErr_Format(PyExc_TypeError, "max_pool2d: index must be a C-contiguous int64 array shaped as out");
+        }
+    }
+    Py_ssize_t h = xv.shape[2], w = xv.shape[3], oh = ov.shape[2], ow = ov.shape[3];
+    Py_ssize_t planes = xv.shape[0] * xv.shape[1];
+    int fits = ov.itemsize == xv.itemsize && ov.shape[0] == xv.shape[0] && ov.shape[1] == xv.shape[1]
+               && kh > 0 && kw > 0 && sh > 0 && sw > 0 && ph >= 0 && pw >= 0
+               && (oh == 0 || (oh - 1) * sh - ph < h) && (ow == 0 || (ow - 1) * sw - pw < w);
+    if (!fits) {
+        if (iv.buf)
+            PyBuffer_Release(&iv);
+        PyBuffer_Release(&ov);
+        PyBuffer_Release(&xv);
+        return PyErr_Format(PyExc_ValueError, "max_pool2d: the output does not fit the image and window");
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (xv.itemsize == 4) {
+        MAX_POOL(float)
+    } else {
+        MAX_POOL(double)
+    }
+    Py_END_ALLOW_THREADS
+    if (iv.buf)
+        PyBuffer_Release(&iv);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&xv);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"col2im_add", col2im_add, METH_VARARGS,
      "col2im_add(cols (N, OH, OW, kh, kw, C), padded (N, H', W', C), stride_h, stride_w): conv2d's col2im."},
@@ -484,6 +575,8 @@ static PyMethodDef module_methods[] = {
      "batch_norm_backward(g, x, weight|None, eps, grad_x, grad_weight|None, grad_bias|None): its vjp."},
     {"channel_moments", channel_moments, METH_VARARGS,
      "channel_moments(x, correction, out): the mean (correction < 0) or np.var per channel (dim 1)."},
+    {"max_pool2d", max_pool2d, METH_VARARGS,
+     "max_pool2d(x (N, C, H, W), kh, kw, sh, sw, ph, pw, out (N, C, OH, OW), index int64|None): values and argmax."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -381,6 +381,22 @@ unary("clamp", _clamp_forward, _clamp_vjp, lambda x, min=None, max=None, fn=None
       attrs=("min", "max", "fn"), saves=(0,))
 
 
+def _nan_to_num_forward(x, nan=0.0, posinf=None, neginf=None):
+    if x.dtype.kind not in "fc":
+        return x.copy()                   # PyTorch: an integer or bool tensor comes back unchanged
+    top = np.finfo(x.dtype)
+    return np.nan_to_num(x, nan=nan, posinf=top.max if posinf is None else posinf,
+                         neginf=top.min if neginf is None else neginf)
+
+
+unary("nan_to_num", _nan_to_num_forward, lambda F, g, x, out, nan=0.0, posinf=None, neginf=None: (
+          F.where(F.isfinite(x), g, 0.0),),
+      "NanToNumBackward0", "x with NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest)",
+      "grad_x = grad where x is finite, else 0",
+      infer=lambda x, nan=0.0, posinf=None, neginf=None: Spec(x.shape, x.dtype),
+      attrs=("nan", "posinf", "neginf"), saves=(0,))
+
+
 # clamp with tensor bounds: inputs (x, min, max), (x, min) or (x, max) as `bounds` says. Not maximum
 # then minimum: where x equals a bound PyTorch sends the whole gradient to x, not half to each.
 _BOUND_KINDS = {"both": ("min", "max"), "min": ("min",), "max": ("max",)}

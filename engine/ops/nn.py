@@ -259,9 +259,45 @@ def _pool_windows(x, kernel_size, stride, padding, fill, ceil_mode=False):
     return windows[:, :, :oh, :ow]
 
 
+def _max_pool(x, kernel_size, stride, padding, ceil_mode, with_index: bool):
+    """max_pool2d's values, or the flat h * W + w index of each window's winner, by PyTorch's rule
+    (ATen's cpu_max_pool): each window clipped to the image (padding and ceil_mode's overhang never
+    win), the first maximum wins (a -0.0 before a 0.0 stays -0.0), a NaN beats every number and a
+    later NaN an earlier one, a window of -inf gives its first position in the image. In one pass
+    of nnkernels.c where it takes the array (numpy reduces a strided view of every window: a third
+    of LeNet's step), else the numpy code below: the same bits."""
+    shape = _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode)
+    if kernels.module is not None and type(x) is np.ndarray and x.ndim == 4 and x.dtype in _NATIVE_FLOATS:
+        out = np.empty(shape, x.dtype)
+        index = np.empty(shape, np.int64) if with_index else None
+        kernels.module.max_pool2d(np.ascontiguousarray(x), *_pair(kernel_size), *_pair(stride), *_pair(padding),
+                                  out, index)
+        return index if with_index else out
+    (kh, kw), (sh, sw), (ph, pw) = _pair(kernel_size), _pair(stride), _pair(padding)
+    h, w = x.shape[-2:]
+    oh, ow = shape[-2:]
+    flat = _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode).reshape(shape + (kh * kw,))
+    # each window position's place in the image: (oh, ow, kh * kw)
+    rows = np.repeat((np.arange(oh)[:, None] * sh - ph + np.arange(kh))[:, None, :, None], kw, axis=3)
+    cols = np.repeat((np.arange(ow)[:, None] * sw - pw + np.arange(kw))[None, :, None, :], kh, axis=2)
+    rows, cols = np.broadcast_arrays(rows, cols)
+    rows, cols = rows.reshape(oh, ow, kh * kw), cols.reshape(oh, ow, kh * kw)
+    inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+    nan = np.isnan(flat)
+    at = np.where(nan.any(axis=-1), kh * kw - 1 - nan[..., ::-1].argmax(axis=-1), flat.argmax(axis=-1))
+    value = np.take_along_axis(flat, at[..., None], axis=-1)[..., 0]
+    if not with_index:
+        return value
+    at = np.where(value == -np.inf, inside.argmax(axis=-1), at)
+    place = rows * w + cols
+    return np.take_along_axis(np.broadcast_to(place, flat.shape), at[..., None], axis=-1)[..., 0].astype(np.int64)
+
+
+_NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _max_pool_forward(x, kernel_size, stride, padding=0, ceil_mode=False):
-    _pool_shape(x.shape, kernel_size, stride, padding, ceil_mode)
-    return _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode).max(axis=(4, 5))
+    return _max_pool(x, kernel_size, stride, padding, ceil_mode, with_index=False)
 
 
 def _max_pool_vjp(F, g, x, out, kernel_size, stride, padding=0, ceil_mode=False):
@@ -284,14 +320,7 @@ register(OpDef(
 
 
 def _max_pool_indices_forward(x, kernel_size, stride, padding=0, ceil_mode=False):
-    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
-    windows = _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode)
-    n, c, oh, ow = windows.shape[:4]
-    best = windows.reshape(n, c, oh, ow, kh * kw).argmax(axis=4)
-    sh, sw = _pair(stride)
-    row = np.arange(oh)[:, None] * sh + best // kw - ph      # window origin + offset, in unpadded coords
-    col = np.arange(ow)[None, :] * sw + best % kw - pw
-    return (row * x.shape[3] + col).astype(np.int64)
+    return _max_pool(x, kernel_size, stride, padding, ceil_mode, with_index=True)
 
 
 register(OpDef(

@@ -126,6 +126,10 @@ CASES: dict[str, list[Case]] = {
     "clamp": [Case([away(3, 4)], {"min": -0.2, "max": 0.25}, diff=(0,)),
               Case([away(3, 4)], {"min": 0.1, "max": None}, diff=(0,)),
               Case([away(3, 4)], {"min": None, "max": -0.1}, diff=(0,))],
+    # (finite values for the finite differences; the replacements, with no gradient, forward only)
+    "nan_to_num": [Case([rnd(3, 4)], {"nan": 0.0, "posinf": None, "neginf": None}, diff=(0,)),
+                   Case([np.array([1.0, np.nan, np.inf, -np.inf, -0.5])], {"nan": 2.0, "posinf": 9.0, "neginf": None},
+                        label="replaced")],
     # (random bounds: some max < min, where the output is max and so is the gradient's owner)
     "clamp_tensor": [Case([rnd(3, 4), rnd(4), rnd(3, 1)], {"bounds_are": "both"}, diff=(0, 1, 2)),
                      Case([rnd(3, 4), rnd(3, 4)], {"bounds_are": "min"}, diff=(0, 1)),

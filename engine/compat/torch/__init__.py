@@ -49,7 +49,7 @@ _TENSOR_FUNCTIONS = (
     "logical_not", "any", "all", "sort", "argsort", "topk", "cummax", "cummin", "kthvalue", "median", "mode", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
-    "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max",
+    "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max", "nan_to_num",
     "scatter_add", "index_put", "var_mean", "std_mean",
     "detach", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "reciprocal_", "clamp_", "zero_",
     "fill_")

@@ -211,3 +211,51 @@ def test_other_reductions_keep_numpy_s_path():
     assert reduce_ops._per_channel(x.transpose(1, 0, 2), (0, 2), True, 0) is None        # not C-contiguous
     assert reduce_ops._per_channel(x.astype(np.int64), (0, 2), True, 0) is None
     assert reduce_ops._per_channel(np.ones((1, 3), np.float32), (0,), True, 1) is None   # no degrees of freedom
+
+
+POOLS = [  # (n, c, h, w, kernel_size, stride, padding, ceil_mode)
+    (2, 3, 8, 8, 2, 2, 0, False), (1, 2, 7, 7, 3, 2, 1, False), (2, 1, 7, 7, 3, 2, 1, True),
+    (1, 2, 9, 6, (3, 2), (2, 1), (1, 0), False), (2, 2, 5, 5, 2, 1, 0, False), (1, 3, 6, 7, 3, 3, 1, True),
+    (4, 6, 28, 28, 2, 2, 0, False), (1, 1, 4, 4, 4, 4, 2, False),
+]
+
+
+def pool_inputs(rng, shape, dtype):
+    """Random values, then ties, signed zeros, NaN and -inf everywhere in a window (where the padded
+    -inf positions compete), each as its own image."""
+    yield rng.standard_normal(shape).astype(dtype)
+    yield rng.integers(-2, 3, shape).astype(dtype) * np.array(0.0 if rng.random() < 0.5 else 1.0, dtype)
+    x = rng.integers(-1, 2, shape).astype(dtype)
+    x.flat[rng.integers(0, x.size, max(1, x.size // 7))] = np.nan
+    yield x
+    yield np.full(shape, -np.inf, dtype)
+    yield np.where(rng.random(shape) < 0.5, np.array(-0.0, dtype), np.array(0.0, dtype)) + rng.integers(0, 2, shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", POOLS)
+def test_max_pool_values_and_indices_are_numpys_bit_for_bit(case, dtype):
+    n, c, h, w, kernel_size, stride, padding, ceil_mode = case
+    rng = np.random.default_rng(hash(case) % 2**32)
+    for x in pool_inputs(rng, (n, c, h, w), dtype):
+        args = (x, kernel_size, stride, padding, ceil_mode)
+        found = nn_ops._max_pool_forward(*args), nn_ops._max_pool_indices_forward(*args)
+        with numpy_only():
+            want = nn_ops._max_pool_forward(*args), nn_ops._max_pool_indices_forward(*args)
+        for f, e in zip(found, want):
+            assert f.dtype == e.dtype and f.shape == e.shape
+            assert f.tobytes() == e.tobytes(), (case, x)
+
+
+def test_max_pool_refuses_what_it_does_not_take():
+    x, out = np.zeros((1, 1, 4, 4), np.float32), np.zeros((1, 1, 2, 2), np.float32)
+    with pytest.raises(ValueError):
+        module.max_pool2d(x, 2, 2, 2, 2, 0, 0, out.astype(np.float64), None)      # another dtype
+    with pytest.raises(TypeError):
+        module.max_pool2d(x.astype(np.int32), 2, 2, 2, 2, 0, 0, out, None)
+    with pytest.raises(TypeError):
+        module.max_pool2d(x, 2, 2, 2, 2, 0, 0, out, np.zeros((1, 1, 2, 2), np.int32))
+    with pytest.raises(ValueError):
+        module.max_pool2d(x, 2, 2, 2, 2, 0, 0, np.zeros((1, 1, 5, 2), np.float32), None)   # past the image
+    with pytest.raises(ValueError):
+        module.max_pool2d(x, 2, 2, 0, 2, 0, 0, out, None)                         # stride 0
