@@ -12,6 +12,11 @@ import socket
 import sys
 import tempfile
 
+try:    # the record's JSON in a tenth of json's time (the LSTM LM's 3 MB: 0.2 -> 0.02 s); json without it
+    import orjson
+except ImportError:  # pragma: no cover - a pyproject dependency
+    orjson = None
+
 from app.sandbox import kernel, policy, seccomp, stdlib_import
 from app.sandbox.compile_broker import install_client
 from app.sandbox.limits import Limits
@@ -262,15 +267,15 @@ def encode_record(record: dict, max_bytes: int) -> bytes:
     record, four times)."""
     graphs = record.get("graphs")
     if not graphs:
-        return json.dumps(record, allow_nan=False, default=str).encode()
+        return _dumps(record)
     rest = {k: v for k, v in record.items() if k != "graphs"}
-    room = max_bytes - len(json.dumps({**rest, "graphs": []}, allow_nan=False, default=str))
-    parts: list[str] = []
+    room = max_bytes - len(_dumps({**rest, "graphs": []}))
+    parts: list[bytes] = []
     for g in graphs:            # the kept graphs are a prefix: past the first that overflows, none is written
         if room < 0:
             break
-        parts.append(json.dumps(g, allow_nan=False, default=str))
-        room -= len(parts[-1]) + 2
+        parts.append(_dumps(g))
+        room -= len(parts[-1]) + 1
     keep = len(parts)
     while True:
         rest = {k: v for k, v in record.items() if k != "graphs"}
@@ -283,13 +288,40 @@ def encode_record(record: dict, max_bytes: int) -> bytes:
                                         {"key": "warning.graphs_left_out",
                                          "params": {"n": len(graphs) - keep, "bytes": max_bytes}}]
         rest["graphs"] = []
-        head = json.dumps(rest, allow_nan=False, default=str)     # ends with '"graphs": []}'
-        # ensure_ascii: a character is a byte; ", " between graphs
-        if keep == 0 or len(head) + sum(map(len, parts[:keep])) + 2 * (keep - 1) <= max_bytes:
+        head = _dumps(rest)     # ends with '"graphs":[]}' (or '"graphs": []}')
+        # lengths in bytes (UTF-8); "," between graphs
+        if keep == 0 or len(head) + sum(map(len, parts[:keep])) + (keep - 1) <= max_bytes:
             break
         keep -= 1
     del graphs[keep:]
-    return (head[:-2] + ", ".join(parts[:keep]) + head[-2:]).encode()
+    return head[:-2] + b",".join(parts[:keep]) + head[-2:]
+
+
+def _dumps(obj) -> bytes:
+    """obj's JSON, UTF-8: what json.dumps(obj, allow_nan=False, default=str) says, read back the
+    same (floats in their shortest form that reads back as the same double, no spaces, characters
+    unescaped), by orjson; by json where orjson will not (an integer past 64 bits, a lone surrogate,
+    nesting past 254) or is not installed. A float that is not finite, which json refused (and the
+    run ended in internal_error), is written null by orjson: the record stays strict JSON."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(obj, default=_as_json, option=_ORJSON_OPTIONS)
+        except (TypeError, ValueError):
+            pass
+    return json.dumps(obj, allow_nan=False, default=str).encode()
+
+
+def _as_json(value):
+    """orjson's default: what json writes for a value orjson does not take (numpy's float64 is a float
+    to json, a number; anything else it does not know, default=str's string)."""
+    if isinstance(value, float):
+        return float(value)
+    return str(value)
+
+
+# dataclasses and dates as json would write them (default=str), dict keys that are not strings as json does
+_ORJSON_OPTIONS = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                   if orjson is not None else 0)
 
 
 def _write_frame(fd: int, payload: bytes) -> None:
