@@ -12,7 +12,7 @@ from app import logs, middleware
 from app.security_headers import SecurityHeaders
 from app.responses import SafeJSONResponse, validation_error
 from app.config import ROOT, get_settings
-from app.routes import examples, files, health, metrics, onnx_import, ops, pages, render, run, snippets, tensors
+from app.routes import embed_tickets, examples, files, health, metrics, onnx_import, ops, pages, render, run, snippets, tensors
 from app.services import database, expiry, runs, tensors as tensor_store
 from app.services.metrics import RenderTimer
 
@@ -44,6 +44,7 @@ def create_app() -> FastAPI:
     app.include_router(examples.router)
     app.include_router(ops.router)
     app.include_router(snippets.router)
+    app.include_router(embed_tickets.router)
     app.include_router(tensors.router)
     app.include_router(files.router)
     app.include_router(onnx_import.router)

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 
 from app.config import get_settings
 from app.responses import reply
+from app.services import embed_tickets
 
 TOKEN_COOKIE = "dagscope_token"
 OPEN_PATHS = ("/healthz", "/readyz", "/static/")
@@ -27,7 +28,8 @@ def client_address(scope) -> str:
 
 class AccessToken:
     """With DAGSCOPE_ACCESS_TOKEN set, every route but /healthz and /static needs the token:
-    `?token=...` once (it is then kept in a cookie), the cookie, or `Authorization: Bearer ...`."""
+    `?token=...` once (it is then kept in a cookie), the cookie, or `Authorization: Bearer ...`;
+    or, for one page once, a ticket (`?ticket=`: app/services/embed_tickets.py) that sets the cookie."""
 
     def __init__(self, app):
         self.app = app
@@ -37,11 +39,17 @@ class AccessToken:
         if (scope["type"] != "http" or not token or scope["path"].startswith(OPEN_PATHS)
                 or scope["path"] in OWN_AUTH_PATHS):
             return await self.app(scope, receive, send)
-        given_in_query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given_in_query = query.get("token", [""])[0]
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         candidates = [given_in_query, headers.get("authorization", "").removeprefix("Bearer ").strip(),
                       _cookie(headers.get("cookie", ""), TOKEN_COOKIE)]
-        if not any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates):
+        valid = any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates)
+        if not valid and scope["method"] == "GET" and embed_tickets.redeem(query.get("ticket", [""])[0], token,
+                                                                           scope["path"]):
+            # an embedded page's one-time ticket (app/services/embed_tickets.py): in, and the cookie set
+            valid, given_in_query = True, "ticket"
+        if not valid:
             return await reply(send, 401, "This Dagscope server needs an access token: "
                                 "open the link your teacher gave you.")
         if not given_in_query:

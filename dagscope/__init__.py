@@ -16,7 +16,11 @@ the notebook's kernel, and the page draws its graphs as it does in a browser.
 The notebook's origin must be allowed to frame the page: start the server with
 DAGSCOPE_EMBED_ANCESTORS=http://localhost:8888 (Jupyter's address). With an access token
 (DAGSCOPE_ACCESS_TOKEN, the same variable the server reads, or `%dagscope_server URL --token T`)
-the post carries it, and so does the iframe's address, so the notebook's output holds it.
+the post carries it as its Bearer, and the iframe's address carries a one-time ticket for that one
+page (POST /api/embed-tickets; app/services/embed_tickets.py), never the token: an address is kept
+in the browser's history, the notebook's saved output and servers' logs. The ticket opens the
+page once within two minutes (so the frame loads at once, not lazily); a saved notebook reopened
+later shows the server's "needs an access token" until the cell is run again.
 
 Only the standard library and IPython are used: this package is a client of the server's HTTP API
 and imports nothing of the app or the engine (`import dagscope` inside a run is the engine's own
@@ -41,13 +45,16 @@ class DagscopeError(RuntimeError):
 
 def share(code: str, server: str, view: str = "forward", token: str = "") -> str:
     """Post `code` as a share link opening on `view`; its id."""
-    body = json.dumps({"code": code, "state": {"tab": view}}).encode()
-    request = urllib.request.Request(server.rstrip("/") + "/api/snippets", data=body, method="POST",
+    return _post(server, "/api/snippets", {"code": code, "state": {"tab": view}}, token)["id"]
+
+
+def _post(server: str, path: str, body: dict, token: str) -> dict:
+    request = urllib.request.Request(server.rstrip("/") + path, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json",
                                               **({"Authorization": f"Bearer {token}"} if token else {})})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-            return json.loads(answer.read())["id"]
+            return json.loads(answer.read())
     except urllib.error.HTTPError as exc:
         detail = exc.read()[:500].decode("utf-8", "replace")
         raise DagscopeError(f"Dagscope at {server} refused the cell ({exc.code}): {detail}") from None
@@ -56,14 +63,22 @@ def share(code: str, server: str, view: str = "forward", token: str = "") -> str
                             "or set it with %dagscope_server URL") from None
 
 
-def embed_url(server: str, snippet_id: str, view: str = "forward", lang: str | None = None, token: str = "") -> str:
-    query = {"embed": "1", "view": view, **({"lang": lang} if lang else {}), **({"token": token} if token else {})}
+def ticket(server: str, snippet_id: str, token: str) -> str:
+    """A one-time ticket opening the share link's page (the iframe's address carries it, not the token)."""
+    return _post(server, "/api/embed-tickets", {"path": f"/s/{snippet_id}"}, token)["ticket"]
+
+
+def embed_url(server: str, snippet_id: str, view: str = "forward", lang: str | None = None,
+              ticket: str = "") -> str:
+    query = {"embed": "1", "view": view, **({"lang": lang} if lang else {}), **({"ticket": ticket} if ticket else {})}
     return f"{server.rstrip('/')}/s/{urllib.parse.quote(snippet_id)}?{urllib.parse.urlencode(query)}"
 
 
-def iframe_html(src: str, height: int) -> str:
+def iframe_html(src: str, height: int, lazy: bool = True) -> str:
+    """The frame; one whose address holds a ticket loads at once (the ticket is short-lived)."""
     from html import escape
-    return (f'<iframe src="{escape(src)}" width="100%" height="{int(height)}" loading="lazy" '
+    loading = ' loading="lazy"' if lazy else ""
+    return (f'<iframe src="{escape(src)}" width="100%" height="{int(height)}"{loading} '
             f'style="border: 1px solid #e5e7eb; border-radius: 8px" title="Dagscope"></iframe>')
 
 
@@ -108,7 +123,8 @@ def load_ipython_extension(ipython) -> None:
             server, token = options.get("server", self.server), options.get("token", self.token)
             view = options.get("view", "forward")
             snippet_id = share(cell, server, view, token)
-            return HTML(iframe_html(embed_url(server, snippet_id, view, options.get("lang"), token),
-                                    int(options.get("height", 520))))
+            once = ticket(server, snippet_id, token) if token else ""
+            return HTML(iframe_html(embed_url(server, snippet_id, view, options.get("lang"), once),
+                                    int(options.get("height", 520)), lazy=not once))
 
     ipython.register_magics(DagscopeMagics)

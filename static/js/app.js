@@ -635,6 +635,8 @@ function tabKey(e) {
 
 async function start() {
   const f = flags();
+  // an embedded page's one-time ticket (app/services/embed_tickets.py) has been spent: off the address
+  if (new URLSearchParams(location.search).has("ticket")) setQueryFlag("ticket", null);
   await setLang(f.lang || localStorage.getItem("dagscope.lang") || (navigator.language?.startsWith("zh") ? "zh-CN" : "en"));
   $("#lang").value = lang;
   applyPresenter(f.present);
