@@ -27,8 +27,9 @@ async def _lifespan(app: FastAPI):
     yield
     sweeper.cancel()
     runs.stop_relaying()
-    # the runs answered (the drain) may still have tensor values on their way to the database
+    # the runs answered (the drain) leave their tensor values where other replicas can read them
     await asyncio.to_thread(tensor_store.flush, get_settings().drain_timeout_s)
+    tensor_store.close_stores()
     database.close_all()
 
 

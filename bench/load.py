@@ -20,11 +20,13 @@ rate limits off), for the seed MLP and nanoGPT's tiny config, on
      values and files then go to the database), and
   3. two replicas with half the run slots each, sharing that PostgreSQL, the clients alternating
      between them as a proxy would;
-the same total cores, so 3 against 2 is what replication costs (goal: <= 10%), and 2 against 1
-what the shared database costs. docs/deploy.md turns
-it into a sizing table.
+the same total cores, so 3 against 1 is what replication costs (goal: <= 10%), and 2 against 1
+what the shared database costs. All layouts run at once and their rows are taken in turns
+(`--rounds`), so the machine's other load falls on each alike; beside runs per second each row
+gives the CPU seconds a run cost (the replicas' process trees with their sandboxes, and
+PostgreSQL's), which a busy machine hardly changes. docs/deploy.md turns it into a sizing table.
 
-    .venv/bin/python bench/load.py --capacity [--duration 30]
+    .venv/bin/python bench/load.py --capacity [--duration 20] [--rounds 3]
 """
 from __future__ import annotations
 
@@ -145,8 +147,53 @@ print(f"loss {loss.item():.4f}")
 """
 
 
-def saturate(bases: list[str], code: str, clients: int, duration: float) -> dict:
-    """`clients` closed-loop clients (client i on its own address, sending to bases[i % len])."""
+def cpu_seconds(pids: list[int], descendants: list[int] = ()) -> float:
+    """CPU seconds used so far by the processes `pids` (their threads, and the children they
+    waited for) and by `descendants` with every live process under them (PostgreSQL: the
+    postmaster waits for its ended backends). Not the runs' sandboxes: the zygote ignores
+    SIGCHLD, so an ended run's time reaches no parent's account (sandbox_cpu measures it)."""
+    children: dict[int, list[int]] = {}
+    times: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(name))
+        times[int(name)] = sum(int(f) for f in fields[11:15])     # utime stime cutime cstime
+    total, todo = sum(times.get(pid, 0) for pid in pids), list(descendants)
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0)
+        todo.extend(children.get(pid, ()))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def sandbox_cpu(code: str, runs: int) -> float:
+    """The mean CPU seconds of `code`'s sandboxed process per run, as its supervisor measured it
+    (wait4's rusage in the report), run here outside any server."""
+    from app.sandbox import runner
+    from app.services import runs as run_service
+    seen, judge = [], runner.judge_run
+
+    def judge_and_note(report, *args, **kwargs):
+        seen.append(float(report.get("cpu_s", 0.0)))
+        return judge(report, *args, **kwargs)
+    runner.judge_run = judge_and_note
+    try:
+        for _ in range(runs + 1):
+            run_service.run(code, {})
+    finally:
+        runner.judge_run = judge
+    return sum(seen[1:]) / max(1, len(seen) - 1)          # the first warms the zygote
+
+
+def saturate(bases: list[str], code: str, clients: int, duration: float, servers: list[int] = (),
+             database: list[int] = ()) -> dict:
+    """`clients` closed-loop clients (client i on its own address, sending to bases[i % len]);
+    the CPU time of the `servers`' processes and of the `database`'s process trees is measured."""
     results: list[tuple[float, str]] = []
     lock = threading.Lock()
     stop_at = time.monotonic() + duration
@@ -164,6 +211,7 @@ def saturate(bases: list[str], code: str, clients: int, duration: float) -> dict
                     outcome = type(exc).__name__
                 with lock:
                     results.append((time.monotonic() - started, outcome))
+    cpu_before = cpu_seconds(list(servers), list(database))
     started = time.monotonic()
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
@@ -171,54 +219,88 @@ def saturate(bases: list[str], code: str, clients: int, duration: float) -> dict
     for t in threads:
         t.join()
     elapsed = time.monotonic() - started
+    time.sleep(0.5)                  # the last runs' values written after their answers (tensors.py)
+    cpu = cpu_seconds(list(servers), list(database)) - cpu_before
     ok = [lat for lat, out in results if out == "ok"]
     cores = os.cpu_count() or 1
-    return {"runs": len(ok), "failures": sorted({out for _, out in results if out != "ok"}),
+    return {"runs": len(ok), "elapsed": elapsed, "cpu": cpu, "latencies": ok,
+            "failures": sorted({out for _, out in results if out != "ok"}),
             "per_s": len(ok) / elapsed, "per_s_core": len(ok) / elapsed / cores, "p50": percentile(ok, 0.5),
             "p95": percentile(ok, 0.95), "loadavg": os.getloadavg()[0]}
 
 
-def capacity(duration: float) -> None:
+def capacity(duration: float, rounds: int) -> None:
+    """Every layout's servers up at once, and the rows taken in turns (round 1: each program on
+    each layout for `duration` s, then round 2, ...): the machine's other load falls on all
+    layouts alike, and each round's ratios are taken within a few minutes."""
     sys.path.insert(0, str(ROOT / "tests"))
     from postgres_server import PostgresServer
     cores = os.cpu_count() or 1
     quiet = {"DAGSCOPE_RATE_PER_MIN": "0", "DAGSCOPE_QUEUE_LIMIT": "64"}
     programs = {"seed MLP (examples/10)": mlp_snippet(), "nanoGPT tiny": nanogpt_tiny()}
-    rows = []
     pg = PostgresServer()
     pg.start()
-    servers: list[subprocess.Popen] = []
+    postmaster = int((pg.folder / "data" / "postmaster.pid").read_text().split()[0])
+    layouts = {"1 replica": [{"DAGSCOPE_WORKERS": str(cores)}],
+               "1 replica + PostgreSQL": [{"DAGSCOPE_WORKERS": str(cores), "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}],
+               "2 replicas + PostgreSQL": [{"DAGSCOPE_WORKERS": str(max(1, cores // 2)),
+                                            "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}] * 2}
+    servers: dict[str, list[tuple[subprocess.Popen, str]]] = {}
+    rows: dict[tuple[str, str], list[dict]] = {}
     try:
-        layouts = {"1 replica": [{"DAGSCOPE_WORKERS": str(cores)}],
-                   "1 replica + PostgreSQL": [{"DAGSCOPE_WORKERS": str(cores), "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}],
-                   "2 replicas + PostgreSQL": [{"DAGSCOPE_WORKERS": str(max(1, cores // 2)),
-                                                "DAGSCOPE_DATABASE_URL": pg.fresh_schema_url()}] * 2}
         for layout, envs in layouts.items():
-            ports = [free_port() for _ in envs]
-            servers = [start_server(port, {**quiet, **env}) for port, env in zip(ports, envs)]
-            bases = [f"http://127.0.0.1:{port}" for port in ports]
+            servers[layout] = []
+            for env in envs:
+                port = free_port()
+                servers[layout].append((start_server(port, {**quiet, **env}), f"http://127.0.0.1:{port}"))
+        for layout, pair in servers.items():
+            for code in programs.values():      # warm: each replica's zygote, the caches
+                saturate([base for _, base in pair], code, len(pair), 3)
+        for _ in range(rounds):
             for name, code in programs.items():
-                saturate(bases, code, len(envs), 3)                 # warm: each replica's zygote, the caches
-                row = saturate(bases, code, 2 * cores, duration)
-                rows.append({"layout": layout, "program": name, **row})
-            for server in servers:
-                server.terminate()
-                server.wait(30)
-            servers = []
+                for layout, pair in servers.items():
+                    rows.setdefault((layout, name), []).append(saturate(
+                        [base for _, base in pair], code, 2 * cores, duration, [proc.pid for proc, _ in pair],
+                        [postmaster] if "PostgreSQL" in layout else []))
     finally:
-        for server in servers:
-            server.kill()
+        for pair in servers.values():
+            for proc, _ in pair:
+                proc.terminate()
+        for pair in servers.values():
+            for proc, _ in pair:
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         pg.stop()
-    print(f"{cores} cores; closed loop, {2 * cores} clients, {duration:g} s per row")
-    print("| layout | program | runs | runs/s | runs/s per core | p50 s | p95 s | failures | load avg |")
-    print("|---|---|---:|---:|---:|---:|---:|---|---:|")
-    for r in rows:
-        print(f"| {r['layout']} | {r['program']} | {r['runs']} | {r['per_s']:.2f} | {r['per_s_core']:.2f} | "
-              f"{r['p50']:.2f} | {r['p95']:.2f} | {', '.join(r['failures']) or '-'} | {r['loadavg']:.1f} |")
+    sys.path.insert(0, str(ROOT))
+    own = {name: sandbox_cpu(code, 5) for name, code in programs.items()}
+    print(f"{cores} cores; closed loop, {2 * cores} clients; {rounds} rounds of {duration:g} s per row, in turns")
+    print("| layout | program | runs | runs/s | runs/s per core | server + database CPU s per run | p50 s | p95 s | "
+          "failures | load avg |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+    total = {}
+    for (layout, name), done in rows.items():
+        runs = sum(r["runs"] for r in done)
+        latencies = [lat for r in done for lat in r["latencies"]]
+        total[layout, name] = t = {"per_s": runs / sum(r["elapsed"] for r in done),
+                                   "cpu": sum(r["cpu"] for r in done) / max(1, runs)}
+        loads = [r["loadavg"] for r in done]
+        print(f"| {layout} | {name} | {runs} | {t['per_s']:.2f} | {t['per_s'] / cores:.2f} | {t['cpu']:.3f} | "
+              f"{percentile(latencies, 0.5):.2f} | {percentile(latencies, 0.95):.2f} | "
+              f"{', '.join(sorted({f for r in done for f in r['failures']})) or '-'} | {min(loads):.1f}-{max(loads):.1f} |")
+    one, one_pg, two = layouts
     for name in programs:
-        one, one_pg, two = (next(r for r in rows if r["layout"] == layout and r["program"] == name) for layout in layouts)
-        print(f"{name}: two replicas give {two['per_s'] / one['per_s']:.2f}x one replica's throughput "
-              f"({two['per_s'] / one_pg['per_s']:.2f}x one replica's on PostgreSQL)")
+        by_round = ", ".join(f"{b['per_s'] / a['per_s']:.2f}" for a, b in zip(rows[one, name], rows[two, name]))
+        by_round_pg = ", ".join(f"{b['per_s'] / a['per_s']:.2f}" for a, b in zip(rows[one_pg, name], rows[two, name]))
+        base = own[name] + total[one, name]["cpu"]
+        print(f"{name}: two replicas + PostgreSQL give {total[two, name]['per_s'] / total[one, name]['per_s']:.2f}x "
+              f"one replica's runs/s (by round: {by_round}) and "
+              f"{total[two, name]['per_s'] / total[one_pg, name]['per_s']:.2f}x one replica's on PostgreSQL "
+              f"(by round: {by_round_pg}). CPU per run: the sandboxed program {own[name]:.2f} s, and the servers "
+              f"with the database {(total[one_pg, name]['cpu'] - total[one, name]['cpu']) / base:+.1%} "
+              f"(1 replica + PostgreSQL) and {(total[two, name]['cpu'] - total[one, name]['cpu']) / base:+.1%} "
+              f"(2 replicas + PostgreSQL) of one replica's whole run")
 
 
 def main() -> None:
@@ -229,9 +311,10 @@ def main() -> None:
     ap.add_argument("--period", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--capacity", action="store_true", help="runs per second per core, one replica vs two")
+    ap.add_argument("--rounds", type=int, default=3, help="--capacity: rows taken in this many turns")
     args = ap.parse_args()
     if args.capacity:
-        return capacity(args.duration)
+        return capacity(args.duration, args.rounds)
     port = free_port()
     server = start_server(port)
     base = f"http://127.0.0.1:{port}"

@@ -72,5 +72,6 @@ def database_url(request, tmp_path, monkeypatch):
     url = request.getfixturevalue("postgres").fresh_schema_url() if request.param == "postgresql" else ""
     monkeypatch.setenv("DAGSCOPE_DATABASE_URL", url)
     yield url
-    from app.services import database
+    from app.services import database, tensors
+    tensors.close_stores()
     database.close_all()

@@ -8,9 +8,10 @@ holding the tensor would have shown, bit for bit; the values themselves are serv
 
 Two stores with one interface: TensorStore keeps them in this process's memory (the default with
 the embedded SQLite database: one server process, and nothing to write to disk per run);
-DatabaseTensorStore keeps them in the shared database (the default with PostgreSQL), so that a
-click answered by another replica finds them (written after the run is answered, one row per
-run). DAGSCOPE_TENSOR_STORE=memory|database chooses otherwise. The database's expired runs are deleted by a periodic job (app/services/expiry.py,
+DatabaseTensorStore (the default with PostgreSQL) keeps them in memory too and claims each run in
+the shared database, so that a click answered by another replica finds them: it asks for the
+tensor, and the replica holding it writes it there. DAGSCOPE_TENSOR_STORE=memory|database chooses
+otherwise. The database's expired runs are deleted by a periodic job (app/services/expiry.py,
 every DAGSCOPE_TENSOR_STORE_SWEEP seconds), not by requests; a read never returns an expired run."""
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ class TensorStore:
         self._runs: collections.OrderedDict[str, _Kept] = collections.OrderedDict()   # least recent first
         self._bytes = 0
         self._lock = threading.Lock()
+        self._dropped: list[str] = []       # runs evicted or expired since take_dropped()
 
     def keep(self, client: str, values: RunValues) -> str | None:
         """A new run id for `values`, or None when they alone pass the store's bound."""
@@ -115,7 +117,22 @@ class TensorStore:
 
     def _drop(self, run_id: str) -> None:
         self._bytes -= self._runs.pop(run_id).values.nbytes
+        self._dropped.append(run_id)
 
+    def take_dropped(self) -> list[str]:
+        with self._lock:
+            dropped, self._dropped = self._dropped, []
+        return dropped
+
+    def values_of(self, run_id: str) -> RunValues | None:
+        """The run's values if kept here, whoever ran it (for DatabaseTensorStore's publishing)."""
+        with self._lock:
+            kept = self._runs.get(run_id)
+        return kept.values if kept is not None else None
+
+    def run_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._runs)
 
     def expire(self) -> int:
         with self._lock:
@@ -124,250 +141,204 @@ class TensorStore:
             return before - len(self._runs)
 
 
-EVICTION_LOCK = "dagscope tensor store"
-WAIT_S = 10.0                   # how long a read on another replica waits for values still being written
-MAX_PENDING_BYTES = 256 << 20   # values answered but not yet written, per replica, before keep() waits
-INDEXES_KEPT = 64               # written runs whose parsed index a replica remembers
-NOT_WRITTEN = ("this run's tensor values were never written to the shared database (the server that "
-               "ran it may have stopped): run the program again")
+CHANNEL = "dagscope_tensors"
+WAIT_S = 5.0                    # how long a read on another replica waits for the values to be written
+ASK_AGAIN_S = 1.0               # a request NOTIFYed again this often while waiting (one may be missed)
+NOT_WRITTEN = ("this run's tensor values are kept by the server that ran it, which did not answer "
+               "(it may have stopped): run the program again")
 
 
 class DatabaseTensorStore:
-    """The same store in the database every replica shares (migrations/0005): a row per run in
-    tensor_runs, claimed when the run is answered (the bound counted across replicas under one
-    lock, as TensorStore counts it), and the run's values as one row in tensor_blobs, written
-    after the answer by this store's writer thread. A run no longer holds its slot while its
-    megabytes go to the database (bench/RESULTS.md, 2026-12-02). Until they are written, this
-    replica reads them from memory, and another replica's read waits for them (at most `wait_s`
-    after the claim: a claim never written was its replica's, stopped before writing). Times are
-    the wall clock's (replicas share no monotonic clock)."""
+    """Values every replica can read, for the cost of a small row per run. Each replica keeps its
+    runs' values in its own memory (a TensorStore: bounded, read first) and claims each run in the
+    shared database (tensor_runs: its client and expiry; migrations/0005-0006). A read that finds
+    a run claimed but not here asks for its tensor: with PostgreSQL it NOTIFYs `dagscope_tensors`,
+    and the replica holding the run writes that one tensor to tensor_values (its writer thread;
+    the read waits for it, at most `wait_s`). Writing every run's megabytes to the database as
+    the run is answered cost more CPU than the run itself for small models (bench/RESULTS.md,
+    2026-12-02 06:30): most values are never clicked, and most clicks reach the replica that ran
+    the program. Without NOTIFY (SQLite: one machine, processes sharing a file) every run's
+    values are written behind the answer instead. On shutdown a replica writes all it holds
+    (flush), so a drained replica's runs stay readable. A run evicted or expired here loses its
+    claim and what was written of it, so the database holds at most what the replicas hold."""
 
-    def __init__(self, db: Database, max_bytes: int, ttl_s: float, clock=time.time, wait_s: float = WAIT_S,
-                 max_pending_bytes: int = MAX_PENDING_BYTES):
-        self.db, self.max_bytes, self.ttl_s, self._clock = db, max_bytes, ttl_s, clock
-        self.wait_s, self.max_pending_bytes = wait_s, max_pending_bytes
-        self._pending: dict[str, _Kept] = {}          # claimed, not yet written
-        self._queue: collections.deque[str] = collections.deque()
-        self._pending_bytes = 0
+    def __init__(self, db: Database, max_bytes: int, ttl_s: float, clock=time.time, wait_s: float = WAIT_S):
+        self.db, self.ttl_s, self._clock, self.wait_s = db, ttl_s, clock, wait_s
+        self.local = TensorStore(max_bytes, ttl_s, clock)
+        self.on_demand = bool(getattr(db, "shared", False))      # PostgreSQL's LISTEN/NOTIFY
+        self._queue: collections.deque[tuple[str, tuple | None]] = collections.deque()
         self._changed = threading.Condition()
-        self._writer: threading.Thread | None = None
-        self._indexes: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._closing = threading.Event()
         self._sleep = time.sleep
+        self._threads = [threading.Thread(target=self._write_asked, name="tensor-store-writer", daemon=True)]
+        if self.on_demand:
+            self._threads.append(threading.Thread(target=self._listen, name="tensor-store-listener", daemon=True))
+        for thread in self._threads:
+            thread.start()
 
     def keep(self, client: str, values: RunValues) -> str | None:
-        if values.nbytes > self.max_bytes:
+        run_id = self.local.keep(client, values)
+        gone = self.local.take_dropped()
+        if run_id is None:
             return None
-        with self._changed:          # a writer this far behind holds new runs back: memory stays bounded
-            while self._pending_bytes and self._pending_bytes + values.nbytes > self.max_pending_bytes:
-                self._changed.wait()
-        run_id, now = secrets.token_urlsafe(24), self._clock()
-        doomed = []
-        with self.db.transaction(lock=EVICTION_LOCK) as tx:
-            used = int(tx.execute("SELECT COALESCE(SUM(nbytes), 0) FROM tensor_runs").fetchone()[0])
-            if used + values.nbytes > self.max_bytes:
-                freed = 0
-                for old_id, old_bytes in tx.execute(
-                        "SELECT run_id, nbytes FROM tensor_runs ORDER BY read_at").fetchall():
-                    doomed.append((old_id,))
-                    freed += old_bytes
-                    if used - freed + values.nbytes <= self.max_bytes:
-                        break
-                _delete(tx, doomed)
+        now = self._clock()
+        with self.db.transaction() as tx:
+            _delete(tx, [(old,) for old in gone])
             tx.execute("INSERT INTO tensor_runs (run_id, client, nbytes, expires, read_at, kept_at) "
                        "VALUES (%s, %s, %s, %s, %s, %s)", (run_id, client, values.nbytes, now + self.ttl_s, now, now))
-        with self._changed:
-            for (old_id,) in doomed:                   # evicted before it was written: never written
-                self._forget(old_id)
-            self._pending[run_id] = _Kept(client, values, now + self.ttl_s)
-            self._pending_bytes += values.nbytes
-            self._queue.append(run_id)
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_pending, name="tensor-store-writer", daemon=True)
-                self._writer.start()
-            self._changed.notify_all()
+        if not self.on_demand:
+            self._ask(run_id, None)
         return run_id
 
+    def _ask(self, run_id: str, refs: tuple | None) -> None:
+        """Have the writer write `refs` of a run held here (None: all of them)."""
+        with self._changed:
+            self._queue.append((run_id, refs))
+            self._changed.notify_all()
+
     def flush(self, timeout: float | None = None) -> bool:
-        """Wait until every run answered here has its values written; False if `timeout` came first."""
+        """Write every run held here (a replica's shutdown, after its runs were answered), and
+        wait for it; False if `timeout` came first."""
+        if self.on_demand:
+            for run_id in self.local.run_ids():
+                self._ask(run_id, None)
         with self._changed:
             return self._changed.wait_for(lambda: not self._queue, timeout)
 
-    def _write_pending(self) -> None:
+    def close(self) -> None:
+        self._closing.set()
+        with self._changed:
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def _write_asked(self) -> None:
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._queue)
-                run_id = self._queue[0]
-                kept = self._pending.get(run_id)
+                self._changed.wait_for(lambda: self._queue or self._closing.is_set())
+                if not self._queue:
+                    return
+                run_id, refs = self._queue[0]
             try:
-                if kept is not None:
-                    self._write(run_id, kept)
-            except Exception:                    # noqa: BLE001 — a database hiccup: this run's values are lost
+                self._write(run_id, refs)
+            except Exception:                    # noqa: BLE001 — a database hiccup: a read asks again
                 log.exception("a run's tensor values could not be written to the database")
             with self._changed:
                 self._queue.popleft()
-                self._forget(run_id)
                 self._changed.notify_all()
 
-    def _forget(self, run_id: str) -> None:
-        kept = self._pending.pop(run_id, None)
-        if kept is not None:
-            self._pending_bytes -= kept.values.nbytes
-
-    def _write(self, run_id: str, kept: _Kept) -> None:
-        """One row: the index as JSON and every tensor's bytes in one value (only if the run is
-        still claimed: it may have been evicted or expired meanwhile), and the summaries this
-        replica made before it was written."""
-        index = json.dumps({ref: [dtype, list(shape), offset, nbytes]
-                            for ref, (dtype, shape, offset, nbytes) in kept.values.index.items()})
+    def _write(self, run_id: str, refs: tuple | None) -> None:
+        """A row per tensor, only while the run is still claimed (it may have been evicted or
+        expired meanwhile); a tensor written before is left as it is."""
+        values = self.local.values_of(run_id)
+        if values is None:
+            return
+        blob = memoryview(values.blob)
+        rows = [(run_id, ref, dtype, json.dumps(list(shape)), blob[offset:offset + nbytes], run_id)
+                for ref, (dtype, shape, offset, nbytes) in values.index.items() if refs is None or ref in refs]
+        if not rows:
+            return
         try:
             with self.db.transaction() as tx:
-                tx.execute("INSERT INTO tensor_blobs (run_id, tensor_index, data) SELECT %s, %s, %s "
-                           "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s)",
-                           (run_id, index, kept.values.blob, run_id))
-                for ref, made in list(kept.summaries.items()):
-                    _keep_summary(tx, run_id, ref, made)
+                tx.executemany("INSERT INTO tensor_values (run_id, ref, dtype, shape, data) SELECT %s, %s, %s, %s, %s "
+                               "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s) ON CONFLICT DO NOTHING", rows)
         except self.db.integrity_errors():
             pass                                 # deleted as it was written (PostgreSQL's foreign key saw it go)
 
+    def _listen(self) -> None:
+        import psycopg
+        while not self._closing.is_set():
+            try:
+                with psycopg.connect(self.db.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    while not self._closing.is_set():
+                        for note in conn.notifies(timeout=1.0):
+                            run_id, _, ref = note.payload.partition(" ")
+                            if self.local.values_of(run_id) is not None:
+                                self._ask(run_id, (ref,))
+            except Exception as exc:            # noqa: BLE001 — the database went away: listen again
+                log.warning("the tensor store lost its connection (%s); listening again in 2 s", exc)
+                self._closing.wait(2.0)
+
     def array(self, client: str, run_id: str, ref: str) -> np.ndarray:
-        kept = self._pending_for(client, run_id)
-        if kept is not None:
-            return TensorStore._array(kept, ref)
+        if self.local.values_of(run_id) is not None:
+            return self.local.array(client, run_id, ref)
         return self._read(client, run_id, ref)[0]
 
     def summary(self, client: str, run_id: str, ref: str, summarise) -> dict:
-        """Made once and kept in tensor_summaries: the next click, on any replica, reads it."""
-        kept = self._pending_for(client, run_id)
-        if kept is not None:                     # not written yet: made from memory, and written with the values
-            found = kept.summaries.get(ref)
-            if found is None:
-                found = summarise(TensorStore._array(kept, ref))
-                if len(kept.summaries) < MAX_SUMMARIES_PER_RUN:
-                    kept.summaries[ref] = found
-            return found
+        """This replica's run: made and remembered here. Another's: made once and kept in
+        tensor_summaries, so the next click, on any replica, reads it."""
+        if self.local.values_of(run_id) is not None:
+            return self.local.summary(client, run_id, ref, summarise)
         array, found = self._read(client, run_id, ref, with_summary=True)
         if found is not None:
             return json.loads(found)
         made = summarise(array)
         try:
             with self.db.transaction() as tx:
-                _keep_summary(tx, run_id, ref, made)
+                tx.execute("INSERT INTO tensor_summaries (run_id, ref, summary) SELECT %s, %s, %s "
+                           "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s) ON CONFLICT DO NOTHING",
+                           (run_id, ref, json.dumps(made), run_id))
         except self.db.integrity_errors():
             pass                                 # the run was deleted meanwhile
         return made
 
-    def _pending_for(self, client: str, run_id: str) -> _Kept | None:
-        """This replica's run not yet written, read (the least-recently-read order is the
-        database's), or None; Gone if it is another client's, expired or evicted."""
-        with self._changed:
-            kept = self._pending.get(run_id)
-        if kept is None:
-            return None
-        now = self._clock()
-        with self.db.transaction() as tx:
-            read = tx.execute("UPDATE tensor_runs SET read_at = %s WHERE run_id = %s AND client = %s AND expires > %s",
-                              (now, run_id, client, now)).rowcount
-        if not read:
-            raise Gone(GONE)
-        return kept
-
     def _read(self, client: str, run_id: str, ref: str, with_summary: bool = False):
-        deadline, pause = time.monotonic() + self.wait_s, 0.02
+        """Another replica's run: its tensor from the database, asked for and waited for if it is
+        not there yet."""
+        deadline, pause, asked = time.monotonic() + self.wait_s, 0.02, None
         while True:
-            now = self._clock()
             with self.db.transaction() as tx:
-                # the write first: SQLite's transaction then takes the write lock as it begins
-                # (one that read first could not take it after another connection wrote)
-                tx.execute("UPDATE tensor_runs SET read_at = %s WHERE run_id = %s AND client = %s AND expires > %s",
-                           (now, run_id, client, now))
-                claimed = tx.execute("SELECT kept_at FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
-                                     (run_id, client, now)).fetchone()
-                if claimed is None:
+                if tx.execute("SELECT 1 FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
+                              (run_id, client, self._clock())).fetchone() is None:
                     raise Gone(GONE)
-                index = self._index(tx, run_id)
-                if index is not None:
-                    if ref not in index:
-                        raise Gone("this run kept no values under that id")
-                    dtype, shape, offset, nbytes = index[ref]
-                    data = tx.execute("SELECT substr(data, %s, %s) FROM tensor_blobs WHERE run_id = %s",
-                                      (offset + 1, nbytes, run_id)).fetchone()[0]
+                row = tx.execute("SELECT dtype, shape, data FROM tensor_values WHERE run_id = %s AND ref = %s",
+                                 (run_id, ref)).fetchone()
+                if row is not None:
                     summary = None
                     if with_summary:
-                        row = tx.execute("SELECT summary FROM tensor_summaries WHERE run_id = %s AND ref = %s",
-                                         (run_id, ref)).fetchone()
-                        summary = row[0] if row else None
+                        found = tx.execute("SELECT summary FROM tensor_summaries WHERE run_id = %s AND ref = %s",
+                                           (run_id, ref)).fetchone()
+                        summary = found[0] if found else None
                     break
-            # claimed and not yet written: the replica that ran it is writing it now
-            if now - claimed[0] > self.wait_s or time.monotonic() >= deadline:
+                if self.on_demand and (asked is None or time.monotonic() - asked >= ASK_AGAIN_S):
+                    tx.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{run_id} {ref}"))     # sent at commit
+                    asked = time.monotonic()
+            if time.monotonic() >= deadline:
                 raise Gone(NOT_WRITTEN)
             self._sleep(pause)
             pause = min(2 * pause, 0.25)
-        data = bytes(data or b"")
-        if len(data) != nbytes:                  # checked again, as anything read back from storage is
+        dtype, shape_text, data = row
+        try:
+            shape = tuple(json.loads(shape_text))
+            size = math.prod(shape) * np.dtype(dtype).itemsize
+        except (ValueError, TypeError, RecursionError):
+            size = -1
+        # the row was written from checked values; checked again, as anything read back from storage is
+        if dtype not in DTYPES or size != len(data):
             raise Gone("this run's kept values are damaged: run the program again")
-        return np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape), summary
-
-    def _index(self, tx, run_id: str) -> dict | None:
-        """The written run's index {ref: (dtype, shape, offset, nbytes)}, checked; None if not written yet."""
-        with self._changed:
-            index = self._indexes.get(run_id)
-        if index is not None:
-            return index
-        row = tx.execute("SELECT tensor_index, length(data) FROM tensor_blobs WHERE run_id = %s", (run_id,)).fetchone()
-        if row is None:
-            return None
-        index = _checked_index(row[0], int(row[1]))
-        with self._changed:
-            self._indexes[run_id] = index
-            while len(self._indexes) > INDEXES_KEPT:
-                self._indexes.popitem(last=False)
-        return index
+        return np.frombuffer(bytes(data), dtype=np.dtype(dtype)).reshape(shape), summary
 
     @property
     def nbytes(self) -> int:
-        with self.db.transaction() as tx:
-            return int(tx.execute("SELECT COALESCE(SUM(nbytes), 0) FROM tensor_runs").fetchone()[0])
+        """The bytes this replica holds (what was written of them is counted by the replica holding it)."""
+        return self.local.nbytes
 
     def expire(self) -> int:
-        """Delete the expired runs (the periodic job); returns how many."""
-        with self.db.transaction(lock=EVICTION_LOCK) as tx:
+        """Delete the expired runs (the periodic job): this replica's, and every claim past its
+        time (a replica that stopped leaves its claims); returns how many claims."""
+        self.local.expire()
+        gone = self.local.take_dropped()
+        with self.db.transaction() as tx:
             doomed = tx.execute("SELECT run_id FROM tensor_runs WHERE expires <= %s", (self._clock(),)).fetchall()
-            _delete(tx, [(row[0],) for row in doomed])
+            _delete(tx, sorted({(row[0],) for row in doomed} | {(run_id,) for run_id in gone}))
         return len(doomed)
 
 
-def _keep_summary(tx, run_id: str, ref: str, made: dict) -> None:
-    tx.execute("INSERT INTO tensor_summaries (run_id, ref, summary) SELECT %s, %s, %s "
-               "WHERE EXISTS (SELECT 1 FROM tensor_runs WHERE run_id = %s) ON CONFLICT DO NOTHING",
-               (run_id, ref, json.dumps(made), run_id))
-
-
 def _delete(tx, run_ids: list[tuple]) -> None:
-    for table in ("tensor_summaries", "tensor_blobs", "tensor_runs"):
-        tx.executemany(f"DELETE FROM {table} WHERE run_id = %s", run_ids)
-
-
-def _checked_index(text: str, size: int) -> dict:
-    """A stored index, checked as the values channel checks one (written from checked values;
-    anything read back from storage is checked again)."""
-    damaged = Gone("this run's kept values are damaged: run the program again")
-    try:
-        entries = json.loads(text)
-    except (ValueError, RecursionError):
-        raise damaged from None
-    if not isinstance(entries, dict):
-        raise damaged
-    index = {}
-    for ref, entry in entries.items():
-        if not (TENSOR_ID.fullmatch(ref) and isinstance(entry, list) and len(entry) == 4):
-            raise damaged
-        dtype, shape, offset, nbytes = entry
-        if not (isinstance(dtype, str) and dtype in DTYPES and isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)
-                and type(offset) is int and type(nbytes) is int and 0 <= offset and offset + nbytes <= size
-                and nbytes == math.prod(shape) * np.dtype(dtype).itemsize):
-            raise damaged
-        index[ref] = (dtype, tuple(shape), offset, nbytes)
-    return index
+    if run_ids:
+        for table in ("tensor_summaries", "tensor_values", "tensor_runs"):
+            tx.executemany(f"DELETE FROM {table} WHERE run_id = %s", run_ids)
 
 
 _memory_store: TensorStore | None = None
@@ -392,6 +363,8 @@ def store() -> TensorStore | DatabaseTensorStore:
         with _store_lock:
             found = _database_stores.get(id(db))
             if found is None or found.db is not db:
+                if found is not None:
+                    found.close()
                 found = _database_stores[id(db)] = DatabaseTensorStore(db, max_bytes, s.tensor_store_ttl_s)
             return found
     global _memory_store
@@ -408,6 +381,15 @@ def flush(timeout: float) -> bool:
         stores = list(_database_stores.values())
     deadline = time.monotonic() + timeout
     return all(kept.flush(max(0.0, deadline - time.monotonic())) for kept in stores)
+
+
+def close_stores() -> None:
+    """Stop the database stores' threads (the app's shutdown, after flush; tests)."""
+    with _store_lock:
+        stores = list(_database_stores.values())
+        _database_stores.clear()
+    for kept in stores:
+        kept.close()
 
 
 def keeper(client: str):

@@ -120,107 +120,124 @@ def _values(n, fill=0):
     return RunValues({"v1": ("uint8", (n,), 0, n)}, bytes([fill]) * n)
 
 
-def test_tensor_values_in_the_database_are_bounded_by_bytes_and_age(database_url):
-    """DatabaseTensorStore keeps TensorStore's promises (tests/api/test_tensor_values_api.py's
-    test_the_store_is_bounded_by_bytes_and_by_age), across processes."""
+@pytest.fixture
+def two_replicas(database_url):
+    """Two tensor stores on one database, as two replicas have (closed after the test)."""
     from app.services import tensors
     now = [1000.0]
-    store = tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60, clock=lambda: now[0])
-    a = store.keep("c", _values(400, 1))
+    pair = [tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60, clock=lambda: now[0])
+            for _ in range(2)]
+    yield pair, now
+    for store in pair:
+        store.close()
+
+
+def test_tensor_values_in_the_database_are_bounded_by_bytes_and_age(two_replicas):
+    """DatabaseTensorStore keeps TensorStore's promises (tests/api/test_tensor_values_api.py's
+    test_the_store_is_bounded_by_bytes_and_by_age) on each replica, and what the database holds
+    of a run goes with it."""
+    from app.services import tensors
+    (a, b), now = two_replicas
+    first = a.keep("c", _values(400, 1))
     now[0] += 1
-    b = store.keep("c", _values(400, 2))
-    assert store.flush(30)                             # written (below, `c` is read before it is)
+    second = a.keep("c", _values(400, 2))
+    assert b.array("c", first, "v1").tolist() == [1] * 400      # asked of A, written, read on B
+    assert b.array("c", second, "v1")[0] == 2
     now[0] += 1
-    assert store.array("c", a, "v1")[0] == 1           # a read: `a` is now the most recent
-    now[0] += 1
-    c = store.keep("c", _values(400, 3))               # over 1000 bytes: the least recently read goes
-    assert store.nbytes == 800
-    assert store.array("c", a, "v1").tolist() == [1] * 400 and store.array("c", c, "v1")[0] == 3
+    assert a.array("c", first, "v1")[0] == 1                    # a read: `first` is now A's most recent
+    third = a.keep("c", _values(400, 3))                        # over 1000 bytes: the least recently read goes
+    assert a.nbytes == 800
+    b._sleep = lambda pause: pytest.fail("waited for an evicted run")
     with pytest.raises(tensors.Gone, match="run the program again"):
-        store.array("c", b, "v1")
-    with pytest.raises(tensors.Gone):                  # another client's run is as unknown as none
-        store.array("10.0.0.9", a, "v1")
+        b.array("c", second, "v1")                              # its claim and its written values went with it
+    b._sleep = time.sleep
+    with pytest.raises(tensors.Gone):                           # another client's run is as unknown as none
+        b.array("10.0.0.9", first, "v1")
     with pytest.raises(tensors.Gone, match="no values under that id"):
-        store.array("c", a, "v2")
-    assert store.keep("c", _values(2000)) is None      # larger than the whole store: not kept
+        a.array("c", first, "v2")
+    assert a.keep("c", _values(2000)) is None                   # larger than the whole store: not kept
     made = []
-    first = store.summary("c", a, "v1", lambda arr: made.append(1) or {"n": int(arr.size)})
-    assert first == store.summary("c", a, "v1", lambda arr: made.append(1)) == {"n": 400} and made == [1]
-    now[0] = 1061                                      # `a` (kept at 1000) expired, `c` (1003) not
+    summary = b.summary("c", first, "v1", lambda arr: made.append(1) or {"n": int(arr.size)})
+    assert summary == b.summary("c", first, "v1", lambda arr: made.append(1)) == {"n": 400} and made == [1]
+    now[0] = 1061                                               # `first` (kept at 1000) expired, `third` (1002) not
     with pytest.raises(tensors.Gone):
-        store.array("c", a, "v1")                      # expired: never read, even before the sweep
-    assert store.expire() == 1 and store.nbytes == 400  # the sweep deletes what expired (`a`)
+        b.array("c", first, "v1")                               # expired: never read, even before the sweep
+    assert b.expire() == 1 and a.expire() == 0 and a.nbytes == 400
+    assert b.array("c", third, "v1")[0] == 3
     now[0] += 10
-    assert store.expire() == 1 and store.nbytes == 0
+    assert a.expire() == 1 and a.nbytes == 0
 
 
 class _Gate:
-    """Holds a store's writer: the values of a run answered on replica A are not in the database yet."""
+    """Holds a store's writer: replica A has been asked for values and has not written them yet."""
 
     def __init__(self, store):
         self.open, self.written, self._write = threading.Event(), [], store._write
         store._write = self
 
-    def __call__(self, run_id, kept):
+    def __call__(self, run_id, refs):
         assert self.open.wait(30)
-        self._write(run_id, kept)
+        self._write(run_id, refs)
         self.written.append(run_id)
 
 
-def test_values_still_being_written_are_waited_for_on_another_replica(database_url):
-    """Replica A answers a run before its values are written; B's read waits for them (and reads
-    the summary A made meanwhile), and A reads its own from memory meanwhile."""
+def test_values_another_replica_holds_are_asked_for_and_waited_for(two_replicas):
+    """Replica B reads a run A holds: it asks (PostgreSQL's NOTIFY; with SQLite A writes every
+    run behind its answer) and waits until A has written the tensor."""
     from app.services import tensors
-    a = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
-    b = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
+    (a, b), _ = two_replicas
     gate = _Gate(a)
     run_id = a.keep("c", _values(100, 5))
     assert a.array("c", run_id, "v1").tolist() == [5] * 100          # A's own, from memory
-    assert a.summary("c", run_id, "v1", lambda arr: {"made": "on A"}) == {"made": "on A"}
-    with pytest.raises(tensors.Gone):                                # another client's, even while pending
-        a.array("10.0.0.9", run_id, "v1")
     polled, found = threading.Event(), {}
     b._sleep = lambda pause: polled.set() or time.sleep(pause)
     reader = threading.Thread(target=lambda: found.update(values=b.array("c", run_id, "v1")))
     reader.start()
     assert polled.wait(30)                                           # B found the claim and no values: it waits
-    assert not a.flush(0)                                            # (A's shutdown would wait for it)
     gate.open.set()
     reader.join(30)
-    assert found["values"].tolist() == [5] * 100 and gate.written == [run_id]
-    assert b.summary("c", run_id, "v1", lambda arr: pytest.fail("made again")) == {"made": "on A"}
+    assert found["values"].tolist() == [5] * 100 and gate.written[:1] == [run_id]
 
 
-def test_a_claim_never_written_is_gone_after_the_wait(database_url):
-    """A replica stopped before writing a run's values: another answers "run again", and waits
-    for nothing once the wait after the claim is over."""
+def test_values_no_replica_writes_are_gone_after_the_wait(two_replicas):
+    """The replica holding a run stopped without writing it: another answers "run again" after
+    its wait (here 0.3 s), and a write after the run expired keeps nothing."""
     from app.services import tensors
-    now = [1000.0]
-    a = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60, clock=lambda: now[0])
-    b = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60, clock=lambda: now[0])
+    (a, b), now = two_replicas
     gate = _Gate(a)
     run_id = a.keep("c", _values(100, 5))
-    now[0] += tensors.WAIT_S + 1
-    b._sleep = lambda pause: pytest.fail("waited")
-    with pytest.raises(tensors.Gone, match="never written"):
+    b.wait_s = 0.3
+    with pytest.raises(tensors.Gone, match="did not answer"):
         b.array("c", run_id, "v1")
-    now[0] += 60                                                    # expired before it was written:
+    now[0] += 61                                                     # expired before it was written:
     assert b.expire() == 1
     gate.open.set()
-    assert a.flush(30)                                              # its write finds no claim and keeps nothing
+    assert a.flush(30)                                               # the write finds no claim, keeps nothing
     with database.database().transaction() as tx:
-        assert tx.execute("SELECT COUNT(*) FROM tensor_blobs").fetchone()[0] == 0
+        assert tx.execute("SELECT COUNT(*) FROM tensor_values").fetchone()[0] == 0
 
 
-def test_a_damaged_index_is_refused(database_url):
+def test_a_damaged_row_is_refused(two_replicas):
     from app.services import tensors
-    store = tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60)
-    run_id = store.keep("c", _values(100, 5))
-    assert store.flush(30)
+    (a, b), _ = two_replicas
+    run_id = a.keep("c", _values(100, 5))
+    assert b.array("c", run_id, "v1")[0] == 5
     with database.database().transaction() as tx:
-        tx.execute("UPDATE tensor_blobs SET tensor_index = %s", (json.dumps({"v1": ["uint8", [200], 0, 200]}),))
+        tx.execute("UPDATE tensor_values SET shape = %s", ("[200]",))
     with pytest.raises(tensors.Gone, match="damaged"):
-        tensors.DatabaseTensorStore(database.database(), max_bytes=10_000, ttl_s=60).array("c", run_id, "v1")
+        tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60,
+                                    clock=lambda: 1000.0).array("c", run_id, "v1")
+
+
+def test_a_replica_that_stops_writes_what_it_holds(two_replicas):
+    """flush (the app's shutdown, after the drain): every run A holds is written, so B reads it
+    without asking A, which is gone."""
+    (a, b), _ = two_replicas
+    run_id = a.keep("c", _values(100, 7))
+    assert a.flush(30)
+    a.close()
+    b.wait_s = 0.3
+    assert b.array("c", run_id, "v1").tolist() == [7] * 100
 
 
 def test_the_tensor_store_follows_the_database(database_url, monkeypatch):
