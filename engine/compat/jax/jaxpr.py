@@ -27,6 +27,13 @@ _RENAMED = {"maximum": "max", "minimum": "min", "sigmoid": "logistic", "remainde
             "bitwise_or": "or", "bitwise_xor": "xor", "bitwise_not": "not", "isnan": "ne", "clone": None}
 
 
+# ops of the engine's backward that JAX has no primitive for: printed as JAX's equations (_Printer.backward_op)
+_BACKWARD_OPS = {"tanh_backward", "sigmoid_backward", "threshold_backward", "masked_fill", "sum_to_size",
+                 "slice_backward", "select_backward", "index_backward", "gather_backward"}
+
+
+JIT_CALLS = "jit calls"         # the `shown` entry listing the jitted functions called inside the trace
+                               # ({name, inputs, outputs, nodes}): each printed as a `jit` equation
 NUMPY_INTS = "numpy ints"      # a `shown` entry (value id -> (NUMPY_INTS, None)): its axes were computed by vmap
 RANK_LIFT = "rank lift"        # one for a reshape that appends size-1 dims (vmap's): JAX's broadcast_in_dim
 
@@ -70,6 +77,10 @@ class _Printer:
         self.eqns: list[tuple] = []    # (outputs text, primitive, params [(k, v)], args text)
         self.numpy_ints = False         # the equation being printed has numpy-computed axes (NUMPY_INTS)
         self.index_dtype: dict = {}     # argmax/argmin/sum result id -> the dtype it is cast to (int64 in the engine)
+        # values nothing reads print as JAX's `_` (the forward value of a loss under jax.grad), without a name
+        self.used = {v.id for n in graph.nodes for v in n.inputs}
+        # a scalar reshaped to (1, ..., 1) only to be broadcast (a sum's vjp): JAX's one broadcast_in_dim
+        self.scalar_alias: set = set()
         for n in graph.nodes:
             if n.kind == CALL and n.op == "to_dtype" and n.inputs[0].producer is not None and \
                     n.inputs[0].producer.op in ("argmax", "argmin", "sum", "prod") and \
@@ -85,7 +96,12 @@ class _Printer:
         self.counter[0] += 1
         return f"{name}:{spec_text(shape, dtype)}"
 
-    def define(self, v: Value) -> str:
+    def define(self, v: Value, binder: bool = False) -> str:
+        if v.id in getattr(self, "preset", ()):         # a jit call's output: named by the equation outside
+            return f"{self.names[v.id]}:{spec_text(v.shape, self.index_dtype.get(v.id, v.dtype))}"
+        if v.id not in self.used and not binder:
+            self.names[v.id] = "_"
+            return f"_:{spec_text(v.shape, self.index_dtype.get(v.id, v.dtype))}"
         text = self.fresh(v.shape, self.index_dtype.get(v.id, v.dtype))
         self.names[v.id] = text.split(":")[0]
         return text
@@ -106,21 +122,81 @@ class _Printer:
     # ---- the graph ------------------------------------------------------------------------------
     def run(self) -> str:
         g = self.graph
+        calls = [c for c in self.shown.get(JIT_CALLS, []) if c["nodes"]] if self.operands is None else []
+        hoisted = self.hoist(calls)
         for n in g.nodes:
             if n.kind == CONSTANT and n.value.ndim > 0:
-                self.constvars.append(self.define(n.out))
+                self.constvars.append(self.define(n.out, binder=True))
         holders = g.placeholders
         if self.operands is not None:
             holders = holders[self.operands:] + holders[:self.operands]
-        invars = [self.define(n.out) for n in holders]
-        hidden = _scan_buffers(g)
-        for n in g.nodes:
-            if n.kind == CALL and n.out.id not in hidden:
+        invars = [self.define(n.out, binder=True) for n in holders]
+        self.body(g.nodes, _outermost(calls))
+        outs = [self.arg(v) for v in g.outputs]
+        return hoisted + self.layout(invars, outs)
+
+    def body(self, nodes: list, calls: list) -> None:
+        """The equations of `nodes`; those of a jitted function's call (`calls`) as one jit equation."""
+        hidden = _scan_buffers(self.graph)
+        member = {nid: c for c in calls for nid in c["nodes"]}
+        printed: set = set()
+        for n in nodes:
+            call = member.get(n.id)
+            if call is not None:
+                if id(call) not in printed:
+                    printed.add(id(call))
+                    self.jit_call(call)
+            elif n.kind == CALL and n.out.id not in hidden:
                 self.call(n)
             elif n.kind in (COND, WHILE):
                 self.control(n)
-        outs = [self.arg(v) for v in g.outputs]
-        return self.layout(invars, outs)
+
+    # ---- jitted functions called inside the trace -------------------------------------------------
+    def hoist(self, calls: list) -> str:
+        """A function called more than once (same name and input types) has its jaxpr printed once, first
+        (`let f = { ... } in`), and each call names it, as JAX prints it."""
+        self.hoisted: dict = {}
+        seen: dict = {}
+        for c in calls:
+            seen.setdefault(_call_key(c), []).append(c)
+        text = ""
+        for key, same in seen.items():
+            if len(same) < 2:
+                continue
+            first = same[0]
+            sub = _Printer(self.graph, self.weak, self.counter, self.width - len(f"let {first['name']} = "),
+                           shown=self.shown)
+            sub.hoisted = self.hoisted
+            invars = [sub.define(v, binder=True) for v in first["inputs"]]
+            inner = _inside(calls, first)
+            sub.body([n for n in self.graph.nodes if n.id in set(first["nodes"])], _outermost(inner))
+            body = sub.layout(invars, [sub.arg(v) for v in first["outputs"]])
+            text += f"let {first['name']} = {body} in\n"
+            self.hoisted[key] = first["name"]
+        self.all_calls = calls
+        return text
+
+    def jit_call(self, call: dict) -> None:
+        outs = " ".join(self.define(v) for v in call["outputs"])
+        args = [self.arg(v) for v in call["inputs"]]
+        name = self.hoisted.get(_call_key(call)) if hasattr(self, "hoisted") else None
+        if name is not None:
+            self.emit(outs, "jit", [("name", call["name"]), ("jaxpr", name)], args)
+            return
+        indent = 6 + len("jaxpr=")
+        sub = _Printer(self.graph, self.weak, self.counter, WIDTH - indent, shown=self.shown)
+        sub.names, sub.used, sub.hoisted = self.names, self.used, getattr(self, "hoisted", {})
+        sub.preset = {v.id for v in call["outputs"]}
+        invars = []
+        for v in call["inputs"]:
+            known = self.names.get(v.id)
+            invars.append(f"{known}:{spec_text(v.shape, v.dtype)}" if known else sub.define(v, binder=True))
+        inner = _inside(getattr(self, "all_calls", []), call)
+        sub.body([n for n in self.graph.nodes if n.id in set(call["nodes"])], _outermost(inner))
+        text = sub.layout(invars, [sub.arg(v) for v in call["outputs"]])
+        first, *rest = text.split("\n")
+        text = "\n".join([first] + ["      " + line for line in rest])
+        self.emit(outs, "jit", [("name", call["name"]), ("jaxpr", text)], args, nested=True)
 
     def control(self, n) -> None:
         """A cond or while with its branches' / body's jaxprs nested, as JAX prints them: cond takes an
@@ -156,8 +232,7 @@ class _Printer:
         nc, ny, nx = m["num_carry"], m["num_ys"], m["num_xs"]
         ins = list(n.inputs)
         args = [self.arg(v) for v in ins[1 + nc + ny + nx:] + ins[1:1 + nc] + ins[1 + nc + ny:1 + nc + ny + nx]]
-        outs = " ".join(self.define(v) if self._used(v) else f"_:{spec_text(v.shape, v.dtype)}"
-                        for v in n.outputs[1:1 + nc + ny])
+        outs = " ".join(self.define(v) for v in n.outputs[1:1 + nc + ny])
         indent = 6 + len("jaxpr=")
         text = _ScanBody(n.subgraphs["body"], self.weak, self.counter, WIDTH - indent, m).run()
         first, *rest = text.split("\n")
@@ -166,8 +241,9 @@ class _Printer:
                                  ("num_consts", m["num_consts"]), ("reverse", m["reverse"]), ("unroll", 1)],
                   args, nested=True)
 
-    def _used(self, v: Value) -> bool:
-        return any(v.id == u.id for node in self.graph.nodes for u in node.inputs)
+    def _only_expanded(self, v: Value) -> bool:
+        readers = [n for n in self.graph.nodes if any(u.id == v.id for u in n.inputs)]
+        return bool(readers) and all(n.kind == CALL and n.op == "expand" for n in readers)
 
     def nested(self, graph: Graph, indent: int, operands: int | None = None) -> str:
         """A sub-graph as a jaxpr inside this one's parameters, its later lines indented to sit there
@@ -206,6 +282,9 @@ class _Printer:
                 self.emit(self.define(out), _RENAMED.get(op, op), [], args)
             return
         args = [self.arg(v) for v in ins]
+        if op in _BACKWARD_OPS:
+            self.backward_op(n, args)
+            return
         if op == "pow_scalar":
             e = attrs["exponent"]
             if float(e).is_integer():
@@ -229,6 +308,9 @@ class _Printer:
             self.emit(text, op, [("axes", _tuple(axes)), ("index_dtype", np.dtype(dtype).name)], args)
         elif op == "matmul":
             self.matmul(ins, out, args)
+        elif op == "reshape" and ins[0].ndim == 0 and all(d == 1 for d in out.shape) and self._only_expanded(out):
+            self.names[out.id] = args[0]
+            self.scalar_alias.add(out.id)
         elif op == "reshape":
             self.emit(self.define(out), "reshape", [("dimensions", None), ("new_sizes", _tuple(out.shape)),
                                                     ("sharding", None)], args)
@@ -241,7 +323,7 @@ class _Printer:
             self.emit(self.define(out), "transpose", [("permutation", _tuple(perm))], args)
         elif op == "expand":
             src = ins[0]
-            lead = len(out.shape) - src.ndim
+            lead = len(out.shape) - (0 if src.id in self.scalar_alias else src.ndim)
             dims = tuple(range(lead, len(out.shape)))
             self.emit(self.define(out), "broadcast_in_dim", [("broadcast_dimensions", _tuple(dims))]
                       if dims else [], args)
@@ -269,6 +351,64 @@ class _Printer:
         else:
             params = [(k, _tuple(v) if isinstance(v, (tuple, list)) else v) for k, v in attrs.items() if k != "fn"]
             self.emit(self.define(out), op, params, args)
+
+    def backward_op(self, n, args: list) -> None:
+        """An op the engine's backward uses that JAX has no primitive for, as the equations JAX's own
+        backward writes for it (tanh's and logistic's derivative from the output, a sum over broadcast
+        axes, a select, a pad back into the input's shape, an indexed add)."""
+        op, attrs, out, ins = n.op, n.attrs, n.out, list(n.inputs)
+        one = f"1.0:{spec_text((), out.dtype)}"
+        if op in ("tanh_backward", "sigmoid_backward"):
+            g, y = args
+            t1, n1 = self.temp(out.shape, out.dtype)
+            t2, n2 = self.temp(out.shape, out.dtype)
+            if op == "tanh_backward":           # g · (1 - y²)
+                self.emit(t1, "mul", [], [y, y])
+                self.emit(t2, "sub", [], [one, n1])
+            else:                               # g · y(1 - y)
+                self.emit(t1, "sub", [], [one, y])
+                self.emit(t2, "mul", [], [y, n1])
+            self.emit(self.define(out), "mul", [], [g, n2])
+        elif op == "threshold_backward":      # g where out > threshold, else 0
+            keep, name = self.temp(ins[1].shape, np.bool_)
+            self.emit(keep, "gt", [], [args[1], _literal(np.asarray(attrs.get("threshold", 0.0), ins[1].dtype))])
+            self.emit(self.define(out), "select_n", [], [name, f"0.0:{spec_text((), out.dtype)}", args[0]])
+        elif op == "masked_fill":
+            self.emit(self.define(out), "select_n", [], [args[1], args[0],
+                                                         _literal(np.asarray(attrs["value"], out.dtype))])
+        elif op == "sum_to_size":
+            src, target = ins[0], tuple(out.shape)
+            lead = src.ndim - len(target)
+            axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(target) if s == 1 and src.shape[lead + i] != 1)
+            kept = tuple(s for i, s in enumerate(src.shape) if i not in axes)
+            if kept == target:
+                self.emit(self.define(out), "reduce_sum", [("axes", _tuple(axes)), ("out_sharding", None)], args)
+                return
+            text, name = self.temp(kept, out.dtype)
+            self.emit(text, "reduce_sum", [("axes", _tuple(axes)), ("out_sharding", None)], args)
+            self.emit(self.define(out), "reshape", [("dimensions", None), ("new_sizes", _tuple(target)),
+                                                    ("sharding", None)], [name])
+        elif op in ("slice_backward", "select_backward"):
+            shape, dim = tuple(attrs["shape"]), attrs["dim"] % len(attrs["shape"])
+            g = args[0]
+            if op == "select_backward":       # the selected axis back as size 1, then padded
+                start, end, step = attrs["index"] % shape[dim], attrs["index"] % shape[dim] + 1, 1
+                lifted = tuple(1 if i == dim else s for i, s in enumerate(shape))
+                text, g = self.temp(lifted, out.dtype)
+                self.emit(text, "broadcast_in_dim", [("broadcast_dimensions",
+                                                      _tuple(i for i in range(len(shape)) if i != dim))], [args[0]])
+            else:
+                start, end, step = attrs["start"], attrs["end"], attrs.get("step", 1)
+                start, end = max(0, min(start, shape[dim])), max(0, min(end, shape[dim]))
+            count = len(range(start, end, step))
+            config = [(0, 0, 0)] * len(shape)
+            config[dim] = (start, shape[dim] - (start + (count - 1) * step + 1) if count else shape[dim] - start, step - 1)
+            self.emit(self.define(out), "pad", [("padding_config", _tuple(tuple(c) for c in config))],
+                      [g, f"0.0:{spec_text((), out.dtype)}"])
+        elif op in ("index_backward", "gather_backward"):
+            zeros, name = self.temp(out.shape, out.dtype)
+            self.emit(zeros, "broadcast_in_dim", [], [f"0.0:{spec_text((), out.dtype)}"])
+            self.emit(self.define(out), "scatter-add", [], [name] + args[1:] + args[:1])
 
     def _broadcast_operands(self, ins: list, out: Value) -> list:
         """JAX lifts a lower-rank array operand with broadcast_in_dim before an elementwise op."""
@@ -376,8 +516,9 @@ class _ScanBody(_Printer):
         pre, own, post = calls[:m["pre"]], calls[m["pre"]:len(calls) - m["post"]], calls[len(calls) - m["post"]:]
         for n in own:
             if n.kind == CONSTANT and n.value.ndim > 0:
-                self.constvars.append(self.define(n.out))
-        invars = [self.define(p.out) for p in consts + carry] + [self.define(n.out) for n in pre if n.op == "index"]
+                self.constvars.append(self.define(n.out, binder=True))
+        invars = [self.define(p.out, binder=True) for p in consts + carry] + \
+            [self.define(n.out, binder=True) for n in pre if n.op == "index"]
         for n in own:
             if n.kind == CALL:
                 self.call(n)
@@ -385,6 +526,22 @@ class _ScanBody(_Printer):
                 self.control(n)
         outs = [self.arg(v) for v in g.outputs[1:1 + nc]] + [self.arg(n.inputs[1]) for n in post if n.op == "index_put"]
         return self.layout(invars, outs)
+
+
+def _call_key(call: dict) -> tuple:
+    return (call["name"], tuple((tuple(v.shape), np.dtype(v.dtype).name) for v in call["inputs"]))
+
+
+def _inside(calls: list, outer: dict) -> list:
+    """The calls made inside `outer`'s (their nodes a strict subset of its)."""
+    mine = set(outer["nodes"])
+    return [c for c in calls if c is not outer and set(c["nodes"]) <= mine and len(c["nodes"]) < len(mine)]
+
+
+def _outermost(calls: list) -> list:
+    """The calls not made inside another of `calls`."""
+    sets = [set(c["nodes"]) for c in calls]
+    return [c for c, s in zip(calls, sets) if not any(s < other for other in sets)]
 
 
 def _scan_buffers(graph: Graph) -> set:

@@ -24,7 +24,8 @@ from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, d
 from engine.hooks import Message
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
-from engine.compat.jax.jaxpr import format_jaxpr
+from engine.compat.jax.jaxpr import JIT_CALLS, format_jaxpr
+from engine.ir.graph import CALL, COND, WHILE
 from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
 from engine.ir.interpreter import evaluate
 from engine.tensor import Tensor
@@ -180,8 +181,9 @@ class Jitted:
                                                 ("weak types", GLOBAL, tuple(weak))))
 
     def __call__(self, *args, **kwargs):
-        if tracing.active() is not None:       # inside another trace: inlined
-            return self._fun(*args, **kwargs)
+        trace = tracing.active()
+        if trace is not None:                  # inside another trace: inlined, and noted as JAX's jit equation
+            return self._nested_call(trace, args, kwargs)
         dynamic = _split(args, kwargs, self._static_nums, self._static_names)
         key = self._key(args, kwargs, dynamic)
         staged = self._cache.lookup(key)
@@ -189,6 +191,24 @@ class Jitted:
             staged = self._trace(args, kwargs, dynamic, key)
         leaves = [to_array(x) for x, d in zip(tree_flatten((args, kwargs))[0], dynamic) if d]
         return staged.run(leaves)
+
+    def _nested_call(self, trace, args, kwargs):
+        """Called inside another trace: f's ops go into that trace (its values and gradients are those
+        ops'), and the trace notes them as one call (jaxpr.JIT_CALLS), which its jaxpr prints as JAX's
+        `jit[name=f jaxpr={ ... }]` equation (a function called twice: its jaxpr once, `let f = ... in`)."""
+        dynamic = _split(args, kwargs, self._static_nums, self._static_names)
+        leaves, tree = tree_flatten((args, kwargs))
+        leaves = [to_array(x) if d else x for x, d in zip(leaves, dynamic)]
+        g = trace.graph
+        start = len(g.nodes)
+        inputs = [trace.value_of(x) for x, d in zip(leaves, dynamic) if d]
+        call_args, call_kwargs = tree_unflatten(tree, leaves)
+        out = self._fun(*call_args, **call_kwargs)
+        outputs = [trace.value_of(to_array(o)) for o in tree_flatten(out)[0]]
+        nodes = [n.id for n in g.nodes[start:] if n.kind in (CALL, COND, WHILE)]
+        trace.shown_as.setdefault(JIT_CALLS, []).append(
+            {"name": self.__name__, "inputs": inputs, "outputs": outputs, "nodes": nodes})
+        return out
 
     def _trace(self, args, kwargs, dynamic, key) -> Staged:
         retrace = self._cache.reason(key)

@@ -94,3 +94,22 @@ def test_a_jitted_at_set_with_a_traced_index_runs_compiled():
     assert record["error"] is None and record["warnings"] == [], (record["error"], record["warnings"])
     assert record["stdout"] == ("(Array([ 0.,  2., 10.,  6.], dtype=float32), Array(7., dtype=float32))\n"
                                 "(Array([ 0., 10.,  4.,  6.], dtype=float32), Array(7., dtype=float32))\n")
+
+
+def test_the_jaxpr_of_a_gradient_is_written_in_jax_primitives():
+    """make_jaxpr(grad(f)) prints the forward and the backward equations; the engine's backward-only ops
+    (tanh_backward, sum_to_size, slice_backward ...) as the JAX equations they are (the order of the
+    backward equations is the engine's, not JAX's linearize-then-transpose order)."""
+    import re
+
+    import engine.compat.jax as jax
+    from engine.compat.jax import numpy as jnp
+
+    def loss(v):
+        return jnp.sum(jnp.tanh(v[1:]) ** 2) + jnp.sum(v[0] * jax.nn.sigmoid(v) + jax.nn.relu(v - 1.0))
+    text = str(jax.make_jaxpr(jax.grad(loss))(jnp.array([0.5, 1.5, 2.0])))
+    prims = set(re.findall(r"= ([a-z_\-]+)[\[ ]", text))
+    assert prims.isdisjoint({"tanh_backward", "sigmoid_backward", "threshold_backward", "sum_to_size",
+                             "slice_backward", "select_backward", "masked_fill"}), prims
+    assert re.search(r"\n    _:f32\[\] = add ", text)           # the loss itself: read by nothing
+    assert {"pad", "select_n", "logistic", "tanh"} <= prims
