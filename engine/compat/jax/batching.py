@@ -248,12 +248,50 @@ def _index(node, args, size):
     """x[i, j] with unbatched integer indices at adjacent positions: the same indices one axis further."""
     (t, d), *indices = args
     positions = node.attrs["positions"]
+    if node.op == "index" and _adjacent(positions) and any(dd is not None for _, dd in indices):
+        return _batched_indices(node, args, size)
     if any(dd is not None for _, dd in indices) or not _adjacent(positions):
         return _per_example_node(node, args, size)
     attrs = dict(node.attrs, positions=tuple(p + 1 for p in positions))
     if "shape" in attrs:
         attrs["shape"] = (size,) + tuple(attrs["shape"])
     return apply(node.op, to_front(t, d), *(i for i, _ in indices), **attrs), 0
+
+
+def _batched_indices(node, args, size):
+    """x[i] with a batched integer index (JAX's gather with a batched index): one advanced index over
+    the whole batch. Batched indices get their batch dim in front and the per-example rank of the
+    broadcast index; a batched x is indexed along its batch axis too, by arange(size), so example b reads
+    x[b][i[b]]. numpy puts the index block where the indexed axes were (x unbatched: the batch dim lands
+    at the first indexed axis) or, for x batched and indexed further in, first (then moved back)."""
+    (t, d), *indices = args
+    positions = tuple(node.attrs["positions"])
+    if any(i.array.dtype.kind not in "iu" for i, _ in indices):
+        return _per_example_node(node, args, size)
+    rank = max((_ndim(i) - (0 if dd is None else 1)) for i, dd in indices)
+    fronted = []
+    for i, dd in indices:
+        if dd is None:
+            fronted.append(i)
+            continue
+        i = to_front(i, dd)
+        if _ndim(i) - 1 < rank:
+            i = apply("reshape", i, shape=(size,) + (1,) * (rank - (_ndim(i) - 1)) + tuple(i.array.shape[1:]))
+        fronted.append(i)
+    attrs = dict(node.attrs)
+    first = min(positions)
+    if d is None:
+        return apply("index", t, *fronted, **dict(attrs, positions=positions)), first
+    batch = Tensor(np.arange(size).reshape((size,) + (1,) * rank))
+    out = apply("index", to_front(t, d), batch, *fronted, **dict(attrs, positions=(0,) + tuple(p + 1 for p in positions)))
+    if first == 0:
+        return out, 0
+    # the index block (batch + rank dims) came first; per example it sits after x's first `first` axes
+    n = _ndim(out)
+    block = list(range(1, 1 + rank))
+    before = list(range(1 + rank, 1 + rank + first))
+    after = list(range(1 + rank + first, n))
+    return apply("permute", out, dims=tuple([0] + before + block + after)), 0
 
 
 @rule("index_put")
@@ -418,6 +456,20 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
+        if kwargs:
+            # JAX maps keyword arguments over their axis 0, whatever in_axes says: they become one more
+            # (dict) positional argument mapped at 0
+            names = list(kwargs)
+            specs_in = in_axes if type(in_axes) in (tuple, list) else (in_axes,) * len(args)
+            if len(specs_in) != len(args):
+                raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                                 f"positional arguments passed to the function, but got len(in_axes)={len(specs_in)}, "
+                                 f"len(args)={len(args)}")
+
+            @functools.wraps(fun)
+            def positional(*a):
+                return fun(*a[:-1], **{k: a[-1][k] for k in names})
+            return vmap(positional, tuple(specs_in) + (0,), out_axes, axis_name, axis_size)(*args, kwargs)
         if type(in_axes) in (tuple, list) and len(in_axes) != len(args):
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
                              f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, "

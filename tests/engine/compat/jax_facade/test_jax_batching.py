@@ -119,3 +119,36 @@ def test_vmap_of_jit_and_jit_of_vmap_are_one_batched_graph():
 def test_every_rule_names_a_registered_op():
     from engine.ops.registry import OPS
     assert set(batching.RULES) <= set(OPS)
+
+
+_IDX = np.array([2, 0, 1])
+
+
+@pytest.mark.parametrize("name, fn, x_axis", [
+    ("row_of_batched_x", lambda x, i: x[i], 0),
+    ("column_of_batched_x", lambda x, i: x[:, i] * x[0, 0], 0),
+    ("row_of_shared_x", lambda x, i: x[i], None),
+    ("column_of_shared_x", lambda x, i: jnp.sin(x[:, i]), None),
+    ("two_indices", lambda x, i: x[i, i + 1], 0),
+    ("index_array", lambda x, i: x[:, jnp.stack([i, 2 - i])], 0),
+])
+def test_vmap_with_batched_indices_equals_a_python_loop(name, fn, x_axis):
+    xs = jnp.asarray(XS) if x_axis == 0 else jnp.asarray(X)
+    idx = jnp.asarray(_IDX)
+    expected = np.stack([np.asarray(fn(xs[b] if x_axis == 0 else xs, idx[b])) for b in range(3)])
+    got = jax.vmap(fn, in_axes=(x_axis, 0))(xs, idx)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-15)
+    # one gather over the batch, not one per example, and its gradient is the loop's
+    text = str(jax.make_jaxpr(jax.vmap(fn, in_axes=(x_axis, 0)))(xs, idx))
+    assert text.count("gather") == str(jax.make_jaxpr(fn)(xs[0] if x_axis == 0 else xs, idx[0])).count("gather")
+    g = jax.grad(lambda a: jnp.sum(jax.vmap(fn, in_axes=(x_axis, 0))(a, idx) ** 2))(xs)
+    g_loop = jax.grad(lambda a: sum(jnp.sum(fn(a[b] if x_axis == 0 else a, idx[b]) ** 2) for b in range(3)))(xs)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(g_loop), rtol=1e-14)
+
+
+def test_vmap_maps_keyword_arguments_over_axis_0_as_jax_does():
+    f = lambda x, scale=1.0, shift=0.0: x * scale + shift        # noqa: E731
+    xs, scales = jnp.asarray(XS), jnp.asarray([1.0, 2.0, 3.0])
+    got = jax.vmap(f, in_axes=(1,))(xs, scale=scales, shift=jnp.asarray(W))
+    expected = np.stack([np.asarray(f(XS[:, b], scale=scales[b], shift=W[b])) for b in range(3)])
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-15)
