@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fastapi.concurrency import run_in_threadpool
 
-from app.services.dot_process import DotFailed, DotLimits, run_dot
+from app.services.dot_process import WARM, DotFailed, DotLimits, run_dot
 from app.services.dot_source import to_dot
 from app.services.svg_clean import SvgRefused, clean_svg
 
@@ -143,16 +143,17 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "e
             _cache.move_to_end(key)
             content, layers = _cache[key]
             return Rendered(content, _media_type(fmt), True, layers)
-    try:
-        out, layers = run_dot(fmt, source.encode(), DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
-    except DotFailed as exc:
-        raise _failure(exc, len(graph.get("nodes", [])), budget) from None
-    if fmt == "svg":
+    with WARM.held():          # the next dot once this drawing is checked too
         try:
-            with python_turn(budget):
-                out = clean_svg(out)
-        except SvgRefused as exc:
-            raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+            out, layers = run_dot(fmt, source.encode(), DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
+        except DotFailed as exc:
+            raise _failure(exc, len(graph.get("nodes", [])), budget) from None
+        if fmt == "svg":
+            try:
+                with python_turn(budget):
+                    out = clean_svg(out)
+            except SvgRefused as exc:
+                raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
     _remember(key, out, tuple(layers))
     return Rendered(out, _media_type(fmt), False, tuple(layers))
 
@@ -213,31 +214,32 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
         first.setdefault(keys[i], i)
     todo = sorted(first.values())
     dot_s = clean_s = 0.0
-    if todo:
-        started = time.monotonic()
-        try:
-            drawn, found = run_dot("svg", "".join(sources[i] for i in todo).encode(),
-                                   DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
-        except DotFailed as exc:
-            raise _failure(exc, sum(len(parts[i][0].get("nodes", [])) for i in todo), budget) from None
-        dot_s = time.monotonic() - started
-        layers = tuple(found)
-        documents = drawn.split(_SVG_END)
-        if len(documents) != len(todo) + 1 or documents[-1].strip():
-            raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
-        started = time.monotonic()
-        with python_turn(budget):
-            for i, document in zip(todo, documents):
-                if budget.remaining() <= 0:       # checking many drawings is bounded by the deadline too
-                    raise _failure(DotFailed("timeout"), sum(len(parts[j][0].get("nodes", [])) for j in todo), budget)
-                try:
-                    out[i] = clean_svg(document + _SVG_END)
-                except SvgRefused as exc:
-                    raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
-                _remember(keys[i], out[i], layers)
-        clean_s = time.monotonic() - started
-        for i in missing:
-            out[i] = out[first[keys[i]]]
+    with WARM.held():          # the next dot once these drawings are checked too
+        if todo:
+            started = time.monotonic()
+            try:
+                drawn, found = run_dot("svg", "".join(sources[i] for i in todo).encode(),
+                                       DotLimits(budget.remaining() - _SVG_CHECK_S, budget.memory_mb))
+            except DotFailed as exc:
+                raise _failure(exc, sum(len(parts[i][0].get("nodes", [])) for i in todo), budget) from None
+            dot_s = time.monotonic() - started
+            layers = tuple(found)
+            documents = drawn.split(_SVG_END)
+            if len(documents) != len(todo) + 1 or documents[-1].strip():
+                raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
+            started = time.monotonic()
+            with python_turn(budget):
+                for i, document in zip(todo, documents):
+                    if budget.remaining() <= 0:       # checking many drawings is bounded by the deadline too
+                        raise _failure(DotFailed("timeout"), sum(len(parts[j][0].get("nodes", [])) for j in todo), budget)
+                    try:
+                        out[i] = clean_svg(document + _SVG_END)
+                    except SvgRefused as exc:
+                        raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+                    _remember(keys[i], out[i], layers)
+            clean_s = time.monotonic() - started
+            for i in missing:
+                out[i] = out[first[keys[i]]]
     return Drawings(out, len(parts) - len(missing), layers, dot_s, source_s, clean_s)
 
 

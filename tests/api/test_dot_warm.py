@@ -65,3 +65,15 @@ def test_a_waiting_dot_still_keeps_the_deadline(warm, monkeypatch):
     with pytest.raises(dot_process.DotFailed) as failed:
         dot_process.run_dot("svg", big, dot_process.DotLimits(0.3))
     assert failed.value.reason == "timeout" and time.monotonic() - started < 3
+
+
+def test_a_drawing_held_starts_its_next_dot_when_the_block_ends(warm, monkeypatch):
+    # render.py holds it while the SVG is checked: a start beside the check slowed it
+    monkeypatch.setenv("DAGSCOPE_RENDER_WARM", "60")
+    warm.prepare()
+    waiting = _waiting(warm)
+    with warm.held():
+        svg, _ = dot_process.run_dot("svg", SOURCE, dot_process.DotLimits(10))
+        assert b"<svg" in svg and not waiting.alive()
+        assert warm._ready is None and warm._wanted is None        # none asked for yet
+    assert _waiting(warm) is not waiting                            # and now the next one waits
