@@ -107,6 +107,8 @@ class _Printer:
         return text
 
     def arg(self, v: Value) -> str:
+        if v.id in getattr(self, "alias", ()):          # a literal passed to a jit call: its binder inside
+            return self.alias[v.id]
         node = v.producer
         if node is not None and node.kind == CONSTANT and node.value.ndim == 0:
             return _literal(node.value)
@@ -187,10 +189,14 @@ class _Printer:
         sub = _Printer(self.graph, self.weak, self.counter, WIDTH - indent, shown=self.shown)
         sub.names, sub.used, sub.hoisted = self.names, self.used, getattr(self, "hoisted", {})
         sub.preset = {v.id for v in call["outputs"]}
-        invars = []
+        invars, sub.alias = [], {}
         for v in call["inputs"]:
             known = self.names.get(v.id)
-            invars.append(f"{known}:{spec_text(v.shape, v.dtype)}" if known else sub.define(v, binder=True))
+            if known:
+                invars.append(f"{known}:{spec_text(v.shape, v.dtype)}")
+            else:
+                invars.append(sub.fresh(v.shape, v.dtype))
+                sub.alias[v.id] = invars[-1].split(":")[0]
         inner = _inside(getattr(self, "all_calls", []), call)
         sub.body([n for n in self.graph.nodes if n.id in set(call["nodes"])], _outermost(inner))
         text = sub.layout(invars, [sub.arg(v) for v in call["outputs"]])

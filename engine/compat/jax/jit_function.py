@@ -24,8 +24,7 @@ from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, d
 from engine.hooks import Message
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
-from engine.compat.jax.jaxpr import JIT_CALLS, format_jaxpr
-from engine.ir.graph import CALL, COND, WHILE
+from engine.compat.jax.jaxpr import format_jaxpr
 from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
 from engine.ir.interpreter import evaluate
 from engine.tensor import Tensor
@@ -205,9 +204,7 @@ class Jitted:
         call_args, call_kwargs = tree_unflatten(tree, leaves)
         out = self._fun(*call_args, **call_kwargs)
         outputs = [trace.value_of(to_array(o)) for o in tree_flatten(out)[0]]
-        nodes = [n.id for n in g.nodes[start:] if n.kind in (CALL, COND, WHILE)]
-        trace.shown_as.setdefault(JIT_CALLS, []).append(
-            {"name": self.__name__, "inputs": inputs, "outputs": outputs, "nodes": nodes})
+        tracing.note_call(trace, self.__name__, inputs, outputs, start)
         return out
 
     def _trace(self, args, kwargs, dynamic, key) -> Staged:

@@ -15,7 +15,8 @@ import numpy as np
 
 from engine.capture.tracing import Tracer
 from engine.hooks import OP_APPLIED, VALUE_READ
-from engine.ir.graph import CONSTANT
+from engine.compat.jax.jaxpr import JIT_CALLS
+from engine.ir.graph import CALL, COND, CONSTANT, WHILE
 
 _TRACES: list = []      # the traces running, innermost last
 GRAD_LEVEL = [0]        # differentiations running (transforms.py counts them; arrays print as JAX's tracers)
@@ -133,6 +134,14 @@ class _Paused:
     def __exit__(self, *exc):
         self.trace._resume()
         return False
+
+
+def note_call(trace: Trace, name: str, inputs: list, outputs: list, start: int) -> None:
+    """The ops `trace` recorded since its graph had `start` nodes were one call of the jitted function
+    `name` (inputs and outputs: IR values): its jaxpr prints them as JAX's `jit` equation."""
+    nodes = [n.id for n in trace.graph.nodes[start:] if n.kind in (CALL, COND, WHILE)]
+    trace.shown_as.setdefault(JIT_CALLS, []).append({"name": name, "inputs": inputs, "outputs": outputs,
+                                                      "nodes": nodes})
 
 
 def active() -> Trace | None:

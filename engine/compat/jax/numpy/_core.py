@@ -607,8 +607,32 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided to jax.numpy.where")
+    trace = tracing.active()
+    if trace is not None:
+        return _traced_where(trace, condition, x, y)
     (a, b), weak = _operands(x, y)
     return _out(apply("where", _cast(_a(condition), np.bool_), a, b), weak)
+
+
+def _traced_where(trace, condition, x, y) -> Array:
+    """jnp.where inside a trace, as JAX writes it: a call of its jitted `_where` (its jaxpr a `jit`
+    equation), which gives both operands the result's type (a weak operand made strong by a
+    convert_element_type even of the same dtype), broadcasts them and selects."""
+    c, a, b = (x if isinstance(x, Tensor) else to_array(x) for x in (condition, x, y))
+    start = len(trace.graph.nodes)
+    inputs = [trace.value_of(t) for t in (c, a, b)]
+    dt, weak = promote(a, b)
+    ops = []
+    for t in (a, b):
+        if t.array.dtype != dt or (is_weak(t) and not weak):
+            t = set_weak(_array.as_array(apply("to_dtype", t, dtype=np.dtype(dt))), weak)
+        ops.append(t)
+    c = _cast(c, np.bool_)
+    shape = tuple(np.broadcast_shapes(c.shape, ops[0].shape, ops[1].shape))
+    c, a, b = (t if t.shape == shape else _out(apply("expand", t, shape=shape), is_weak(t)) for t in (c, *ops))
+    out = _out(apply("where", c, a, b), weak)
+    tracing.note_call(trace, "_where", inputs, [trace.value_of(out)], start)
+    return out
 
 
 def select(condlist, choicelist, default=0):

@@ -113,3 +113,42 @@ def test_the_jaxpr_of_a_gradient_is_written_in_jax_primitives():
                              "slice_backward", "select_backward", "masked_fill"}), prims
     assert re.search(r"\n    _:f32\[\] = add ", text)           # the loss itself: read by nothing
     assert {"pad", "select_n", "logistic", "tanh"} <= prims
+
+
+LOOPS_PROGRAM = """import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+@jax.jit
+def cumulative(xs):
+    carry, ys = lax.scan(lambda c, r: (c * jnp.tanh(r) + r, jnp.sum(c)), jnp.ones(2), xs)
+    return jnp.sum(carry) + jnp.sum(ys)
+
+
+@jax.jit
+def step(w):
+    return jax.grad(lambda v: jnp.sum(lax.cond(jnp.sum(v) > 0, jnp.sin, jnp.cos, v)))(w)
+
+
+@jax.jit
+def tangent(w):
+    return jax.jvp(jnp.tanh, (w,), (jnp.ones(3),))[1]
+
+
+print(cumulative(jnp.arange(6.0).reshape(3, 2)), step(jnp.ones(3)), tangent(jnp.ones(3)))
+"""
+
+
+def test_scan_a_traced_cond_under_grad_and_a_jvp_are_jit_graphs_with_their_jaxprs():
+    record = run_user_code(LOOPS_PROGRAM)
+    assert record["error"] is None and not record["warnings"], (record["error"], record["warnings"])
+    jits = {g["extra_function"] if "extra_function" in g else g["function"]: g for g in record["graphs"]
+            if g.get("capture") == "jit"}
+    assert set(jits) == {"cumulative", "step", "tangent"}
+    assert "= scan[" in jits["cumulative"]["jaxpr"] and "length=3" in jits["cumulative"]["jaxpr"]
+    assert jits["step"]["jaxpr"].count("= cond[") == 2          # the forward's and the backward's
+    assert "tanh a" in jits["tangent"]["jaxpr"]
+    assert all(g["backend"] in ("c", "numpy") for g in jits.values())
+    checked = record_schema.validate(json.loads(json.dumps(record)), LOOPS_PROGRAM.count("\n") + 1, 100_000)
+    assert [g.get("capture") for g in checked["graphs"]].count("jit") == 3, checked["warnings"]
