@@ -34,7 +34,10 @@ sys.path.insert(0, {root!r})
 from engine import compat, native
 from engine.runner import register_source, run_user_code
 from engine.record.values import ValueStore, _native_stats
-from engine.record.trajectory import _native_strip
+try:
+    from engine.record.trajectory import _native_strip
+except ImportError:                            # (an older tree, --before)
+    _native_strip = lambda: None
 from engine.user_code import USER_FILENAME
 from app.sandbox.child import encode_record
 native.loaded(); _native_stats(); _native_strip()
