@@ -6,6 +6,9 @@ zygote has):
 - recorded: `engine.runner.run_user_code` with a ValueStore (as a sandboxed run has), then the
   record's JSON as the sandbox child encodes it (`app/sandbox/child.py`'s encode_record).
 
+Beside the CPU, each side's minor page faults and peak RSS: what the recorder keeps alive through
+the walk (every step's gradient, every forward value) puts the engine's allocations on fresh pages.
+
 The two alternate (alone, recorded, alone, recorded, ...) so the load moves both alike; the table
 gives the minimum of each and their ratio, the record's size and what the store kept. CPU time,
 not wall: others share this machine.
@@ -29,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "bench" / "models"
 
 _CHILD = r"""
-import contextlib, gc, io, json, sys, time
+import contextlib, gc, io, json, resource, sys, time
 sys.path.insert(0, {root!r})
 from engine import compat, native
 from engine.runner import register_source, run_user_code
@@ -44,6 +47,7 @@ native.loaded(); _native_stats(); _native_strip()
 gc.collect(); gc.freeze()                      # as the zygote: what was imported is out of the GC's sight
 source = sys.stdin.read()
 out = {{}}
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 if {recorded!r}:
     store = ValueStore(128 << 20)
     cpu = time.process_time()
@@ -61,6 +65,8 @@ else:
         exec(code, {{"__name__": "__main__", "__file__": USER_FILENAME}})
         out = {{"run": time.process_time() - cpu, "json": 0.0}}
 out["total"] = out["run"] + out["json"]
+usage = resource.getrusage(resource.RUSAGE_SELF)
+out["faults"], out["peak_mb"] = usage.ru_minflt - faults, usage.ru_maxrss / 1e3
 print(json.dumps(out))
 """
 
@@ -107,13 +113,19 @@ def main() -> None:
         print(f"  {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"min of {args.repeat} alternating runs, CPU s\n")
-    print("| program | engine alone | recorded run | record JSON | recorded total | record + | record MB | kept MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| program | engine alone | recorded run | record JSON | recorded total | record + | record MB | kept MB "
+          "| page faults alone / recorded | peak RSS MB alone / recorded |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, alone, recorded in rows:
         a = min(r["total"] for r in alone)
         best = min(recorded, key=lambda r: r["total"])
+        quiet = min(alone, key=lambda r: r["total"])
+        # (faults and peak: the memory the recorder holds through the walk; an older tree's child
+        # script has none)
+        memory = (f"{quiet.get('faults', 0):,} / {best.get('faults', 0):,} | "
+                  f"{quiet.get('peak_mb', 0):.0f} / {best.get('peak_mb', 0):.0f}")
         print(f"| {name} | {a:.3f} | {best['run']:.3f} | {best['json']:.3f} | {best['total']:.3f} | "
-              f"{(best['total'] / a - 1) * 100:.0f}% | {best['mb']:.2f} | {best['kept_mb']:.1f} |")
+              f"{(best['total'] / a - 1) * 100:.0f}% | {best['mb']:.2f} | {best['kept_mb']:.1f} | {memory} |")
         if best.get("error"):
             print(f"|   (the recorded run failed: {best['error'][:100]}) |")
 
