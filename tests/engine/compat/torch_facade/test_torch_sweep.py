@@ -12,6 +12,7 @@ Store the outputs again after changing or adding a program:
 """
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import importlib.util
 import pathlib
@@ -70,11 +71,25 @@ def test_prints_what_pytorch_printed(name):
     assert_printouts_agree(dagscope_output(name), expected, "PyTorch 2.13's stored output")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _pytorch_meanwhile(request):
+    """Real PyTorch's outputs, started with the module's first test: its child (11 s of one core
+    idle) runs on the second core while this process runs the programs through Dagscope, instead
+    of after them. Only when a selected test will use them."""
+    wanted = _real_torch_available() and any(
+        item.module is request.module and "live_pytorch" in item.fixturenames for item in request.session.items)
+    if not wanted:
+        yield None
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:     # subprocess.run waits without the GIL
+        yield pool.submit(pytorch_outputs)
+
+
 @pytest.fixture(scope="module")
-def live_pytorch():
+def live_pytorch(_pytorch_meanwhile):
     if not _real_torch_available():
         pytest.skip("real PyTorch is not installed")
-    return pytorch_outputs()
+    return _pytorch_meanwhile.result()
 
 
 @pytest.mark.torch
