@@ -13,6 +13,7 @@ import pytest
 
 from harness import (HEALTH_SLOW_S, RUN_TIMEOUT_S, HealthPoller, LiveServer, files_of_runs, free_port,
                      sysv_ipc_objects)
+from app.sandbox.runner import TIMEOUT_GRACE_S
 from proc_tree import descendants
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -85,8 +86,9 @@ def _baseline(live_server):
 @pytest.fixture
 def attack(live_server, _baseline):
     """Run hostile `code` through POST /api/run; returns the record. Asserts HTTP 200 within the
-    run limit + 1 s, then (after the test) that the run left nothing behind: no process, SysV IPC
-    object, scratch or compiler folder, nor a file of a run's uid in the host's shared folders."""
+    run limit + its interrupt's grace + 2 s, then (after the test) that the run left nothing
+    behind: no process, SysV IPC object, scratch or compiler folder, nor a file of a run's uid in
+    the host's shared folders."""
     processes, ipc, run_files = _baseline
 
     def run(code: str, **options) -> dict:
@@ -94,7 +96,11 @@ def attack(live_server, _baseline):
         response = live_server.request("POST", "/api/run", json={"code": code, "options": options})
         took = time.monotonic() - started
         assert response.status_code == 200, (response.status_code, response.text[:500])
-        assert took <= live_server.run_timeout_s + 1.0, f"answered after {took:.2f} s"
+        # the run's clock starts once its child is up: the start before it (a fork of the zygote, the
+        # supervisor's and the child's) and the interrupt's grace after it are not the clock's, and
+        # take seconds at load 15; bounded all the same (this is about no attack holding the server)
+        bound = live_server.run_timeout_s + TIMEOUT_GRACE_S + 2.0
+        assert took <= bound, f"answered after {took:.2f} s"
         return response.json()
 
     yield run

@@ -3,7 +3,8 @@ poller over the whole suite, and a check after every attack that nothing was lef
 
 Every attack goes through the server a teacher runs (`python -m app`, as the user running the
 tests: root in CI, so every layer is on), so "contained" means what a class would see:
-- the answer is HTTP 200 with a typed error, within the run limit + 1 s (`attack`);
+- the answer is HTTP 200 with a typed error, within the run limit + its interrupt's grace + 2 s
+  for the sandbox's start and collection on a loaded machine (`attack`);
 - `/healthz` answers 200 within 2 s all through the suite (a poller thread, judged at the end);
 - afterwards no process is left below the server but its zygote, no SysV IPC object is new,
   the server's temporary folder holds no scratch or compiler folder, and no file of a run's uid
