@@ -7,14 +7,19 @@ Settings are read per request, so the environment (and tests) can change them at
 from __future__ import annotations
 
 import hmac
+import logging
 import math
 import threading
 import time
 from urllib.parse import parse_qs
 
+from fastapi.concurrency import run_in_threadpool
+
 from app.config import get_settings
 from app.responses import reply
-from app.services import embed_tickets
+from app.services import database, embed_tickets, rate_buckets
+
+log = logging.getLogger("dagscope.middleware")
 
 TOKEN_COOKIE = "dagscope_token"
 OPEN_PATHS = ("/healthz", "/readyz", "/static/")
@@ -140,7 +145,9 @@ class WriteRateLimit:
     """A token bucket per client address and writing route (RATE_LIMITS; any other POST, PUT,
     PATCH or DELETE shares the OTHER_WRITES bucket): so many a minute on average, bursts of so
     many; beyond it 429 with Retry-After. Addresses in DAGSCOPE_UNLIMITED_CLIENTS (the server's own
-    machine by default) are not limited."""
+    machine by default) are not limited. With a shared database (PostgreSQL) the buckets are kept
+    there (app/services/rate_buckets.py), so the limits hold for all replicas together; if it
+    cannot answer, the request is let through (logged): a limiter must not stop the class."""
 
     MAX_CLIENTS = 10_000
 
@@ -153,11 +160,23 @@ class WriteRateLimit:
         if scope["type"] == "http" and scope["method"] in WRITE_METHODS:
             rate_name, burst_name, what = RATE_LIMITS.get(scope["path"], OTHER_WRITES)
             settings, route = get_settings(), scope["path"] if scope["path"] in RATE_LIMITS else "*"
-            wait = self.take(client_address(scope), route, getattr(settings, rate_name), getattr(settings, burst_name))
+            wait = await self._wait(client_address(scope), route, getattr(settings, rate_name),
+                                    getattr(settings, burst_name))
             if wait > 0:
                 return await reply(send, 429, f"too many {what} from this computer; "
                                    f"wait {math.ceil(wait)} s", {"Retry-After": str(math.ceil(wait))})
         return await self.app(scope, receive, send)
+
+    async def _wait(self, client: str, route: str, per_min: float, burst: int) -> float:
+        if per_min <= 0 or client in get_settings().unlimited_clients:
+            return 0.0
+        if not get_settings().database_url:             # the embedded database: one process
+            return self.take(client, route, per_min, burst)
+        try:
+            return await run_in_threadpool(rate_buckets.take, database.database(), route, client, per_min, burst)
+        except Exception as exc:            # noqa: BLE001 — the database's own failure shows elsewhere
+            log.warning("the shared rate limit could not be read (%s); the request goes through", exc)
+            return 0.0
 
     def take(self, client: str, route: str, per_min: float, burst: int) -> float:
         """Spend one token; returns 0, or the seconds until a token is available."""

@@ -10,7 +10,7 @@ import logging
 from fastapi.concurrency import run_in_threadpool
 
 from app.config import get_settings
-from app.services import run_files, runs, tensors
+from app.services import database, rate_buckets, run_files, runs, tensors
 
 log = logging.getLogger("dagscope.expiry")
 
@@ -21,6 +21,9 @@ def sweep() -> dict:
     relay = runs.current_relay()
     if relay is not None:
         swept["stop_keys"] = relay.sweep()
+    db = database.database()
+    if db.shared:
+        swept["rate_buckets"] = rate_buckets.sweep(db)
     return swept
 
 

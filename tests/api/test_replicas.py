@@ -87,7 +87,9 @@ class Replica:
 def replicas(postgres, tmp_path_factory):
     folder = tmp_path_factory.mktemp("replicas")
     url = postgres.fresh_schema_url()
-    pair = [Replica("a", url, folder), Replica("b", url, folder, DAGSCOPE_LOG_FORMAT="json")]
+    # a shared snippet every 2 minutes, bursts of 5: test_a_client_over_its_rate_on_a_is_refused_on_b
+    slow = {"DAGSCOPE_SNIPPET_RATE_PER_MIN": "0.5"}
+    pair = [Replica("a", url, folder, **slow), Replica("b", url, folder, DAGSCOPE_LOG_FORMAT="json", **slow)]
     try:
         for replica in pair:               # both start at once: they migrate the schema once
             replica.wait_ready()
@@ -123,6 +125,18 @@ def test_a_runs_files_and_tensor_values_from_a_are_served_by_b(replicas):
     assert np.load(io.BytesIO(values.content), allow_pickle=False).shape == (30, 20)
     summary = httpx.get(f"{b.url}/api/runs/{rec['run_id']}/tensors/{w['value']['values']}/summary", timeout=30)
     assert summary.json()["stats"] == w["value"]["stats"]
+
+
+def test_a_client_over_its_rate_on_a_is_refused_on_b(replicas):
+    """The per-client rate limits are kept in the shared database: a client (here 127.0.3.1, not
+    the replicas' own machine) that spent its burst on A is refused by B."""
+    a, b = replicas
+    body = {"code": "print(1)\n", "state": {}}
+    with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.3.1"), timeout=30) as client:
+        answers = [client.post(a.url + "/api/snippets", json=body).status_code for _ in range(5)]
+        refused = client.post(b.url + "/api/snippets", json=body)
+    assert answers == [201] * 5
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0, refused.text
 
 
 @pytest.mark.skipif(shutil.which("caddy") is None, reason="Debian's caddy is not installed (make test installs it)")

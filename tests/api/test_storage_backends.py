@@ -253,4 +253,30 @@ def test_the_tensor_store_follows_the_database(database_url, monkeypatch):
 
 def test_the_periodic_sweep_expires_every_store(database_url):
     from app.services import expiry
-    assert expiry.sweep() == {"tensor_runs": 0, "run_files": 0}
+    shared = {"rate_buckets": 0} if database_url else {}          # kept in memory with the embedded one
+    assert expiry.sweep() == {"tensor_runs": 0, "run_files": 0, **shared}
+
+
+def test_a_clients_rate_is_counted_once_for_all_replicas(database_url):
+    """app/services/rate_buckets.py: the token bucket every replica takes from (one table)."""
+    from app.services import rate_buckets
+    db, now = database.database(), 1000.0
+    assert [rate_buckets.take(db, "/api/run", "10.0.0.5", 60, 3, now) for _ in range(3)] == [0, 0, 0]
+    assert rate_buckets.take(db, "/api/run", "10.0.0.5", 60, 3, now) == pytest.approx(1.0)   # empty: 1 s
+    assert rate_buckets.take(db, "/api/run", "10.0.0.6", 60, 3, now) == 0           # another client's own
+    assert rate_buckets.take(db, "/api/snippets", "10.0.0.5", 60, 3, now) == 0      # another route's own
+    assert rate_buckets.take(db, "/api/run", "10.0.0.5", 60, 3, now + 1.5) == 0     # 1.5 refilled, 1 taken
+    assert rate_buckets.take(db, "/api/run", "10.0.0.5", 60, 3, now + 1.5) == pytest.approx(0.5)
+    assert rate_buckets.sweep(db, now + 2 + rate_buckets.UNUSED_S) == 3
+
+
+def test_concurrent_takes_never_pass_the_burst(database_url):
+    from app.services import rate_buckets
+    db, answers = database.database(), []
+    threads = [threading.Thread(target=lambda: answers.append(rate_buckets.take(db, "/api/run", "10.0.0.7", 1, 5, 1000.0)))
+               for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(answers)[:5] == [0] * 5 and all(wait > 0 for wait in sorted(answers)[5:])
