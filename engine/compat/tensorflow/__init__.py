@@ -3,7 +3,7 @@
 The modules import only downward, bottom to top:
 1. state and plain data: _surface.py, errors.py, dtypes.py, nest.py (tf.nest), and context.py: per-run
    state, the default session, and why a TF1-session program runs in graph mode from its first line;
-   config.py (tf.config and tf.device: one CPU, truthfully);
+   config.py (tf.config and tf.device: one CPU, truthfully); trace_types.py (tf.types.experimental.TraceType);
 2. the two kinds of tensor: eager.py (TF2 eager tensors: engine Tensors with TF's surface) and
    graph.py (TF1 graphs, their Operations and symbolic tensors, the default graph);
 3. the ops: ops.py, array_ops.py — every op is one *lowering* onto the engine's op registry, run now

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine.compat.tensorflow import (autograph, config, data, errors, image, io, keras, linalg,  # noqa: F401
                                       math, nest, nn, ragged, random, sparse, strings, summary, train)
+from engine.compat.tensorflow import trace_types as types  # noqa: F401
 from engine.compat.tensorflow.config import device  # noqa: F401
 from engine.compat.tensorflow._surface import public_names, unsupported_names
 from engine.compat.tensorflow.context import (disable_eager_execution, enable_eager_execution,  # noqa: F401

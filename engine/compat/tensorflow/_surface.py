@@ -41,24 +41,25 @@ def keras_get(identifier, kind: type, namespace: dict, by_name: dict, noun: str,
 
 def public_names(namespace: dict) -> list[str]:
     """The names of a facade module that are TensorFlow's (not its helpers or implementation modules)."""
-    return [n for n, v in namespace.items() if not n.startswith("_") and _is_public(v)]
+    return [n for n, v in namespace.items() if not n.startswith("_") and _is_public(v, n)]
 
 
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "operators", "session", "tape", "variables",
                    "function", "training", "control_flow", "graph_control_flow", "module", "tensor_array",
-                   "index_ops", "init_ops",
+                   "index_ops", "init_ops", "graph_def", "trace_types",
                    # keras/'s own modules
                    "base", "layers_core", "layers_conv", "layers_rnn", "philox", "trainer", "display"}
 
 
-def _is_public(value) -> bool:
-    """Part of the facade, not a helper it imported (numpy, `annotations`, this module)."""
+def _is_public(value, name: str = "") -> bool:
+    """Part of the facade, not a helper it imported (numpy, `annotations`, this module). A module is
+    judged by the name it is bound to (`tf.types` is trace_types.py; `tf.trace_types` is not TF's)."""
     module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
     if type(value).__name__ == "_Feature" or module == __name__:
         return False
     if isinstance(value, types.ModuleType):
-        package, _, leaf = value.__name__.rpartition(".")
+        leaf = name or value.__name__.rpartition(".")[2]
         return value.__name__.startswith("engine.compat.tensorflow") and leaf not in _IMPLEMENTATION
     if isinstance(value, (type, types.FunctionType)):       # a class or function the facade imported
         return module.startswith("engine.compat.tensorflow")

@@ -56,6 +56,15 @@ def _as_template(structure):
     return 0
 
 
+def _specs_of(types, shapes):
+    """from_generator's output_types and output_shapes (None: unknown) as a structure of TensorSpecs."""
+    if isinstance(types, dict):
+        return type(types)((k, _specs_of(t, None if shapes is None else shapes[k])) for k, t in types.items())
+    if isinstance(types, tuple):
+        return tuple(_specs_of(t, None if shapes is None else shapes[i]) for i, t in enumerate(types))
+    return TensorSpec(shapes, types)
+
+
 def _stack(column: list):
     """A batch's component: eager elements stacked as arrays (tf.data is outside any gradient, and a
     stack op per batch through the engine took most of a small training loop's time); else tf.stack."""
@@ -154,6 +163,22 @@ class Dataset:
         ds = _derived("_TensorSliceDataset", elements, spec, n)
         ds._rows = _Rows(template, flat, arrays, lambda: iter(range(n)))
         return ds
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None) -> "Dataset":
+        """Elements from calling `generator()` afresh for each pass, converted to the declared dtypes
+        (`output_types`, or `output_signature`'s specs); its length is unknown, as TensorFlow's is."""
+        if output_signature is None and output_types is None:
+            raise TypeError("The `output_signature` argument must be set.")
+        spec = output_signature if output_signature is not None else _specs_of(output_types, output_shapes)
+        given = tuple(args) if args is not None else ()
+
+        def elements():
+            for value in generator(*given):
+                specs = _flatten(spec)
+                yield _pack(spec, [convert_to_tensor(v, dtype=sp.dtype) for v, sp in zip(_flatten(value), specs)])
+        return _derived("_FlatMapDataset", elements, spec, UNKNOWN)
 
     @staticmethod
     def from_tensors(tensors, name=None) -> "Dataset":

@@ -39,6 +39,12 @@ class DType:
         return self
 
     @property
+    def kernel_word(self) -> str:
+        """The dtype as TensorFlow's C++ kernels word it in errors (DataTypeString): float32 is
+        "float", float64 "double", float16 "half"; the others by their name."""
+        return {"float32": "float", "float64": "double", "float16": "half"}.get(self.name, self.name)
+
+    @property
     def is_floating(self) -> bool:
         return self.np.kind == "f"
 

@@ -37,6 +37,12 @@ class UnimplementedError(OpError):
     pass
 
 
+# Printed as TensorFlow prints them (`<class 'tensorflow.python.framework.errors_impl.InvalidArgumentError'>`,
+# a traceback's last line), not as the facade's module path.
+for _error in (OpError, InvalidArgumentError, FailedPreconditionError, NotFoundError, OutOfRangeError,
+               UnimplementedError):
+    _error.__module__ = "tensorflow.python.framework.errors_impl"
+
 from engine.compat.tensorflow._surface import unsupported_names  # noqa: E402
 
 __getattr__ = unsupported_names("tf.errors", globals())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 
 import numpy as np
@@ -39,8 +40,10 @@ from engine.capture.specialisation import (FIRST_CALL, OBJECT, TENSOR, Specialis
 from engine.compat.tensorflow import context, dtypes, graph_def
 from engine.compat.tensorflow.array_ops import write_printed
 from engine.compat.tensorflow.eager import EagerTensor, as_eager
+from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
+from engine.compat.tensorflow.trace_types import trace_type_of
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.compat.scope import sentence
 from engine.errors import UnsupportedAttributeError, UnsupportedError
@@ -131,7 +134,12 @@ def _signature(names: list, args: list) -> tuple:
     (engine.capture.specialisation)."""
     if any(isinstance(a, GraphTensor) for a in args):
         raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
-    return signature(names, args, by_identity=_is_variable)
+    keyed = [(trace_type_of(a), a) for a in args]
+    by_type = {i: (names[i], OBJECT, type(a).__name__, t) for i, (t, a) in enumerate(keyed) if t is not None}
+    if not by_type:
+        return signature(names, args, by_identity=_is_variable)
+    key = signature(names, [None if i in by_type else a for i, a in enumerate(args)], by_identity=_is_variable)
+    return tuple(by_type.get(i, part) for i, part in enumerate(key))
 
 
 def _spec(signature: tuple, args: list) -> str:
@@ -274,6 +282,7 @@ class ConcreteFunction:
         self.assigned = assigned             # variables whose new values are the very last outputs
         self.calls = None                    # engine.record.calls.CallSite once this trace is recorded
         self.parameters: list = []           # [(inspect.Parameter, its TraceType text)], set by Function._trace
+        self.function_name = "function"      # the Python function's, set by Function._trace
         self.output_text = _outputs_text(structure, graph)
 
     def _inputs_text(self) -> list[str]:
@@ -287,6 +296,11 @@ class ConcreteFunction:
     @property
     def function_type(self):
         return _FunctionType(self)
+
+    @property
+    def inference_fn(self):
+        """TensorFlow's AtomicFunction of this trace: the graph called on its tensors alone, in order."""
+        return AtomicFunction(self)
 
     def __str__(self) -> str:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
@@ -320,8 +334,64 @@ class ConcreteFunction:
         tensors = iter([as_eager(o) for o in outputs])
         return pack_like(self.structure, [None if i in self.none_at else next(tensors) for i in range(self.n_leaves)])
 
-    def __call__(self, *args):
-        return self.run(list(args))
+    def __call__(self, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        for n, i in enumerate(self.arg_positions):
+            tensor, spec = convert_to_tensor(values[i]), self.graph.inputs[n].spec
+            if dtypes.as_dtype(tensor.dtype) != dtypes.as_dtype(spec.dtype):
+                raise _wrong_dtype(self.function_name, n, dtypes.as_dtype(spec.dtype), tensor)
+            if tuple(tensor.shape) != tuple(spec.shape):
+                raise self._refusal(f"Can not cast {_type_text(tensor)} to {_spec_text(spec.shape, spec.dtype)}",
+                                    args, kwargs)
+            values[i] = tensor
+        return self.run(values)
+
+    def _bind(self, args: tuple, kwargs: dict) -> list:
+        """The call's arguments in the traced function's order, by position or by name, as TensorFlow
+        binds them: a Python value the trace was specialised on may be left out, or given as it was;
+        refused with TensorFlow's two reasons (the structured signature's, then the flat one's)."""
+        if not self.parameters:
+            return list(args)
+        traced = object()
+        params = [p.replace(default=traced) if i not in self.arg_positions else p.replace(default=p.empty)
+                  for i, (p, _) in enumerate(self.parameters)]
+        try:
+            bound = inspect.Signature(params).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self._refusal(str(e), args, kwargs) from None
+        bound.apply_defaults()
+        values = list(bound.arguments.values())
+        for value, (p, text) in zip(values, self.parameters):
+            if value is not traced and p.name in kwargs and not is_tensor(value) and _type_text(value) != text:
+                raise self._refusal(f"Can not cast {value!r} to {text}", args, kwargs)
+        return values
+
+    def _refusal(self, why: str, args: tuple, kwargs: dict) -> TypeError:
+        tensors = [p for i, (p, _) in enumerate(self.parameters) if i in self.arg_positions]
+        flat = f"{self.function_name}({', '.join(p.name for p in tensors)})"
+        extra = sorted(set(kwargs) - {p.name for p in tensors})
+        missing = [p.name for p in tensors[len(args):] if p.name not in kwargs]
+        fallback = (f"missing required arguments: {', '.join(missing)}" if missing else
+                    f"got unexpected keyword arguments: {', '.join(extra)}" if extra else why)
+        return TypeError(f"Binding inputs to tf.function failed due to `{why}`. Received args: {args} and kwargs: "
+                         f"{kwargs} for signature: {self.function_type}.\nFallback to flat signature also failed "
+                         f"due to: {flat} {fallback}.")
+
+
+class AtomicFunction:
+    """`ConcreteFunction.inference_fn`: the traced graph called on the tensors it takes, no binding."""
+
+    def __init__(self, concrete: ConcreteFunction):
+        self._concrete = concrete
+
+    def __call__(self, *tensors):
+        positions = self._concrete.arg_positions
+        if len(tensors) != len(positions):
+            raise TypeError(f"{self._concrete.function_name}'s graph takes {len(positions)} tensors, got {len(tensors)}")
+        args: list = [None] * (max(positions) + 1 if positions else 0)
+        for i, t in zip(positions, tensors):
+            args[i] = t
+        return self._concrete.run(args)
 
 
 class _FunctionType:
@@ -340,6 +410,63 @@ class _FunctionType:
         return f"({', '.join(parts)}) -> {self._concrete.output_text}"
 
     __repr__ = __str__
+
+
+def _stand_in(spec: TensorSpec) -> EagerTensor:
+    """A tensor of `spec`'s (fully known) shape and dtype, for tracing: zeros, or empty strings."""
+    dtype = np.dtype(object) if spec.dtype == dtypes.string else spec.dtype.as_numpy_dtype
+    return EagerTensor(np.full(tuple(spec.shape.dims), b"" if dtype == object else 0, dtype))
+
+
+class PerShapeConcreteFunction:
+    """`get_concrete_function(tf.TensorSpec(None, ...))`: callable with any tensor the specs accept
+    (each new shape is a trace of the tf.function's own), and printed with the specs as TensorFlow
+    prints them; the result's shape is printed unknown, as no one trace stands for all of them."""
+
+    def __init__(self, function, args: list, specs: dict):
+        self._function, self._args, self._specs = function, args, specs
+        self.function_name = function.__name__
+        self.parameters = [(p, repr(specs[i]) if i in specs else _type_text(a))
+                           for i, (p, a) in enumerate(zip(function._params, args))]
+        self.arg_positions = sorted(specs)
+        self.variables: list = []
+        # the results' dtypes from one trace, with unknown dimensions as 1 (an unknown rank as a scalar)
+        probe = function._concrete([_stand_in(_known(specs[i])) if i in specs else a for i, a in enumerate(args)])
+        self.output_text = re.sub(r"shape=\([^)]*\)", "shape=<unknown>", probe.output_text)
+
+    function_type = ConcreteFunction.function_type
+    pretty_printed_signature = ConcreteFunction.pretty_printed_signature
+    _inputs_text = ConcreteFunction._inputs_text
+    __str__ = ConcreteFunction.__str__
+    __repr__ = ConcreteFunction.__repr__
+    _bind = ConcreteFunction._bind
+    _refusal = ConcreteFunction._refusal
+
+    def __call__(self, *args, **kwargs):
+        full = []
+        for i, (given, traced) in enumerate(zip(self._bind(args, kwargs), self._args)):
+            if i not in self._specs:
+                full.append(traced)
+                continue
+            tensor, spec = convert_to_tensor(given), self._specs[i]
+            if dtypes.as_dtype(tensor.dtype) != spec.dtype:
+                raise _wrong_dtype(self.function_name, len(full), spec.dtype, tensor)
+            if not spec.shape.is_compatible_with(tensor.shape):
+                raise self._refusal(f"Can not cast {_type_text(tensor)} to {spec!r}", args, kwargs)
+            full.append(tensor)
+        return self._function._concrete(full).run(full)
+
+
+def _wrong_dtype(function_name: str, index: int, expected, tensor) -> InvalidArgumentError:
+    """A concrete function called with a tensor of another dtype than its trace's, in TensorFlow's words."""
+    name = f"__inference_{function_name}"
+    return InvalidArgumentError(f"cannot compute {name} as input #{index}(zero-based) was expected to be a "
+                                f"{expected.kernel_word} tensor but is a {dtypes.as_dtype(tensor.dtype).kernel_word} "
+                                f"tensor [Op:{name}]")
+
+
+def _known(spec: TensorSpec) -> TensorSpec:
+    return TensorSpec([1 if d is None else d for d in (spec.shape.dims or [])], spec.dtype)
 
 
 DO_NOT_CONVERT = "_dagscope_do_not_convert"     # set by tf.autograph.experimental.do_not_convert
@@ -416,7 +543,17 @@ class Function:
         return caller.compiler.call_function(self.python_function, positional, keywords)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
-        return self._concrete(self._bind(args, kwargs))
+        """The trace for these arguments; a tf.TensorSpec stands for any tensor it accepts. A spec with
+        every dimension known is traced now, on a stand-in tensor of its shape and dtype; one with an
+        unknown dimension gives a concrete function that traces the shape of each call, as Dagscope's
+        graphs have concrete shapes (TensorFlow would make one graph for all of them)."""
+        args = self._bind(args, kwargs)
+        specs = {i: a for i, a in enumerate(args) if isinstance(a, TensorSpec)}
+        if not specs:
+            return self._concrete(args)
+        if all(spec.shape.is_fully_defined() for spec in specs.values()):
+            return self._concrete([_stand_in(specs[i]) if i in specs else a for i, a in enumerate(args)])
+        return PerShapeConcreteFunction(self, args, specs)
 
     def experimental_get_tracing_count(self) -> int:
         return len(self._cache)
@@ -444,7 +581,9 @@ class Function:
                 more = ("; TensorFlow would reuse one graph for the whole input_signature, but Dagscope's graphs "
                         "have concrete shapes, so it makes one per shape")
                 reason, warning = (Message(m.key + "_signature", m + more, **m.params) for m in (reason, warning))
-        concrete = self._trace(args, names, signature)
+        # the body sees what a program's TraceType says stands for its object (placeholder_value)
+        traced = [t.placeholder_value(None) if (t := trace_type_of(a)) is not None else a for a in args]
+        concrete = self._trace(traced, names, signature)
         self._cache.add(signature, concrete)
         self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
         return concrete
@@ -505,6 +644,7 @@ class Function:
         specs = list(self.input_signature or [])
         concrete.parameters = [(p, repr(specs[i]) if i < len(specs) else _type_text(a))
                                for i, (p, a) in enumerate(zip(self._params, args))]
+        concrete.function_name = self.__name__
         return concrete
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:

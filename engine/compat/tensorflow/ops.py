@@ -138,8 +138,8 @@ def _operands(tf_type: str, values: list):
 def _dtype_mismatch(tf_type, index, expected, got, graph):
     if graph is None:
         raise InvalidArgumentError(
-            f"cannot compute {tf_type} as input #{index}(zero-based) was expected to be a {expected.name} tensor "
-            f"but is a {got.name} tensor [Op:{tf_type}]  (TensorFlow never converts dtypes implicitly: "
+            f"cannot compute {tf_type} as input #{index}(zero-based) was expected to be a {expected.kernel_word} "
+            f"tensor but is a {got.kernel_word} tensor [Op:{tf_type}]  (TensorFlow never converts dtypes implicitly: "
             f"use tf.cast)")
     raise TypeError(f"Input #{index} of '{tf_type}' Op has type {got.name} that does not match type "
                     f"{expected.name} of the other inputs (use tf.cast).")
