@@ -6,7 +6,7 @@ import { panes, pngBlob, svgText, viewsOf } from "./exporter.js";
 import { GraphView, drawable } from "./graphview.js";
 import { setLang, t, lang, applyTo, tParts, tMessage } from "./i18n.js";
 import * as identity from "./identity.js";
-import { inspect, setOpCards } from "./inspector.js";
+import { inspect, inspectIteration, setOpCards } from "./inspector.js";
 import { KernelsPanel } from "./kernels.js";
 import { lightMemory, showMemory } from "./memory.js";
 import { errorParts, showOutput, stderrWarningLines, worded } from "./output.js";
@@ -231,7 +231,13 @@ function showInspectors({ playing = false } = {}) {
                           charts: charts.length ? html`<h4>${t("train.trajectory")}</h4>${charts}` : "" } };
   };
   const shown = at(fnode);
-  inspect($("#inspector-forward"), shown.node, { ...common, role: "forward", linked: bids, iteration: shown.iteration });
+  // a scrubbed frame writes only what the iteration changes (inspector.js inspectIteration)
+  if (!(playing && shown.node && inspectIteration($("#inspector-forward"), shown.node, shown.iteration))) {
+    inspect($("#inspector-forward"), shown.node, { ...common, role: "forward", linked: bids, iteration: shown.iteration });
+  }
+  // scrubbing (`playing`: scrubTo, after a selection built both) moves only the forward node's
+  // values: the backward node's (its flow in the drawn call) is not rebuilt each frame
+  if (playing) return;
   const bnode = bwd || (bids.length ? backwardNode(g, bids[0]) : null) || null;
   inspect($("#inspector-backward"), bnode, { ...common, role: "backward", linked: fid ? [fid] : [], flow: flowOf(g, bnode) });
 }

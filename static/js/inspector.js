@@ -38,7 +38,27 @@ export function cardHTML(card) {
  * Fill `el` for one node. role: "forward" | "backward". onLine(line) jumps the editor.
  * linked: ids of the other view's linked nodes (shown as chips, clicking selects them).
  */
+const valuePart = (node, iteration) => (node.value
+  ? html`<h4>${t(iteration ? "inspector.value" : "inspector.value_recorded")}</h4>${tensorHTML(node.value)}` : "");
+const gradPart = (node) => (node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : "");
+
+/** While the iteration slider moves with `node` inspected in `el` (by inspect(), with an
+ * iteration): only what the iteration changes — its note, the value, the gradient and the charts'
+ * markers — is written again, not the whole inspector (each scrubbed frame). False when `el`
+ * does not show `node` so (inspect() it instead). */
+export function inspectIteration(el, node, iteration) {
+  const parts = ["head", "value", "grad", "charts"].map((p) => el.querySelector(`:scope > .insp-${p === "head" ? "iter-head" : p}`));
+  if (el.dataset.node !== node.id || !iteration || parts.some((p) => !p)) return false;
+  const [head, value, grad, charts] = parts;
+  show(head, iteration.head);
+  show(value, valuePart(node, iteration));
+  show(grad, gradPart(node));
+  show(charts, iteration.charts);
+  return true;
+}
+
 export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradcheck, gradcheck, iteration = null, flow = null }) {
+  el.dataset.node = node && iteration ? node.id : "";        // (inspectIteration's check)
   if (!node) {
     show(el, html`<div class="muted hint">${t("inspector.empty")}</div>`);
     return;
@@ -57,14 +77,14 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradc
     <div class="inspector-title">${String(node.label || node.op).split("\n")[0]} <span class="muted">${node.id}</span></div>
     <div class="kvs">${rows.map(([k, v]) => html`<div class="kv"><span>${k}</span><span>${v}</span></div>`)}</div>
     ${linked.length ? html`<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id, i) => html`${i ? " " : ""}<button class="chip" data-node="${id}">${id}</button>`)}</span></div>` : ""}
-    ${iteration ? iteration.head : ""}
-    ${node.value ? html`<h4>${t(iteration ? "inspector.value" : "inspector.value_recorded")}</h4>${tensorHTML(node.value)}` : ""}
+    <div class="insp-iter-head">${iteration ? iteration.head : ""}</div>
+    <div class="insp-value">${valuePart(node, iteration)}</div>
     ${node.value_after ? html`<h4>${t("inspector.value_after")}</h4>${tensorHTML(node.value_after)}` : ""}
     ${flow?.grad_in ? html`<h4>${t("inspector.grad_in")}</h4>${tensorHTML(flow.grad_in)}` : ""}
     ${flow?.grad_out?.length ? html`<h4>${t("inspector.grad_out")}</h4>${flow.grad_out.map((o) => html`<div class="flow-out"><div class="small">→ <strong>${o.to}</strong></div>${tensorHTML(o.tensor)}</div>`)}` : ""}
-    ${node.grad ? html`<h4>${t("inspector.grad")}</h4>${tensorHTML(node.grad)}` : ""}
+    <div class="insp-grad">${gradPart(node)}</div>
     ${node.grad && onGradcheck ? html`<div class="gradcheck">${gradcheckHTML(gradcheck)}</div>` : ""}
-    ${iteration ? iteration.charts : ""}
+    <div class="insp-charts">${iteration ? iteration.charts : ""}</div>
     ${node.rule ? html`<h4>${t("inspector.rule")}</h4><code class="rule">${tOp(node.rule)}</code>` : ""}
     ${cardHTML(cardFor(node))}
     <div class="legend-mini"><span><i class="l-sel"></i>${t("legend.sel")}</span><span><i class="l-linked"></i>${t("legend.linked")}</span><span><i class="l-saved"></i>${t("legend.saved")}</span></div>`);

@@ -71,7 +71,8 @@ export function tensorAt(tr, node, of, k, { fetch = true } = {}) {
   const kept = tensorsOf(tr, node.id, of)?.at[k];
   const sum = summaryAt(tr, node.id, of, k);
   const stats = sum ? { min: sum.stats[0], max: sum.stats[1], mean: sum.stats[2], std: sum.stats[3] } : null;
-  if (kept && typeof kept === "object" && (kept.data !== null && kept.data !== undefined)) return kept;
+  // a small one's data is kept whole; its statistics are the series' (engine/record/trajectory.py)
+  if (kept && typeof kept === "object" && (kept.data !== null && kept.data !== undefined)) return kept.stats ? kept : { ...kept, stats };
   // (the strip stands while the server's summary of the kept values is fetched)
   if (kept && typeof kept === "object" && typeof kept.values === "string" && fetch) return { ...kept, stats, strip: sum?.strip };
   if (!sum) return null;

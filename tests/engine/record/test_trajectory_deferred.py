@@ -62,3 +62,17 @@ def test_a_graph_too_large_to_hold_is_summarised_as_it_runs(monkeypatch):
                         lambda self, *a, **k: seen.append(self.number) or setattr(self, "rows", np.zeros((1, 12))))
     rec = run_user_code(LOOP, values=ValueStore(8 << 20))
     assert rec["error"] is None and seen[:3] == [0, 1, 2]      # each as it ran (held: the kept 0, 4, 8 at the end)
+
+
+def test_small_tensors_written_together_have_the_digits_written_alone():
+    from engine.record.values import _values
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(128).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32),
+              np.array([0.1, np.nan, np.inf, -np.inf, 1e-40, 3.4e38], np.float32), np.zeros((0, 2), np.float32),
+              rng.standard_normal(7).astype(np.float16), rng.standard_normal(5), np.arange(6).reshape(2, 3),
+              np.array([True, False])]
+    small = trajectory._SmallTensors()
+    written = [small.add(a) for a in arrays]
+    small.write()
+    for a, t in zip(arrays, written):
+        assert t["data"] == _values(a) and t["shape"] == list(a.shape) and t["stats"] is None
