@@ -22,8 +22,9 @@ async def _lifespan(app: FastAPI):
     runs.warm_up()          # the first student's run should not pay the worker pool's start
     sweeper = asyncio.create_task(expiry.expire_periodically())
     shared = database.database()
-    if shared.shared:                     # PostgreSQL: a Stop may reach another replica
+    if shared.shared:                     # PostgreSQL: a Stop, or a click, may reach another replica
         runs.relay_stops(shared)
+        tensor_store.store()              # listening for asks before the first run is answered
     yield
     sweeper.cancel()
     runs.stop_relaying()

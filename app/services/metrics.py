@@ -8,8 +8,8 @@
 - dagscope_sandbox_kills_total{reason}: runs the sandbox ended for a limit or a refusal
   (timeout, memory_limit, output_limit, security_violation) or for their owner's Stop (stopped);
 - dagscope_render_seconds{route}: how long drawing requests took (/api/render, /api/render/batch);
-- dagscope_store_bytes{store}: what the stores hold (snippets, tensor values, run files), read
-  from the database when scraped.
+- dagscope_store_bytes{store}: what the stores hold (snippets and run files: read from the
+  database when scraped; tensor values: what this replica holds in memory).
 """
 from __future__ import annotations
 

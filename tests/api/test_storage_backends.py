@@ -224,9 +224,12 @@ def test_a_damaged_row_is_refused(two_replicas):
     assert b.array("c", run_id, "v1")[0] == 5
     with database.database().transaction() as tx:
         tx.execute("UPDATE tensor_values SET shape = %s", ("[200]",))
-    with pytest.raises(tensors.Gone, match="damaged"):
-        tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60,
-                                    clock=lambda: 1000.0).array("c", run_id, "v1")
+    third = tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60, clock=lambda: 1000.0)
+    try:
+        with pytest.raises(tensors.Gone, match="damaged"):
+            third.array("c", run_id, "v1")
+    finally:
+        third.close()
 
 
 def test_a_replica_that_stops_writes_what_it_holds(two_replicas):
