@@ -156,7 +156,7 @@ class DatabaseTensorStore:
     and the replica holding the run writes that one tensor to tensor_values (its writer thread;
     the read waits for it, at most `wait_s`). Writing every run's megabytes to the database as
     the run is answered cost more CPU than the run itself for small models (bench/RESULTS.md,
-    2026-12-02 06:30): most values are never clicked, and most clicks reach the replica that ran
+    2026-12-02 06:27): most values are never clicked, and most clicks reach the replica that ran
     the program. Without NOTIFY (SQLite: one machine, processes sharing a file) every run's
     values are written behind the answer instead. On shutdown a replica writes all it holds
     (flush), so a drained replica's runs stay readable. A run evicted or expired here loses its
@@ -178,15 +178,16 @@ class DatabaseTensorStore:
 
     def keep(self, client: str, values: RunValues) -> str | None:
         run_id = self.local.keep(client, values)
-        gone = self.local.take_dropped()
-        if run_id is None:
+        gone, now = self.local.take_dropped(), self._clock()
+        if run_id is None and not gone:
             return None
-        now = self._clock()
         with self.db.transaction() as tx:
             _delete(tx, [(old,) for old in gone])
-            tx.execute("INSERT INTO tensor_runs (run_id, client, nbytes, expires, read_at, kept_at) "
-                       "VALUES (%s, %s, %s, %s, %s, %s)", (run_id, client, values.nbytes, now + self.ttl_s, now, now))
-        if not self.on_demand:
+            if run_id is not None:
+                tx.execute("INSERT INTO tensor_runs (run_id, client, nbytes, expires, read_at, kept_at) "
+                           "VALUES (%s, %s, %s, %s, %s, %s)",
+                           (run_id, client, values.nbytes, now + self.ttl_s, now, now))
+        if run_id is not None and not self.on_demand:
             self._ask(run_id, None)
         return run_id
 

@@ -184,7 +184,6 @@ class _Gate:
 def test_values_another_replica_holds_are_asked_for_and_waited_for(two_replicas):
     """Replica B reads a run A holds: it asks (PostgreSQL's NOTIFY; with SQLite A writes every
     run behind its answer) and waits until A has written the tensor."""
-    from app.services import tensors
     (a, b), _ = two_replicas
     gate = _Gate(a)
     run_id = a.keep("c", _values(100, 5))
