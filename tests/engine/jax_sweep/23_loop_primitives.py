@@ -57,10 +57,14 @@ for loss in (loss_scan, loss_fori):
     print(jnp.round(jax.jit(jax.grad(loss))(arg), 3))
     print(jnp.round(jax.grad(jax.jit(loss))(arg), 3))
 print(jnp.round(jax.jit(jax.grad(lambda v: backwards(v)[0] + jnp.sum(backwards(v)[1])))(x), 4))
+# one trace each: the second call runs the same graph, whose cond takes the other branch
+branch_grad = jax.jit(jax.grad(lambda a: jnp.sum(branch(a))))
+branch_hessian = jax.jit(jax.hessian(lambda a: jnp.sum(branch(a))))
+branch_tangent = jax.jit(lambda a: jax.jvp(branch, (a,), (jnp.ones(3),))[1])
 for v in (x, -x):
-    print(jnp.round(jax.jit(jax.grad(lambda a: jnp.sum(branch(a))))(v), 5))
-    print(jnp.round(jax.jit(jax.hessian(lambda a: jnp.sum(branch(a))))(v), 5))
-    print(jnp.round(jax.jit(lambda a: jax.jvp(branch, (a,), (jnp.ones(3),))[1])(v), 5))
+    print(jnp.round(branch_grad(v), 5))
+    print(jnp.round(branch_hessian(v), 5))
+    print(jnp.round(branch_tangent(v), 5))
 try:
     jax.grad(lambda v: jnp.sum(doubling(v)))(x)
 except ValueError as err:
