@@ -5,7 +5,8 @@ The modules import only downward, bottom to top:
    (pytrees), tracing.py (staging a function into the IR with the engine's tracer), jaxpr.py (the IR
    printed as JAX's jaxpr text);
 2. numpy/ (jnp: each function one or a few registry ops; installs the Array's operators);
-3. jit_function.py (jax.jit and make_jaxpr), transforms.py (grad, vjp, jvp, Jacobians, custom
+3. jit_function.py (jax.jit and make_jaxpr), forward.py (forward mode: the JVP rules of
+   engine/ops/jvp.py applied as ops run), transforms.py (grad, vjp, jvp, Jacobians, custom
    derivatives), batching.py (vmap: the traced graph run with batching rules), control_flow.py
    (lax.cond/switch/while_loop/fori_loop/scan);
 4. lax.py, nn.py, scipy/, errors.py, tree.py, config.py, test_util.py (check_grads), and this namespace.

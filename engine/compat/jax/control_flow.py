@@ -4,10 +4,12 @@
 parent), as JAX traces both branches whatever the predicate: Python side effects of both run, and
 the branches must return the same types. Inside a jit or make_jaxpr trace, a traced predicate
 makes one `cond` (or `while`) node of the enclosing graph; otherwise the branch taken runs its
-graph op by op (so jax.grad differentiates it). `fori_loop` with Python bounds and `scan` run their
-body once per step (JAX lowers them to `scan`, which is reverse-differentiable; here the trace is
-the unrolled loop, with the same values and gradients). `while_loop` is not reverse-differentiable
-in JAX, and is refused as JAX refuses it.
+graph op by op (so jax.grad differentiates it). A traced cond differentiated inside the trace gets
+a backward that is again a traced cond (_traced_cond). `scan`, and `fori_loop` with static bounds
+(JAX lowers it to a scan carrying the counter), are one loop node of a jit or make_jaxpr trace
+(_emit_scan: printed as JAX's `scan`), run op by op, hence differentiable; outside a trace, or
+differentiated inside one, they run their body once per step. `while_loop` is not
+reverse-differentiable in JAX, and is refused as JAX refuses it.
 """
 from __future__ import annotations
 
