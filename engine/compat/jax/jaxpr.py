@@ -322,6 +322,9 @@ class _Printer:
                                                     ("sharding", None)], args)
         elif op == "permute":
             self.emit(self.define(out), "transpose", [("permutation", _tuple(attrs["dims"]))], args)
+        elif op == "flip":
+            dims = tuple(sorted(d % ins[0].ndim for d in attrs["dims"]))
+            self.emit(self.define(out), "rev", [("dimensions", _tuple(dims))], args)
         elif op == "transpose":
             perm = list(range(ins[0].ndim))
             a, b = attrs["dim0"] % ins[0].ndim, attrs["dim1"] % ins[0].ndim

@@ -1066,7 +1066,41 @@ def getitem(a, key):
             raise tracing.NonConcreteBooleanIndexError(
                 f"Array boolean indices must be concrete; got bool[{','.join(map(str, k.array.shape))}]\n\nSee "
                 "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
+    flipped = _negative_steps(tuple(a.shape), key)
+    if flipped is not None:                   # x[::-1]: JAX reverses the axis (lax.rev), then slices
+        dims, key = flipped
+        weak, a = is_weak(a), _out(apply("flip", a, dims=dims), is_weak(a))
+        if builtins.all(k == slice(None) for k in key):
+            return a
+        return _out(F.getitem(a, _index_key(key)), weak)
     return _out(F.getitem(a, _index_key(key)), is_weak(a))
+
+
+def _negative_steps(shape: tuple, key):
+    """(the axes to reverse, the key on the reversed array) where a slice of `key` steps backwards
+    (numpy's meaning, which JAX keeps; a PyTorch tensor refuses it), or None. Keys of ints, slices,
+    None and ... only; an array in the key leaves it to the indexing below."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not builtins.any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in parts):
+        return None
+    if not builtins.all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)) for k in parts):
+        return None
+    ndim, named = len(shape), builtins.sum(1 for k in parts if k is not None and k is not Ellipsis)
+    dims, out, axis = [], [], 0
+    for k in parts:
+        if k is Ellipsis:
+            axis += ndim - named
+        elif isinstance(k, slice) and k.step is not None and k.step < 0 and axis < ndim:
+            n = shape[axis]
+            start, stop, step = k.indices(n)
+            dims.append(axis)
+            k = slice(n - 1 - start, n - 1 - stop, -step)
+            if k.indices(n) == (0, n, 1):
+                k = slice(None)               # the whole reversed axis: no slice after the rev
+        if k is not None and k is not Ellipsis:
+            axis += 1
+        out.append(k)
+    return tuple(dims), tuple(out)
 
 
 def take(a, indices, axis=None, mode=None, fill_value=None):
