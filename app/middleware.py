@@ -16,7 +16,7 @@ from urllib.parse import parse_qs
 from fastapi.concurrency import run_in_threadpool
 
 from app.config import get_settings
-from app.responses import reply
+from app.responses import reply, worded
 from app.services import database, embed_tickets, rate_buckets
 
 log = logging.getLogger("dagscope.middleware")
@@ -55,8 +55,8 @@ class AccessToken:
             # an embedded page's one-time ticket (app/services/embed_tickets.py): in, and the cookie set
             valid, given_in_query = True, "ticket"
         if not valid:
-            return await reply(send, 401, "This Dagscope server needs an access token: "
-                                "open the link your teacher gave you.")
+            said = "This Dagscope server needs an access token: open the link your teacher gave you."
+            return await reply(send, 401, said, wording=worded(said, "token_needed"))
         if not given_in_query:
             return await self.app(scope, receive, send)
 
@@ -98,7 +98,8 @@ class BodyLimit:
                 except ValueError:
                     return await reply(send, 400, "invalid Content-Length")
                 if declared > limit:
-                    return await reply(send, 413, f"request body larger than {limit} bytes")
+                    said = f"request body larger than {limit} bytes"
+                    return await reply(send, 413, said, wording=worded(said, "body_too_large", bytes=limit))
         seen = 0
         started = responded = False
 
@@ -112,7 +113,8 @@ class BodyLimit:
                     # body into its own 400, which the guarded `send` below then drops.
                     if not started and not responded:
                         responded = True
-                        await reply(send, 413, f"request body larger than {limit} bytes")
+                        said = f"request body larger than {limit} bytes"
+                        await reply(send, 413, said, wording=worded(said, "body_too_large", bytes=limit))
                     raise _TooLarge()
             return message
 
@@ -139,6 +141,9 @@ RATE_LIMITS = {
 }
 OTHER_WRITES = ("write_rate_per_min", "write_rate_burst", "requests that change things")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# the page's wording of "too many ... from this computer" (static/i18n: api.too_many_*)
+WHAT_KEYS = {"runs": "runs", "shared snippets": "snippets", "drawings": "drawings",
+             "requests that change things": "writes"}
 
 
 class WriteRateLimit:
@@ -163,8 +168,9 @@ class WriteRateLimit:
             wait = await self._wait(client_address(scope), route, getattr(settings, rate_name),
                                     getattr(settings, burst_name))
             if wait > 0:
-                return await reply(send, 429, f"too many {what} from this computer; "
-                                   f"wait {math.ceil(wait)} s", {"Retry-After": str(math.ceil(wait))})
+                said = f"too many {what} from this computer; wait {math.ceil(wait)} s"
+                return await reply(send, 429, said, {"Retry-After": str(math.ceil(wait))},
+                                   wording=worded(said, f"too_many_{WHAT_KEYS[what]}", s=math.ceil(wait)))
         return await self.app(scope, receive, send)
 
     async def _wait(self, client: str, route: str, per_min: float, burst: int) -> float:

@@ -24,9 +24,16 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Saf
     return SafeJSONResponse(status_code=422, content={"detail": jsonable_encoder(exc.errors())})
 
 
-async def reply(send, status: int, detail: str, headers: dict | None = None) -> None:
-    """A JSON error answered straight from ASGI middleware, before the app (or the body) is read."""
-    body = json.dumps({"detail": detail}).encode()
+def worded(detail: str, key: str, **params) -> dict:
+    """An error answer's body: its English `detail`, and beside it the page's wording of it (a key
+    of static/i18n's api.* and its parameters: static/js/api.js says it in the page's language)."""
+    return {"detail": detail, "detail_message": {"key": f"api.{key}", "params": params}}
+
+
+async def reply(send, status: int, detail: str, headers: dict | None = None, wording: dict | None = None) -> None:
+    """A JSON error answered straight from ASGI middleware, before the app (or the body) is read
+    (`wording`: worded()'s body, whose detail is `detail`)."""
+    body = json.dumps(wording or {"detail": detail}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})

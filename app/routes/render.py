@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from app.config import get_settings
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.schemas import MAX_BATCH_DRAWINGS, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, RenderBatchRequest, RenderRequest
 from app.services import render as render_service
 
@@ -126,7 +126,8 @@ async def _in_slot(fn, body: bytes, budget: render_service.Budget):
             fn, body, budget, slots=settings.render_slots,
             wait_s=min(settings.render_queue_wait_s, budget.remaining()))
     except render_service.RenderError as exc:
-        return SafeJSONResponse({"detail": str(exc)}, status_code=exc.status, headers=exc.headers)
+        body = worded(str(exc), exc.key, **exc.params) if exc.key else {"detail": str(exc)}
+        return SafeJSONResponse(body, status_code=exc.status, headers=exc.headers)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False)
         for e in errors:

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 
 from app.config import get_settings
 from app.middleware import client_address
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.schemas import RunRequest, StopRequest
 from app.services import runs
 from app.services.dot_process import WARM
@@ -18,13 +18,14 @@ router = APIRouter()
 async def run_code(req: RunRequest, request: Request):
     limit = get_settings().max_code_bytes
     if len(req.code.encode("utf-8", "surrogatepass")) > limit:
-        return SafeJSONResponse({"detail": f"code is longer than {limit} bytes"}, status_code=413)
+        return SafeJSONResponse(worded(f"code is longer than {limit} bytes", "code_too_long", bytes=limit),
+                                status_code=413)
     try:
         future = runs.submit(client_address(request.scope), req.code, req.options.model_dump(), req.stop_key)
     except runs.KeyInUse as taken:
         return SafeJSONResponse({"detail": str(taken)}, status_code=409)
     except runs.Busy as busy:
-        return SafeJSONResponse({"detail": busy.message}, status_code=busy.status,
+        return SafeJSONResponse(worded(busy.message, busy.key, **busy.params), status_code=busy.status,
                             headers={"Retry-After": str(busy.retry_after)})
     # the page asks for its drawings once the record is in: a dot waits for them meanwhile
     WARM.prepare()

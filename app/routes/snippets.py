@@ -4,12 +4,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field
 
 from app.config import get_settings
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.schemas import ApiRequest
 from app.services import snippets
 
@@ -56,5 +56,5 @@ async def create_snippet(req: SnippetRequest):
 async def get_snippet(snippet_id: str):
     found = await run_in_threadpool(load_snippet, snippet_id)
     if found is None:
-        raise HTTPException(status_code=404, detail="no snippet with this id")
+        return SafeJSONResponse(worded("no snippet with this id", "no_snippet"), status_code=404)
     return found

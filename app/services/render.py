@@ -34,9 +34,10 @@ class RenderError(Exception):
     """The drawing could not be made; the message says why in plain words."""
     status = 422
 
-    def __init__(self, message: str, headers: dict | None = None):
+    def __init__(self, message: str, headers: dict | None = None, key: str | None = None, **params):
         super().__init__(message)
         self.headers = headers or {}
+        self.key, self.params = key, params          # its wording for the page, where it has one
 
 
 class RenderTooLarge(RenderError):
@@ -78,7 +79,8 @@ _python_turn = threading.Lock()
 def python_turn(budget: "Budget"):
     if not _python_turn.acquire(timeout=max(0.0, budget.remaining())):
         raise RenderBusy(f"The server could not start this drawing within {budget.timeout_s:g} s; "
-                         "try again in a moment.", headers={"Retry-After": "2"})
+                         "try again in a moment.", headers={"Retry-After": "2"}, key="render_not_started",
+                         s=f"{budget.timeout_s:g}")
     try:
         yield
     finally:
@@ -104,7 +106,7 @@ async def in_slot(fn, *args, slots: int, wait_s: float, retry_after_s: int = 2):
     while not sem.acquire(blocking=False):
         if time.monotonic() >= give_up:
             raise RenderBusy(f"The server is drawing {slots} graphs already; try again in a moment.",
-                             headers={"Retry-After": str(retry_after_s)})
+                             headers={"Retry-After": str(retry_after_s)}, key="render_busy", n=slots)
         await asyncio.sleep(_POLL_S)
     started = False
 
@@ -257,7 +259,8 @@ def _remember(key: str, content: bytes, layers: tuple) -> None:
 def _failure(exc: DotFailed, n: int, budget: Budget) -> RenderError:
     if exc.reason == "timeout":
         return RenderError(f"The graph is too large to draw within {budget.timeout_s:g} s "
-                           f"({n} nodes); fold its modules (the page does) or draw a part.")
+                           f"({n} nodes); fold its modules (the page does) or draw a part.",
+                           key="render_too_slow", s=f"{budget.timeout_s:g}", n=n)
     if exc.reason == "killed":
         return RenderError(f"Graphviz was stopped ({exc.detail}) drawing this graph ({n} nodes): it "
                            f"needed more than {budget.memory_mb} MB or its CPU time; fold its "

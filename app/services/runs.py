@@ -38,9 +38,10 @@ class Busy(Exception):
     """The server cannot take this run now; try again after `retry_after` seconds (HTTP `status`:
     429, or 503 from a server that is shutting down: another replica can take it)."""
 
-    def __init__(self, message: str, retry_after: int, status: int = 429):
+    def __init__(self, message: str, retry_after: int, status: int = 429, key: str = "busy", **params):
         super().__init__(message)
         self.message = message
+        self.key, self.params = key, params          # its wording for the page (app/responses.py worded)
         self.retry_after = retry_after
         self.status = status
 
@@ -84,9 +85,9 @@ class Scheduler:
         """Reserve a place for one run of `client`, or raise Busy."""
         with self._cond:
             if limited and self._clients[client] >= self.per_client:
-                raise Busy("your previous run is still going; wait for it to finish", 1)
+                raise Busy("your previous run is still going; wait for it to finish", 1, key="run_going")
             if self.running >= self.workers and self.waiting >= self.queue_limit:
-                raise Busy("the server is busy with other runs; try again shortly", self._retry_after())
+                raise Busy("the server is busy with other runs; try again shortly", self._retry_after(), key="busy")
             self._clients[client] += 1
             self.waiting += 1
 
@@ -280,7 +281,8 @@ def _submit(client: str, code: str, options: dict, control: RunControl, relay_di
     sched = scheduler()
     try:
         if _draining.is_set():
-            raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503)
+            raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503,
+                       key="draining")
         sched.admit(client, limited=client not in get_settings().unlimited_clients)
     except Busy as busy:
         metrics.refused()
@@ -326,7 +328,7 @@ def _submit(client: str, code: str, options: dict, control: RunControl, relay_di
     except RuntimeError:          # the pool is shutting down
         sched.cancel(client)
         metrics.refused()
-        raise Busy("the server is shutting down", 5, status=503) from None
+        raise Busy("the server is shutting down", 5, status=503, key="shutting_down") from None
 
 
 def warm_up() -> None:

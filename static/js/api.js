@@ -1,12 +1,18 @@
 // Thin wrappers over the JSON API (every request goes to this same server).
-import { lang } from "./i18n.js";
+import { lang, tMessage } from "./i18n.js";
 
 async function postJSON(url, body) {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 }
 
+/** Why the server refused: its `detail`, in the page's words where the answer carries their key
+ * (`detail_message`: app/responses.py worded). */
 async function detail(r) {
-  try { return (await r.json()).detail || r.statusText; } catch { return r.statusText; }
+  try {
+    const body = await r.json();
+    const said = typeof body.detail === "string" ? body.detail : r.statusText;
+    return body.detail_message ? tMessage(body.detail_message, said) : said;
+  } catch { return r.statusText; }
 }
 
 const MAX_WAIT_S = 15;

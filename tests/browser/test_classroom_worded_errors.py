@@ -53,3 +53,16 @@ def test_pythons_own_words_stay_code_and_an_unknown_wording_falls_back(reused_pa
     page.evaluate("r => window.dagscope.load(r)", record)
     page.evaluate("window.dagscope.select('output')")
     assert page.inner_text("#panel-output .error-message code.quoted") == "bad value"
+
+
+def test_a_refusal_of_the_server_is_in_the_pages_words(reused_page):
+    page = reused_page("/?lang=zh-CN&present=1", size=(1280, 720))
+    page.evaluate("code => window.dagscope.setCode(code)", "x = 1\n" * 20_000)      # past the 100 kB a run may be
+    page.evaluate("() => window.dagscope.run().catch(() => null)")
+    page.wait_for_function("!window.dagscope.state.running")
+    status = page.inner_text("#status")
+    assert "无法运行：代码超过了 100000 字节" in status and "longer" not in status
+    painted(page)
+    shot(page, "zh-CN_present_1280_code_too_long")
+    page.watch.console_errors.remove("Failed to load resource: the server responded with a status of 413 "
+                                     "(Request Entity Too Large)")        # (the refusal asked for)
