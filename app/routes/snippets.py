@@ -44,11 +44,11 @@ async def create_snippet(req: SnippetRequest):
         snippet_id = await run_in_threadpool(store.save, req.code, req.state,
                                              max(0, int(settings.snippet_store_mb * 1_000_000)))
     except snippets.SnippetTooLarge as exc:
-        return SafeJSONResponse({"detail": str(exc)}, status_code=413)
+        return SafeJSONResponse(worded(str(exc), exc.key, **exc.params), status_code=413)
     except snippets.SnippetInvalid as exc:
-        return SafeJSONResponse({"detail": str(exc)}, status_code=422)
+        return SafeJSONResponse(worded(str(exc), exc.key, **exc.params), status_code=422)
     except snippets.SnippetStoreFull as exc:
-        return SafeJSONResponse({"detail": str(exc)}, status_code=507)
+        return SafeJSONResponse(worded(str(exc), exc.key, **exc.params), status_code=507)
     return {"id": snippet_id, "url": f"/s/{snippet_id}"}
 
 

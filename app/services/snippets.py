@@ -16,15 +16,23 @@ ID_BYTES = 6                     # token_urlsafe(6) -> 8 characters, 48 random b
 QUOTA_LOCK = "dagscope snippets quota"
 
 
-class SnippetTooLarge(ValueError):
+class _Refusal(Exception):
+    """A refusal with its wording for the page (app/responses.py worded: static/i18n api.<key>)."""
+
+    def __init__(self, message: str, key: str, **params):
+        super().__init__(message)
+        self.key, self.params = key, params
+
+
+class SnippetTooLarge(_Refusal, ValueError):
     """The code or the view state is over its size limit."""
 
 
-class SnippetInvalid(ValueError):
+class SnippetInvalid(_Refusal, ValueError):
     """The view state cannot be stored as strict JSON."""
 
 
-class SnippetStoreFull(RuntimeError):
+class SnippetStoreFull(_Refusal, RuntimeError):
     """The store is at its quota and holds only snippets someone has opened."""
 
 
@@ -44,13 +52,15 @@ class SnippetStore:
         the oldest snippets nobody has opened yet make room, and if they cannot, SnippetStoreFull."""
         code_bytes = len(code.encode())
         if code_bytes > MAX_CODE_BYTES:
-            raise SnippetTooLarge(f"code is longer than {MAX_CODE_BYTES} bytes")
+            raise SnippetTooLarge(f"code is longer than {MAX_CODE_BYTES} bytes", "code_too_long", bytes=MAX_CODE_BYTES)
         try:
             state_text = json.dumps(state, separators=(",", ":"), allow_nan=False)
         except (ValueError, RecursionError):
-            raise SnippetInvalid("view state is not plain JSON (non-finite numbers, or nested too deep)") from None
+            raise SnippetInvalid("view state is not plain JSON (non-finite numbers, or nested too deep)",
+                                 "state_not_json") from None
         if len(state_text.encode()) > MAX_STATE_BYTES:
-            raise SnippetTooLarge(f"view state is larger than {MAX_STATE_BYTES} bytes")
+            raise SnippetTooLarge(f"view state is larger than {MAX_STATE_BYTES} bytes", "state_too_large",
+                                  bytes=MAX_STATE_BYTES)
         size = code_bytes + len(state_text.encode())
         # the quota is counted with no other writer in between, whichever replica writes
         with self.db.transaction(lock=QUOTA_LOCK if quota_bytes else None) as tx:
@@ -79,7 +89,8 @@ class SnippetStore:
         if used - freed + size > quota_bytes:
             raise SnippetStoreFull(
                 f"the snippet store is full ({used / 1e6:.1f} of {quota_bytes / 1e6:.1f} MB, in snippets "
-                "people have opened): ask the teacher to raise DAGSCOPE_SNIPPET_STORE_MB")
+                "people have opened): ask the teacher to raise DAGSCOPE_SNIPPET_STORE_MB", "store_full",
+                used=f"{used / 1e6:.1f}", quota=f"{quota_bytes / 1e6:.1f}")
         tx.executemany("DELETE FROM snippets WHERE id = %s", doomed)
 
     def load(self, snippet_id: str) -> dict | None:

@@ -41,3 +41,10 @@ def test_the_token_and_the_rate_limit_are_worded(client, monkeypatch):
     codes = [client.post("/api/snippets", json={"code": f"print({i})"}) for i in range(3)]
     assert codes[-1].status_code == 429
     assert_worded(codes[-1], "too_many_snippets")
+
+
+def test_a_share_link_refused_is_worded(client):
+    from app.services.snippets import MAX_STATE_BYTES
+    big_state = client.post("/api/snippets", json={"code": "print(1)", "state": {"x": "s" * (MAX_STATE_BYTES + 1)}})
+    assert big_state.status_code == 413
+    assert_worded(big_state, "state_too_large")
