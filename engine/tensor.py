@@ -711,7 +711,7 @@ _UNARY_OP_METHODS = {
     "isnan": "isnan", "isinf": "isinf", "isposinf": "isposinf", "isneginf": "isneginf", "isfinite": "isfinite",
     "__invert__": "bitwise_not"}
 _BINARY_OP_METHODS = {
-    "mul": "mul", "remainder": "remainder", "floor_divide": "floor_divide", "maximum": "maximum",
+    "mul": "mul", "remainder": "remainder", "fmod": "fmod", "floor_divide": "floor_divide", "maximum": "maximum",
     "minimum": "minimum", "matmul": "matmul", "eq": "eq", "ne": "ne", "gt": "gt", "lt": "lt", "ge": "ge",
     "le": "le", "__and__": "bitwise_and", "__or__": "bitwise_or", "__xor__": "bitwise_xor",
     "__floordiv__": "floor_divide", "__mod__": "remainder"}

@@ -11,7 +11,7 @@ from engine.functional.elementwise import (abs, add, ceil, clamp, clamp_max, cla
                                            hardswish, hardtanh, isfinite, isinf, isnan, isneginf, isposinf, le,
                                            leaky_relu, mish, relu6, softsign, tanhshrink, selu, celu, logsigmoid,
                                            log, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal,
-                                           relu, remainder, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
+                                           relu, remainder, fmod, round, sigmoid, silu, sin, softplus, sqrt, sub, tanh,
                                            where)
 from engine.functional.reduce import (amax, amin, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean, min,
                                       norm, prod, softmax, std, std_mean, sum, var, var_mean)
@@ -29,7 +29,7 @@ from engine.functional.loss import (binary_cross_entropy, binary_cross_entropy_w
 __all__ = [
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "sin", "cos", "sigmoid", "tanh",
     "relu", "gelu", "einsum", "sort", "argsort", "topk", "tril", "triu", "normalize", "floor", "ceil", "round",
-    "remainder", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu",
+    "remainder", "fmod", "floor_divide", "batch_norm", "smooth_l1_loss", "huber_loss", "softplus", "silu", "leaky_relu",
     "erf", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "where", "nan_to_num", "masked_fill", "matmul",
     "mm", "bmm", "linear", "sum", "mean", "var", "std", "norm", "amax", "amin", "max", "min", "argmax",
     "argmin", "logsumexp", "softmax", "log_softmax", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",

@@ -231,6 +231,14 @@ def _integer_division(ufunc):
     return forward
 
 
+def _fmod_vjp(F, g, a, b, out):
+    q = F.div(a, b)
+    return g, F.neg(F.mul(g, F.where(F.ge(q, 0.0), F.floor(q), F.ceil(q))))
+
+
+binary("fmod", _integer_division(np.fmod), _fmod_vjp,
+       lambda a, b: "FmodBackward0" if getattr(b, "_is_scalar", False) else "FmodBackward1",
+       "a mod b (sign of a, C's fmod)", "grad_a = grad; grad_b = -grad * trunc(a / b)", saves=(0, 1))
 binary("remainder", _integer_division(np.remainder),
        lambda F, g, a, b, out: (g, F.neg(F.mul(g, F.floor(F.div(a, b))))),
        # PyTorch: RemainderBackward0 for tensor % scalar, RemainderBackward1 for tensor % tensor

@@ -16,8 +16,6 @@ _CALLBACKS = ("UnsupportedAttributeError: tf.keras.callbacks is not supported by
 
 DOES_NOT_RUN: dict[str, str] = {
     # JAX
-    "jax/jaxdocs_key_concepts": "UnsupportedAttributeError: jnp.convolve is not supported by Dagscope (the tracing "
-                                "section's example)",
     "jax/jaxdocs_quickstart_thinking_in_jax": "UnsupportedAttributeError: jax.debug is not supported by Dagscope (the "
                                               "quickstart's last cells print inside jit with jax.debug.print; before "
                                               "them its numbers agree but for type(x), which prints Dagscope's class, "

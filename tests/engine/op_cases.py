@@ -112,6 +112,7 @@ CASES: dict[str, list[Case]] = {
     "ceil": [Case([away(2, 3) * 3], diff=(0,))],
     "round": [Case([away(2, 3) * 3], diff=(0,))],
     "remainder": [Case([away(3, 4) * 3, away(4)], diff=(0, 1))],
+    "fmod": [Case([away(3, 4) * 3, away(4)], diff=(0, 1))],
     "floor_divide": binary_cases(away),
     "sin": [Case([rnd(2, 3) * 2], diff=(0,))],
     "cos": [Case([rnd(2, 3) * 2], diff=(0,))],

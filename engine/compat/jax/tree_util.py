@@ -46,7 +46,7 @@ class PyTreeDef:
         if k is dict:
             return "{" + ", ".join(f"{key!r}: {t}" for key, t in zip(self.aux, inner)) + "}"
         if k == "namedtuple":
-            return f"{self.aux.__name__}(" + ", ".join(f"{f}={t}" for f, t in zip(self.aux._fields, inner)) + ")"
+            return f"CustomNode(namedtuple[{self.aux.__name__}], [{', '.join(inner)}])"     # as JAX 0.10 prints it
         return f"CustomNode({k[0].__name__}[{self.aux!r}], [{', '.join(inner)}])"
 
     def __repr__(self) -> str:

@@ -49,7 +49,7 @@ _TENSOR_FUNCTIONS = (
     "logical_not", "any", "all", "sort", "argsort", "topk", "cummax", "cummin", "kthvalue", "median", "mode", "clone", "numel", "count_nonzero",
     "allclose", "isclose", "lerp", "addcmul", "addcdiv", "unbind", "narrow", "select", "repeat_interleave",
     "tile", "movedim", "swapaxes", "cross", "dist", "einsum", "cdist", "tensordot", "diff", "bincount",
-    "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "floor_divide", "clamp_min", "clamp_max", "nan_to_num",
+    "unique", "meshgrid", "atleast_1d", "atleast_2d", "remainder", "fmod", "floor_divide", "clamp_min", "clamp_max", "nan_to_num",
     "scatter_add", "index_put", "var_mean", "std_mean",
     "detach", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "relu_", "sigmoid_", "tanh_", "sqrt_", "exp_", "neg_", "reciprocal_", "clamp_", "zero_",
     "fill_")
@@ -93,7 +93,7 @@ _OUT_RULES = {
         "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "sinh",
         "cosh", "tanh", "sigmoid", "erf", "sign", "reciprocal", "floor", "ceil", "round", "trunc", "frac",
         "maximum", "minimum", "fmax", "fmin", "eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or",
-        "logical_not", "remainder", "floor_divide", "lerp", "addcmul", "addcdiv", "isposinf", "isneginf",
+        "logical_not", "remainder", "fmod", "floor_divide", "lerp", "addcmul", "addcdiv", "isposinf", "isneginf",
         "mean", "var", "std"), _out.CAST),
     **dict.fromkeys(("sum", "prod", "cumsum", "cumprod"), _out.ACCUMULATE),
     **dict.fromkeys(("mm", "bmm", "dot", "mv", "outer", "ger", "norm", "gather", "tril", "triu", "argmax",

@@ -184,6 +184,8 @@ EXPECTED: dict[str, str | None] = {
     "m.clamp_min(0)": "ClampMinBackward0",
     "m.clamp_max(1)": "ClampMaxBackward0",
     "m.nan_to_num()": "NanToNumBackward0",
+    "torch.fmod(m, 0.75)": "FmodBackward0",
+    "m.fmod(p)": "FmodBackward1",
     "torch.nan_to_num(m / 0, nan=1.0, posinf=2.0)": "NanToNumBackward0",
     "torch.clamp(m, min=p)": "ClampBackward0",
     "m.clamp_min(p)": "ClampMinBackward1",

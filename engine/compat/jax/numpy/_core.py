@@ -371,6 +371,10 @@ def remainder(x, y):
 mod = remainder
 
 
+def fmod(x, y):
+    return _binary("fmod", x, y)
+
+
 def power(x, y):
     if type(y) is int and not isinstance(x, (int, float)):
         x = _a(x)
@@ -796,6 +800,41 @@ def dot(a, b):
     if y.ndim > 2:
         return tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
     return _out(apply("matmul", x, y), weak)
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    return _conv1d(a, v, mode, "convolve")
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    return _conv1d(a, v, mode, "correlate")
+
+
+def _conv1d(x, y, mode: str, op: str) -> Array:
+    """JAX's jnp.convolve / jnp.correlate (jax/_src/numpy: _conv): 1-d, as floats, the longer input
+    slid over by the shorter (correlate then reads the result backwards), the kernel flipped for a
+    convolution, padded by `mode`; one convolution of the engine (JAX's conv_general_dilated)."""
+    (x, y), weak = _operands(_float(x), _float(y))
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"{op}() only support 1-dimensional inputs.")
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    backwards = False
+    if x.shape[0] < y.shape[0]:
+        x, y, backwards = y, x, op == "correlate"
+    if op == "convolve":
+        y = apply("flip", y, dims=(0,))
+    n = y.shape[0]
+    pads = {"valid": (0, 0), "same": (n // 2, n - n // 2 - 1), "full": (n - 1, n - 1)}.get(mode)
+    if pads is None:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    lhs = apply("reshape", x, shape=(1, 1, x.shape[0]))
+    if builtins.any(pads):
+        lhs = apply("pad", lhs, pad=pads, mode="constant", value=0.0)
+    out = apply("convolution", lhs, apply("reshape", y, shape=(1, 1, n)), stride=(1,), padding=(0,), dilation=(1,),
+                groups=1, transposed=False, output_padding=None)
+    out = apply("reshape", out, shape=(out.array.shape[2],))
+    return _out(apply("flip", out, dims=(0,)) if backwards else out, weak)
 
 
 def vdot(a, b):
