@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
@@ -138,49 +139,109 @@ def pytest_runtest_makereport(item, call):
         item.failed_in_browser = True       # reused_page then closes the page it lent
 
 
-@pytest.fixture(scope="module")
-def _module_pages(browser, server):
-    """The pages `reused_page` keeps open for the tests of one module, by address."""
+@pytest.fixture(scope="session")
+def _pooled_pages(browser, server):
+    """The pages `reused_page` keeps open for the whole session, by address."""
     pages: dict[str, object] = {}
     yield pages
     for pg in pages.values():
         pg.context.close()
 
 
+# What a lent page must show as it did when opened at its address (checked after every reset): a
+# setting a test changed and the reset missed would make one test's result depend on another's.
+PAGE_STATE_JS = """() => {
+  const q = (s) => document.querySelector(s);
+  const st = window.dagscope.state;
+  return {lang: document.documentElement.lang, langPick: q('#lang').value,
+          body: [...document.body.classList].sort().join(' '), href: location.href,
+          local: JSON.stringify(Object.entries(localStorage).sort()),
+          session: JSON.stringify(Object.entries(sessionStorage).sort()),
+          tab: st.tab, graph: st.graph?.id ?? null, node: st.node, step: st.step, pass: st.pass, iter: st.iter,
+          previous: !!st.previous, recordCode: st.recordCode ?? null, code: window.dagscope.getCode(),
+          tabIndents: q('#tab-indents').checked, predict: q('.predict-toggle')?.checked ?? null,
+          walk: q('[data-mode=forward]')?.getAttribute('aria-pressed') ?? null,
+          hideUnchanged: q('#panel-passes .hide-unchanged')?.checked !== false,   // drawn or not yet
+          selected: document.querySelectorAll('g.node.sel').length,
+          focus: document.activeElement === document.body || !document.activeElement,
+          openDialogs: document.querySelectorAll('dialog[open]').length};
+}"""
+
+# Back to the page as opened: its language, presenting or not, the side panel, the editor's Tab
+# setting, the stepper's predict mode, Passes' unchanged-pass filter (each through the control's
+# own handler, as a click would), then the first example's code and record on Forward, no earlier
+# run to compare with, empty storage, the address it had, nothing focused, no toast or dialog.
+RESET_JS = """async (first) => {
+  const q = (s) => document.querySelector(s);
+  const pick = q('#lang');
+  if (pick.value !== first.state.langPick) { pick.value = first.state.langPick; await pick.onchange({target: pick}); }
+  if (document.body.classList.contains('present') !== first.state.body.split(' ').includes('present')) q('#present').onclick();
+  if (document.body.classList.contains('side-collapsed') !== first.state.body.split(' ').includes('side-collapsed')) q('#side-toggle').onclick();
+  const setting = (el, want) => { if (el && el.checked !== want) { el.checked = want; el.onchange({target: el}); } };
+  setting(q('#tab-indents'), first.state.tabIndents);
+  setting(q('.predict-toggle'), false);
+  setting(q('#panel-passes .hide-unchanged'), true);
+  document.querySelectorAll('dialog[open]').forEach((d) => d.close());
+  q('#toast').hidden = true;
+  await window.dagscope.select('forward');
+  window.dagscope.setCode(first.code);
+  await window.dagscope.load(first.record);
+  window.dagscope.state.recordCode = first.state.recordCode;
+  window.dagscope.state.previous = null;
+  localStorage.clear();
+  sessionStorage.clear();
+  for (const [k, v] of JSON.parse(first.state.local)) localStorage.setItem(k, v);
+  for (const [k, v] of JSON.parse(first.state.session)) sessionStorage.setItem(k, v);
+  history.replaceState(null, '', first.state.href);
+  document.activeElement?.blur();
+  window.scrollTo(0, 0);
+}"""
+
+
 @pytest.fixture
-def reused_page(request, _module_pages, browser, server):
-    """open(path="/", size=(1440, 900)): a page opened at `path` once per test module (a page load
+def reused_page(request, _pooled_pages, browser, server):
+    """open(path="/", size=(1440, 900)): a page opened at `path` once per test session (a page load
     and the page's first run cost seconds each) and lent to each test that asks for the same
     address, back as the page opened: the first example's code and record shown on its Forward tab,
-    nothing selected, no run going, at `size`. What the page keeps beyond that (its history, local
-    storage, the editor's undo) carries over: a test that depends on those uses `page`.
+    nothing selected, no run going, at `size`, in the language, presenting mode and settings it
+    opened with, storage as it was, its address as it was (RESET_JS; PAGE_STATE_JS checks it, and a
+    page the reset could not bring back is replaced by a new one). What the page keeps beyond that
+    (its history, the editor's undo) carries over: a test that depends on those uses `page`.
     Console errors and requests leaving localhost fail the test that caused them; a failed test's
     page is closed, so the next test gets a new one."""
     lent = []
 
+    def fresh(path, size):
+        pg = new_page(browser, server, size)
+        open_page(pg, path)
+        pg.first = pg.evaluate("() => ({code: window.dagscope.getCode(), record: window.dagscope.state.record})")
+        pg.first["state"] = pg.evaluate(PAGE_STATE_JS)
+        _pooled_pages[path] = pg
+        return pg
+
     def open(path: str = "/", size=(1440, 900)):
-        pg = _module_pages.get(path)
+        pg = _pooled_pages.get(path)
         if pg is None:
-            pg = new_page(browser, server, size)
-            open_page(pg, path)
-            pg.first = pg.evaluate("() => ({code: window.dagscope.getCode(), record: window.dagscope.state.record})")
-            _module_pages[path] = pg
+            pg = fresh(path, size)
         else:
             pg.wait_for_function("!window.dagscope.state.running", timeout=30000)
             pg.set_viewport_size({"width": size[0], "height": size[1]})
-            pg.evaluate("""async ({code, record}) => {
-                await window.dagscope.select('forward');
-                window.dagscope.setCode(code);
-                await window.dagscope.load(record);
-            }""", pg.first)
+            pg.evaluate(RESET_JS, pg.first)
             pg.watch.assert_clean()
+            now = pg.evaluate(PAGE_STATE_JS)
+            if now != pg.first["state"]:
+                differs = {k: (v, now[k]) for k, v in pg.first["state"].items() if now[k] != v}
+                warnings.warn(f"reused_page: the reset left {differs}; the page at {path} is opened again")
+                del _pooled_pages[path]
+                pg.context.close()
+                pg = fresh(path, size)
         lent.append((path, pg))
         return pg
 
     yield open
     for path, pg in lent:
-        if getattr(request.node, "failed_in_browser", False) and _module_pages.get(path) is pg:
-            del _module_pages[path]
+        if getattr(request.node, "failed_in_browser", False) and _pooled_pages.get(path) is pg:
+            del _pooled_pages[path]
             pg.context.close()
     for _, pg in lent:
         pg.watch.assert_clean()
