@@ -50,6 +50,11 @@ def records():
     from app.main import create_app
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DAGSCOPE_UNLIMITED_CLIENTS", "testclient")     # one client sends the whole corpus
+        # What is checked here is that each program runs, draws and prints the library's numbers, not
+        # how fast: at the server's 10 s limit, 26 of the 87 programs stopped as timeouts at load 21
+        # (the whole corpus runs in 31-35 s on an idle machine), so a busy machine failed it. An idle
+        # one finishes every program as before; TOO_SLOW's entries, not strict, may then pass.
+        mp.setenv("DAGSCOPE_RUN_TIMEOUT", "60")
         with TestClient(create_app()) as client:
             yield run_all(client)
 
