@@ -42,7 +42,9 @@ def _free_port() -> int:
 def server(tmp_path_factory):
     """The real app in a subprocess (as a user runs it), with its data folder in a temp dir."""
     port = _free_port()
-    env = {**os.environ, "DAGSCOPE_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
+    # a run's limit of 60 s, not 10: the pages run the examples (the CNN, training loops) and check
+    # what they draw, not how fast; at 10 s a busy machine (load 20) stopped them as timeouts
+    env = {**os.environ, "DAGSCOPE_DATA_DIR": str(tmp_path_factory.mktemp("data")), "DAGSCOPE_RUN_TIMEOUT": "60"}
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
                              "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
                             cwd=ROOT, env=env)

@@ -1,6 +1,6 @@
 """Issue 17, item 9: a running program can be stopped from the page. Stop shows only while a run is
 going; a click ends it on the server at once (the run's answer, `stopped`, arrives in seconds, not
-at the 10 s clock) and the page says so in its language."""
+at the clock: the test server's is 60 s) and the page says so in its language."""
 import time
 
 import pytest

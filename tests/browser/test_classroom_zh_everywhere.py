@@ -102,8 +102,20 @@ def examples(page) -> list[dict]:
 
 
 def visible_tabs(page) -> list[str]:
-    return [tab for tab in TABS if page.evaluate(
-        f"(() => {{ const b = document.querySelector('[data-tab={tab}]'); return b && b.offsetParent !== null && !b.disabled; }})()")]
+    return page.evaluate("""tabs => tabs.filter((tab) => {
+        const b = document.querySelector(`[data-tab=${tab}]`); return b && b.offsetParent !== null && !b.disabled; })""", TABS)
+
+
+# Show something (the page's select(tab), selectNode(id) or step(n); none: as it is), wait until
+# painted (conftest.painted), and read the visible text of `selector` (TEXTS_JS): one round trip to
+# the page instead of three, as the walk does this ~40 times per example.
+SHOW_AND_READ_JS = """async ([action, arg, selector]) => {
+  if (action) await window.dagscope[action](arg);
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const root = document.querySelector(selector);
+  if (!root) throw new Error(`no ${selector} on the page`);
+  return (%s)(root);
+}""" % TEXTS_JS
 
 
 def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set,
@@ -113,9 +125,9 @@ def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set,
     allowed_compare = allowed | (identifiers(*previous, ops) if previous else set())
     left: dict[str, list[str]] = {}
 
-    def look(where: str, selector: str):
+    def look(where: str, selector: str, action: str | None = None, arg=None):
         names = allowed_compare if where == "compare" else allowed
-        for text in page.eval_on_selector(selector, TEXTS_JS):
+        for text in page.evaluate(SHOW_AND_READ_JS, [action, arg, selector]):
             known = [k for k in KNOWN_ENGLISH if re.match(k, text)]
             if known:
                 known_seen.update(known)
@@ -125,19 +137,13 @@ def english_on_page(page, code: str, record: dict, ops: dict, known_seen: set,
                 left.setdefault(where, []).append(f"{text[:120]!r}: {words}")
 
     for tab in visible_tabs(page):
-        page.evaluate(f"window.dagscope.select('{tab}')")
-        painted(page)
-        look(tab, f"[data-panel='{tab}']")
+        look(tab, f"[data-panel='{tab}']", "select", tab)
         if tab in ("forward", "backward"):
             nodes = page.eval_on_selector_all(f"#view-{tab} g.node", "els => els.map(e => e.id)")
             for node in nodes[:1] + nodes[-1:]:
-                page.evaluate("id => window.dagscope.selectNode(id)", node)
-                painted(page)
-                look(f"{tab} inspector ({node})", f"#inspector-{tab}")
+                look(f"{tab} inspector ({node})", f"#inspector-{tab}", "selectNode", node)
         if tab == "step" and page.evaluate("window.dagscope.state.record.graphs.some(g => g.steps && g.steps.length)"):
-            page.evaluate("window.dagscope.step(1)")
-            painted(page)
-            look("step 2", "[data-panel='step']")
+            look("step 2", "[data-panel='step']", "step", 1)
     look("status and gallery", "header.topbar")
     look("gallery", "#gallery")
     return left
