@@ -168,7 +168,8 @@ PAGE_STATE_JS = """() => {
           focus: document.activeElement === document.body || !document.activeElement,
           openDialogs: document.querySelectorAll('dialog[open]').length,
           // what each view holds drawn, hidden or not: a selector must not find another run's nodes
-          drawn: [...document.querySelectorAll('[data-panel]')].map((p) => `${p.dataset.panel}:${p.querySelectorAll('g.node, svg').length}`).join(' ')};
+          // (Step's drawing is the first example's once shown, as on a page just opened and stepped)
+          drawn: [...document.querySelectorAll('[data-panel]:not([data-panel=step])')].map((p) => `${p.dataset.panel}:${p.querySelectorAll('g.node, svg').length}`).join(' ')};
 }"""
 
 # Back to the page as opened: its language, presenting or not, the side panel, the editor's Tab
@@ -190,12 +191,15 @@ RESET_JS = """async (first) => {
   await window.dagscope.select('forward');
   window.dagscope.setCode(first.code);
   await window.dagscope.load(first.record);
-  // load() redraws Forward and Backward (and the stepper); a view a test drew since keeps that run's
+  // load() redraws Forward and Backward; a view a test drew since (Step too) keeps that run's
   // drawing, hidden, until shown again: shown now, it draws this record (the first example's has no
   // static graph, passes, kernels or charts, so those views hold no drawing, as on a page just opened)
+  const opened = Object.fromEntries(first.state.drawn.split(' ').map((e) => e.split(':')));
   for (const panel of document.querySelectorAll('[data-panel]')) {
     const tab = panel.dataset.panel;
-    if (!['forward', 'backward', 'step'].includes(tab) && panel.querySelector('g.node, svg')) await window.dagscope.select(tab);
+    const stale = tab === 'step' ? panel.querySelector('g.node')
+      : String(panel.querySelectorAll('g.node, svg').length) !== opened[tab];
+    if (!['forward', 'backward'].includes(tab) && stale) await window.dagscope.select(tab);
   }
   await window.dagscope.select('forward');
   window.dagscope.state.recordCode = first.state.recordCode;
