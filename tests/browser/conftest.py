@@ -216,29 +216,32 @@ RESET_JS = """async (first) => {
 
 @pytest.fixture
 def reused_page(request, _pooled_pages, browser, server):
-    """open(path="/", size=(1440, 900)): a page opened at `path` once per test session (a page load
+    """open(path="/", size=(1440, 900), apart=""): a page opened at `path` once per test session (a page load
     and the page's first run cost seconds each) and lent to each test that asks for the same
     address, back as the page opened: the first example's code and record shown on its Forward tab,
     nothing selected, no run going, at `size`, in the language, presenting mode and settings it
     opened with, storage as it was, its address as it was (RESET_JS; PAGE_STATE_JS checks it, and a
     page the reset could not bring back is replaced by a new one). What the page keeps beyond that
     (its history, the editor's undo) carries over: a test that depends on those uses `page`.
+    Tests that change what no reset can see (a page module's own state: test_js_units sets the op
+    cards) keep a page of their own, `apart` from the others (apart="js_units").
     Console errors and requests leaving localhost fail the test that caused them; a failed test's
     page is closed, so the next test gets a new one."""
     lent = []
 
-    def fresh(path, size):
+    def fresh(path, size, key):
         pg = new_page(browser, server, size)
         open_page(pg, path)
         pg.first = pg.evaluate("() => ({code: window.dagscope.getCode(), record: window.dagscope.state.record})")
         pg.first["state"] = pg.evaluate(PAGE_STATE_JS)
-        _pooled_pages[path] = pg
+        _pooled_pages[key] = pg
         return pg
 
-    def open(path: str = "/", size=(1440, 900)):
-        pg = _pooled_pages.get(path)
+    def open(path: str = "/", size=(1440, 900), apart: str = ""):
+        key = (path, apart)
+        pg = _pooled_pages.get(key)
         if pg is None:
-            pg = fresh(path, size)
+            pg = fresh(path, size, key)
         else:
             pg.wait_for_function("!window.dagscope.state.running", timeout=30000)
             pg.set_viewport_size({"width": size[0], "height": size[1]})
@@ -248,16 +251,16 @@ def reused_page(request, _pooled_pages, browser, server):
             if now != pg.first["state"]:
                 differs = {k: (v, now[k]) for k, v in pg.first["state"].items() if now[k] != v}
                 warnings.warn(f"reused_page: the reset left {differs}; the page at {path} is opened again")
-                del _pooled_pages[path]
+                del _pooled_pages[key]
                 pg.context.close()
-                pg = fresh(path, size)
-        lent.append((path, pg))
+                pg = fresh(path, size, key)
+        lent.append((key, pg))
         return pg
 
     yield open
-    for path, pg in lent:
-        if getattr(request.node, "failed_in_browser", False) and _pooled_pages.get(path) is pg:
-            del _pooled_pages[path]
+    for key, pg in lent:
+        if getattr(request.node, "failed_in_browser", False) and _pooled_pages.get(key) is pg:
+            del _pooled_pages[key]
             pg.context.close()
     for _, pg in lent:
         pg.watch.assert_clean()

@@ -11,14 +11,14 @@ def js(page, body):
 
 
 def test_ir_diff_keeps_common_lines(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/irdiff.js');
         return m.diffLines('a\\nb\\nc', 'a\\nc\\nd').map(d => d.op + d.text);""")
     assert out == [" a", "-b", " c", "+d"]
 
 
 def test_guess_matching(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/stepper.js');
         const t = {data: [2.0, 4.0]};
         return [m.guessMatches('2, 4', t), m.guessMatches('[2., 4.0001]', t), m.guessMatches('2', t),
@@ -27,7 +27,7 @@ def test_guess_matching(reused_page):
 
 
 def test_compare_captures_finds_frozen_and_branch_nodes(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/staticview.js');
         const N = (id, op, line, kind='op') => ({id, op, line, kind, label: kind === 'input' ? 'x' : id});
         const trace = {frozen: [{line: 8, node: 't5'}], forward: {nodes: [N('t0','placeholder',null,'input'), N('t2','mul',7),
@@ -42,7 +42,7 @@ def test_compare_captures_finds_frozen_and_branch_nodes(reused_page):
 
 
 def test_folding_by_module_and_repeats(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/collapse.js');
         const build = (epsIn) => {
             const nodes = [{id: 'x', op: 'input', kind: 'input', shape: [2]}];
@@ -73,7 +73,7 @@ def test_folding_by_module_and_repeats(reused_page):
 
 
 def test_c_highlighting_escapes_and_marks_tokens(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     html = js(page, """const m = await import('/static/js/kernels.js');
         const d = document.createElement('div');
         d.append(m.highlightC('/* a<b */ for (int64_t i = 0; i < n; i++) out[i] = 1.0f;'));
@@ -84,7 +84,7 @@ def test_c_highlighting_escapes_and_marks_tokens(reused_page):
 
 
 def test_url_state_round_trips(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/share.js');
         const h = m.hashOf({tab: 'step', g: 'g1', node: 'b:%3', step: 2, pass: null});
         return [h, m.readHash(h)];""")
@@ -92,7 +92,7 @@ def test_url_state_round_trips(reused_page):
 
 
 def test_tensor_views_table_heatmap_and_preview(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/tensorview.js');
         const stats = {min: -1, max: 2, mean: 0.5, std: 1};
         const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
@@ -106,7 +106,7 @@ def test_tensor_views_table_heatmap_and_preview(reused_page):
 
 
 def test_calls_helpers_word_tensors_branches_and_stale_reasons(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/calls.js');
         const big = {shape: [64, 64], dtype: 'float32', data: null, stats: {mean: 0.5}};
         const broken = {kind: 'frozen', read: 'bool', code: 'x.sum() > 0', traced: true, now: false, holds: false, line: 12};
@@ -124,7 +124,7 @@ def test_calls_helpers_word_tensors_branches_and_stale_reasons(reused_page):
 
 
 def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/inspector.js');
         m.setOpCards({ops: {mul: {name: 'mul'}, reshape: {name: 'reshape'}}, grad_fns: {MulBackward0: 'mul'}});
         const name = (node) => (m.cardFor(node) || {name: null}).name;
@@ -134,7 +134,7 @@ def test_a_backward_node_finds_the_card_of_the_op_it_differentiates(reused_page)
 
 
 def test_a_kept_tensor_is_drawn_from_the_record_then_from_the_servers_summary(reused_page):
-    page = reused_page()
+    page = reused_page(apart="js_units")
     out = js(page, """const m = await import('/static/js/tensorview.js');
         const stats = {min: -1, max: 2, mean: 0.5, std: 1};
         const div = (nodes) => { const d = document.createElement('div'); d.append(nodes); return d; };
