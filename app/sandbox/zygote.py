@@ -31,7 +31,7 @@ from app.sandbox.protocol import (ChannelClosed, SharedBuffer, recv_json, seal_w
                                    values_memfd)
 
 PREIMPORT = [
-    "numpy", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
+    "numpy", "numpy.testing", "engine", "engine.runner", "engine.record", "engine.compat", "engine.compat.torch",
     "engine.compat.torch.onnx", "engine.compat.tensorflow", "engine.compat.jax", "engine.nn", "engine.optim", "engine.functional", "engine.autodiff",
     "engine.function", "engine.capture", "engine.ir", "engine.passes", "engine.codegen",
     "engine.codegen.cc", "engine.codegen.loader", "engine.codegen.executor",

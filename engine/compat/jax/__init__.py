@@ -1,7 +1,8 @@
 """`import jax` inside a run: JAX's transformations on Dagscope's engine.
 
 The modules import only downward, bottom to top:
-1. array.py (jax.Array: an engine Tensor with JAX's dtype rules, immutability and repr), tree_util.py
+1. array.py (jax.Array: an engine Tensor with JAX's dtype rules, immutability and repr), debug.py
+   (jax.debug.print: a debug_print node when traced), tree_util.py
    (pytrees), tracing.py (staging a function into the IR with the engine's tracer), jaxpr.py (the IR
    printed as JAX's jaxpr text);
 2. numpy/ (jnp: each function one or a few registry ops; installs the Array's operators);
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 import numpy as _np
 
-from engine.compat.jax import errors, lax, nn, numpy, random, scipy, test_util, tree, tree_util  # noqa: F401
+from engine.compat.jax import debug, errors, lax, nn, numpy, random, scipy, test_util, tree, tree_util  # noqa: F401
 from engine.compat.jax._surface import unsupported_names
 from engine.compat.jax.array import CPU as _CPU
-from engine.compat.jax.array import Array
+from engine.compat.jax.array import AbstractArray as Array
 from engine.compat.jax.config import config  # noqa: F401
 from engine.compat.jax.jit_function import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: F401
 from engine.compat.jax.transforms import (checkpoint, custom_jvp, custom_vjp, grad, hessian, jacfwd,  # noqa: F401

@@ -409,7 +409,7 @@ JAX_METHODS = ("all any argmax argmin argsort astype clip conj conjugate copy cu
 
 def _not_in_jax(name: str) -> property:
     def get(self):
-        raise AttributeError(f"'ArrayImpl' object has no attribute '{name}'")
+        raise AttributeError(f"'jaxlib._jax.ArrayImpl' object has no attribute '{name}'")
     return property(get)
 
 
@@ -429,3 +429,31 @@ def install_methods(methods: dict, update) -> None:
 
 def unsupported_dtype(dtype) -> UnsupportedError:
     return UnsupportedError(f"dtype {dtype} is not supported by Dagscope's JAX")
+
+
+def _missing(self, name: str):
+    raise AttributeError(f"'jaxlib._jax.ArrayImpl' object has no attribute '{name}'")
+
+
+Array.__getattr__ = _missing            # (only for names the class does not have)
+# type(x) prints as JAX's: <class 'jaxlib._jax.ArrayImpl'>; the facade's own code names it Array.
+Array.__module__, Array.__name__, Array.__qualname__ = "jaxlib._jax", "ArrayImpl", "ArrayImpl"
+
+
+class _AbstractArray(type):
+    def __instancecheck__(cls, value) -> bool:
+        return isinstance(value, Array)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return isinstance(sub, type) and issubclass(sub, Array)
+
+
+class AbstractArray(metaclass=_AbstractArray):
+    """`jax.Array` (and `jnp.ndarray`): the type isinstance checks name, as JAX's abstract base of
+    ArrayImpl; not itself the class of any array, and not made directly."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("jax.Array cannot be instantiated directly; use jnp.asarray or jnp.array")
+
+
+AbstractArray.__module__, AbstractArray.__name__, AbstractArray.__qualname__ = "jax.jaxlib._jax", "Array", "Array"

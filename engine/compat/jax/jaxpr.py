@@ -14,6 +14,8 @@ make it too long has them one per line.
 """
 from __future__ import annotations
 
+import string
+
 import numpy as np
 
 from engine.ir.graph import CALL, COND, CONSTANT, OUTPUT, PLACEHOLDER, WHILE, Graph, Value
@@ -322,6 +324,8 @@ class _Printer:
                                                     ("sharding", None)], args)
         elif op == "permute":
             self.emit(self.define(out), "transpose", [("permutation", _tuple(attrs["dims"]))], args)
+        elif op == "debug_print":
+            self.emit("", "debug_print", _debug_print_params(attrs["fmt"], attrs["names"]), args)
         elif op == "flip":
             dims = tuple(sorted(d % ins[0].ndim for d in attrs["dims"]))
             self.emit(self.define(out), "rev", [("dimensions", _tuple(dims))], args)
@@ -495,9 +499,9 @@ class _Printer:
                 lines.append("    " + text)
             else:
                 outs_text, prim, params, args, _ = e
-                lines.append(f"    {outs_text} = {prim}[")
+                lines.append(f"    {outs_text + ' = ' if outs_text else ''}{prim}[")
                 lines.extend(f"      {k}={v}" for k, v in params)
-                lines.append(f"    ]{' ' + args if args else ''}")
+                lines.append(f"    ] {args}")      # (JAX's printer leaves the space when there are no operands)
         lines.append("  " + tail)
         return "\n".join(lines)
 
@@ -505,7 +509,7 @@ class _Printer:
     def eqn_text(e) -> str:
         outs, prim, params, args, _ = e
         p = f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else ""
-        return f"{outs} = {prim}{p}{' ' + args if args else ''}"
+        return f"{outs + ' = ' if outs else ''}{prim}{p}{' ' + args if args else ''}"
 
 
 class _ScanBody(_Printer):
@@ -598,3 +602,21 @@ def format_jaxpr(graph: Graph, weak: dict | None = None, shown: dict | None = No
         if n.kind not in (CALL, COND, WHILE, CONSTANT, PLACEHOLDER, OUTPUT):
             raise ValueError(f"cannot print a {n.kind} node as a jaxpr")
     return _Printer(graph, weak or {}, shown=shown).run()
+
+
+# numpy's default print options, as jax.debug.print's equation carries them
+_NP_PRINTOPTIONS = ("(('edgeitems', 3), ('threshold', 1000), ('floatmode', 'maxprec'), ('precision', 8), "
+                    "('suppress', False), ('linewidth', 75), ('nanstr', 'nan'), ('infstr', 'inf'), ('sign', '-'), "
+                    "('formatter', None), ('legacy', False), ('override_repr', None))")
+
+
+def _debug_print_params(fmt: str, names: tuple) -> list:
+    """jax.debug.print's equation (JAX 0.10: an equation with no result), its parameters as JAX prints them."""
+    positional = sum(1 for n in names if isinstance(n, int))
+    keywords = sorted(n for n in names if isinstance(n, str))
+    args = "(" + ", ".join(["*"] * positional) + ("," if positional == 1 else "") + ")"
+    kwargs = "{" + ", ".join(f"{k!r}: *" for k in keywords) + "}"
+    fields = any(name is not None for _, name, _, _ in string.Formatter().parse(fmt))
+    return [("fmt", fmt), ("has_placeholders", fields), ("in_tree", f"PyTreeDef(({args}, {kwargs}))"),
+            ("logging_record", None), ("np_printoptions", _NP_PRINTOPTIONS), ("ordered", False),
+            ("partitioned", False), ("static_args", "()")]

@@ -12,6 +12,7 @@ trace records its ops. Called inside another trace, a jitted function is inlined
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 
@@ -21,8 +22,8 @@ from engine.capture import trail
 from engine.capture.common import run_eager
 from engine.codegen.training import make_runner
 from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, describe, signature, trace_title
-from engine.hooks import Message
-from engine.compat.jax import tracing
+from engine.hooks import OP_APPLIED, Message, subscribed
+from engine.compat.jax import debug, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
 from engine.compat.jax.jaxpr import format_jaxpr
 from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
@@ -56,8 +57,9 @@ class Staged:
 
     def run(self, leaves: list):
         inputs = list(leaves) + list(self.lifted)
+        prints = debug.graph_prints(self.graph)
         if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None \
-                and not tracing.FORWARD:
+                and not tracing.FORWARD and not prints:
             # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates (or a
             # jax.jvp pushes tangents through) runs the graph op by op instead, so its gradients (of any
             # order) are the engine's autograd's, and its tangents the JVP rules'
@@ -74,7 +76,9 @@ class Staged:
                 self.calls.add(list(leaves), outs, replay=(self.graph, inputs) if trail.has_control_flow(self.graph)
                                else None)
         else:
-            outs = trail.run(self.calls, self.graph, inputs, list(leaves))
+            # (a graph with jax.debug.print runs op by op: its prints are written as their nodes run)
+            with subscribed(OP_APPLIED, debug.write) if prints else contextlib.nullcontext():
+                outs = trail.run(self.calls, self.graph, inputs, list(leaves))
         arrays = [set_weak(as_array(o), w) for o, w in zip(outs, self.out_weak)]
         return tree_unflatten(self.out_tree, arrays)
 

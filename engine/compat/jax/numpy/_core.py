@@ -53,7 +53,7 @@ dtype = np.dtype
 inexact, floating, integer, signedinteger, number = np.inexact, np.floating, np.integer, np.signedinteger, np.number
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
-ndarray = Array
+ndarray = _array.AbstractArray           # jnp.ndarray is jax.Array: for isinstance
 
 
 def issubdtype(a, b) -> bool:
