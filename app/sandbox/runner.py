@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import secrets
 import signal
@@ -18,6 +19,8 @@ from app.sandbox import kernel
 from app.sandbox.limits import Limits
 from app.sandbox.outcome import KeepFiles, KeepValues, error_record, judge_run, timeout_record, words
 from app.sandbox.protocol import ChannelClosed, recv_frame, recv_json, recv_sealed, recv_sealed_resident, send_json
+
+log = logging.getLogger("dagscope.runs.sandbox")     # (under the run service's logger: its handlers hear it)
 
 STARTUP_TIMEOUT_S = 60.0
 REPORT_GRACE_S = 10.0
@@ -182,7 +185,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
              zygote: Zygote | None = None, cache_partition: str | None = None,
              keep_values: KeepValues | None = None, control: RunControl | None = None,
-             keep_files: KeepFiles | None = None) -> dict:
+             keep_files: KeepFiles | None = None, request_id: str | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
@@ -210,7 +213,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.settimeout(STARTUP_TIMEOUT_S)
         nonce = secrets.token_hex(16)       # names this run's sandbox frame on the record pipe
         send_json(sock, {"code": code, "options": options, "limits": limits.as_dict(), "nonce": nonce,
-                         "cache_partition": cache_partition})
+                         "cache_partition": cache_partition, "request_id": request_id})
         hello = recv_json(sock)
         pid, supervisor = int(hello["pid"]), int(hello["supervisor"])
         control._running(pid)
@@ -229,6 +232,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         control._running(None)
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
+        _log_report(report, request_id)
         record_bytes = recv_sealed(sock, limits.max_pipe_bytes)     # mapped, not copied
         values_bytes, values_resident = recv_sealed_resident(sock, limits.max_values_bytes)   # written in place
         files_index, blobs = _recv_files(sock, limits)
@@ -259,6 +263,17 @@ def run_code(code: str, options: dict, limits: Limits, *,
         # long the store takes (what is not kept by then is named in files_note)
         record.update(keep_files(files_index, blobs, started + limits.timeout_s + KEEP_FILES_GRACE_S))
     return record
+
+
+def _log_report(report: dict, request_id: str | None) -> None:
+    """The supervisor's account of the run's end, logged under the request id it was given and
+    echoes back (its own word that it served this request; a mismatch is said)."""
+    echoed = report.get("request_id")
+    if request_id is not None and echoed != request_id:
+        log.warning("the supervisor answered for request %r, not this one", echoed)
+    log.info("sandbox finished: exit %s, %.3f s CPU, %d KB peak", report.get("exit_code"), report.get("cpu_s") or 0,
+             report.get("maxrss_kb") or 0, extra={"request_id": echoed or request_id or "-",
+                                                  "exit_code": report.get("exit_code"), "cpu_s": report.get("cpu_s")})
 
 
 def _recv_files(sock: socket.socket, limits: Limits) -> tuple[dict, list[bytes]]:

@@ -16,6 +16,7 @@ import fcntl
 import gc
 import importlib
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -56,6 +57,7 @@ PRELOAD_STDLIB = [
 # A run's request: its code, options and limits, and the file an ONNX import hands it (base64 of at
 # most app/routes/onnx_import.py's MAX_FILE_BYTES); from the trusted server, bounded all the same.
 MAX_REQUEST_BYTES = 16 << 20
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
 def preimport() -> list[str]:
@@ -128,6 +130,10 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     conn = socket.socket(fileno=conn_fd)
     request = recv_json(conn, MAX_REQUEST_BYTES)
     limits = Limits(**request["limits"])
+    # the server's request id (app/logs.py), kept here, out of the child's sight, and echoed in the
+    # reports so the server's log line for this run's end is this supervisor's own account of it
+    request_id = request.pop("request_id", None)
+    request_id = request_id if isinstance(request_id, str) and REQUEST_ID.fullmatch(request_id) else None
     scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
     record_r, record_w = os.pipe()
     _widen(record_r)
@@ -158,7 +164,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     record = SharedBuffer(limits.max_pipe_bytes)
     oversize = False
     try:
-        send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid()})
+        send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid(), "request_id": request_id})
         oversize = _collect(pid, record_r, record, broker, conn, limits, started,
                             request.get("cache_partition"))
     except (OSError, ChannelClosed):
@@ -172,7 +178,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
     report = {"event": "finished", "exit_code": os.waitstatus_to_exitcode(status),
               "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "maxrss_kb": usage.ru_maxrss,
-              "wall_s": round(time.monotonic() - started, 3), "oversize": oversize}
+              "wall_s": round(time.monotonic() - started, 3), "oversize": oversize, "request_id": request_id}
     try:
         send_json(conn, report)
         send_sealed(conn, record.seal())

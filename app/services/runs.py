@@ -28,6 +28,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
+from app.logs import REQUEST_ID
 from app.sandbox import ZYGOTE, Limits, RunControl, run_code
 from app.services import metrics, run_files, stop_relay, tensors
 
@@ -295,7 +296,7 @@ def _submit(client: str, code: str, options: dict, control: RunControl, relay_di
     def work(on_slow):
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
                           cache_partition=cache_partition(client), keep_values=tensors.keeper(client),
-                          control=control, keep_files=run_files.keeper(client))
+                          control=control, keep_files=run_files.keeper(client), request_id=REQUEST_ID.get())
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         metrics.observe_run(record)
         outcome = "ok" if record.get("ok") else (record.get("error") or {}).get("kind")

@@ -73,7 +73,10 @@ def test_the_request_id_follows_a_run_into_its_thread_and_back(client):
         logger.setLevel(old_level)
     assert r.headers["x-request-id"] == "lesson-7-abc123"
     mine = [line for line in lines if line["request_id"] == "lesson-7-abc123"]
-    assert [line["message"].split(" ")[:2] for line in mine] == [["run", "admitted"], ["run", "finished:"]]
+    # the middle line is the supervisor's report, under the id it was given and echoed back
+    assert [line["message"].split(" ")[:2] for line in mine] == [["run", "admitted"], ["sandbox", "finished:"],
+                                                                 ["run", "finished:"]]
+    assert mine[1]["exit_code"] == 0 and mine[1]["logger"] == "dagscope.runs.sandbox"
     assert mine[-1]["outcome"] == "ok" and mine[-1]["elapsed_ms"] > 0
     made = client.get("/healthz", headers={"X-Request-ID": "bad id\twith tab"}).headers["x-request-id"]
     assert made != "bad id\twith tab" and len(made) == 16                # not a token: a new id
