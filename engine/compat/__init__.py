@@ -17,6 +17,7 @@ ALIASES = {
     "tensorflow": "engine.compat.tensorflow",
     "keras": "engine.compat.tensorflow.keras",     # Keras 3's own package is tf.keras (TF 2.16+)
     "jax": "engine.compat.jax",
+    "optax": "engine.compat.jax.optax",         # sgd, adam and their gradient transformations
     "dagscope": "engine",
 }
 

@@ -58,7 +58,6 @@ SCOPE: dict[str, tuple[str, str]] = {
     "jax.distributed": (OUT_OF_SCOPE, _ONE_PROCESS),
     "jax.experimental.pjit": (OUT_OF_SCOPE, _ONE_PROCESS),
     "flax": (PLANNED, "after JAX itself"),
-    "optax": (PLANNED, "after JAX itself"),
     "torch.export": (PLANNED, "torch.export is planned; torch.onnx.export writes an ONNX file now"),
     "torch.jit.save": (PLANNED, "TorchScript archives are planned; torch.onnx.export writes a model file other tools "
                                 "open (ONNX) now"),
