@@ -103,6 +103,10 @@ static inline int64_t ds_irem(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+static inline int64_t ds_ifmod(int64_t a, int64_t b) {   /* C's %: the dividend's sign, as np.fmod */
+  return b ? a % b : 0;
+}
+
 static inline int64_t ds_ipow(int64_t a, int64_t b) {
   int64_t r = 1;
   for (; b > 0; b >>= 1, a *= a) if (b & 1) r *= a;
@@ -197,6 +201,18 @@ def _clamp_tensor(x: Ctx, a: str, *bounds: str) -> str:
     return a
 
 
+def _nan_to_num(x: Ctx, a: str) -> str:
+    """NaN, then what is past the dtype's largest finite value either way (only the infinities)."""
+    if not x.is_float:
+        return a
+    top = float(np.finfo(x.dtype).max)
+    nan, pos, neg = (x.attrs.get(k) for k in ("nan", "posinf", "neginf"))
+    nan = 0.0 if nan is None else nan
+    pos, neg = (top if pos is None else pos), (-top if neg is None else neg)
+    return (f"({a} != {a} ? {x.c(nan)} : ({a} > {x.c(top)} ? {x.c(pos)} : "
+            f"({a} < {x.c(-top)} ? {x.c(neg)} : {a})))")
+
+
 def _gelu(x: Ctx, a: str) -> str:
     if x.attrs.get("approximate", "none") == "tanh":
         inner = f"{x.c(math.sqrt(2.0 / math.pi))} * ({a} + {x.c(0.044715)} * {a} * {a} * {a})"
@@ -238,6 +254,7 @@ C_EXPR = {
     "round": lambda x, a: f"{x.f('rint')}({a})" if x.is_float else a,      # rint: half to even
     "remainder": lambda x, a, b: (f"ds_rem{'f' if x.t == 'float' else ''}({a}, {b})" if x.is_float
                                   else f"(({x.t})ds_irem({a}, {b}))"),
+    "fmod": lambda x, a, b: f"{x.f('fmod')}({a}, {b})" if x.is_float else f"(({x.t})ds_ifmod({a}, {b}))",
     "floor_divide": lambda x, a, b: (f"ds_floordiv{'f' if x.t == 'float' else ''}({a}, {b})" if x.is_float
                                      else f"(({x.t})ds_ifloordiv({a}, {b}))"),
     "sin": lambda x, a: f"{x.f('sin')}({a})",
@@ -246,6 +263,7 @@ C_EXPR = {
     "softplus": lambda x, a: (f"{'ds_softplusf' if x.t == 'float' else 'ds_softplus'}({a}, "
                               f"{x.c(x.attrs.get('beta', 1.0))}, {x.c(x.attrs.get('threshold', 20.0))})"),
     "clamp": _clamp,
+    "nan_to_num": _nan_to_num,
     "clamp_tensor": _clamp_tensor,
     "tanh_backward": lambda x, g, y: f"({g} * ({x.c(1)} - {y} * {y}))",
     "sigmoid_backward": lambda x, g, y: f"({g} * ({y} * ({x.c(1)} - {y})))",

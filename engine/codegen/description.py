@@ -48,6 +48,7 @@ STEP_ATTRS: dict[str, dict] = {
     "gelu": {"approximate": ("none", "tanh")}, "dropout": {"p": NUMBER},
     "hardtanh": {"min_val": NUMBER, "max_val": NUMBER},
     "elu": {"alpha": NUMBER, "scale": NUMBER, "input_scale": NUMBER}, "celu": {"alpha": NUMBER},
+    "nan_to_num": {"nan": NUMBER, "posinf": NUMBER, "neginf": NUMBER},
 }
 REQUIRED_STEP_ATTRS = {"div_scalar": {"divisor"}, "pow_scalar": {"exponent"}, "masked_fill": {"value"},
                        "dropout": {"p"}}

@@ -39,6 +39,7 @@ NP_EXPR = {
     "ceil": "np.ceil({0}, out={out})",
     "round": "np.round({0}, out={out})",
     "remainder": "np.remainder({0}, {1}, out={out})",
+    "fmod": "np.fmod({0}, {1}, out={out})",
     "floor_divide": "np.floor_divide({0}, {1}, out={out})",
     "cos": "np.cos({0}, out={out})",
     "relu": "np.maximum({0}, 0, out={out})",
@@ -68,7 +69,7 @@ NP_EXPR = {
 
 # Ops computed by the registry's forward and copied into the planned buffer.
 NP_COMPOSITE = {"pow_scalar", "sigmoid", "erf", "gelu", "softplus", "leaky_relu", "silu", "hardtanh", "hardswish",
-                "hardsigmoid", "elu", "celu", "log_sigmoid", "mish", "div_scalar", "clamp", "clamp_tensor", "tanh_backward", "sigmoid_backward", "threshold_backward",
+                "hardsigmoid", "elu", "celu", "log_sigmoid", "mish", "div_scalar", "clamp", "clamp_tensor", "nan_to_num", "tanh_backward", "sigmoid_backward", "threshold_backward",
                 "masked_fill", "where", "dropout",
                 "mean", "sum_to_size", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "norm",
                 "softmax", "log_softmax"}

@@ -39,6 +39,7 @@ OP_CASES = {
     "floor": [(("x",), {}), (("int",), {})], "ceil": [(("x",), {})], "round": [(("x",), {})],
     # (integer divisors are nonzero: integer // 0 and % 0 raise in the registry's forward, as in PyTorch)
     "remainder": [(("x", "x"), {}), (("int", "int_nonzero"), {})],
+    "fmod": [(("x", "x"), {}), (("int", "int_nonzero"), {})],
     "floor_divide": [(("x", "pos"), {}), (("int", "int_nonzero"), {})],
     "gelu": [(("x",), {"approximate": "none"}), (("x",), {"approximate": "tanh"})],
     "softplus": [(("x",), {"beta": 1.0, "threshold": 20.0}), (("x",), {"beta": 2.0, "threshold": 1.0})],
@@ -50,6 +51,8 @@ OP_CASES = {
     "celu": [(("x",), {"alpha": 0.7})], "log_sigmoid": [(("x",), {})], "mish": [(("x",), {})],
     "isinf": [(("x",), {})], "isposinf": [(("x",), {})], "isneginf": [(("x",), {})], "isfinite": [(("x",), {})],
     "clamp": [(("x",), {"min": -0.5, "max": 0.5}), (("x",), {"min": 0.1, "max": None})],
+    "nan_to_num": [(("nonfinite",), {"nan": 0.0, "posinf": None, "neginf": None}),
+                   (("nonfinite",), {"nan": 2.5, "posinf": 7.0, "neginf": -1.0})],
     "clamp_tensor": [(("x", "x", "x"), {"bounds_are": "both"}), (("x", "x"), {"bounds_are": "min", "fn": "clamp_min"}),
                      (("x", "x"), {"bounds_are": "max"})],
     "tanh_backward": [(("x", "x"), {})], "sigmoid_backward": [(("x", "x"), {})],
@@ -104,6 +107,8 @@ def _data(domain, shape, rng, dtype):
         return rng.uniform(-2, 2, shape).astype(dtype)
     if domain == "pos":
         return rng.uniform(0.5, 2, shape).astype(dtype)
+    if domain == "nonfinite":         # NaN and both infinities among the numbers
+        return rng.choice(np.array([np.nan, np.inf, -np.inf, 1.5, -0.25, 0.0]), shape).astype(dtype)
     if domain == "bool":
         return rng.random(shape) > 0.5
     if domain == "bool_as_x":

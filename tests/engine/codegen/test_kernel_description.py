@@ -32,7 +32,7 @@ class Spy(dict):
         return super().__getitem__(key)
 
 
-ANY_ATTRS = {"divisor": 2.0, "exponent": 3.5, "negative_slope": 0.1, "beta": 1.0, "threshold": 20.0,
+ANY_ATTRS = {"nan": 0.0, "posinf": 1.0, "neginf": -1.0, "divisor": 2.0, "exponent": 3.5, "negative_slope": 0.1, "beta": 1.0, "threshold": 20.0,
              "min": -1.0, "max": 1.0, "bounds_are": "both", "value": 0.5, "approximate": "tanh", "p": 0.5}
 
 
