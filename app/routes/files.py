@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.middleware import client_address
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.services import run_files
 
 router = APIRouter()
@@ -23,7 +23,7 @@ async def run_file(file_id: str, request: Request):
     try:
         stored, data = await run_in_threadpool(run_files.download, client_address(request.scope), file_id)
     except run_files.Gone as gone:
-        return SafeJSONResponse({"detail": str(gone)}, status_code=404)
+        return SafeJSONResponse(worded(str(gone), "file_gone"), status_code=404)
     return Response(data, media_type="application/octet-stream", headers={
         "Content-Disposition": content_disposition(stored.name), "X-Content-Type-Options": "nosniff",
         "Cache-Control": "private, max-age=600"})

@@ -19,7 +19,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import Field
 
 from app.middleware import client_address
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.schemas import STOP_KEY_PATTERN, ApiRequest
 from app.services import run_files, runs
 
@@ -65,32 +65,35 @@ def file_name(name: str) -> str:
 async def open_onnx(req: OpenRequest, request: Request):
     client = client_address(request.scope)
     if (req.data is None) == (req.file_id is None):
-        return SafeJSONResponse({"detail": "send the file's bytes (data) or a run's file (file_id)"}, status_code=422)
+        return SafeJSONResponse(worded("send the file's bytes (data) or a run's file (file_id)", "onnx_no_file"),
+                                status_code=422)
     name = req.name
     if req.file_id is not None:
         try:
             stored, data = await run_in_threadpool(run_files.download, client, req.file_id)
         except run_files.Gone as gone:
-            return SafeJSONResponse({"detail": str(gone)}, status_code=404)
+            return SafeJSONResponse(worded(str(gone), "file_gone"), status_code=404)
         name = stored.name
     else:
         try:
             data = base64.b64decode(req.data, validate=True)
         except (binascii.Error, ValueError):
-            return SafeJSONResponse({"detail": "the file's bytes must be base64"}, status_code=422)
+            return SafeJSONResponse(worded("the file's bytes must be base64", "onnx_not_base64"), status_code=422)
     if len(data) > MAX_FILE_BYTES:
-        return SafeJSONResponse({"detail": f"the file is {len(data):,} bytes; the page opens ONNX files of at most "
-                                           f"{MAX_FILE_BYTES:,}"}, status_code=413)
+        size, most = f"{len(data):,}", f"{MAX_FILE_BYTES:,}"
+        return SafeJSONResponse(worded(f"the file is {size} bytes; the page opens ONNX files of at most {most}",
+                                       "onnx_too_large", bytes=size, max=most), status_code=413)
     if not data:
-        return SafeJSONResponse({"detail": "the file is empty"}, status_code=422)
+        return SafeJSONResponse(worded("the file is empty", "onnx_empty"), status_code=422)
     name = file_name(name)
     code = OPEN_PROGRAM.format(name=name)
     options = {"inputs": {name: base64.b64encode(data).decode("ascii")}}
     try:
         future = runs.submit(client, code, options, req.stop_key)
     except runs.KeyInUse as taken:
-        return SafeJSONResponse({"detail": str(taken)}, status_code=409)
+        return SafeJSONResponse(worded(str(taken), "stop_key_in_use"), status_code=409)
     except runs.Busy as busy:
-        return SafeJSONResponse({"detail": busy.message}, status_code=429, headers={"Retry-After": str(busy.retry_after)})
+        return SafeJSONResponse(worded(busy.message, busy.key, **busy.params), status_code=busy.status,
+                                headers={"Retry-After": str(busy.retry_after)})
     record = await asyncio.wrap_future(future)
     return SafeJSONResponse({"code": code, "name": name, "record": record})

@@ -23,7 +23,7 @@ async def run_code(req: RunRequest, request: Request):
     try:
         future = runs.submit(client_address(request.scope), req.code, req.options.model_dump(), req.stop_key)
     except runs.KeyInUse as taken:
-        return SafeJSONResponse({"detail": str(taken)}, status_code=409)
+        return SafeJSONResponse(worded(str(taken), "stop_key_in_use"), status_code=409)
     except runs.Busy as busy:
         return SafeJSONResponse(worded(busy.message, busy.key, **busy.params), status_code=busy.status,
                             headers={"Retry-After": str(busy.retry_after)})
@@ -39,5 +39,5 @@ async def run_code(req: RunRequest, request: Request):
 @router.post("/api/run/stop")
 async def stop_run(req: StopRequest, request: Request):
     if not runs.stop(client_address(request.scope), req.stop_key):
-        return SafeJSONResponse({"detail": "no run of yours is going under this stop key"}, status_code=404)
+        return SafeJSONResponse(worded("no run of yours is going under this stop key", "no_run_to_stop"), status_code=404)
     return SafeJSONResponse({"stopped": True})

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.middleware import client_address
-from app.responses import SafeJSONResponse
+from app.responses import SafeJSONResponse, worded
 from app.services import tensors
 
 router = APIRouter()
@@ -21,7 +21,7 @@ async def tensor_summary(run_id: str, tensor_id: str, request: Request):
     try:
         found = await run_in_threadpool(tensors.summary, client_address(request.scope), run_id, tensor_id)
     except tensors.Gone as gone:
-        return SafeJSONResponse({"detail": str(gone)}, status_code=404)
+        return SafeJSONResponse(worded(str(gone), gone.key), status_code=404)
     return SafeJSONResponse(found, headers={"Cache-Control": "private, max-age=600"})
 
 
@@ -30,6 +30,6 @@ async def tensor_values(run_id: str, tensor_id: str, request: Request):
     try:
         body = await run_in_threadpool(tensors.npy, client_address(request.scope), run_id, tensor_id)
     except tensors.Gone as gone:
-        return SafeJSONResponse({"detail": str(gone)}, status_code=404)
+        return SafeJSONResponse(worded(str(gone), gone.key), status_code=404)
     return Response(body, media_type="application/octet-stream", headers={
         "Content-Disposition": f'attachment; filename="{tensor_id}.npy"', "Cache-Control": "private, max-age=600"})

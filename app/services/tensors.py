@@ -40,7 +40,14 @@ GONE = ("this run's tensor values are no longer kept on the server (they are kep
 
 
 class Gone(LookupError):
-    """No values under this run and tensor id for this client (expired, evicted, never there)."""
+    """No values under this run and tensor id for this client (expired, evicted, never there).
+    `key`: the page's wording of why (static/i18n api.*)."""
+
+    KEYS = {}      # message -> key, filled below
+
+    @property
+    def key(self) -> str:
+        return Gone.KEYS.get(str(self), "tensors_gone")
 
 
 MAX_SUMMARIES_PER_RUN = 512    # summaries remembered per run (each a few kB): a repeated click costs nothing
@@ -103,7 +110,7 @@ class TensorStore:
     def _array(kept: _Kept, ref: str) -> np.ndarray:
         array = kept.values.array(ref)
         if array is None:
-            raise Gone("this run kept no values under that id")
+            raise Gone(UNKNOWN)
         return array
 
     @property
@@ -146,6 +153,10 @@ WAIT_S = 5.0                    # how long a read on another replica waits for t
 ASK_AGAIN_S = 1.0               # a request NOTIFYed again this often while waiting (one may be missed)
 NOT_WRITTEN = ("this run's tensor values are kept by the server that ran it, which did not answer "
                "(it may have stopped): run the program again")
+UNKNOWN = "this run kept no values under that id"
+DAMAGED = "this run's kept values are damaged: run the program again"
+Gone.KEYS.update({GONE: "tensors_gone", NOT_WRITTEN: "tensors_not_written", UNKNOWN: "tensor_unknown",
+                  DAMAGED: "tensors_damaged"})
 
 
 class DatabaseTensorStore:
@@ -317,7 +328,7 @@ class DatabaseTensorStore:
             size = -1
         # the row was written from checked values; checked again, as anything read back from storage is
         if dtype not in DTYPES or size != len(data):
-            raise Gone("this run's kept values are damaged: run the program again")
+            raise Gone(DAMAGED)
         return np.frombuffer(bytes(data), dtype=np.dtype(dtype)).reshape(shape), summary
 
     @property

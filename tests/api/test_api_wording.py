@@ -48,3 +48,27 @@ def test_a_share_link_refused_is_worded(client):
     big_state = client.post("/api/snippets", json={"code": "print(1)", "state": {"x": "s" * (MAX_STATE_BYTES + 1)}})
     assert big_state.status_code == 413
     assert_worded(big_state, "state_too_large")
+
+
+def test_what_is_gone_and_the_onnx_refusals_are_worded(client):
+    gone_file = client.get("/api/files/" + "f" * 32)
+    assert gone_file.status_code == 404
+    assert_worded(gone_file, "file_gone")
+    gone_values = client.get("/api/runs/" + "r" * 24 + "/tensors/v1")
+    assert gone_values.status_code == 404
+    assert_worded(gone_values, "tensors_gone")
+    for body, key in (({}, "onnx_no_file"), ({"data": "not base64!", "name": "m.onnx"}, "onnx_not_base64"),
+                      ({"data": "", "name": "m.onnx"}, "onnx_empty"),
+                      ({"file_id": "f" * 32, "name": "m.onnx"}, "file_gone")):
+        answer = client.post("/api/onnx/open", json=body)
+        assert answer.status_code in (404, 422), (key, answer.text)
+        assert_worded(answer, key)
+    from app.routes.onnx_import import MAX_FILE_BYTES
+    import base64
+    big = client.post("/api/onnx/open", json={"data": base64.b64encode(b"x" * (MAX_FILE_BYTES + 1)).decode(),
+                                               "name": "m.onnx"})
+    assert big.status_code == 413
+    assert_worded(big, "onnx_too_large")
+    no_run = client.post("/api/run/stop", json={"stop_key": "k" * 24})
+    assert no_run.status_code == 404
+    assert_worded(no_run, "no_run_to_stop")

@@ -5,8 +5,9 @@ import logging
 
 import pytest
 
-from app.sandbox import run_code
-from conftest import TEST_LIMITS
+from app.sandbox import Limits, run_code
+
+TEST_LIMITS = Limits(timeout_s=5.0, memory_mb=768, max_stdout_bytes=10_000, max_record_bytes=2_000_000)
 
 
 @pytest.fixture
