@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import sqlite3
 import stat
@@ -189,3 +190,20 @@ def close_all() -> None:
         for db in _databases.values():
             db.close()
         _databases.clear()
+
+
+def listen(url: str, channel: str, on_payload, closing: threading.Event, who: str) -> None:
+    """PostgreSQL's LISTEN on `channel` until `closing` is set, `on_payload(payload)` for each NOTIFY;
+    when the database goes away, `who` says so in the log and listens again 2 s later."""
+    import psycopg
+    while not closing.is_set():
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f"LISTEN {channel}")
+                while not closing.is_set():
+                    for note in conn.notifies(timeout=1.0):
+                        on_payload(note.payload)
+        except Exception as exc:                # noqa: BLE001 — the database went away: listen again
+            logging.getLogger("dagscope.database").warning("%s lost its connection (%s); listening again in 2 s",
+                                                           who, exc)
+            closing.wait(2.0)

@@ -9,14 +9,14 @@ before. With the embedded database there is one process and nothing to relay."""
 from __future__ import annotations
 
 import hashlib
-import logging
 import threading
 import time
 from typing import Callable
 
+from app.services.database import listen
+
 CHANNEL = "dagscope_stop"
 STALE_S = 3600          # a key left by a replica that died mid-run is swept after this long
-log = logging.getLogger("dagscope.stop_relay")
 
 
 def digest(client: str, key: str) -> str:
@@ -61,14 +61,4 @@ class StopRelay:
             self._thread.join(timeout=5)
 
     def _listen(self) -> None:
-        import psycopg
-        while not self._closing.is_set():
-            try:
-                with psycopg.connect(self.db.url, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    while not self._closing.is_set():
-                        for note in conn.notifies(timeout=1.0):
-                            self.stop_here(note.payload)
-            except Exception as exc:                # noqa: BLE001 — the database went away: listen again
-                log.warning("the stop relay lost its connection (%s); listening again in 2 s", exc)
-                self._closing.wait(2.0)
+        listen(self.db.url, CHANNEL, self.stop_here, self._closing, "the stop relay")

@@ -30,7 +30,7 @@ import numpy as np
 
 from app.config import get_settings
 from app.sandbox.values_channel import DTYPES, RunValues
-from app.services.database import Database, database
+from app.services.database import Database, database, listen
 
 log = logging.getLogger("dagscope.tensors")
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{20,64}")
@@ -258,19 +258,12 @@ class DatabaseTensorStore:
             pass                                 # deleted as it was written (PostgreSQL's foreign key saw it go)
 
     def _listen(self) -> None:
-        import psycopg
-        while not self._closing.is_set():
-            try:
-                with psycopg.connect(self.db.url, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    while not self._closing.is_set():
-                        for note in conn.notifies(timeout=1.0):
-                            run_id, _, ref = note.payload.partition(" ")
-                            if self.local.values_of(run_id) is not None:
-                                self._ask(run_id, (ref,))
-            except Exception as exc:            # noqa: BLE001 — the database went away: listen again
-                log.warning("the tensor store lost its connection (%s); listening again in 2 s", exc)
-                self._closing.wait(2.0)
+        listen(self.db.url, CHANNEL, self._asked, self._closing, "the tensor store")
+
+    def _asked(self, payload: str) -> None:
+        run_id, _, ref = payload.partition(" ")
+        if self.local.values_of(run_id) is not None:
+            self._ask(run_id, (ref,))
 
     def array(self, client: str, run_id: str, ref: str) -> np.ndarray:
         if self.local.values_of(run_id) is not None:

@@ -346,6 +346,19 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     return while_loop(test, step, (jnp.astype(lower, default_int()), jnp.astype(upper, default_int()), init_val))[2]
 
 
+def _steps(graph, init: list, xs: list, captured: list, n: int, nc: int, ny: int, reverse: bool):
+    """A scan's body run op by op over its n steps (backwards when `reverse`): the last carry, and
+    each output stacked over the steps in the order of xs."""
+    carry, ys = list(init), []
+    for k in (range(n - 1, -1, -1) if reverse else range(n)):
+        res = run_eager(graph, carry + [x[k] for x in xs] + captured)
+        carry, y = res[:nc], res[nc:]
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    return carry, [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     x_leaves, x_tree = tree_flatten(xs)
     x_arrays = [to_array(x) for x in x_leaves]
@@ -424,27 +437,13 @@ def _emit_scan(f, init, x_arrays: list, x_tree, n: int, reverse: bool):
     if _differentiated(init_arrays + x_arrays + captured):
         # differentiated inside the trace: f's graph step by step into the trace, so the backward (or
         # the tangents) is traced with it
-        carry, ys = list(init_arrays), []
-        for k in (range(n - 1, -1, -1) if reverse else range(n)):
-            res = run_eager(body.graph, carry + [x[k] for x in x_arrays] + captured)
-            carry, y = res[:nc], res[nc:]
-            ys.append(y)
-        if reverse:
-            ys.reverse()
-        stacked = [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]
+        carry, stacked = _steps(body.graph, init_arrays, x_arrays, captured, n, nc, ny, reverse)
         carry_out = [set_weak(as_array(t), is_weak(x)) for t, x in zip(carry, init_arrays)]
         y_tree = getattr(body_fun, "y_tree", None)
         return tree_unflatten(init_tree, carry_out), (tree_unflatten(y_tree, stacked) if ny else None)
     # the values, step by step (the enclosing trace paused: they are the node's, not equations)
     with outer.paused():
-        carry, ys = list(init_arrays), []
-        for k in (range(n - 1, -1, -1) if reverse else range(n)):
-            res = run_eager(body.graph, carry + [x[k] for x in x_arrays] + captured)
-            carry, y = res[:nc], res[nc:]
-            ys.append(y)
-        if reverse:
-            ys.reverse()
-        stacked = [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]
+        carry, stacked = _steps(body.graph, init_arrays, x_arrays, captured, n, nc, ny, reverse)
     # the node
     g = outer.graph
     i32 = np.dtype(default_int())
