@@ -57,7 +57,7 @@ PRELOAD_STDLIB = [
 # A run's request: its code, options and limits, and the file an ONNX import hands it (base64 of at
 # most app/routes/onnx_import.py's MAX_FILE_BYTES); from the trusted server, bounded all the same.
 MAX_REQUEST_BYTES = 16 << 20
-REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")   # what app/logs.py takes as an id (GIVEN_ID), or makes
 
 
 def preimport() -> list[str]:

@@ -277,17 +277,16 @@ def _max_pool(x, kernel_size, stride, padding, ceil_mode, with_index: bool):
     h, w = x.shape[-2:]
     oh, ow = shape[-2:]
     flat = _pool_windows(x, kernel_size, stride, padding, -np.inf, ceil_mode).reshape(shape + (kh * kw,))
-    # each window position's place in the image: (oh, ow, kh * kw)
-    rows = np.repeat((np.arange(oh)[:, None] * sh - ph + np.arange(kh))[:, None, :, None], kw, axis=3)
-    cols = np.repeat((np.arange(ow)[:, None] * sw - pw + np.arange(kw))[None, :, None, :], kh, axis=2)
-    rows, cols = np.broadcast_arrays(rows, cols)
-    rows, cols = rows.reshape(oh, ow, kh * kw), cols.reshape(oh, ow, kh * kw)
-    inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
     nan = np.isnan(flat)
     at = np.where(nan.any(axis=-1), kh * kw - 1 - nan[..., ::-1].argmax(axis=-1), flat.argmax(axis=-1))
     value = np.take_along_axis(flat, at[..., None], axis=-1)[..., 0]
     if not with_index:
         return value
+    # each window position's place in the image: (oh, ow, kh * kw)
+    rows, cols = np.broadcast_arrays((np.arange(oh)[:, None] * sh - ph + np.arange(kh))[:, None, :, None],
+                                     (np.arange(ow)[:, None] * sw - pw + np.arange(kw))[None, :, None, :])
+    rows, cols = rows.reshape(oh, ow, kh * kw), cols.reshape(oh, ow, kh * kw)
+    inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
     at = np.where(value == -np.inf, inside.argmax(axis=-1), at)
     place = rows * w + cols
     return np.take_along_axis(np.broadcast_to(place, flat.shape), at[..., None], axis=-1)[..., 0].astype(np.int64)

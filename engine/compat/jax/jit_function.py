@@ -50,6 +50,7 @@ class Staged:
         self.lifted = lifted           # tensors an enclosing jax.grad differentiates, read by reference
         self.weak = weak               # value id -> weakly typed (for the jaxpr's text)
         self.calls = None              # engine.record.calls' call site once recorded
+        self.prints = debug.graph_prints(graph)     # jax.debug.print in it: runs op by op, writing as it goes
 
     @property
     def jaxpr(self) -> str:
@@ -57,7 +58,7 @@ class Staged:
 
     def run(self, leaves: list):
         inputs = list(leaves) + list(self.lifted)
-        prints = debug.graph_prints(self.graph)
+        prints = self.prints
         if self.runner is not None and not any(t._requires_grad for t in inputs) and tracing.active() is None \
                 and not tracing.FORWARD and not prints:
             # the compiled kernels (as torch.compile runs them); a call a jax.grad differentiates (or a

@@ -450,7 +450,7 @@ class PerShapeConcreteFunction:
                 continue
             tensor, spec = convert_to_tensor(given), self._specs[i]
             if dtypes.as_dtype(tensor.dtype) != spec.dtype:
-                raise _wrong_dtype(self.function_name, len(full), spec.dtype, tensor)
+                raise _wrong_dtype(self.function_name, self.arg_positions.index(i), spec.dtype, tensor)
             if not spec.shape.is_compatible_with(tensor.shape):
                 raise self._refusal(f"Can not cast {_type_text(tensor)} to {spec!r}", args, kwargs)
             full.append(tensor)
