@@ -9,7 +9,11 @@ The stores write their SQL once for both: `%s` placeholders (turned into SQLite'
 only what both dialects mean the same (ON CONFLICT, RETURNING, COALESCE). A store that must see
 the table as no one else is writing it (a quota, an eviction) asks `transaction(lock=NAME)`:
 SQLite's BEGIN IMMEDIATE (one writer at a time, across processes), PostgreSQL's transaction-scoped
-advisory lock on NAME (across replicas), taken before the transaction reads anything.
+advisory lock on NAME (across replicas), taken before the transaction reads anything. One that
+reads and then writes says `transaction(writes=True)`: SQLite begins it IMMEDIATE too, because a
+deferred transaction whose snapshot another connection wrote past cannot be upgraded to a writer
+— it fails at once with "database is locked", the busy timeout never applies (WAL's
+SQLITE_BUSY_SNAPSHOT). PostgreSQL needs nothing for it.
 
 The schema is made and changed by app/services/migrations (ordered SQL files, a version table)."""
 from __future__ import annotations
@@ -32,7 +36,7 @@ class Database:
     dialect = ""
     shared = False                  # True: other processes (replicas) use the same data
 
-    def transaction(self, lock: str | None = None):
+    def transaction(self, lock: str | None = None, writes: bool = False):
         raise NotImplementedError
 
     def close(self) -> None:
@@ -79,10 +83,10 @@ class SQLiteDatabase(Database):
         return sqlite3.connect(self.path, timeout=5, isolation_level=None)
 
     @contextlib.contextmanager
-    def transaction(self, lock: str | None = None):
+    def transaction(self, lock: str | None = None, writes: bool = False):
         conn = self._connect()
         try:
-            conn.execute("BEGIN IMMEDIATE" if lock else "BEGIN")
+            conn.execute("BEGIN IMMEDIATE" if lock or writes else "BEGIN")
             try:
                 yield _SQLiteTransaction(conn)
             except BaseException:
@@ -128,7 +132,7 @@ class PostgresDatabase(Database):
         self.pool.open(wait=True, timeout=timeout_s)
 
     @contextlib.contextmanager
-    def transaction(self, lock: str | None = None):
+    def transaction(self, lock: str | None = None, writes: bool = False):
         # the pool's connection context commits on a clean exit and rolls back on an exception
         with self.pool.connection() as conn:
             if lock:

@@ -94,7 +94,7 @@ class SnippetStore:
         tx.executemany("DELETE FROM snippets WHERE id = %s", doomed)
 
     def load(self, snippet_id: str) -> dict | None:
-        with self.db.transaction() as tx:
+        with self.db.transaction(writes=True) as tx:
             row = tx.execute("SELECT code, state FROM snippets WHERE id = %s", (snippet_id,)).fetchone()
             if row is not None:     # opened: kept when the quota makes room for new snippets
                 tx.execute("UPDATE snippets SET opened = %s WHERE id = %s", (time.time(), snippet_id))

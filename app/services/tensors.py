@@ -334,7 +334,7 @@ class DatabaseTensorStore:
         time (a replica that stopped leaves its claims); returns how many claims."""
         self.local.expire()
         gone = self.local.take_dropped()
-        with self.db.transaction() as tx:
+        with self.db.transaction(writes=True) as tx:
             doomed = tx.execute("SELECT run_id FROM tensor_runs WHERE expires <= %s", (self._clock(),)).fetchall()
             _delete(tx, sorted({(row[0],) for row in doomed} | {(run_id,) for run_id in gone}))
         return len(doomed)

@@ -46,6 +46,37 @@ def test_replicas_starting_together_migrate_once(database_url):
     assert errors == [] and applied == [[]] * 4     # the first open migrated; every later one found it done
 
 
+def test_a_transaction_that_reads_then_writes_waits_for_another_writer(database_url):
+    """`writes=True` for a read followed by a write: on SQLite a deferred transaction whose
+    snapshot another connection wrote past fails at once ("database is locked", the cause of a
+    red CI in the tensor store's expiry sweep); an IMMEDIATE one makes the other writer wait."""
+    db = database.database()
+    with db.transaction() as tx:
+        tx.execute("DELETE FROM rate_buckets WHERE route = %s", ("t",))
+    read, other_done, errors = threading.Event(), threading.Event(), []
+
+    def write_meanwhile():
+        read.wait(5)
+        try:
+            with db.transaction() as tx:
+                tx.execute("INSERT INTO rate_buckets (route, client, tokens, updated) VALUES (%s, %s, 1, 0)",
+                           ("t", "other"))
+        except Exception as exc:          # noqa: BLE001 (collected for the assert)
+            errors.append(exc)
+        other_done.set()
+    thread = threading.Thread(target=write_meanwhile)
+    thread.start()
+    with db.transaction(writes=True) as tx:
+        tx.execute("SELECT COUNT(*) FROM rate_buckets WHERE route = %s", ("t",)).fetchone()
+        read.set()
+        other_done.wait(0.3)             # SQLite: the other writer waits for this one (not done yet)
+        tx.execute("INSERT INTO rate_buckets (route, client, tokens, updated) VALUES (%s, %s, 1, 0)", ("t", "me"))
+    thread.join(10)
+    assert errors == [] and other_done.is_set()
+    with db.transaction() as tx:
+        assert tx.execute("SELECT COUNT(*) FROM rate_buckets WHERE route = %s", ("t",)).fetchone()[0] == 2
+
+
 def test_share_links_round_trip(database_url):
     store = snippets.store()
     state = {"tab": "step", "node": "b2", "step": 3, "text": "é 中文 \u2028"}
