@@ -33,11 +33,11 @@ from engine.record.values import (_C_DTYPES, MAX_DATA_ELEMENTS, TensorMemo, _dig
                                   dtype_name)
 
 MAX_ITERATIONS = 64             # kept iterations (summaries and loss)
-MAX_STEP_ITERATIONS = 16        # kept iterations whose backprop steps are recorded too
+MAX_STEP_ITERATIONS = 8         # kept iterations whose backprop steps are recorded too
 STRIP = 8                       # cells of a summary's strip (block means of the flattened values)
 SUMMARY_BYTES = 2_000_000       # the summaries' share of the run record
 HELD_BYTES = 64 << 20           # arrays held until the run ends (summarised then, all iterations at once)
-VALUES_BYTES = 8 << 20          # parameters' values and gradients sent on the values side channel
+VALUES_BYTES = 2 << 20          # parameters' values and gradients sent on the values side channel
 STEPS_BYTES = 1_500_000         # the kept iterations' steps in the record (their first one measured)
 MIN_ITERATIONS = 8              # a graph too large to keep this many iterations of has no trajectory
 
@@ -240,8 +240,12 @@ class Trajectory:
         if len(self.kept) > self.limit:
             self.kept = self.kept[::2]
             self.every *= 2
-        self.with_steps.thin(self.kept, "steps", _drop_steps)
-        self.with_values.thin(self.kept, "tensors", _drop_tensors)
+        # (only an iteration that kept steps or values can take its sample past its limit: the
+        # scan over the kept ones is not made for the others)
+        if it.steps is not None:
+            self.with_steps.thin(self.kept, "steps", _drop_steps)
+        if it.tensors is not None:
+            self.with_values.thin(self.kept, "tensors", _drop_tensors)
 
     def _size_limits(self, builder, steps) -> None:
         """The series to follow, and how many iterations fit the byte budgets, from the first call."""

@@ -125,7 +125,7 @@ def test_step_backprops_a_later_iteration(reused_page):
     g = record["graphs"][0]
     tr = g["trajectory"]
     kept = [s["iteration"] for s in tr["steps"]]
-    assert kept and len(kept) <= 16
+    assert kept and len(kept) <= 8
     page.evaluate("window.dagscope.select('step')")
     page.wait_for_selector("#view-step-backward g.node")
     bar = page.locator(".panel[data-panel=step] .iter-bar")
