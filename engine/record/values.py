@@ -149,6 +149,7 @@ class TensorMemo:
 
     def __init__(self, values: ValueStore | None = None, stats: BlockStats | None = None):
         self._seen: dict[int, tuple] = {}
+        self._same_view: dict[tuple, tuple] = {}   # _layout -> the first such array's entry of _seen
         self._values = values
         self._stats: list[tuple] = []          # (raw stats, the dict to fill), float32/16 tensors
         # raw statistics once per block of memory; shared with the trajectory's summaries of the
@@ -163,8 +164,30 @@ class TensorMemo:
         hit = self._seen.get(id(array))
         if hit is None:
             kept = np.asarray(array)           # (kept alive too: its statistics are remembered by address)
-            hit = self._seen[id(array)] = ((array, kept), self._written(kept))
+            layout = self._layout(kept)
+            hit = self._same_view.get(layout) if layout is not None else None
+            if hit is None:
+                hit = ((array, kept), self._written(kept))
+                if layout is not None:
+                    self._same_view[layout] = hit
+            else:
+                hit = ((array, kept), hit[1])
+            self._seen[id(array)] = hit
         return dict(hit[1])            # (each place its own dict; the lists inside are never changed)
+
+    @staticmethod
+    def _layout(array: np.ndarray) -> tuple | None:
+        """Where a large array's values are and how it reads them: its block's address, shape,
+        strides and dtype (None for a small one, or one that is not a block seen in some axis
+        order). Two views with the same layout hold the same values while no user code runs:
+        a weight's `.t()` at each of an LSTM's 35 steps is 35 view objects of one layout (92 of
+        the 134 MB it kept were such repeats), now one summary and one kept copy."""
+        if array.size <= MAX_DATA_ELEMENTS or type(array) is not np.ndarray or native.loaded() is None:
+            return None
+        block = array if array.flags.c_contiguous else _in_memory_order(array)
+        if not block.flags.c_contiguous:
+            return None
+        return (_address(block), array.shape, array.strides, array.dtype)
 
     def _written(self, array: np.ndarray) -> dict:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:

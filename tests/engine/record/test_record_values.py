@@ -151,6 +151,25 @@ def test_views_of_one_block_share_its_statistics_bit_for_bit(monkeypatch):
                 assert json.dumps(got, allow_nan=False) == json.dumps(want, allow_nan=False), (dtype, poison, a.shape)
 
 
+def test_views_of_one_layout_are_one_summary_and_one_kept_copy():
+    """Distinct view objects that read the same memory in the same way (a weight's .t() at each
+    of an LSTM's steps) are summarised and kept once, their Tensors the same id; a view of the
+    block in another order, or a copy, is its own."""
+    if values.native.loaded() is None:
+        pytest.skip("engine/native is not loaded here")
+    block = np.random.default_rng(3).standard_normal((20, 30)).astype(np.float32)
+    store = values.ValueStore(max_bytes=1 << 20)
+    memo = TensorMemo(store)
+    same = [memo(block.T) for _ in range(4)] + [memo(block.T.T.T)]
+    other = [memo(block), memo(block.reshape(30, 20)), memo(block.T.copy())]
+    memo.flush()
+    assert all(s == same[0] for s in same) and same[0]["values"] == "v1"
+    assert len({o["values"] for o in other}) == 3 and "v1" not in {o["values"] for o in other}
+    assert len(store.index) == 4 and store.chunks[0] == block.T.tobytes()
+    for a, out in ((block.T, same[0]), (block, other[0])):
+        assert {k: v for k, v in out.items() if k != "values"} == tensor_json(a, heatmap=False)
+
+
 def test_the_c_statistics_are_numpy_s_bit_for_bit(monkeypatch):
     """_raw_stats with fastops' stats (when engine/native is loaded here) and with numpy alone."""
     if values._native_stats() is None:
