@@ -37,7 +37,8 @@ MAX_STEP_ITERATIONS = 8         # kept iterations whose backprop steps are recor
 STRIP = 8                       # cells of a summary's strip (block means of the flattened values)
 SUMMARY_BYTES = 2_000_000       # the summaries' share of the run record
 HELD_BYTES = 64 << 20           # arrays held until the run ends (summarised then, all iterations at once)
-VALUES_BYTES = 2 << 20          # parameters' values and gradients sent on the values side channel
+VALUES_BYTES = 2 << 20          # large parameters' values and gradients sent on the values side channel
+SMALL_BYTES = 400_000           # small ones' (written whole in the record: at most MAX_DATA_ELEMENTS each)
 STEPS_BYTES = 1_500_000         # the kept iterations' steps in the record (their first one measured)
 MIN_ITERATIONS = 8              # a graph too large to keep this many iterations of has no trajectory
 
@@ -146,10 +147,11 @@ def _cells(n: int, cells: int) -> tuple:
 
 
 class _Iteration:
-    __slots__ = ("number", "loss", "rows", "held", "tensors", "builder", "steps")
+    __slots__ = ("number", "loss", "rows", "held", "tensors", "large", "builder", "steps")
 
     def __init__(self, number):
-        self.number, self.held, self.tensors, self.builder, self.steps = number, None, None, None, None
+        self.number, self.held, self.builder, self.steps = number, None, None, None
+        self.tensors = self.large = None        # the small parameters' (value, grad), the large ones'
 
     def summarise(self, n_series: int, same: dict | None = None, stats=_raw_stats) -> None:
         """Its summary rows from the arrays it held (see the module's docstring)."""
@@ -186,11 +188,14 @@ class Trajectory:
         self.limit = MAX_ITERATIONS
         self.kept: list[_Iteration] = []
         self.params: list[str] = []    # forward ids of the leaves that require grad
+        self.small: list[str] = []     # those of them written whole in the record, the others large
+        self.large: list[str] = []
         self.series: list[tuple] = []  # (forward id, "value" | "grad"): a summary row each
         self.rows: dict[str, int] = {}  # forward id -> its value's row
         self.cells: list[int] = []     # each series' strip length
         self.with_steps = _Sampled(MAX_STEP_ITERATIONS)
-        self.with_values = _Sampled(MAX_ITERATIONS)
+        self.with_values = _Sampled(MAX_ITERATIONS)   # the large parameters' (side channel)
+        self.with_small = _Sampled(MAX_ITERATIONS)    # the small ones' (the record)
         self.defer = False             # summaries at the run's end (the arrays held meanwhile fit HELD_BYTES)
 
     def observe(self, builder, root, steps: list, stats=_raw_stats) -> None:
@@ -228,12 +233,13 @@ class Trajectory:
             same = {id(t.array): self.rows[fid] for fid, t in builder.leaves if fid in self.rows}
             it.held = [(values if of == "value" else grads).get(fid) for fid, of in self.series]
             it.summarise(len(self.series), same, stats)
-        if self.with_values.wants(number, self.every):
-            # kept to the end of the run, while the optimizer changes them in place: a call the
-            # recorder writes at once did not copy its leaves' values and gradients, one written
-            # later did
-            keep = (lambda a: a) if builder.finished_later else (lambda a: None if a is None else np.array(a))
-            it.tensors = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.params}
+        # kept to the end of the run, while the optimizer changes them in place: a call the recorder
+        # writes at once did not copy its leaves' values and gradients, one written later did
+        keep = (lambda a: a) if builder.finished_later else (lambda a: None if a is None else np.array(a))
+        if self.small and self.with_small.wants(number, self.every):
+            it.tensors = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.small}
+        if self.large and self.with_values.wants(number, self.every):
+            it.large = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.large}
         if number and self.with_steps.wants(number, self.every):
             it.builder, it.steps = builder, builder.kept_past_the_walk(steps)     # (written at the run's end)
         self.kept.append(it)
@@ -245,7 +251,9 @@ class Trajectory:
         if it.steps is not None:
             self.with_steps.thin(self.kept, "steps", _drop_steps)
         if it.tensors is not None:
-            self.with_values.thin(self.kept, "tensors", _drop_tensors)
+            self.with_small.thin(self.kept, "tensors", _drop_tensors)
+        if it.large is not None:
+            self.with_values.thin(self.kept, "large", _drop_large)
 
     def _size_limits(self, builder, steps) -> None:
         """The series to follow, and how many iterations fit the byte budgets, from the first call."""
@@ -258,7 +266,13 @@ class Trajectory:
         # the leaves that require grad (a module's parameters, a tensor made with requires_grad)
         leaves = [e for e in builder.fwd_nodes if type(e) is dict and e["kind"] in ("param", "input")]
         self.params = [e["id"] for e in leaves]
-        param_bytes = sum(a.nbytes for e in leaves for a in (e["value"], builder.leaf_grads.get(e["id"])) if a is not None)
+        self.small = [e["id"] for e in leaves if np.asarray(e["value"]).size <= MAX_DATA_ELEMENTS]
+        self.large = [e["id"] for e in leaves if np.asarray(e["value"]).size > MAX_DATA_ELEMENTS]
+
+        def param_bytes(ids):
+            return sum(np.asarray(a).nbytes for fid in ids
+                       for a in (values_of[fid], builder.leaf_grads.get(fid)) if a is not None)
+        values_of = {e["id"]: e["value"] for e in leaves}
         held_bytes = sum(np.asarray(a).nbytes for a in (
             *(e[3] if type(e) is tuple else e["value"] for e in builder.fwd_nodes), *builder.leaf_grads.values())
             if a is not None)
@@ -267,7 +281,9 @@ class Trajectory:
             self.first = ()            # too large to follow: no trajectory
         # (kept ones reach limit + 1 before every other one is dropped)
         self.defer = held_bytes * (self.limit + 1) <= HELD_BYTES
-        self.with_values.limit = min(self.limit, VALUES_BYTES // max(param_bytes, 1))
+        self.with_values.limit = min(self.limit, VALUES_BYTES // max(param_bytes(self.large), 1))
+        # (a small one's float32 values are written in 7-9 digits: ~12 bytes each)
+        self.with_small.limit = min(self.limit, SMALL_BYTES // max(3 * param_bytes(self.small), 1))
         # a step's record is its gradients' Tensors: stats and a preview, or the data of a small one
         step_bytes = sum(200 + 12 * min(np.asarray(getattr(g, "array", g)).size, 64)
                          for _, grad, ins in steps for g in (grad, *ins) if g is not None)
@@ -296,7 +312,7 @@ class Trajectory:
         for fid in self.params:
             for j, of in ((0, "value"), (1, "grad")):
                 tensors.append({"node": fid, "of": of,
-                                "at": [_tensor(values, it.tensors[fid][j], small) if it.tensors else None for it in kept]})
+                                "at": [_tensor(values, kept_of(it, fid)[j], small) for it in kept]})
         small.write()
         memo = TensorMemo(values)
         steps, left = [], step_tensors
@@ -319,6 +335,18 @@ def _drop_steps(it) -> None:
 
 def _drop_tensors(it) -> None:
     it.tensors = None
+
+
+def _drop_large(it) -> None:
+    it.large = None
+
+
+def kept_of(it: _Iteration, fid: str) -> tuple:
+    """A parameter's (value, gradient) kept at iteration `it`, (None, None) where not kept."""
+    for kept in (it.tensors, it.large):
+        if kept is not None and fid in kept:
+            return kept[fid]
+    return (None, None)
 
 
 def _tensor(values, array, small: "_SmallTensors"):

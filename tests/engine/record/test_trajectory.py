@@ -205,3 +205,30 @@ def test_summaries_with_the_strips_in_c_are_numpy_s_bit_for_bit(monkeypatch):
     numpy_only = np.full_like(with_c, np.nan)
     trajectory.summarise(arrays, numpy_only)
     assert with_c.tobytes() == numpy_only.tobytes()
+
+
+def test_small_parameters_are_kept_at_every_kept_iteration_while_large_ones_are_sampled(monkeypatch):
+    """A bias written whole in the record is kept at each kept iteration (the inspector shows its
+    numbers wherever the slider is); a weight on the side channel only within VALUES_BYTES."""
+    code = """import torch
+torch.manual_seed(0)
+w = torch.randn(64, 64, requires_grad=True)
+b = torch.zeros(64, requires_grad=True)
+x = torch.randn(8, 64)
+for step in range(20):
+    loss = (x @ w + b).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.01 * w.grad
+        b -= 0.01 * b.grad
+    w.grad = None
+    b.grad = None
+"""
+    monkeypatch.setattr(trajectory, "VALUES_BYTES", 4 * 2 * 64 * 64 * 4)      # four iterations of w
+    rec = run_user_code(code, values=ValueStore(64 << 20))
+    g = rec["graphs"][0]
+    tensors = {(t["node"], t["of"]): t["at"] for t in g["trajectory"]["tensors"]}
+    w, b = node_id(g, "w"), node_id(g, "b")
+    assert all(a is not None and a["data"] is not None for of in ("value", "grad") for a in tensors[b, of])
+    kept_w = [a for a in tensors[w, "value"] if a is not None]
+    assert 0 < len(kept_w) <= 4 < len(g["trajectory"]["iterations"])
