@@ -1,6 +1,6 @@
 """Issue 17, "Training you can scrub through": the seed MLP (examples/10) trained 200 steps records its
 trajectory; the iteration slider on Forward, Backward and Step shows each iteration's values on the
-drawn nodes (values only: no new layout, redrawn within 50 ms), the loss curve with the iteration
+drawn nodes (values only: no new layout; the 50 ms goal: test_training_scrub_cost.py), the loss curve with the iteration
 marked, a node's trajectory in the inspector; Play animates training; Step backprops a later
 iteration (1440×900, 1280×720 presenting, 1024×768, English and 简体中文). The tests share a page
 (reused_page), presenting and not, and each runs the MLP on it."""
@@ -70,8 +70,10 @@ def test_the_slider_shows_each_iterations_values_without_a_new_layout(reused_pag
           out.push(performance.now() - t0);
         } return out; }""", len(tr["iterations"]))
     print("scrub redraws, ms:", [round(x, 1) for x in times])
-    # the median: on a shared 2-core machine a load spike stalls one redraw now and then
-    assert sorted(times)[len(times) // 2] <= 50, times
+    # wall time, which a loaded machine stretches: a generous bound here (the median: a load spike
+    # stalls one redraw now and then); the 50 ms goal in the main thread's CPU time is
+    # test_training_scrub_cost.py's
+    assert sorted(times)[len(times) // 2] <= 250, times
     last = overlay_texts(page)
     assert set(last) == set(first) and last[loss_node["id"]] != first[loss_node["id"]]
     assert float(last[loss_node["id"]]) < float(first[loss_node["id"]])        # the loss went down

@@ -3,9 +3,9 @@ in 简体中文, a small parameter (fc2.bias, kept whole in the trajectory, its 
 engine/record/trajectory.py) selected while scrubbing. A scrubbed frame rewrites only what the
 iteration changes in the inspector (its note, value, gradient and the charts' markers:
 inspector.js inspectIteration), not the whole inspector nor the backward one, with no new layout of
-the graph. The goal (<= 50 ms a redraw) is test_training_scrub.py's, without a selection; with one
-the bound here is what a machine at load 20 meets (60-100 ms measured there; 10-30 ms at load 2-5:
-bench/RESULTS.md)."""
+the graph. The goal (<= 50 ms a redraw) is test_training_scrub_cost.py's, in the main thread's CPU
+time; the wall-time bound here is what a loaded machine meets (60-100 ms measured at load 20; 5-30 ms
+at load 2-8: bench/RESULTS.md)."""
 import pytest
 
 from tests.browser.conftest import painted, shot
@@ -41,7 +41,7 @@ def test_scrubbing_with_a_parameter_selected_rewrites_only_its_values(reused_pag
     page.on("request", lambda r: renders.append(r.url) if "/api/render" in r.url else None)
     times = page.evaluate(MEASURE, len(tr["iterations"]))
     print("scrub redraws with fc2.bias selected, ms:", [round(x, 1) for x in times])
-    assert sorted(times)[len(times) // 2] <= 150, times
+    assert sorted(times)[len(times) // 2] <= 250, times
     assert renders == []
     assert page.evaluate("window.kept.every(e => e.isConnected)")
     # the inspector's numbers at the last iteration: the kept data, and the series' statistics
