@@ -43,6 +43,13 @@ CMPOPS = {ast.Gt: operator.gt, ast.Lt: operator.lt, ast.GtE: operator.ge, ast.Lt
           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 
+def _loaded(target):
+    """An assignment's target (`self.counter`) as an expression that reads it."""
+    node = ast.copy_location(type(target)(**{f: getattr(target, f) for f in target._fields if f != "ctx"},
+                                          ctx=ast.Load()), target)
+    return node
+
+
 class Compiler(Symbolic):
     """Builds one Graph from a Python function's AST (see the module docstring)."""
 
@@ -123,12 +130,15 @@ class _Frame(ControlFlow):
             for target in (s.targets if isinstance(s, ast.Assign) else [s.target]):
                 self.assign(target, value)
         elif isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
+            if not isinstance(s.target, ast.Name) and not self.c.python_state:
                 raise self.err(s, "augmented assignment to an attribute or item mutates state; assign a new name")
             op = BINOPS.get(type(s.op))
             if op is None:
                 raise self.err(s, f"operator {type(s.op).__name__} is not supported")
-            self.env[s.target.id] = op(self.lookup(s.target), self.expr(s.value))
+            if isinstance(s.target, ast.Name):
+                self.env[s.target.id] = op(self.lookup(s.target), self.expr(s.value))
+            else:
+                self.assign(s.target, op(self.expr(_loaded(s.target)), self.expr(s.value)))
         elif isinstance(s, ast.Return):
             raise _Return(self.expr(s.value) if s.value is not None else None)
         elif isinstance(s, ast.For):
@@ -172,6 +182,10 @@ class _Frame(ControlFlow):
                 raise self.err(target, f"cannot unpack {len(values)} values into {len(target.elts)} names")
             for t, v in zip(target.elts, values):
                 self.assign(t, v)
+        elif isinstance(target, ast.Attribute) and self.c.python_state:
+            setattr(self.expr(target.value), target.attr, value)
+        elif isinstance(target, ast.Subscript) and self.c.python_state:
+            self.expr(target.value)[self.expr(target.slice)] = value
         else:
             raise self.err(target, "assigning to an attribute or an item mutates state, which the graph "
                                    "cannot express; assign to a new variable instead")

@@ -7,6 +7,7 @@ placeholders."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import linecache
 import textwrap
@@ -140,6 +141,9 @@ class Symbolic:
         # tf.function semantics: Python print runs while tracing (once per trace) and shows
         # symbolic tensors; torch.jit.script/compile refuse it instead.
         self.trace_time_print = False
+        # and an assignment to an attribute or an item runs in Python, once, while tracing (a Python side
+        # effect: `self.counter += 1`); torch.jit.script refuses it, as TorchScript has no such effects
+        self.python_state = False
         # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
         # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a
         # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).
@@ -286,6 +290,18 @@ class Symbolic:
             raise ScriptError(f"converting a tensor to {what} here cannot be compiled: its value is only "
                               "known when the graph runs (use it in an `if`/`while` condition, or keep it a tensor)",
                               self.line, construct=False)
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Ops run outside the graph for the block's duration (TensorFlow's tf.init_scope): they are not
+        recorded, and reading a value is allowed."""
+        OP_APPLIED.remove(self.observe)
+        VALUE_READ.remove(self.on_value_read)
+        try:
+            yield
+        finally:
+            OP_APPLIED.append(self.observe)
+            VALUE_READ.append(self.on_value_read)
 
     def __enter__(self):
         OP_APPLIED.append(self.observe)

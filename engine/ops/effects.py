@@ -31,3 +31,18 @@ register(OpDef(
     "debug_print", NN, _debug_print_forward, lambda *specs, **attrs: Spec((), np.dtype(np.bool_)), None, "",
     "print fmt formatted with the inputs", "no gradient: printing has no value to differentiate",
     differentiable=False, attrs=("fmt", "names"), saves=(), extra={"impure": True}))
+
+
+def _py_function_forward(*inputs, function=None, index=0, shape=(), dtype="float32"):
+    return np.asarray(function(list(inputs), index), dtype=np.dtype(dtype))
+
+
+# TensorFlow's tf.py_function inside a tf.function: `function(arrays, index)` is the facade's, which
+# calls the program's Python function once per run of the node (index 0; the node for result k > 0
+# takes its k-th result) and never while the graph is traced. `shape` is nominal: the result's shape
+# is known only when the function has run (TensorFlow's is unknown too).
+register(OpDef(
+    "py_function", NN, _py_function_forward, lambda *specs, shape=(), dtype="float32", **attrs: Spec(
+        tuple(shape), np.dtype(dtype)), None, "",
+    "the result of a Python function called on the inputs", "no gradient: a Python function is opaque to the graph",
+    differentiable=False, attrs=("function", "index", "shape", "dtype"), saves=(), extra={"impure": True}))

@@ -147,6 +147,8 @@ CASES: dict[str, list[Case]] = {
     "print": [Case([rnd(2, 3), rnd()], attrs={"template": ("x =", 0, "and", 1), "sep": " ", "end": "\n",
                                                "summarize": 3, "stream": "stderr"})],
     "debug_print": [Case([rnd(2, 3), rnd()], attrs={"fmt": "x = {} and {y}", "names": (0, "y")})],
+    "py_function": [Case([rnd(2, 3), rnd()], attrs={"function": lambda arrays, index: arrays[0] * arrays[1],
+                                                     "index": 0, "shape": (2, 3), "dtype": "float64"})],
     "to_dtype": [Case([rnd(2, 3)], {"dtype": "float64"}, diff=(0,)),
                  Case([rnd(2, 3)], {"dtype": "float32"}, diff=(0,), eps=1e-3, rtol=1e-4, atol=1e-5)],
     "where": [Case([mask(3, 4), rnd(3, 4), rnd(4)], diff=(1, 2)), Case([mask(4), rnd(2, 1), rnd()], diff=(1, 2))],

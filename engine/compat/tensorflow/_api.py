@@ -16,7 +16,8 @@ from engine.compat.tensorflow.dtypes import (DType, TensorShape, as_dtype, bool,
                                              double, float16, float32, float64, half, int8, int16, int32, int64,
                                              string, uint8)
 from engine.compat.tensorflow.control_flow import cond, while_loop  # noqa: F401
-from engine.compat.tensorflow.function import TensorSpec, function  # noqa: F401
+from engine.compat.tensorflow.function import TensorSpec, function, init_scope  # noqa: F401
+from engine.compat.tensorflow.script_ops import py_function  # noqa: F401
 from engine.compat.tensorflow.graph import (Graph, Operation, get_default_graph, placeholder,  # noqa: F401
                                             reset_default_graph)
 from engine.compat.tensorflow.init_ops import (constant_initializer, ones_initializer,  # noqa: F401

@@ -25,6 +25,7 @@ would silently return a stale result), nor reach the compiler for explicit `tf.c
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import re
@@ -43,6 +44,7 @@ from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
+from engine.compat.tensorflow.script_ops import calls_python
 from engine.compat.tensorflow.trace_types import trace_type_of
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.compat.scope import sentence
@@ -121,6 +123,24 @@ class _Tracing:
 
 def tracing() -> _Tracing | None:
     return context.state().tracing
+
+
+@contextlib.contextmanager
+def init_scope():
+    """`tf.init_scope()`: inside a tf.function's trace, the block runs eagerly, once, while tracing (its ops
+    are not part of the graph: TensorFlow lifts them out of the function-building graph); elsewhere it
+    changes nothing."""
+    st = context.state()
+    trace = st.tracing
+    if trace is None:
+        yield
+        return
+    st.tracing = None
+    try:
+        with trace.compiler.paused():
+            yield
+    finally:
+        st.tracing = trace
 
 
 # ---- signatures -------------------------------------------------------------------------------
@@ -233,6 +253,9 @@ def _apply_input_signature(name: str, params: list, specs: list, args: tuple, kw
 def _symbolic_text(v) -> str:
     """A traced tensor as `print` shows it while tracing: `Tensor("x:0", shape=(2,), dtype=float32)`."""
     name = f"{v.name}:0" if v.name else v.id
+    trace = tracing()
+    if trace is not None and v.id in trace.graph.unknown_shapes:       # (TensorFlow leaves an unknown rank out)
+        return f'Tensor("{name}", dtype={dtypes.as_dtype(v.dtype).name})'
     return f'Tensor("{name}", shape={dtypes.TensorShape(v.shape)}, dtype={dtypes.as_dtype(v.dtype).name})'
 
 
@@ -592,6 +615,7 @@ class Function:
         graph = IRGraph(self.__name__)
         compiler = Compiler(graph)
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
+        compiler.python_state = True           # as are assignments to attributes (self.counter += 1)
         compiler.tensor_type, compiler.int_dtype = EagerTensor, np.int32     # what TF code sees between ops
         compiler.unwrap = _variable_value
         compiler.symbolic_text = _symbolic_text
@@ -625,8 +649,8 @@ class Function:
         for o in outputs:
             if o is None:                      # returned as None (also: no return statement), as in TensorFlow
                 continue
-            if hasattr(o, "_dagscope_value"):
-                o = o._leaf
+            if hasattr(o, "_dagscope_value"):      # a variable returned: its value after the function's assigns
+                o = trace.variable_value(o)
             if not is_tensor(o):
                 if isinstance(o, (bool, int, float)):
                     o = EagerTensor(np.asarray(o, np.float32 if isinstance(o, float) else np.int32))
@@ -656,8 +680,9 @@ class Function:
         traces = len(self._cache)
         if rec is None or traces > MAX_RECORDED_TRACES:
             return
+        # (a graph that calls Python is not evaluated for the record: that would call the program's function)
         arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
-        values = interpreter.evaluate(concrete.graph, arrays)
+        values = None if calls_python(concrete.graph) else interpreter.evaluate(concrete.graph, arrays)
         spec = _spec(concrete.signature, args)
         entry = record_static(concrete.graph, "function", trace_title(f"tf.function {self.__name__}", f"({spec})", traces),
                               warnings=warnings, values=values,
