@@ -76,6 +76,22 @@ def is_weak(x) -> bool:
     return type(x) in (int, float, complex)
 
 
+def weak_types(trace) -> dict:
+    """Value id -> weakly typed, for the values of `trace`'s graph and of the branch and loop body
+    graphs nested in it (for convert_element_type's weak_type in the jaxpr's text)."""
+    weak = {v.id: is_weak(t) for t in trace._alive if (v := trace.values.get(id(t))) is not None}
+    weak.update(trace.nested_weak)
+    return weak
+
+
+def note_nested_weak(trace, pairs, weak: dict) -> None:
+    """A branch's graph copied into `trace`'s (fresh ids): its values' weak types under their new ids
+    (`pairs`: (old value, new value); `trace` a tracing.Trace)."""
+    for old, new in pairs:
+        if old.id in weak:
+            trace.nested_weak[new.id] = weak[old.id]
+
+
 def set_weak(t: Tensor, weak: bool) -> Tensor:
     if weak:
         t.__dict__["_weak"] = True

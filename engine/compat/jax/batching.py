@@ -26,7 +26,7 @@ import numpy as np
 from engine.capture import trail
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import tracing
-from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array, weak_types
 from engine.compat.jax.jaxpr import NUMPY_INTS, RANK_LIFT, format_jaxpr
 from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_structure, tree_unflatten
 from engine.hooks import Message
@@ -545,9 +545,8 @@ def _record(fun, size: int, inputs: dict, batched, example_graph, example_trace)
     trace.graph.output(values)
     texts = []
     for g, tr in ((trace.graph, trace), (example_graph, example_trace)):
-        weak = {tr.values[id(t)].id: is_weak(t) for t in tr._alive if id(t) in tr.values}
         try:
-            texts.append(format_jaxpr(g, weak, tr.shown_as))
+            texts.append(format_jaxpr(g, weak_types(tr), tr.shown_as))
         except Exception as exc:  # noqa: BLE001 - the jaxpr is shown beside the graph; the graph still is
             texts.append(f"(no jaxpr text: {exc})")
     title = Message("title.vmap", f"jax.vmap {name}: a batch of {size}", name=name, n=size)

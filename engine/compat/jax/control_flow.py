@@ -13,6 +13,8 @@ reverse-differentiable in JAX, and is refused as JAX refuses it.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from engine import autograd
@@ -21,11 +23,17 @@ from engine.autograd_function import FunctionCtx, attach_custom_node
 from engine.capture.common import run_eager
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import forward, tracing
-from engine.compat.jax.array import Array, as_array, default_int, is_weak, set_weak, to_array
+from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_nested_weak, set_weak, to_array, \
+    weak_types
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
+from engine.ir.graph import OUTPUT, PLACEHOLDER
 from engine.ir.interpreter import truth
 from engine.tensor import Tensor
+
+# a branch's or loop body's graph -> its values' weak types (value id -> bool), carried into the enclosing
+# trace when the graph is copied into it (_rehomed), for convert_element_type's weak_type in the jaxpr
+_WEAK_OF: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 WHILE_GRAD = ("Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic "
               "start/stop values. Try using lax.scan, or using fori_loop with static start/stop.")
@@ -54,6 +62,7 @@ class _Branch:
         g.current_line = g.current_module = None
         g.output(values)
         self.graph = g
+        _WEAK_OF[g] = weak_types(self.trace)
 
     @property
     def captured(self) -> list:
@@ -68,7 +77,7 @@ class _Branch:
     def add_inputs(self, tensors: list) -> None:
         """Unused inputs for values another branch captured (a cond's branches take the same inputs)."""
         for t in tensors:
-            if t not in self.captured:
+            if not any(t is c for c in self.captured):      # (identity: `in` would compare arrays)
                 self.graph.placeholder(f"captured_{len(self.captured)}", t.array.shape, t.array.dtype)
                 self.captured.append(t)
 
@@ -238,34 +247,58 @@ def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | 
 
     if len(graphs) == 2:
         pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
-        out = g.cond(pred, _rehomed(g, graphs[1], "then"), _rehomed(g, graphs[0], "else"), values)
+        out = g.cond(pred, _rehomed(g, graphs[1], "then", outer), _rehomed(g, graphs[0], "else", outer), values)
         if operands is not None:
             out[0].producer.attrs["num_operands"] = operands
         return out
     # index k: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each level a closed graph of (index, inputs)
-    return _switch_chain(g, idx, graphs, values)
+    return _switch_chain(g, idx, graphs, values, outer)
 
 
-def _rehomed(g, sub, name):
-    """`sub` as a sub-graph of `g`, with ids from g's counter (SSA ids unique across the capture)."""
+def _rehomed(g, sub, name, outer=None):
+    """`sub` as a sub-graph of `g`, with ids from g's counter (SSA ids unique across the capture);
+    `outer` (the trace g belongs to) learns its values' weak types under their new ids."""
     out = g.subgraph(name)
     args = [out.placeholder(p.out.name, p.out.shape, p.out.dtype) for p in sub.placeholders]
     out.output(inline(out, sub, args))
+    _carry_weak(outer, sub, sub.nodes, out.nodes)
     return out
 
 
-def _switch_chain(g, idx, graphs: list, values: list) -> list:
+def _carry_weak(outer, sub, old_nodes: list, new_nodes: list) -> None:
+    """`sub`'s nodes `old_nodes` were copied, in order, as `new_nodes` (engine.autodiff.inline, which
+    copies their sub-graphs the same way): tell `outer` the weak types of the copies' values."""
+    weak = _WEAK_OF.get(sub)
+    if outer is None or not weak:
+        return
+
+    def pairs(olds, news):
+        for a, b in zip(olds, news):
+            yield from zip(a.outputs, b.outputs)
+            for k, s in a.subgraphs.items():
+                yield from pairs(s.nodes, b.subgraphs[k].nodes)
+    note_nested_weak(outer, pairs(old_nodes, new_nodes), weak)
+
+
+def _switch_chain(g, idx, graphs: list, values: list, outer) -> list:
     if len(graphs) == 1:
-        return inline(g, graphs[0], values)
-    first = _rehomed(g, graphs[0], "then")
+        start = len(g.nodes)
+        outs = inline(g, graphs[0], values)
+        _carry_weak(outer, graphs[0], [n for n in graphs[0].nodes if n.kind not in (PLACEHOLDER, OUTPUT)],
+                    g.nodes[start:])
+        return outs
+    first = _rehomed(g, graphs[0], "then", outer)
     rest = g.subgraph("else")
     r_idx = rest.placeholder("index", idx.shape, idx.dtype)
     r_vals = [rest.placeholder(f"operand{i}", v.shape, v.dtype) for i, v in enumerate(values)]
-    rest.output(_switch_chain(rest, rest.call("sub", r_idx, 1), graphs[1:], r_vals))
+    rest.output(_switch_chain(rest, rest.call("sub", r_idx, 1), graphs[1:], r_vals, outer))
     then = g.subgraph("then")
     then.placeholder("index", idx.shape, idx.dtype)
     t_vals = [then.placeholder(f"operand{i}", v.shape, v.dtype) for i, v in enumerate(values)]
+    start = len(then.nodes)
     then.output(inline(then, first, t_vals))
+    _WEAK_OF[first] = dict(outer.nested_weak) if outer is not None else {}
+    _carry_weak(outer, first, [n for n in first.nodes if n.kind not in (PLACEHOLDER, OUTPUT)], then.nodes[start:])
     return g.cond(g.call("le", idx, 0), then, rest, [idx] + values)
 
 
@@ -285,7 +318,7 @@ def while_loop(cond_fun, body_fun, init_val):
     if _requires_grad(init + captured):
         raise ValueError(WHILE_GRAD)
     outer = tracing.active()
-    weak = [is_weak(x) for x in init]
+    weak = body.weak()          # the carry out is the body's output type (weak only if that is), as in JAX
     if outer is not None and (any(tracing.traced(t) for t in init + captured)):
         if forward.carrying(init + captured) is not None:
             raise UnsupportedError("jax.jvp of a lax.while_loop on traced values inside jax.jit/make_jaxpr is not "
@@ -295,10 +328,11 @@ def while_loop(cond_fun, body_fun, init_val):
             outs = _loop(test.graph, body.graph, init, captured)
         g = outer.graph
         carried = [outer.value_of(t) for t in init + captured]
-        body_g = _rehomed(g, body.graph, "body")
+        body_g = _rehomed(g, body.graph, "body", outer)
         # the body passes the captured values through (a while node carries everything it reads)
         body_g.output(list(body_g.outputs) + list(body_g.inputs[len(init):]))
-        values = g.while_loop(_rehomed(g, test.graph, "cond"), body_g, carried)
+        values = g.while_loop(_rehomed(g, test.graph, "cond", outer), body_g, carried)
+        values[0].producer.attrs["num_carry"] = len(init)    # the rest are the captured values (JAX's consts)
         for o, v in zip(outs, values):
             outer.bind(o, v)
     else:
@@ -324,17 +358,18 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             def step(carry, _):
                 i, v = carry
                 return (jnp.add(i, 1), body_fun(i, v)), None
-            start = Array(np.asarray(lo, default_int()))
+            # JAX's scan starts the counter at int(lower), a Python int: weakly typed (i + 0.5 stays float32)
+            start = set_weak(Array(np.asarray(lo, default_int())), True)
             return scan(step, (start, init_val), None, length=hi - lo)[0][1]
         init_leaves, init_tree = tree_flatten(init_val)
         kinds = [(to_array(x).dtype, is_weak(to_array(x))) for x in init_leaves]
         val = tree_unflatten(init_tree, [to_array(x) for x in init_leaves])
         for i in range(lo, hi):
-            val = body_fun(Array(np.asarray(i, default_int())), val)
-            # the carry keeps init_val's types, as JAX's loop carries do (a weak int stays weak)
+            val = body_fun(set_weak(Array(np.asarray(i, default_int())), True), val)     # (weak, as in the scan)
+            # the carry keeps init_val's dtypes, its weak type the body's output's (JAX's scan carry)
             leaves = [to_array(x) for x in tree_flatten(val)[0]]
             val = tree_unflatten(init_tree, [
-                set_weak(as_array(x if x.dtype == d else jnp.astype(x, d)), w) for x, (d, w) in zip(leaves, kinds)])
+                x if x.dtype == d else set_weak(as_array(jnp.astype(x, d)), w) for x, (d, w) in zip(leaves, kinds)])
         return val
 
     def test(state):
@@ -438,7 +473,8 @@ def _emit_scan(f, init, x_arrays: list, x_tree, n: int, reverse: bool):
         # differentiated inside the trace: f's graph step by step into the trace, so the backward (or
         # the tangents) is traced with it
         carry, stacked = _steps(body.graph, init_arrays, x_arrays, captured, n, nc, ny, reverse)
-        carry_out = [set_weak(as_array(t), is_weak(x)) for t, x in zip(carry, init_arrays)]
+        carry_out = [set_weak(as_array(t), w) for t, w in zip(carry, body.weak())]
+        stacked = [set_weak(as_array(t), w) for t, w in zip(stacked, body.weak()[nc:])]
         y_tree = getattr(body_fun, "y_tree", None)
         return tree_unflatten(init_tree, carry_out), (tree_unflatten(y_tree, stacked) if ny else None)
     # the values, step by step (the enclosing trace paused: they are the node's, not equations)
@@ -468,14 +504,17 @@ def _emit_scan(f, init, x_arrays: list, x_tree, n: int, reverse: bool):
     pre = len(loop.nodes) - first                      # the bookkeeping before f's nodes, and after them
     f_outs = inline(loop, body.graph, c_in + x_now + caps)
     last = len(loop.nodes)
+    _carry_weak(outer, body.graph, [n for n in body.graph.nodes if n.kind not in (PLACEHOLDER, OUTPUT)],
+                loop.nodes[first + pre:last])
     ys_out = [loop.call("index_put", buf, y, at, positions=(0,), accumulate=False) for buf, y in zip(ys_in, f_outs[nc:])]
     loop.output([loop.call("add", i, 1)] + f_outs[:nc] + ys_out + xs_in + caps)
     post = len(loop.nodes) - last - 1                  # (not the output node)
     values = g.while_loop(test, loop, carried)
     values[0].producer.attrs["scan"] = {"length": n, "reverse": bool(reverse), "num_consts": len(captured),
                                         "num_carry": nc, "num_xs": nx, "num_ys": ny, "pre": pre, "post": post}
-    weak = [is_weak(x) for x in init_arrays]
-    carry_out = [set_weak(as_array(t), w) for t, w in zip(carry, weak)]
+    # the carry out and ys are of the body's output types (a carry started weak may come out strong), as in JAX
+    carry_out = [set_weak(as_array(t), w) for t, w in zip(carry, body.weak())]
+    stacked = [set_weak(as_array(t), w) for t, w in zip(stacked, body.weak()[nc:])]
     for t, v in zip(carry_out + stacked, values[1:1 + nc + ny]):
         outer.bind(t, v)
     y_tree = getattr(body_fun, "y_tree", None)

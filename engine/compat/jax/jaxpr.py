@@ -67,8 +67,11 @@ def _literal(value: np.ndarray) -> str:
 
 class _Printer:
     def __init__(self, graph: Graph, weak: dict, counter: list | None = None, width: int = WIDTH,
-                 operands: int | None = None, shown: dict | None = None):
+                 operands: int | None = None, shown: dict | None = None, binders: list | None = None,
+                 results: int | None = None):
         self.graph = graph
+        self.binders = binders         # the placeholders printed as the jaxpr's binders, in order (default all)
+        self.results = results         # how many of the graph's outputs the jaxpr returns (default all)
         self.shown = shown or {}       # value id -> (primitive, literal array): a `mul` that is JAX's `div`
         self.operands = operands
         self.weak = weak              # value id -> weakly typed (for convert_element_type's weak_type)
@@ -134,9 +137,11 @@ class _Printer:
         holders = g.placeholders
         if self.operands is not None:
             holders = holders[self.operands:] + holders[:self.operands]
+        if self.binders is not None:
+            holders = self.binders
         invars = [self.define(n.out, binder=True) for n in holders]
         self.body(g.nodes, _outermost(calls))
-        outs = [self.arg(v) for v in g.outputs]
+        outs = [self.arg(v) for v in g.outputs[:self.results]]
         return hoisted + self.layout(invars, outs)
 
     def body(self, nodes: list, calls: list) -> None:
@@ -226,12 +231,36 @@ class _Printer:
             branches = [self.nested(n.subgraphs[b], 8, k) for b in ("else", "then")]
             value = "(\n" + "".join(f"        {b}\n" for b in branches) + "      )"
             self.emit(outs, "cond", [("branches", value)], args, nested=True)
+        elif "num_carry" in n.attrs:
+            self.while_(n)
         else:
             outs = " ".join(self.define(v) for v in n.outputs)
             body = self.nested(n.subgraphs["body"], 6 + len("body_jaxpr="))
             test = self.nested(n.subgraphs["cond"], 6 + len("cond_jaxpr="))
             self.emit(outs, "while", [("body_jaxpr", body), ("body_nconsts", 0), ("cond_jaxpr", test),
                                       ("cond_nconsts", 0)], args, nested=True)
+
+    def while_(self, n) -> None:
+        """A lax.while_loop (control_flow.while_loop: its node carries the captured values after the loop's
+        own) as JAX prints it: each function's captured values are its consts, passed before the carry
+        (cond's, then body's), and only the carry is returned."""
+        nc = n.attrs["num_carry"]
+        consts = {}
+        for part in ("cond", "body"):
+            sub = n.subgraphs[part]
+            used = {v.id for m in sub.nodes if m.kind != OUTPUT for v in m.inputs}   # (body passes them on)
+            consts[part] = [k for k, p in enumerate(sub.placeholders[nc:], nc) if p.out.id in used]
+        args = [self.arg(n.inputs[k]) for k in consts["cond"] + consts["body"]] + [self.arg(v) for v in n.inputs[:nc]]
+        outs = " ".join(self.define(v) for v in n.outputs[:nc])
+        texts = {}
+        for part in ("body", "cond"):
+            sub = n.subgraphs[part]
+            binders = [sub.placeholders[k] for k in consts[part]] + sub.placeholders[:nc]
+            texts[part] = self.nested(sub, 6 + len(f"{part}_jaxpr="), binders=binders,
+                                      results=nc if part == "body" else None)
+        self.emit(outs, "while", [("body_jaxpr", texts["body"]), ("body_nconsts", len(consts["body"])),
+                                  ("cond_jaxpr", texts["cond"]), ("cond_nconsts", len(consts["cond"]))],
+                  args, nested=True)
 
     def scan(self, n) -> None:
         """A scan (control_flow._emit_scan's loop over (i, carry, ys, xs, consts)) as JAX prints it: its
@@ -253,10 +282,10 @@ class _Printer:
         readers = [n for n in self.graph.nodes if any(u.id == v.id for u in n.inputs)]
         return bool(readers) and all(n.kind == CALL and n.op == "expand" for n in readers)
 
-    def nested(self, graph: Graph, indent: int, operands: int | None = None) -> str:
+    def nested(self, graph: Graph, indent: int, operands: int | None = None, **order) -> str:
         """A sub-graph as a jaxpr inside this one's parameters, its later lines indented to sit there
         (`operands`: how many leading inputs are operands, printed after the captured ones)."""
-        text = _Printer(graph, self.weak, self.counter, WIDTH - indent, operands).run()
+        text = _Printer(graph, self.weak, self.counter, WIDTH - indent, operands, **order).run()
         first, *rest = text.split("\n")
         pad = " " * (indent if indent == 8 else 6)
         return "\n".join([first] + [pad + line for line in rest])

@@ -24,7 +24,7 @@ from engine.codegen.training import make_runner
 from engine.capture.specialisation import FIRST_CALL, GLOBAL, Specialisations, describe, signature, trace_title
 from engine.hooks import OP_APPLIED, Message, subscribed
 from engine.compat.jax import debug, tracing
-from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array, weak_types
 from engine.compat.jax.jaxpr import format_jaxpr
 from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
 from engine.ir.interpreter import evaluate
@@ -107,12 +107,8 @@ def stage(fun, args: tuple, kwargs: dict, dynamic: list, name: str, why: str) ->
         values = [trace.value_of(o) for o in out_arrays]
     g.current_line = g.current_module = None
     g.output(values)
-    weak = {}
-    for tensor in trace._alive:
-        v = trace.values.get(id(tensor))
-        if v is not None:
-            weak[v.id] = is_weak(tensor)
-    return Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak, trace.shown_as), trace
+    return Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak_types(trace),
+                  trace.shown_as), trace
 
 
 def _leaf_name(i: int) -> str:

@@ -52,6 +52,7 @@ class Trace(Tracer):
         self.parent = parent
         self.captured: list = []           # the parent's tensors this sub-graph reads: its extra inputs
         self.shown_as: dict = {}           # value id -> (primitive, literal): what the jaxpr says it is
+        self.nested_weak: dict = {}        # value id in a branch or loop body graph -> weakly typed
 
     def knows(self, tensor) -> bool:
         return id(tensor) in self.values or (self.parent is not None and self.parent.knows(tensor))

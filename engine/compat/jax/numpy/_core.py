@@ -103,6 +103,10 @@ def _operands(*xs):
             continue
         a = _a(x)
         cast = _cast(a, dt)
+        if cast is a and is_weak(a) and not weak and tracing.traced(a):
+            # a weak tracer meeting a strong operand of its dtype: JAX's convert_element_type to the
+            # strong type (weak_type=False) is an equation of the jaxpr even though the dtype is the same
+            cast = _array.as_array(apply("to_dtype", a, dtype=np.dtype(dt)))
         out.append(set_weak(cast, weak) if cast is not a else cast)   # convert_element_type's weak_type
     return out, weak
 
