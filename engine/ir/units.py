@@ -117,12 +117,18 @@ def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_
     Fusion adds a node to one producer's group, so a join of two chains (0.5*x times 1+tanh(...)
     in a hand-written GELU) leaves two loops and an intermediate array between them. Moving the
     producer's loop body into its only consumer is always legal (nothing else reads its outputs,
-    so nothing in between can depend on them) and saves that array's write and read."""
-    changed = True
+    so nothing in between can depend on them) and saves that array's write and read.
+
+    After a merge the scan resumes at the merged kernel, not at the first unit: a unit before it
+    that did not merge still cannot (its producers' outputs and readers are the same, and the merged
+    kernel is all elementwise exactly when the consumer was), so the merges are the ones a restart
+    would make, without the restart's cost (cubic in a graph of a few hundred kernels: threefry's)."""
+    start, changed = 0, True
     while changed:
         changed = False
         producer_of = {v: i for i, u in enumerate(units) if u.kind == "kernel" for v in u.outputs}
-        for b, ub in enumerate(units):
+        for b in range(start, len(units)):
+            ub = units[b]
             if ub.kind != "kernel":
                 continue
             inside = set(ub.node_ids)
@@ -144,6 +150,7 @@ def _merge_single_consumer_kernels(units: list[Unit], nodes_by_id, users, graph_
                               list(dict.fromkeys(ua.inputs + [i for i in ub.inputs if i not in ua.outputs])),
                               list(ub.outputs), ub.step)          # it runs where the consumer runs
                 units = [merged if i == b else u for i, u in enumerate(units) if i != a]
+                start = b - 1 if a < b else b
                 changed = True
                 break
             if changed:
