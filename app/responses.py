@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import orjson
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -15,6 +16,15 @@ class SafeJSONResponse(JSONResponse):
     500 and a lost run record: such a character exists in a Python str but not in UTF-8."""
 
     def render(self, content) -> bytes:
+        # orjson first: a run record's answer is written on the event loop, and nanoGPT's 0.46 MB
+        # took json 11-20 ms, orjson 1 ms (issue 16). The same JSON, read back (floats in their
+        # shortest form, characters unescaped); what orjson will not write (a lone surrogate, an
+        # integer past 64 bits) is json's as before. A float that is not finite, which json refused
+        # with a 500, orjson writes as null.
+        try:
+            return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:        # (orjson.JSONEncodeError is one)
+            pass
         return json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
                           separators=(",", ":")).encode("utf-8", "replace")
 
