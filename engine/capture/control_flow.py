@@ -1,7 +1,10 @@
 """Control flow on tensors for the AST compiler: `if` on a tensor becomes a `cond` node (both
 branches compiled into sub-graphs, assigned variables its outputs, an early `return` taking the
 rest of the block into the branch that falls through), `while` on a tensor a `while_loop` node;
-Python-valued conditions and loops over Python iterables run now (unrolled)."""
+Python-valued conditions and loops over Python iterables run now (unrolled). For a facade that asks
+(Symbolic.tensor_loops, loop_source: TensorFlow's), a `for` over a tensor computed in the function is
+a while_loop over its rows, and one over an iterable the graph receives as an input (a tf.data.Dataset)
+a while_loop over a cursor the graph makes when it runs."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +14,7 @@ import numpy as np
 
 from engine.capture.symbolic import TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
 from engine.ir.graph import Value
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
 
 MAX_UNROLL = 1000            # longer Python loops are refused rather than exploding the graph
 MAX_STATIC_WHILE = 10_000
@@ -184,8 +187,13 @@ class ControlFlow:
         iterable = self.expr(s.iter)
         if isinstance(iterable, TensorRange):
             return self.range_loop(s, iterable)
+        source = self.c.loop_source(iterable) if self.c.loop_source is not None else None
+        if source is not None:
+            return self.iterator_loop(s, *source)
         if is_tensor(iterable) and id(iterable) in self.c.sym:
-            raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
+            if not self.c.tensor_loops:
+                raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
+            return self.tensor_rows_loop(s, iterable)
         if is_tensor(iterable):
             # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list of
             # constants does (its rows taken from the array, so they stay known values, not graph nodes)
@@ -200,7 +208,25 @@ class ControlFlow:
             return
         raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
 
-    def range_loop(self, s: ast.For, r: TensorRange) -> None:
+    def tensor_rows_loop(self, s: ast.For, tensor) -> None:
+        """`for row in x` over a tensor computed in the function, as AutoGraph converts it: a while_loop over
+        a counter from 0 to the first dimension, each iteration `row = x[counter]`."""
+        if not tensor.array.ndim:
+            raise self.err(s, "iteration over a 0-d tensor is not allowed")
+        make = self.c.tensor_type or Tensor
+        whole = f"iterated tensor, line {s.lineno}"
+        self.env[whole] = tensor
+        graph = self.c.ctx.graph
+        try:
+            self.range_loop(s, TensorRange(make(np.asarray(0, self.c.int_dtype)),
+                                           make(np.asarray(tensor.array.shape[0], self.c.int_dtype)), 1),
+                            rows_of=whole)
+        finally:
+            self.env.pop(whole, None)
+        loop = [n for n in graph.nodes if n.kind == "while_loop"][-1]
+        loop.attrs["rows_of"] = self.c.value_of(tensor).id       # (a facade may draw it as its own kind of loop)
+
+    def range_loop(self, s: ast.For, r: TensorRange, rows_of: str | None = None) -> None:
         """`for i in r` over a range with tensor bounds, as AutoGraph converts `for i in tf.range(n)`:
         a counter runs from start while it is below the limit (above, for a negative step); each
         iteration is `i = counter`, the body, `counter += step` — compiled as that `while` (a while_loop
@@ -213,7 +239,8 @@ class ControlFlow:
         loop = ast.While(
             test=ast.Compare(left=name(counter), ops=[ast.Lt() if r.delta > 0 else ast.Gt()],
                              comparators=[name(limit)]),
-            body=[ast.Assign(targets=[s.target], value=name(counter)), *s.body,
+            body=[ast.Assign(targets=[s.target], value=name(counter) if rows_of is None else ast.Subscript(
+                      value=name(rows_of), slice=name(counter), ctx=ast.Load())), *s.body,
                   ast.Assign(targets=[name(counter, True)],
                              value=ast.BinOp(left=name(counter), op=ast.Add(), right=ast.Constant(r.delta)))],
             orelse=[])
@@ -223,6 +250,30 @@ class ControlFlow:
         finally:
             self.env.pop(counter, None)
             self.env.pop(limit, None)
+
+    def iterator_loop(self, s: ast.For, handle, components: list, pack) -> None:
+        """`for x in it` over an iterable the graph receives as an input (a tf.data.Dataset), as AutoGraph
+        makes it one loop op (a ReduceDataset): a cursor made when the graph runs (`iterator_start`), then
+        a while_loop whose condition advances it (`iterator_next`) and whose body is `x = the element`
+        (`iterator_item` per component) and the loop's body — the body compiled once, whatever the count."""
+        cursor, advance, element = (f"{what}, line {s.lineno}" for what in ("iterator", "advance", "element"))
+        self.env[cursor] = apply("iterator_start", handle)
+        self.env[advance] = lambda c: apply("iterator_next", c)
+        self.env[element] = lambda c: pack([apply("iterator_item", c, component=k, shape=shape, dtype=dtype)
+                                            for k, (shape, dtype) in enumerate(components)])
+
+        def name(n):
+            return ast.Name(id=n, ctx=ast.Load())
+        loop = ast.While(test=ast.Call(func=name(advance), args=[name(cursor)], keywords=[]),
+                         body=[ast.Assign(targets=[s.target], value=ast.Call(func=name(element), args=[name(cursor)],
+                                                                             keywords=[])), *s.body],
+                         orelse=[])
+        ast.fix_missing_locations(ast.copy_location(loop, s))
+        try:
+            self.tensor_while(loop)
+        finally:
+            for n in (cursor, advance, element):
+                self.env.pop(n, None)
 
     def while_loop(self, s: ast.While) -> None:
         if s.orelse:
@@ -245,6 +296,8 @@ class ControlFlow:
 
     def tensor_while(self, s: ast.While) -> None:
         names = [n for n in _assigned_names(s.body) if n in self.env]
+        if self.c.sorted_loop_variables:
+            names.sort()
         init = []
         for n in names:
             v = self.env[n]
@@ -258,7 +311,10 @@ class ControlFlow:
                 raise self.err(s, f"loop variable {n!r} is a {type(v).__name__}; a tensor loop can only "
                                   "carry tensors and numbers")
             init.append(v)
-        init_values = [self.c.value_of(v) for v in init]
+        # (their values made in the order the function defined them: a constant's node comes first for the first)
+        defined = list(self.env)
+        made = {n: self.c.value_of(v) for n, v in sorted(zip(names, init), key=lambda nv: defined.index(nv[0]))}
+        init_values = [made[n] for n in names]
         ctxs, results = [], []
         for name in ("cond", "body"):
             with self._branch(name, ctxs) as ctx:

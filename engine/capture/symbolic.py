@@ -144,6 +144,16 @@ class Symbolic:
         # and an assignment to an attribute or an item runs in Python, once, while tracing (a Python side
         # effect: `self.counter += 1`); torch.jit.script refuses it, as TorchScript has no such effects
         self.python_state = False
+        # and which iterables the graph receives as an input to loop over (TensorFlow's tf.data.Dataset):
+        # None, or a function giving None or (the shadow of the iterable's input, [(shape, dtype)] of an
+        # element's components, a function packing the component shadows into the element)
+        self.loop_source = None
+        # and whether `for row in x` over a tensor computed in the function is a while_loop (TensorFlow's
+        # AutoGraph) rather than refused
+        self.tensor_loops = False
+        # and whether a tensor loop's variables are carried in the order of their names (AutoGraph's), not
+        # in the order the body assigns them
+        self.sorted_loop_variables = False
         # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
         # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a
         # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).

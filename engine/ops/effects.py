@@ -46,3 +46,58 @@ register(OpDef(
         tuple(shape), np.dtype(dtype)), None, "",
     "the result of a Python function called on the inputs", "no gradient: a Python function is opaque to the graph",
     differentiable=False, attrs=("function", "index", "shape", "dtype"), saves=(), extra={"impure": True}))
+
+
+# A loop over a Python iterable the graph receives as an input (TensorFlow's `for x in dataset:` in a
+# tf.function, a ReduceDataset there): the input is a 0-d object array holding the iterable, an object
+# with `iterate()`, which gives a cursor with `advance() -> bool` (False once it is exhausted) and
+# `item(k) -> ndarray` (the current element's k-th component). `iterator_start` makes a fresh cursor each
+# time the graph runs it; a while_loop's condition is `iterator_next` and its body reads `iterator_item`.
+# While the graph is compiled the input is a stand-in (not an iterable): the ops then give stand-ins too.
+
+def _held(x):
+    return np.asarray(x, dtype=object)[()]
+
+
+def _object(value) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
+
+
+def _iterator_start_forward(iterable):
+    held = _held(iterable)
+    return _object(held.iterate() if hasattr(held, "iterate") else held)
+
+
+def _iterator_next_forward(cursor):
+    held = _held(cursor)
+    return np.asarray(held.advance() if hasattr(held, "advance") else True)
+
+
+def _iterator_item_forward(cursor, component=0, shape=(), dtype="float32"):
+    held = _held(cursor)
+    if not hasattr(held, "item"):
+        return np.zeros(tuple(shape), np.dtype(dtype))
+    value = np.asarray(held.item(component))
+    if value.shape != tuple(shape) or value.dtype != np.dtype(dtype):
+        raise ValueError(f"an element of {value.dtype.name}{list(value.shape)} reached a loop compiled for "
+                         f"{np.dtype(dtype).name}{list(shape)}: Dagscope's graphs have fixed shapes, so every element "
+                         "of the loop must have the first one's (batch with drop_remainder=True)")
+    return value
+
+
+_OBJECT = Spec((), np.dtype(object))
+register(OpDef(
+    "iterator_start", NN, _iterator_start_forward, lambda *specs: _OBJECT, None, "",
+    "a fresh cursor over the iterable input", "no gradient: an iterator is not a number",
+    differentiable=False, saves=(), extra={"impure": True}))
+register(OpDef(
+    "iterator_next", NN, _iterator_next_forward, lambda *specs: Spec((), np.dtype(np.bool_)), None, "",
+    "advance the cursor: true while it has an element", "no gradient: an iterator is not a number",
+    differentiable=False, saves=(), extra={"impure": True}))
+register(OpDef(
+    "iterator_item", NN, _iterator_item_forward, lambda *specs, component=0, shape=(), dtype="float32": Spec(
+        tuple(shape), np.dtype(dtype)), None, "",
+    "the cursor's current element's component", "no gradient: an element read from an iterator is data",
+    differentiable=False, attrs=("component", "shape", "dtype"), saves=(), extra={"impure": True}))

@@ -33,6 +33,39 @@ class Case:
 R = np.random.default_rng(1234)
 
 
+class _Iterable:
+    """What the iterator ops loop over: `iterate()` gives a cursor with `advance()` and `item(k)`."""
+
+    def __init__(self, elements, started=False):
+        self.elements, self.started = [np.asarray(e) for e in elements], started
+
+    def iterate(self):
+        return _Cursor(self.elements, self.started)
+
+
+class _Cursor:
+    """Endless (it starts again after the last element), so that every run of a case gives one answer."""
+
+    def __init__(self, elements, started):
+        self.elements, self.at = elements, 0 if started else -1
+
+    def __eq__(self, other):
+        return isinstance(other, _Cursor) and other.elements is self.elements and other.at == self.at
+
+    def advance(self):
+        self.at = (self.at + 1) % len(self.elements)
+        return True
+
+    def item(self, k):
+        return self.elements[self.at]
+
+
+def _held(value):
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
+
+
 def rnd(*shape):
     return R.standard_normal(shape)
 
@@ -147,6 +180,11 @@ CASES: dict[str, list[Case]] = {
     "print": [Case([rnd(2, 3), rnd()], attrs={"template": ("x =", 0, "and", 1), "sep": " ", "end": "\n",
                                                "summarize": 3, "stream": "stderr"})],
     "debug_print": [Case([rnd(2, 3), rnd()], attrs={"fmt": "x = {} and {y}", "names": (0, "y")})],
+    # the iterator ops on a stand-in dataset of two elements (engine/ops/effects.py's protocol)
+    "iterator_start": [Case([_held(_Iterable([[1.0, 2.0], [3.0, 4.0]]))])],
+    "iterator_next": [Case([_held(_Iterable([[1.0, 2.0]]).iterate())])],
+    "iterator_item": [Case([_held(_Iterable([[1.0, 2.0]], started=True).iterate())],
+                           {"component": 0, "shape": (2,), "dtype": "float64"})],
     "py_function": [Case([rnd(2, 3), rnd()], attrs={"function": lambda arrays, index: arrays[0] * arrays[1],
                                                      "index": 0, "shape": (2, 3), "dtype": "float64"})],
     "to_dtype": [Case([rnd(2, 3)], {"dtype": "float64"}, diff=(0,)),

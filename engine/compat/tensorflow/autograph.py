@@ -3,7 +3,8 @@ control flow on tensors into graph ops.
 
 Dagscope's tf.function does that job differently: its AST compiler (engine/capture/ast_compiler.py)
 reads the function's source and emits graph ops directly (an `if` on a tensor becomes a cond, a
-`while` or `for` over a tensor a while_loop), with no Python in between. So `to_code` has no
+`while` on a tensor, a `for` over a tensor computed in the function or over tf.range(n) a while_loop,
+a `for` over a tf.data.Dataset one loop over the elements), with no Python in between. So `to_code` has no
 generated Python to show; it says so, and shows the source the compiler reads.
 """
 from __future__ import annotations

@@ -3,6 +3,12 @@ range, then batch, shuffle, map, filter, take, skip, repeat, zip, concatenate, e
 (prefetch and cache change nothing here), iterated eagerly: each element is a structure (tuple,
 dict) of EagerTensors, as TensorFlow's eager iteration gives.
 
+Inside a tf.function, `for x in dataset:` is one loop op, as AutoGraph makes it (a ReduceDataset):
+the dataset is an input of the graph, which pulls its elements each time it runs (Dataset.iterate,
+engine/ops/effects.py's iterator ops), so the body is traced once and another dataset of the same
+element_spec reuses the trace. Dagscope's graphs have fixed shapes: every element must have the first
+one's shape (a last, smaller batch is refused; batch with drop_remainder=True).
+
 Differences from TensorFlow, on purpose: `map` and `filter` call the function on each element
 eagerly (TensorFlow traces it once into a graph; the numbers are the same, but a Python `print`
 inside runs per element here); `shuffle` draws from the run's seeded generator, so the order is
@@ -333,6 +339,24 @@ class Dataset:
     def __iter__(self):
         return iter(self._elements())
 
+    # ---- a loop over the dataset in a tf.function (engine/ops/effects.py's iterator ops) --------------
+    def iterate(self) -> "_Cursor":
+        """A cursor over the elements, for the graph's `iterator_start`: one pass per run of the loop."""
+        return _Cursor(iter(self))
+
+    def _loop_components(self) -> tuple[list, object]:
+        """([(shape, dtype)] of the element's components, a function packing components into an element),
+        for a tf.function's loop over this dataset. A dimension the element_spec leaves unknown is taken
+        from the first element (Dagscope's graphs have fixed shapes; the loop refuses other shapes)."""
+        specs = _flatten(self.element_spec)
+        shapes = [s.shape.dims if s.shape.dims is not None and None not in s.shape.dims else None for s in specs]
+        if None in shapes:
+            first = next(iter(self), None)
+            if first is not None:
+                shapes = [tuple(t.shape) if sh is None else sh for sh, t in zip(shapes, _flatten(first))]
+        return [(tuple(sh or ()), s.dtype.np.name) for sh, s in zip(shapes, specs)], \
+            lambda components: _pack(self.element_spec, components)
+
     def as_numpy_iterator(self):
         return (_numpy(e) for e in self)
 
@@ -355,6 +379,21 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"<{self._kind} element_spec={self.element_spec!r}>"
+
+
+class _Cursor:
+    """The iterator ops' cursor (engine/ops/effects.py): the current element's components as arrays."""
+
+    def __init__(self, elements):
+        self._elements, self._current = elements, []
+
+    def advance(self) -> bool:
+        element = next(self._elements, None)
+        self._current = [] if element is None else [t.array for t in _flatten(element)]
+        return element is not None
+
+    def item(self, k: int) -> np.ndarray:
+        return self._current[k]
 
 
 def _derived(kind: str, elements, spec, cardinality: int) -> Dataset:

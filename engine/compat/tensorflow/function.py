@@ -44,7 +44,7 @@ from engine.compat.tensorflow.eager import EagerTensor, as_eager
 from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor
 from engine.compat.tensorflow.nest import flatten, pack_like
-from engine.compat.tensorflow.script_ops import calls_python
+from engine.compat.tensorflow.script_ops import runs_python
 from engine.compat.tensorflow.trace_types import trace_type_of
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.compat.scope import sentence
@@ -68,6 +68,7 @@ class _Tracing:
         self.assigned: dict = {}             # id(variable) -> (variable, its new value): extra outputs too
         self.tf_ops: list = []               # (first IR id, end, op type, name) per TensorFlow op (graph_def.py)
         self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
+        self.iterables: dict = {}            # id(dataset) -> (dataset, its input's shadow): loops over it
 
     def fails_if_used(self, tensor, error: Exception) -> None:
         """`tensor` was made by an op whose kernel would fail (a gather out of range): the trace raises
@@ -120,6 +121,30 @@ class _Tracing:
     def is_symbolic(self, t) -> bool:
         return id(t) in self.compiler.sym
 
+    def iterable_input(self, iterable, name: str, role: str = "param"):
+        """The shadow of the graph input that receives `iterable` (a tf.data.Dataset) at every call: an
+        argument's, or for one the function reads from outside, an input after the variables (as TensorFlow
+        captures it); `variables` keeps it in input order."""
+        if id(iterable) in self.iterables:
+            return self.iterables[id(iterable)][1]
+        v = self.graph.placeholder(name, (), object, role=role)
+        v.producer.attrs["variant"] = True          # a DT_VARIANT input in the GraphDef, as TensorFlow's dataset is
+        shadow = self.compiler.shadow(v)
+        self.compiler.home[v.id] = self.graph
+        self.iterables[id(iterable)] = (iterable, shadow)
+        if role == "param":
+            self.variables.append(iterable)
+        return shadow
+
+    def loop_source(self, iterable):
+        """The compiler's `loop_source`: a loop over a tf.data.Dataset is one loop op over a graph input."""
+        if not hasattr(iterable, "_loop_components"):
+            return None
+        handle = self.iterable_input(iterable, "dataset")
+        with init_scope():             # (an element it may read for its shapes is not part of the graph)
+            components, pack = iterable._loop_components()
+        return handle, components, lambda shadows: pack([as_eager(t) for t in shadows])
+
 
 def tracing() -> _Tracing | None:
     return context.state().tracing
@@ -149,13 +174,17 @@ def _is_variable(a) -> bool:
     return hasattr(a, "_dagscope_leaves")
 
 
-def _signature(names: list, args: list) -> tuple:
+def _signature(names: list, args: list, datasets_by_spec: bool = True) -> tuple:
     """Tensors by shape and dtype, variables by identity, Python values by value
-    (engine.capture.specialisation)."""
+    (engine.capture.specialisation); a dataset by its element_spec, as TensorFlow's TraceType keys it
+    (the graph loops over whichever dataset a call gives; traced as-is, a loop over it is unrolled, so
+    the dataset itself is the key)."""
     if any(isinstance(a, GraphTensor) for a in args):
         raise UnsupportedError("calling a tf.function on a TF1 graph tensor is not supported by Dagscope")
     keyed = [(trace_type_of(a), a) for a in args]
     by_type = {i: (names[i], OBJECT, type(a).__name__, t) for i, (t, a) in enumerate(keyed) if t is not None}
+    by_type.update({i: (names[i], OBJECT, "Dataset", repr(a.element_spec)) for i, a in enumerate(args)
+                    if datasets_by_spec and hasattr(a, "_loop_components")})
     if not by_type:
         return signature(names, args, by_identity=_is_variable)
     key = signature(names, [None if i in by_type else a for i, a in enumerate(args)], by_identity=_is_variable)
@@ -287,6 +316,18 @@ class FuncGraph(IRGraph):
             f"{sentence('tf.Graph.' + name)}")
 
 
+def _input_value(a):
+    """What the graph's input receives for an argument or a captured value: a variable's value, a dataset
+    as a 0-d object array (the iterator ops' input, engine/ops/effects.py), or the tensor itself."""
+    if hasattr(a, "_dagscope_value"):
+        return a._dagscope_value()
+    if hasattr(a, "_loop_components"):
+        held = np.empty((), dtype=object)
+        held[()] = a
+        return EagerTensor(held)
+    return a
+
+
 class ConcreteFunction:
     """One trace: the captured graph for one input signature."""
 
@@ -312,7 +353,8 @@ class ConcreteFunction:
         return [f"  {p.name} ({p.kind.name}): {text}" for p, text in self.parameters]
 
     def pretty_printed_signature(self, verbose=True) -> str:
-        captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for v in self.variables]
+        captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.{'variant' if hasattr(v, '_loop_components') else 'resource'}, "
+                    "name=None)" for v in self.variables]
         return "\n".join(["Input Parameters:", *self._inputs_text(), "Output Type:", f"  {self.output_text}",
                           "Captures:", *(captures or ["  None"])])
 
@@ -332,11 +374,7 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.function_type} at {id(self):#X}>"
 
     def inputs_for(self, args: list) -> list:
-        tensors = []
-        for i in self.arg_positions:
-            a = args[i]
-            tensors.append(a._dagscope_value() if hasattr(a, "_dagscope_value") else a)
-        return tensors + [v._dagscope_value() for v in self.variables]
+        return [_input_value(args[i]) for i in self.arg_positions] + [_input_value(v) for v in self.variables]
 
     def run(self, args: list):
         inputs = self.inputs_for(args)
@@ -360,6 +398,8 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         values = self._bind(args, kwargs)
         for n, i in enumerate(self.arg_positions):
+            if hasattr(values[i], "_loop_components"):        # a dataset: its graph input takes any
+                continue
             tensor, spec = convert_to_tensor(values[i]), self.graph.inputs[n].spec
             if dtypes.as_dtype(tensor.dtype) != dtypes.as_dtype(spec.dtype):
                 raise _wrong_dtype(self.function_name, n, dtypes.as_dtype(spec.dtype), tensor)
@@ -587,7 +627,7 @@ class Function:
 
     def _concrete(self, args: list) -> ConcreteFunction:
         names = [p.name for p in self._params]
-        signature = _signature(names, args)
+        signature = _signature(names, args, datasets_by_spec=self._convert)
         concrete = self._cache.lookup(signature)
         if concrete is not None:
             return concrete
@@ -616,10 +656,13 @@ class Function:
         compiler = Compiler(graph)
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
         compiler.python_state = True           # as are assignments to attributes (self.counter += 1)
+        compiler.tensor_loops = True           # `for row in x` over a traced tensor is a while_loop, as AutoGraph's
+        compiler.sorted_loop_variables = True  # (AutoGraph orders a loop's variables by name)
         compiler.tensor_type, compiler.int_dtype = EagerTensor, np.int32     # what TF code sees between ops
         compiler.unwrap = _variable_value
         compiler.symbolic_text = _symbolic_text
         trace = _Tracing(compiler, graph)
+        compiler.loop_source = trace.loop_source
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
             if hasattr(a, "_dagscope_leaves"):
@@ -630,6 +673,10 @@ class Function:
             elif is_tensor(a):
                 v = graph.placeholder(name, a.array.shape, a.array.dtype)
                 values.append(as_eager(compiler.shadow(v)))
+                positions.append(i)
+            elif hasattr(a, "_loop_components") and self._convert:     # a dataset: an input, as TensorFlow's is
+                trace.iterable_input(a, name, role="input")
+                values.append(a)
                 positions.append(i)
             else:
                 values.append(a)
@@ -680,9 +727,10 @@ class Function:
         traces = len(self._cache)
         if rec is None or traces > MAX_RECORDED_TRACES:
             return
-        # (a graph that calls Python is not evaluated for the record: that would call the program's function)
+        # (a graph that calls Python is not evaluated for the record: that would call the program's function,
+        # or pull a dataset's elements, a second time)
         arrays = [np.asarray(t.array) for t in concrete.inputs_for(args)]
-        values = None if calls_python(concrete.graph) else interpreter.evaluate(concrete.graph, arrays)
+        values = None if runs_python(concrete.graph) else interpreter.evaluate(concrete.graph, arrays)
         spec = _spec(concrete.signature, args)
         entry = record_static(concrete.graph, "function", trace_title(f"tf.function {self.__name__}", f"({spec})", traces),
                               warnings=warnings, values=values,

@@ -92,6 +92,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - Tens
     return results[0] if single else results
 
 
-def calls_python(graph) -> bool:
-    """Whether the graph (or a branch or loop body in it) calls a Python function when it runs."""
-    return any(n.op == "py_function" or any(calls_python(g) for g in n.subgraphs.values()) for n in graph.nodes)
+def runs_python(graph) -> bool:
+    """Whether the graph (or a branch or loop body in it) calls a Python function when it runs: a
+    py_function's, or a dataset's as a loop pulls its elements."""
+    return any(n.op in ("py_function", "iterator_start") or any(runs_python(g) for g in n.subgraphs.values())
+               for n in graph.nodes)
