@@ -85,6 +85,7 @@ class _Frame(ControlFlow):
         self.offset = offset
         self.env = env
         self.globals = fn.__globals__
+        self.global_names: set[str] = set()      # names a `global` statement declared (python_state only)
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 try:
@@ -135,7 +136,7 @@ class _Frame(ControlFlow):
             op = BINOPS.get(type(s.op))
             if op is None:
                 raise self.err(s, f"operator {type(s.op).__name__} is not supported")
-            if isinstance(s.target, ast.Name):
+            if isinstance(s.target, ast.Name) and s.target.id not in self.global_names:
                 self.env[s.target.id] = op(self.lookup(s.target), self.expr(s.value))
             else:
                 self.assign(s.target, op(self.expr(_loaded(s.target)), self.expr(s.value)))
@@ -145,6 +146,12 @@ class _Frame(ControlFlow):
             self.for_loop(s)
         elif isinstance(s, ast.While):
             self.while_loop(s)
+        elif isinstance(s, ast.Global) and self.c.python_state:
+            # a Python side effect, once per trace: the names are the module's (a tensor assigned to one
+            # escapes the graph: Symbolic.escaped)
+            self.global_names.update(s.names)
+            for n in s.names:
+                self.env.pop(n, None)
         elif isinstance(s, ast.Pass):
             return
         elif isinstance(s, ast.Assert):
@@ -171,7 +178,10 @@ class _Frame(ControlFlow):
             self.block(s.body)
 
     def assign(self, target, value) -> None:
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and target.id in self.global_names:
+            self.globals[target.id] = value
+            self.c.escaped.append((self.globals, target.id))
+        elif isinstance(target, ast.Name):
             self.env[target.id] = value
             v = self.c.sym.get(id(value)) if is_tensor(value) else None
             if v is not None and v.name is None:

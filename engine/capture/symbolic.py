@@ -154,6 +154,9 @@ class Symbolic:
         # and whether a tensor loop's variables are carried in the order of their names (AutoGraph's), not
         # in the order the body assigns them
         self.sorted_loop_variables = False
+        # (dict, key) of each place outside the function a python_state assignment stored a value in (a
+        # global): a facade may replace a shadow left there once the trace ends (TensorFlow's leaked tensor)
+        self.escaped: list = []
         # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
         # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a
         # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).

@@ -20,9 +20,6 @@ DOES_NOT_RUN: dict[str, str] = {
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (out of "
                                       "scope: TensorFlow's own format, ONNX export named instead; the guide saves and "
                                       "reloads its tf.Module)",
-    "tensorflow/tfdocs_guide_function": "ScriptError: `Global` statements are not supported in a compiled function "
-                                        "(the guide's leaky_function assigns a traced tensor to a global; everything "
-                                        "before it runs: tf.py_function, tf.init_scope, attribute side effects)",
     "tensorflow/tfdocs_guide_random_numbers": "UnsupportedError: tf.random.Generator.normal inside a tf.function or a "
                                               "TF1 graph is not supported by Dagscope (its logical CPUs and eager "
                                               "Generator draws before it run, with TensorFlow's Philox numbers; after "

@@ -69,6 +69,7 @@ class _Tracing:
         self.tf_ops: list = []               # (first IR id, end, op type, name) per TensorFlow op (graph_def.py)
         self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
         self.iterables: dict = {}            # id(dataset) -> (dataset, its input's shadow): loops over it
+        self.created_variables = 0           # tf.Variables the trace made
 
     def fails_if_used(self, tensor, error: Exception) -> None:
         """`tensor` was made by an op whose kernel would fail (a gather out of range): the trace raises
@@ -299,6 +300,27 @@ def _write_print(op, inputs, attrs, out) -> None:
         write_printed([t.array for t in inputs], **attrs)
 
 
+class SymbolicTensor:
+    """A tensor of a tf.function's graph that escaped it (the function assigned it to a global while it was
+    traced): it stands for a value only the graph has, so it has no `numpy()`, and using it in another
+    function is TensorFlow's TypeError."""
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"{self._text} is out of scope and cannot be used here. Use return values, explicit Python "
+                        "locals or TensorFlow collections to access it.")
+
+
+def _escaped_tensor(v) -> SymbolicTensor:
+    name = f"{v.name}:0" if v.name else v.id
+    return SymbolicTensor(f"<tf.Tensor '{name}' shape={dtypes.TensorShape(v.shape)} dtype={dtypes.as_dtype(v.dtype).name}>")
+
+
 class FuncGraph(IRGraph):
     """A ConcreteFunction's `graph`: Dagscope's IR graph of the trace (print it to read it), not a TensorFlow
     FuncGraph: as_graph_def() describes it in TensorFlow's words (graph_def.py); TensorFlow's other
@@ -420,13 +442,30 @@ class ConcreteFunction:
                   for i, (p, _) in enumerate(self.parameters)]
         try:
             bound = inspect.Signature(params).bind(*args, **kwargs)
-        except TypeError as e:
-            raise self._refusal(str(e), args, kwargs) from None
+        except (TypeError, ValueError) as e:     # (ValueError: a tensor after a traced Python value)
+            flat = self._bind_flat(args, kwargs, traced)
+            if flat is None:
+                raise self._refusal(str(e), args, kwargs) from None
+            return flat
         bound.apply_defaults()
         values = list(bound.arguments.values())
         for value, (p, text) in zip(values, self.parameters):
             if value is not traced and p.name in kwargs and not is_tensor(value) and _type_text(value) != text:
                 raise self._refusal(f"Can not cast {value!r} to {text}", args, kwargs)
+        return values
+
+    def _bind_flat(self, args: tuple, kwargs: dict, traced) -> list | None:
+        """TensorFlow's fallback: the tensors alone, in order, by position or by name (the tf.function guide
+        calls evaluate_no_bias(x) on a trace of evaluate(model, x)); None if they do not bind either."""
+        tensors = [p.replace(default=p.empty, kind=p.POSITIONAL_OR_KEYWORD)
+                   for i, (p, _) in enumerate(self.parameters) if i in self.arg_positions]
+        try:
+            bound = inspect.Signature(tensors).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        values = [traced] * len(self.parameters)
+        for i, value in zip(self.arg_positions, bound.arguments.values()):
+            values[i] = value
         return values
 
     def _refusal(self, why: str, args: tuple, kwargs: dict) -> TypeError:
@@ -546,6 +585,8 @@ class Function:
         self.__doc__ = getattr(python_function, "__doc__", None)
         self._params = list(inspect.signature(python_function).parameters.values())
         self._cache = Specialisations()        # signature -> ConcreteFunction
+        self._is_method = False                # reached through an object (its first argument is the object)
+        self._initialized: set = set()         # None, or for a method id(object): traced once already
         functools.update_wrapper(self, python_function, updated=())
         # AutoGraph needs the source (lambdas and library functions have none it can use); like
         # TensorFlow, such a function is then traced as-is: ops recorded, Python `if`s not converted.
@@ -563,6 +604,7 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
+        self._is_method = True
         return types.MethodType(self, instance)        # `self` is specialized like a Python value
 
     def _bind(self, args, kwargs) -> list:
@@ -647,6 +689,19 @@ class Function:
         # the body sees what a program's TraceType says stands for its object (placeholder_value)
         traced = [t.placeholder_value(None) if (t := trace_type_of(a)) is not None else a for a in args]
         concrete = self._trace(traced, names, signature)
+        # variables may be made by the first trace only (of a method: the first for its object)
+        owner = id(args[0]) if self._is_method and args else None
+        first = owner not in self._initialized
+        self._initialized.add(owner)
+        if concrete.created_variables and first:
+            # As TensorFlow does, a trace that made variables is traced again: the variables must not be made
+            # anew (a function that makes one at every call cannot be a graph; one made once, when an
+            # attribute is still None, can)
+            concrete = self._trace(traced, names, signature)
+        if concrete.created_variables:
+            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
+                             "sure the tf.Variable is only created once or created outside tf.function. See "
+                             "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
         self._cache.add(signature, concrete)
         self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
         return concrete
@@ -691,6 +746,10 @@ class Function:
                     result = self.python_function(*positional, **keywords)    # as-is: its ops are still recorded
         finally:
             st.tracing = saved
+            for place, key in compiler.escaped:           # a traced tensor left in a global: TF's leaked tensor
+                value = place.get(key)
+                if is_tensor(value) and id(value) in compiler.sym:
+                    place[key] = _escaped_tensor(compiler.sym[id(value)])
         outputs = flatten(result)
         out_values = []
         for o in outputs:
@@ -716,6 +775,7 @@ class Function:
         concrete.parameters = [(p, repr(specs[i]) if i < len(specs) else _type_text(a))
                                for i, (p, a) in enumerate(zip(self._params, args))]
         concrete.function_name = self.__name__
+        concrete.created_variables = trace.created_variables
         return concrete
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:

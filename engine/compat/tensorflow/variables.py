@@ -44,6 +44,9 @@ class Variable(TensorOperators):
             initial_value = initial_value()      # TF's lazy initializer: a function giving the value
         self._trainable = True if trainable is None else bool(trainable)
         self._create(initial_value, name, dtype, validate_shape)
+        tracing = context.state().tracing
+        if tracing is not None:              # made by a tf.function's trace: it traces again (function.py)
+            tracing.created_variables += 1
 
     def _create(self, initial_value, name, dtype, validate_shape: bool) -> None:
         if hasattr(initial_value, "_dagscope_value"):
