@@ -138,6 +138,8 @@ BOTH_DRAWN = """async () => {
         .map(m => ({name: m.name.slice(9), view: m.detail || '', start: rel(m.startTime), end: rel(m.startTime + m.duration)}));
     const rec = window.dagscope.state.record;
     return {ms: t1 - t0, server: rec.elapsed_ms, runEnd: rel(run.responseEnd), runBytes: run.encodedBodySize,
+            runTiming: Object.fromEntries((run.serverTiming || []).map(t => [t.name, t.duration])),
+            runSent: rel(run.startTime), runAnswered: rel(run.responseStart),
             draws: draws.map(e => ({start: rel(e.startTime), end: rel(e.responseEnd),
                                     timing: Object.fromEntries((e.serverTiming || []).map(t => [t.name, t.duration]))})),
             measures, nodes: rec.graphs.map(g => [g.forward?.nodes.length ?? 0, g.backward?.nodes.length ?? 0]),
@@ -224,6 +226,21 @@ def models(page, runs: int):
         def span(r, name, view=""):
             ms = [m for m in r["measures"] if m["name"] == name and m["view"].startswith(view)]
             return sum(m["end"] - m["start"] for m in ms)
+        said = [("queue", "waiting for a core (admission, the scheduler)"),
+                ("start", "the sandbox's start (the zygote forks a supervisor)"),
+                ("setup", "the child's set-up (fork, namespaces, lock-down)"),
+                ("program", "the program, its recording, the record written"),
+                ("exit", "the child's exit (its memory freed)"), ("after", "the run's files, clean-up"),
+                ("check", "the record's checks (judge_run)"), ("files", "keeping the run's files")]
+        if all(r["runTiming"] for r in cold):
+            phase_rows.append(("the run request: click -> sent", med(lambda r: r["runSent"])))
+            for key, what in said:
+                phase_rows.append((f"  run: {what} (Server-Timing '{key}')", med(lambda r: r["runTiming"].get(key, 0))))
+            phase_rows.append(("  run: the child's CPU time (Server-Timing 'cpu'; within 'program' and 'setup')",
+                               med(lambda r: r["runTiming"].get("cpu", 0))))
+            phase_rows.append(("  the rest: the answer's JSON, HTTP, the server's event loop",
+                               med(lambda r: r["runAnswered"] - r["runSent"] - sum(r["runTiming"].get(k, 0) for k, _ in said))))
+            phase_rows.append(("  the answer's body (0.5 MB) until received", med(lambda r: r["runEnd"] - r["runAnswered"])))
         if not all(any(m["name"] == "load" for m in r["measures"]) for r in cold):
             phase_rows.append(("(this page marks no phases: static/js/timing.js is missing)", None))
         else:

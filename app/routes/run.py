@@ -9,6 +9,7 @@ from app.middleware import client_address
 from app.responses import SafeJSONResponse, worded
 from app.schemas import RunRequest, StopRequest
 from app.services import runs
+from app.sandbox.runner import RUN_PHASES
 from app.services.dot_process import WARM
 
 router = APIRouter()
@@ -21,7 +22,9 @@ async def run_code(req: RunRequest, request: Request):
         return SafeJSONResponse(worded(f"code is longer than {limit} bytes", "code_too_long", bytes=limit),
                                 status_code=413)
     try:
-        future = runs.submit(client_address(request.scope), req.code, req.options.model_dump(), req.stop_key)
+        timing: dict = {}
+        future = runs.submit(client_address(request.scope), req.code, req.options.model_dump(), req.stop_key,
+                             timing=timing)
     except runs.KeyInUse as taken:
         return SafeJSONResponse(worded(str(taken), "stop_key_in_use"), status_code=409)
     except runs.Busy as busy:
@@ -33,7 +36,14 @@ async def run_code(req: RunRequest, request: Request):
     record = await asyncio.wrap_future(future)
     # Straight to JSON: the child already wrote it with allow_nan=False, and FastAPI's
     # jsonable_encoder would walk a megabyte record value by value (~4x slower).
-    return SafeJSONResponse(record)
+    return SafeJSONResponse(record, headers={"Server-Timing": server_timing(timing)})
+
+
+def server_timing(timing: dict) -> str:
+    """Where the run's time went (runs.submit's `timing`, seconds), as Server-Timing in
+    milliseconds, in the order it passed: the page's timing and bench/page.py read it."""
+    order = ("queue", *RUN_PHASES)
+    return ", ".join(f"{name};dur={timing[name] * 1000:.1f}" for name in order if name in timing)
 
 
 @router.post("/api/run/stop")

@@ -185,7 +185,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
              slow_after_s: float | None = None, on_slow: Callable[[int], None] | None = None,
              zygote: Zygote | None = None, cache_partition: str | None = None,
              keep_values: KeepValues | None = None, control: RunControl | None = None,
-             keep_files: KeepFiles | None = None, request_id: str | None = None) -> dict:
+             keep_files: KeepFiles | None = None, request_id: str | None = None, timing: dict | None = None) -> dict:
     """Run `code` in a fresh sandboxed child and return its run record (never raises).
 
     `on_slow(pid)` is called once if the run is still going after `slow_after_s` seconds (the
@@ -197,7 +197,8 @@ def run_code(code: str, options: dict, limits: Limits, *,
     stop() ends the run early (the record's error is then `stopped`). `keep_files(index, blobs,
     deadline)` keeps the files the supervisor collected from the run's working folder, those it
     can by `deadline` (time.monotonic()), and answers the record's `files` and `files_note`;
-    without it they are dropped."""
+    without it they are dropped. `timing` gets where the run's wall time went, in seconds (RUN_PHASES)."""
+    timing = {} if timing is None else timing
     started = time.monotonic()
     pid = supervisor = None
     killed_by_clock = timed_out = False      # timed out: interrupted at the limit; killed: also after its grace
@@ -233,6 +234,7 @@ def run_code(code: str, options: dict, limits: Limits, *,
         sock.settimeout(REPORT_GRACE_S)
         report = recv_json(sock)
         _log_report(report, request_id)
+        _note_phases(report, started, timing)
         record_bytes = recv_sealed(sock, limits.max_pipe_bytes)     # mapped, not copied
         values_bytes, values_resident = recv_sealed_resident(sock, limits.max_values_bytes)   # written in place
         files_index, blobs = _recv_files(sock, limits)
@@ -248,8 +250,10 @@ def run_code(code: str, options: dict, limits: Limits, *,
     if control.stopped and not killed_by_clock and report.get("exit_code") == -signal.SIGKILL:
         record = stopped_record(limits, _ms(started))     # killed after the grace: nothing it wrote is whole
     else:
+        judged = time.monotonic()
         record = judge_run(report, record_bytes, nonce, killed_by_clock, limits, _ms(started), code, keep_values,
                            (values_bytes, values_resident))
+        timing["check"] = time.monotonic() - judged
         if timed_out and not killed_by_clock and (record["error"] or {}).get("kind") != "security_violation":
             # it ended on the clock's KeyboardInterrupt: what it printed until then is kept, and the
             # run is a timeout as a killed one is, however it answered the interrupt (unless it then
@@ -261,8 +265,28 @@ def run_code(code: str, options: dict, limits: Limits, *,
     if keep_files is not None and (blobs or files_index.get("left_out")):
         # kept by the end of the run's time and a little more: the answer's bound holds however
         # long the store takes (what is not kept by then is named in files_note)
+        kept = time.monotonic()
         record.update(keep_files(files_index, blobs, started + limits.timeout_s + KEEP_FILES_GRACE_S))
+        timing["files"] = time.monotonic() - kept
     return record
+
+
+# Where a run's wall time goes, in order (run_code's `timing`; the run's Server-Timing, app/routes/run.py):
+# the zygote's fork of a supervisor until it forks the child; the supervisor's account (zygote._phases): the
+# child's set-up, the program (with its recording and the record's writing), the child's exit, the
+# files and clean-up after; the record's checks here (judge_run); keeping the run's files; and the
+# child's CPU time (user + system), the part of all that the run itself computed.
+RUN_PHASES = ("start", "setup", "program", "exit", "after", "check", "files", "cpu")
+
+
+def _note_phases(report: dict, started: float, timing: dict) -> None:
+    phases = report.get("phases")
+    phases = dict(phases) if isinstance(phases, dict) else {}
+    if isinstance(phases.get("begun"), (int, float)):
+        phases["start"] = phases["begun"] - started      # one clock (CLOCK_MONOTONIC) for both processes
+    for name, seconds in [*phases.items(), ("cpu", report.get("cpu_s"))]:
+        if name in RUN_PHASES and isinstance(seconds, (int, float)) and 0 <= seconds < 1e6:
+            timing[name] = float(seconds)
 
 
 def _log_report(report: dict, request_id: str | None) -> None:

@@ -163,10 +163,11 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     # made after the fork: the child never holds it, so only this process ever writes it
     record = SharedBuffer(limits.max_pipe_bytes)
     oversize = False
+    heard = {}                # when the record pipe's first and last bytes came (time.monotonic())
     try:
         send_json(conn, {"event": "started", "pid": pid, "supervisor": os.getpid(), "request_id": request_id})
         oversize = _collect(pid, record_r, record, broker, conn, limits, started,
-                            request.get("cache_partition"))
+                            request.get("cache_partition"), heard)
     except (OSError, ChannelClosed):
         record.size = 0                      # the server went away: clean up and leave
     # Wait for the child's exit without reaping it, so its pid still names its process group
@@ -174,11 +175,13 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     kernel.kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
+    reaped = time.monotonic()
     files = _files(folder_in, limits)
     shutil.rmtree(scratch, ignore_errors=True)
     report = {"event": "finished", "exit_code": os.waitstatus_to_exitcode(status),
               "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "maxrss_kb": usage.ru_maxrss,
-              "wall_s": round(time.monotonic() - started, 3), "oversize": oversize, "request_id": request_id}
+              "wall_s": round(time.monotonic() - started, 3), "oversize": oversize, "request_id": request_id,
+              "phases": _phases(started, heard, reaped)}
     try:
         send_json(conn, report)
         send_sealed(conn, record.seal())
@@ -201,6 +204,17 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
         record.close()
         if values_fd is not None:
             os.close(values_fd)
+
+
+def _phases(started: float, heard: dict, reaped: float) -> dict:
+    """Where the run's wall time went, as this process saw it (seconds; `begun`: when it forked the
+    child, time.monotonic(), the server's clock too): the child's set-up until
+    its sandbox frame came (fork, namespaces, lock-down), the program until the record's last byte
+    (the pasted code, recording, writing the record), the child's exit until it was reaped (freeing
+    its memory), and the files and clean-up since. The server's Server-Timing of the run says them."""
+    first, last = heard.get("first", reaped), heard.get("last", reaped)
+    return {"begun": started, "setup": round(first - started, 4), "program": round(last - first, 4), "exit": round(reaped - last, 4),
+            "after": round(time.monotonic() - reaped, 4)}
 
 
 def _files(folder_in: socket.socket, limits: Limits) -> run_files.Collected:
@@ -238,10 +252,11 @@ def _widen(fd: int) -> None:
 
 
 def _collect(pid: int, record_r: int, record: SharedBuffer, broker: socket.socket, conn: socket.socket,
-             limits: Limits, started: float, cache_partition: str | None) -> bool:
+             limits: Limits, started: float, cache_partition: str | None, heard: dict) -> bool:
     """Read the record into `record` while serving compile requests (each answered before the
     run's deadline); stop the child if the server leaves, the record grows past its limit, or a
-    generous backstop behind the server's clock passes. True when it grew past its limit."""
+    generous backstop behind the server's clock passes. True when it grew past its limit. `heard`
+    gets the times its first and last bytes came ("first", "last")."""
     deadline = started + limits.timeout_s
     backstop = deadline + 5
     sel = selectors.DefaultSelector()
@@ -257,6 +272,9 @@ def _collect(pid: int, record_r: int, record: SharedBuffer, broker: socket.socke
             for key, _ in sel.select(remaining):
                 if key.data == "record":
                     n = record.readinto(record_r)
+                    if n > 0:
+                        heard["last"] = time.monotonic()
+                        heard.setdefault("first", heard["last"])
                     if n < 0 and os.read(record_r, 1):      # full, and more came
                         kernel.kill_group(pid)       # what came first still holds the sandbox's own frame
                         return True

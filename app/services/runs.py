@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from app.config import get_settings
@@ -249,9 +250,11 @@ def stop_relaying() -> None:
         _relay = None
 
 
-def submit(client: str, code: str, options: dict, stop_key: str | None = None):
+def submit(client: str, code: str, options: dict, stop_key: str | None = None, timing: dict | None = None):
     """Admit a run (raises Busy) and start it in the run pool; returns a concurrent Future.
-    `stop_key` (STOP_KEY) lets `stop(client, stop_key)` end it; one in use raises KeyInUse."""
+    `stop_key` (STOP_KEY) lets `stop(client, stop_key)` end it; one in use raises KeyInUse.
+    `timing` gets where its time went, in seconds: "queue" (admitted until it had a core) and
+    app/sandbox/runner.py's RUN_PHASES."""
     control = RunControl()
     if stop_key is not None:
         if not STOP_KEY.fullmatch(stop_key):
@@ -263,7 +266,7 @@ def submit(client: str, code: str, options: dict, stop_key: str | None = None):
             _by_digest[stop_relay.digest(client, stop_key)] = control
     try:
         future = _submit(client, code, options, control,
-                         stop_relay.digest(client, stop_key) if stop_key is not None and _relay else None)
+                         stop_relay.digest(client, stop_key) if stop_key is not None and _relay else None, timing)
     except BaseException:
         _forget(client, stop_key)
         raise
@@ -278,8 +281,11 @@ def _forget(client: str, stop_key: str | None) -> None:
             _by_digest.pop(stop_relay.digest(client, stop_key), None)
 
 
-def _submit(client: str, code: str, options: dict, control: RunControl, relay_digest: str | None = None):
+def _submit(client: str, code: str, options: dict, control: RunControl, relay_digest: str | None = None,
+            timing: dict | None = None):
     sched = scheduler()
+    admitted = time.monotonic()
+    timing = {} if timing is None else timing
     try:
         if _draining.is_set():
             raise Busy("this server is shutting down; run again (another server will take it)", 1, status=503,
@@ -294,9 +300,11 @@ def _submit(client: str, code: str, options: dict, control: RunControl, relay_di
     log.info("run admitted (%d waiting)", sched.status()["waiting"], extra={"code_bytes": len(code)})
 
     def work(on_slow):
+        timing["queue"] = time.monotonic() - admitted
         record = run_code(code, options, limits, slow_after_s=demote_after, on_slow=on_slow,
                           cache_partition=cache_partition(client), keep_values=tensors.keeper(client),
-                          control=control, keep_files=run_files.keeper(client), request_id=REQUEST_ID.get())
+                          control=control, keep_files=run_files.keeper(client), request_id=REQUEST_ID.get(),
+                          timing=timing)
         sched.note_duration(record.get("elapsed_ms", 0) / 1000)
         metrics.observe_run(record)
         outcome = "ok" if record.get("ok") else (record.get("error") or {}).get("kind")
