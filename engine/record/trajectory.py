@@ -29,8 +29,8 @@ import math
 import numpy as np
 
 from engine import native
-from engine.record.values import (_C_DTYPES, MAX_DATA_ELEMENTS, TensorMemo, _digits, _listed, _native_stats, _raw_stats,
-                                  dtype_name)
+from engine.record.values import (_C_DTYPES, MAX_DATA_ELEMENTS, TensorMemo, Written, _digits, _listed, _native_stats,
+                                  _raw_stats, dtype_name)
 
 MAX_ITERATIONS = 64             # kept iterations (summaries and loss)
 MAX_STEP_ITERATIONS = 8         # kept iterations whose backprop steps are recorded too
@@ -285,7 +285,7 @@ class Trajectory:
         # (a small one's float32 values are written in 7-9 digits: ~12 bytes each)
         self.with_small.limit = min(self.limit, SMALL_BYTES // max(3 * param_bytes(self.small), 1))
         # a step's record is its gradients' Tensors: stats and a preview, or the data of a small one
-        step_bytes = sum(200 + 12 * min(np.asarray(getattr(g, "array", g)).size, 64)
+        step_bytes = sum(200 + 12 * min(g.size if type(g) is Written else np.asarray(getattr(g, "array", g)).size, 64)
                          for _, grad, ins in steps for g in (grad, *ins) if g is not None)
         self.with_steps.limit = min(MAX_STEP_ITERATIONS, STEPS_BYTES // max(step_bytes, 1))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -125,13 +126,29 @@ class ValueStore:
         self.index: list[dict] = []        # {"id", "dtype", "shape", "nbytes"}, in the order of `chunks`
         self.chunks: list[bytes] = []
         self.size = 0
+        self.reserved = 0                  # bytes held for tensors to come (reserve)
 
-    def add(self, array: np.ndarray) -> str | None:
+    def reserve(self, like: np.ndarray) -> int:
+        """Hold room for a tensor that will come later, of `like`'s size and dtype, as if it were
+        added now (a leaf's gradient, while the walk that makes it runs): the bytes held, 0 when
+        it would not be kept. Give them back to `add` with it, or to `release`."""
+        if (like.size <= MAX_DATA_ELEMENTS or dtype_name(like.dtype) not in VALUE_DTYPES
+                or self.size + self.reserved + like.nbytes > self.max_bytes):
+            return 0
+        self.reserved += like.nbytes
+        return like.nbytes
+
+    def release(self, reserved: int) -> None:
+        self.reserved -= reserved
+
+    def add(self, array: np.ndarray, reserved: int = 0) -> str | None:
         """The id of `array`'s bytes kept here, or None when it does not belong (small, an odd
-        dtype) or does not fit."""
+        dtype) or does not fit beside what is kept and held (`reserve`). `reserved`: bytes held
+        for this array, released either way."""
+        self.reserved -= reserved
         name = dtype_name(array.dtype)
-        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES
-                or self.size + array.nbytes > self.max_bytes or len(self.index) >= self.MAX_TENSORS):
+        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES or len(self.index) >= self.MAX_TENSORS
+                or self.size + self.reserved + array.nbytes > self.max_bytes):
             return None
         ref = f"v{len(self.index) + 1}"
         self.index.append({"id": ref, "dtype": name, "shape": list(array.shape), "nbytes": array.nbytes})
@@ -140,40 +157,82 @@ class ValueStore:
         return ref
 
 
+class Written:
+    """A tensor a TensorMemo has written already (a backward step's gradient, summarised as the walk
+    made it: the recorder's step writer), standing where its array stood; `tensor` None when it
+    was past the record's budget of step gradients (never shown). `size`: the array's."""
+    __slots__ = ("tensor", "size")
+
+    def __init__(self, tensor: dict | None, size: int):
+        self.tensor, self.size = tensor, size
+
+
 class TensorMemo:
     """tensor_json once per array for one record's serialisation: a backward step's gradient is
     the next step's input and a leaf's last step's output is its .grad (a third of a transformer's
-    tensors came twice). Keyed by the array object, which it keeps alive meanwhile, so an id is
-    not reused; no user code runs while a record is written, so an array does not change.
+    tensors came twice). Keyed by the array object, held weakly: a backward walk's gradients are
+    written as the walk makes them and freed by it (recorder.DynamicGraphBuilder.step_writer), so
+    an entry counts only while its array lives (an id, or a layout's address, is reused only once
+    it is freed). An array does not change between two places it stands in one record (no user
+    code runs while it is written; in a walk, its gradients are new arrays).
     With a ValueStore, a large tensor is its shape, dtype and the id of its kept values."""
 
     def __init__(self, values: ValueStore | None = None, stats: BlockStats | None = None):
-        self._seen: dict[int, tuple] = {}
-        self._same_view: dict[tuple, tuple] = {}   # _layout -> the first such array's entry of _seen
+        self._seen: dict[int, tuple] = {}          # id(array) -> (weakref to it, its Tensor)
+        self._same_view: dict[tuple, tuple] = {}   # _layout -> (weakref to its block's owner, its Tensor)
         self._values = values
         self._stats: list[tuple] = []          # (raw stats, the dict to fill), float32/16 tensors
         # raw statistics once per block of memory; shared with the trajectory's summaries of the
         # same walk (they are made first, from the same arrays, which the walk keeps alive)
         self._raw_stats_once = stats if stats is not None else BlockStats()
         self._previews: dict = {}              # dtype -> [(first elements, the list to fill)]
+        self.reserved = 0                      # the ValueStore's bytes held for the next array written (ValueStore.add)
 
     def __call__(self, arr) -> dict | None:
+        written = self.write(arr)
+        return None if written is None else dict(written)   # (each place its own dict; the lists inside are never changed)
+
+    def write(self, arr) -> dict | None:
+        """arr's Tensor as this memo holds it, shared by every place `arr` stands (a Written
+        holds it so: `held` may add its values id before the record is read)."""
         if arr is None:
             return None
+        if type(arr) is Written:
+            return arr.tensor
         array = getattr(arr, "array", arr)
         hit = self._seen.get(id(array))
-        if hit is None:
-            kept = np.asarray(array)           # (kept alive too: its statistics are remembered by address)
+        if hit is None or hit[0]() is not array:
+            kept = np.asarray(array)
             layout = self._layout(kept)
-            hit = self._same_view.get(layout) if layout is not None else None
-            if hit is None:
-                hit = ((array, kept), self._written(kept))
-                if layout is not None:
-                    self._same_view[layout] = hit
+            same = self._same_view.get(layout) if layout is not None else None
+            if same is not None and same[0]() is not None:
+                written = same[1]
             else:
-                hit = ((array, kept), hit[1])
+                written = self._written(kept)
+                if layout is not None:
+                    self._same_view[layout] = (weakref.ref(_owner(kept)), written)
+            hit = (weakref.ref(kept) if kept is array else _alive(array), written)
             self._seen[id(array)] = hit
-        return dict(hit[1])            # (each place its own dict; the lists inside are never changed)
+        return hit[1]
+
+    def held(self, arr, reserved: int) -> dict | None:
+        """self(arr), with `reserved` bytes of the ValueStore held for it (ValueStore.reserve),
+        released if it is written without them (small, not kept). An array written before
+        without room (a step made a leaf's gradient before its AccumulateGrad took it) gets its
+        values now, in every place it stands."""
+        self.reserved = reserved
+        try:
+            written = self.write(arr)
+            if written is not None and self.reserved and "values" not in written and written["data"] is None:
+                ref = self._values.add(np.asarray(getattr(arr, "array", arr)), self.reserved)
+                self.reserved = 0
+                if ref is not None:
+                    written["values"] = ref
+            return None if written is None else dict(written)
+        finally:
+            if self.reserved:
+                self._values.release(self.reserved)
+                self.reserved = 0
 
     @staticmethod
     def _layout(array: np.ndarray) -> tuple | None:
@@ -193,7 +252,8 @@ class TensorMemo:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:
             return tensor_json(array)
         out = self._summary(array)
-        ref = self._values.add(array)
+        ref = self._values.add(array, self.reserved)
+        self.reserved = 0
         if ref is not None:
             out["values"] = ref
         return out
@@ -239,12 +299,15 @@ class TensorMemo:
 
 class BlockStats:
     """_raw_stats of arrays, remembered per block of memory on C's path (see __call__). Keyed by
-    address: whoever asks keeps every array it asked about alive while it uses this (a TensorMemo
-    keeps what it saw; a backward call's arrays live until its record is written), so no address
-    is reused meanwhile."""
+    address, each entry with a weak reference to the array owning that memory: an entry counts
+    while its owner lives (a walk's gradients are freed once written, and a later one may stand
+    at the same address). The block's values do not change meanwhile (see TensorMemo)."""
 
     def __init__(self):
-        self._c: dict[tuple, list | None] = {}   # (address, bytes, dtype) -> C's raw stats, or None
+        # (address, bytes, dtype) -> (weakref to the block's owner, C's raw stats or None): an
+        # entry counts while the memory it was read from is its owner's (a walk's gradients are
+        # summarised as it makes them, then freed, and a later one may stand at the same address)
+        self._c: dict[tuple, tuple] = {}
 
     def __call__(self, arr: np.ndarray) -> list | None:
         """_raw_stats(arr), once per block of memory on C's path: a tensor that is one block seen
@@ -261,13 +324,27 @@ class BlockStats:
         if not block.flags.c_contiguous:
             return _raw_stats(arr)         # (a view with gaps: summed from a copy, not remembered by address)
         key = (_address(block), block.nbytes, block.dtype)
-        if key not in self._c:
-            self._c[key] = _raw_stats_c(block, stats)
-        found = self._c[key]
+        entry = self._c.get(key)
+        if entry is None or entry[0]() is None:
+            entry = self._c[key] = (weakref.ref(_owner(block)), _raw_stats_c(block, stats))
+        found = entry[1]
         return found if found is not None else _raw_stats_numpy(arr)
 
 
 STATS = ("min", "max", "mean", "std")
+
+
+def _owner(array: np.ndarray) -> np.ndarray:
+    """The array at the end of `array`'s chain of bases: while it lives, so does the memory of
+    every view of it (a buffer that is not an array, its base, is held by it)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _alive(obj):
+    """A reference to `obj` as a weakref is called (for a memo key that is not an ndarray)."""
+    return lambda: obj
 
 
 def _raw_stats(arr: np.ndarray) -> list | None:
