@@ -451,6 +451,12 @@ def _is_array_leaf(x) -> bool:
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    return batched_function(fun, in_axes, out_axes, axis_name, axis_size, shown=True)
+
+
+def batched_function(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, shown: bool = False):
+    """vmap(fun); `shown`: its first call's batched graph is published as the page's vmap view (not
+    for a vmap a transformation makes, jacfwd's)."""
     if not callable(fun):
         raise TypeError(f"vmap requires a callable argument, got {fun!r}")
 
@@ -469,7 +475,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             @functools.wraps(fun)
             def positional(*a):
                 return fun(*a[:-1], **{k: a[-1][k] for k in names})
-            return vmap(positional, tuple(specs_in) + (0,), out_axes, axis_name, axis_size)(*args, kwargs)
+            return batched_function(positional, tuple(specs_in) + (0,), out_axes, axis_name, axis_size,
+                                    shown)(*args, kwargs)
         if type(in_axes) in (tuple, list) and len(in_axes) != len(args):
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
                              f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, "
@@ -516,7 +523,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             results = batch_graph(graph, inputs, n, trace.shown_as)
             return [set_weak(as_array(_to_out_axis(t, d, ax, n)), weak)
                     for (t, d), ax, weak in zip(results, out_specs, out_weak)]
-        if len(recorded) < MAX_RECORDED and trail.recording() and tracing.active() is None and \
+        if shown and len(recorded) < MAX_RECORDED and trail.recording() and tracing.active() is None and \
                 tracing.GRAD_LEVEL[0] == 0:
             recorded.append(n)
             outs = _record(fun, n, inputs, batched, graph, trace)
@@ -586,7 +593,10 @@ def _trace_example(fun, flat, axes, trees, kwargs):
     if any(n.kind == WHILE for n in g.nodes) or any(_has_while(sub) for n in g.nodes for sub in n.subgraphs.values()):
         return None
     for t in list(trace.captured) + list(trace.lifted):
-        holders[trace.values[id(t)].id] = ("read", t)
+        if not any(t is r for r in trace.reads.values()):      # (lifted by the engine's tracer)
+            holders[trace.values[id(t)].id] = ("read", t)
+    for vid, t in trace.reads.items():
+        holders[vid] = ("read", t)
     return g, trace, out_tree, [is_weak(o) for o in out_arrays], holders
 
 

@@ -231,7 +231,10 @@ def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs) -> 
         if not vjps:
             vjps.extend(vjp_graph(b) for b in graphs)
         seeds = [g if m == j else Tensor(np.zeros(o.array.shape, o.array.dtype)) for m, o in enumerate(outs)]
-        grads = _traced_cond(outer, index, vjps, list(inputs) + seeds, taken, None)
+        # the backward cond goes into the trace running now: the forward's, or one nested in it (jacrev's
+        # vmap over the pullback), which reads the forward's values as captured inputs
+        here = tracing.active()
+        grads = _traced_cond(here if here is not None else outer, index, vjps, list(inputs) + seeds, taken, None)
         return tuple(gr if need and gr.array.dtype.kind == "f" else None for gr, need in zip(grads, needs))
     cls = type("cond", (_CondRule,), {"backward": staticmethod(backward)})
     fresh = Tensor(outs[j].array)

@@ -53,6 +53,9 @@ class Trace(Tracer):
         self.captured: list = []           # the parent's tensors this sub-graph reads: its extra inputs
         self.shown_as: dict = {}           # value id -> (primitive, literal): what the jaxpr says it is
         self.nested_weak: dict = {}        # value id in a branch or loop body graph -> weakly typed
+        # placeholder id -> the tensor from outside it reads (captured or closed over); kept apart from
+        # `values`, where the tensor may later stand for another value (its array an op's result)
+        self.reads: dict = {}
 
     def knows(self, tensor) -> bool:
         return id(tensor) in self.values or (self.parent is not None and self.parent.knows(tensor))
@@ -65,6 +68,7 @@ class Trace(Tracer):
             v = self.graph.placeholder(f"captured_{len(self.captured)}", tensor.array.shape, tensor.array.dtype)
             self.bind(tensor, v)
             self.captured.append(tensor)
+            self.reads[v.id] = tensor
             return v
         if id(tensor) not in self.values and tensor._requires_grad:
             # a value an enclosing jax.grad differentiates (a closure over it): an input, so the
@@ -73,6 +77,7 @@ class Trace(Tracer):
                                        role="param")
             self.bind(tensor, v)
             self.lifted.append(tensor)
+            self.reads[v.id] = tensor
             return v
         return super().value_of(tensor)
 

@@ -24,6 +24,7 @@ from engine.backward import run_backward
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import forward, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array
+from engine.compat.jax.batching import batched_function
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
@@ -242,76 +243,95 @@ def linearize(fun, *primals):
 
 # ---- Jacobians ------------------------------------------------------------------------------------
 
-def _basis(x: Array):
-    n = x.size
-    eye = np.eye(n, dtype=x.dtype) if n else np.zeros((0, 0), x.dtype)
-    return [Array(eye[i].reshape(x.shape)) for i in range(n)]
-
-
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    @functools.wraps(fun)
-    def jacfun(*args, **kwargs):
-        nums = _argnums(argnums, len(args))
-        partial = _partial_in(fun, args, kwargs, nums)
-        result = vjp(partial, *[args[i] for i in nums], has_aux=has_aux)
-        out, pullback = result[0], result[1]
-        out_leaves, out_tree = tree_flatten(out)
-        out_arrays = [to_array(o) for o in out_leaves]
-        columns = []                                  # per output leaf: rows of pullbacks
-        for k, o in enumerate(out_arrays):
-            rows = []
-            for e in _basis(o):
-                cts = [e if j == k else jnp.zeros_like(p) for j, p in enumerate(out_arrays)]
-                rows.append(pullback(tree_unflatten(out_tree, cts)))
-            columns.append(_assemble(rows, o.shape, [args[i] for i in nums], rows_first=True))
-        jac = tree_unflatten(out_tree, [c if not isinstance(argnums, int) else c[0] for c in columns])
-        return (jac, result[2]) if has_aux else jac
-    return jacfun
-
-
-def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """As JAX computes it: the pullback of each basis vector of the outputs, batched (vmap over the
+    vjp's pullback), each output leaf's rows then taken from the batch axis."""
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
         nums = _argnums(argnums, len(args))
         primals = [args[i] for i in nums]
         partial = _partial_in(fun, args, kwargs, nums)
-        prim_leaves = [(i, to_array(x)) for i, p in enumerate(primals) for x in tree_flatten(p)[0]]
-        per_input = []                              # per primal leaf: the jvps of its basis vectors
-        out_tree = out = aux = None
-        for j, (_, x) in enumerate(prim_leaves):
-            cols = []
-            for e in _basis(x):
-                tangent_leaves = [e if m == j else jnp.zeros_like(y) for m, (_, y) in enumerate(prim_leaves)]
-                tangents = _unflatten_like(primals, tangent_leaves)
-                result = jvp(partial, tuple(primals), tuple(tangents), has_aux=has_aux)
-                out, t_out = result[0], result[1]
-                aux = result[2] if has_aux else None
-                cols.append([to_array(t) for t in tree_flatten(t_out)[0]])
-            per_input.append(cols)
-        if out is None:                               # no input elements: evaluate once for the shapes
-            out = partial(*primals)
+        result = vjp(partial, *primals, has_aux=has_aux)
+        out, pullback = result[0], result[1]
         out_leaves, out_tree = tree_flatten(out)
-        # assemble: out leaf k, primal leaf j -> stack(cols)[..., k] moved to out.shape + x.shape
-        result_per_out = []
-        for k, o in enumerate(to_array(x) for x in out_leaves):
+        out_arrays = [to_array(o) for o in out_leaves]
+        basis = _std_basis(out_arrays)
+        total = sum(o.size for o in out_arrays)
+        if total:
+            grads = batched_function(lambda *cts: pullback(tree_unflatten(out_tree, list(cts))))(*basis)
+        else:
+            grads = tuple(tree_map(lambda x: jnp.zeros((0,) + to_array(x).shape, to_array(x).dtype), p)
+                          for p in primals)
+        columns, at = [], 0                           # per output leaf: its rows of the batch, per primal
+        for o in out_arrays:
             per_primal = []
-            j = 0
+            for p, g in zip(primals, grads):
+                p_leaves, p_tree = tree_flatten(p)
+                blocks = [jnp.reshape(to_array(gx)[at:at + o.size], o.shape + to_array(x).shape)
+                          for x, gx in zip(p_leaves, tree_flatten(g)[0])]
+                per_primal.append(tree_unflatten(p_tree, blocks))
+            columns.append(per_primal[0] if isinstance(argnums, int) else tuple(per_primal))
+            at += o.size
+        jac = tree_unflatten(out_tree, columns)
+        return (jac, result[2]) if has_aux else jac
+    return jacfun
+
+
+def _std_basis(leaves: list) -> list:
+    """JAX's _std_basis: the identity over all the leaves' elements, each leaf's columns as
+    (total,) + its shape, in its dtype."""
+    total = sum(x.size for x in leaves)
+    eye, basis, at = np.eye(total), [], 0
+    for x in leaves:
+        basis.append(Array(eye[:, at:at + x.size].reshape((total,) + x.shape).astype(x.dtype)))
+        at += x.size
+    return basis
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """As JAX computes it: one jvp per basis vector of the inputs, batched (vmap over the jvp, the
+    primal output and aux unbatched), the tangents' last axis then split per input leaf."""
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        primals = [args[i] for i in nums]
+        partial = _partial_in(fun, args, kwargs, nums)
+        leaves = [to_array(x) for p in primals for x in tree_flatten(p)[0]]
+        for x in leaves:
+            if not holomorphic and x.dtype.kind != "f":
+                raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+                                f"but got {x.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
+                                "differentiation of non-holomorphic functions involving complex inputs or integer "
+                                "inputs, use jax.jvp directly.")
+        total = sum(x.size for x in leaves)
+        basis = _std_basis(leaves)
+
+        def pushfwd(*tangent_leaves):
+            return jvp(partial, tuple(primals), tuple(_unflatten_like(primals, tangent_leaves)), has_aux=has_aux)
+        if total:
+            out_axes = (None, -1, None) if has_aux else (None, -1)
+            result = batched_function(pushfwd, out_axes=out_axes)(*basis)
+            out, tangents = result[0], result[1]
+        else:                                         # no input elements: evaluate once for the shapes
+            result = partial(*primals)
+            out = result[0] if has_aux else result
+            tangents = tree_map(lambda o: jnp.zeros(to_array(o).shape + (0,), to_array(o).dtype), out)
+        out_leaves, out_tree = tree_flatten(out)
+        per_out = []
+        for o, t in zip(out_leaves, tree_flatten(tangents)[0]):
+            o, t = to_array(o), to_array(t)           # t: o.shape + (total,)
+            per_primal, at = [], 0
             for p in primals:
-                leaves, tree = tree_flatten(p)
+                p_leaves, p_tree = tree_flatten(p)
                 blocks = []
-                for x in leaves:
+                for x in p_leaves:
                     x = to_array(x)
-                    cols = [c[k] for c in per_input[j]]
-                    if cols:
-                        stacked = jnp.stack(cols, axis=-1)            # out.shape + (x.size,)
-                    else:
-                        stacked = jnp.zeros(o.shape + (0,), o.dtype)
-                    blocks.append(jnp.reshape(stacked, o.shape + x.shape))
-                    j += 1
-                per_primal.append(tree_unflatten(tree, blocks))
-            result_per_out.append(per_primal[0] if isinstance(argnums, int) else tuple(per_primal))
-        jac = tree_unflatten(out_tree, result_per_out)
-        return (jac, aux) if has_aux else jac
+                    blocks.append(jnp.reshape(t[..., at:at + x.size], o.shape + x.shape))
+                    at += x.size
+                per_primal.append(tree_unflatten(p_tree, blocks))
+            per_out.append(per_primal[0] if isinstance(argnums, int) else tuple(per_primal))
+        jac = tree_unflatten(out_tree, per_out)
+        return (jac, result[2] if total else result[1]) if has_aux else jac
     return jacfun
 
 
@@ -331,22 +351,6 @@ def _partial_in(fun, args, kwargs, nums):
             full[i] = d
         return fun(*full, **kwargs)
     return partial
-
-
-def _assemble(rows: list, out_shape: tuple, primals: list, rows_first: bool) -> tuple:
-    """Rows (one per output element: a tuple of gradient trees per primal) as Jacobian blocks of
-    shape out_shape + x.shape, per primal tree."""
-    result = []
-    for j, p in enumerate(primals):
-        leaves, tree = tree_flatten(p)
-        blocks = []
-        for m, x in enumerate(leaves):
-            x = to_array(x)
-            parts = [tree_flatten(r[j])[0][m] for r in rows]
-            stacked = jnp.stack(parts, axis=0) if parts else jnp.zeros((0,) + x.shape, x.dtype)
-            blocks.append(jnp.reshape(stacked, tuple(out_shape) + x.shape))
-        result.append(tree_unflatten(tree, blocks))
-    return tuple(result)
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
