@@ -23,7 +23,7 @@ from app.sandbox import kernel, policy, seccomp, stdlib_import
 from app.sandbox.compile_broker import install_client
 from app.sandbox.limits import Limits
 from app.sandbox.protocol import frame, frame_header
-from engine.record.values import MAX_DATA_ELEMENTS, VALUE_DTYPES, ValueStore, dtype_name
+from engine.record.values import ValueStore
 
 # Folders whose files a run may read (never write): the Python installation, Dagscope's code,
 # the system's shared libraries. Everything else outside the scratch folder is refused.
@@ -207,11 +207,9 @@ class InPlaceValues(ValueStore):
         super().__init__(min(max_bytes, os.fstat(fd).st_size))
         self.fd = fd
 
-    def add(self, array: np.ndarray) -> str | None:
-        name = dtype_name(array.dtype)
-        # ValueStore.add's admission, the same (tests/sandbox/test_values_in_place.py holds them together)
-        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES
-                or self.size + array.nbytes > self.max_bytes or len(self.index) >= self.MAX_TENSORS):
+    def add(self, array: np.ndarray, reserved: int = 0) -> str | None:
+        name = self.admits(array, reserved)       # ValueStore.add's admission (room held for tensors to come)
+        if name is None:
             return None
         base = self.size - self.size % mmap.ALLOCATIONGRANULARITY
         try:        # the address space grows by this tensor for the copy's time, as tobytes' copy would

@@ -145,16 +145,24 @@ class ValueStore:
         """The id of `array`'s bytes kept here, or None when it does not belong (small, an odd
         dtype) or does not fit beside what is kept and held (`reserve`). `reserved`: bytes held
         for this array, released either way."""
-        self.reserved -= reserved
-        name = dtype_name(array.dtype)
-        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES or len(self.index) >= self.MAX_TENSORS
-                or self.size + self.reserved + array.nbytes > self.max_bytes):
+        name = self.admits(array, reserved)
+        if name is None:
             return None
         ref = f"v{len(self.index) + 1}"
         self.index.append({"id": ref, "dtype": name, "shape": list(array.shape), "nbytes": array.nbytes})
         self.chunks.append(array.tobytes())
         self.size += array.nbytes
         return ref
+
+    def admits(self, array: np.ndarray, reserved: int = 0) -> str | None:
+        """add's admission (a subclass keeping the bytes elsewhere calls it first): the dtype's
+        name when `array` is kept, else None; releases `reserved` either way."""
+        self.reserved -= reserved
+        name = dtype_name(array.dtype)
+        if (array.size <= MAX_DATA_ELEMENTS or name not in VALUE_DTYPES or len(self.index) >= self.MAX_TENSORS
+                or self.size + self.reserved + array.nbytes > self.max_bytes):
+            return None
+        return name
 
 
 class Written:

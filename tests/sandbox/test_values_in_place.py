@@ -83,3 +83,18 @@ def test_a_sandboxed_run_keeps_values_past_its_file_size_limit(run_past_file_lim
     arrays = [kept[0].array(ref) for ref in kept[0].index]
     assert all(a.shape == (256, 512) for a in arrays)
     assert any((a == 0.25).all() for a in arrays) and any((a == 0.5).all() for a in arrays)
+
+
+def test_in_place_values_hold_room_as_the_engines_store_does():
+    """The recorder holds room for a leaf's gradient while its walk runs (ValueStore.reserve):
+    a tensor that would take it is refused, the gradient itself takes it, by either store."""
+    fd = values_memfd(20_000)
+    try:
+        grid = np.ones((30, 41), np.float32)                 # 4,920 bytes
+        for store in (ValueStore(12_000), InPlaceValues(fd, 12_000)):
+            held = store.reserve(grid)
+            assert held == grid.nbytes and store.add(grid) == "v1"
+            assert store.add(grid * 2) is None               # 9,840 kept and held + 4,920 > 12,000
+            assert store.add(grid * 3, held) == "v2" and store.reserved == 0
+    finally:
+        os.close(fd)
