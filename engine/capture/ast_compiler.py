@@ -29,7 +29,7 @@ from engine.autograd import _SetGrad
 from engine.capture.common import INPLACE_MESSAGE, is_module, is_readonly_error
 from engine.capture.control_flow import ControlFlow
 # re-exported: scripting, compile, function and the TensorFlow facade import these from here
-from engine.capture.symbolic import (ScriptError, Scripted, Symbolic, _Ctx, _flatten, _Return,  # noqa: F401
+from engine.capture.symbolic import (LoopLimitError, ScriptError, Scripted, Symbolic, _Ctx, _flatten, _Return,  # noqa: F401
                                      _unflatten, is_tensor, parse_function, user_defined)
 from engine.ops.registry import Spec
 from engine.tensor import Tensor
@@ -93,12 +93,13 @@ class _Frame(ControlFlow):
                 except ValueError:
                     pass
 
-    def err(self, node, reason: str, construct: bool = True) -> ScriptError:
+    def err(self, node, reason: str, construct: bool = True, loop_limit: bool = False) -> ScriptError:
+        """The error at `node`'s line; `loop_limit`: one only a compiled tensor loop has (GraphLoopLimit)."""
         if self.library:            # the user's line that compiled it, not the library file's
             line = self.c.line if self.c.line is not None else user_line()
         else:
             line = node.lineno + self.offset if hasattr(node, "lineno") else self.c.line
-        return ScriptError(reason, line, construct)
+        return (LoopLimitError if loop_limit else ScriptError)(reason, line, construct)
 
     def at(self, node) -> None:
         if hasattr(node, "lineno") and not self.library:

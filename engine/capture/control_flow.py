@@ -13,6 +13,7 @@ import contextlib
 import numpy as np
 
 from engine.capture.symbolic import TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
+from engine.errors import GraphLoopLimit, UnsupportedError
 from engine.ir.graph import Value
 from engine.tensor import Tensor, apply
 
@@ -194,6 +195,8 @@ class ControlFlow:
             if not self.c.tensor_loops:
                 raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
             return self.tensor_rows_loop(s, iterable)
+        if is_tensor(iterable) and self.c.tensor_loops and self._loop_or_unroll(s, iterable):
+            return
         if is_tensor(iterable):
             # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list of
             # constants does (its rows taken from the array, so they stay known values, not graph nodes)
@@ -207,6 +210,21 @@ class ControlFlow:
                 self.block(s.body)
             return
         raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
+
+    def _loop_or_unroll(self, s: ast.For, tensor) -> bool:
+        """A loop over a constant tensor (tf.range(3)) is a while_loop, as AutoGraph makes it, where Dagscope's
+        loops can carry what the body changes; where they cannot (a TensorArray written at the counter, a
+        variable assigned in the body) it is unrolled, its rows known values, as before: False then."""
+        graph, before, env = self.c.ctx.graph, {id(n) for n in self.c.ctx.graph.nodes}, dict(self.env)
+        try:
+            self.tensor_rows_loop(s, tensor)
+            return True
+        except UnsupportedError as exc:
+            if not isinstance(exc, GraphLoopLimit) and not isinstance(exc.__cause__, GraphLoopLimit):
+                raise
+            self.env = env
+            self.c.drop_unused(graph, [n for n in graph.nodes if id(n) not in before])
+            return False
 
     def tensor_rows_loop(self, s: ast.For, tensor) -> None:
         """`for row in x` over a tensor computed in the function, as AutoGraph converts it: a while_loop over
@@ -309,7 +327,7 @@ class ControlFlow:
                     else np.float32 if isinstance(v, float) else np.bool_))
             if not is_tensor(v):
                 raise self.err(s, f"loop variable {n!r} is a {type(v).__name__}; a tensor loop can only "
-                                  "carry tensors and numbers")
+                                  "carry tensors and numbers", loop_limit=True)
             init.append(v)
         # (their values made in the order the function defined them: a constant's node comes first for the first)
         defined = list(self.env)
@@ -334,7 +352,8 @@ class ControlFlow:
                         val = self._as_value(self.env[n], s)
                         if val.shape != v0.shape or val.dtype != v0.dtype:
                             raise self.err(s, f"loop variable {n!r} changes from {v0.dtype}{list(v0.shape)} to "
-                                              f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape")
+                                              f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape",
+                                           loop_limit=True)
                         out.append(val)
                     results.append(out)
         extra = self._unify_captures(ctxs, leading=len(names))

@@ -17,7 +17,7 @@ import numpy as np
 from engine import nn_context
 from engine.capture import trail
 from engine.capture.common import INPLACE_MESSAGE, ReadOnlyGuard, is_parameter_like
-from engine.errors import UnsupportedError
+from engine.errors import GraphLoopLimit, UnsupportedError
 from engine.hooks import OP_APPLIED, VALUE_READ
 from engine.ir.graph import CALL, CONSTANT, Graph, Value
 from engine.tensor import Tensor
@@ -34,6 +34,10 @@ class ScriptError(UnsupportedError):
         # construct=False: the code is fine but failed on these shapes (e.g. compiled before any call)
         self.reason, self.line, self.construct = reason, line, construct
         super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+
+class LoopLimitError(ScriptError, GraphLoopLimit):
+    """A ScriptError only a compiled tensor loop has (a loop variable it cannot carry): an unrolled loop may not."""
 
 
 class Scripted:

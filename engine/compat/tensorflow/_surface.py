@@ -47,7 +47,7 @@ def public_names(namespace: dict) -> list[str]:
 # The facade's own implementation modules (TensorFlow has no tf.tape, tf.session ...).
 _IMPLEMENTATION = {"context", "eager", "graph", "ops", "array_ops", "operators", "session", "tape", "variables",
                    "function", "training", "control_flow", "graph_control_flow", "module", "tensor_array",
-                   "index_ops", "init_ops", "graph_def", "trace_types",
+                   "index_ops", "init_ops", "graph_def", "trace_types", "script_ops",
                    # keras/'s own modules
                    "base", "layers_core", "layers_conv", "layers_rnn", "philox", "trainer", "display"}
 

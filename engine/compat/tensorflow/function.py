@@ -48,9 +48,10 @@ from engine.compat.tensorflow.script_ops import runs_python
 from engine.compat.tensorflow.trace_types import trace_type_of
 from engine.compat.tensorflow.ops import convert_to_tensor
 from engine.compat.scope import sentence
-from engine.errors import UnsupportedAttributeError, UnsupportedError
+from engine.errors import GraphLoopLimit, UnsupportedAttributeError, UnsupportedError
 from engine.hooks import OP_APPLIED, Message, subscribed
 from engine.ir import interpreter
+from engine.ir.graph import CONSTANT
 from engine.ir.graph import Graph as IRGraph
 from engine.record import calls
 from engine.record.static import record_static
@@ -106,7 +107,7 @@ class _Tracing:
     def assign_variable(self, variable, value) -> None:
         """`v.assign(value)` in the function: `value` becomes an output, assigned after every call."""
         if self.compiler.ctx.parent is not None:
-            raise UnsupportedError("Variable.assign inside a branch or loop of a tf.function is not supported by "
+            raise GraphLoopLimit("Variable.assign inside a branch or loop of a tf.function is not supported by "
                                    "Dagscope; assign after the cond/while")
         self.assigned[id(variable)] = (variable, value)
 
@@ -121,6 +122,12 @@ class _Tracing:
 
     def is_symbolic(self, t) -> bool:
         return id(t) in self.compiler.sym
+
+    def is_computed(self, t) -> bool:
+        """Whether `t`'s value is known only when the graph runs (not a constant the trace made of a known one,
+        such as a row of a constant tf.range an unrolled loop gives)."""
+        v = self.compiler.sym.get(id(t))
+        return v is not None and not (v.producer is not None and v.producer.kind == CONSTANT)
 
     def iterable_input(self, iterable, name: str, role: str = "param"):
         """The shadow of the graph input that receives `iterable` (a tf.data.Dataset) at every call: an

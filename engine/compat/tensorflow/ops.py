@@ -16,7 +16,7 @@ from engine.compat.tensorflow import context, dtypes, graph_def
 from engine.compat.tensorflow.eager import EagerTensor, as_eager, infer_array
 from engine.compat.tensorflow.errors import InvalidArgumentError
 from engine.compat.tensorflow.graph import GraphTensor, default_graph
-from engine.errors import UnsupportedError
+from engine.errors import GraphLoopLimit, UnsupportedError
 from engine.ir.builder import IRBuilder
 from engine.ops.builder import Builder
 from engine.tensor import Tensor as EngineTensor
@@ -207,8 +207,8 @@ def _static(value) -> np.ndarray:
     if isinstance(value, GraphTensor):
         raise UnsupportedError(f"this argument must be a Python value or constant, not the graph tensor {value.name}")
     tracing = context.state().tracing
-    if tracing is not None and tracing.is_symbolic(value):
-        raise UnsupportedError("this argument must be known when tf.function builds the graph (a Python value or "
+    if tracing is not None and tracing.is_computed(value):
+        raise GraphLoopLimit("this argument must be known when tf.function builds the graph (a Python value or "
                                "a constant); here it is computed from the function's inputs")
     return np.asarray(getattr(value, "array", value))
 

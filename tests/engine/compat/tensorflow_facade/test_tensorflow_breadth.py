@@ -54,15 +54,25 @@ def test_gradients_flow_through_a_tf_range_loop_to_variables_read_and_passed():
     assert float(out) == 18.0 and tape.gradient(out, x).numpy().tolist() == [6.0, 6.0]   # TF 2.21's numbers
 
 
-def test_loop_over_a_constant_tf_range_unrolls():
+def test_loop_over_a_constant_tf_range_is_a_while_loop_unless_it_writes_a_tensor_array():
     @tf.function
     def f(x):
         for i in tf.range(3):
             x = x + tf.cast(i, tf.float32)
         return x
 
-    assert WHILE not in node_kinds(f.get_concrete_function(tf.constant(1.0)).graph)
+    @tf.function
+    def g(x):                      # (Dagscope's loops cannot carry a TensorArray: this one unrolls)
+        a = tf.TensorArray(tf.float32, size=3)
+        for i in tf.range(3):
+            x = x + tf.cast(i, tf.float32)
+            a = a.write(i, x)
+        return a.stack()
+
+    assert node_kinds(f.get_concrete_function(tf.constant(1.0)).graph).count(WHILE) == 1   # as AutoGraph's
     assert float(f(tf.constant(1.0))) == 4.0
+    assert WHILE not in node_kinds(g.get_concrete_function(tf.constant(1.0)).graph)
+    assert g(tf.constant(1.0)).numpy().tolist() == [1.0, 2.0, 4.0]
 
 
 def test_python_int_carried_by_a_tf_range_loop_stays_int32():
