@@ -167,6 +167,8 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
         if type(value) is int and not x64() and not -2**31 <= value < 2**31:
             raise OverflowError(f"Python int {value} too large to convert to int32")
         return set_weak(Array(np.asarray(value, dtype_of(value))), weak if weak is not None else type(value) is not bool)
+    if isinstance(value, (list, tuple)) and _holds_array(value):
+        return _assembled(value, dtype)
     try:
         arr = np.asarray(_unwrap(value))
     except ValueError as exc:
@@ -180,6 +182,48 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     else:
         arr = arr.astype(canonical(arr.dtype))
     return set_weak(Array(np.array(arr, copy=True)), bool(weak))
+
+
+def _holds_array(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_array(v) for v in value)
+    return isinstance(value, Tensor)
+
+
+def _assembled(value, dtype) -> "Array":
+    """jnp.array of a (nested) list holding arrays, built by ops as JAX builds it, so a traced or
+    differentiated element stays one (not its value frozen): each element converted to the result's
+    type (a weak one made strong), given a leading axis of 1 (broadcast_in_dim), and concatenated."""
+    leaves = []
+
+    def collect(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                collect(x)
+        else:
+            leaves.append(v)
+    collect(value)
+    target = canonical(dtype) if dtype is not None else promote(*leaves)[0]
+
+    def build(v) -> Tensor:
+        if not isinstance(v, (list, tuple)):
+            if not isinstance(v, Tensor):
+                return Array(np.asarray(_unwrap(v), target))
+            t = to_array(v)
+            if t.array.dtype != target or is_weak(t):
+                t = set_weak(as_array(apply("to_dtype", t, dtype=target)), False)
+            return t
+        if not v:
+            raise TypeError("jnp.array of an empty list holding arrays is not supported by Dagscope")
+        parts = []
+        for x in v:                                  # each element converted and lifted in turn, as JAX does
+            r = build(x)
+            parts.append(apply("expand", r, shape=(1,) + tuple(r.array.shape)))
+        if len({p.array.shape for p in parts}) != 1:
+            raise ValueError(f"setting an array element with a sequence. The requested array has an inhomogeneous "
+                             f"shape after 1 dimensions: {[tuple(p.array.shape[1:]) for p in parts]}")
+        return apply("cat", *parts, dim=0)
+    return set_weak(as_array(build(value)), False)
 
 
 def _all_python_scalars(value) -> bool:
@@ -220,7 +264,9 @@ class _IndexUpdateRef:
     def __repr__(self) -> str:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def get(self, **kwargs):
+    def get(self, *, mode=None, fill_value=None, **kwargs):
+        if mode == "fill":              # out-of-bounds positions read fill_value instead of the clamped index's
+            return _UPDATE(self.array, self.index, fill_value, "get_fill")
         return self.array[self.index]
 
     def set(self, values, **kwargs):

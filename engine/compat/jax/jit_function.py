@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -143,13 +144,26 @@ def _split(args, kwargs, static_nums, static_names):
     return dynamic
 
 
+# f -> {its static argument positions -> its traces}: as JAX's cache is keyed by the function, `jax.jit(f)(4.)`
+# then `jax.jit(f)(5.)` trace f once (a print in f runs once; a global it read stays what it was then)
+_TRACES_OF: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _traces_of(fun, statics: tuple) -> Specialisations:
+    try:
+        per_fun = _TRACES_OF.setdefault(fun, {})
+    except TypeError:                          # not weakly referable (a builtin): its own cache
+        return Specialisations()
+    return per_fun.setdefault(statics, Specialisations())
+
+
 class Jitted:
     """What `jax.jit(f)` returns."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), **options):
         self._fun = fun
         self._static_nums, self._static_names = _static_positions(fun, static_argnums, static_argnames)
-        self._cache = Specialisations()
+        self._cache = _traces_of(fun, (tuple(sorted(self._static_nums)), tuple(sorted(self._static_names))))
         self.__name__ = getattr(fun, "__name__", "fun")
         functools.update_wrapper(self, fun, updated=())
 

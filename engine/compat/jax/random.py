@@ -23,7 +23,7 @@ import numpy as np
 from engine.compat.jax import _threefry as fry
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax._surface import unsupported_names
-from engine.compat.jax.array import Array, default_float, default_int, to_array, x64
+from engine.compat.jax.array import Array, canonical, default_float, default_int, to_array, x64
 from engine.compat.jax.tracing import traced
 from engine.compat.jax.tree_util import register_pytree_node
 from engine.errors import UnsupportedError
@@ -224,7 +224,8 @@ def _out(value) -> Array:
 
 
 def _float_dtype(dtype, where: str) -> np.dtype:
-    dtype = np.dtype(dtype) if dtype is not None else default_float()
+    # float64 is float32 unless jax_enable_x64 is on, as JAX canonicalizes a requested dtype
+    dtype = canonical(np.dtype(getattr(dtype, "dtype", dtype))) if dtype is not None else default_float()
     if dtype.kind != "f":
         raise ValueError(f"dtype argument to `{where}` must be a float dtype, got {dtype}")
     return dtype

@@ -17,6 +17,7 @@ from engine import functional as F
 from engine.compat.jax import array as _array
 from engine.compat.jax import tracing
 from engine.compat.jax.array import Array, canonical, default_float, default_int, is_weak, promote, set_weak, to_array
+from engine.errors import UnsupportedError
 from engine.tensor import Tensor, apply
 
 # ---- dtypes: jnp.float32 is a dtype and a constructor (jnp.float32(2) is an Array) ----------------
@@ -678,6 +679,13 @@ def array_equal(a1, a2, equal_nan=False):
 
 # ---- reductions -------------------------------------------------------------------------------------
 
+def _arraylike(name: str, *xs) -> None:
+    """JAX's check_arraylike: jnp's functions refuse a list or tuple (jnp.sum([1, 2]); jnp.array makes one)."""
+    for i, x in enumerate(xs):
+        if isinstance(x, (list, tuple)):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}.")
+
+
 def _reduce(op: str, a, axis, keepdims, dtype=None, where_=None):
     a = _a(a)
     if dtype is not None:
@@ -691,10 +699,12 @@ def _reduce(op: str, a, axis, keepdims, dtype=None, where_=None):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _arraylike("sum", a)
     return _reduce("sum", a, axis, keepdims, dtype)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _arraylike("prod", a)
     a = _a(a)
     if axis is None:
         return _out(apply("prod", reshape(a, (-1,)), dim=0, keepdim=False), is_weak(a))
@@ -713,6 +723,7 @@ def _count(a: Array, axis) -> int:
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    _arraylike("mean", a)
     a = _float(a) if dtype is None else _cast(_a(a), _dt(dtype))
     return divide(sum(a, axis, keepdims=keepdims), float(_count(a, axis)))
 
@@ -721,6 +732,7 @@ average = mean
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    _arraylike("var", a)
     a = _float(a)
     ddof = ddof if correction is None else correction
     centered = subtract(a, mean(a, axis, keepdims=True))
@@ -728,14 +740,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    _arraylike("std", a)
     return sqrt(var(a, axis, dtype, out, ddof, keepdims, correction=correction))
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _arraylike("max", a)
     return _reduce("amax", a, axis, keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _arraylike("min", a)
     return _reduce("amin", a, axis, keepdims)
 
 
@@ -755,22 +770,27 @@ def _arg(op: str, a, axis, keepdims):
 
 
 def argmax(a, axis=None, out=None, keepdims=False):
+    _arraylike("argmax", a)
     return _arg("argmax", a, axis, keepdims)
 
 
 def argmin(a, axis=None, out=None, keepdims=False):
+    _arraylike("argmin", a)
     return _arg("argmin", a, axis, keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=False, where=None):
+    _arraylike("any", a)
     return _out(apply("amax", _cast(_a(a), np.bool_), dim=_axes(axis, _a(a).ndim), keepdim=bool(keepdims)))
 
 
 def all(a, axis=None, out=None, keepdims=False, where=None):
+    _arraylike("all", a)
     return _out(apply("amin", _cast(_a(a), np.bool_), dim=_axes(axis, _a(a).ndim), keepdim=bool(keepdims)))
 
 
 def cumsum(a, axis=None, dtype=None):
+    _arraylike("cumsum", a)
     a = _a(a)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
@@ -1109,6 +1129,7 @@ def getitem(a, key):
             raise tracing.NonConcreteBooleanIndexError(
                 f"Array boolean indices must be concrete; got bool[{','.join(map(str, k.array.shape))}]\n\nSee "
                 "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
+    key = _clamped(tuple(a.shape), key)
     flipped = _negative_steps(tuple(a.shape), key)
     if flipped is not None:                   # x[::-1]: JAX reverses the axis (lax.rev), then slices
         dims, key = flipped
@@ -1117,6 +1138,35 @@ def getitem(a, key):
             return a
         return _out(F.getitem(a, _index_key(key)), weak)
     return _out(F.getitem(a, _index_key(key)), is_weak(a))
+
+
+def _clamped(shape: tuple, key):
+    """`key` with its integer indices clamped into their axes, as JAX's gather clamps an out-of-bounds
+    index (x[11] of 10 elements is x[9], x[-11] is x[0]): Python ints and integer arrays, a traced one
+    by a clip in the graph. Keys with a boolean mask or an Ellipsis after an array are left as they are."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if builtins.any(isinstance(k, (Tensor, np.ndarray, list)) and np.asarray(_array._unwrap(k) if not isinstance(k, Tensor)
+                                                                               else k.array).dtype == np.bool_
+                    for k in parts):
+        return key
+    named = builtins.sum(1 for k in parts if k is not None and k is not Ellipsis)
+    out, axis = [], 0
+    for k in parts:
+        if k is Ellipsis:
+            axis += len(shape) - named
+        elif k is not None and axis < len(shape):
+            n = shape[axis]
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and not -n <= k < n and n:
+                k = n - 1 if k >= n else 0
+            elif isinstance(k, Tensor) and k.array.dtype.kind in "iu" and n:
+                if tracing.traced(k):
+                    k = clip(k, -n, n - 1)
+                elif k.array.size and (k.array.max() >= n or k.array.min() < -n):
+                    k = Array(np.where(k.array < -n, 0, np.minimum(k.array, n - 1)).astype(k.array.dtype))
+        if k is not None and k is not Ellipsis:
+            axis += 1
+        out.append(k)
+    return tuple(out) if isinstance(key, tuple) else out[0]
 
 
 def _negative_steps(shape: tuple, key):
@@ -1178,6 +1228,8 @@ def argsort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
 def update(x, index, values, mode: str) -> Array:
     """`x.at[index].set(values)` and friends: a scatter into a copy of x, as a differentiable op."""
     x = _a(x)
+    if mode == "get_fill":
+        return _get_filled(x, index, values)
     keys = index if isinstance(index, tuple) else (index,)
     if builtins.any(isinstance(k, Tensor) for k in keys) and \
             builtins.all(isinstance(k, (int, np.integer)) or isinstance(k, Tensor) and k.array.dtype.kind in "iu"
@@ -1194,6 +1246,33 @@ def update(x, index, values, mode: str) -> Array:
         return _out(reshape(_out(out), x.shape), is_weak(x))
     current = getitem(flat, pos)
     return update(x, index, reshape(_COMBINE[mode](current, vals), positions.shape), "set")
+
+
+def _get_filled(x: Array, index, fill_value) -> Array:
+    """`x.at[index].get(mode='fill', fill_value=v)`: x[index], with v where an index is out of bounds
+    (JAX's default v: NaN for floats, the smallest int, True). Integer and slice keys, and one integer
+    array as the first key."""
+    got = getitem(x, index)
+    if fill_value is None:
+        kind = x.dtype.kind
+        fill_value = np.nan if kind in "fc" else np.iinfo(x.dtype).min if kind == "i" else \
+            np.iinfo(x.dtype).max if kind == "u" else True
+    keys = index if isinstance(index, tuple) else (index,)
+    bad = False
+    for axis, k in enumerate(keys):
+        n = x.shape[axis] if axis < x.ndim else 0
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            bad = bad or not -n <= k < n
+        elif isinstance(k, Tensor) and k.array.dtype.kind in "iu" and axis == 0:
+            k = _a(k)
+            mask = logical_or(less(k, -n), greater_equal(k, n))
+            bad = logical_or(bad, reshape(mask, k.shape + (1,) * (got.ndim - k.ndim)))
+        elif not isinstance(k, slice):
+            raise UnsupportedError("x.at[...].get(mode='fill') takes integers, slices and one integer array "
+                                   "as the first index in Dagscope")
+    if bad is False:
+        return got
+    return where(bad, full_like(got, fill_value), got) if isinstance(bad, Tensor) else full_like(got, fill_value)
 
 
 def _update_at_arrays(x: Array, keys: tuple, values, mode: str) -> Array:
@@ -1305,5 +1384,10 @@ _array.install_methods({
     "T": property(lambda self: transpose(self)), "mT": property(matrix_transpose), "take": take,
     "sort": sort, "argsort": argsort, "ptp": ptp, "diagonal": diagonal, "trace": trace, "repeat": repeat,
     "nonzero": nonzero, "view": lambda self, dtype=None: self,
+    # JAX arrays have no in-place operators: `x += 1` falls back to `x = x + 1` (a new array; other names
+    # for the old one keep it), where the engine Tensor's would call add_
+    "__iadd__": add, "__isub__": subtract, "__imul__": multiply, "__itruediv__": divide,
+    "__ifloordiv__": floor_divide, "__imod__": remainder, "__ipow__": _pow, "__imatmul__": matmul,
+    "__iand__": bitwise_and, "__ior__": bitwise_or, "__ixor__": bitwise_xor,
 }, update)
 
