@@ -32,10 +32,20 @@ def _clean(data):
 
 def _listed(x: np.ndarray) -> list:
     """x as nested lists for JSON, non-finite floats as strings. Most tensors hold none: one
-    vectorised test spares the walk over every element (it was most of a large model's record)."""
-    if x.dtype.kind != "f" or np.isfinite(x).all():
+    vectorised test spares the walk over every element (it was most of a large model's record);
+    of rows stacked together (a record's previews, flushed at once) only those holding one are
+    walked (an attention mask's -inf in a few previews made the walk go over all of nanoGPT's)."""
+    if x.dtype.kind != "f":
         return x.tolist()
-    return _clean(x.tolist())
+    finite = np.isfinite(x)
+    if finite.all():
+        return x.tolist()
+    listed = x.tolist()
+    if x.ndim < 2:
+        return _clean(listed)
+    for i in np.flatnonzero(~finite.reshape(len(x), -1).all(axis=1)).tolist():
+        listed[i] = _clean(listed[i])
+    return listed
 
 
 def _digits(x: np.ndarray, significant: int) -> np.ndarray:
