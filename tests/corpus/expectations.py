@@ -20,11 +20,11 @@ DOES_NOT_RUN: dict[str, str] = {
     "tensorflow/tfdocs_guide_basics": "UnsupportedAttributeError: tf.saved_model is not supported by Dagscope (out of "
                                       "scope: TensorFlow's own format, ONNX export named instead; the guide saves and "
                                       "reloads its tf.Module)",
-    "tensorflow/tfdocs_guide_random_numbers": "UnsupportedError: tf.random.Generator.normal inside a tf.function or a "
-                                              "TF1 graph is not supported by Dagscope (its logical CPUs and eager "
-                                              "Generator draws before it run, with TensorFlow's Philox numbers; after "
-                                              "it the guide uses tf.distribute.MirroredStrategy, out of scope, and "
-                                              "tf.saved_model)",
+    "tensorflow/tfdocs_guide_random_numbers": "UnsupportedAttributeError: tf.distribute is not supported by Dagscope "
+                                              "(out of scope: one CPU runs the ops one after another; its logical "
+                                              "CPUs, eager Generator draws and draws inside tf.function before it "
+                                              "run, with TensorFlow's Philox numbers; after it the guide uses "
+                                              "tf.saved_model, out of scope too)",
 }
 
 NO_GRAPH: dict[str, str] = {

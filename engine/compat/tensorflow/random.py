@@ -14,6 +14,7 @@ from engine.compat.tensorflow.eager import EagerTensor
 from engine.compat.tensorflow.graph import GraphTensor, default_graph
 from engine.compat.tensorflow.keras import philox
 from engine.compat.tensorflow.ops import _shape_tuple
+from engine.compat.tensorflow.script_ops import call_in_graph
 from engine.compat.tensorflow.variables import Variable
 from engine.errors import UnsupportedError
 
@@ -160,6 +161,11 @@ def _int64(words: list) -> np.ndarray:
     return np.array([w & 0xFFFFFFFFFFFFFFFF for w in words], np.uint64).view(np.int64)
 
 
+# TensorFlow's op for each draw (the GraphDef's name of the node that draws inside a tf.function)
+_TF_OPS = {"normal": "StatelessRandomNormalV2", "truncated_normal": "StatelessTruncatedNormalV2",
+           "uniform": "StatelessRandomUniformV2", "uniform_full_int": "StatelessRandomUniformFullIntV2"}
+
+
 class Generator:
     """`tf.random.Generator` (Philox): from_seed, from_state, from_non_deterministic_state, split,
     normal / uniform / truncated_normal / uniform_full_int / make_seeds, reset, skip."""
@@ -211,13 +217,17 @@ class Generator:
     def skip(self, delta) -> None:
         self._advance(int(delta))
 
-    def _draw(self, shape, what: str, sample):
-        """sample(state) for `shape`, then the counter moves on by 256 per value (TensorFlow's kernel)."""
-        if context.state().tracing is not None or context.building_graph():
-            raise UnsupportedError(f"tf.random.Generator.{what} inside a tf.function or a TF1 graph is not "
-                                   "supported by Dagscope (the generator's state would have to change in the "
-                                   "graph); draw eagerly and pass the values in")
+    def _draw(self, shape, what: str, sample, dtype):
+        """sample(state) for `shape`, then the counter moves on by 256 per value (TensorFlow's kernel). Inside a
+        tf.function it is a node that draws each time the graph runs it (script_ops.call_in_graph), so every
+        call moves the generator's state on, as TensorFlow's stateful random ops do."""
+        if context.building_graph():
+            raise UnsupportedError(f"tf.random.Generator.{what} inside a TF1 graph is not supported by Dagscope "
+                                   "(the generator's state would have to change in the graph); draw eagerly and "
+                                   "feed the values")
         shape = _shape_tuple(shape)
+        if context.state().tracing is not None:
+            return call_in_graph(lambda: self._draw(shape, what, sample, dtype), shape, dtype, _TF_OPS[what])
         words = [int(w) for w in self._state_var.numpy().view(np.uint64)]
         out = sample(shape, philox.State(words))
         self._advance(int(np.prod(shape, dtype=np.int64)) * 256)
@@ -231,15 +241,15 @@ class Generator:
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         dtype = dtypes.as_dtype(dtype)
         if dtype == dtypes.float64:
-            return self._draw(shape, "normal", lambda s, st: philox.normal64(s, st, mean, stddev))
-        return self._draw(shape, "normal", lambda s, st: philox.normal(s, st, mean, stddev).astype(dtype.np))
+            return self._draw(shape, "normal", lambda s, st: philox.normal64(s, st, mean, stddev), dtype)
+        return self._draw(shape, "normal", lambda s, st: philox.normal(s, st, mean, stddev).astype(dtype.np), dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         dtype = dtypes.as_dtype(dtype)
         if dtype != dtypes.float32:
             raise UnsupportedError("tf.random.Generator.truncated_normal of float64 is not supported by Dagscope "
                                    "(float32 is)")
-        return self._draw(shape, "truncated_normal", lambda s, st: philox.truncated_normal(s, st, mean, stddev))
+        return self._draw(shape, "truncated_normal", lambda s, st: philox.truncated_normal(s, st, mean, stddev), dtype)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
         dtype = dtypes.as_dtype(dtype)
@@ -247,11 +257,11 @@ class Generator:
             if maxval is None:
                 raise ValueError("Must specify maxval for integer dtype")
             return self._draw(shape, "uniform",
-                              lambda s, st: philox.uniform_int(s, st, int(minval), int(maxval), dtype.np))
+                              lambda s, st: philox.uniform_int(s, st, int(minval), int(maxval), dtype.np), dtype)
         hi = 1.0 if maxval is None else maxval
         if dtype == dtypes.float64:
-            return self._draw(shape, "uniform", lambda s, st: philox.uniform64(s, st, minval, hi))
-        return self._draw(shape, "uniform", lambda s, st: philox.uniform(s, st, minval, hi).astype(dtype.np))
+            return self._draw(shape, "uniform", lambda s, st: philox.uniform64(s, st, minval, hi), dtype)
+        return self._draw(shape, "uniform", lambda s, st: philox.uniform(s, st, minval, hi).astype(dtype.np), dtype)
 
     def uniform_full_int(self, shape, dtype=None, name=None):
         if dtype is None or getattr(dtype, "name", dtype) == "uint64":
@@ -261,7 +271,7 @@ class Generator:
         if dtype.name != "int64":
             raise UnsupportedError(f"tf.random.Generator.uniform_full_int of {dtype.name} is not supported by "
                                    "Dagscope (int64 is)")
-        return self._draw(shape, "uniform_full_int", lambda s, st: philox.full_int64(s, st))
+        return self._draw(shape, "uniform_full_int", lambda s, st: philox.full_int64(s, st), dtype)
 
     def make_seeds(self, count=1):
         keys = self.uniform_full_int([count], dtype=dtypes.int64).numpy()

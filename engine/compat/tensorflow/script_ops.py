@@ -92,6 +92,18 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - Tens
     return results[0] if single else results
 
 
+def call_in_graph(produce, shape, dtype, tf_type: str):
+    """Inside a tf.function's trace: a node that calls `produce()` (a tensor of `shape` and `dtype`) each time
+    the graph runs it, never while tracing — a draw from a tf.random.Generator, whose state moves on at
+    every call as TensorFlow's stateful random ops move it."""
+    tracing = context.state().tracing
+    target = dtypes.as_dtype(dtype)
+    call, start = _PyCall(produce, [target]), tracing.graph._counter.next
+    out = as_eager(apply("py_function", function=call, index=0, shape=tuple(shape), dtype=target.np.name))
+    graph_def.note_op(tracing, start, tf_type, tf_type)
+    return out
+
+
 def runs_python(graph) -> bool:
     """Whether the graph (or a branch or loop body in it) calls a Python function when it runs: a
     py_function's, or a dataset's as a loop pulls its elements."""
