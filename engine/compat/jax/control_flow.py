@@ -27,7 +27,7 @@ from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_
     weak_types
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
-from engine.ir.graph import OUTPUT, PLACEHOLDER
+from engine.ir.graph import CONSTANT, OUTPUT, PLACEHOLDER
 from engine.ir.interpreter import truth
 from engine.tensor import Tensor
 
@@ -146,7 +146,9 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
                                 f"{b.out_tree} {_types_text(b.types())}.")
     inputs = arrays + captured
     outer = tracing.active()
-    if outer is not None and tracing.traced(index):
+    # inside jit or make_jaxpr a cond is staged even on a concrete predicate, as JAX stages it
+    staged_anyway = outer is not None and outer.why in ("jit", "make_jaxpr") and len(funs) == 2
+    if outer is not None and (tracing.traced(index) or staged_anyway):
         taken = int(np.clip(int(index.array), 0, len(funs) - 1))
         operands = len(staged[0].trace.graph.inputs) - len(staged[0].captured)
         outs = _traced_cond(outer, index, [b.graph for b in staged], inputs, taken, operands)
@@ -249,7 +251,10 @@ def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | 
     idx = outer.value_of(index)
 
     if len(graphs) == 2:
-        pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
+        if idx.producer is not None and idx.producer.kind == CONSTANT:       # a concrete predicate
+            pred = g.constant(np.asarray(bool(idx.producer.value)))
+        else:
+            pred = g.call("ne", idx, 0) if np.dtype(idx.dtype) != np.bool_ else idx
         out = g.cond(pred, _rehomed(g, graphs[1], "then", outer), _rehomed(g, graphs[0], "else", outer), values)
         if operands is not None:
             out[0].producer.attrs["num_operands"] = operands

@@ -220,7 +220,9 @@ class _Printer:
         args = [self.arg(v) for v in n.inputs]
         if n.kind == COND:
             pred = n.inputs[0]
-            if np.dtype(pred.dtype) == np.bool_:
+            if pred.producer is not None and pred.producer.kind == CONSTANT:     # a concrete predicate
+                args[0] = _literal(np.asarray(int(pred.producer.value), np.int32))
+            elif np.dtype(pred.dtype) == np.bool_:
                 text, name = self.temp((), np.int32)
                 self.emit(text, "convert_element_type", [("new_dtype", "int32"), ("weak_type", False)], [args[0]])
                 args[0] = name

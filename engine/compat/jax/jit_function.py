@@ -28,6 +28,7 @@ from engine.compat.jax import debug, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array, weak_types
 from engine.compat.jax.jaxpr import format_jaxpr
 from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
+from engine.ir.graph import CONSTANT
 from engine.ir.interpreter import evaluate
 from engine.tensor import Tensor
 
@@ -157,6 +158,19 @@ def _traces_of(fun, statics: tuple) -> Specialisations:
     return per_fun.setdefault(statics, Specialisations())
 
 
+def _closed_over(nodes: list, inputs: list) -> list:
+    """The values of the enclosing trace that a jitted function's ops (`nodes`) read other than its
+    arguments and constants: what it closes over, which JAX's jit equation takes as inputs first."""
+    made = {v.id for n in nodes for v in n.outputs}
+    given = {v.id for v in inputs}
+    found: dict = {}
+    for n in nodes:
+        for v in n.inputs:
+            if v.id not in made and v.id not in given and not (v.producer is not None and v.producer.kind == CONSTANT):
+                found.setdefault(v.id, v)
+    return list(found.values())
+
+
 class Jitted:
     """What `jax.jit(f)` returns."""
 
@@ -219,7 +233,7 @@ class Jitted:
         call_args, call_kwargs = tree_unflatten(tree, leaves)
         out = self._fun(*call_args, **call_kwargs)
         outputs = [trace.value_of(to_array(o)) for o in tree_flatten(out)[0]]
-        tracing.note_call(trace, self.__name__, inputs, outputs, start)
+        tracing.note_call(trace, self.__name__, _closed_over(g.nodes[start:], inputs) + inputs, outputs, start)
         return out
 
     def _trace(self, args, kwargs, dynamic, key) -> Staged:

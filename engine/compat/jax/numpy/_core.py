@@ -638,7 +638,10 @@ def _traced_where(trace, condition, x, y) -> Array:
         ops.append(t)
     c = _cast(c, np.bool_)
     shape = tuple(np.broadcast_shapes(c.shape, ops[0].shape, ops[1].shape))
-    c, a, b = (t if t.shape == shape else _out(apply("expand", t, shape=shape), is_weak(t)) for t in (c, *ops))
+    # a scalar predicate stays one (select_n takes it as it is); the operands are broadcast
+    lifted = (t if t.shape == shape or (t is c and t.ndim == 0) else _out(apply("expand", t, shape=shape), is_weak(t))
+              for t in (c, *ops))
+    c, a, b = lifted
     out = _out(apply("where", c, a, b), weak)
     tracing.note_call(trace, "_where", inputs, [trace.value_of(out)], start)
     return out
