@@ -3,7 +3,8 @@ program, each measurement in a fresh process that has imported the engine first 
 zygote has):
 
 - engine alone: the whole program under the facades, no recorder;
-- recorded: `engine.runner.run_user_code` with a ValueStore (as a sandboxed run has), then the
+- recorded: `engine.runner.run_user_code` with the values store a sandboxed run has (the child's
+  InPlaceValues writing into a 128 MB values memfd; ValueStore in a tree without it), then the
   record's JSON as the sandbox child encodes it (`app/sandbox/child.py`'s encode_record).
 
 Beside the CPU, each side's minor page faults and peak RSS: what the recorder keeps alive through
@@ -43,13 +44,18 @@ except ImportError:                            # (an older tree, --before)
     _native_strip = lambda: None
 from engine.user_code import USER_FILENAME
 from app.sandbox.child import encode_record
+try:                                           # the sandbox child's store, writing into its values memfd
+    from app.sandbox.child import InPlaceValues
+    from app.sandbox.protocol import values_memfd
+except ImportError:                            # (an older tree, --before)
+    InPlaceValues = None
 native.loaded(); _native_stats(); _native_strip()
 gc.collect(); gc.freeze()                      # as the zygote: what was imported is out of the GC's sight
 source = sys.stdin.read()
 out = {{}}
 faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 if {recorded!r}:
-    store = ValueStore(128 << 20)
+    store = ValueStore(128 << 20) if InPlaceValues is None else InPlaceValues(values_memfd(128 << 20), 128 << 20)
     cpu = time.process_time()
     record = run_user_code(source, {{}}, values=store)
     run = time.process_time() - cpu

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from app.sandbox.child import InPlaceValues
+from app.sandbox.child import InPlaceValues, write_values
 from app.sandbox.protocol import values_memfd
 from engine.record.values import ValueStore
 
@@ -96,5 +96,24 @@ def test_in_place_values_hold_room_as_the_engines_store_does():
             assert held == grid.nbytes and store.add(grid) == "v1"
             assert store.add(grid * 2) is None               # 9,840 kept and held + 4,920 > 12,000
             assert store.add(grid * 3, held) == "v2" and store.reserved == 0
+    finally:
+        os.close(fd)
+
+
+def test_in_place_values_cross_their_mapped_windows_byte_for_byte(monkeypatch):
+    """Tensors are copied through a window of the memfd, moved on when one passes its end (a
+    mapping per tensor cost ~55 us each): windows smaller than some tensors, offsets mid-page."""
+    monkeypatch.setattr(InPlaceValues, "WINDOW", 8192)
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(n).astype(np.float32) for n in (3000, 700, 65, 5000, 1500, 2100, 999)]
+    fd = values_memfd(1 << 16)
+    try:
+        reference, in_place = ValueStore(1 << 16), InPlaceValues(fd, 1 << 16)
+        assert [in_place.add(a) for a in arrays] == [reference.add(a) for a in arrays]
+        null = os.open(os.devnull, os.O_WRONLY)
+        write_values(null, in_place)                       # (closes its window)
+        os.close(null)
+        assert in_place._window is None
+        assert os.pread(fd, reference.size, 0) == b"".join(reference.chunks)
     finally:
         os.close(fd)
