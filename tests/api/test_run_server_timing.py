@@ -17,7 +17,8 @@ def test_a_run_answers_where_its_time_went(client):
     # took (its elapsed_ms is taken before the checks)
     wall = sum(phases[k] for k in ("start", "setup", "program", "exit", "after"))
     assert 0 < wall <= r.json()["elapsed_ms"] + 1
-    assert phases["program"] > 0 and phases["cpu"] > 0
+    # (the program's part may read 0: a supervisor that gets the core late reads both frames at once)
+    assert all(v >= 0 for v in phases.values()) and phases["cpu"] > 0
 
 
 def test_server_timing_keeps_the_order_and_leaves_out_what_did_not_happen():
