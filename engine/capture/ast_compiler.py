@@ -378,6 +378,8 @@ class _Frame(ControlFlow):
 
     def call(self, fn, args, kwargs, node):
         if fn is print and self.c.trace_time_print:
+            if self.c.quiet_prints:
+                return None
             return print(*(self.c.symbolic(a) for a in args), **kwargs)
         if fn is print:
             raise self.err(node, "print() inside a compiled function is not supported: the graph has no "

@@ -145,6 +145,9 @@ class Symbolic:
         # tf.function semantics: Python print runs while tracing (once per trace) and shows
         # symbolic tensors; torch.jit.script/compile refuse it instead.
         self.trace_time_print = False
+        # (and not at all in a trace the facade's library would not make: Dagscope's graphs have fixed
+        # shapes, so it traces per shape where TensorFlow's one trace serves several)
+        self.quiet_prints = False
         # and an assignment to an attribute or an item runs in Python, once, while tracing (a Python side
         # effect: `self.counter += 1`); torch.jit.script refuses it, as TorchScript has no such effects
         self.python_state = False

@@ -57,6 +57,7 @@ from engine.record import calls
 from engine.record.static import record_static
 
 MAX_RECORDED_TRACES = 4          # per function: later traces still run, and are counted
+UNKNOWN_RANK = "unknown rank"    # a shape TensorFlow's relaxed trace leaves wholly unknown
 
 
 class _Tracing:
@@ -71,6 +72,7 @@ class _Tracing:
         self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
         self.iterables: dict = {}            # id(dataset) -> (dataset, its input's shadow): loops over it
         self.created_variables = 0           # tf.Variables the trace made
+        self.shown_shapes: dict = {}         # input's value id -> its shape as TensorFlow's trace has it (None dims)
 
     def fails_if_used(self, tensor, error: Exception) -> None:
         """`tensor` was made by an op whose kernel would fail (a gather out of range): the trace raises
@@ -293,7 +295,10 @@ def _symbolic_text(v) -> str:
     trace = tracing()
     if trace is not None and v.id in trace.graph.unknown_shapes:       # (TensorFlow leaves an unknown rank out)
         return f'Tensor("{name}", dtype={dtypes.as_dtype(v.dtype).name})'
-    return f'Tensor("{name}", shape={dtypes.TensorShape(v.shape)}, dtype={dtypes.as_dtype(v.dtype).name})'
+    shape = trace.shown_shapes.get(v.id, v.shape) if trace is not None else v.shape
+    if shape is UNKNOWN_RANK:
+        return f'Tensor("{name}", dtype={dtypes.as_dtype(v.dtype).name})'
+    return f'Tensor("{name}", shape={dtypes.TensorShape(shape)}, dtype={dtypes.as_dtype(v.dtype).name})'
 
 
 def _variable_value(value):
@@ -593,6 +598,8 @@ class Function:
         self._params = list(inspect.signature(python_function).parameters.values())
         self._cache = Specialisations()        # signature -> ConcreteFunction
         self._is_method = False                # reached through an object (its first argument is the object)
+        self._reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
+        self._tf_traces: list = []             # (key without shapes, shapes): the traces TensorFlow would have made
         self._initialized: set = set()         # None, or for a method id(object): traced once already
         functools.update_wrapper(self, python_function, updated=())
         # AutoGraph needs the source (lambdas and library functions have none it can use); like
@@ -695,7 +702,8 @@ class Function:
                 reason, warning = (Message(m.key + "_signature", m + more, **m.params) for m in (reason, warning))
         # the body sees what a program's TraceType says stands for its object (placeholder_value)
         traced = [t.placeholder_value(None) if (t := trace_type_of(a)) is not None else a for a in args]
-        concrete = self._trace(traced, names, signature)
+        shown = self._tensorflow_trace(signature)
+        concrete = self._trace(traced, names, signature, shown)
         # variables may be made by the first trace only (of a method: the first for its object)
         owner = id(args[0]) if self._is_method and args else None
         first = owner not in self._initialized
@@ -704,7 +712,7 @@ class Function:
             # As TensorFlow does, a trace that made variables is traced again: the variables must not be made
             # anew (a function that makes one at every call cannot be a graph; one made once, when an
             # attribute is still None, can)
-            concrete = self._trace(traced, names, signature)
+            concrete = self._trace(traced, names, signature, shown)
         if concrete.created_variables:
             raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
                              "sure the tf.Variable is only created once or created outside tf.function. See "
@@ -713,10 +721,39 @@ class Function:
         self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
         return concrete
 
-    def _trace(self, args: list, names: list, signature: tuple) -> ConcreteFunction:
+    def _tensorflow_trace(self, signature: tuple) -> list | None:
+        """The shapes TensorFlow's trace for this call gives the tensor arguments (None: a dimension the
+        input_signature or reduce_retracing leaves unknown), or None where TensorFlow would not trace: its
+        one trace for an input_signature, or a relaxed one, serves this shape too (Dagscope traces anyway, its
+        graphs having fixed shapes, but quietly: the trace's Python prints are TensorFlow's trace's only)."""
+        parts = list(signature)
+        key = tuple((p[0], TENSOR, p[3]) if p[1] == TENSOR else p for p in parts)
+        shapes = [tuple(p[2]) if p[1] == TENSOR else None for p in parts]
+        if self.input_signature is not None:
+            specs = list(self.input_signature)
+            shapes = [tuple(specs[i].shape.dims or ()) if i < len(specs) and s is not None else s
+                      for i, s in enumerate(shapes)]
+
+        def covers(general, shape) -> bool:           # (general UNKNOWN_RANK: any shape)
+            return shape is None or general is UNKNOWN_RANK or (general is not None and len(general) == len(shape)
+                                                                and all(g is None or g == d for g, d in zip(general, shape)))
+        previous = [traced for k, traced in self._tf_traces if k == key]
+        if any(all(covers(g, s) for g, s in zip(traced, shapes)) for traced in previous):
+            return None
+        if self._reduce_retracing and previous:
+            # TensorFlow's most specific common supertype: a dimension that differs is unknown, a rank that
+            # differs an unknown rank
+            last = previous[-1]
+            shapes = [None if s is None else UNKNOWN_RANK if last[i] is UNKNOWN_RANK or len(last[i]) != len(s)
+                      else tuple(d if d == p else None for d, p in zip(s, last[i])) for i, s in enumerate(shapes)]
+        self._tf_traces.append((key, shapes))
+        return shapes
+
+    def _trace(self, args: list, names: list, signature: tuple, shown: list | None = None) -> ConcreteFunction:
         graph = IRGraph(self.__name__)
         compiler = Compiler(graph)
         compiler.trace_time_print = True       # Python print runs while tracing only, as in TensorFlow
+        compiler.quiet_prints = shown is None  # (only while TensorFlow would trace)
         compiler.python_state = True           # as are assignments to attributes (self.counter += 1)
         compiler.tensor_loops = True           # `for row in x` over a traced tensor is a while_loop, as AutoGraph's
         compiler.sorted_loop_variables = True  # (AutoGraph orders a loop's variables by name)
@@ -736,6 +773,8 @@ class Function:
                 v = graph.placeholder(name, a.array.shape, a.array.dtype)
                 values.append(as_eager(compiler.shadow(v)))
                 positions.append(i)
+                if shown is not None and i < len(shown) and shown[i] is not None:
+                    trace.shown_shapes[v.id] = shown[i]
             elif hasattr(a, "_loop_components") and self._convert:     # a dataset: an input, as TensorFlow's is
                 trace.iterable_input(a, name, role="input")
                 values.append(a)
