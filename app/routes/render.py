@@ -56,7 +56,8 @@ def _json(body: bytes):
     try:
         return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
-        raise render_service.RenderError(f"The request is not valid JSON: {exc}") from None
+        raise render_service.RenderError(f"The request is not valid JSON: {exc}", key="render_not_json",
+                                         quote=str(exc)) from None
 
 
 def _count(graphs: list) -> tuple[int, int]:
@@ -69,7 +70,9 @@ def _check_sendable(n_nodes: int, n_edges: int) -> None:
     if n_nodes > MAX_GRAPH_NODES or n_edges > MAX_GRAPH_EDGES:
         raise render_service.RenderTooLarge(
             f"The graph is too large to send: {n_nodes} nodes and {n_edges} edges (at most "
-            f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); fold its modules (the page does) or draw a part.")
+            f"{MAX_GRAPH_NODES} and {MAX_GRAPH_EDGES}); fold its modules (the page does) or draw a part.",
+            key="render_too_large_to_send", nodes=n_nodes, edges=n_edges, max_nodes=MAX_GRAPH_NODES,
+            max_edges=MAX_GRAPH_EDGES)
 
 
 def _parse(body: bytes, budget: render_service.Budget) -> RenderRequest:
@@ -87,7 +90,8 @@ def _parse_batch(body: bytes, budget: render_service.Budget) -> RenderBatchReque
     if isinstance(parts, list):
         if len(parts) > MAX_BATCH_DRAWINGS:
             raise render_service.RenderTooLarge(
-                f"{len(parts)} drawings were asked for at once (at most {MAX_BATCH_DRAWINGS}).")
+                f"{len(parts)} drawings were asked for at once (at most {MAX_BATCH_DRAWINGS}).",
+                key="render_too_many_drawings", n=len(parts), max=MAX_BATCH_DRAWINGS)
         graphs = [p.get("graph") for p in parts if isinstance(p, dict) and isinstance(p.get("graph"), dict)]
         _check_sendable(*_count(graphs))
         render_service.check_total_size(graphs, budget)
@@ -132,7 +136,10 @@ async def _in_slot(fn, body: bytes, budget: render_service.Budget):
         errors = exc.errors(include_url=False, include_context=False)
         for e in errors:
             e["loc"] = ("body", *e["loc"])
-        return SafeJSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)
+        # (the errors themselves are pydantic's, for a program that asks; the page says what they mean)
+        return SafeJSONResponse({"detail": jsonable_encoder(errors),
+                                 "detail_message": {"key": "api.render_invalid", "params": {"n": len(errors)}}},
+                                status_code=422)
 
 
 @router.post("/api/render", openapi_extra=_body(RenderRequest))

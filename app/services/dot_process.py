@@ -35,6 +35,9 @@ _FONTS = ["/etc/fonts", "/usr/share/fonts", "/usr/local/share/fonts", "/usr/shar
           "/var/cache/fontconfig"]
 
 
+INSTALL_GRAPHVIZ = "apt-get install graphviz"     # (quoted as code in the page's words: render.py)
+
+
 class DotFailed(Exception):
     """dot did not give a drawing; `reason` is one of "missing", "timeout", "killed", "error"."""
 
@@ -138,7 +141,7 @@ def run_dot(fmt: str, source: bytes, limits: DotLimits) -> tuple[bytes, list[str
 def _run(fmt: str, source: bytes, limits: DotLimits, plugins: str | None, command=None) -> tuple[bytes, list[str]]:
     command = command or _command(fmt)
     if command is None:
-        raise DotFailed("missing", "Graphviz is not installed: `dot` was not found (apt-get install graphviz).")
+        raise DotFailed("missing", f"Graphviz is not installed: `dot` was not found ({INSTALL_GRAPHVIZ}).")
     if limits.timeout_s <= 0:
         raise DotFailed("timeout")
     spec = _Spec(tuple(command[0]), tuple(command[1]), plugins, limits.memory_mb, limits.cpu_s)

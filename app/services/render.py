@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fastapi.concurrency import run_in_threadpool
 
-from app.services.dot_process import WARM, DotFailed, DotLimits, run_dot
+from app.services.dot_process import INSTALL_GRAPHVIZ, WARM, DotFailed, DotLimits, run_dot
 from app.services.dot_source import to_dot
 from app.services.svg_clean import SvgRefused, clean_svg
 
@@ -130,7 +130,8 @@ def check_size(graph: dict, budget: Budget) -> None:
     if n_nodes > budget.max_nodes or n_edges > budget.max_edges:
         raise RenderTooLarge(
             f"The graph is too large to draw: {n_nodes} nodes and {n_edges} edges (at most "
-            f"{budget.max_nodes} and {budget.max_edges}); fold its modules (the page does) or draw a part.")
+            f"{budget.max_nodes} and {budget.max_edges}); fold its modules (the page does) or draw a part.",
+            key="render_too_large", nodes=n_nodes, edges=n_edges, max_nodes=budget.max_nodes, max_edges=budget.max_edges)
 
 
 def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "en") -> Rendered:
@@ -155,7 +156,7 @@ def render(graph: dict, fmt: str, direction: str, budget: Budget, lang: str = "e
                 with python_turn(budget):
                     out = clean_svg(out)
             except SvgRefused as exc:
-                raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+                raise _refused(exc) from None
     _remember(key, out, tuple(layers))
     return Rendered(out, _media_type(fmt), False, tuple(layers))
 
@@ -170,7 +171,9 @@ def check_total_size(graphs: list[dict], budget: Budget) -> None:
         raise RenderTooLarge(
             f"The drawings are too large to make together: {n_nodes} nodes and {n_edges} edges (at "
             f"most {budget.max_nodes} and {budget.max_edges}); ask for them one at a time, fold "
-            "their modules (the page does) or draw a part.")
+            "their modules (the page does) or draw a part.",
+            key="render_batch_too_large", nodes=n_nodes, edges=n_edges, max_nodes=budget.max_nodes,
+            max_edges=budget.max_edges)
 
 
 # dot writes one SVG document per graph of its input, each ending with this line; a label's `<`
@@ -228,7 +231,8 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
             layers = tuple(found)
             documents = drawn.split(_SVG_END)
             if len(documents) != len(todo) + 1 or documents[-1].strip():
-                raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.")
+                raise RenderError(f"Graphviz drew {len(documents) - 1} of the {len(todo)} graphs asked for.",
+                                  key="render_partial", drawn=len(documents) - 1, asked=len(todo))
             started = time.monotonic()
             with python_turn(budget):
                 for i, document in zip(todo, documents):
@@ -237,7 +241,7 @@ def render_many(parts: list[tuple[dict, str, str]], budget: Budget) -> Drawings:
                     try:
                         out[i] = clean_svg(document + _SVG_END)
                     except SvgRefused as exc:
-                        raise RenderError(f"Graphviz's drawing was refused: {exc}.") from None
+                        raise _refused(exc) from None
                     _remember(keys[i], out[i], layers)
             clean_s = time.monotonic() - started
             for i in missing:
@@ -261,13 +265,19 @@ def _failure(exc: DotFailed, n: int, budget: Budget) -> RenderError:
         return RenderError(f"The graph is too large to draw within {budget.timeout_s:g} s "
                            f"({n} nodes); fold its modules (the page does) or draw a part.",
                            key="render_too_slow", s=f"{budget.timeout_s:g}", n=n)
+    # (Graphviz's and the system's own words are a `quote`: code in every language)
     if exc.reason == "killed":
         return RenderError(f"Graphviz was stopped ({exc.detail}) drawing this graph ({n} nodes): it "
                            f"needed more than {budget.memory_mb} MB or its CPU time; fold its "
-                           "modules (the page does) or draw a part.")
+                           "modules (the page does) or draw a part.",
+                           key="render_killed", quote=exc.detail, n=n, mb=budget.memory_mb)
     if exc.reason == "missing":
-        return RenderError(exc.detail)
-    return RenderError("Graphviz could not draw this graph: " + exc.detail)
+        return RenderError(exc.detail, key="render_no_graphviz", quote=INSTALL_GRAPHVIZ)
+    return RenderError("Graphviz could not draw this graph: " + exc.detail, key="render_dot_failed", quote=exc.detail)
+
+
+def _refused(exc: SvgRefused) -> RenderError:
+    return RenderError(f"Graphviz's drawing was refused: {exc}.", key="render_svg_refused", quote=str(exc))
 
 
 def _media_type(fmt: str) -> str:

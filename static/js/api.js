@@ -1,5 +1,5 @@
 // Thin wrappers over the JSON API (every request goes to this same server).
-import { lang, tMessage } from "./i18n.js";
+import { lang, t, tMessage } from "./i18n.js";
 
 async function postJSON(url, body) {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -8,11 +8,28 @@ async function postJSON(url, body) {
 /** Why the server refused: its `detail`, in the page's words where the answer carries their key
  * (`detail_message`: app/responses.py worded). */
 async function detail(r) {
+  return (await refusal(r)).message;
+}
+
+/** The server's refusal as an Error: its message as detail() says it, and `wording` the answer's
+ * detail_message (a drawing's failure quotes Graphviz's own words as code: graphview.js). */
+async function refusal(r) {
+  let body = null;
+  try { body = await r.json(); } catch { /* not JSON: its status says it */ }
+  const said = typeof body?.detail === "string" ? body.detail : r.statusText;
+  const error = new Error(body?.detail_message ? tMessage(body.detail_message, said) : said);
+  if (body?.detail_message) error.wording = body.detail_message;
+  return error;
+}
+
+/** post(), with a request that never reached the server (the browser's own English: "Failed to
+ * fetch") said in the page's words. */
+async function reaching(post) {
   try {
-    const body = await r.json();
-    const said = typeof body.detail === "string" ? body.detail : r.statusText;
-    return body.detail_message ? tMessage(body.detail_message, said) : said;
-  } catch { return r.statusText; }
+    return await post();
+  } catch {
+    throw new Error(t("api.unreachable"));
+  }
 }
 
 const MAX_WAIT_S = 15;
@@ -52,14 +69,14 @@ const asked = new Map();      // drawings asked for and not yet answered: key ->
 let waiting = [];             // drawings asked for in this moment, sent together (drawSoon)
 
 async function retryBusy(post) {
-  let r = await post();
+  let r = await reaching(post);
   // every render slot busy (503): come back when Retry-After says, a few times, before failing
   for (let tries = 0; r.status === 503 && tries < 3; tries++) {
     const wait = Math.min(MAX_WAIT_S, Number(r.headers.get("retry-after")) || 2);
     await new Promise((done) => setTimeout(done, wait * 1000));
-    r = await post();
+    r = await reaching(post);
   }
-  if (!r.ok) throw new Error(await detail(r));
+  if (!r.ok) throw await refusal(r);
   return r;
 }
 
@@ -114,7 +131,7 @@ function sendWaiting() {
     const body = { drawings: batch.map((w) => ({ graph: w.graph, direction: w.direction, lang: w.lang })) };
     retryBusy(() => postJSON("/api/render/batch", body))
       .then((r) => r.json())
-      .then(({ svgs }) => batch.forEach((w, i) => (typeof svgs?.[i] === "string" ? w.resolve(svgs[i]) : w.reject(new Error("no drawing")))),
+      .then(({ svgs }) => batch.forEach((w, i) => (typeof svgs?.[i] === "string" ? w.resolve(svgs[i]) : w.reject(new Error(t("graph.no_drawing"))))),
             (err) => batch.forEach((w) => w.reject(err)));
   }
 }

@@ -3,7 +3,7 @@
 import { render } from "./api.js";
 import { displayGraph, foldable, initialExpansion, shouldCollapse } from "./collapse.js";
 import { html, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tMessageParts, tParts } from "./i18n.js";
 import { layoutFor } from "./layout.js";
 import { measure, now } from "./timing.js";
 
@@ -266,7 +266,9 @@ export class GraphView {
     } catch (err) {
       if (my !== this.token) return null;
       show(this.canvas);
-      this.setNotice(t("graph.render_failed", { reason: err.message }));
+      // the server's wording, with Graphviz's own words as code (i18n.js tMessageParts)
+      const reason = err?.wording ? tMessageParts(err.wording, err.message) : [String(err?.message ?? err)];
+      this.setNotice(tParts("graph.render_failed", { reason }).flat());
       return null;
     }
     if (my !== this.token) return null;   // a newer drawing was asked for meanwhile
@@ -276,9 +278,10 @@ export class GraphView {
     return this.svg;
   }
 
+  /** `text`: a string, or a list of strings and elements (a message with code in it). */
   setNotice(text, actionLabel, action) {
-    this.notice.hidden = !text;
-    this.notice.textContent = text;
+    this.notice.hidden = !(Array.isArray(text) ? text.length : text);
+    this.notice.replaceChildren(...(Array.isArray(text) ? text : [text]));
     if (actionLabel) {
       const b = document.createElement("button");
       b.textContent = actionLabel;
@@ -291,7 +294,7 @@ export class GraphView {
     const svg = Array.isArray(svgText) ? stackRows(svgText.map(parseSvg), this.layout.links) : parseSvg(svgText);
     if (!svg) {
       show(this.canvas);
-      this.setNotice(t("graph.render_failed", { reason: "not an SVG drawing" }));
+      this.setNotice(t("graph.render_failed", { reason: t("graph.not_svg") }));
       return;
     }
     show(this.canvas, svg);
