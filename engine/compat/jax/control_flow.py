@@ -27,9 +27,9 @@ from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_
     weak_types
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
-from engine.ir.graph import CONSTANT, OUTPUT, PLACEHOLDER
+from engine.ir.graph import COND, CONSTANT, OUTPUT, PLACEHOLDER
 from engine.ir.interpreter import truth
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
 
 # a branch's or loop body's graph -> its values' weak types (value id -> bool), carried into the enclosing
 # trace when the graph is copied into it (_rehomed), for convert_element_type's weak_type in the jaxpr
@@ -119,7 +119,10 @@ def switch(index, branches, *operands, operand=None):
         raise TypeError(f"Branch index must be scalar, got {index!r} of shape {index.shape}.")
     if len(branches) == 1:
         return branches[0](*operands)
-    index = jnp.clip(jnp.astype(index, default_int()), 0, len(branches) - 1)
+    # JAX's: the index made a strong int32 (an equation when it is weak or of another type), then clamped
+    if index.dtype != np.dtype(np.int32) or is_weak(index):
+        index = set_weak(as_array(apply("to_dtype", index, dtype=np.dtype(np.int32))), False)
+    index = as_array(apply("clamp", index, min=0, max=len(branches) - 1))
     return _branches(index, branches, operands, "switch")
 
 
@@ -151,7 +154,7 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
     if outer is not None and (tracing.traced(index) or staged_anyway):
         taken = int(np.clip(int(index.array), 0, len(funs) - 1))
         operands = len(staged[0].trace.graph.inputs) - len(staged[0].captured)
-        outs = _traced_cond(outer, index, [b.graph for b in staged], inputs, taken, operands)
+        outs = _traced_cond(outer, index, [b.graph for b in staged], inputs, taken, operands, name == "switch")
     else:
         taken = int(np.clip(int(Tensor.item(index)), 0, len(funs) - 1))
         outs = run_eager(staged[taken].graph, inputs)
@@ -187,19 +190,20 @@ def _check_branches(true_b: _Branch, false_b: _Branch, true_fun, false_fun) -> N
                         "Revise true_fun and/or false_fun so that all output types match.")
 
 
-def _traced_cond(outer, index: Array, graphs: list, inputs: list, taken: int, operands: int | None) -> list:
+def _traced_cond(outer, index: Array, graphs: list, inputs: list, taken: int, operands: int | None,
+                 switch: bool = False) -> list:
     """A cond on a traced index: one cond node of the enclosing graph, its values those of the branch
     taken (computed with the trace paused). Under a jax.grad inside the trace, each float output gets an
     autograd node whose backward is again a traced cond, over the branches' vjp graphs (graph autodiff,
     engine/autodiff.py), so the traced backward branches as the forward did (and its own backward too)."""
     with outer.paused(), autograd.no_grad():
         outs = run_eager(graphs[taken], inputs)
-    values = _emit_cond(outer, index, graphs, inputs, operands)
+    values = _emit_cond(outer, index, graphs, inputs, operands, switch)
     needs = tuple(isinstance(t, Tensor) and t._requires_grad for t in inputs)
     results = []
     for j, (o, v) in enumerate(zip(outs, values)):
         if any(needs) and autograd.is_grad_enabled() and o.array.dtype.kind == "f":
-            o = _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs)
+            o = _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs, switch)
         outer.bind(o, v)
         results.append(o)
     interp = forward.carrying(inputs)
@@ -214,7 +218,7 @@ def _traced_cond(outer, index: Array, graphs: list, inputs: list, taken: int, op
 
                 def pull(u, j=j):
                     seeds = [u if m == j else Tensor(np.zeros(x.array.shape, x.array.dtype)) for m, x in enumerate(outs)]
-                    return _traced_cond(outer, index, vjps, list(inputs) + seeds, taken, None)
+                    return _traced_cond(outer, index, vjps, list(inputs) + seeds, taken, None, switch)
                 t = forward.transpose(pull, tangents, inputs, o)
                 if t is not None:
                     interp.set(o, as_array(t))
@@ -226,7 +230,7 @@ class _CondRule:
     __name__ = "cond"
 
 
-def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs) -> Tensor:
+def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs, switch: bool) -> Tensor:
     vjps: list = []
 
     def backward(ctx, g):
@@ -236,7 +240,8 @@ def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs) -> 
         # the backward cond goes into the trace running now: the forward's, or one nested in it (jacrev's
         # vmap over the pullback), which reads the forward's values as captured inputs
         here = tracing.active()
-        grads = _traced_cond(here if here is not None else outer, index, vjps, list(inputs) + seeds, taken, None)
+        grads = _traced_cond(here if here is not None else outer, index, vjps, list(inputs) + seeds, taken, None,
+                             switch)
         return tuple(gr if need and gr.array.dtype.kind == "f" else None for gr, need in zip(grads, needs))
     cls = type("cond", (_CondRule,), {"backward": staticmethod(backward)})
     fresh = Tensor(outs[j].array)
@@ -244,13 +249,14 @@ def _with_cond_backward(outer, index, graphs, inputs, taken, outs, j, needs) -> 
     return fresh
 
 
-def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | None) -> list:
-    """The cond node(s) of the enclosing graph: a switch is a chain of two-way conds."""
+def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | None, switch: bool = False) -> list:
+    """The cond node(s) of the enclosing graph: a switch is a chain of two-way conds (the first one's
+    attrs say so: the jaxpr prints it as JAX's one cond of all the branches)."""
     g = outer.graph
     values = [outer.value_of(t) for t in inputs]
     idx = outer.value_of(index)
 
-    if len(graphs) == 2:
+    if len(graphs) == 2 and not switch:
         if idx.producer is not None and idx.producer.kind == CONSTANT:       # a concrete predicate
             pred = g.constant(np.asarray(bool(idx.producer.value)))
         else:
@@ -260,7 +266,12 @@ def _emit_cond(outer, index: Array, graphs: list, inputs: list, operands: int | 
             out[0].producer.attrs["num_operands"] = operands
         return out
     # index k: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each level a closed graph of (index, inputs)
-    return _switch_chain(g, idx, graphs, values, outer)
+    out = _switch_chain(g, idx, graphs, values, outer)
+    if out and out[0].producer is not None and out[0].producer.kind == COND:
+        out[0].producer.attrs["switch"] = len(graphs)
+        if operands is not None:
+            out[0].producer.attrs["num_operands"] = operands
+    return out
 
 
 def _rehomed(g, sub, name, outer=None):

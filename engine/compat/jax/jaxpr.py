@@ -68,8 +68,14 @@ def _literal(value: np.ndarray) -> str:
 class _Printer:
     def __init__(self, graph: Graph, weak: dict, counter: list | None = None, width: int = WIDTH,
                  operands: int | None = None, shown: dict | None = None, binders: list | None = None,
-                 results: int | None = None):
+                 results: int | None = None, skip: set | None = None, lifted: set | None = None):
         self.graph = graph
+        self.lifted = lifted or set()  # ids of array constants printed as binders (a cond branch's, hoisted)
+        # nodes not printed: a switch's bookkeeping (its chain's comparisons, each level's index - 1)
+        self.skip = set(skip or ())
+        for n in graph.nodes:
+            if n.kind == COND and "switch" in n.attrs and n.inputs[0].producer is not None:
+                self.skip.add(n.inputs[0].producer.id)
         self.binders = binders         # the placeholders printed as the jaxpr's binders, in order (default all)
         self.results = results         # how many of the graph's outputs the jaxpr returns (default all)
         self.shown = shown or {}       # value id -> (primitive, literal array): a `mul` that is JAX's `div`
@@ -132,8 +138,12 @@ class _Printer:
         calls = [c for c in self.shown.get(JIT_CALLS, []) if c["nodes"]] if self.operands is None else []
         hoisted = self.hoist(calls)
         for n in g.nodes:
-            if n.kind == CONSTANT and n.value.ndim > 0:
+            if n.kind == CONSTANT and n.value.ndim > 0 and n.id not in self.lifted:
                 self.constvars.append(self.define(n.out, binder=True))
+            elif n.kind == COND:
+                # JAX closes a branch over its array constants: constvars of this jaxpr, passed to the cond
+                for c in _branch_constants(_cond_branches(n)):
+                    self.constvars.append(self.define(c.out, binder=True))
         holders = g.placeholders
         if self.operands is not None:
             holders = holders[self.operands:] + holders[:self.operands]
@@ -150,6 +160,8 @@ class _Printer:
         member = {nid: c for c in calls for nid in c["nodes"]}
         printed: set = set()
         for n in nodes:
+            if n.id in self.skip:
+                continue
             call = member.get(n.id)
             if call is not None:
                 if id(call) not in printed:
@@ -217,6 +229,9 @@ class _Printer:
         if n.kind == WHILE and "scan" in n.attrs:
             self.scan(n)
             return
+        if n.kind == COND and "switch" in n.attrs:
+            self.switch(n)
+            return
         args = [self.arg(v) for v in n.inputs]
         if n.kind == COND:
             pred = n.inputs[0]
@@ -229,10 +244,7 @@ class _Printer:
             k = n.attrs.get("num_operands")
             if k is not None:                  # JAX passes the values a branch closes over first
                 args = [args[0]] + args[1 + k:] + args[1:1 + k]
-            outs = " ".join(self.define(v) for v in n.outputs)
-            branches = [self.nested(n.subgraphs[b], 8, k) for b in ("else", "then")]
-            value = "(\n" + "".join(f"        {b}\n" for b in branches) + "      )"
-            self.emit(outs, "cond", [("branches", value)], args, nested=True)
+            self.cond(n, args[0], args[1:])
         elif "num_carry" in n.attrs:
             self.while_(n)
         else:
@@ -241,6 +253,26 @@ class _Printer:
             test = self.nested(n.subgraphs["cond"], 6 + len("cond_jaxpr="))
             self.emit(outs, "while", [("body_jaxpr", body), ("body_nconsts", 0), ("cond_jaxpr", test),
                                       ("cond_nconsts", 0)], args, nested=True)
+
+    def switch(self, n) -> None:
+        """A lax.switch (control_flow._switch_chain: cond(index <= 0, b0, cond(index - 1 <= 0, b1, ...)), each
+        level's graphs taking (index, operands)) as JAX's one cond of all its branches on the index."""
+        k = n.attrs.get("num_operands")
+        vals = [self.arg(v) for v in n.inputs[2:]]
+        self.cond(n, self.arg(n.inputs[1]), vals if k is None else vals[k:] + vals[:k])
+
+    def cond(self, n, index: str, operands: list) -> None:
+        """A cond equation: its branches' jaxprs (each binding the branches' hoisted array constants, then
+        the operands), its operands the index, those constants, the rest."""
+        parts = _cond_branches(n)
+        consts = [c for c in _branch_constants(parts) if c.out.id in self.names]     # (hoisted by run)
+        lifted = {c.id for c in consts}
+        outs = " ".join(self.define(v) for v in n.outputs)
+        branches = [self.nested(sub, 8, binders=consts + holders, skip=skip, lifted=lifted)
+                    for sub, holders, skip in parts]
+        value = "(\n" + "".join(f"        {b}\n" for b in branches) + "      )"
+        self.emit(outs, "cond", [("branches", value)], [index] + [self.names[c.out.id] for c in consts] + operands,
+                  nested=True)
 
     def while_(self, n) -> None:
         """A lax.while_loop (control_flow.while_loop: its node carries the captured values after the loop's
@@ -355,6 +387,9 @@ class _Printer:
                                                     ("sharding", None)], args)
         elif op == "permute":
             self.emit(self.define(out), "transpose", [("permutation", _tuple(attrs["dims"]))], args)
+        elif op == "clamp" and attrs.get("min") is not None and attrs.get("max") is not None:
+            self.emit(self.define(out), "clamp", [], [_literal(np.asarray(attrs["min"], out.dtype)), args[0],
+                                                      _literal(np.asarray(attrs["max"], out.dtype))])
         elif op == "debug_print":
             self.emit("", "debug_print", _debug_print_params(attrs["fmt"], attrs["names"]), args)
         elif op == "flip":
@@ -570,6 +605,33 @@ class _ScanBody(_Printer):
                 self.control(n)
         outs = [self.arg(v) for v in g.outputs[1:1 + nc]] + [self.arg(n.inputs[1]) for n in post if n.op == "index_put"]
         return self.layout(invars, outs)
+
+
+def _cond_branches(n) -> list:
+    """A cond node's branches in JAX's order, each (graph, its binders: the placeholders in JAX's order,
+    the ids of nodes not printed): a two-way cond's else then then; a switch's chain
+    (control_flow._switch_chain) unrolled, each level's index placeholder and `index - 1` left out."""
+    k = n.attrs.get("num_operands")
+
+    def ordered(holders):
+        return holders if k is None else holders[k:] + holders[:k]
+    if "switch" not in n.attrs:
+        return [(n.subgraphs[b], ordered(n.subgraphs[b].placeholders), set()) for b in ("else", "then")]
+    parts, level, count = [], n, n.attrs["switch"]
+    for i in range(count - 1):
+        then = level.subgraphs["then"]
+        parts.append((then, ordered(then.placeholders[1:]), set()))
+        rest = level.subgraphs["else"]
+        if i < count - 2:
+            level = [m for m in rest.nodes if m.kind != OUTPUT][-1]          # the next level's cond
+        else:                                                               # the last branch, after index - 1
+            first = [m for m in rest.nodes if m.kind == CALL][0]
+            parts.append((rest, ordered(rest.placeholders[1:]), {first.id}))
+    return parts
+
+
+def _branch_constants(parts: list) -> list:
+    return [m for sub, _, _ in parts for m in sub.nodes if m.kind == CONSTANT and m.value.ndim > 0]
 
 
 def _call_key(call: dict) -> tuple:
