@@ -11,5 +11,9 @@ unflatten = tree_util.tree_unflatten
 structure = tree_util.tree_structure
 reduce = tree_util.tree_reduce
 all = tree_util.tree_all
+flatten_with_path = tree_util.tree_flatten_with_path
+leaves_with_path = tree_util.tree_leaves_with_path
+map_with_path = tree_util.tree_map_with_path
+transpose = tree_util.tree_transpose
 
 __getattr__ = unsupported_names("jax.tree", globals())

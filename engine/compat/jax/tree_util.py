@@ -7,6 +7,7 @@ from collections import namedtuple  # noqa: F401  (namedtuples are pytrees: chec
 from engine.compat.jax._surface import unsupported_names
 
 _REGISTRY: dict = {}        # type -> (flatten(x) -> (children, aux), unflatten(aux, children))
+_WITH_KEYS: dict = {}       # type -> flatten_with_keys(x) -> ([(key, child)], aux), where registered
 
 
 class PyTreeDef:
@@ -66,7 +67,10 @@ def _flatten(x, leaves: list, is_leaf) -> PyTreeDef:
     if t is tuple or t is list:
         return PyTreeDef(t, None, tuple(_flatten(c, leaves, is_leaf) for c in x))
     if t is dict:
-        keys = sorted(x)
+        try:
+            keys = sorted(x)
+        except TypeError:
+            raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from None
         return PyTreeDef(dict, tuple(keys), tuple(_flatten(x[k], leaves, is_leaf) for k in keys))
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return PyTreeDef("namedtuple", t, tuple(_flatten(c, leaves, is_leaf) for c in x))
@@ -164,6 +168,8 @@ def tree_all(tree) -> bool:
 
 def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None) -> None:
     _REGISTRY[nodetype] = (flatten_func, unflatten_func)
+    if flatten_with_keys_func is not None:
+        _WITH_KEYS[nodetype] = flatten_with_keys_func
 
 
 def register_pytree_node_class(cls):
@@ -183,5 +189,83 @@ class Partial:
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, children: Partial(func, *children[0], **children[1]))
+
+# ---- key paths: where each leaf sits (tree_flatten_with_path, keystr) ----------------------------
+
+class SequenceKey(namedtuple("SequenceKey", "idx")):
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+
+class DictKey(namedtuple("DictKey", "key")):
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+class GetAttrKey(namedtuple("GetAttrKey", "name")):
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+class FlattenedIndexKey(namedtuple("FlattenedIndexKey", "key")):
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def _keyed_children(d: PyTreeDef, x) -> list:
+    """(key, child) of a node `x` of kind `d`, as JAX names them."""
+    k = d.kind
+    if k is tuple or k is list:
+        return [(SequenceKey(i), c) for i, c in enumerate(x)]
+    if k is dict:
+        return [(DictKey(key), x[key]) for key in d.aux]
+    if k == "namedtuple":
+        return [(GetAttrKey(f), getattr(x, f)) for f in d.aux._fields]
+    if k[0] in _WITH_KEYS:
+        return list(_WITH_KEYS[k[0]](x)[0])
+    return [(FlattenedIndexKey(i), c) for i, c in enumerate(_REGISTRY[k[0]][0](x)[0])]
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """([(key path, leaf)], treedef)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    paths: list = []
+
+    def walk(d: PyTreeDef, x, path: tuple):
+        if d.kind == "leaf":
+            paths.append(path)
+        elif d.kind != "none":
+            for c, (key, child) in zip(d.children, _keyed_children(d, x)):
+                walk(c, child, path + (key,))
+    walk(treedef, tree, ())
+    return list(zip(paths, leaves)), treedef
+
+
+def tree_leaves_with_path(tree, is_leaf=None) -> list:
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [_flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(path, x, *xs) for (path, x), *xs in zip(pairs, *others)])
+
+
+def keystr(keys, *, simple: bool = False, separator: str = "") -> str:
+    if simple:
+        return separator.join(str(getattr(k, k._fields[0])) for k in keys)
+    return separator.join(str(k) for k in keys)
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose):
+    """A tree of structure outer(inner) as one of structure inner(outer)."""
+    outer = _flatten_up_to(outer_treedef, pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer[0])
+    columns = [_flatten_up_to(inner_treedef, x) for x in outer]
+    if outer_treedef.num_leaves * inner_treedef.num_leaves != sum(len(c) for c in columns):
+        raise TypeError(f"Mismatch\n{outer_treedef}\n != \n{inner_treedef}")
+    return tree_unflatten(inner_treedef, [tree_unflatten(outer_treedef, list(row)) for row in zip(*columns)])
+
 
 __getattr__ = unsupported_names("jax.tree_util", globals())
