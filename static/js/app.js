@@ -228,7 +228,9 @@ function showInspectors({ playing = false } = {}) {
     const charts = ["value", "grad"].map((of) => trajectoryChart(tr, node.id, of, of === "value" ? "mean" : "std", k)).filter(Boolean);
     return { node: { ...node, value: value ?? (k ? null : node.value), grad: grad ?? (k ? null : node.grad) },
              iteration: { head: html`<div class="iter-note muted small">${t("train.inspector_at", { i: tr.iterations[k] })}</div>`,
-                          charts: charts.length ? html`<h4>${t("train.trajectory")}</h4>${charts}` : "" } };
+                          charts: charts.length ? html`<h4>${t("train.trajectory")}</h4>${charts}` : "",
+                          // (value_after is the run's end, after every iteration's step, not this one's)
+                          after: t("train.value_at_end", { n: tr.total }) } };
   };
   const shown = at(fnode);
   // a scrubbed frame writes only what the iteration changes (inspector.js inspectIteration)

@@ -79,7 +79,7 @@ export function inspect(el, node, { role, onLine, linked = [], onLinked, onGradc
     ${linked.length ? html`<div class="kv"><span>${linkedLabel}</span><span>${linked.map((id, i) => html`${i ? " " : ""}<button class="chip" data-node="${id}">${id}</button>`)}</span></div>` : ""}
     <div class="insp-iter-head">${iteration ? iteration.head : ""}</div>
     <div class="insp-value">${valuePart(node, iteration)}</div>
-    ${node.value_after ? html`<h4>${t("inspector.value_after")}</h4>${tensorHTML(node.value_after)}` : ""}
+    ${node.value_after ? html`<h4>${iteration?.after || t("inspector.value_after")}</h4>${tensorHTML(node.value_after)}` : ""}
     ${flow?.grad_in ? html`<h4>${t("inspector.grad_in")}</h4>${tensorHTML(flow.grad_in)}` : ""}
     ${flow?.grad_out?.length ? html`<h4>${t("inspector.grad_out")}</h4>${flow.grad_out.map((o) => html`<div class="flow-out"><div class="small">→ <strong>${o.to}</strong></div>${tensorHTML(o.tensor)}</div>`)}` : ""}
     <div class="insp-grad">${gradPart(node)}</div>
