@@ -45,6 +45,48 @@ def _always_returns(stmts) -> bool:
     return False
 
 
+def _jumps(stmts) -> bool:
+    """Whether a `break` or `continue` of this loop is among the statements (not one of a loop nested in them)."""
+    for st in stmts:
+        if isinstance(st, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(st, (ast.If, ast.With)) and (_jumps(st.body) or _jumps(getattr(st, "orelse", []))):
+            return True
+    return False
+
+
+def _name(name: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Store() if store else ast.Load())
+
+
+def _set(name: str, value: bool) -> ast.Assign:
+    return ast.Assign(targets=[_name(name, True)], value=ast.Constant(value))
+
+
+def _lower_jumps(stmts, broke: str, skip: str) -> list:
+    """The loop body with its `break` and `continue` as AutoGraph lowers them: `broke = True` / `skip = True`,
+    and every statement after one that may have jumped guarded by `if not (broke or skip):`, so the body runs
+    as a tensor loop's (the loop's test then checks `broke` first)."""
+    out: list = []
+    for i, st in enumerate(stmts):
+        if isinstance(st, (ast.Break, ast.Continue)):
+            out.append(ast.copy_location(_set(broke if isinstance(st, ast.Break) else skip, True), st))
+            return out                                  # (what follows it in this block never runs)
+        if isinstance(st, (ast.If, ast.With)) and _jumps([st]):
+            lowered = type(st)(**{f: getattr(st, f) for f in st._fields})
+            lowered.body = _lower_jumps(st.body, broke, skip) or [ast.Pass()]
+            if isinstance(st, ast.If):
+                lowered.orelse = _lower_jumps(st.orelse, broke, skip)
+            out.append(ast.copy_location(lowered, st))
+            rest = _lower_jumps(stmts[i + 1:], broke, skip)
+            if rest:
+                going = ast.UnaryOp(op=ast.Not(), operand=ast.BoolOp(op=ast.Or(), values=[_name(broke), _name(skip)]))
+                out.append(ast.copy_location(ast.If(test=going, body=rest, orelse=[]), stmts[i + 1]))
+            return out
+        out.append(st)
+    return out
+
+
 class ControlFlow:
     """Mixed into _Frame: needs self.c (Compiler), self.env, self.expr, self.block, self.err, self.at."""
 
@@ -180,11 +222,38 @@ class ControlFlow:
                 self.env.pop(n, None)      # defined in one branch only: not usable after the if
         self.block(rest)
 
+    def _without_jumps(self, s):
+        """The loop with its `break`/`continue` lowered to flags (_lower_jumps): a copy whose `dagscope_break`
+        names the break flag, which the loop's test reads; the flags start False. None if it has neither."""
+        if not _jumps(s.body):
+            return None
+        broke, skip = f"break flag, line {s.lineno}", f"continue flag, line {s.lineno}"
+        loop = type(s)(**{f: getattr(s, f) for f in s._fields})
+        loop.body = [ast.copy_location(_set(skip, False), s.body[0])] + _lower_jumps(s.body, broke, skip)
+        ast.fix_missing_locations(ast.copy_location(loop, s))
+        loop.dagscope_break = broke
+        self.env[broke] = False
+        return loop
+
+    def _loop_test(self, s, test):
+        """A loop's test, checked only while its body has not broken out."""
+        broke = getattr(s, "dagscope_break", None)
+        if broke is None:
+            return test
+        return ast.IfExp(test=_name(broke), body=ast.Constant(False), orelse=test)
+
     def for_loop(self, s: ast.For) -> None:
         if s.orelse:
             raise self.err(s, "for ... else is not supported")
-        if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
-            raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
+        if _contains(s.body, ast.Return):
+            raise self.err(s, "return inside a loop is not supported in a compiled function")
+        lowered = self._without_jumps(s)
+        if lowered is not None:
+            try:
+                return self.for_loop(lowered)
+            finally:
+                self.env.pop(lowered.dagscope_break, None)
+                self.env.pop(f"continue flag, line {s.lineno}", None)
         iterable = self.expr(s.iter)
         if isinstance(iterable, TensorRange):
             return self.range_loop(s, iterable)
@@ -205,9 +274,15 @@ class ControlFlow:
             items = list(iterable)
             if len(items) > MAX_UNROLL:
                 raise self.err(s, f"a loop of {len(items)} iterations is too long to unroll (limit {MAX_UNROLL})")
+            broke = getattr(s, "dagscope_break", None)
             for item in items:
                 self.assign(s.target, item)
                 self.block(s.body)
+                if broke is not None and is_tensor(self.env.get(broke)):
+                    raise self.err(s, "break and return statements which depend on a TF condition are not "
+                                      "supported in Python for loops. Did you intend to make it a TF loop?")
+                if broke is not None and self.env.get(broke) is True:     # a break Python decided
+                    break
             return
         raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
 
@@ -255,8 +330,8 @@ class ControlFlow:
         def name(n, store=False):
             return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
         loop = ast.While(
-            test=ast.Compare(left=name(counter), ops=[ast.Lt() if r.delta > 0 else ast.Gt()],
-                             comparators=[name(limit)]),
+            test=self._loop_test(s, ast.Compare(left=name(counter), ops=[ast.Lt() if r.delta > 0 else ast.Gt()],
+                                                comparators=[name(limit)])),
             body=[ast.Assign(targets=[s.target], value=name(counter) if rows_of is None else ast.Subscript(
                       value=name(rows_of), slice=name(counter), ctx=ast.Load())), *s.body,
                   ast.Assign(targets=[name(counter, True)],
@@ -282,7 +357,7 @@ class ControlFlow:
 
         def name(n):
             return ast.Name(id=n, ctx=ast.Load())
-        loop = ast.While(test=ast.Call(func=name(advance), args=[name(cursor)], keywords=[]),
+        loop = ast.While(test=self._loop_test(s, ast.Call(func=name(advance), args=[name(cursor)], keywords=[])),
                          body=[ast.Assign(targets=[s.target], value=ast.Call(func=name(element), args=[name(cursor)],
                                                                              keywords=[])), *s.body],
                          orelse=[])
@@ -296,8 +371,16 @@ class ControlFlow:
     def while_loop(self, s: ast.While) -> None:
         if s.orelse:
             raise self.err(s, "while ... else is not supported")
-        if _contains(s.body, (ast.Return, ast.Break, ast.Continue)):
-            raise self.err(s, "return/break/continue inside a loop is not supported in a compiled function")
+        if _contains(s.body, ast.Return):
+            raise self.err(s, "return inside a loop is not supported in a compiled function")
+        lowered = self._without_jumps(s)
+        if lowered is not None:
+            lowered.test = self._loop_test(lowered, s.test)
+            try:
+                return self.while_loop(lowered)
+            finally:
+                self.env.pop(lowered.dagscope_break, None)
+                self.env.pop(f"continue flag, line {s.lineno}", None)
         for _ in range(MAX_STATIC_WHILE):
             graph = self.c.ctx.graph
             before = {id(n) for n in graph.nodes}
