@@ -259,12 +259,16 @@ class ControlFlow:
             return self.range_loop(s, iterable)
         source = self.c.loop_source(iterable) if self.c.loop_source is not None else None
         if source is not None:
-            return self.iterator_loop(s, *source)
+            handle, components, pack, unrolled = source
+            if self._compiled_or_unrolled(lambda: self.iterator_loop(s, handle, components, pack)):
+                return
+            unrolled()          # the body needs what only an unrolled loop has: over the elements seen now
         if is_tensor(iterable) and id(iterable) in self.c.sym:
             if not self.c.tensor_loops:
                 raise self.err(s, "iterating over a tensor is not supported; loop over range(n) and index it")
             return self.tensor_rows_loop(s, iterable)
-        if is_tensor(iterable) and self.c.tensor_loops and self._loop_or_unroll(s, iterable):
+        if is_tensor(iterable) and self.c.tensor_loops and self._compiled_or_unrolled(
+                lambda: self.tensor_rows_loop(s, iterable)):
             return
         if is_tensor(iterable):
             # a constant tensor (tf.range(3) in a tf.function) has known rows: it unrolls as a list of
@@ -286,13 +290,14 @@ class ControlFlow:
             return
         raise self.err(s, f"cannot loop over a {type(iterable).__name__}")
 
-    def _loop_or_unroll(self, s: ast.For, tensor) -> bool:
-        """A loop over a constant tensor (tf.range(3)) is a while_loop, as AutoGraph makes it, where Dagscope's
-        loops can carry what the body changes; where they cannot (a TensorArray written at the counter, a
-        variable assigned in the body) it is unrolled, its rows known values, as before: False then."""
+    def _compiled_or_unrolled(self, compile_loop) -> bool:
+        """A loop over a constant tensor (tf.range(3)) or a dataset is a while_loop, as AutoGraph makes it, where
+        Dagscope's loops can carry what the body changes; where they cannot (a TensorArray written at the
+        counter, a variable assigned in the body) it is unrolled over the values known now, as before: False
+        then (nothing of the attempt is left in the graph)."""
         graph, before, env = self.c.ctx.graph, {id(n) for n in self.c.ctx.graph.nodes}, dict(self.env)
         try:
-            self.tensor_rows_loop(s, tensor)
+            compile_loop()
             return True
         except UnsupportedError as exc:
             if not isinstance(exc, GraphLoopLimit) and not isinstance(exc.__cause__, GraphLoopLimit):

@@ -153,7 +153,8 @@ class Symbolic:
         self.python_state = False
         # and which iterables the graph receives as an input to loop over (TensorFlow's tf.data.Dataset):
         # None, or a function giving None or (the shadow of the iterable's input, [(shape, dtype)] of an
-        # element's components, a function packing the component shadows into the element)
+        # element's components, a function packing the component shadows into the element, a function
+        # called when the loop is unrolled instead, over the elements iterated while compiling)
         self.loop_source = None
         # and whether `for row in x` over a tensor computed in the function is a while_loop (TensorFlow's
         # AutoGraph) rather than refused

@@ -72,6 +72,7 @@ class _Tracing:
         self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
         self.iterables: dict = {}            # id(dataset) -> (dataset, its input's shadow): loops over it
         self.created_variables = 0           # tf.Variables the trace made
+        self.unrolled = False                # a loop over a dataset was unrolled: keyed by the dataset itself
         self.shown_shapes: dict = {}         # input's value id -> its shape as TensorFlow's trace has it (None dims)
 
     def fails_if_used(self, tensor, error: Exception) -> None:
@@ -153,7 +154,12 @@ class _Tracing:
         handle = self.iterable_input(iterable, "dataset")
         with init_scope():             # (an element it may read for its shapes is not part of the graph)
             components, pack = iterable._loop_components()
-        return handle, components, lambda shadows: pack([as_eager(t) for t in shadows])
+        return handle, components, lambda shadows: pack([as_eager(t) for t in shadows]), self.unrolled_dataset
+
+    def unrolled_dataset(self) -> None:
+        """A loop over a dataset was unrolled (its body assigns a variable, which Dagscope's loops cannot carry):
+        the graph holds this dataset's elements, so the trace serves this dataset only."""
+        self.unrolled = True
 
 
 def tracing() -> _Tracing | None:
@@ -598,6 +604,7 @@ class Function:
         self._params = list(inspect.signature(python_function).parameters.values())
         self._cache = Specialisations()        # signature -> ConcreteFunction
         self._is_method = False                # reached through an object (its first argument is the object)
+        self._datasets_by_spec = True          # False once a trace unrolled a loop over a dataset
         self._reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
         self._tf_traces: list = []             # (key without shapes, shapes): the traces TensorFlow would have made
         self._initialized: set = set()         # None, or for a method id(object): traced once already
@@ -683,7 +690,7 @@ class Function:
 
     def _concrete(self, args: list) -> ConcreteFunction:
         names = [p.name for p in self._params]
-        signature = _signature(names, args, datasets_by_spec=self._convert)
+        signature = _signature(names, args, datasets_by_spec=self._convert and self._datasets_by_spec)
         concrete = self._cache.lookup(signature)
         if concrete is not None:
             return concrete
@@ -717,6 +724,9 @@ class Function:
             raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
                              "sure the tf.Variable is only created once or created outside tf.function. See "
                              "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+        if concrete.unrolled:        # (its graph holds this dataset's elements: no other dataset may reuse it)
+            self._datasets_by_spec = False
+            signature = _signature(names, args, datasets_by_spec=False)
         self._cache.add(signature, concrete)
         self._record(concrete, args, reason, [w for w in (warning, frequent) if w])
         return concrete
@@ -822,6 +832,7 @@ class Function:
                                for i, (p, a) in enumerate(zip(self._params, args))]
         concrete.function_name = self.__name__
         concrete.created_variables = trace.created_variables
+        concrete.unrolled = trace.unrolled
         return concrete
 
     def _record(self, concrete: ConcreteFunction, args: list, reason: str, run_warnings: list) -> None:
