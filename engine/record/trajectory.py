@@ -63,6 +63,7 @@ def summarise(arrays: list, out: np.ndarray, same: dict | None = None, stats=_ra
     `stats`: _raw_stats, or a values.BlockStats the record of the same walk reads after (the
     statistics of each block once: they were a third of a recorded transformer step)."""
     done: dict[int, int] = dict(same or {})
+    views: dict[tuple, int] = {}          # TensorMemo._layout of a view that is not C-ordered -> its row
     strip = _native_strip()
     for i, a in enumerate(arrays):
         if a is None:
@@ -75,6 +76,16 @@ def summarise(arrays: list, out: np.ndarray, same: dict | None = None, stats=_ra
         a = np.asarray(a)
         if not a.size or a.dtype.kind not in "fiub":
             continue
+        if not a.flags.c_contiguous:
+            # the same memory read the same way (a weight's .t() at each of an LSTM's 35 steps):
+            # the same row, without another C-ordered copy for its strip (138 such views of 4
+            # blocks, 88 MB of copies, were most of an LSTM LM's first-call summaries)
+            layout = TensorMemo._layout(a)
+            if layout is not None:
+                j = views.setdefault(layout, i)
+                if j < i:
+                    out[i] = out[j]
+                    continue
         # a view of every value of another array (a weight's transpose) has that array's statistics
         # (in another order: its own strip)
         base = a.base if isinstance(a.base, np.ndarray) and a.base.size == a.size else None

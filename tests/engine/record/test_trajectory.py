@@ -168,6 +168,27 @@ def test_summaries_sharing_the_record_s_statistics_are_the_same_numbers():
         assert json.dumps({k: v for k, v in out.items() if k != "values"}) == json.dumps(want)
 
 
+def test_views_of_one_layout_are_summarised_once(monkeypatch):
+    """Distinct view objects reading one block the same way (a weight's .t() at each step of a
+    recurrent loop) share a row, without a C-ordered copy each for its strip; another order of
+    the block, or a view with gaps, has its own row. Every row is the one it has alone."""
+    rng = np.random.default_rng(4)
+    block = (rng.standard_cauchy((40, 30)) * 1e3).astype(np.float32)
+    arrays = [block.T, block.T, block.T.T.T, block, block.reshape(30, 40), block[:, 1:], block.T]
+    alone = np.full((len(arrays), 4 + trajectory.STRIP), np.nan)
+    for i, a in enumerate(arrays):
+        trajectory.summarise([a], alone[i:i + 1])
+    copies = []
+    real = np.ascontiguousarray
+    monkeypatch.setattr(trajectory.np, "ascontiguousarray", lambda a: copies.append(a.shape) or real(a))
+    together = np.full_like(alone, np.nan)
+    trajectory.summarise(arrays, together)
+    assert together.tobytes() == alone.tobytes()
+    if trajectory._native_strip() is not None and trajectory.native.loaded() is not None:
+        # the transpose's strip; the view with gaps: its statistics' copy and its strip's
+        assert copies == [(30, 40), (40, 29), (40, 29)]
+
+
 def test_a_large_array_s_strip_summed_cell_by_cell_is_reduceat_s():
     """block_sums: each cell's reduceat on its own slice (no float64 copy of the whole array) gives
     reduceat's sums bit for bit, across numpy's 8192-element buffers, for float32 (cast), float64
