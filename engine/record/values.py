@@ -217,16 +217,17 @@ class TensorMemo:
             return None
         if type(arr) is Written:
             return arr.tensor
-        array = getattr(arr, "array", arr)
+        array = arr if type(arr) is np.ndarray else getattr(arr, "array", arr)
         hit = self._seen.get(id(array))
         if hit is None or hit[0]() is not array:
-            kept = np.asarray(array)
-            layout = self._layout(kept)
+            kept = array if type(array) is np.ndarray else np.asarray(array)
+            block = _block(kept) if kept.size > MAX_DATA_ELEMENTS else None
+            layout = None if block is None else (block[1], kept.shape, kept.strides, kept.dtype)
             same = self._same_view.get(layout) if layout is not None else None
             if same is not None and same[0]() is not None:
                 written = same[1]
             else:
-                written = self._written(kept)
+                written = self._written(kept, block)
                 if layout is not None:
                     self._same_view[layout] = (weakref.ref(_owner(kept)), written)
             hit = (weakref.ref(kept) if kept is array else _alive(array), written)
@@ -259,31 +260,29 @@ class TensorMemo:
         order). Two views with the same layout hold the same values while no user code runs:
         a weight's `.t()` at each of an LSTM's 35 steps is 35 view objects of one layout (92 of
         the 134 MB it kept were such repeats), now one summary and one kept copy."""
-        if array.size <= MAX_DATA_ELEMENTS or type(array) is not np.ndarray or native.loaded() is None:
+        if array.size <= MAX_DATA_ELEMENTS:
             return None
-        block = array if array.flags.c_contiguous else _in_memory_order(array)
-        if not block.flags.c_contiguous:
-            return None
-        return (_address(block), array.shape, array.strides, array.dtype)
+        block = _block(array)
+        return None if block is None else (block[1], array.shape, array.strides, array.dtype)
 
-    def _written(self, array: np.ndarray) -> dict:
+    def _written(self, array: np.ndarray, block: tuple | None = None) -> dict:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:
             return tensor_json(array)
-        out = self._summary(array)
+        out = self._summary(array, block)
         ref = self._values.add(array, self.reserved)
         self.reserved = 0
         if ref is not None:
             out["values"] = ref
         return out
 
-    def _summary(self, arr: np.ndarray) -> dict:
+    def _summary(self, arr: np.ndarray, block: tuple | None = None) -> dict:
         """tensor_json(arr, heatmap=False) of a large tensor, the same numbers bit for bit, with
         its float32 statistics and preview written in digits later, all at once (flush): rounding
         them tensor by tensor cost more than the statistics of a 20 x 200 tensor."""
         out: dict = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype), "data": None, "stats": None}
         short = arr.dtype.kind == "f" and arr.dtype.itemsize <= 4
         if arr.size and arr.dtype.kind in "fiub":
-            raw = self._raw_stats_once(arr)
+            raw = self._raw_stats_once(arr, block) if block is not None else self._raw_stats_once(arr)
             if raw is not None and short:
                 out["stats"] = {}
                 self._stats.append((raw, out["stats"]))
@@ -327,8 +326,9 @@ class BlockStats:
         # summarised as it makes them, then freed, and a later one may stand at the same address)
         self._c: dict[tuple, tuple] = {}
 
-    def __call__(self, arr: np.ndarray) -> list | None:
-        """_raw_stats(arr), once per block of memory on C's path: a tensor that is one block seen
+    def __call__(self, arr: np.ndarray, block: tuple | None = None) -> list | None:
+        """_raw_stats(arr), once per block of memory on C's path (`block`: _block(arr), when the
+        caller has it): a tensor that is one block seen
         in another shape or axis order (a weight's .t() at each of an LSTM's 35 steps, a reshape,
         the gradient a view's backward step passes on) has the statistics of the block, which C
         sums in memory order either way (_raw_stats_c on _in_memory_order: the same bits). Nearly
@@ -338,10 +338,12 @@ class BlockStats:
         stats = _native_stats()
         if stats is None or type(arr) is not np.ndarray or arr.dtype not in _C_DTYPES:
             return _raw_stats(arr)
-        block = arr if arr.flags.c_contiguous else _in_memory_order(arr)
-        if not block.flags.c_contiguous:
-            return _raw_stats(arr)         # (a view with gaps: summed from a copy, not remembered by address)
-        key = (_address(block), block.nbytes, block.dtype)
+        if block is None:
+            block = _block(arr)
+            if block is None:
+                return _raw_stats(arr)     # (a view with gaps: summed from a copy, not remembered by address)
+        block, address = block
+        key = (address, block.nbytes, block.dtype)
         entry = self._c.get(key)
         if entry is None or entry[0]() is None:
             entry = self._c[key] = (weakref.ref(_owner(block)), _raw_stats_c(block, stats))
@@ -350,6 +352,27 @@ class BlockStats:
 
 
 STATS = ("min", "max", "mean", "std")
+
+
+def _block(array: np.ndarray) -> tuple | None:
+    """(array's memory as a C-ordered block, where it starts) when array is one block seen in some
+    axis order (_in_memory_order), else None (a view with gaps, a negative stride, not an
+    ndarray, or engine/native not loaded)."""
+    if type(array) is not np.ndarray or _native is None and not _load_native():
+        return None
+    block = array if array.flags.c_contiguous else _in_memory_order(array)
+    if not block.flags.c_contiguous:
+        return None
+    return block, _native.address(block)
+
+
+_native = None
+
+
+def _load_native() -> bool:
+    global _native
+    _native = native.loaded()
+    return _native is not None
 
 
 def _owner(array: np.ndarray) -> np.ndarray:
