@@ -23,8 +23,8 @@ from engine.autograd_function import FunctionCtx, attach_custom_node
 from engine.capture.common import run_eager
 from engine.compat.jax import numpy as jnp
 from engine.compat.jax import forward, tracing
-from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_nested_weak, set_weak, to_array, \
-    weak_types
+from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_nested_weak, promote, set_weak, \
+    to_array, weak_types
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
 from engine.errors import UnsupportedError
 from engine.ir.graph import COND, CONSTANT, OUTPUT, PLACEHOLDER
@@ -48,7 +48,9 @@ class _Branch:
         g = self.trace.graph
         stand_ins = []
         for i, x in enumerate(operands):
-            t = set_weak(Array(x.array), is_weak(x))
+            # a view, not the caller's array: the tracer knows a tensor by its array too, and a closure over
+            # the caller's array (lax.fori_loop(0, 3, lambda i, v: v * X, X)) must stay a value of its own
+            t = set_weak(Array(x.array.view()), is_weak(x))
             self.trace.bind(t, g.placeholder(f"operand{i}", x.array.shape, x.array.dtype))
             stand_ins.append(t)
         for t in prebound:                       # another branch's captures first: same input order
@@ -372,7 +374,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if concrete:
         lo = int(Tensor.item(lower)) if isinstance(lower, Tensor) else int(lower)
         hi = int(Tensor.item(upper)) if isinstance(upper, Tensor) else int(upper)
-        if _staged_loop(tree_flatten(init_val)[0], body_fun) and hi > lo:
+        if (_traced_once() or _staged_loop(tree_flatten(init_val)[0], body_fun)) and hi > lo:
             # JAX lowers a fori_loop with static bounds to a scan carrying (i, value): reverse-differentiable
             def step(carry, _):
                 i, v = carry
@@ -426,7 +428,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                          "scan got values with different leading axis sizes: "
                          + ", ".join(str(x.shape[0]) for x in x_arrays) + ".")
     n = lengths.pop()
-    if n > 0 and _staged_loop(tree_flatten(init)[0] + x_arrays, f):
+    if n > 0 and (_traced_once() or _staged_loop(tree_flatten(init)[0] + x_arrays, f)):
         return _emit_scan(f, init, x_arrays, x_tree, n, reverse)
     carry = init
     init_tree = tree_flatten(init)[1]
@@ -445,6 +447,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return carry, None
     stacked = tree_map(lambda *parts: jnp.stack([to_array(p) for p in parts]), *ys)
     return carry, stacked
+
+
+def _traced_once() -> bool:
+    """Outside any trace, is a scan's body traced once and its graph run step by step (JAX's semantics: its
+    Python side effects happen once)? Not under jax.jvp, whose tangents a closure would lose (the body's
+    graph would hold the closed-over values as constants)."""
+    return tracing.active() is None and not tracing.FORWARD
 
 
 def _staged_loop(leaves: list, fun) -> bool:
@@ -482,15 +491,23 @@ def _emit_scan(f, init, x_arrays: list, x_tree, n: int, reverse: bool):
         return list(c_leaves) + tree_flatten(y)[0]
     body = _Branch(body_fun, init_arrays + examples, None, getattr(f, "__name__", "f"), "scan", [])
     outs = body.outs
+    if any(is_weak(x) and o.shape == x.shape and o.dtype != x.dtype for x, o in zip(init_arrays, outs[:nc])):
+        # a weakly typed carry the body turns into another dtype (0 becoming a float) starts as that type,
+        # and f is traced again, as JAX's scan promotes it (_promote_weak_typed_input)
+        init_arrays = [as_array(jnp.astype(x, promote(x, o)[0])) if is_weak(x) and o.dtype != x.dtype else x
+                       for x, o in zip(init_arrays, outs[:nc])]
+        body = _Branch(body_fun, init_arrays + examples, None, getattr(f, "__name__", "f"), "scan", [])
+        outs = body.outs
     carry_types = [(o.shape, o.dtype) for o in outs[:nc]]
     if carry_types != [(x.shape, x.dtype) for x in init_arrays]:
         raise TypeError(f"scan body function carry input and carry output must have equal types, got "
                         f"{_types_text(carry_types)} and {_types_text([(x.shape, x.dtype) for x in init_arrays])}.")
     y_outs = outs[nc:]
     ny, captured = len(y_outs), list(body.captured)
-    if _differentiated(init_arrays + x_arrays + captured):
-        # differentiated inside the trace: f's graph step by step into the trace, so the backward (or
-        # the tangents) is traced with it
+    if outer is None or _differentiated(init_arrays + x_arrays + captured):
+        # outside any trace, f traced once (its Python side effects once, as in JAX) and its graph run step
+        # by step; differentiated inside the trace: f's graph step by step into the trace, so the backward
+        # (or the tangents) is traced with it
         carry, stacked = _steps(body.graph, init_arrays, x_arrays, captured, n, nc, ny, reverse)
         carry_out = [set_weak(as_array(t), w) for t, w in zip(carry, body.weak())]
         stacked = [set_weak(as_array(t), w) for t, w in zip(stacked, body.weak()[nc:])]

@@ -552,8 +552,22 @@ class _Printer:
         self.emit(self.define(out), "squeeze", [("dimensions", _tuple([dim]))], [name])
 
     # ---- layout ---------------------------------------------------------------------------------
+    def head(self, invars: list) -> str:
+        """`{ lambda consts; binders. let`, its binders filled onto lines as JAX's printer fills them: the
+        next binder joins the line while the line ends before column 80, else starts one indented by 4."""
+        line = f"{{ lambda {' '.join(self.constvars)};"
+        lines = []
+        for k, v in enumerate(invars):
+            if k == 0 or len(line) < self.width:
+                line += " " + v
+            else:
+                lines.append(line)
+                line = "    " + v
+        lines.append(line + ". let" if invars else line + " . let")
+        return "\n".join(lines)
+
     def layout(self, invars: list, outs: list) -> str:
-        head = f"{{ lambda {' '.join(self.constvars)}; {' '.join(invars)}. let"
+        head = self.head(invars)
         tail = f"in {_tuple_text(outs)} }}"
         inline = [self.eqn_text(e) for e in self.eqns]
         one_line = f"{head} {'; '.join(inline)} {tail}"

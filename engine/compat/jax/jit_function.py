@@ -98,7 +98,9 @@ def stage(fun, args: tuple, kwargs: dict, dynamic: list, name: str, why: str) ->
             stand_ins.append(leaf)
             continue
         a = to_array(leaf)
-        t = set_weak(Array(a.array), is_weak(a))          # a stand-in: no autograd history of the caller's
+        # a stand-in: no autograd history of the caller's, and a view of its array (the tracer also knows a
+        # tensor by its array: a closure over the argument's array, jit(lambda a: a * X)(X), stays a constant)
+        t = set_weak(Array(a.array.view()), is_weak(a))
         trace.bind(t, g.placeholder(_leaf_name(i), a.array.shape, a.array.dtype))
         stand_ins.append(t)
     call_args, call_kwargs = tree_unflatten(tree, stand_ins)
