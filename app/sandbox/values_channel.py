@@ -16,7 +16,7 @@ from app.sandbox.protocol import first_frame
 
 MAX_INDEX_BYTES = 4 << 20
 MAX_TENSORS = 20_000          # engine/record/values.py's ValueStore.MAX_TENSORS
-MAX_DIMS = 64
+MAX_DIMS = 64                 # numpy's own (NPY_MAXDIMS)
 ID = re.compile(r"v[0-9]{1,6}")
 PAGE = mmap.PAGESIZE
 DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -104,4 +104,9 @@ def _entry(entry) -> tuple[str, str, tuple, int]:
         raise Malformed(f"{ref}: its shape is not a list of at most {MAX_DIMS} sizes")
     if type(nbytes) is not int or nbytes != math.prod(shape) * np.dtype(dtype).itemsize:
         raise Malformed(f"{ref}: nbytes is not its shape's size times its dtype's")
+    # the recorder keeps only tensors past the record's inline size (ValueStore.admits), never an
+    # empty one; and an empty shape is unbounded by its bytes: (0, 2**40, 2**40) could not be made
+    # (numpy multiplies the other sizes: a 500), and (2**40, 0)'s summary was 2**40 empty lists
+    if nbytes == 0:
+        raise Malformed(f"{ref}: it has no values (an empty tensor is never kept)")
     return ref, dtype, tuple(shape), nbytes
