@@ -27,8 +27,8 @@ from engine.hooks import OP_APPLIED, Message, subscribed
 from engine.compat.jax import debug, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array, weak_types
 from engine.compat.jax.jaxpr import format_jaxpr
-from engine.compat.jax.tree_util import tree_flatten, tree_unflatten
-from engine.ir.graph import CONSTANT
+from engine.compat.jax.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from engine.ir.graph import CALL, CONSTANT
 from engine.ir.interpreter import evaluate
 from engine.tensor import Tensor
 
@@ -111,8 +111,16 @@ def stage(fun, args: tuple, kwargs: dict, dynamic: list, name: str, why: str) ->
         values = [trace.value_of(o) for o in out_arrays]
     g.current_line = g.current_module = None
     g.output(values)
-    return Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak_types(trace),
-                  trace.shown_as), trace
+    staged = Staged(g, out_tree, [is_weak(o) for o in out_arrays], list(trace.lifted), weak_types(trace),
+                    trace.shown_as)
+    # the trace's own values (the arguments' stand-ins, its ops' results) that the function let escape (a
+    # global assigned in it) print as the tracers they were, as JAX's leaked tracers do
+    own = {id(t) for t in stand_ins}
+    for t in trace._alive:
+        v = trace.values.get(id(t))
+        if v is not None and v.producer is not None and (v.producer.kind == CALL or id(t) in own):
+            t.__dict__["_leaked"] = True
+    return staged, trace
 
 
 def _leaf_name(i: int) -> str:
@@ -210,7 +218,25 @@ class Jitted:
         return signature(names, values, guards=(("pytree structure", GLOBAL, tree),
                                                 ("weak types", GLOBAL, tuple(weak))))
 
+    def _check_arguments(self, args, kwargs) -> None:
+        """JAX's TypeError for an argument that is neither an array (a pytree of them) nor static."""
+        params = _param_names(self._fun, len(args))
+        named = [(i, params[i] if i < len(params) else f"args[{i}]", a) for i, a in enumerate(args)] + \
+            [(k, k, kwargs[k]) for k in sorted(kwargs)]
+        for where, name, a in named:
+            if where in self._static_nums or where in self._static_names:
+                continue
+            for path, leaf in tree_flatten_with_path(a)[0]:
+                if not _is_array_leaf(leaf) and not hasattr(leaf, "__jax_array__"):
+                    raise TypeError(
+                        f"Error interpreting argument to {self._fun!r} as an abstract array. The problematic value "
+                        f"is of type {type(leaf)} and was passed to the function at path {name}{keystr(path)}.\n"
+                        "This typically means that a jit-wrapped function was called with a non-array argument, and "
+                        "this argument was not marked as static using the static_argnums or static_argnames "
+                        "parameters of jax.jit.")
+
     def __call__(self, *args, **kwargs):
+        self._check_arguments(args, kwargs)
         trace = tracing.active()
         if trace is not None:                  # inside another trace: inlined, and noted as JAX's jit equation
             return self._nested_call(trace, args, kwargs)

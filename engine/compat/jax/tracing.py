@@ -161,7 +161,7 @@ def traced(tensor) -> bool:
 
 def tracer_text(tensor, weak: bool) -> str | None:
     """How JAX prints a value inside a transformation (`print(x)` in a jitted function), or None."""
-    if traced(tensor):
+    if traced(tensor) or tensor.__dict__.get("_leaked"):
         return f"JitTracer({'~' if weak else ''}{short_dtype(tensor.array.dtype)}[{','.join(map(str, tensor.array.shape))}])"
     if GRAD_LEVEL[0] and tensor._requires_grad:
         spec = f"{_SHORT.get(tensor.array.dtype.name, tensor.array.dtype.name)}[{','.join(map(str, tensor.array.shape))}]"
