@@ -163,7 +163,7 @@ export class GraphView {
     new ResizeObserver(([entry]) => {
       const box = entry.borderBoxSize?.[0];
       this.paneSize = box ? { width: box.inlineSize, height: box.blockSize } : null;
-      if (this.svg && !this.userMoved) this.fit();
+      if (this.svg && !this.userMoved) this.refit();
     }).observe(this.canvas);
   }
 
@@ -180,7 +180,7 @@ export class GraphView {
 
   bindToolbar() {
     const q = (s) => this.el.querySelector(s);
-    q(".gv-fit").onclick = () => this.fit({ whole: true });
+    q(".gv-fit").onclick = () => { this.followed = null; this.fit({ whole: true }); };
     q(".gv-zoom-in").onclick = () => this.zoomBy(0.8);
     q(".gv-zoom-out").onclick = () => this.zoomBy(1.25);
     q(".gv-search").addEventListener("input", (e) => this.search(e.target.value));
@@ -316,7 +316,7 @@ export class GraphView {
     const vb = svg.viewBox.baseVal;
     this.full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
     svg.dataset.full = `${vb.x} ${vb.y} ${vb.width} ${vb.height}`;   // the whole drawing, for Export
-    this.fit();
+    this.refit();
     for (const [cls, ids] of this.classes) this.paint(cls, ids);
     this.overlayEls = null;
     this.paintOverlay();
@@ -429,6 +429,14 @@ export class GraphView {
    * would need smaller text shows its top at that size (the stepper brings its current node into
    * view); `whole` (the ⤢ button) fits it all whatever the size.
    */
+  /** fit(), then the node a stepper follows (centerOn) back into view: a pane resized (Step's detail
+   * beside it grew) or a drawing that arrived after the step was shown fitted the whole graph,
+   * leaving the current node cut at the pane's edge. */
+  refit() {
+    this.fit();
+    if (this.followed) this.centerOn(this.followed);
+  }
+
   fit({ whole = false } = {}) {
     if (!this.full) return;
     this.userMoved = false;
@@ -485,6 +493,7 @@ export class GraphView {
   zoomBy(f, cx = 0.5, cy = 0.5) {
     if (!this.vb) return;
     this.userMoved = true;
+    this.followed = null;
     const v = this.vb;
     const w = Math.max(20, Math.min(v.w * f, this.full.w * 8));
     const h = v.h * (w / v.w);
@@ -493,6 +502,7 @@ export class GraphView {
 
   /** Bring a node into view (only when it is not wholly in the visible region). */
   centerOn(id) {
+    this.followed = id;
     const g = this.nodeEl(id);
     if (!g || !this.vb) return;
     const b = g.getBBox();
@@ -530,6 +540,7 @@ export class GraphView {
       if (!drag.moved) c.setPointerCapture(e.pointerId);
       drag.moved = true;
       this.userMoved = true;
+      this.followed = null;
       c.classList.add("panning");
       const r = c.getBoundingClientRect();
       // the SVG keeps its aspect ratio: one screen pixel is max(w/width, h/height) units
