@@ -16,12 +16,18 @@ from app.services import tensors
 router = APIRouter()
 
 
+def _refused(gone: tensors.Gone) -> SafeJSONResponse:
+    """404 with the reason; 429 for a client whose reads already wait for another replica's values."""
+    return SafeJSONResponse(worded(str(gone), gone.key), status_code=gone.status,
+                            headers={"Retry-After": "1"} if gone.status == 429 else None)
+
+
 @router.get("/api/runs/{run_id}/tensors/{tensor_id}/summary")
 async def tensor_summary(run_id: str, tensor_id: str, request: Request):
     try:
         found = await run_in_threadpool(tensors.summary, client_address(request.scope), run_id, tensor_id)
     except tensors.Gone as gone:
-        return SafeJSONResponse(worded(str(gone), gone.key), status_code=404)
+        return _refused(gone)
     return SafeJSONResponse(found, headers={"Cache-Control": "private, max-age=600"})
 
 
@@ -30,6 +36,6 @@ async def tensor_values(run_id: str, tensor_id: str, request: Request):
     try:
         body = await run_in_threadpool(tensors.npy, client_address(request.scope), run_id, tensor_id)
     except tensors.Gone as gone:
-        return SafeJSONResponse(worded(str(gone), gone.key), status_code=404)
+        return _refused(gone)
     return Response(body, media_type="application/octet-stream", headers={
         "Content-Disposition": f'attachment; filename="{tensor_id}.npy"', "Cache-Control": "private, max-age=600"})

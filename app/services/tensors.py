@@ -44,6 +44,7 @@ class Gone(LookupError):
     `key`: the page's wording of why (static/i18n api.*)."""
 
     KEYS = {}      # message -> key, filled below
+    status = 404
 
     @property
     def key(self) -> str:
@@ -155,8 +156,19 @@ NOT_WRITTEN = ("this run's tensor values are kept by the server that ran it, whi
                "(it may have stopped): run the program again")
 UNKNOWN = "this run kept no values under that id"
 DAMAGED = "this run's kept values are damaged: run the program again"
+BUSY = ("too many of your requests for tensor values are waiting for the server that ran the program: "
+        "try again in a moment")
 Gone.KEYS.update({GONE: "tensors_gone", NOT_WRITTEN: "tensors_not_written", UNKNOWN: "tensor_unknown",
-                  DAMAGED: "tensors_damaged"})
+                  DAMAGED: "tensors_damaged", BUSY: "tensors_busy"})
+# Reads of one client waiting at once for another replica's values (each holds one of the server's
+# threads for up to WAIT_S): a client asking for many refs its run never kept (each waits the whole
+# WAIT_S: nobody writes them) held every thread of the pool that other clients' requests share
+MAX_WAITING_PER_CLIENT = 2
+
+
+class Busy(Gone):
+    """A client's reads already wait for as many of another replica's values as one may (429)."""
+    status = 429
 
 
 class DatabaseTensorStore:
@@ -181,6 +193,8 @@ class DatabaseTensorStore:
         self._changed = threading.Condition()
         self._closing = threading.Event()
         self._sleep = time.sleep
+        self._waiting: collections.Counter[str] = collections.Counter()    # client -> reads waiting (_read)
+        self._waiting_lock = threading.Lock()
         self._threads = [threading.Thread(target=self._write_asked, name="tensor-store-writer", daemon=True)]
         if self.on_demand:
             self._threads.append(threading.Thread(target=self._listen, name="tensor-store-listener", daemon=True))
@@ -291,28 +305,34 @@ class DatabaseTensorStore:
     def _read(self, client: str, run_id: str, ref: str, with_summary: bool = False):
         """Another replica's run: its tensor from the database, asked for and waited for if it is
         not there yet."""
-        deadline, pause, asked = time.monotonic() + self.wait_s, 0.02, None
-        while True:
-            with self.db.transaction() as tx:
-                if tx.execute("SELECT 1 FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
-                              (run_id, client, self._clock())).fetchone() is None:
-                    raise Gone(GONE)
-                row = tx.execute("SELECT dtype, shape, data FROM tensor_values WHERE run_id = %s AND ref = %s",
-                                 (run_id, ref)).fetchone()
-                if row is not None:
-                    summary = None
-                    if with_summary:
-                        found = tx.execute("SELECT summary FROM tensor_summaries WHERE run_id = %s AND ref = %s",
-                                           (run_id, ref)).fetchone()
-                        summary = found[0] if found else None
-                    break
-                if self.on_demand and (asked is None or time.monotonic() - asked >= ASK_AGAIN_S):
-                    tx.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{run_id} {ref}"))     # sent at commit
-                    asked = time.monotonic()
-            if time.monotonic() >= deadline:
-                raise Gone(NOT_WRITTEN)
-            self._sleep(pause)
-            pause = min(2 * pause, 0.25)
+        deadline, pause, asked, waiting = time.monotonic() + self.wait_s, 0.02, None, False
+        try:
+            while True:
+                with self.db.transaction() as tx:
+                    if tx.execute("SELECT 1 FROM tensor_runs WHERE run_id = %s AND client = %s AND expires > %s",
+                                  (run_id, client, self._clock())).fetchone() is None:
+                        raise Gone(GONE)
+                    row = tx.execute("SELECT dtype, shape, data FROM tensor_values WHERE run_id = %s AND ref = %s",
+                                     (run_id, ref)).fetchone()
+                    if row is not None:
+                        summary = None
+                        if with_summary:
+                            found = tx.execute("SELECT summary FROM tensor_summaries "
+                                               "WHERE run_id = %s AND ref = %s", (run_id, ref)).fetchone()
+                            summary = found[0] if found else None
+                        break
+                    if self.on_demand and (asked is None or time.monotonic() - asked >= ASK_AGAIN_S):
+                        tx.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{run_id} {ref}"))     # sent at commit
+                        asked = time.monotonic()
+                if time.monotonic() >= deadline:
+                    raise Gone(NOT_WRITTEN)
+                if not waiting:
+                    waiting = self._begin_wait(client)          # or Busy
+                self._sleep(pause)
+                pause = min(2 * pause, 0.25)
+        finally:
+            if waiting:
+                self._end_wait(client)
         dtype, shape_text, data = row
         try:
             shape = tuple(json.loads(shape_text))
@@ -323,6 +343,19 @@ class DatabaseTensorStore:
         if dtype not in DTYPES or size != len(data):
             raise Gone(DAMAGED)
         return np.frombuffer(bytes(data), dtype=np.dtype(dtype)).reshape(shape), summary
+
+    def _begin_wait(self, client: str) -> bool:
+        with self._waiting_lock:
+            if self._waiting[client] >= MAX_WAITING_PER_CLIENT:
+                raise Busy(BUSY)
+            self._waiting[client] += 1
+        return True
+
+    def _end_wait(self, client: str) -> None:
+        with self._waiting_lock:
+            self._waiting[client] -= 1
+            if not self._waiting[client]:
+                del self._waiting[client]
 
     @property
     def nbytes(self) -> int:

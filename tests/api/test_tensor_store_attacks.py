@@ -1,0 +1,78 @@
+"""A client tying up a replica's threads with reads of another replica's tensor values.
+
+A read of a run another replica holds waits for it to write the tensor (DatabaseTensorStore._read,
+up to WAIT_S), holding one of the server's threads — the pool every client's tensor, file and
+drawing request shares. A tensor the run never kept is never written, so each such read waited the
+whole WAIT_S: one client asking for v1..v64 at once held them all. A client's reads wait two at a
+time; a third is answered at once (429, tensors.Busy), and its slots are its own."""
+import threading
+
+import pytest
+
+from app.sandbox.values_channel import RunValues
+from app.services import database, tensors
+
+
+@pytest.fixture
+def replicas(database_url):
+    """Two tensor stores on one database (SQLite: every run is written behind its answer, so a
+    read on B of a ref A's run never kept waits the whole wait, as with PostgreSQL's asks)."""
+    pair = [tensors.DatabaseTensorStore(database.database(), max_bytes=1000, ttl_s=60, clock=lambda: 1000.0)
+            for _ in range(2)]
+    yield pair
+    for store in pair:
+        store.close()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_clients_reads_wait_two_at_a_time(replicas):
+    a, b = replicas
+    run_id = a.keep("c", RunValues({"v1": ("uint8", (100,), 0, 100)}, bytes([5]) * 100))
+    other = a.keep("d", RunValues({"v1": ("uint8", (100,), 0, 100)}, bytes([6]) * 100))
+    assert a.flush(30)
+    waiting, release = threading.Semaphore(0), threading.Event()
+    b.wait_s = 60                                   # the two waiting reads end when released, not by the clock
+
+    def sleep(pause):
+        waiting.release()
+        if release.wait(30):
+            raise tensors.Gone(tensors.NOT_WRITTEN)   # as the wait's end would
+
+    b._sleep = sleep
+    answers = []
+
+    def read(ref):
+        try:
+            b.array("c", run_id, ref)
+        except tensors.Gone as gone:
+            answers.append(type(gone))
+
+    readers = [threading.Thread(target=read, args=(f"v{n}",)) for n in (7, 8)]   # refs the run never kept
+    for reader in readers:
+        reader.start()
+    assert waiting.acquire(timeout=30) and waiting.acquire(timeout=30)
+    with pytest.raises(tensors.Busy, match="try again") as busy:        # a third: at once, not after the wait
+        b.array("c", run_id, "v9")
+    assert busy.value.status == 429 and busy.value.key == "tensors_busy"
+    assert b.array("c", run_id, "v1").tolist() == [5] * 100             # a written tensor waits for nothing
+    assert b.array("d", other, "v1")[0] == 6
+    release.set()
+    for reader in readers:
+        reader.join(30)
+    assert answers == [tensors.Gone, tensors.Gone]
+    b._sleep = lambda pause: None
+    b.wait_s = 0                                     # the slots were freed: a read waits (and ends) again
+    with pytest.raises(tensors.Gone, match="did not answer"):
+        b.array("c", run_id, "v7")
+
+
+def test_busy_is_a_429_with_its_wording(client, monkeypatch):
+    """The route answers tensors.Busy as 429 with Retry-After and the page's wording."""
+    def busy(*args):
+        raise tensors.Busy(tensors.BUSY)
+    monkeypatch.setattr(tensors, "npy", busy)
+    monkeypatch.setattr(tensors, "summary", busy)
+    for path in ("/api/runs/" + "a" * 32 + "/tensors/v1", "/api/runs/" + "a" * 32 + "/tensors/v1/summary"):
+        answer = client.get(path)
+        assert answer.status_code == 429 and answer.headers["retry-after"] == "1"
+        assert answer.json()["detail_message"]["key"] == "api.tensors_busy"
