@@ -76,3 +76,19 @@ def test_busy_is_a_429_with_its_wording(client, monkeypatch):
         answer = client.get(path)
         assert answer.status_code == 429 and answer.headers["retry-after"] == "1"
         assert answer.json()["detail_message"]["key"] == "api.tensors_busy"
+
+
+def test_ids_in_the_path_and_another_clients_run(client):
+    """Run and tensor ids are looked up, never used as a path or a header: a huge, traversing or
+    header-breaking id, or another client's run id, is the same 404 as an unknown one."""
+    store = tensors.store()
+    values = RunValues({"v1": ("uint8", (100,), 0, 100)}, bytes([3]) * 100)
+    mine, theirs = store.keep("testclient", values), store.keep("10.0.0.9", values)
+    assert client.get(f"/api/runs/{mine}/tensors/v1").headers["content-disposition"] == 'attachment; filename="v1.npy"'
+    for path in (f"/api/runs/{theirs}/tensors/v1", f"/api/runs/{theirs}/tensors/v1/summary",
+                 f"/api/runs/{mine}/tensors/v1%0d%0aSet-Cookie:%20x=1", f"/api/runs/{mine}/tensors/v2",
+                 f"/api/runs/{mine}/tensors/v1234567", f"/api/runs/{mine}/tensors/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+                 f"/api/runs/{'A' * 8000}/tensors/v1", f"/api/runs/{mine}%00/tensors/v1", f"/api/runs/{mine}/tensors/v\u0661"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and "set-cookie" not in answer.headers, (path[:80], answer.status_code)
+        assert answer.json()["detail"]          # a route's reason, or no route at all (a "/" in the id)
