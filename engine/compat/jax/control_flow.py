@@ -399,7 +399,10 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def step(state):
         i, n, v = state
         return (jnp.add(i, 1), n, body_fun(i, v))
-    return while_loop(test, step, (jnp.astype(lower, default_int()), jnp.astype(upper, default_int()), init_val))[2]
+    def bound(b):            # converted only when its dtype differs, as JAX's fori_loop does
+        b = to_array(b)
+        return b if b.dtype == np.dtype(default_int()) else jnp.astype(b, default_int())
+    return while_loop(test, step, (bound(lower), bound(upper), init_val))[2]
 
 
 def _steps(graph, init: list, xs: list, captured: list, n: int, nc: int, ny: int, reverse: bool):

@@ -1323,7 +1323,11 @@ def size(a, axis=None):
 
 def astype(x, dtype, copy=False):
     x = _a(x)
-    return _cast(x, _dt(dtype)) if _dt(dtype) != x.dtype else set_weak(_array.as_array(x), False)
+    if _dt(dtype) != x.dtype:
+        return _cast(x, _dt(dtype))
+    if is_weak(x):      # a strong copy (convert_element_type[weak_type=False]); x itself stays weak
+        return set_weak(_array.as_array(apply("to_dtype", x, dtype=x.dtype)), False)
+    return x
 
 
 def copy(a, order=None):
