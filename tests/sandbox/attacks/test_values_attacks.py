@@ -119,3 +119,19 @@ def test_values_index_shapes_numpy_cannot_make(live_server, attack, shape):
     for summary in (False, True):
         answer = tensor(live_server, record, "v1", summary)
         assert answer.status_code in (200, 404), (answer.status_code, answer.text[:300])
+
+
+def test_descriptors_sent_to_the_supervisor_are_not_taken(attack):
+    """The program holds one socket to its supervisor (the compile broker's, in the engine's
+    closure) and sends descriptors on it — its values memfd, the record pipe — with a frame that
+    is no description: the supervisor reads frames, never descriptors (the memfd it passes on is
+    the one it made), so the run is answered and its values are its own or none."""
+    record = attack(FIND + '''
+import array
+from engine.codegen import cc
+sock = next(c.cell_contents for c in cc._service.__closure__ if hasattr(c.cell_contents, "sendmsg"))
+fds_sent = array.array("i", fds("memfd") + fds("pipe"))
+sock.sendmsg([struct.pack("!I", 2) + b"{}"], [(1, 1, fds_sent.tobytes())])   # SOL_SOCKET, SCM_RIGHTS
+print("sent")
+''')
+    assert record["ok"] is True and record["stdout"] == "sent\n", record
