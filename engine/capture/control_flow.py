@@ -12,7 +12,7 @@ import contextlib
 
 import numpy as np
 
-from engine.capture.symbolic import TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
+from engine.capture.symbolic import CarryMore, ScriptError, TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
 from engine.errors import GraphLoopLimit, UnsupportedError
 from engine.ir.graph import Value
 from engine.tensor import Tensor, apply
@@ -401,6 +401,30 @@ class ControlFlow:
         raise self.err(s, f"a Python while loop ran more than {MAX_STATIC_WHILE} times while compiling")
 
     def tensor_while(self, s: ast.While) -> None:
+        """The while_loop node. What the facade's state the body changes (Symbolic.carry: TensorFlow's variables
+        assigned in it) is found by compiling: each new one stops the attempt (CarryMore), and the loop is
+        compiled again carrying it too, its trace-time prints quiet."""
+        carried: list = []
+        quiet = self.c.quiet_prints
+        try:
+            while True:
+                try:
+                    results = self._tensor_while(s, carried)
+                    break
+                except (CarryMore, ScriptError) as exc:
+                    more = exc if isinstance(exc, CarryMore) else exc.__cause__
+                    new = [o for o in getattr(more, "objects", []) if all(o is not c for c in carried)]
+                    if not isinstance(more, CarryMore) or self.c.carry is None or not new:
+                        raise
+                    carried += new
+                    self.c.quiet_prints = True
+        finally:
+            self.c.quiet_prints = quiet
+        if carried:         # (outside the attempts: an enclosing loop may have to carry them too)
+            self.c.carry.finish(carried, results)
+
+    def _tensor_while(self, s: ast.While, carried: list) -> list:
+        carry = self.c.carry
         names = [n for n in _assigned_names(s.body) if n in self.env]
         if self.c.sorted_loop_variables:
             names.sort()
@@ -421,36 +445,60 @@ class ControlFlow:
         defined = list(self.env)
         made = {n: self.c.value_of(v) for n, v in sorted(zip(names, init), key=lambda nv: defined.index(nv[0]))}
         init_values = [made[n] for n in names]
+        carried_init = [self.c.value_of(carry.value(o)) for o in carried]
+        frame = carry.enter(carried) if carry is not None else None
         ctxs, results = [], []
-        for name in ("cond", "body"):
-            with self._branch(name, ctxs) as ctx:
-                for n, v in zip(names, init_values):
-                    p = ctx.graph.placeholder(n, v.shape, v.dtype)
-                    self.c.home[p.id] = ctx.graph
-                    self.env[n] = self.c.shadow(p)
-                if name == "cond":
-                    test = self.expr(s.test)
-                    if not is_tensor(test):
-                        test = Tensor(np.asarray(bool(test)))
-                    results.append([self.c.value_of(test)])
-                else:
-                    self.block(s.body)
-                    out = []
-                    for n, v0 in zip(names, init_values):
-                        val = self._as_value(self.env[n], s)
-                        if val.shape != v0.shape or val.dtype != v0.dtype:
-                            raise self.err(s, f"loop variable {n!r} changes from {v0.dtype}{list(v0.shape)} to "
-                                              f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape",
-                                           loop_limit=True)
-                        out.append(val)
-                    results.append(out)
-        extra = self._unify_captures(ctxs, leading=len(names))
+        try:
+            for name in ("cond", "body"):
+                self._loop_part(s, name, names, init_values, carried, carried_init, ctxs, results)
+        finally:
+            if frame is not None:
+                carry.leave(frame)
+        extra = self._unify_captures(ctxs, leading=len(names) + len(carried))
         cond_ctx, body_ctx = ctxs
         cond_ctx.graph.output(results[0])
-        passthrough = [body_ctx.graph.placeholders[len(names) + i].out for i in range(len(extra))]
+        passthrough = [body_ctx.graph.placeholders[len(names) + len(carried) + i].out for i in range(len(extra))]
         body_ctx.graph.output(results[1] + passthrough)
         g = self.c.ctx.graph
         g.current_line = self.c.line
-        outs = g.while_loop(cond_ctx.graph, body_ctx.graph, init_values + extra)
+        outs = g.while_loop(cond_ctx.graph, body_ctx.graph, init_values + carried_init + extra)
         for n, v in zip(names, outs):
             self.env[n] = self.c.shadow(v)
+        return [self.c.shadow(v) for v in outs[len(names):len(names) + len(carried)]]
+
+    def _loop_part(self, s, name, names, init_values, carried, carried_init, ctxs, results) -> None:
+        """The loop's cond or body sub-graph, its placeholders the loop variables then the carried state."""
+        with self._branch(name, ctxs) as ctx:
+            for n, v in zip(names, init_values):
+                p = ctx.graph.placeholder(n, v.shape, v.dtype)
+                self.c.home[p.id] = ctx.graph
+                self.env[n] = self.c.shadow(p)
+            shadows = []
+            for k, v in enumerate(carried_init):
+                p = ctx.graph.placeholder(v.name or f"carried {k}", v.shape, v.dtype)
+                self.c.home[p.id] = ctx.graph
+                shadows.append(self.c.shadow(p))
+            if self.c.carry is not None:
+                self.c.carry.bind(carried, shadows)
+            if name == "cond":
+                test = self.expr(s.test)
+                if not is_tensor(test):
+                    test = Tensor(np.asarray(bool(test)))
+                results.append([self.c.value_of(test)])
+            else:
+                self.block(s.body)
+                out = []
+                for n, v0 in zip(names, init_values):
+                    val = self._as_value(self.env[n], s)
+                    if val.shape != v0.shape or val.dtype != v0.dtype:
+                        raise self.err(s, f"loop variable {n!r} changes from {v0.dtype}{list(v0.shape)} to "
+                                          f"{val.dtype}{list(val.shape)} inside the loop; it must keep its shape",
+                                       loop_limit=True)
+                    out.append(val)
+                for o, v0 in zip(carried, carried_init):
+                    val = self._as_value(self.c.carry.current(o), s)
+                    if val.shape != v0.shape or val.dtype != v0.dtype:
+                        raise self.err(s, f"a value the loop changes goes from {v0.dtype}{list(v0.shape)} to "
+                                          f"{val.dtype}{list(val.shape)}; it must keep its shape", loop_limit=True)
+                    out.append(val)
+                results.append(out)

@@ -40,6 +40,15 @@ class LoopLimitError(ScriptError, GraphLoopLimit):
     """A ScriptError only a compiled tensor loop has (a loop variable it cannot carry): an unrolled loop may not."""
 
 
+class CarryMore(Exception):
+    """Raised by a facade (Symbolic.carry) while a tensor loop's body compiles: it changes `objects` (TensorFlow's
+    variables it assigns), which the loop must carry; the loop is compiled again with them."""
+
+    def __init__(self, objects: list):
+        super().__init__("the loop changes state it does not carry yet")
+        self.objects = objects
+
+
 class Scripted:
     """What `torch.jit.script` returns (scripting.ScriptFunction and ScriptModule set `_fn`, the
     function compiled, and `_module`, the nn.Module whose forward it is, or None). The compiler
@@ -165,6 +174,11 @@ class Symbolic:
         # (dict, key) of each place outside the function a python_state assignment stored a value in (a
         # global): a facade may replace a shadow left there once the trace ends (TensorFlow's leaked tensor)
         self.escaped: list = []
+        # and the facade state a tensor loop's body changes (TensorFlow's variables): None, or an object with
+        # value(o) (its value before the loop), enter(objs) / leave(frame) around compiling the loop,
+        # bind(objs, shadows) (its value in the cond or body being compiled), current(o) (its value at the
+        # body's end), finish(objs, results) (after the loop); it raises CarryMore for state not yet carried
+        self.carry = None
         # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
         # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a
         # Python int carried by a tensor loop becomes (PyTorch's int64; TensorFlow's int32).

@@ -36,6 +36,7 @@ import numpy as np
 from engine import autograd, record
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
+from engine.capture.symbolic import CarryMore
 from engine.capture.specialisation import (FIRST_CALL, OBJECT, TENSOR, Specialisations, describe, signature,
                                            trace_title)
 from engine.compat.tensorflow import context, dtypes, graph_def
@@ -72,6 +73,7 @@ class _Tracing:
         self.failing: list = []              # (IR value, error): ops whose kernel fails if a result needs them
         self.iterables: dict = {}            # id(dataset) -> (dataset, its input's shadow): loops over it
         self.created_variables = 0           # tf.Variables the trace made
+        self.loops: list = []                # tensor loops being compiled that carry variables (enter/leave)
         self.unrolled = False                # a loop over a dataset was unrolled: keyed by the dataset itself
         self.shown_shapes: dict = {}         # input's value id -> its shape as TensorFlow's trace has it (None dims)
 
@@ -100,6 +102,38 @@ class _Tracing:
             v.producer is not None and v.producer.id in failing for v in n.inputs))]
         self.compiler.drop_unused(graph, dead)     # (only what nothing reads: an input stays)
 
+    # ---- Symbolic.carry: variables a tensor loop's body assigns -------------------------------------------
+    def value(self, variable):
+        return self.variable_value(variable)
+
+    def enter(self, carried: list) -> dict:
+        frame = {"carried": {id(v) for v in carried}, "ctxs": [],
+                 "saved": {id(v): self.assigned.get(id(v)) for v in carried}}
+        self.loops.append(frame)
+        return frame
+
+    def bind(self, carried: list, shadows: list) -> None:
+        """The cond or body being compiled reads (and the body assigns) these variables' loop-carried values."""
+        self.loops[-1]["ctxs"].append(self.compiler.ctx)
+        for variable, shadow in zip(carried, shadows):
+            self.assigned[id(variable)] = (variable, as_eager(shadow))
+
+    def current(self, variable):
+        return self.assigned[id(variable)][1]
+
+    def leave(self, frame: dict) -> None:
+        self.loops.remove(frame)
+        for key, before in frame["saved"].items():
+            if before is None:
+                self.assigned.pop(key, None)
+            else:
+                self.assigned[key] = before
+
+    def finish(self, carried: list, results: list) -> None:
+        """After the loop: each variable's value is the loop's result for it."""
+        for variable, result in zip(carried, results):
+            self.assign_variable(variable, as_eager(result))
+
     def variable_value(self, variable):
         """What reading `variable` gives inside the trace: the value assigned earlier in it, or the input."""
         if id(variable) in self.assigned:
@@ -108,8 +142,14 @@ class _Tracing:
         return variable._leaf
 
     def assign_variable(self, variable, value) -> None:
-        """`v.assign(value)` in the function: `value` becomes an output, assigned after every call."""
-        if self.compiler.ctx.parent is not None:
+        """`v.assign(value)` in the function: `value` becomes an output, assigned after every call. In a tensor
+        loop's body the loop carries the variable's value (CarryMore, the first time: the loop is compiled
+        again carrying it), as TensorFlow's while loop carries its resource's updates."""
+        frame = self.loops[-1] if self.loops else None
+        if frame is not None and any(self.compiler.ctx is c for c in frame["ctxs"]):
+            if id(variable) not in frame["carried"]:
+                raise CarryMore([variable])
+        elif self.compiler.ctx.parent is not None:
             raise GraphLoopLimit("Variable.assign inside a branch or loop of a tf.function is not supported by "
                                    "Dagscope; assign after the cond/while")
         self.assigned[id(variable)] = (variable, value)
@@ -772,6 +812,7 @@ class Function:
         compiler.symbolic_text = _symbolic_text
         trace = _Tracing(compiler, graph)
         compiler.loop_source = trace.loop_source
+        compiler.carry = trace                 # a tensor loop carries the variables its body assigns
         values, positions = [], []
         for i, (name, a) in enumerate(zip(names, args)):
             if hasattr(a, "_dagscope_leaves"):
