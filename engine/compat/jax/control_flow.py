@@ -336,7 +336,7 @@ def while_loop(cond_fun, body_fun, init_val):
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {_types_text(test.types())}.")
     captured = list(test.captured)
     body.add_inputs(captured)
-    if _requires_grad(init + captured):
+    if _requires_grad(init + captured) and autograd.is_grad_enabled():     # (not inside a custom_vjp fwd)
         raise ValueError(WHILE_GRAD)
     outer = tracing.active()
     weak = body.weak()          # the carry out is the body's output type (weak only if that is), as in JAX

@@ -33,10 +33,16 @@ _LEVEL = tracing.GRAD_LEVEL      # transformations running (grad inside grad dif
 
 
 class _Level:
+    """A differentiation running (grad, vjp, jvp): it records its ops even where the one around it does not
+    (a custom_vjp's bwd calling jax.vjp runs under no_grad), as every JAX transformation differentiates."""
+
     def __enter__(self):
         _LEVEL[0] += 1
+        self._recording = autograd.enable_grad()
+        self._recording.__enter__()
 
     def __exit__(self, *exc):
+        self._recording.__exit__(*exc)
         _LEVEL[0] -= 1
         return False
 
@@ -382,26 +388,31 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self._in_fwd = 0           # fwd running: a call of f inside it (f_fwd returns f(x), res) is the primal
         functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False):
         self.fwd, self.bwd = fwd, bwd
-        return self
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
         if forward.carrying(tree_flatten(args)[0]) is not None:
             raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
+        if self._in_fwd or not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
-        arrays = [to_array(a) if not isinstance(a, Tensor) and i not in self.nondiff_argnums else a
-                  for i, a in enumerate(args)]
-        with autograd.no_grad():
-            out, res = self.fwd(*arrays, **kwargs)
+        # the differentiated arguments may be pytrees (fixed_point's packed (a, x_star, x_star_bar)): their leaves
+        arrays = [tree_map(to_array, a) if i not in self.nondiff_argnums else a for i, a in enumerate(args)]
+        self._in_fwd += 1
+        try:
+            with autograd.no_grad():
+                out, res = self.fwd(*arrays, **kwargs)
+        finally:
+            self._in_fwd -= 1
         out = to_array(out)
         diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
-        tensors = [arrays[i] for i in diff]
+        per_arg = [tree_flatten(arrays[i])[0] for i in diff]
+        tensors = [leaf for leaves in per_arg for leaf in leaves]
 
         def backward(g):
             with autograd.enable_grad() if _nested() else autograd.no_grad():
@@ -410,12 +421,16 @@ class custom_vjp:
             if not isinstance(grads, tuple):
                 raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to the number of "
                                 f"arguments to the primal function, but got bwd output {grads!r}")
-            if len(grads) != len(tensors):
+            if len(grads) != len(diff):
                 raise TypeError(f"Custom VJP bwd rule must produce an output with the same container (pytree) "
                                 f"structure as the args tuple of the primal function, and in particular must produce "
                                 f"a tuple of length equal to the number of arguments to the primal function, but got "
-                                f"bwd output structure with {len(grads)} entries for {len(tensors)} arguments.")
-            return tuple(None if g is None else to_array(g) for g in grads)
+                                f"bwd output structure with {len(grads)} entries for {len(diff)} arguments.")
+            flat = []
+            for grad_tree, leaves in zip(grads, per_arg):
+                got = [None] * len(leaves) if grad_tree is None else tree_flatten(grad_tree)[0]
+                flat += [None if v is None else to_array(v) for v in got]
+            return tuple(flat)
         return _attach(getattr(self.fun, "__name__", "custom_vjp"), tensors, out, backward)
 
 
