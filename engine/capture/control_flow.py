@@ -12,7 +12,8 @@ import contextlib
 
 import numpy as np
 
-from engine.capture.symbolic import CarryMore, ScriptError, TensorRange, _Ctx, _flatten, _Return, _unflatten, is_tensor
+from engine.capture.symbolic import (CarryMore, ScriptError, TensorRange, _Ctx, _flatten, _Return, _unflatten,
+                                     is_tensor)
 from engine.errors import GraphLoopLimit, UnsupportedError
 from engine.ir.graph import Value
 from engine.tensor import Tensor, apply
@@ -402,8 +403,8 @@ class ControlFlow:
 
     def tensor_while(self, s: ast.While) -> None:
         """The while_loop node. What the facade's state the body changes (Symbolic.carry: TensorFlow's variables
-        assigned in it) is found by compiling: each new one stops the attempt (CarryMore), and the loop is
-        compiled again carrying it too, its trace-time prints quiet."""
+        assigned in it) is found by compiling: an attempt that met state it does not carry ends in CarryMore,
+        and the loop is compiled again carrying that too, its trace-time prints quiet."""
         carried: list = []
         quiet = self.c.quiet_prints
         try:
@@ -448,12 +449,15 @@ class ControlFlow:
         carried_init = [self.c.value_of(carry.value(o)) for o in carried]
         frame = carry.enter(carried) if carry is not None else None
         ctxs, results = [], []
+        found: list = []
         try:
             for name in ("cond", "body"):
                 self._loop_part(s, name, names, init_values, carried, carried_init, ctxs, results)
         finally:
             if frame is not None:
-                carry.leave(frame)
+                found = carry.leave(frame)
+        if found:                    # state the body changes that this attempt did not carry: compile again
+            raise CarryMore(found)
         extra = self._unify_captures(ctxs, leading=len(names) + len(carried))
         cond_ctx, body_ctx = ctxs
         cond_ctx.graph.output(results[0])

@@ -41,8 +41,8 @@ class LoopLimitError(ScriptError, GraphLoopLimit):
 
 
 class CarryMore(Exception):
-    """Raised by a facade (Symbolic.carry) while a tensor loop's body compiles: it changes `objects` (TensorFlow's
-    variables it assigns), which the loop must carry; the loop is compiled again with them."""
+    """A tensor loop's body changes `objects` of a facade's state (Symbolic.carry: TensorFlow's variables it
+    assigns) that the attempt did not carry: the loop is compiled again carrying them."""
 
     def __init__(self, objects: list):
         super().__init__("the loop changes state it does not carry yet")
@@ -175,9 +175,9 @@ class Symbolic:
         # global): a facade may replace a shadow left there once the trace ends (TensorFlow's leaked tensor)
         self.escaped: list = []
         # and the facade state a tensor loop's body changes (TensorFlow's variables): None, or an object with
-        # value(o) (its value before the loop), enter(objs) / leave(frame) around compiling the loop,
-        # bind(objs, shadows) (its value in the cond or body being compiled), current(o) (its value at the
-        # body's end), finish(objs, results) (after the loop); it raises CarryMore for state not yet carried
+        # value(o) (its value before the loop), enter(objs) -> frame and leave(frame) -> [state the body changed
+        # that objs lacks] around compiling the loop, bind(objs, shadows) (its value in the cond or body being
+        # compiled), current(o) (its value at the body's end), finish(objs, results) (after the loop)
         self.carry = None
         # What a facade's code sees between ops: the class of the shadows (a facade's own Tensor
         # subclass, e.g. TensorFlow's EagerTensor with TF's operators and dtype rules) and the dtype a

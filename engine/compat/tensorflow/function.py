@@ -36,7 +36,6 @@ import numpy as np
 from engine import autograd, record
 from engine.capture import trail
 from engine.capture.ast_compiler import Compiler, ScriptError, is_tensor, parse_function
-from engine.capture.symbolic import CarryMore
 from engine.capture.specialisation import (FIRST_CALL, OBJECT, TENSOR, Specialisations, describe, signature,
                                            trace_title)
 from engine.compat.tensorflow import context, dtypes, graph_def
@@ -107,7 +106,7 @@ class _Tracing:
         return self.variable_value(variable)
 
     def enter(self, carried: list) -> dict:
-        frame = {"carried": {id(v) for v in carried}, "ctxs": [],
+        frame = {"carried": {id(v) for v in carried}, "ctxs": [], "found": [],
                  "saved": {id(v): self.assigned.get(id(v)) for v in carried}}
         self.loops.append(frame)
         return frame
@@ -121,13 +120,15 @@ class _Tracing:
     def current(self, variable):
         return self.assigned[id(variable)][1]
 
-    def leave(self, frame: dict) -> None:
+    def leave(self, frame: dict) -> list:
+        """The variables as they were before the loop; returns those the body assigned that it did not carry."""
         self.loops.remove(frame)
         for key, before in frame["saved"].items():
             if before is None:
                 self.assigned.pop(key, None)
             else:
                 self.assigned[key] = before
+        return frame["found"]
 
     def finish(self, carried: list, results: list) -> None:
         """After the loop: each variable's value is the loop's result for it."""
@@ -143,12 +144,14 @@ class _Tracing:
 
     def assign_variable(self, variable, value) -> None:
         """`v.assign(value)` in the function: `value` becomes an output, assigned after every call. In a tensor
-        loop's body the loop carries the variable's value (CarryMore, the first time: the loop is compiled
-        again carrying it), as TensorFlow's while loop carries its resource's updates."""
+        loop's body the loop carries the variable's value, as TensorFlow's while loop carries its resource's
+        updates (one it does not carry yet is noted: leave() names it, and the loop is compiled again)."""
         frame = self.loops[-1] if self.loops else None
         if frame is not None and any(self.compiler.ctx is c for c in frame["ctxs"]):
-            if id(variable) not in frame["carried"]:
-                raise CarryMore([variable])
+            if id(variable) not in frame["carried"] and all(variable is not v for v in frame["found"]):
+                # not carried yet: noted (the loop is compiled again carrying it), and this pass goes on
+                frame["found"].append(variable)
+                frame["saved"].setdefault(id(variable), self.assigned.get(id(variable)))
         elif self.compiler.ctx.parent is not None:
             raise GraphLoopLimit("Variable.assign inside a branch or loop of a tf.function is not supported by "
                                    "Dagscope; assign after the cond/while")
