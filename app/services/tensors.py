@@ -156,8 +156,7 @@ NOT_WRITTEN = ("this run's tensor values are kept by the server that ran it, whi
                "(it may have stopped): run the program again")
 UNKNOWN = "this run kept no values under that id"
 DAMAGED = "this run's kept values are damaged: run the program again"
-BUSY = ("too many of your requests for tensor values are waiting for the server that ran the program: "
-        "try again in a moment")
+BUSY = "too many of your requests for tensor values are waiting: try again in a moment"
 Gone.KEYS.update({GONE: "tensors_gone", NOT_WRITTEN: "tensors_not_written", UNKNOWN: "tensor_unknown",
                   DAMAGED: "tensors_damaged", BUSY: "tensors_busy"})
 # Reads of one client waiting at once for another replica's values (each holds one of the server's
@@ -167,7 +166,7 @@ MAX_WAITING_PER_CLIENT = 2
 
 
 class Busy(Gone):
-    """A client's reads already wait for as many of another replica's values as one may (429)."""
+    """A client's requests already wait for as many tensors as one may (429)."""
     status = 429
 
 
@@ -443,12 +442,14 @@ def summary(client: str, run_id: str, ref: str) -> dict:
     return store().summary(client, run_id, ref, tensor_json)
 
 
-def npy(client: str, run_id: str, ref: str) -> bytes:
+def npy_parts(client: str, run_id: str, ref: str) -> tuple[bytes, memoryview]:
     """The kept values as a .npy file (NumPy's format: a header naming dtype and shape, then the
-    values in C order); np.load reads it, and so can the page."""
-    out = io.BytesIO()
-    np.save(out, _checked(client, run_id, ref), allow_pickle=False)
-    return out.getvalue()
+    values in C order; np.load reads it, and so can the page): its header, and a view of the kept
+    bytes, not a copy of them for each request (app/routes/tensors.py streams it)."""
+    array = np.ascontiguousarray(_checked(client, run_id, ref))
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    return header.getvalue(), memoryview(array).cast("B")
 
 
 def _checked(client: str, run_id: str, ref: str) -> np.ndarray:

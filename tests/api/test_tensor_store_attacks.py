@@ -70,7 +70,7 @@ def test_busy_is_a_429_with_its_wording(client, monkeypatch):
     """The route answers tensors.Busy as 429 with Retry-After and the page's wording."""
     def busy(*args):
         raise tensors.Busy(tensors.BUSY)
-    monkeypatch.setattr(tensors, "npy", busy)
+    monkeypatch.setattr(tensors, "npy_parts", busy)
     monkeypatch.setattr(tensors, "summary", busy)
     for path in ("/api/runs/" + "a" * 32 + "/tensors/v1", "/api/runs/" + "a" * 32 + "/tensors/v1/summary"):
         answer = client.get(path)
@@ -92,3 +92,53 @@ def test_ids_in_the_path_and_another_clients_run(client):
         answer = client.get(path)
         assert answer.status_code == 404 and "set-cookie" not in answer.headers, (path[:80], answer.status_code)
         assert answer.json()["detail"]          # a route's reason, or no route at all (a "/" in the id)
+
+
+def test_tensor_requests_take_turns():
+    """A GET of a tensor costs memory in proportion to it (a 128 MB tensor's summary ~550 MB), and
+    GETs are not rate limited: a client's are served two at a time and everyone's four at a time;
+    the rest wait on the event loop (no thread held), then get 429."""
+    import asyncio
+    from app.routes.tensors import Turns
+
+    async def scenario():
+        turns, held, release = Turns(per_client=2, at_once=3, wait_s=0.05), [], asyncio.Event()
+
+        async def hold(client):
+            async with turns.turn(client):
+                held.append(client)
+                await release.wait()
+
+        holders = [asyncio.create_task(hold(c)) for c in ("a", "a", "b")]
+        while len(held) < 3:
+            await asyncio.sleep(0)
+        for client in ("a", "c"):                     # a's third, and anyone's fourth: not served
+            with pytest.raises(tensors.Busy):
+                async with turns.turn(client):
+                    pass
+        turns.wait_s = 30
+        waiter = asyncio.create_task(hold("c"))        # served once a turn is free
+        await asyncio.sleep(0)
+        release.set()
+        await asyncio.wait_for(asyncio.gather(*holders, waiter), 30)
+        assert held == ["a", "a", "b", "c"] and not turns._serving
+
+    asyncio.run(scenario())
+
+
+def test_the_values_are_streamed_from_the_kept_bytes(client):
+    """The .npy is the kept bytes sent in chunks (not built whole for each request), byte for byte
+    what np.save writes, with its length."""
+    import io
+    import numpy as np
+    array = (np.arange(3 << 18) % 251).astype(np.float32).reshape(3, -1)         # 3 MB: three chunks
+    run_id = tensors.store().keep("testclient", RunValues({"v1": ("float32", array.shape, 0, array.nbytes)},
+                                                          array.tobytes()))
+    header, values = tensors.npy_parts("testclient", run_id, "v1")
+    kept = tensors.store().array("testclient", run_id, "v1")
+    assert values.readonly and np.shares_memory(np.frombuffer(values, np.uint8), kept)   # a view, not a copy
+    answer = client.get(f"/api/runs/{run_id}/tensors/v1")
+    expected = io.BytesIO()
+    np.save(expected, array, allow_pickle=False)
+    assert answer.status_code == 200 and answer.content == expected.getvalue()
+    assert answer.headers["content-length"] == str(len(expected.getvalue()))
