@@ -14,14 +14,14 @@ import weakref
 import numpy as np
 
 from engine import autograd, hooks
-from engine.nn_context import current_module_path
+from engine.nn_context import _stack as _module_stack     # (the list itself, never rebound: note_where reads it)
 from engine.record import dataflow, gradcheck
 from engine.record.active import current
 from engine.record.summaries import Summaries
 from engine.record.trajectory import Trajectory
 from engine.record.values import MAX_DATA_ELEMENTS, BlockStats, TensorMemo, ValueStore, Written, _raw_stats, dtype_name
 from engine.tensor import Tensor
-from engine.user_code import USER_FILENAME, user_line
+from engine.user_code import USER_FILENAME
 
 MAX_STEPS = 4000
 # A record's steps carry the gradients of at most this many tensors (grad_in and grad_out
@@ -33,9 +33,17 @@ MAX_GRAPH_NODES = 5000         # a larger autograd graph is counted, not drawn
 
 def note_where(node) -> None:
     """hooks.NODE_MADE: note on a new node the user's line and the module running
-    (engine/native/fastops.c's `note_where` is the same in C)."""
-    node._line = user_line()
-    node._module = current_module_path()
+    (engine/native/fastops.c's `note_where` is the same in C). user_line() and
+    current_module_path(), inlined: this runs once per op made in Python."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == USER_FILENAME:
+            node._line = frame.f_lineno
+            break
+        frame = frame.f_back
+    else:
+        node._line = None
+    node._module = (_module_stack[-1] or None) if _module_stack else None
 
 
 @contextlib.contextmanager
@@ -114,20 +122,19 @@ class Recorder:
         names = _tensor_names(caller_frame)
         root_name = names.get(id(root), "tensor")
         builder = DynamicGraphBuilder(root, names, self.values, finished_later=not full)
-        with _gc_paused():
-            builder.snapshot_forward()
         steps: list = []
         # a call written now: the trajectory's statistics of its values and gradients are the
         # record's (computed once per block of memory)
         stats = BlockStats() if full else _raw_stats
-        if full and not self.gradcheck:
-            # its steps' gradients written as the walk makes them, and freed by it
-            with _gc_paused():
+        with _gc_paused():
+            builder.snapshot_forward()
+            if full and not self.gradcheck:
+                # its steps' gradients written as the walk makes them, and freed by it
                 on_step = builder.step_writer(steps, self.step_tensors_left, stats)
-        else:
-            def on_step(node, grad, in_grads):
-                if len(steps) < MAX_STEPS:
-                    steps.append((node, grad, in_grads))
+            else:
+                def on_step(node, grad, in_grads):
+                    if len(steps) < MAX_STEPS:
+                        steps.append((node, grad, in_grads))
         with hooks.subscribed(hooks.BACKWARD_STEP, on_step):
             yield
         builder.snapshot_grads(steps)
@@ -271,7 +278,9 @@ def _tensor_names(frame) -> dict[int, str]:
     names: dict[int, str] = {}
     while frame is not None:
         if frame.f_code.co_filename == USER_FILENAME:
-            for scope in (frame.f_locals, frame.f_globals):
+            local = frame.f_locals
+            # (at module level they are one dict: read once)
+            for scope in ((local,) if local is frame.f_globals else (local, frame.f_globals)):
                 for k, v in list(scope.items()):
                     if isinstance(v, Tensor) and not k.startswith("_"):
                         names.setdefault(id(v), k)
@@ -357,16 +366,17 @@ class DynamicGraphBuilder:
             self.fwd_nodes[-1]["kind"] = "output"
 
     def _source_of(self, t) -> str:
-        if t.grad_fn is not None and id(t.grad_fn) in self.fwd_id:
-            return self.fwd_id[id(t.grad_fn)]
-        key = id(t)
-        if key not in self.fwd_id:
-            fid = f"n{len(self.fwd_id) + 1}"
-            self.fwd_id[key] = fid
-            self.fwd_nodes.append(self._tensor_node(t, fid))
-            if t.requires_grad:
-                self.leaves.append((fid, t))
-        return self.fwd_id[key]
+        fwd_id = self.fwd_id
+        fn = t.grad_fn
+        fid = fwd_id.get(id(fn)) if fn is not None else None
+        if fid is None:
+            fid = fwd_id.get(id(t))
+            if fid is None:
+                fid = fwd_id[id(t)] = f"n{len(fwd_id) + 1}"
+                self.fwd_nodes.append(self._tensor_node(t, fid))
+                if t.requires_grad:
+                    self.leaves.append((fid, t))
+        return fid
 
     def _backward_graph(self) -> None:
         if self.backward_built:        # (a trajectory's iteration may have written its steps already)
@@ -470,8 +480,9 @@ class DynamicGraphBuilder:
     def snapshot_grads(self, steps: list = ()) -> None:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
         the gradient the walk delivered to it."""
-        sent = self._sent_to_leaves(list(steps))
         copy = (lambda a: a.copy()) if self.finished_later else _c_order
+        # (what the walk sent is looked for only when a leaf has no .grad: each call of a loop otherwise)
+        sent = self._sent_to_leaves(list(steps)) if any(t.grad is None for _, t in self.leaves) else {}
         self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
 
     def kept_past_the_walk(self, steps: list) -> list:

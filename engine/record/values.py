@@ -420,9 +420,15 @@ def _in_memory_order(arr: np.ndarray) -> np.ndarray:
     seen in another axis order (a transpose, an attention head's permute). numpy's sums go in that
     order too: astype keeps the layout (order K) and a reduction over every axis walks the copy
     in memory order, as one run. Anything else (a step, a negative stride) comes back as it was."""
-    if any(step <= 0 for step, n in zip(arr.strides, arr.shape) if n > 1):
+    strides, shape = arr.strides, arr.shape
+    if len(shape) == 2:                # (most of them: a weight's .t(); the same answer as below, sooner)
+        (s0, s1), (n0, n1) = strides, shape
+        if (n0 > 1 and s0 <= 0) or (n1 > 1 and s1 <= 0):
+            return arr
+        return arr.transpose((1, 0) if s1 > s0 else (0, 1))
+    if any(step <= 0 for step, n in zip(strides, shape) if n > 1):
         return arr
-    return arr.transpose(sorted(range(arr.ndim), key=lambda axis: -arr.strides[axis]))
+    return arr.transpose(sorted(range(arr.ndim), key=lambda axis: -strides[axis]))
 
 
 def _raw_stats_c(arr: np.ndarray, stats) -> list | None:
