@@ -409,15 +409,16 @@ class custom_vjp:
                 out, res = self.fwd(*arrays, **kwargs)
         finally:
             self._in_fwd -= 1
-        out = to_array(out)
+        out_leaves, out_tree = tree_flatten(out)
+        outs = [to_array(o) for o in out_leaves]
         diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
         per_arg = [tree_flatten(arrays[i])[0] for i in diff]
         tensors = [leaf for leaves in per_arg for leaf in leaves]
 
-        def backward(g):
+        def backward(g_tree):
             with autograd.enable_grad() if _nested() else autograd.no_grad():
                 nondiff = [args[i] for i in self.nondiff_argnums]
-                grads = self.bwd(*nondiff, res, as_array(g))
+                grads = self.bwd(*nondiff, res, g_tree)
             if not isinstance(grads, tuple):
                 raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to the number of "
                                 f"arguments to the primal function, but got bwd output {grads!r}")
@@ -431,7 +432,15 @@ class custom_vjp:
                 got = [None] * len(leaves) if grad_tree is None else tree_flatten(grad_tree)[0]
                 flat += [None if v is None else to_array(v) for v in got]
             return tuple(flat)
-        return _attach(getattr(self.fun, "__name__", "custom_vjp"), tensors, out, backward)
+
+        def backward_of(j):
+            """The output leaf j's backward: bwd of a cotangent that is g there and zero elsewhere (bwd is linear)."""
+            def run(g):
+                cts = [as_array(g) if k == j else jnp.zeros_like(o) for k, o in enumerate(outs)]
+                return backward(tree_unflatten(out_tree, cts))
+            return run
+        name = getattr(self.fun, "__name__", "custom_vjp")
+        return tree_unflatten(out_tree, [_attach(name, tensors, o, backward_of(j)) for j, o in enumerate(outs)])
 
 
 class custom_jvp:
@@ -483,26 +492,33 @@ class custom_jvp:
         if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
         diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
-        arrays = [to_array(args[i]) for i in diff]
+        trees = [tree_map(to_array, args[i]) for i in diff]           # (an argument may be a pytree: a Point)
+        arrays = [leaf for t in trees for leaf in tree_flatten(t)[0]]
         with autograd.no_grad():
-            out = to_array(self.fun(*args, **kwargs))
+            out_leaves, out_tree = tree_flatten(self.fun(*args, **kwargs))
+        outs = [to_array(o) for o in out_leaves]
 
-        def backward(g):
-            with autograd.enable_grad():
-                primals = [Array(a.array) if not _nested() else a for a in arrays]
-                tangents = [set_weak(as_array(Tensor(np.zeros(a.array.shape, a.array.dtype), requires_grad=True)),
-                                     False) for a in arrays]
-                nondiff = [args[i] for i in self.nondiff_argnums]
-                _, t_out = self.jvp_rule(*nondiff, tuple(primals), tuple(tangents)) if nondiff else \
-                    self.jvp_rule(tuple(primals), tuple(tangents))
-                t_out = to_array(t_out)
-                if not t_out._requires_grad:
-                    return tuple(None for _ in arrays)
-                found = run_backward([t_out], [g if _nested() else np.asarray(g.array if isinstance(g, Tensor) else g)],
-                                     retain_graph=_nested(), create_graph=_nested(), inputs=tangents,
-                                     allow_unused=True)
-            return tuple(None if f is None else to_array(f) for f in found)
-        return _attach(getattr(self.fun, "__name__", "custom_jvp"), arrays, out, backward)
+        def backward_of(j):
+            """Output leaf j's backward: the rule's tangent of that leaf, transposed."""
+            def backward(g):
+                with autograd.enable_grad():
+                    primals = [tree_map(lambda a: Array(a.array) if not _nested() else a, t) for t in trees]
+                    tangents = [tree_map(lambda a: set_weak(as_array(Tensor(np.zeros(a.array.shape, a.array.dtype),
+                                                                            requires_grad=True)), False), t)
+                                for t in trees]
+                    nondiff = [args[i] for i in self.nondiff_argnums]
+                    _, t_out = self.jvp_rule(*nondiff, tuple(primals), tuple(tangents)) if nondiff else \
+                        self.jvp_rule(tuple(primals), tuple(tangents))
+                    t_leaf = to_array(tree_flatten(t_out)[0][j])
+                    if not t_leaf._requires_grad:
+                        return tuple(None for _ in arrays)
+                    found = run_backward([t_leaf], [g if _nested() else np.asarray(g.array if isinstance(g, Tensor) else g)],
+                                         retain_graph=_nested(), create_graph=_nested(),
+                                         inputs=[x for t in tangents for x in tree_flatten(t)[0]], allow_unused=True)
+                return tuple(None if f is None else to_array(f) for f in found)
+            return backward
+        name = getattr(self.fun, "__name__", "custom_jvp")
+        return tree_unflatten(out_tree, [_attach(name, arrays, o, backward_of(j)) for j, o in enumerate(outs)])
 
 
 def _tangent_or_zero(interp, x):
