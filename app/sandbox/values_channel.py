@@ -19,6 +19,12 @@ MAX_TENSORS = 20_000          # engine/record/values.py's ValueStore.MAX_TENSORS
 MAX_DIMS = 64                 # numpy's own (NPY_MAXDIMS)
 ID = re.compile(r"v[0-9]{1,6}")
 PAGE = mmap.PAGESIZE
+# Values in place are kept as the server's read-only mapping of the memfd, one of the process's
+# vm.max_map_count (65,530) whatever its size: a run of a few bytes of values held one for the
+# store's time (30 min) and 30 runs a minute per client, so a class's runs could use them all up
+# (and with them every mmap, numpy's large allocations too). Fewer bytes than this are copied,
+# so the store's bound by bytes bounds its mappings too (1 GB: at most 1,024).
+COPY_BELOW = 1 << 20
 DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64"})
 
@@ -82,7 +88,7 @@ def parse(data: bytes | memoryview, max_bytes: int, in_place: bytes | memoryview
         if offset > min(len(in_place), max_bytes):
             raise Malformed(f"its index counts {offset} bytes, and {min(len(in_place), max_bytes)} were written")
         blob = memoryview(in_place)[:offset]
-        if resident > offset + PAGE:
+        if resident > offset + PAGE or offset < COPY_BELOW:
             # pages written past the values would be kept with them, unaccounted by the store's
             # bound: keep a copy of the values alone (the mapping, and its pages, then go)
             blob = bytes(blob)

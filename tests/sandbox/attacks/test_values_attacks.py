@@ -135,3 +135,25 @@ sock.sendmsg([struct.pack("!I", 2) + b"{}"], [(1, 1, fds_sent.tobytes())])   # S
 print("sent")
 ''')
     assert record["ok"] is True and record["stdout"] == "sent\n", record
+
+
+def test_small_values_in_place_hold_no_mapping():
+    """Each kept run's values in place were a mapping of the server's (one of vm.max_map_count's
+    65,530) however few their bytes: a class's runs at 30 a minute for the store's 30 minutes could
+    use them all, and every mmap of the server's after them. Values under COPY_BELOW are copied (the
+    mapping goes), so the store's bound by bytes bounds its mappings; larger ones stay mapped."""
+    import json as json_
+    import mmap
+    import struct
+
+    from app.sandbox import values_channel
+
+    def parse(nbytes):
+        memfd = mmap.mmap(-1, 4 << 20)
+        memfd[:nbytes] = b"\x07" * nbytes
+        index = json_.dumps([{"id": "v1", "dtype": "uint8", "shape": [nbytes], "nbytes": nbytes}]).encode()
+        return values_channel.parse(struct.pack("!I", len(index)) + index, 4 << 20, memoryview(memfd), nbytes)
+
+    small, large = parse(100), parse(values_channel.COPY_BELOW)
+    assert isinstance(small.blob, bytes) and small.array("v1").tolist() == [7] * 100
+    assert isinstance(large.blob, memoryview) and large.array("v1")[-1] == 7
