@@ -402,3 +402,29 @@ def test_a_dataset_loop_that_writes_a_tensor_array_unrolls_and_serves_that_datas
     assert collect(data).numpy().tolist() == [2.0, 4.0, 6.0]
     assert collect(tf.data.Dataset.from_tensor_slices(tf.constant([5., 6., 7.]))).numpy().tolist() == [10., 12., 14.]
     assert collect.experimental_get_tracing_count() == 2
+
+
+def test_a_dataset_element_of_another_shape_than_the_traced_one_is_refused_by_name():
+    # (Dagscope's graphs have fixed shapes: a last, smaller batch cannot run through a loop traced for the first)
+    @tf.function
+    def total(dataset):
+        s = tf.constant(0.)
+        for x in dataset:
+            s += tf.reduce_sum(x)
+        return s
+
+    assert float(total(tf.data.Dataset.from_tensor_slices(tf.ones([4, 3])).batch(2))) == 12.0
+    with pytest.raises(ValueError, match=r"float32\[1, 3\] reached a loop compiled for float32\[2, 3\].*drop_remainder"):
+        total(tf.data.Dataset.from_tensor_slices(tf.ones([5, 3])).batch(2))
+
+
+def test_a_py_function_that_raises_inside_a_graph_raises_at_the_call():
+    def fails(x):
+        raise RuntimeError("from the program's function")
+
+    @tf.function
+    def f(x):
+        return tf.py_function(fails, [x], Tout=tf.float32) + 1
+
+    with pytest.raises(RuntimeError, match="from the program's function"):
+        f(tf.constant(1.0))
