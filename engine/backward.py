@@ -188,6 +188,17 @@ def _walk(roots, grads, retain_graph, create_graph, inputs, allow_unused):
 def _reduce_to_inputs(builder, node, in_grads) -> tuple:
     """Undo broadcasting: each input's gradient is summed down to that input's shape."""
     out = list(in_grads)
+    if isinstance(node, Node):           # (its input_shapes and edges, read without building tuples: once per step)
+        for i, (g, t, nxt) in enumerate(zip(in_grads, node.saved, node.edges)):
+            if g is None:
+                continue
+            if nxt is None:
+                out[i] = None
+            else:
+                shape = t.array.shape
+                if g.shape != shape and tuple(g.shape) != tuple(shape):
+                    out[i] = builder.sum_to_size(g, shape=tuple(shape))
+        return out
     for i, (g, shape, nxt) in enumerate(zip(in_grads, node.input_shapes, _edges(node))):
         if g is None:
             continue

@@ -344,11 +344,14 @@ class DynamicGraphBuilder:
             self.order, self.total_nodes = [], len(order)
             return
         names, fwd_id, fwd_nodes, fwd_edges = self.names.get, self.fwd_id, self.fwd_nodes, self.fwd_edges
+        source_of = self._source_of
         for node in order:
             fid = f"n{len(fwd_id) + 1}"
             fwd_id[id(node)] = fid
             for t in node.saved:
-                fwd_edges.append((self._source_of(t), fid, t.array.shape))
+                fn = t.grad_fn          # (_source_of's common case, inlined: an op's output seen already)
+                src = fwd_id.get(id(fn)) if fn is not None else None
+                fwd_edges.append((src if src is not None else source_of(t), fid, t.array.shape))
             out = node.out_ref()
             fwd_nodes.append((fid, node.op, node.name, node.out_data, node.module, node.line,
                               names(id(out)) if out is not None else None))
@@ -603,15 +606,24 @@ def _topo_nodes(root) -> list:
     if root is None or isinstance(root, autograd.AccumulateGrad):
         return []
     order, seen = [], {id(root)}
-    stack = [(root, iter(root.next_functions))]
+    stack = [(root, iter(_next_nodes(root)))]
+    accumulate = autograd.AccumulateGrad
     while stack:
         node, it = stack[-1]
-        for nxt, _ in it:
-            if nxt is not None and not isinstance(nxt, autograd.AccumulateGrad) and id(nxt) not in seen:
+        for nxt in it:
+            if nxt is not None and id(nxt) not in seen and not isinstance(nxt, accumulate):
                 seen.add(id(nxt))
-                stack.append((nxt, iter(nxt.next_functions)))
+                stack.append((nxt, iter(_next_nodes(nxt))))
                 break
         else:
             stack.pop()
             order.append(node)
     return order
+
+
+def _next_nodes(node) -> tuple:
+    """The nodes of node.next_functions, in order: an op Node's `edges` as they are (next_functions
+    pairs each with a 0, in a new tuple per call: a loop snapshots its graph at every call)."""
+    if isinstance(node, autograd.Node):
+        return node.edges
+    return tuple([nxt for nxt, _ in node.next_functions])
