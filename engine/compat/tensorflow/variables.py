@@ -82,7 +82,11 @@ class Variable(TensorOperators):
     def _dagscope_leaves(self) -> list[EagerTensor]:
         """Every leaf this variable has had that something still references (for gradients)."""
         self._previous = [r for r in self._previous if r() is not None]
-        return [self._leaf] + [r() for r in self._previous]
+        leaves = [self._leaf] + [r() for r in self._previous]
+        tracing = context.state().tracing
+        if tracing is not None and id(self) in tracing.assigned:    # its value in the trace now (a loop's, say)
+            leaves.insert(0, tracing.assigned[id(self)][1])
+        return leaves
 
     def value(self) -> EagerTensor:
         return self._dagscope_value()
