@@ -403,7 +403,7 @@ class DynamicGraphBuilder:
                                    "module": t._module, "line": None, "forward_node": fid,
                                    "rule": "leaf.grad += grad", "value": None, "grad": None})
         for node in self.order:
-            for (nxt, _), t in zip(node.next_functions, node.saved):
+            for nxt, t in zip(_next_nodes(node), node.saved):
                 if nxt is not None and id(nxt) in self.bwd_id:
                     self.bwd_edges.append({"src": self.bwd_id[id(node)], "dst": self.bwd_id[id(nxt)],
                                            "shape": list(t.array.shape)})
@@ -553,6 +553,7 @@ class DynamicGraphBuilder:
         first step left without them (None when all fit)."""
         self._backward_graph()
         step_json = []
+        bwd_id = self.bwd_id
         left, bare = step_tensors, None       # bare: the first step without its gradients
         for node, grad, in_grads in steps:
             bid = self.bwd_id.get(id(node))
@@ -568,7 +569,9 @@ class DynamicGraphBuilder:
                 "index": len(step_json), "node": bid, "forward_node": self._forward_of(node),
                 "op": node.name, "rule": getattr(getattr(node, "op", None), "rule", "leaf.grad += grad"),
                 "grad_in": grad_in, "grad_out": grad_out,
-                "targets": [self.bwd_id.get(id(nxt)) for nxt, _ in getattr(node, "next_functions", ())]})
+                "targets": [bwd_id.get(id(nxt)) for nxt in
+                            (node.edges if isinstance(node, autograd.Node) else
+                             [nxt for nxt, _ in getattr(node, "next_functions", ())])]})
         return step_json, step_tensors - left, bare
 
     def _forward_of(self, node) -> str | None:
