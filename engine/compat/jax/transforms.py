@@ -378,6 +378,11 @@ def _attach(name: str, args: list, out: Array, backward) -> Array:
     ctx = FunctionCtx(tuple(isinstance(a, Tensor) and a._requires_grad for a in args))
     fresh = Tensor(out.array)
     attach_custom_node(cls, ctx, tuple(args), fresh)
+    trace = tracing.active()
+    if trace is not None and id(out) in trace.values:
+        # inside a trace the fresh tensor is the value the rule's forward computed there, not a new input
+        # (it would be read as one, with this call's value: a vmap's first example, a jit's first call)
+        trace.bind(fresh, trace.values[id(out)])
     return set_weak(as_array(fresh), is_weak(out))
 
 

@@ -45,3 +45,8 @@ def gun(pt):
   dct = g(pt)
   return dct['a'] + dct['b'][0] * dct['b'][1]
 print(grad(gun)(pt), jax.jit(grad(gun))(pt))
+# inside a trace a rule's output is the value its forward computed there (not an input read with the first call's value)
+print(jax.vmap(grad(gun))(Point(jnp.arange(3.), jnp.ones(3))))
+jg = jax.jit(grad(gun))
+print(jg(Point(1., 2.)), jg(Point(0.5, -1.)))
+print(jax.vmap(grad(fun))(Point(jnp.arange(3.), jnp.ones(3))))
