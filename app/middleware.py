@@ -34,7 +34,8 @@ def client_address(scope) -> str:
 class AccessToken:
     """With DAGSCOPE_ACCESS_TOKEN set, every route but /healthz and /static needs the token:
     `?token=...` once (it is then kept in a cookie), the cookie, or `Authorization: Bearer ...`;
-    or, for one page once, a ticket (`?ticket=`: app/services/embed_tickets.py) that sets the cookie."""
+    or, for one page once, a ticket (`?ticket=`: app/services/embed_tickets.py) that sets a session
+    cookie which is not the token (embed_tickets.session)."""
 
     def __init__(self, app):
         self.app = app
@@ -49,7 +50,8 @@ class AccessToken:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         candidates = [given_in_query, headers.get("authorization", "").removeprefix("Bearer ").strip(),
                       _cookie(headers.get("cookie", ""), TOKEN_COOKIE)]
-        valid = any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates)
+        valid = (any(c and hmac.compare_digest(c.encode(), token.encode()) for c in candidates)
+                 or embed_tickets.session_valid(candidates[2], token))
         if not valid and scope["method"] == "GET" and embed_tickets.redeem(query.get("ticket", [""])[0], token,
                                                                            scope["path"]):
             # an embedded page's one-time ticket (app/services/embed_tickets.py): in, and the cookie set
@@ -60,9 +62,11 @@ class AccessToken:
         if not given_in_query:
             return await self.app(scope, receive, send)
 
+        kept = embed_tickets.session(token) if given_in_query == "ticket" else token
+
         async def send_with_cookie(message):
             if message["type"] == "http.response.start":
-                cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+                cookie = f"{TOKEN_COOKIE}={kept}; Path=/; HttpOnly; SameSite=Strict"
                 message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())]}
             await send(message)
         return await self.app(scope, receive, send_with_cookie)

@@ -4,8 +4,10 @@ With an access token, the notebook's <iframe> must get in without the token in i
 address is kept in the browser's history, the notebook's saved output and servers' logs. The
 helper, which holds the token, asks for a ticket (POST /api/embed-tickets, the token as its
 Bearer) naming the one page it opens (`/s/<id>`); the frame's address carries the ticket, which
-opens that page once, within TICKET_TTL_S, and is then worth nothing (the page keeps the usual
-session cookie, as `?token=` gives it).
+opens that page once, within TICKET_TTL_S, and is then worth nothing. The page it opens keeps a
+session cookie that is not the token (`session`: an expiry and its MAC under the token, good for
+SESSION_TTL_S), so a leaked ticket redeemed by someone else gives them a class's worth of access,
+never the token itself (nothing they hold can be turned into a `?token=` link or outlive a new token).
 
 A ticket is `<expiry>.<nonce>.<mac>`: the MAC (HMAC-SHA256 under the access token) binds the path
 and the expiry, so any replica sharing the token can check it without a shared store. Single use
@@ -26,13 +28,19 @@ import time
 TICKET_TTL_S = 120             # the cell's output is shown at once (the frame loads eagerly with a ticket)
 PATH = re.compile(r"/s/[A-Za-z0-9_-]{4,32}")
 TICKET = re.compile(r"(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})")
+SESSION_TTL_S = 12 * 3600      # a school day: the embedded page's later reads and writes
+SESSION = re.compile(r"s\.(\d{1,12})\.([A-Za-z0-9_-]{43})")
 
 _used: dict[str, float] = {}   # nonce -> expiry
 _lock = threading.Lock()
 
 
 def _mac(token: str, path: str, expiry: int, nonce: str) -> str:
-    digest = hmac.new(token.encode(), f"embed-ticket|{path}|{expiry}|{nonce}".encode(), hashlib.sha256).digest()
+    return _hmac(token, f"embed-ticket|{path}|{expiry}|{nonce}")
+
+
+def _hmac(token: str, message: str) -> str:
+    digest = hmac.new(token.encode(), message.encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
@@ -63,3 +71,19 @@ def redeem(ticket: str, token: str, path: str, now: float | None = None) -> bool
             return False
         _used[nonce] = expiry
     return True
+
+
+def session(token: str, now: float | None = None) -> str:
+    """The cookie a redeemed ticket sets: `s.<expiry>.<mac>`, valid until its expiry under `token`."""
+    expiry = int((time.time() if now is None else now) + SESSION_TTL_S)
+    return f"s.{expiry}.{_hmac(token, f'embed-session|{expiry}')}"
+
+
+def session_valid(value: str, token: str, now: float | None = None) -> bool:
+    found = SESSION.fullmatch(value or "")
+    if not found or not token:
+        return False
+    expiry, now = int(found.group(1)), time.time() if now is None else now
+    if expiry < now or expiry > now + SESSION_TTL_S + 5:
+        return False
+    return hmac.compare_digest(found.group(2), _hmac(token, f"embed-session|{expiry}"))

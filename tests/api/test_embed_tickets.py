@@ -34,8 +34,12 @@ def test_a_ticket_opens_its_page_once_and_sets_the_session(token_client):
     assert r.status_code == 201 and TOKEN not in r.text and r.json()["expires_in"] == embed_tickets.TICKET_TTL_S
     ticket = r.json()["ticket"]
     page = client.get(f"/s/{snippet}?embed=1&ticket={ticket}")
-    assert page.status_code == 200 and "dagscope_token=" in page.headers["set-cookie"]
+    assert page.status_code == 200 and "dagscope_token=s." in page.headers["set-cookie"]
+    assert TOKEN not in page.headers["set-cookie"]                     # a session, never the token itself
     assert client.post("/api/run", json={"code": "print(5)"}).json()["stdout"] == "5\n"      # the session it set
+    session = client.cookies.get("dagscope_token")
+    client.cookies.clear()
+    assert client.get(f"/s/{snippet}?token={session}").status_code == 401   # not a token: no `?token=` link
     client.cookies.clear()
     assert client.get(f"/s/{snippet}?embed=1&ticket={ticket}").status_code == 401            # spent
 
@@ -63,3 +67,16 @@ def test_an_expired_ticket_or_another_servers_is_refused():
 
 def test_without_a_token_there_is_no_ticket_to_get(client):
     assert client.post("/api/embed-tickets", json={"path": "/s/abcd1234"}).status_code == 409
+
+
+def test_a_session_is_good_until_its_expiry_and_only_under_its_token():
+    now = 1_000_000.0
+    cookie = embed_tickets.session(TOKEN, now=now)
+    assert embed_tickets.session_valid(cookie, TOKEN, now=now + embed_tickets.SESSION_TTL_S - 1)
+    assert not embed_tickets.session_valid(cookie, TOKEN, now=now + embed_tickets.SESSION_TTL_S + 1)   # expired
+    assert not embed_tickets.session_valid(cookie, "another-token", now=now)      # a new token ends every session
+    expiry = int(now + embed_tickets.SESSION_TTL_S)
+    assert not embed_tickets.session_valid(cookie.replace(str(expiry), str(expiry + 3600)), TOKEN, now=now)   # forged
+    far = embed_tickets.session(TOKEN, now=now + 10 * embed_tickets.SESSION_TTL_S)
+    assert not embed_tickets.session_valid(far, TOKEN, now=now)                   # too far ahead to have been issued
+    assert not embed_tickets.session_valid("s.1.x", TOKEN, now=now) and not embed_tickets.session_valid("", TOKEN)
