@@ -1,5 +1,5 @@
 """Ops whose point is an effect outside the values: `print` (TensorFlow's tf.print inside a
-tf.function) and `debug_print` (jax.debug.print inside a jax.jit). Its value is a token; it prints nothing itself. A facade that runs a graph op by op
+tf.function), `debug_print` and `debug_callback` (jax.debug.print / jax.debug.callback inside a jax.jit). Its value is a token; it prints nothing itself. A facade that runs a graph op by op
 (engine.capture.common.run_eager, as a tf.function call does) subscribes to engine.hooks.OP_APPLIED
 and writes the inputs each time the node runs — every iteration of a loop, only the branch taken —
 as TensorFlow's PrintV2 does. Evaluating the graph for the run record prints nothing."""
@@ -31,6 +31,19 @@ register(OpDef(
     "debug_print", NN, _debug_print_forward, lambda *specs, **attrs: Spec((), np.dtype(np.bool_)), None, "",
     "print fmt formatted with the inputs", "no gradient: printing has no value to differentiate",
     differentiable=False, attrs=("fmt", "names"), saves=(), extra={"impure": True}))
+
+
+def _debug_callback_forward(*inputs, callback=None):
+    return np.asarray(True)
+
+
+# jax.debug.callback: `callback(arrays)` is the facade's, which rebuilds the program's arguments (its
+# static ones kept beside) and calls the program's function; engine/compat/jax/debug.py calls it when
+# the node runs, as it writes a debug_print.
+register(OpDef(
+    "debug_callback", NN, _debug_callback_forward, lambda *specs, **attrs: Spec((), np.dtype(np.bool_)), None, "",
+    "call a Python function on the inputs", "no gradient: a debug callback has no value to differentiate",
+    differentiable=False, attrs=("callback",), saves=(), extra={"impure": True}))
 
 
 def _py_function_forward(*inputs, function=None, index=0, shape=(), dtype="float32"):

@@ -180,6 +180,7 @@ CASES: dict[str, list[Case]] = {
     "print": [Case([rnd(2, 3), rnd()], attrs={"template": ("x =", 0, "and", 1), "sep": " ", "end": "\n",
                                                "summarize": 3, "stream": "stderr"})],
     "debug_print": [Case([rnd(2, 3), rnd()], attrs={"fmt": "x = {} and {y}", "names": (0, "y")})],
+    "debug_callback": [Case([rnd(2, 3), rnd()], attrs={"callback": lambda arrays: None})],
     # the iterator ops on a stand-in dataset of two elements (engine/ops/effects.py's protocol)
     "iterator_start": [Case([_held(_Iterable([[1.0, 2.0], [3.0, 4.0]]))])],
     "iterator_next": [Case([_held(_Iterable([[1.0, 2.0]]).iterate())])],

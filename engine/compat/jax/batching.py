@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.capture import trail
 from engine.compat.jax import numpy as jnp
-from engine.compat.jax import tracing
+from engine.compat.jax import debug, tracing
 from engine.compat.jax.array import Array, as_array, is_weak, set_weak, to_array, weak_types
 from engine.compat.jax.jaxpr import NUMPY_INTS, RANK_LIFT, format_jaxpr
 from engine.compat.jax.tree_util import _flatten_up_to, tree_flatten, tree_structure, tree_unflatten
@@ -92,6 +92,15 @@ def _per_example_node(node, args, size):
 
 
 # ---- rules ----------------------------------------------------------------------------------------
+
+@rule("debug_print", "debug_callback")
+def _debug_effect(node, args, size):
+    """JAX's rule for its debug callbacks: the batch unrolled, one print or call per example, in order
+    (their tokens are no value: the first stands for all)."""
+    tokens = [apply(node.op, *(t if d is None else apply("select", t, dim=d, index=i) for t, d in args),
+                    **node.attrs) for i in range(size)]
+    return tokens[0], None
+
 
 def _elementwise(node, args, size):
     """JAX's broadcast_batcher: operands of one shape batched along one dim run as they are; otherwise
@@ -519,8 +528,13 @@ def batched_function(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                   for vid, i in holders.items()}
         out_specs = _out_axes(out_tree, len(out_weak), out_axes)
 
+        # run now (no trace around it), its jax.debug.print / callback nodes print or call as they run,
+        # once per example (_debug_effect); inside a jit they are the jit's nodes, run when it runs
+        writing = debug.writing(graph)
+
         def batched():
-            results = batch_graph(graph, inputs, n, trace.shown_as)
+            with writing:
+                results = batch_graph(graph, inputs, n, trace.shown_as)
             return [set_weak(as_array(_to_out_axis(t, d, ax, n)), weak)
                     for (t, d), ax, weak in zip(results, out_specs, out_weak)]
         if shown and len(recorded) < MAX_RECORDED and trail.recording() and tracing.active() is None and \

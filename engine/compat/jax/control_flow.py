@@ -22,7 +22,7 @@ from engine.autodiff import inline, vjp_graph
 from engine.autograd_function import FunctionCtx, attach_custom_node
 from engine.capture.common import run_eager
 from engine.compat.jax import numpy as jnp
-from engine.compat.jax import forward, tracing
+from engine.compat.jax import debug, forward, tracing
 from engine.compat.jax.array import Array, as_array, default_int, is_weak, note_nested_weak, promote, set_weak, \
     to_array, weak_types
 from engine.compat.jax.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -159,7 +159,8 @@ def _branches(index: Array, funs: list, operands: tuple, name: str):
         outs = _traced_cond(outer, index, [b.graph for b in staged], inputs, taken, operands, name == "switch")
     else:
         taken = int(np.clip(int(Tensor.item(index)), 0, len(funs) - 1))
-        outs = run_eager(staged[taken].graph, inputs)
+        with debug.writing(staged[taken].graph):
+            outs = run_eager(staged[taken].graph, inputs)
     weak = staged[0].weak()
     return tree_unflatten(staged[0].out_tree, [set_weak(as_array(o), w) for o, w in zip(outs, weak)])
 
@@ -363,8 +364,9 @@ def while_loop(cond_fun, body_fun, init_val):
 
 def _loop(test_graph, body_graph, init: list, captured: list) -> list:
     carried = list(init)
-    while truth(run_eager(test_graph, carried + captured)[0].array):
-        carried = run_eager(body_graph, carried + captured)
+    with debug.writing(test_graph), debug.writing(body_graph):
+        while truth(run_eager(test_graph, carried + captured)[0].array):
+            carried = run_eager(body_graph, carried + captured)
     return carried
 
 
@@ -409,10 +411,11 @@ def _steps(graph, init: list, xs: list, captured: list, n: int, nc: int, ny: int
     """A scan's body run op by op over its n steps (backwards when `reverse`): the last carry, and
     each output stacked over the steps in the order of xs."""
     carry, ys = list(init), []
-    for k in (range(n - 1, -1, -1) if reverse else range(n)):
-        res = run_eager(graph, carry + [x[k] for x in xs] + captured)
-        carry, y = res[:nc], res[nc:]
-        ys.append(y)
+    with debug.writing(graph):
+        for k in (range(n - 1, -1, -1) if reverse else range(n)):
+            res = run_eager(graph, carry + [x[k] for x in xs] + captured)
+            carry, y = res[:nc], res[nc:]
+            ys.append(y)
     if reverse:
         ys.reverse()
     return carry, [jnp.stack([to_array(step[j]) for step in ys]) for j in range(ny)]

@@ -392,6 +392,10 @@ class _Printer:
                                                       _literal(np.asarray(attrs["max"], out.dtype))])
         elif op == "debug_print":
             self.emit("", "debug_print", _debug_print_params(attrs["fmt"], attrs["names"]), args)
+        elif op == "debug_callback":       # (JAX masks the callback's address when it prints it)
+            self.emit("", "debug_callback", [("callback", "<function debug_callback.<locals>._debug_callback."
+                                                          "<locals>._flat_callback at 0xXXXXXXXXXXXX>"),
+                                             ("effect", "Debug"), ("partitioned", False)], args)
         elif op == "flip":
             dims = tuple(sorted(d % ins[0].ndim for d in attrs["dims"]))
             self.emit(self.define(out), "rev", [("dimensions", _tuple(dims))], args)

@@ -2,7 +2,8 @@
 node with no children) and registered classes; everything else is a leaf."""
 from __future__ import annotations
 
-from collections import namedtuple  # noqa: F401  (namedtuples are pytrees: checked by `_fields`)
+import collections
+from collections import namedtuple
 
 from engine.compat.jax._surface import unsupported_names
 
@@ -166,7 +167,13 @@ def tree_all(tree) -> bool:
     return all(tree_leaves(tree))
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None) -> None:
+_BUILT_IN = (tuple, list, dict, type(None))
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None,
+                         _kind: str = "") -> None:
+    if nodetype in _REGISTRY or nodetype in _BUILT_IN:
+        raise ValueError(f"Duplicate custom {_kind}PyTreeDef type registration for {nodetype}.")
     _REGISTRY[nodetype] = (flatten_func, unflatten_func)
     if flatten_with_keys_func is not None:
         _WITH_KEYS[nodetype] = flatten_with_keys_func
@@ -174,6 +181,68 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
 
 def register_pytree_node_class(cls):
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None) -> None:
+    """A node whose children have keys (the paths tree_flatten_with_path shows)."""
+    if flatten_func is None:
+        def flatten_func(x):
+            keyed, aux = flatten_with_keys(x)
+            return [c for _, c in keyed], aux
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+
+
+def register_pytree_with_keys_class(cls):
+    flatten = (lambda x: x.tree_flatten()) if hasattr(cls, "tree_flatten") else None
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten, flatten)
+    return cls
+
+
+def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+    """A dataclass (or a class built like one) as a node: `data_fields` its children, `meta_fields`
+    its aux data (static under jit: part of the treedef), rebuilt by calling the class with both as
+    keywords. Without the field lists, a dataclass's fields are data unless their metadata says
+    static=True. JAX's checks and messages (jax/_src/tree_util.py, 0.10)."""
+    import dataclasses     # (only here: the rest of the module needs no dataclasses)
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError("register_dataclass: data_fields and meta_fields must both be specified"
+                            f" when either is specified. Got {data_fields=} {meta_fields=}.")
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError("register_dataclass: data_fields and meta_fields are required when"
+                            f" nodetype is not a dataclass. Got {nodetype=}.")
+        data_fields = [f.name for f in dataclasses.fields(nodetype) if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in dataclasses.fields(nodetype) if f.metadata.get("static", False)]
+    meta_fields, data_fields = tuple(meta_fields), tuple(data_fields)   # later changes to the lists do not count
+    if dataclasses.is_dataclass(nodetype):
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        init_fields.difference_update(drop_fields)
+        if {*meta_fields, *data_fields} != init_fields:
+            msg = "data_fields and meta_fields must include all dataclass fields with ``init=True`` and only them."
+            if missing := init_fields - {*meta_fields, *data_fields}:
+                msg += f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
+            if unexpected := {*meta_fields, *data_fields} - init_fields:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}.")
+
+    def flatten(x):
+        return tuple(getattr(x, n) for n in data_fields), tuple(getattr(x, n) for n in meta_fields)
+
+    def flatten_with_keys(x):
+        return [(GetAttrKey(n), getattr(x, n)) for n in data_fields], tuple(getattr(x, n) for n in meta_fields)
+
+    def unflatten(meta, data):
+        return nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, data)))
+    register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys, _kind="dataclass ")
+    return nodetype
+
+
+def register_static(cls):
+    """A class whose instances are pytrees with no leaves: the instance itself is the aux data."""
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, _: aux)
     return cls
 
 
@@ -266,6 +335,15 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
     if outer_treedef.num_leaves * inner_treedef.num_leaves != sum(len(c) for c in columns):
         raise TypeError(f"Mismatch\n{outer_treedef}\n != \n{inner_treedef}")
     return tree_unflatten(inner_treedef, [tree_unflatten(outer_treedef, list(row)) for row in zip(*columns)])
+
+
+# OrderedDict keeps its order, defaultdict sorts its keys and keeps its factory (as JAX registers them)
+register_pytree_with_keys(collections.OrderedDict,
+                          lambda x: (tuple((DictKey(k), x[k]) for k in x), tuple(x)),
+                          lambda keys, values: collections.OrderedDict(zip(keys, values)))
+register_pytree_with_keys(collections.defaultdict,
+                          lambda d: (tuple((DictKey(k), d[k]) for k in sorted(d)), (d.default_factory, tuple(sorted(d)))),
+                          lambda aux, values: collections.defaultdict(aux[0], zip(aux[1], values)))
 
 
 __getattr__ = unsupported_names("jax.tree_util", globals())
