@@ -221,13 +221,13 @@ class TensorMemo:
         hit = self._seen.get(id(array))
         if hit is None or hit[0]() is not array:
             kept = array if type(array) is np.ndarray else np.asarray(array)
-            block = _block(kept) if kept.size > MAX_DATA_ELEMENTS else None
-            layout = None if block is None else (block[1], kept.shape, kept.strides, kept.dtype)
+            address = _block(kept) if kept.size > MAX_DATA_ELEMENTS else None
+            layout = None if address is None else (address, kept.shape, kept.strides, kept.dtype)
             same = self._same_view.get(layout) if layout is not None else None
             if same is not None and same[0]() is not None:
                 written = same[1]
             else:
-                written = self._written(kept, block)
+                written = self._written(kept, address)
                 if layout is not None:
                     self._same_view[layout] = (weakref.ref(_owner(kept)), written)
             hit = (weakref.ref(kept) if kept is array else _alive(array), written)
@@ -262,38 +262,43 @@ class TensorMemo:
         the 134 MB it kept were such repeats), now one summary and one kept copy."""
         if array.size <= MAX_DATA_ELEMENTS:
             return None
-        block = _block(array)
-        return None if block is None else (block[1], array.shape, array.strides, array.dtype)
+        address = _block(array)
+        return None if address is None else (address, array.shape, array.strides, array.dtype)
 
-    def _written(self, array: np.ndarray, block: tuple | None = None) -> dict:
+    def _written(self, array: np.ndarray, address: int | None = None) -> dict:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:
             return tensor_json(array)
-        out = self._summary(array, block)
+        out = self._summary(array, address)
         ref = self._values.add(array, self.reserved)
         self.reserved = 0
         if ref is not None:
             out["values"] = ref
         return out
 
-    def _summary(self, arr: np.ndarray, block: tuple | None = None) -> dict:
+    def _summary(self, arr: np.ndarray, address: int | None = None) -> dict:
         """tensor_json(arr, heatmap=False) of a large tensor, the same numbers bit for bit, with
         its float32 statistics and preview written in digits later, all at once (flush): rounding
-        them tensor by tensor cost more than the statistics of a 20 x 200 tensor."""
-        out: dict = {"shape": list(arr.shape), "dtype": dtype_name(arr.dtype), "data": None, "stats": None}
-        short = arr.dtype.kind == "f" and arr.dtype.itemsize <= 4
-        if arr.size and arr.dtype.kind in "fiub":
-            raw = self._raw_stats_once(arr, block) if block is not None else self._raw_stats_once(arr)
-            if raw is not None and short:
-                out["stats"] = {}
-                self._stats.append((raw, out["stats"]))
-            elif raw is not None:
-                out["stats"] = dict(zip(STATS, raw))
-        first = np.asarray(arr.flat[:PREVIEW_ELEMENTS])
+        them tensor by tensor cost more than the statistics of a 20 x 200 tensor. A float32 or
+        float64 array's statistics and preview come from one C call (BlockStats.summary)."""
+        dtype = arr.dtype
+        out: dict = {"shape": list(arr.shape), "dtype": dtype_name(dtype), "data": None, "stats": None}
+        short = dtype.kind == "f" and dtype.itemsize <= 4
+        if type(arr) is np.ndarray and dtype in _C_DTYPES and _native_summary() is not None:
+            raw, first = self._raw_stats_once.summary(arr, address)     # (first: float64 bytes)
+        else:
+            raw = self._raw_stats_once(arr, address) if arr.size and dtype.kind in "fiub" else None
+            first = np.asarray(arr.flat[:PREVIEW_ELEMENTS])
+            first = first.astype(np.float64).tobytes() if short else first
+        if raw is not None and short:
+            out["stats"] = {}
+            self._stats.append((raw, out["stats"]))
+        elif raw is not None:
+            out["stats"] = dict(zip(STATS, raw))
         if short:
             out["preview"] = []
-            self._previews.setdefault(arr.dtype, []).append((first, out["preview"]))
+            self._previews.setdefault(dtype, []).append((first, out["preview"]))
         else:
-            out["preview"] = _values(first)
+            out["preview"] = _values(np.frombuffer(first, np.float64) if type(first) is bytes else first)
         return out
 
     def flush(self) -> None:
@@ -304,10 +309,11 @@ class TensorMemo:
             for row, (_, stats) in zip(rows, self._stats):
                 stats.update(zip(STATS, row))
         for dtype, pending in self._previews.items():
-            first = np.stack([f for f, _ in pending])
-            x = first.astype(np.float64)
+            # (each row the float64 bytes of a tensor's first values: exact, so == compares the
+            # dtype's values as before)
+            x = np.frombuffer(b"".join([f for f, _ in pending]), np.float64).reshape(len(pending), -1)
             out, short = _digits(x, 9), _digits(x, 7)
-            same = short.astype(dtype) == first
+            same = short.astype(dtype) == x
             out[same] = short[same]
             for row, (_, preview) in zip(_listed(out), pending):
                 preview.extend(row)
@@ -326,8 +332,8 @@ class BlockStats:
         # summarised as it makes them, then freed, and a later one may stand at the same address)
         self._c: dict[tuple, tuple] = {}
 
-    def __call__(self, arr: np.ndarray, block: tuple | None = None) -> list | None:
-        """_raw_stats(arr), once per block of memory on C's path (`block`: _block(arr), when the
+    def __call__(self, arr: np.ndarray, address: int | None = None) -> list | None:
+        """_raw_stats(arr), once per block of memory on C's path (`address`: _block(arr), when the
         caller has it): a tensor that is one block seen
         in another shape or axis order (a weight's .t() at each of an LSTM's 35 steps, a reshape,
         the gradient a view's backward step passes on) has the statistics of the block, which C
@@ -335,35 +341,41 @@ class BlockStats:
         half of an LSTM's and a quarter of nanoGPT's summarised values were such views of another.
         A block holding a value that is not finite goes to numpy's path view by view (its
         finite values are taken in each view's own order)."""
-        stats = _native_stats()
-        if stats is None or type(arr) is not np.ndarray or arr.dtype not in _C_DTYPES:
+        if type(arr) is not np.ndarray or arr.dtype not in _C_DTYPES or _native_summary() is None:
             return _raw_stats(arr)
-        if block is None:
-            block = _block(arr)
-            if block is None:
-                return _raw_stats(arr)     # (a view with gaps: summed from a copy, not remembered by address)
-        block, address = block
-        key = (address, block.nbytes, block.dtype)
+        return self.summary(arr, address, -1)[0]
+
+    def summary(self, arr: np.ndarray, address: int | None = None, first: int = PREVIEW_ELEMENTS) -> tuple:
+        """(_raw_stats(arr) as __call__ gives it, the float64 bytes of arr's first `first` values or
+        None when first < 0) in one C call (fastops' summary), for a float32 or float64 ndarray
+        when _native_summary() is not None."""
+        summary = _native_summary()
+        if address is None:
+            address = _block(arr)
+        if address is None:           # (a view with gaps: summed from a copy, not remembered by address)
+            found, preview = summary(arr, first)
+            return (_raw_stats_numpy(arr) if found is None else _signed_zeros(arr, found)), preview
+        key = (address, arr.nbytes, arr.dtype)
         entry = self._c.get(key)
         if entry is None or entry[0]() is None:
-            entry = self._c[key] = (weakref.ref(_owner(block)), _raw_stats_c(block, stats))
+            found, preview = summary(arr, first)
+            entry = self._c[key] = (weakref.ref(_owner(arr)), None if found is None else _signed_zeros(arr, found))
+        else:
+            preview = summary(arr, first, False)[1] if first >= 0 else None
         found = entry[1]
-        return found if found is not None else _raw_stats_numpy(arr)
+        return (found if found is not None else _raw_stats_numpy(arr)), preview
 
 
 STATS = ("min", "max", "mean", "std")
 
 
-def _block(array: np.ndarray) -> tuple | None:
-    """(array's memory as a C-ordered block, where it starts) when array is one block seen in some
-    axis order (_in_memory_order), else None (a view with gaps, a negative stride, not an
-    ndarray, or engine/native not loaded)."""
+def _block(array: np.ndarray) -> int | None:
+    """Where array's memory starts when array is one block of memory seen in some axis order
+    (_in_memory_order gives it C-ordered), else None (a view with gaps, a negative stride, not an
+    ndarray, or engine/native not loaded): fastops' block, one call."""
     if type(array) is not np.ndarray or _native is None and not _load_native():
         return None
-    block = array if array.flags.c_contiguous else _in_memory_order(array)
-    if not block.flags.c_contiguous:
-        return None
-    return block, _native.address(block)
+    return _native.block(array)
 
 
 _native = None
@@ -390,23 +402,45 @@ def _alive(obj):
 
 def _raw_stats(arr: np.ndarray) -> list | None:
     """tensor_json's statistics before rounding (float64 min, max, mean, std over the finite
-    values). A C-contiguous float32 or float64 array's in engine/native's two C passes (fastops.c's
-    stats: numpy's pairwise sums in numpy's order, so the same bits) when they agree with numpy
-    here (`_native_stats`); any other array's, or one holding a non-finite value, in numpy's."""
+    values). A float32 or float64 array's in engine/native's two C passes (fastops.c's summary:
+    numpy's pairwise sums in numpy's order, so the same bits) when they agree with numpy here
+    (`_native_summary`); any other array's, or one holding a non-finite value, in numpy's."""
+    summary = _native_summary()
+    if summary is not None and type(arr) is np.ndarray and arr.dtype in _C_DTYPES:
+        found = summary(arr, -1)[0]
+        if found is not None:
+            return _signed_zeros(arr, found)
+    return _raw_stats_numpy(arr)
+
+
+def _raw_stats_reference(arr: np.ndarray) -> list | None:
+    """_raw_stats as it was before fastops' summary (the oracle of the tests and of the probe): a
+    C-contiguous float32 or float64 array, or one block in another axis order, by fastops' stats
+    on _in_memory_order(arr); a view with gaps (a slice of columns: an LSTM's gates, attention's
+    q, k, v split), its axes in memory order, by stats on its C-ordered copy, which holds the
+    values in the order numpy's float64 copy does (astype keeps the layout, order K), so C's sums
+    of it are numpy's. A negative or zero stride, or a value not finite: numpy's."""
     stats = _native_stats()
     if stats is not None and type(arr) is np.ndarray and arr.dtype in _C_DTYPES:
         block = arr if arr.flags.c_contiguous else _in_memory_order(arr)
         if not block.flags.c_contiguous and block is not arr:
-            # a view with gaps (a slice of columns: an LSTM's gates, attention's q, k, v split), its
-            # axes in memory order: its C-ordered copy holds the values in the order numpy's float64
-            # copy does (astype keeps the layout, order K), so C's sums of it are numpy's. (A negative
-            # or zero stride came back as it was: numpy's path.)
             block = np.ascontiguousarray(block)
         if block.flags.c_contiguous:
             found = _raw_stats_c(block, stats)
             if found is not None:
                 return found
     return _raw_stats_numpy(arr)
+
+
+def _signed_zeros(arr: np.ndarray, found: tuple) -> tuple:
+    """fastops' summary's statistics with a zero min or max as numpy's float64 min and max of the
+    values in memory order say it (-0.0 or 0.0), as _raw_stats_c does for the block it sums."""
+    low, high, mean, std = found
+    if low == 0 or high == 0:
+        block = _in_memory_order(arr)
+        a = (block if block.flags.c_contiguous else np.ascontiguousarray(block)).astype(np.float64)
+        return float(a.min()), float(a.max()), mean, std
+    return found
 
 
 def _address(block: np.ndarray) -> int:
@@ -503,6 +537,31 @@ def _native_stats():
                 if found is None or np.array(found).tobytes() != np.array(want, dtype=np.float64).tobytes():
                     return None
     return module.stats
+
+
+@functools.lru_cache(maxsize=1)
+def _native_summary():
+    """fastops' summary when its statistics and previews are _raw_stats_reference's and the
+    first values' here (probed once, on first use, in C order, transposed, permuted and gapped
+    layouts of both dtypes, with signed zeros), else None (then _raw_stats_reference's path)."""
+    module = native.loaded()
+    if module is None or _native_stats() is None or not hasattr(module, "summary"):
+        return None
+    rng = np.random.default_rng(17)
+    for values in (rng.normal(0.5, 3.0, (6, 40, 7)), np.where(rng.random((6, 40, 7)) < 0.5, -0.0, 1e-30)):
+        for dtype in _C_DTYPES:
+            x = values.astype(dtype)
+            for view in (x, x.transpose(2, 0, 1), x[:, ::3], x[1:, 2:, ::-1], x.reshape(-1)[5:150].reshape(5, 29)):
+                found, first = module.summary(view, PREVIEW_ELEMENTS)
+                want = _raw_stats_reference(view)
+                if found is not None:
+                    found = _signed_zeros(view, found)
+                if (found is None) != (view.strides[-1] < 0) or found is not None and (
+                        np.array(found).tobytes() != np.array(want, dtype=np.float64).tobytes()):
+                    return None
+                if first != view.reshape(-1)[:PREVIEW_ELEMENTS].astype(np.float64).tobytes():
+                    return None
+    return module.summary
 
 
 def _heatmap(arr: np.ndarray, side: int = HEATMAP_SIDE) -> list:
