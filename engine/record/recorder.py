@@ -119,8 +119,7 @@ class Recorder:
         self.backward_calls += 1
         n = self.backward_calls
         full = n <= self.max_graphs
-        names = _tensor_names(caller_frame)
-        root_name = names.get(id(root), "tensor")
+        names = _TensorNames(caller_frame)
         builder = DynamicGraphBuilder(root, names, self.values, finished_later=not full)
         steps: list = []
         # a call written now: the trajectory's statistics of its values and gradients are the
@@ -144,7 +143,7 @@ class Recorder:
             self.trajectory.observe(builder, root, steps, stats)
         if self.gradcheck and full and root.array.size == 1:
             builder.run_gradcheck(steps)
-        title = f"{root_name}{call} #{n}"
+        title = f"{call} #{n}"                  # (after the root's name, once the names are matched: at finish)
         if full:
             with _gc_paused():
                 graph = self.add_graph(self._finished(builder, title, steps, stats))
@@ -156,7 +155,7 @@ class Recorder:
 
     def _finished(self, builder, title: str, steps: list, stats: BlockStats | None = None) -> dict:
         """builder's graph, its steps' gradients within what is left of the record's budget."""
-        graph = builder.finish(title, steps, self.step_tensors_left, stats)
+        graph = builder.finish(builder.names.get(id(builder.root), "tensor") + title, steps, self.step_tensors_left, stats)
         self.step_tensors_left -= builder.step_tensors
         return graph
 
@@ -273,19 +272,35 @@ def value_read(tensor, kind: str) -> None:
             rec.plain_read = (kind, tensor)
 
 
-def _tensor_names(frame) -> dict[int, str]:
-    """Variable names of the user's tensors (from the calling frames), for readable labels."""
-    names: dict[int, str] = {}
-    while frame is not None:
-        if frame.f_code.co_filename == USER_FILENAME:
-            local = frame.f_locals
-            # (at module level they are one dict: read once)
-            for scope in ((local,) if local is frame.f_globals else (local, frame.f_globals)):
-                for k, v in list(scope.items()):
+class _TensorNames:
+    """Variable names of the user's tensors (from the calling frames), for readable labels: id of a
+    tensor -> its name, as `.get`. The frames' variables are read at the call; which of them are
+    tensors, and their names, only when first asked (at finish: a loop's calls past max_graphs are
+    each thrown away at the next). The variables read are held meanwhile, so an id asked about is
+    still the tensor it was at the call: a builder asks only about tensors alive at the call."""
+    __slots__ = ("scopes", "names")
+
+    def __init__(self, frame):
+        scopes = []
+        while frame is not None:
+            if frame.f_code.co_filename == USER_FILENAME:
+                local = frame.f_locals
+                scopes.append(list(local.items()))
+                if local is not frame.f_globals:    # (at module level they are one dict: read once)
+                    scopes.append(list(frame.f_globals.items()))
+            frame = frame.f_back
+        self.scopes, self.names = scopes, None
+
+    def get(self, key: int, default=None):
+        names = self.names
+        if names is None:
+            names = self.names = {}
+            for scope in self.scopes:
+                for k, v in scope:
                     if isinstance(v, Tensor) and not k.startswith("_"):
                         names.setdefault(id(v), k)
-        frame = frame.f_back
-    return names
+            self.scopes = None
+        return names.get(key, default)
 
 
 class DynamicGraphBuilder:
@@ -316,22 +331,24 @@ class DynamicGraphBuilder:
         self.memo: TensorMemo | None = None    # step_writer's, which finish() goes on with
         self.sent: dict | None = None         # step_writer's: forward id -> the gradient sent to that leaf
         self.held: dict = {}                  # step_writer's: forward id -> the ValueStore's bytes held for its gradient
+        self.grad_copies: dict = {}           # snapshot_grads' copies (a call written later): id(leaf's .grad) -> its copy
+        self.unnamed: list = []               # (a leaf's record, id of the leaf, a scalar?) named at _forward_records
 
     def _tensor_node(self, t, nid: str) -> dict:
         if t.requires_grad:
             kind = "param" if t._name else "input"
         else:
             kind = "const"
-        name = t._name or self.names.get(id(t))
-        if t._is_scalar:
-            label = repr(t.array.item())
-        else:
-            label = name or ("const" if kind == "const" else "leaf")
-        return {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.array.shape),
-                # leaves finished later are copied: an optimizer step will change them in place meanwhile
-                "dtype": dtype_name(t.array.dtype), "module": t._module,
-                "value": (t.array.copy() if self.finished_later else _c_order(t.array)) if t.requires_grad else t.array,
-                "grad": None, "line": None, "name": name}
+        name = t._name
+        label = repr(t.array.item()) if t._is_scalar else name
+        entry = {"id": nid, "op": kind, "label": label, "kind": kind, "shape": list(t.array.shape),
+                 # leaves finished later are copied: an optimizer step will change them in place meanwhile
+                 "dtype": dtype_name(t.array.dtype), "module": t._module,
+                 "value": (t.array.copy() if self.finished_later else _c_order(t.array)) if t.requires_grad else t.array,
+                 "grad": None, "line": None, "name": name}
+        if not name:        # its variable's name, matched at _forward_records (label: or "const" / "leaf")
+            self.unnamed.append((entry, id(t), t._is_scalar))
+        return entry
 
     def snapshot_forward(self) -> None:
         """Forward DAG, taken before backward frees the graph (values as they were). What a node
@@ -343,7 +360,7 @@ class DynamicGraphBuilder:
         if self.too_large:
             self.order, self.total_nodes = [], len(order)
             return
-        names, fwd_id, fwd_nodes, fwd_edges = self.names.get, self.fwd_id, self.fwd_nodes, self.fwd_edges
+        fwd_id, fwd_nodes, fwd_edges = self.fwd_id, self.fwd_nodes, self.fwd_edges
         source_of = self._source_of
         for node in order:
             fid = f"n{len(fwd_id) + 1}"
@@ -353,8 +370,9 @@ class DynamicGraphBuilder:
                 src = fwd_id.get(id(fn)) if fn is not None else None
                 fwd_edges.append((src if src is not None else source_of(t), fid, t.array.shape))
             out = node.out_ref()
+            # (the output's id: its variable's name is matched at _forward_records)
             fwd_nodes.append((fid, node.op, node.name, node.out_data, node.module, node.line,
-                              names(id(out)) if out is not None else None))
+                              id(out) if out is not None else None))
         self.order = order
 
     def _forward_records(self) -> None:
@@ -363,7 +381,14 @@ class DynamicGraphBuilder:
         if self.built:
             return
         self.built = True
-        self.fwd_nodes = [_op_record(*entry) if type(entry) is tuple else entry for entry in self.fwd_nodes]
+        names = self.names.get
+        for entry, tid, is_scalar in self.unnamed:
+            entry["name"] = name = names(tid)
+            if not is_scalar:
+                entry["label"] = name or ("const" if entry["kind"] == "const" else "leaf")
+        self.unnamed = []
+        self.fwd_nodes = [_op_record(*entry[:6], names(entry[6]) if entry[6] is not None else None)
+                          if type(entry) is tuple else entry for entry in self.fwd_nodes]
         self.fwd_edges = [{"src": src, "dst": dst, "shape": list(shape)} for src, dst, shape in self.fwd_edges]
         if self.fwd_nodes:
             self.fwd_nodes[-1]["kind"] = "output"
@@ -483,17 +508,28 @@ class DynamicGraphBuilder:
     def snapshot_grads(self, steps: list = ()) -> None:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
         the gradient the walk delivered to it."""
-        copy = (lambda a: a.copy()) if self.finished_later else _c_order
+        copy = self._grad_copy if self.finished_later else _c_order
         # (what the walk sent is looked for only when a leaf has no .grad: each call of a loop otherwise)
         sent = self._sent_to_leaves(list(steps)) if any(t.grad is None for _, t in self.leaves) else {}
         self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
+
+    def _grad_copy(self, a: np.ndarray) -> np.ndarray:
+        """A leaf's .grad copied for a call written later, kept by the array's id for
+        kept_past_the_walk: the same array standing in the walk's steps is not copied twice
+        (a C-ordered one: `a.copy()` and `np.array(a)` are then the same bytes in the same layout)."""
+        copied = a.copy()
+        if a.flags.c_contiguous:
+            self.grad_copies[id(a)] = copied
+        return copied
 
     def kept_past_the_walk(self, steps: list) -> list:
         """`steps` to be read once the program has gone on: a gradient a leaf's .grad now holds
         (AccumulateGrad kept the array, as PyTorch does: hooks.BACKWARD_STEP) is copied wherever it
         stands, since a later backward adds into .grad in place (clip_grad_norm_ scales it, zero_()
         clears it). The walk's other arrays are the recorder's alone."""
-        copies = {id(t.grad.array): None for _, t in self.leaves if t.grad is not None}
+        # (a C-ordered .grad snapshot_grads copied just now, with no user code run since, is that copy)
+        copies = {id(t.grad.array): self.grad_copies.get(id(t.grad.array)) for _, t in self.leaves if t.grad is not None}
+        self.grad_copies = {}                 # (ids valid only until the program goes on)
         if not copies:
             return steps
 
