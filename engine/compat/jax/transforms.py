@@ -402,7 +402,15 @@ class custom_vjp:
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
-        if forward.carrying(tree_flatten(args)[0]) is not None:
+        interp = forward.carrying(tree_flatten(args)[0])
+        if interp is not None:
+            # JAX runs fwd (its f inside it the primal) before it finds it has no forward-mode rule
+            self._in_fwd += 1
+            try:
+                with interp.suspended(), autograd.no_grad():
+                    self.fwd(*args, **kwargs)
+            finally:
+                self._in_fwd -= 1
             raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
         if self._in_fwd or not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
@@ -457,6 +465,7 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp_rule = None
+        self._in_rule = 0          # the rule running for a reverse-mode differentiation (see __call__)
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp, symbolic_zeros=False):
@@ -494,32 +503,58 @@ class custom_jvp:
         interp = forward.carrying(tree_flatten(args)[0])
         if interp is not None:
             return self._forward(interp, args, kwargs)
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
+        # each differentiation running applies the rule once: a call of f inside the rule (f_jvp returns
+        # f(x), ...) is differentiated by the ones around it only (grad of grad: the rule, inside it the
+        # rule again, inside that f itself), as JAX's levels do
+        if self._in_rule >= max(_LEVEL[0], 1) or \
+                not any(isinstance(a, Tensor) and a._requires_grad for a in tree_flatten(args)[0]):
             return self.fun(*args, **kwargs)
         diff = [i for i in range(len(args)) if i not in self.nondiff_argnums]
         trees = [tree_map(to_array, args[i]) for i in diff]           # (an argument may be a pytree: a Point)
         arrays = [leaf for t in trees for leaf in tree_flatten(t)[0]]
-        with autograd.no_grad():
-            out_leaves, out_tree = tree_flatten(self.fun(*args, **kwargs))
-        outs = [to_array(o) for o in out_leaves]
+        nondiff = [args[i] for i in self.nondiff_argnums]
+
+        def run_rule():
+            """The rule on zero tangents the backward differentiates its tangent output by (linear in them:
+            the vjp of g is the gradient of <tangent_out, g>): (out, tangent out leaves, tangent leaves).
+            Nested in another differentiation or a trace, the primals keep their graph (a second derivative
+            goes through the rule's use of them)."""
+            nested = _nested()
+            primals = [tree_map(lambda a: a if nested else Array(a.array), t) for t in trees]
+            tangents = [tree_map(lambda a: set_weak(as_array(Tensor(np.zeros(a.array.shape, a.array.dtype),
+                                                                    requires_grad=True)), False), t) for t in trees]
+            self._in_rule += 1
+            try:
+                with autograd.enable_grad():
+                    out, t_out = self.jvp_rule(*nondiff, tuple(primals), tuple(tangents))
+            finally:
+                self._in_rule -= 1
+            return out, [to_array(t) for t in tree_flatten(t_out)[0]], [x for t in tangents for x in tree_flatten(t)[0]]
+
+        # JAX's reverse mode is its forward mode transposed: the rule runs once, now, and f itself is not
+        # called (only where the rule calls it). Under a jax.jvp too (forward over reverse: hessian), the
+        # rule runs in each backward instead, where the jvp sees its ops (now it is inside the jvp's
+        # own use of the rule, where its ops carry no tangents), and f gives the value now.
+        ruled = None
+        if tracing.FORWARD:
+            with autograd.no_grad():
+                out = self.fun(*args, **kwargs)
+        else:
+            out, *ruled = run_rule()
+        out_leaves, out_tree = tree_flatten(out)
+        outs = [to_array(o) for o in out_leaves]      # (their values: _attach gives each its node)
 
         def backward_of(j):
             """Output leaf j's backward: the rule's tangent of that leaf, transposed."""
             def backward(g):
+                t_leaves, tangent_leaves = ruled if ruled is not None else run_rule()[1:]
+                t_leaf = t_leaves[j]
+                if not t_leaf._requires_grad:
+                    return tuple(None for _ in arrays)
                 with autograd.enable_grad():
-                    primals = [tree_map(lambda a: Array(a.array) if not _nested() else a, t) for t in trees]
-                    tangents = [tree_map(lambda a: set_weak(as_array(Tensor(np.zeros(a.array.shape, a.array.dtype),
-                                                                            requires_grad=True)), False), t)
-                                for t in trees]
-                    nondiff = [args[i] for i in self.nondiff_argnums]
-                    _, t_out = self.jvp_rule(*nondiff, tuple(primals), tuple(tangents)) if nondiff else \
-                        self.jvp_rule(tuple(primals), tuple(tangents))
-                    t_leaf = to_array(tree_flatten(t_out)[0][j])
-                    if not t_leaf._requires_grad:
-                        return tuple(None for _ in arrays)
                     found = run_backward([t_leaf], [g if _nested() else np.asarray(g.array if isinstance(g, Tensor) else g)],
-                                         retain_graph=_nested(), create_graph=_nested(),
-                                         inputs=[x for t in tangents for x in tree_flatten(t)[0]], allow_unused=True)
+                                         retain_graph=True, create_graph=_nested(), inputs=tangent_leaves,
+                                         allow_unused=True)
                 return tuple(None if f is None else to_array(f) for f in found)
             return backward
         name = getattr(self.fun, "__name__", "custom_jvp")
