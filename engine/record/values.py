@@ -105,6 +105,13 @@ def tensor_json(arr, heatmap: bool = True) -> dict | None:
 
 
 @functools.lru_cache(maxsize=64)
+def _kind(dtype: np.dtype) -> tuple:
+    """(dtype_name, whether its values are written in short digits (float32, float16), whether
+    fastops' summary reads it)."""
+    return dtype_name(dtype), dtype.kind == "f" and dtype.itemsize <= 4, dtype in _C_DTYPES
+
+
+@functools.lru_cache(maxsize=64)
 def dtype_name(dtype: np.dtype) -> str:
     """str(dtype), remembered: numpy builds the name in Python each time (a fifth of a recurrent
     model's record once values were kept apart). A non-native byte order is spelled: '>f4'."""
@@ -199,11 +206,15 @@ class TensorMemo:
         self._seen: dict[int, tuple] = {}          # id(array) -> (weakref to it, its Tensor)
         self._same_view: dict[tuple, tuple] = {}   # _layout -> (weakref to its block's owner, its Tensor)
         self._values = values
-        self._stats: list[tuple] = []          # (raw stats, the dict to fill), float32/16 tensors
+        # float32/16 tensors' raw stats, and the dicts to fill with them (two lists: no tuple per
+        # tensor for the GC to scan)
+        self._stats: list = []
+        self._stats_out: list[dict] = []
         # raw statistics once per block of memory; shared with the trajectory's summaries of the
         # same walk (they are made first, from the same arrays, which the walk keeps alive)
         self._raw_stats_once = stats if stats is not None else BlockStats()
-        self._previews: dict = {}              # dtype -> [(first elements, the list to fill)]
+        self._previews: dict = {}              # dtype -> ([first values' float64 bytes], [the lists to fill])
+        self._summarise = _native_summary()    # fastops' summary, or None
         self.reserved = 0                      # the ValueStore's bytes held for the next array written (ValueStore.add)
 
     def __call__(self, arr) -> dict | None:
@@ -222,14 +233,17 @@ class TensorMemo:
         if hit is None or hit[0]() is not array:
             kept = array if type(array) is np.ndarray else np.asarray(array)
             address = _block(kept) if kept.size > MAX_DATA_ELEMENTS else None
-            layout = None if address is None else (address, kept.shape, kept.strides, kept.dtype)
-            same = self._same_view.get(layout) if layout is not None else None
-            if same is not None and same[0]() is not None:
-                written = same[1]
+            if address is None:
+                written = self._written(kept)
             else:
-                written = self._written(kept, address)
-                if layout is not None:
-                    self._same_view[layout] = (weakref.ref(_owner(kept)), written)
+                layout = (address, kept.shape, kept.strides, kept.dtype)
+                same = self._same_view.get(layout)
+                if same is not None and same[0]() is not None:
+                    written = same[1]
+                else:
+                    owner = weakref.ref(_owner(kept))
+                    written = self._written(kept, address, owner)
+                    self._same_view[layout] = (owner, written)
             hit = (weakref.ref(kept) if kept is array else _alive(array), written)
             self._seen[id(array)] = hit
         return hit[1]
@@ -265,38 +279,43 @@ class TensorMemo:
         address = _block(array)
         return None if address is None else (address, array.shape, array.strides, array.dtype)
 
-    def _written(self, array: np.ndarray, address: int | None = None) -> dict:
+    def _written(self, array: np.ndarray, address: int | None = None, owner=None) -> dict:
         if self._values is None or array.size <= MAX_DATA_ELEMENTS:
             return tensor_json(array)
-        out = self._summary(array, address)
+        out = self._summary(array, address, owner)
         ref = self._values.add(array, self.reserved)
         self.reserved = 0
         if ref is not None:
             out["values"] = ref
         return out
 
-    def _summary(self, arr: np.ndarray, address: int | None = None) -> dict:
+    def _summary(self, arr: np.ndarray, address: int | None = None, owner=None) -> dict:
         """tensor_json(arr, heatmap=False) of a large tensor, the same numbers bit for bit, with
         its float32 statistics and preview written in digits later, all at once (flush): rounding
         them tensor by tensor cost more than the statistics of a 20 x 200 tensor. A float32 or
         float64 array's statistics and preview come from one C call (BlockStats.summary)."""
         dtype = arr.dtype
-        out: dict = {"shape": list(arr.shape), "dtype": dtype_name(dtype), "data": None, "stats": None}
-        short = dtype.kind == "f" and dtype.itemsize <= 4
-        if type(arr) is np.ndarray and dtype in _C_DTYPES and _native_summary() is not None:
-            raw, first = self._raw_stats_once.summary(arr, address)     # (first: float64 bytes)
+        name, short, by_c = _kind(dtype)
+        out: dict = {"shape": list(arr.shape), "dtype": name, "data": None, "stats": None}
+        if by_c and self._summarise is not None and type(arr) is np.ndarray:
+            raw, first = self._raw_stats_once.summary(arr, address, PREVIEW_ELEMENTS, owner)   # (first: float64 bytes)
         else:
             raw = self._raw_stats_once(arr, address) if arr.size and dtype.kind in "fiub" else None
             first = np.asarray(arr.flat[:PREVIEW_ELEMENTS])
             first = first.astype(np.float64).tobytes() if short else first
         if raw is not None and short:
-            out["stats"] = {}
-            self._stats.append((raw, out["stats"]))
+            stats = out["stats"] = {}
+            self._stats.append(raw)
+            self._stats_out.append(stats)
         elif raw is not None:
             out["stats"] = dict(zip(STATS, raw))
         if short:
-            out["preview"] = []
-            self._previews.setdefault(dtype, []).append((first, out["preview"]))
+            pending = self._previews.get(dtype)
+            if pending is None:
+                pending = self._previews[dtype] = ([], [])
+            preview = out["preview"] = []
+            pending[0].append(first)
+            pending[1].append(preview)
         else:
             out["preview"] = _values(np.frombuffer(first, np.float64) if type(first) is bytes else first)
         return out
@@ -305,19 +324,19 @@ class TensorMemo:
         """Write the pending statistics and previews (the dicts and lists handed out are filled
         in place: every place a tensor stands shares them). Call once the graph's tensors are in."""
         if self._stats:
-            rows = _digits(np.array([raw for raw, _ in self._stats]), 9).tolist()
-            for row, (_, stats) in zip(rows, self._stats):
+            rows = _digits(np.array(self._stats), 9).tolist()
+            for row, stats in zip(rows, self._stats_out):
                 stats.update(zip(STATS, row))
-        for dtype, pending in self._previews.items():
+        for dtype, (firsts, previews) in self._previews.items():
             # (each row the float64 bytes of a tensor's first values: exact, so == compares the
             # dtype's values as before)
-            x = np.frombuffer(b"".join([f for f, _ in pending]), np.float64).reshape(len(pending), -1)
+            x = np.frombuffer(b"".join(firsts), np.float64).reshape(len(firsts), -1)
             out, short = _digits(x, 9), _digits(x, 7)
             same = short.astype(dtype) == x
             out[same] = short[same]
-            for row, (_, preview) in zip(_listed(out), pending):
+            for row, preview in zip(_listed(out), previews):
                 preview.extend(row)
-        self._stats, self._previews = [], {}
+        self._stats, self._stats_out, self._previews = [], [], {}
 
 
 class BlockStats:
@@ -345,10 +364,12 @@ class BlockStats:
             return _raw_stats(arr)
         return self.summary(arr, address, -1)[0]
 
-    def summary(self, arr: np.ndarray, address: int | None = None, first: int = PREVIEW_ELEMENTS) -> tuple:
+    def summary(self, arr: np.ndarray, address: int | None = None, first: int = PREVIEW_ELEMENTS,
+                owner=None) -> tuple:
         """(_raw_stats(arr) as __call__ gives it, the float64 bytes of arr's first `first` values or
         None when first < 0) in one C call (fastops' summary), for a float32 or float64 ndarray
-        when _native_summary() is not None."""
+        when _native_summary() is not None. `owner`: a weak reference to _owner(arr), when the
+        caller has one."""
         summary = _native_summary()
         if address is None:
             address = _block(arr)
@@ -359,7 +380,9 @@ class BlockStats:
         entry = self._c.get(key)
         if entry is None or entry[0]() is None:
             found, preview = summary(arr, first)
-            entry = self._c[key] = (weakref.ref(_owner(arr)), None if found is None else _signed_zeros(arr, found))
+            if found is not None and (found[0] == 0 or found[1] == 0):
+                found = _signed_zeros(arr, found)
+            entry = self._c[key] = (owner or weakref.ref(_owner(arr)), found)
         else:
             preview = summary(arr, first, False)[1] if first >= 0 else None
         found = entry[1]
