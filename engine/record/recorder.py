@@ -526,12 +526,22 @@ class DynamicGraphBuilder:
         """`steps` to be read once the program has gone on: a gradient a leaf's .grad now holds
         (AccumulateGrad kept the array, as PyTorch does: hooks.BACKWARD_STEP) is copied wherever it
         stands, since a later backward adds into .grad in place (clip_grad_norm_ scales it, zero_()
-        clears it). The walk's other arrays are the recorder's alone."""
-        # (a C-ordered .grad snapshot_grads copied just now, with no user code run since, is that copy)
-        copies = {id(t.grad.array): self.grad_copies.get(id(t.grad.array)) for _, t in self.leaves if t.grad is not None}
-        self.grad_copies = {}                 # (ids valid only until the program goes on)
-        if not copies:
+        clears it). The walk's other arrays are the recorder's alone.
+        When each such gradient is a C-ordered one snapshot_grads copied just now (a call written
+        later), the list is not rebuilt: the copies stand in for the arrays when the steps are
+        written (`_KeptSteps`; the list holds the arrays, so their ids are theirs until then), and
+        a loop's calls that are thrown away at the next do not walk their steps here."""
+        if type(steps) is _KeptSteps:        # (kept already: the trajectory's iteration is the recorder's call)
             return steps
+        grads = [t.grad.array for _, t in self.leaves if t.grad is not None]
+        copied, self.grad_copies = self.grad_copies, {}       # (ids valid only until the program goes on)
+        if not grads:
+            return steps
+        if all(id(a) in copied for a in grads):
+            kept = _KeptSteps(steps)
+            kept.copies = {id(a): copied[id(a)] for a in grads}
+            return kept
+        copies = dict.fromkeys(map(id, grads))
 
         def own(a):
             if a is None or id(a) not in copies:
@@ -591,12 +601,15 @@ class DynamicGraphBuilder:
         step_json = []
         bwd_id = self.bwd_id
         left, bare = step_tensors, None       # bare: the first step without its gradients
+        own = steps.copies.get if type(steps) is _KeptSteps else None       # (kept_past_the_walk's copies)
         for node, grad, in_grads in steps:
             bid = self.bwd_id.get(id(node))
             if bid is None:
                 continue
             if bare is None and 1 + len(in_grads) <= left:
                 left -= 1 + len(in_grads)
+                if own is not None:
+                    grad, in_grads = own(id(grad), grad), [own(id(g), g) for g in in_grads]
                 grad_in, grad_out = [tensor_json(grad)], [tensor_json(g) for g in in_grads]
             else:
                 bare = len(step_json) if bare is None else bare
@@ -614,6 +627,12 @@ class DynamicGraphBuilder:
         if isinstance(node, autograd.AccumulateGrad):
             return self.fwd_id.get(id(node.variable))
         return self.fwd_id.get(id(node))
+
+
+class _KeptSteps(list):
+    """A call's steps, read once the program has gone on: `copies` (id of a leaf's .grad the list
+    holds -> its copy at the call) stand in for those arrays (DynamicGraphBuilder.kept_past_the_walk)."""
+    __slots__ = ("copies",)
 
 
 def _c_order(array: np.ndarray) -> np.ndarray:
