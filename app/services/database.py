@@ -25,6 +25,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from pathlib import Path
 
 SQLITE_FILE = "snippets.sqlite3"
@@ -75,8 +76,23 @@ class SQLiteDatabase(Database):
         self.path = data_dir / SQLITE_FILE
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         os.chmod(self.path, 0o600)
-        with contextlib.closing(self._connect()) as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
+        self._use_wal()
+
+    def _use_wal(self, within_s: float = 10.0) -> None:
+        """Put the file in WAL mode (kept in the file: a no-op once done). Made new, the file is in
+        rollback mode until then, and another process or thread opening it at the same moment may
+        hold a write transaction: the change (a reader asking to write) is then refused at once,
+        without the busy timeout, to avoid a deadlock — so it is tried again until `within_s`."""
+        deadline = time.monotonic() + within_s
+        while True:
+            try:
+                with contextlib.closing(self._connect()) as conn:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.01)
 
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: no transactions opened behind our back; transaction() says BEGIN

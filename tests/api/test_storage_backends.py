@@ -77,6 +77,27 @@ def test_a_transaction_that_reads_then_writes_waits_for_another_writer(database_
         assert tx.execute("SELECT COUNT(*) FROM rate_buckets WHERE route = %s", ("t",)).fetchone()[0] == 2
 
 
+def test_a_new_file_is_put_in_wal_mode_while_another_opener_writes(tmp_path):
+    """Replicas (or threads) opening a new SQLite file together: one writing in it while it is
+    still in rollback mode made the other's switch to WAL fail at once ("database is locked", no
+    busy timeout: SQLite refuses a reader's wait for a writer that may wait for it) — the fresh-clone
+    CI's test_replicas_starting_together_migrate_once[sqlite] one run in a few hundred."""
+    import sqlite3
+    path = tmp_path / database.SQLITE_FILE
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("CREATE TABLE first_opener (x INTEGER)")
+    done = threading.Timer(0.2, lambda: writer.execute("COMMIT"))
+    done.start()
+    try:
+        db = database.SQLiteDatabase(tmp_path)             # waits for the writer, then switches
+        with db.transaction() as tx:
+            assert tx.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        done.join()
+        writer.close()
+
+
 def test_share_links_round_trip(database_url):
     store = snippets.store()
     state = {"tab": "step", "node": "b2", "step": 3, "text": "é 中文 \u2028"}
