@@ -508,19 +508,16 @@ class DynamicGraphBuilder:
     def snapshot_grads(self, steps: list = ()) -> None:
         """Each leaf's .grad now; for autograd.grad / tape.gradient, which leave .grad alone,
         the gradient the walk delivered to it."""
-        copy = self._grad_copy if self.finished_later else _c_order
+        grads = [(fid, t.grad) for fid, t in self.leaves]
         # (what the walk sent is looked for only when a leaf has no .grad: each call of a loop otherwise)
-        sent = self._sent_to_leaves(list(steps)) if any(t.grad is None for _, t in self.leaves) else {}
-        self.leaf_grads = {fid: (copy(t.grad.array) if t.grad is not None else sent.get(fid)) for fid, t in self.leaves}
-
-    def _grad_copy(self, a: np.ndarray) -> np.ndarray:
-        """A leaf's .grad copied for a call written later, kept by the array's id for
-        kept_past_the_walk: the same array standing in the walk's steps is not copied twice
-        (a C-ordered one: `a.copy()` and `np.array(a)` are then the same bytes in the same layout)."""
-        copied = a.copy()
-        if a.flags.c_contiguous:
-            self.grad_copies[id(a)] = copied
-        return copied
+        sent = self._sent_to_leaves(list(steps)) if any(g is None for _, g in grads) else {}
+        if not self.finished_later:
+            self.leaf_grads = {fid: (_c_order(g.array) if g is not None else sent.get(fid)) for fid, g in grads}
+            return
+        # a call written later copies them, and kept_past_the_walk finds the copies by the arrays'
+        # ids: the same array standing in the walk's steps is not copied twice
+        self.leaf_grads = {fid: (g.array.copy() if g is not None else sent.get(fid)) for fid, g in grads}
+        self.grad_copies = {id(g.array): self.leaf_grads[fid] for fid, g in grads if g is not None}
 
     def kept_past_the_walk(self, steps: list) -> list:
         """`steps` to be read once the program has gone on: a gradient a leaf's .grad now holds
@@ -537,7 +534,8 @@ class DynamicGraphBuilder:
         copied, self.grad_copies = self.grad_copies, {}       # (ids valid only until the program goes on)
         if not grads:
             return steps
-        if all(id(a) in copied for a in grads):
+        # (a C-ordered one's copy: `a.copy()` and `np.array(a)` are then the same bytes in the same layout)
+        if all(id(a) in copied and a.flags.c_contiguous for a in grads):
             kept = _KeptSteps(steps)
             kept.copies = {id(a): copied[id(a)] for a in grads}
             return kept
