@@ -1,7 +1,7 @@
 """The op registry and every op family; importing this package registers all ops."""
 import numpy as np
 
-from engine.ops import convolution, effects, elementwise, index, linalg, movement, nn, reduce, resample  # noqa: F401  (registration side effects)
+from engine.ops import convolution, effects, elementwise, factorizations, index, linalg, movement, nn, reduce, resample  # noqa: F401  (registration side effects)
 from engine.ops.registry import KINDS, OPS, OpDef, Spec, get, register
 
 # PyTorch computes IEEE arithmetic silently (log(0) = -inf, 0/0 = nan); numpy would print a

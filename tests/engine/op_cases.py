@@ -70,6 +70,19 @@ def rnd(*shape):
     return R.standard_normal(shape)
 
 
+def spd(n, *batch):
+    """A symmetric positive definite matrix (or a batch of them): m mᵀ + n I, well away from singular."""
+    m = R.standard_normal(batch + (n, n))
+    s = m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+    return (s + np.swapaxes(s, -1, -2)) / 2          # symmetric to the last bit, whatever the BLAS summed
+
+
+def lower(n, *batch):
+    """A lower-triangular matrix with a diagonal well away from 0 (random above it: a solve reads only tril)."""
+    m = R.standard_normal(batch + (n, n))
+    return m + (2.0 + np.abs(np.diagonal(m, axis1=-2, axis2=-1)))[..., None] * np.eye(n)
+
+
 def away(*shape, lo=0.3):
     """Random values at least `lo` away from 0 (no kink of relu/abs/sign inside a finite difference)."""
     v = R.uniform(lo, 1.5, shape)
@@ -180,6 +193,11 @@ CASES: dict[str, list[Case]] = {
     "print": [Case([rnd(2, 3), rnd()], attrs={"template": ("x =", 0, "and", 1), "sep": " ", "end": "\n",
                                                "summarize": 3, "stream": "stderr"})],
     "debug_print": [Case([rnd(2, 3), rnd()], attrs={"fmt": "x = {} and {y}", "names": (0, "y")})],
+    # (cholesky reads (a + aᵀ)/2: a symmetric input is what the factor and PyTorch's gradient are of)
+    "cholesky": [Case([spd(3)], diff=(0,)), Case([spd(2, 2)], diff=(0,), label="batch of two")],
+    "triangular_solve": [Case([lower(3), rnd(3, 2)], diff=(0, 1)),
+                         Case([lower(3), rnd(3, 1)], {"transpose": True}, diff=(0, 1)),
+                         Case([lower(2, 2), rnd(2, 2, 3)], diff=(0, 1), label="batch of two")],
     "debug_callback": [Case([rnd(2, 3), rnd()], attrs={"callback": lambda arrays: None})],
     # the iterator ops on a stand-in dataset of two elements (engine/ops/effects.py's protocol)
     "iterator_start": [Case([_held(_Iterable([[1.0, 2.0], [3.0, 4.0]]))])],

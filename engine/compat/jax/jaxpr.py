@@ -392,6 +392,10 @@ class _Printer:
                                                       _literal(np.asarray(attrs["max"], out.dtype))])
         elif op == "debug_print":
             self.emit("", "debug_print", _debug_print_params(attrs["fmt"], attrs["names"]), args)
+        elif op == "triangular_solve":     # (the engine's solve: on the left, with a's lower triangle)
+            self.emit(self.define(out), "triangular_solve", [
+                ("conjugate_a", False), ("left_side", True), ("lower", True),
+                ("transpose_a", bool(attrs.get("transpose", False))), ("unit_diagonal", False)], args)
         elif op == "debug_callback":       # (JAX masks the callback's address when it prints it)
             self.emit("", "debug_callback", [("callback", "<function debug_callback.<locals>._debug_callback."
                                                           "<locals>._flat_callback at 0xXXXXXXXXXXXX>"),

@@ -97,6 +97,9 @@ ORACLE = {
     "smooth_l1_loss": lambda a, b, reduction, beta: TF.smooth_l1_loss(a, b, reduction=reduction, beta=beta),
     "huber_loss": lambda a, b, reduction, delta: TF.huber_loss(a, b, reduction=reduction, delta=delta),
     "embedding": lambda idx, w, padding_idx: TF.embedding(idx, w, padding_idx),
+    "cholesky": torch.linalg.cholesky,
+    "triangular_solve": lambda a, b, transpose=False: torch.linalg.solve_triangular(
+        a.mT if transpose else a, b, upper=transpose),
     "binary_cross_entropy": lambda p, y, w, reduction: TF.binary_cross_entropy(p, y, w.expand_as(p), reduction=reduction),
     "binary_cross_entropy_with_logits": lambda x, y, w, pw, reduction: TF.binary_cross_entropy_with_logits(
         x, y, w.expand_as(x), reduction=reduction, pos_weight=pw),

@@ -1,0 +1,30 @@
+# jnp.linalg.cholesky: the factor (lower, upper), of (a + aᵀ)/2 unless symmetrize_input=False (then of a's lower
+# triangle), NaNs for a matrix that is not positive definite, integer input made float; its gradient (symmetric)
+# under grad, jit, vmap, jvp, jacfwd and hessian; float64 with jax_enable_x64.
+import jax
+import jax.numpy as jnp
+A = jnp.array([[4., 2., 0.4], [2., 5., 1.], [0.4, 1., 3.]])
+print(jnp.round(jnp.linalg.cholesky(A), 5))
+print(jnp.round(jnp.linalg.cholesky(A, upper=True), 5))
+print(jnp.linalg.cholesky(jnp.array([[1., 2.], [2., 1.]])))
+print(jnp.round(jnp.linalg.cholesky(jnp.array([[4., 100.], [2., 5.]]), symmetrize_input=False), 5))
+print(jnp.round(jnp.linalg.cholesky(jnp.array([[4., 100.], [2., 5.]])), 5))
+print(jnp.linalg.cholesky(jnp.array([[4, 2], [2, 5]])).dtype)
+W = jnp.arange(9.).reshape(3, 3)
+f = lambda A: jnp.sum(jnp.linalg.cholesky(A) * W)
+print(jnp.round(jax.grad(f)(A), 4))
+print(jnp.round(jax.jit(jax.grad(f))(A), 4))
+print(jnp.round(jax.vmap(jnp.linalg.cholesky)(jnp.stack([A, 2 * A])), 5))
+print(jnp.round(jax.vmap(jax.grad(f))(jnp.stack([A, 2 * A])), 4))
+L, dL = jax.jvp(jnp.linalg.cholesky, (A,), (jnp.eye(3),))
+print(jnp.round(L, 5), jnp.round(dL, 5))
+print(jnp.round(jax.jacfwd(f)(A), 4))
+print(jnp.round(jax.hessian(f)(A)[0, 0], 4))
+# a function of a covariance through its factor (a quadratic form in Lᵀx and log det = 2 Σ log diag L)
+def logpdf(x, S):
+  L = jnp.linalg.cholesky(S)
+  return -0.5 * jnp.sum((L.T @ x) ** 2) - jnp.sum(jnp.log(jnp.diagonal(L)))
+print(jnp.round(jax.grad(logpdf, argnums=1)(jnp.array([1., -1., 0.5]), A), 4))
+jax.config.update("jax_enable_x64", True)
+A64 = jnp.array([[4., 2., 0.4], [2., 5., 1.], [0.4, 1., 3.]], dtype=jnp.float64)
+print(jnp.linalg.cholesky(A64).dtype, jnp.round(jax.grad(lambda A: jnp.sum(jnp.linalg.cholesky(A) * W))(A64), 10))
