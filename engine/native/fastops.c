@@ -1365,8 +1365,14 @@ static void gather(const Py_buffer *v, const int *order, int k, char *out)
     const Py_ssize_t n = v->shape[last], stride = v->strides[last];
     for (;;) {
         const char *p = at;
-        for (Py_ssize_t i = 0; i < n; i++, p += stride, out += size)
-            memcpy(out, p, size);
+        if (stride == size)            /* (a run of memory: a slice of columns) */
+            memcpy(out, p, n * size), out += n * size;
+        else if (size == 4)                 /* (a typed copy: memcpy of a variable size was a call per value) */
+            for (Py_ssize_t i = 0; i < n; i++, p += stride, out += 4)
+                *(float *)out = *(const float *)p;
+        else
+            for (Py_ssize_t i = 0; i < n; i++, p += stride, out += 8)
+                *(double *)out = *(const double *)p;
         int i = k - 2;
         for (; i >= 0; i--) {
             const int d = order[i];
