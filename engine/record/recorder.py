@@ -292,15 +292,19 @@ class _TensorNames:
         self.scopes, self.names = scopes, None
 
     def get(self, key: int, default=None):
-        names = self.names
-        if names is None:
-            names = self.names = {}
+        return (self.names if self.names is not None else self.settle()).get(key, default)
+
+    def settle(self) -> dict:
+        """Match the names now, and let the variables go (a builder kept past its call's finish:
+        the trajectory's iterations with steps)."""
+        if self.names is None:
+            self.names = names = {}
             for scope in self.scopes:
                 for k, v in scope:
                     if isinstance(v, Tensor) and not k.startswith("_"):
                         names.setdefault(id(v), k)
             self.scopes = None
-        return names.get(key, default)
+        return self.names
 
 
 class DynamicGraphBuilder:

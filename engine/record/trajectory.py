@@ -264,6 +264,9 @@ class Trajectory:
             it.large = {fid: (keep(values.get(fid)), keep(grads.get(fid))) for fid in self.large}
         if number and self.with_steps.wants(number, self.every):
             it.builder, it.steps = builder, builder.kept_past_the_walk(steps)     # (written at the run's end)
+            settle = getattr(builder.names, "settle", None)     # (its names matched now: the frames' variables let go)
+            if settle is not None:
+                settle()
         self.kept.append(it)
         samples = ((self.with_steps, "steps"), (self.with_small, "tensors"), (self.with_values, "large"))
         if len(self.kept) > self.limit:

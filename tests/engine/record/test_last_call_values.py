@@ -46,3 +46,26 @@ def test_the_last_call_shows_its_values_though_the_program_changed_them_after(ru
     for k, value, grad in zip(trajectory["iterations"], values, grads):
         np.testing.assert_array_equal(value["data"], [np.float32(0.5) ** k] * 3)
         np.testing.assert_array_equal(grad["data"], [np.float32(0.5) ** k] * 3)
+
+
+RENAMED = """import torch
+w = torch.ones(3, requires_grad=True)
+def step():
+    hidden = w * 2.0
+    loss = hidden.tanh().sum()
+    loss.backward()
+for i in range(5):
+    step()
+    scale = torch.ones(3)
+    hidden = scale + 1.0
+loss = None
+"""
+
+
+def test_the_last_call_names_its_tensors_as_its_frames_did(run):
+    """Names are matched at the run's end (calls past max_graphs are thrown away at the next), from
+    the variables read at the call: the program rebinding or dropping them after changes nothing."""
+    last = run(RENAMED, max_graphs=2)["graphs"][-1]
+    assert last["title"].startswith("loss.backward() #5 (last of 5")
+    names = {n["op"]: n["name"] for n in last["forward"]["nodes"]}
+    assert names["mul"] == "hidden" and names["sum"] == "loss" and names["input"] == "w"
