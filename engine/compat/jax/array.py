@@ -120,6 +120,8 @@ def promote(*operands) -> tuple[np.dtype, bool]:
     is weak when no strong operand holds that kind."""
     strong = [dtype_of(x) for x in operands if not is_weak(x)]
     weak = [dtype_of(x) for x in operands if is_weak(x)]
+    for d in strong + weak:
+        refuse_complex(d)           # (x * 1j)
     result = None
     for d in strong:
         result = d if result is None else _promote_strong(result, d)
@@ -149,8 +151,24 @@ def as_array(t: Tensor) -> "Array":
     return t
 
 
+def refuse_complex(dtype) -> None:
+    """Complex numbers are refused where they would enter an array: the engine computes in real dtypes
+    (its sin, exp, sum of a complex array would drop the imaginary part), so a wrong number never
+    prints in their place."""
+    if dtype is not None and np.dtype(dtype).kind == "c":
+        raise UnsupportedError(
+            f"complex numbers ({np.dtype(dtype).name}) are not supported by Dagscope's jax: its engine computes "
+            "in real numbers (jnp.sin or jnp.sum of a complex array would lose the imaginary part). Write the "
+            "real and imaginary parts as two real arrays.")
+
+
 def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     """`jnp.asarray`: an Array of JAX's canonical dtype (Python scalars weakly typed)."""
+    refuse_complex(dtype)
+    if type(value) is complex:
+        refuse_complex(np.complex64)
+    elif isinstance(value, Tensor):
+        refuse_complex(value.array.dtype)
     if isinstance(value, Tensor):
         arr = value.array
         if dtype is None:
@@ -175,6 +193,7 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
         raise TypeError(f"cannot make a JAX array from {type(value).__name__}: {exc}") from None
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"JAX arrays hold numbers and booleans; got a {arr.dtype} value ({type(value).__name__})")
+    refuse_complex(arr.dtype)
     if dtype is not None:
         arr = arr.astype(canonical(dtype))
     elif isinstance(value, (list, tuple)) and _all_python_scalars(value) and arr.dtype.kind in "iufc":

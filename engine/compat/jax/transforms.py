@@ -117,7 +117,14 @@ def _pull(outs: list, cts: list, leaves: list, call: str) -> list:
 
 # ---- grad and value_and_grad ---------------------------------------------------------------------
 
+def _refuse_holomorphic(holomorphic: bool, name: str) -> None:
+    if holomorphic:
+        raise UnsupportedError(f"{name}(..., holomorphic=True) is not supported by Dagscope: it differentiates "
+                               "complex functions, and Dagscope's engine computes in real numbers only.")
+
+
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    _refuse_holomorphic(holomorphic, "jax.value_and_grad")
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _argnums(argnums, len(args))
@@ -150,6 +157,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    _refuse_holomorphic(holomorphic, "jax.grad")
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
@@ -250,6 +258,7 @@ def linearize(fun, *primals):
 # ---- Jacobians ------------------------------------------------------------------------------------
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    _refuse_holomorphic(holomorphic, "jax.jacrev")
     """As JAX computes it: the pullback of each basis vector of the outputs, batched (vmap over the
     vjp's pullback), each output leaf's rows then taken from the batch axis."""
     @functools.wraps(fun)
@@ -295,6 +304,7 @@ def _std_basis(leaves: list) -> list:
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    _refuse_holomorphic(holomorphic, "jax.jacfwd")
     """As JAX computes it: one jvp per basis vector of the inputs, batched (vmap over the jvp, the
     primal output and aux unbatched), the tangents' last axis then split per input leaf."""
     @functools.wraps(fun)
@@ -360,6 +370,7 @@ def _partial_in(fun, args, kwargs, nums):
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    _refuse_holomorphic(holomorphic, "jax.hessian")
     return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
 
 

@@ -78,7 +78,12 @@ def finfo(t):
 
 
 def _dt(d):
-    return None if d is None else canonical(np.dtype(d.dtype if isinstance(d, _ScalarType) else d))
+    """A dtype argument (of an array to make) as JAX's canonical dtype; a complex one is refused."""
+    if d is None:
+        return None
+    dt = canonical(np.dtype(d.dtype if isinstance(d, _ScalarType) else d))
+    _array.refuse_complex(dt)
+    return dt
 
 
 # ---- helpers ----------------------------------------------------------------------------------------
@@ -89,6 +94,7 @@ def _a(x) -> Array:
 
 def _cast(x: Array, dtype) -> Array:
     """x as `dtype` (a convert_element_type op when it differs)."""
+    _array.refuse_complex(dtype)
     if x.array.dtype == dtype:
         return x
     return _array.as_array(apply("to_dtype", x, dtype=np.dtype(dtype)))
