@@ -95,6 +95,10 @@ def _pull(outs: list, cts: list, leaves: list, call: str) -> list:
             roots.append(o)
             seeds.append(c if _nested() else np.asarray(c.array if isinstance(c, Tensor) else c, o.array.dtype))
     wanted = [x for x in leaves if x._requires_grad]
+    # an output that is a differentiated input itself (grad(lambda x: x)) has no node between them: its
+    # gradient is the seed, through an identity step the backward walks (else it found none: zeros)
+    with autograd.enable_grad():
+        roots = [apply("clone", o) if any(o is x for x in wanted) else o for o in roots]
     grads = {}
     if roots and wanted:
         create = _nested()
@@ -258,9 +262,9 @@ def linearize(fun, *primals):
 # ---- Jacobians ------------------------------------------------------------------------------------
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    _refuse_holomorphic(holomorphic, "jax.jacrev")
     """As JAX computes it: the pullback of each basis vector of the outputs, batched (vmap over the
     vjp's pullback), each output leaf's rows then taken from the batch axis."""
+    _refuse_holomorphic(holomorphic, "jax.jacrev")
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
         nums = _argnums(argnums, len(args))
@@ -304,9 +308,9 @@ def _std_basis(leaves: list) -> list:
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    _refuse_holomorphic(holomorphic, "jax.jacfwd")
     """As JAX computes it: one jvp per basis vector of the inputs, batched (vmap over the jvp, the
     primal output and aux unbatched), the tangents' last axis then split per input leaf."""
+    _refuse_holomorphic(holomorphic, "jax.jacfwd")
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
         nums = _argnums(argnums, len(args))
