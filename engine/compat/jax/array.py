@@ -192,7 +192,10 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     except ValueError as exc:
         raise TypeError(f"cannot make a JAX array from {type(value).__name__}: {exc}") from None
     if arr.dtype.kind not in "biufc":
-        raise TypeError(f"JAX arrays hold numbers and booleans; got a {arr.dtype} value ({type(value).__name__})")
+        if _holds_none(value):
+            raise ValueError("None is not a valid value for jnp.array")
+        raise TypeError(f"Value '{value}' with dtype {arr.dtype} is not a valid JAX array type. Only arrays of "
+                        "numeric types are supported by JAX.")
     refuse_complex(arr.dtype)
     if dtype is not None:
         arr = arr.astype(canonical(dtype))
@@ -201,6 +204,10 @@ def to_array(value, dtype=None, weak: bool | None = None) -> "Array":
     else:
         arr = arr.astype(canonical(arr.dtype))
     return set_weak(Array(np.array(arr, copy=True)), bool(weak))
+
+
+def _holds_none(value) -> bool:
+    return value is None or (isinstance(value, (list, tuple)) and any(_holds_none(v) for v in value))
 
 
 def _holds_array(value) -> bool:

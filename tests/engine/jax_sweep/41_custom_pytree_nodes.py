@@ -111,3 +111,10 @@ class Config:
   def __repr__(self): return f"Config({self.n})"
 print(jax.tree.leaves([1., Config(3)]), jax.tree.structure([1., Config(3)]))
 print(jax.jit(lambda c, x: x * c.n)(Config(3), 2.))
+
+# what a pytree class whose __init__ converts its argument meets when JAX rebuilds it with a placeholder
+for v in [None, "abc", [1, None]]:
+  try:
+    jnp.asarray(v)
+  except (TypeError, ValueError) as e:
+    print(type(e).__name__, e)
