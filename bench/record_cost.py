@@ -42,6 +42,10 @@ try:
     from engine.record.trajectory import _native_strip
 except ImportError:                            # (an older tree, --before)
     _native_strip = lambda: None
+try:
+    from engine.record.values import _native_summary
+except ImportError:                            # (an older tree, --before)
+    _native_summary = lambda: None
 from engine.user_code import USER_FILENAME
 from app.sandbox.child import encode_record
 try:                                           # the sandbox child's store, writing into its values memfd
@@ -49,7 +53,7 @@ try:                                           # the sandbox child's store, writ
     from app.sandbox.protocol import values_memfd
 except ImportError:                            # (an older tree, --before)
     InPlaceValues = None
-native.loaded(); _native_stats(); _native_strip()
+native.loaded(); _native_stats(); _native_summary(); _native_strip()  # (as the zygote)
 gc.collect(); gc.freeze()                      # as the zygote: what was imported is out of the GC's sight
 source = sys.stdin.read()
 out = {{}}

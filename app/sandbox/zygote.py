@@ -71,8 +71,9 @@ def preimport() -> list[str]:
     seccomp.load_library()
     try:  # the record's C statistics and strips are checked against numpy's once, here, not in each run (~20 ms)
         from engine.record.trajectory import _native_strip
-        from engine.record.values import _native_stats
+        from engine.record.values import _native_stats, _native_summary
         _native_stats()
+        _native_summary()
         _native_strip()
     except Exception:  # noqa: BLE001 - no engine/native: runs use numpy's statistics
         pass
