@@ -404,18 +404,28 @@ def test_raw_sysv_ipc_dies_with_its_run(raw_run, sysv_key_cleared):
     """class 2, SysV IPC (raw, policy and seccomp off): a run creates a 96 MB shared memory
     segment, a message queue and a semaphore under a fixed key and leaves without removing them;
     the host's IPC namespace never sees them, the memory is given back, and the next run finds
-    nothing under that key."""
-    before = _shmem_kb()
-    host_before = sysv_ipc_objects()
-    results, record = raw_run(f"SECRET = {SENTINEL.encode()!r}\n" + SYSV_WRITE, off=("policy", "seccomp"))
-    _needs(record, "IPC namespace")
-    assert isinstance(results["shm"], int) and results["shm"] >= 0, results      # it really made them
-    assert results["msgsnd"] == "ok" and results["semctl"] == "ok", results
-    assert sysv_ipc_objects() - host_before == set()
-    deadline = time.monotonic() + 5                      # the namespace is freed after an RCU grace
-    while _shmem_kb() - before > 48 * 1024 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _shmem_kb() - before <= 48 * 1024, "the run's 96 MB of shared memory stayed resident"
+    nothing under that key.
+
+    The memory is the machine's Shmem (/proc/meminfo), which every other process moves too (a
+    browser, PostgreSQL, other runs' values memfds): a fresh-clone CI once saw it 268 MB up while
+    other work ran. So the run is made up to three times, each measured from just before it: a
+    segment that outlived its run would show in every one, another process's memory in one."""
+    grown = []
+    for _ in range(3):
+        before = _shmem_kb()
+        host_before = sysv_ipc_objects()
+        results, record = raw_run(f"SECRET = {SENTINEL.encode()!r}\n" + SYSV_WRITE, off=("policy", "seccomp"))
+        _needs(record, "IPC namespace")
+        assert isinstance(results["shm"], int) and results["shm"] >= 0, results      # it really made them
+        assert results["msgsnd"] == "ok" and results["semctl"] == "ok", results
+        assert sysv_ipc_objects() - host_before == set()
+        deadline = time.monotonic() + 5                      # the namespace is freed after an RCU grace
+        while _shmem_kb() - before > 48 * 1024 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        grown.append(_shmem_kb() - before)
+        if grown[-1] <= 48 * 1024:
+            break
+    assert grown[-1] <= 48 * 1024, f"the run's 96 MB of shared memory stayed resident (kB more each time: {grown})"
     results, _ = raw_run(SYSV_READ, off=("policy", "seccomp"))
     assert results == {"shm": "ENOENT", "msg": "ENOENT", "sem": "ENOENT"}, results
 
