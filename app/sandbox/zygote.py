@@ -16,7 +16,6 @@ import fcntl
 import gc
 import importlib
 import os
-import re
 import selectors
 import shutil
 import signal
@@ -25,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from app.logs import GIVEN_ID      # the ids app/logs.py takes (the server's request id)
 from app.sandbox import child, kernel, run_files, seccomp
 from app.sandbox.compile_broker import ProtocolError, probe_confinement, serve_request
 from app.sandbox.limits import Limits
@@ -57,7 +57,6 @@ PRELOAD_STDLIB = [
 # A run's request: its code, options and limits, and the file an ONNX import hands it (base64 of at
 # most app/routes/onnx_import.py's MAX_FILE_BYTES); from the trusted server, bounded all the same.
 MAX_REQUEST_BYTES = 16 << 20
-REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")   # what app/logs.py takes as an id (GIVEN_ID), or makes
 
 
 def preimport() -> list[str]:
@@ -134,7 +133,7 @@ def supervise(conn_fd: int, scratch_base: str) -> None:
     # the server's request id (app/logs.py), kept here, out of the child's sight, and echoed in the
     # reports so the server's log line for this run's end is this supervisor's own account of it
     request_id = request.pop("request_id", None)
-    request_id = request_id if isinstance(request_id, str) and REQUEST_ID.fullmatch(request_id) else None
+    request_id = request_id if isinstance(request_id, str) and GIVEN_ID.fullmatch(request_id) else None
     scratch = tempfile.mkdtemp(prefix="run-", dir=scratch_base)
     record_r, record_w = os.pipe()
     _widen(record_r)
