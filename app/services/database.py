@@ -90,7 +90,7 @@ class SQLiteDatabase(Database):
                     conn.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
                     raise
                 time.sleep(0.01)
 
