@@ -232,17 +232,16 @@ class TensorMemo:
         hit = self._seen.get(id(array))
         if hit is None or hit[0]() is not array:
             kept = array if type(array) is np.ndarray else np.asarray(array)
-            address = _block(kept) if kept.size > MAX_DATA_ELEMENTS else None
-            if address is None:
+            layout = self._layout(kept)
+            if layout is None:
                 written = self._written(kept)
             else:
-                layout = (address, kept.shape, kept.strides, kept.dtype)
                 same = self._same_view.get(layout)
                 if same is not None and same[0]() is not None:
                     written = same[1]
                 else:
                     owner = weakref.ref(_owner(kept))
-                    written = self._written(kept, address, owner)
+                    written = self._written(kept, layout[0], owner)
                     self._same_view[layout] = (owner, written)
             hit = (weakref.ref(kept) if kept is array else _alive(array), written)
             self._seen[id(array)] = hit
